@@ -1,0 +1,3 @@
+from linter.cli import run
+
+run()

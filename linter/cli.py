@@ -1,0 +1,163 @@
+"""The `epochlint` command line: check, rules, rule, graph."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from linter import __version__
+from linter.config import Config, ConfigError, load_config
+from linter.discovery import UsageError
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+OUTPUT_FORMATS = ("console", "json", "sarif", "github")
+GRAPH_FORMATS = ("json", "dot", "pycg")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, not a usage block and a line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _codes(text: str) -> list[str]:
+    return [code.strip().upper() for code in text.split(",") if code.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="epochlint",
+        description="Static linter for epoch-lock discipline in message-consumer code.",
+    )
+    parser.add_argument("--version", action="version", version=f"epochlint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    check = commands.add_parser("check", help="analyse files and report findings")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
+    check.add_argument(
+        "--output-format", choices=OUTPUT_FORMATS, default="console", help="how to print findings"
+    )
+    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable")
+    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
+    check.add_argument("--config", type=Path, metavar="FILE", help="configuration file (default: nearest pyproject.toml)")
+    check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
+    check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+
+    commands.add_parser("rules", help="list every rule")
+    rule = commands.add_parser("rule", help="show a rule's documentation")
+    rule.add_argument("code", metavar="CODE")
+
+    graph = commands.add_parser("graph", help="export the program's graphs")
+    graph.add_argument("kind", choices=("calls",), help="which graph")
+    graph.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    graph.add_argument("--format", choices=GRAPH_FORMATS, default="json")
+    graph.add_argument("--config", type=Path, metavar="FILE")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "rules":
+            return _rules(sys.stdout)
+        if args.command == "rule":
+            return _rule(args.code, sys.stdout)
+        return _graph(args)
+    except (ConfigError, UsageError) as error:
+        message = str(error)
+        prefix = "" if message.startswith("epochlint:") else "epochlint: error: "
+        print(f"{prefix}{message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("epochlint: interrupted", file=sys.stderr)
+        return 130
+
+
+def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) -> Config:
+    from rules import all_rules
+
+    known = frozenset(rule.code for rule in all_rules())
+    return load_config(args.paths or [Path(".")], args.config, known, overrides)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from linter.engine import check
+    from linter.report.formats import FORMATS
+
+    config = _load(args, {"select": args.select, "ignore": args.ignore})
+    result = check(args.paths or [Path(".")], config)
+    render = FORMATS[args.output_format]
+    if args.output_file is not None:
+        try:
+            with args.output_file.open("w", encoding="utf-8", newline="\n") as stream:
+                render(result, stream)
+        except OSError as error:
+            raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
+    else:
+        render(result, sys.stdout)
+    if result.findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _rules(stream: TextIO) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from rules import all_rules
+
+    table = Table(title="epochlint rules")
+    table.add_column("Code", style="bold")
+    table.add_column("Name")
+    table.add_column("Summary")
+    for rule in all_rules():
+        table.add_row(rule.code, rule.name, rule.summary)
+    Console(file=stream, soft_wrap=False).print(table)
+    return EXIT_CLEAN
+
+
+def _rule(code: str, stream: TextIO) -> int:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from rules import all_rules, rule_by_code
+
+    rule = rule_by_code(code)
+    if rule is None:
+        known = ", ".join(r.code for r in all_rules())
+        raise UsageError(f"epochlint: unknown rule code '{code}' (known: {known})")
+    console = Console(file=stream)
+    if console.is_terminal:
+        console.print(Markdown(rule.documentation()))
+    else:
+        stream.write(rule.documentation())
+    return EXIT_CLEAN
+
+
+def _graph(args: argparse.Namespace) -> int:
+    from linter.engine import build_program, FileResult, read_file
+    from linter.discovery import discover
+    from linter.report.graphs import write_call_graph
+
+    config = _load(args)
+    sources, problems = discover(args.paths or [Path(".")], config)
+    results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
+    program = build_program(results, config)
+    for problem in problems:
+        print(f"epochlint: {problem.rel}: {problem.reason}", file=sys.stderr)
+    write_call_graph(program, args.format, sys.stdout)
+    return EXIT_CLEAN
+
+
+def run() -> NoReturn:
+    sys.exit(main())

@@ -1,0 +1,610 @@
+"""Configuration: `[tool.epochlint]` in pyproject.toml (or a standalone TOML file), validated into a Config.
+
+Every key is checked for type when loaded, regular expressions and exclude patterns are compiled,
+and rule codes are checked against the codes the caller knows, so that a mistake in the
+configuration is one clear line (exit status 2) instead of a rule that silently never fires.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+
+import pathspec
+
+__all__ = [
+    "HANDLER_SUFFIX_WORDS",
+    "KEYS",
+    "RECEIVER_EPOCH_ATTRIBUTES",
+    "Config",
+    "ConfigError",
+    "load_config",
+    "name_words",
+]
+
+
+class ConfigError(Exception):
+    """A configuration mistake. `str()` is one line naming the file, key or flag and what was expected."""
+
+
+# Defaults, as the rule catalogue (RULES.md) states them.
+DEFAULT_EPOCH_PATTERN = "epoch"
+DEFAULT_LOCK_PATTERN = "lock|rlock|mutex|cond|condition|cv"
+DEFAULT_LOCK_DECORATORS: tuple[tuple[str, str], ...] = (("synchronized", "_lock"),)
+DEFAULT_REWIND_METHODS: tuple[str, ...] = ("seek", "redeliver", "rewind", "reset_cursor")
+DEFAULT_COMMIT_SINKS: tuple[str, ...] = ("send_offsets_to_transaction", "store_offsets")
+DEFAULT_HISTORICAL_EPOCH_SOURCES: tuple[str, ...] = ("offset_epoch", "last_epoch", "last_fetched_epoch")
+DEFAULT_HISTORICAL_EPOCH_RECEIVERS: tuple[str, ...] = (
+    "record", "rec", "batch", "msg", "message", "fetch", "fetched", "completed", "part", "position", "pos",
+)
+DEFAULT_CURRENT_EPOCH_SOURCES: tuple[str, ...] = ("current_leader", "current_leader_epoch", "leader_epoch_for")
+DEFAULT_MAX_FILE_SIZE = 1_000_000
+
+# Attributes that carry a historical epoch when read from a record/batch/position-like receiver (EPL003).
+RECEIVER_EPOCH_ATTRIBUTES: frozenset[str] = frozenset({"leader_epoch", "epoch"})
+# Last words of event handlers' names, which are never rewind operations (EPL005).
+HANDLER_SUFFIX_WORDS: frozenset[str] = frozenset(
+    {"completed", "complete", "done", "failed", "succeeded", "callback", "handler", "response"}
+)
+
+# An underscore-free identifier split at camelCase boundaries: `incomingQueueLock`, `HTTPLock`, `lock2`.
+_CAMEL_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*|[0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    """The words of an identifier (its last dotted component), split on underscores and camelCase.
+
+    Leading underscores are dropped: `_incomingQueue_lock` -> ['incoming', 'Queue', 'lock'].
+    Digits stay with the word before them, so `cv2` is one word, not `cv` + `2`.
+    """
+    last = name.rsplit(".", 1)[-1]
+    words: list[str] = []
+    for part in last.split("_"):
+        if part:
+            words.extend(_CAMEL_WORD.findall(part) or [part])
+    return words
+
+
+@dataclass(frozen=True)
+class Config:
+    """The validated settings of one run. Build it with `load_config`; the defaults are the spec's.
+
+    `rewind_methods` entries are name prefixes made of whole underscore-separated (or camelCase)
+    words: `seek` matches `seek` and `seek_to_beginning` but not `seekable`; `reset_cursor` matches
+    `reset_cursor` and `reset_cursor_position`. `commit_sinks` are callee names that commit, beyond
+    every callee that has `commit` as a whole word. `historical_epoch_receivers` (an extension beyond
+    the spec's key list, like `max_file_size`) are the receiver words whose `leader_epoch`/`epoch` is
+    historical.
+    """
+
+    root: Path = field(default_factory=Path.cwd)
+    config_path: Path | None = None
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    epoch_pattern: str = DEFAULT_EPOCH_PATTERN
+    lock_pattern: str = DEFAULT_LOCK_PATTERN
+    lock_decorators: tuple[tuple[str, str], ...] = DEFAULT_LOCK_DECORATORS
+    iteration_helpers: tuple[str, ...] = ()
+    rewind_methods: tuple[str, ...] = DEFAULT_REWIND_METHODS
+    commit_sinks: tuple[str, ...] = DEFAULT_COMMIT_SINKS
+    historical_epoch_sources: tuple[str, ...] = DEFAULT_HISTORICAL_EPOCH_SOURCES
+    historical_epoch_receivers: tuple[str, ...] = DEFAULT_HISTORICAL_EPOCH_RECEIVERS
+    current_epoch_sources: tuple[str, ...] = DEFAULT_CURRENT_EPOCH_SOURCES
+    guards: tuple[tuple[str, str], ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+    # Compiled forms are cached on the instance (cached_property writes to __dict__, which a frozen
+    # dataclass allows) and dropped when pickling, so a Config ships cheaply to worker processes.
+    def __getstate__(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def fingerprint(self) -> str:
+        """A stable hash of every setting that can change findings (not where the config lives)."""
+        settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("root", "config_path")}
+        payload = json.dumps(settings, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+        return hashlib.sha256(b"epochlint-config-v1\0" + payload.encode("ascii")).hexdigest()
+
+    # --- rule selection -------------------------------------------------------------------------
+
+    def is_code_enabled(self, code: str, rel_path: str) -> bool:
+        """Whether `code` is reported in the file at `rel_path` (root-relative, posix).
+
+        As in ruff, the more specific of the matching `select` and `ignore` selectors wins
+        (`ALL` < `EPL0` < `EPL001`), `ignore` on a tie; a matching per-file-ignores entry always wins.
+        """
+        chosen = _best_match(self.select, code)
+        if chosen < 0 or _best_match(self.ignore, code) >= chosen:
+            return False
+        return not any(
+            _best_match(codes, code) >= 0 and spec.match_file(rel_path) for spec, codes in self._per_file_specs
+        )
+
+    @cached_property
+    def _per_file_specs(self) -> tuple[tuple[pathspec.PathSpec, tuple[str, ...]], ...]:
+        return tuple((_compile_patterns((pattern,)), codes) for pattern, codes in self.per_file_ignores)
+
+    # --- file selection -------------------------------------------------------------------------
+
+    def is_excluded(self, rel_path: str, is_dir: bool) -> bool:
+        """Whether a root-relative posix path is excluded by the user's `exclude` patterns."""
+        if not self.exclude:
+            return False
+        return self._exclude_spec.match_file(rel_path + "/" if is_dir else rel_path)
+
+    @cached_property
+    def _exclude_spec(self) -> pathspec.PathSpec:
+        return _compile_patterns(self.exclude)
+
+    # --- names ----------------------------------------------------------------------------------
+
+    def epoch_name(self, name: str) -> bool:
+        """Whether a field named `name` (`self._state.epoch`, `_leader_epochs`) is an epoch field."""
+        return self._epoch_re.search(name.rsplit(".", 1)[-1]) is not None
+
+    def lock_name(self, name: str) -> bool:
+        """Whether an attribute named `name` is taken for a lock when its constructor is not visible.
+
+        The pattern must match one whole word: `_lock`, `incoming_queue_lock`, `incomingQueueLock` and
+        `_cv` match; `block`, `clock`, `seconds` and `locksmith` do not. A pattern that matches the
+        whole name (`.*_guard`) is also accepted, for patterns that span words.
+        """
+        last = name.rsplit(".", 1)[-1].lstrip("_")
+        if not last:
+            return False
+        if self._lock_re.fullmatch(last):
+            return True
+        return any(self._lock_re.fullmatch(word) for word in name_words(last))
+
+    def rewind_name(self, name: str) -> bool:
+        """Whether a method named `name` is a rewind operation (EPL005): public, its leading words
+        are one of `rewind_methods`, and it is not named like an event handler (`seek_completed`)."""
+        if not name or name.startswith("_"):
+            return False
+        words = [w.lower() for w in name_words(name)]
+        if len(words) > 1 and words[-1] in HANDLER_SUFFIX_WORDS:
+            return False
+        return any(words[: len(prefix)] == prefix for prefix in self._rewind_prefixes)
+
+    @cached_property
+    def _rewind_prefixes(self) -> tuple[list[str], ...]:
+        return tuple(p for p in ([w.lower() for w in name_words(m)] for m in self.rewind_methods) if p)
+
+    def commit_callee(self, name: str) -> bool:
+        """Whether a call of `name` commits offsets (EPL003): `commit` as a whole word
+        (`commit_sync`, `commitAsync`; not `committed`), or one of `commit_sinks`."""
+        last = name.rsplit(".", 1)[-1]
+        if last in self.commit_sinks or name in self.commit_sinks:
+            return True
+        return any(word.lower() == "commit" for word in name_words(last))
+
+    def historical_epoch_read(self, attribute: str, receiver: str | None = None) -> bool:
+        """Whether reading `attribute` (on a receiver whose last name is `receiver`) yields a
+        historical epoch (EPL003): a configured source attribute, or `leader_epoch`/`epoch` of a
+        record, batch, position... value (`position.current_leader.epoch` is not: its receiver
+        is `current_leader`)."""
+        if attribute in self.historical_epoch_sources:
+            return True
+        if attribute not in RECEIVER_EPOCH_ATTRIBUTES or not receiver:
+            return False
+        receivers = self._receiver_words
+        return any(word.lower() in receivers for word in name_words(receiver))
+
+    @cached_property
+    def _receiver_words(self) -> frozenset[str]:
+        return frozenset(r.lower() for r in self.historical_epoch_receivers)
+
+    def current_epoch_source(self, name: str) -> bool:
+        """Whether `name` (attribute or called function, last component) reads the current leader epoch."""
+        return name.rsplit(".", 1)[-1] in self.current_epoch_sources
+
+    @cached_property
+    def _epoch_re(self) -> re.Pattern[str]:
+        return re.compile(self.epoch_pattern, re.IGNORECASE)
+
+    @cached_property
+    def _lock_re(self) -> re.Pattern[str]:
+        return re.compile(self.lock_pattern, re.IGNORECASE)
+
+
+def _best_match(selectors: Sequence[str], code: str) -> int:
+    """Length of the most specific selector matching `code` (0 for ALL), -1 when none does."""
+    best = -1
+    for selector in selectors:
+        if selector == "ALL":
+            best = max(best, 0)
+        elif code.startswith(selector):
+            best = max(best, len(selector))
+    return best
+
+
+def _compile_patterns(patterns: Sequence[str]) -> pathspec.PathSpec:
+    # GitIgnoreSpec is pathspec's gitwildmatch with git's own edge cases; the "gitwildmatch"
+    # factory name is deprecated in pathspec 1.x.
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+# ------------------------------------------------------------------------------------------------
+# Validation: each validator takes the raw TOML value, `where` (the prefix of an error message:
+# "pyproject.toml: [tool.epochlint] select", "--select") and the known codes, and returns the
+# normalised value for the Config field.
+
+Validator = Callable[[object, str, frozenset[str]], object]
+
+
+def _show(value: object) -> str:
+    """A value as a user would recognise it from their TOML file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _fail(where: str, message: str) -> ConfigError:
+    return ConfigError(f"{where}: {message}")
+
+
+def _string_list(value: object, where: str, what: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise _fail(where, f"expected {what}, got a string {_show(value)} (write {json.dumps([value])})")
+    if not isinstance(value, (list, tuple)):
+        raise _fail(where, f"expected {what}, got {_show(value)}")
+    for index, item in enumerate(value, start=1):
+        if not isinstance(item, str):
+            raise _fail(where, f"expected {what}, but item {index} is {_show(item)}")
+    return tuple(value)
+
+
+def _string_table(value: object, where: str, what: str) -> tuple[tuple[str, object], ...]:
+    if not isinstance(value, Mapping):
+        raise _fail(where, f"expected a table of {what}, got {_show(value)}")
+    return tuple((str(k), v) for k, v in value.items())
+
+
+def _subkey(where: str, key: str) -> str:
+    """`where` extended by a table key, quoted as TOML would need it: `guards."Consumer._epoch"`."""
+    bare = re.fullmatch(r"[A-Za-z0-9_-]+", key) is not None
+    return f"{where}.{key if bare else json.dumps(key)}"
+
+
+def _check_code(code: str, where: str, known: frozenset[str]) -> None:
+    if code == "ALL" or code in known:
+        return
+    if code and any(k.startswith(code) for k in known):
+        return
+    raise _fail(where, f"unknown rule code {code!r}{_did_you_mean(code, known)}")
+
+
+def _did_you_mean(word: str, choices: frozenset[str] | Sequence[str]) -> str:
+    pool = sorted(choices)
+    for candidate in (word.upper(), word.replace("_", "-")):
+        if candidate != word and candidate in pool:
+            return f" (did you mean {candidate!r}?)"
+    close = difflib.get_close_matches(word, pool, n=1, cutoff=0.85 if len(word) <= 8 else 0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _codes(value: object, where: str, known: frozenset[str]) -> tuple[str, ...]:
+    codes = _string_list(value, where, "a list of rule codes")
+    for code in codes:
+        _check_code(code, where, known)
+    return codes
+
+
+def _per_file_ignores(value: object, where: str, known: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    entries = _string_table(value, where, 'file patterns to lists of rule codes, e.g. {"tests/*" = ["EPL001"]}')
+    result: list[tuple[str, tuple[str, ...]]] = []
+    for pattern, codes in entries:
+        entry_where = _subkey(where, pattern)
+        _check_pattern(pattern, entry_where)
+        result.append((pattern, _codes(codes, entry_where, known)))
+    return tuple(result)
+
+
+def _check_pattern(pattern: str, where: str) -> None:
+    if not pattern.strip():
+        raise _fail(where, "expected a file pattern, got an empty string")
+    if pattern.startswith("#"):
+        # In gitignore syntax this line is a comment: the user would exclude nothing, silently.
+        raise _fail(where, f"pattern {_show(pattern)} is a comment in gitignore syntax (write '\\{pattern}')")
+    try:
+        _compile_patterns((pattern,))
+    except ValueError as error:
+        raise _fail(where, f"invalid file pattern {_show(pattern)} ({error})") from None
+
+
+def _patterns(value: object, where: str, _known: frozenset[str]) -> tuple[str, ...]:
+    patterns = _string_list(value, where, "a list of file patterns (gitignore syntax)")
+    for pattern in patterns:
+        _check_pattern(pattern, where)
+    return patterns
+
+
+def _regex(value: object, where: str) -> re.Pattern[str]:
+    if not isinstance(value, str):
+        raise _fail(where, f"expected a regular expression string, got {_show(value)}")
+    if not value:
+        raise _fail(where, "expected a regular expression, got an empty string")
+    try:
+        return re.compile(value, re.IGNORECASE)
+    except re.error as error:
+        raise _fail(where, f"invalid regular expression {value!r} ({error})") from None
+
+
+def _epoch_pattern(value: object, where: str, _known: frozenset[str]) -> str:
+    compiled = _regex(value, where)
+    if compiled.search("") is not None:
+        # It is searched in names: a pattern that matches "" would make every field an epoch field.
+        raise _fail(where, f"regular expression {compiled.pattern!r} matches the empty string, so it would match every name")
+    return compiled.pattern
+
+
+def _lock_pattern(value: object, where: str, _known: frozenset[str]) -> str:
+    return _regex(value, where).pattern
+
+
+def _is_dotted_name(text: str, min_parts: int = 1) -> bool:
+    parts = text.split(".")
+    return len(parts) >= min_parts and all(part.isidentifier() for part in parts)
+
+
+def _names(what: str) -> Validator:
+    def validate(value: object, where: str, _known: frozenset[str]) -> tuple[str, ...]:
+        names = _string_list(value, where, f"a list of {what}")
+        for name in names:
+            if not _is_dotted_name(name):
+                raise _fail(where, f"expected a list of {what}, but {_show(name)} is not a Python name")
+        return names
+
+    return validate
+
+
+def _attribute(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(where, f"expected an attribute name such as '_lock', got {_show(value)}")
+    if value.startswith("self."):
+        raise _fail(where, f"expected an attribute name without 'self.', such as {value[5:]!r}, got {_show(value)}")
+    if not _is_dotted_name(value):
+        raise _fail(where, f"expected an attribute name such as '_lock', got {_show(value)}")
+    return value
+
+
+def _lock_decorators(value: object, where: str, _known: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    entries = _string_table(value, where, 'decorator names to the lock attribute they hold, e.g. {synchronized = "_lock"}')
+    result: list[tuple[str, str]] = []
+    for decorator, attribute in entries:
+        entry_where = _subkey(where, decorator)
+        if not _is_dotted_name(decorator):
+            raise _fail(entry_where, f"expected a decorator name, got {_show(decorator)}")
+        result.append((decorator, _attribute(attribute, entry_where)))
+    return tuple(result)
+
+
+def _guards(value: object, where: str, _known: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    entries = _string_table(value, where, 'epoch fields to their lock attribute, e.g. {"Consumer._epoch" = "_lock"}')
+    result: list[tuple[str, str]] = []
+    for field_path, lock in entries:
+        entry_where = _subkey(where, field_path)
+        if not _is_dotted_name(field_path, min_parts=2):
+            raise _fail(
+                entry_where,
+                f"expected a field as 'Class.field' or 'module.Class.field', got {_show(field_path)}",
+            )
+        result.append((field_path, _attribute(lock, entry_where)))
+    return tuple(result)
+
+
+def _positive_int(value: object, where: str, _known: frozenset[str]) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(where, f"expected a whole number of bytes, got {_show(value)}")
+    if value <= 0:
+        raise _fail(where, f"expected a positive number of bytes, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class _Key:
+    field: str
+    validate: Validator
+
+
+# Every key of `[tool.epochlint]`, in the spec's order; the last two are extensions.
+KEYS: Mapping[str, _Key] = {
+    "select": _Key("select", _codes),
+    "ignore": _Key("ignore", _codes),
+    "per-file-ignores": _Key("per_file_ignores", _per_file_ignores),
+    "exclude": _Key("exclude", _patterns),
+    "epoch-pattern": _Key("epoch_pattern", _epoch_pattern),
+    "lock-pattern": _Key("lock_pattern", _lock_pattern),
+    "lock-decorators": _Key("lock_decorators", _lock_decorators),
+    "iteration-helpers": _Key("iteration_helpers", _names("function names")),
+    "rewind-methods": _Key("rewind_methods", _names("method name prefixes")),
+    "commit-sinks": _Key("commit_sinks", _names("callee names")),
+    "historical-epoch-sources": _Key("historical_epoch_sources", _names("attribute names")),
+    "current-epoch-sources": _Key("current_epoch_sources", _names("attribute or function names")),
+    "guards": _Key("guards", _guards),
+    "max-file-size": _Key("max_file_size", _positive_int),
+    "historical-epoch-receivers": _Key("historical_epoch_receivers", _names("receiver words")),
+}
+
+
+def _validate_table(table: Mapping[str, object], prefix: str, known: frozenset[str]) -> dict[str, object]:
+    """Validate the settings table; `prefix` starts every message ("pyproject.toml: [tool.epochlint]")."""
+    values: dict[str, object] = {}
+    for key, raw in table.items():
+        spec = KEYS.get(key)
+        if spec is None:
+            raise ConfigError(f"{prefix} unknown key {key!r}{_unknown_key_hint(key)}")
+        values[spec.field] = spec.validate(raw, f"{prefix} {key}", known)
+    return values
+
+
+def _unknown_key_hint(key: str) -> str:
+    if key == "tool":
+        return " (in a standalone config file the settings are at the top level, without [tool.epochlint])"
+    return _did_you_mean(key, tuple(KEYS))
+
+
+def _validate_overrides(overrides: Mapping[str, object] | None, known: frozenset[str]) -> dict[str, object]:
+    """Command-line values (`select`, `ignore`, or any other key); errors name the flag."""
+    values: dict[str, object] = {}
+    for name, raw in (overrides or {}).items():
+        if raw is None:
+            continue
+        key = name.replace("_", "-")
+        spec = KEYS.get(key)
+        if spec is None:
+            raise ValueError(f"unknown configuration override {name!r}")
+        values[spec.field] = spec.validate(raw, f"--{key}", known)
+    return values
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading
+
+
+def _display(path: Path) -> str:
+    """A path as it should appear in a message: relative to the current directory when inside it."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _absolute(path: Path | str) -> Path:
+    # abspath, not resolve: the user's view of the tree, symlinked folders included.
+    return Path(os.path.abspath(path))
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{_display(path)}: config file not found") from None
+    except OSError as error:
+        raise ConfigError(f"{_display(path)}: cannot read config file: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line, column = _line_column(data[: error.start])
+        raise ConfigError(f"{_display(path)}: invalid TOML: not UTF-8 (at line {line}, column {column})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        if message.endswith("(at end of document)"):
+            line, column = _line_column(data)
+            message = message.replace("(at end of document)", f"(at end of document, line {line}, column {column})")
+        raise ConfigError(f"{_display(path)}: invalid TOML: {message}") from None
+
+
+def _line_column(prefix: bytes) -> tuple[int, int]:
+    """1-based line and column just after `prefix`, the way tomllib counts them."""
+    line = prefix.count(b"\n") + 1
+    column = len(prefix) - (prefix.rfind(b"\n") + 1) + 1
+    return line, column
+
+
+def _tool_table(data: Mapping[str, object], path: Path) -> Mapping[str, object] | None:
+    """The `[tool.epochlint]` table of a pyproject.toml, None when there is none."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, Mapping):
+        raise ConfigError(f"{_display(path)}: [tool] expected a table, got {_show(tool)}")
+    table = tool.get("epochlint")
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{_display(path)}: [tool.epochlint] expected a table, got {_show(table)}")
+    return table
+
+
+def _start_directory(paths: Sequence[Path]) -> Path:
+    if not paths:
+        return Path.cwd()
+    first = _absolute(paths[0])
+    return first if first.is_dir() else first.parent
+
+
+def _nearest_pyproject(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _missing_table_hint(data: Mapping[str, object]) -> str:
+    """Point at a misspelt `[tool.epoch-lint]` or `[tool.epoch_lint]`, the likely mistake."""
+    tool = data.get("tool")
+    if not isinstance(tool, Mapping):
+        return ""
+    close = difflib.get_close_matches("epochlint", [str(k) for k in tool], n=1, cutoff=0.8)
+    return f" (found [tool.{close[0]}])" if close else ""
+
+
+def _settings_from_file(path: Path, explicit: bool) -> tuple[Mapping[str, object] | None, str]:
+    """The settings table of a config file and the message prefix for its keys."""
+    data = _read_toml(path)
+    display = _display(path)
+    if path.name != "pyproject.toml":
+        return data, f"{display}:"
+    table = _tool_table(data, path)
+    if table is None and explicit:
+        raise ConfigError(f"{display}: no [tool.epochlint] table{_missing_table_hint(data)}")
+    return table, f"{display}: [tool.epochlint]"
+
+
+def load_config(
+    paths: Sequence[Path],
+    config_file: Path | None,
+    known_codes: frozenset[str],
+    overrides: Mapping[str, object] | None = None,
+) -> Config:
+    """Find, read and validate the configuration; raise ConfigError on any mistake.
+
+    With `config_file`, read it: a file named pyproject.toml must have `[tool.epochlint]`; any other
+    TOML file holds the settings at its top level. Its folder is the project root. Otherwise, the
+    nearest pyproject.toml above the first path (or the current directory) marks the root, and its
+    `[tool.epochlint]`, if it has one, gives the settings (none: defaults); with no pyproject.toml
+    at all, the root is the current directory, or the first path's folder when that lies outside it. `overrides` (command-line `select`, `ignore`)
+    replace the file's values.
+    """
+    config_path: Path | None
+    if config_file is not None:
+        config_path = _absolute(config_file)
+        table, prefix = _settings_from_file(config_path, explicit=True)
+        root = config_path.parent
+    else:
+        start = _start_directory(paths)
+        pyproject = _nearest_pyproject(start)
+        if pyproject is None:
+            # Paths are shown relative to the root: outside the current directory, the first path is it.
+            cwd = Path.cwd()
+            root = cwd if start == cwd or cwd in start.parents else start
+            table, prefix = None, ""
+        else:
+            table, prefix = _settings_from_file(pyproject, explicit=False)
+            root = pyproject.parent
+        config_path = pyproject if table is not None else None
+    values = _validate_table(table, prefix, known_codes) if table is not None else {}
+    values.update(_validate_overrides(overrides, known_codes))
+    return Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]

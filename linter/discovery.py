@@ -1,0 +1,256 @@
+"""Which files to analyse: the paths given, with directories expanded to their `*.py` files.
+
+Explicit file arguments are always taken (like ruff without --force-exclude); directories are walked
+with os.scandir, skipping the default excludes and the user's `exclude` patterns. The result is
+sorted and de-duplicated by resolved path, so the same tree always gives the same list.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from linter.config import Config
+
+__all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
+
+# Directory names never walked into (unless given explicitly); `*.egg-info` is checked apart.
+DEFAULT_EXCLUDES: frozenset[str] = frozenset(
+    {
+        ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
+        "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".epochlint_cache", "site-packages",
+    }
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to analyse. `path` is absolute and usable with open(); `rel` is for reports and
+    patterns: posix, relative to the project root (or, outside it, to the common ancestor), printable."""
+
+    path: Path
+    rel: str
+
+
+@dataclass(frozen=True)
+class DiscoveryProblem:
+    """Something that cannot be analysed and must be reported rather than skipped silently."""
+
+    rel: str
+    reason: str
+
+
+class UsageError(Exception):
+    """A mistake in the command line itself, such as a path that does not exist. One line."""
+
+
+@dataclass(frozen=True)
+class _Dir:
+    path: str  # absolute, as walked (through symlinks)
+    real: str  # resolved
+    rel: str
+    via_link: bool
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    path: str
+    real: str
+    rel: str
+    via_link: bool
+
+
+def printable(text: str) -> str:
+    """`text` with undecodable bytes (surrogate escapes) and control characters replaced by U+FFFD,
+    so that a report line stays one printable line whatever a file is called."""
+    if text.isprintable():
+        return text
+    decoded = os.fsencode(text).decode(sys.getfilesystemencoding(), "replace")
+    return "".join("\ufffd" if _is_control(ch) else ch for ch in decoded)
+
+
+def _is_control(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000
+
+
+def _is_under(path: str, base: str) -> bool:
+    """Whether `path` is `base` or inside it (both absolute, normalised)."""
+    if path == base:
+        return True
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    return path.startswith(prefix)
+
+
+def _join_rel(parent: str, name: str) -> str:
+    return f"{parent}/{name}" if parent else name
+
+
+class _Walker:
+    """One discovery run: the walk's state and what it found."""
+
+    def __init__(self, config: Config, follow_external_symlinks: bool, given: Sequence[str]) -> None:
+        self.config = config
+        self.root = os.path.abspath(config.root)
+        self.follow_external = follow_external_symlinks
+        self.given_roots = [os.path.realpath(p) for p in given]
+        self.visited: set[str] = set()
+        self.files: list[_Candidate] = []
+        self.problems: list[DiscoveryProblem] = []
+        self.links: list[_Dir] = []
+
+    def rel(self, path: str) -> str:
+        """Posix path relative to the root when inside it, else relative to the common ancestor."""
+        base = self.root if _is_under(path, self.root) else os.path.commonpath([path, self.root])
+        relative = "" if path == base else os.path.relpath(path, base)
+        return relative.replace(os.sep, "/")
+
+    def add_argument(self, path: str) -> None:
+        rel = self.rel(path)
+        shown = rel or "."
+        real = os.path.realpath(path)
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as error:
+            self.problems.append(DiscoveryProblem(shown, _stat_failure(path, error)))
+            return
+        if stat.S_ISDIR(mode):
+            self.walk(_Dir(path, real, rel, real != path))
+        elif stat.S_ISREG(mode):
+            self.files.append(_Candidate(path, real, shown, real != path))
+        else:
+            self.problems.append(DiscoveryProblem(shown, "not a regular file or directory"))
+
+    def walk_links(self) -> None:
+        # Symlinked directories are walked after every real one, so a file reachable both ways is
+        # named by its real path, and a link back into the tree finds its target already visited.
+        while self.links:
+            pending, self.links = sorted(self.links, key=lambda d: (d.rel, d.path)), []
+            for directory in pending:
+                self.walk(directory)
+
+    def walk(self, start: _Dir) -> None:
+        stack = [start]
+        while stack:
+            directory = stack.pop()
+            if directory.real in self.visited:
+                continue
+            self.visited.add(directory.real)
+            stack.extend(reversed(self.scan(directory)))
+
+    def scan(self, directory: _Dir) -> list[_Dir]:
+        """Record the files of one directory; return its subdirectories to walk."""
+        try:
+            with os.scandir(directory.path) as iterator:
+                entries = sorted(iterator, key=lambda e: e.name)
+        except OSError as error:
+            self.problems.append(DiscoveryProblem(directory.rel or ".", f"cannot read directory: {_reason(error)}"))
+            return []
+        # Only a walk that starts above the root can enter it, where names become root-relative.
+        recompute = directory.path != self.root and _is_under(self.root, directory.path)
+        subdirectories: list[_Dir] = []
+        for entry in entries:
+            rel = self.rel(entry.path) if recompute else _join_rel(directory.rel, entry.name)
+            try:
+                found = self.entry(directory, entry, rel)
+            except OSError as error:
+                self.problems.append(DiscoveryProblem(rel, f"cannot read: {_reason(error)}"))
+                continue
+            if found is not None:
+                subdirectories.append(found)
+        return subdirectories
+
+    def entry(self, parent: _Dir, entry: os.DirEntry[str], rel: str) -> _Dir | None:
+        if entry.is_symlink():
+            self.link(entry, rel)
+            return None
+        if entry.is_dir(follow_symlinks=False):
+            if self.dir_excluded(entry.name, rel):
+                return None
+            return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
+        if entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
+            if not self.config.is_excluded(rel, is_dir=False):
+                self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
+        return None
+
+    def link(self, entry: os.DirEntry[str], rel: str) -> None:
+        try:
+            mode = os.stat(entry.path).st_mode
+        except OSError:
+            # Dangling links and link loops inside a tree are skipped: editors leave dangling
+            # `.#name.py` lock links next to the files being edited.
+            return
+        real = os.path.realpath(entry.path)
+        if not self.follow_external and not any(_is_under(real, r) for r in self.given_roots):
+            return
+        if stat.S_ISDIR(mode):
+            if not self.dir_excluded(entry.name, rel):
+                self.links.append(_Dir(entry.path, real, rel, True))
+        elif stat.S_ISREG(mode) and entry.name.endswith(".py"):
+            if not self.config.is_excluded(rel, is_dir=False):
+                self.files.append(_Candidate(entry.path, real, rel, True))
+
+    def dir_excluded(self, name: str, rel: str) -> bool:
+        if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
+            return True
+        return self.config.is_excluded(rel, is_dir=True)
+
+    def result(self) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
+        best: dict[str, _Candidate] = {}
+        for candidate in self.files:
+            kept = best.get(candidate.real)
+            if kept is None or _preference(candidate) < _preference(kept):
+                best[candidate.real] = candidate
+        files = sorted(
+            (SourceFile(Path(c.path), printable(c.rel)) for c in best.values()),
+            key=lambda f: (f.rel, str(f.path)),
+        )
+        unique = {DiscoveryProblem(printable(p.rel), p.reason) for p in self.problems}
+        problems = sorted(unique, key=lambda p: (p.rel, p.reason))
+        return files, problems
+
+
+def _preference(candidate: _Candidate) -> tuple[bool, str, str]:
+    # Among several names of one file, the one reached without a symlink, then the first by name.
+    return (candidate.via_link, candidate.rel, candidate.path)
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _stat_failure(path: str, error: OSError) -> str:
+    if os.path.islink(path):
+        return "symbolic link loop" if _is_loop(error) else "broken symbolic link"
+    return f"cannot access: {_reason(error)}"
+
+
+def _is_loop(error: OSError) -> bool:
+    return error.errno == errno.ELOOP
+
+
+def discover(
+    paths: Sequence[Path],
+    config: Config,
+    follow_external_symlinks: bool = False,
+) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
+    """The files to analyse under `paths` (the current directory when empty), and the problems met.
+
+    Raises UsageError for a path that does not exist. Symlinks inside walked directories are
+    followed when their target lies inside one of the given paths (or always, with
+    `follow_external_symlinks`); a link that leads back into the tree is never walked twice.
+    """
+    given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
+    for original, path in zip(paths, given):
+        if not os.path.lexists(path):
+            raise UsageError(f"epochlint: path not found: {printable(os.fspath(original))}")
+    walker = _Walker(config, follow_external_symlinks, given)
+    for path in given:
+        walker.add_argument(path)
+    walker.walk_links()
+    return walker.result()

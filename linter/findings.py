@@ -1,0 +1,56 @@
+"""What the rules produce and the reports consume: findings with their locations and paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A span in a file. `path` is relative to the analysis root, with forward slashes.
+
+    Lines and columns are 1-based; the end is exclusive in columns, as in SARIF.
+    """
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class RelatedLocation:
+    """A place that explains a finding: the guarded write, a read, the outer lock region."""
+
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One step of the path that leads to a finding (loop -> calls -> read, source -> commit)."""
+
+    location: Location
+    function: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reported mistake, ready for every output format."""
+
+    code: str
+    name: str
+    message: str
+    location: Location
+    function: str = ""
+    related: tuple[RelatedLocation, ...] = ()
+    chain: tuple[ChainStep, ...] = ()
+    # What identifies this mistake independently of line numbers (field, lock, callee...).
+    fingerprint_key: str = ""
+    fingerprint: str = field(default="", compare=False)
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        loc = self.location
+        return (loc.path, loc.line, loc.column, self.code, self.message)

@@ -1,0 +1,960 @@
+"""libcst -> FileFacts, in one visitor pass over the tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from linter.frontend.comments import read_comments
+from linter.frontend.facts import (
+    FLOW_ARG,
+    FLOW_ASSIGN,
+    FLOW_CONDITION,
+    FLOW_EXPR,
+    FLOW_ITER,
+    FLOW_RECEIVER,
+    FLOW_RETURN,
+    FLOW_YIELD,
+    Access,
+    Arg,
+    Await,
+    Bind,
+    Call,
+    ClassFacts,
+    FileFacts,
+    Flow,
+    FunctionFacts,
+    Import,
+    Loop,
+    Param,
+    Pos,
+    Ref,
+    Region,
+    Site,
+    Write,
+)
+from linter.frontend.scopes import all_params, function_bindings
+
+_EMPTY_MODULE = cst.Module(body=[])
+_PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
+# Iterables that never hold a batch of messages: literal collections, and range() of a count.
+_LITERALS = (cst.Tuple, cst.List, cst.Set)
+_CONSTANT_NAMES = frozenset({"None", "True", "False"})
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+def dotted(node: cst.BaseExpression) -> str:
+    """`a.b.c` for a name path, the code otherwise (decorators, bases, annotations)."""
+    if isinstance(node, cst.Call):
+        return dotted(node.func)
+    return code_of(node).strip()
+
+
+def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
+    """(root name, attribute path) for `a.b[c].d`, None when the root is not a name."""
+    attrs: list[str] = []
+    while True:
+        if isinstance(node, cst.Attribute):
+            attrs.append(node.attr.value)
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            attrs.append("[]")
+            node = node.value
+        elif isinstance(node, cst.Name):
+            return node.value, tuple(reversed(attrs))
+        else:
+            return None
+
+
+@dataclass
+class _FunctionBuilder:
+    """The facts of one function while it is being read."""
+
+    qualname: str
+    name: str
+    kind: str
+    pos: Pos
+    locals: frozenset[str]
+    globals_declared: frozenset[str]
+    class_name: str = ""
+    parent: str = ""
+    is_async: bool = False
+    is_property: bool = False
+    params: tuple[Param, ...] = ()
+    decorators: tuple[str, ...] = ()
+    returns: str = ""
+    accesses: list[Access] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    binds: list[Bind] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    awaits: list[Await] = field(default_factory=list)
+    region_stack: list[int] = field(default_factory=list)
+    loop_stack: list[int] = field(default_factory=list)
+
+    def freeze(self) -> FunctionFacts:
+        return FunctionFacts(
+            qualname=self.qualname,
+            name=self.name,
+            kind=self.kind,
+            pos=self.pos,
+            class_name=self.class_name,
+            parent=self.parent,
+            is_async=self.is_async,
+            is_property=self.is_property,
+            params=self.params,
+            decorators=self.decorators,
+            returns=self.returns,
+            globals_declared=tuple(sorted(self.globals_declared)),
+            accesses=tuple(self.accesses),
+            writes=tuple(self.writes),
+            binds=tuple(self.binds),
+            calls=tuple(self.calls),
+            regions=tuple(self.regions),
+            loops=tuple(self.loops),
+            awaits=tuple(self.awaits),
+        )
+
+
+@dataclass
+class _ClassBuilder:
+    qualname: str
+    name: str
+    pos: Pos
+    bases: tuple[str, ...]
+    decorators: tuple[str, ...]
+    methods: list[str] = field(default_factory=list)
+    attributes: list[str] = field(default_factory=list)
+
+
+class FactsExtractor(cst.CSTVisitor):
+    """Reads one module. Traversal is steered by hand where the context of a child matters."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.functions: list[FunctionFacts] = []
+        self.classes: list[ClassFacts] = []
+        self.imports: list[Import] = []
+        self.module_globals: set[str] = set()
+        self._function_stack: list[_FunctionBuilder] = []
+        self._class_stack: list[_ClassBuilder] = []
+        self._flow = Flow()
+        self._next_id = 0
+        # Call ids by node identity, so that an assignment can name the call that made its value.
+        self._call_ids: dict[int, int] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @property
+    def _fn(self) -> _FunctionBuilder:
+        return self._function_stack[-1]
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _pos(self, node: cst.CSTNode) -> Pos:
+        code_range = self.get_metadata(PositionProvider, node)
+        start, end = code_range.start, code_range.end
+        return (start.line, start.column + 1, end.line, end.column + 1)
+
+    def _site(self, node: cst.CSTNode) -> Site:
+        return Site(self._pos(node), tuple(self._fn.region_stack), tuple(self._fn.loop_stack))
+
+    def _ref(self, name: str, attrs: tuple[str, ...] = ()) -> Ref:
+        return Ref(self._scope_of(name), name, attrs)
+
+    def _scope_of(self, name: str) -> str:
+        """The qualified name of the function scope that binds `name`, "" for the module.
+
+        Class bodies are seen only by their own statements, never by the functions inside them.
+        """
+        current = self._fn
+        if current.kind == "classbody":
+            return current.qualname if name in current.locals else ""
+        for builder in reversed(self._function_stack):
+            if builder.kind == "module" or name in builder.globals_declared:
+                return ""
+            if builder.kind != "classbody" and name in builder.locals:
+                return builder.qualname
+        return ""
+
+    def _visit_with_flow(self, node: cst.CSTNode | None, flow: Flow) -> None:
+        if node is None:
+            return
+        saved = self._flow
+        self._flow = flow
+        node.visit(self)
+        self._flow = saved
+
+    def _visit_block_items(self, nodes: object) -> None:
+        for child in nodes:  # type: ignore[attr-defined]
+            child.visit(self)
+
+    # -- scopes ----------------------------------------------------------------------------
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        names, _ = function_bindings(None, node)
+        self.module_globals = set(names)
+        builder = _FunctionBuilder(
+            qualname="",
+            name="<module>",
+            kind="module",
+            pos=(1, 1, 1, 1),
+            locals=names,
+            globals_declared=frozenset(),
+        )
+        self._function_stack.append(builder)
+        self._visit_statements(node.body)
+        self._function_stack.pop()
+        self.functions.append(builder.freeze())
+        return False
+
+    def _child_qualname(self, name: str) -> str:
+        if self._class_stack and self._fn.kind == "classbody":
+            return f"{self._class_stack[-1].qualname}.{name}"
+        parent = self._fn.qualname
+        return f"{parent}.{name}" if parent else name
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        for decorator in node.decorators:
+            self._visit_with_flow(decorator.decorator, Flow())
+        for base in node.bases:
+            self._visit_with_flow(base.value, Flow())
+        qualname = self._child_qualname(node.name.value)
+        self._bind_local(node.name.value, node, "class")
+        class_builder = _ClassBuilder(
+            qualname=qualname,
+            name=node.name.value,
+            pos=self._pos(node.name),
+            bases=tuple(dotted(base.value) for base in node.bases if base.keyword is None),
+            decorators=tuple(dotted(d.decorator) for d in node.decorators),
+        )
+        names, declared = function_bindings(None, node.body)
+        body = _FunctionBuilder(
+            qualname=f"{qualname}.<body>",
+            name="<body>",
+            kind="classbody",
+            pos=self._pos(node.name),
+            locals=names,
+            globals_declared=declared,
+            class_name=qualname,
+            parent=self._fn.qualname,
+        )
+        class_builder.attributes.extend(sorted(names))
+        self._class_stack.append(class_builder)
+        self._function_stack.append(body)
+        node.body.visit(self)
+        self._function_stack.pop()
+        self._class_stack.pop()
+        self.functions.append(body.freeze())
+        self.classes.append(
+            ClassFacts(
+                qualname=class_builder.qualname,
+                name=class_builder.name,
+                pos=class_builder.pos,
+                bases=class_builder.bases,
+                decorators=class_builder.decorators,
+                methods=tuple(class_builder.methods),
+                attributes=tuple(class_builder.attributes),
+            )
+        )
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        decorators = tuple(dotted(d.decorator) for d in node.decorators)
+        for decorator in node.decorators:
+            self._visit_with_flow(decorator.decorator, Flow())
+        self._visit_param_defaults(node.params)
+        in_class = bool(self._class_stack) and self._fn.kind == "classbody"
+        kind = "function"
+        if in_class:
+            kind = "method"
+            if "staticmethod" in decorators:
+                kind = "staticmethod"
+            elif "classmethod" in decorators:
+                kind = "classmethod"
+        qualname = self._child_qualname(node.name.value)
+        if in_class:
+            self._class_stack[-1].methods.append(node.name.value)
+        else:
+            self._bind_local(node.name.value, node, "def")
+        is_property = any(
+            d in _PROPERTY_DECORATORS or d.endswith(".getter") for d in decorators
+        )
+        self._enter_function(
+            qualname=qualname,
+            name=node.name.value,
+            kind=kind,
+            node=node.name,
+            params=node.params,
+            body=node.body,
+            class_name=self._class_stack[-1].qualname if in_class else "",
+            is_async=node.asynchronous is not None,
+            is_property=is_property,
+            decorators=decorators,
+            returns=dotted(node.returns.annotation) if node.returns else "",
+        )
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._visit_param_defaults(node.params)
+        self._enter_function(
+            qualname=self.lambda_qualname(node),
+            name="<lambda>",
+            kind="lambda",
+            node=node,
+            params=node.params,
+            body=node.body,
+        )
+        return False
+
+    def lambda_qualname(self, node: cst.Lambda) -> str:
+        line, column, _, _ = self._pos(node)
+        return self._child_qualname(f"<lambda:{line}:{column}>")
+
+    def _visit_param_defaults(self, params: cst.Parameters) -> None:
+        for param in all_params(params):
+            if param.default is not None:
+                self._visit_with_flow(param.default, Flow())
+
+    def _enter_function(
+        self,
+        *,
+        qualname: str,
+        name: str,
+        kind: str,
+        node: cst.CSTNode,
+        params: cst.Parameters,
+        body: cst.CSTNode,
+        class_name: str = "",
+        is_async: bool = False,
+        is_property: bool = False,
+        decorators: tuple[str, ...] = (),
+        returns: str = "",
+    ) -> None:
+        names, declared = function_bindings(params, body)
+        builder = _FunctionBuilder(
+            qualname=qualname,
+            name=name,
+            kind=kind,
+            pos=self._pos(node),
+            locals=names,
+            globals_declared=declared,
+            class_name=class_name,
+            parent=self._fn.qualname if self._fn.kind != "classbody" else self._fn.parent,
+            is_async=is_async,
+            is_property=is_property,
+            params=tuple(self._param_facts(params)),
+            decorators=decorators,
+            returns=returns,
+        )
+        saved_flow = self._flow
+        self._function_stack.append(builder)
+        for param in builder.params:
+            if param.annotation:
+                builder.binds.append(
+                    Bind(param.name, Site(builder.pos), "param", annotation=param.annotation)
+                )
+        if isinstance(body, cst.BaseExpression):
+            self._flow = Flow(FLOW_RETURN)
+            body.visit(self)
+        else:
+            self._flow = Flow()
+            body.visit(self)
+        self._function_stack.pop()
+        self._flow = saved_flow
+        self.functions.append(builder.freeze())
+
+    def _param_facts(self, params: cst.Parameters) -> list[Param]:
+        facts = []
+        for param in all_params(params):
+            if param is params.star_arg:
+                kind = "vararg"
+            elif param is params.star_kwarg:
+                kind = "kwarg"
+            elif param in params.kwonly_params:
+                kind = "keyword"
+            else:
+                kind = "positional"
+            annotation = dotted(param.annotation.annotation) if param.annotation else ""
+            facts.append(Param(param.name.value, annotation, kind))
+        return facts
+
+    # -- statements and held regions ---------------------------------------------------------
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        self._visit_statements(node.body)
+        return False
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        self._visit_statements(node.body)
+        return False
+
+    def _visit_statements(self, statements: object) -> None:
+        """Visit a block, opening a held region at `L.acquire()` and closing it at `L.release()`."""
+        opened: list[tuple[Ref, int]] = []
+        for statement in statements:  # type: ignore[attr-defined]
+            released = self._lock_call(statement, "release")
+            statement.visit(self)
+            acquired = self._lock_call(statement, "acquire")
+            if acquired is not None:
+                lock_ref, call_node = acquired
+                region_id = self._open_region(lock_ref, "acquire", call_node, statement)
+                opened.append((lock_ref, region_id))
+            elif released is not None:
+                self._close_region(opened, released[0])
+            elif finally_release := self._finally_release(statement):
+                self._close_region(opened, finally_release)
+        for _, region_id in reversed(opened):
+            self._fn.region_stack.remove(region_id)
+
+    def _close_region(self, opened: list[tuple[Ref, int]], lock_ref: Ref) -> None:
+        for index in range(len(opened) - 1, -1, -1):
+            if opened[index][0] == lock_ref:
+                self._fn.region_stack.remove(opened[index][1])
+                del opened[index]
+                return
+
+    def _open_region(
+        self, lock_ref: Ref, kind: str, at: cst.CSTNode, extent: cst.CSTNode
+    ) -> int:
+        region_id = self._new_id()
+        self._fn.regions.append(
+            Region(region_id, lock_ref, kind, self._pos(at), self._pos(extent)[2])
+        )
+        self._fn.region_stack.append(region_id)
+        return region_id
+
+    def _lock_call(
+        self, statement: cst.CSTNode, method: str
+    ) -> tuple[Ref, cst.Call] | None:
+        """`L.acquire()` / `L.release()` as a statement of its own."""
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.Expr)):
+            return None
+        expr = statement
+        if isinstance(statement, cst.SimpleStatementLine):
+            if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):
+                return None
+            expr = statement.body[0]
+        call = expr.value  # type: ignore[union-attr]
+        return self._lock_method_call(call, method)
+
+    def _lock_method_call(
+        self, call: cst.BaseExpression, method: str
+    ) -> tuple[Ref, cst.Call] | None:
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+            return None
+        if call.func.attr.value != method:
+            return None
+        path = name_path(call.func.value)
+        if path is None:
+            return None
+        return self._ref(path[0], path[1]), call
+
+    def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
+        if not isinstance(statement, cst.Try) or statement.finalbody is None:
+            return None
+        for inner in statement.finalbody.body.body:  # type: ignore[union-attr]
+            released = self._lock_call(inner, "release")
+            if released is not None:
+                return released[0]
+        return None
+
+    def visit_With(self, node: cst.With) -> bool:
+        opened = []
+        is_async = node.asynchronous is not None
+        for item in node.items:
+            self._visit_with_flow(item.item, Flow())
+            if is_async:
+                self._fn.awaits.append(Await(self._site(item)))
+            path = name_path(item.item)
+            if path is not None:
+                kind = "async_with" if is_async else "with"
+                opened.append(self._open_region(self._ref(*path), kind, item, node))
+            if item.asname is not None:
+                self._bind_targets(item.asname.name, item.item, "with")
+        node.body.visit(self)
+        for region_id in opened:
+            self._fn.region_stack.remove(region_id)
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
+        tested = self._lock_method_call(node.test, "acquire")
+        region_id = None
+        if tested is not None:
+            region_id = self._open_region(tested[0], "try_acquire", tested[1], node.body)
+        node.body.visit(self)
+        if region_id is not None:
+            self._fn.region_stack.remove(region_id)
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        loop_id = self._new_id()
+        self._fn.loops.append(Loop(loop_id, "while", self._site(node), batch=False))
+        self._fn.loop_stack.append(loop_id)
+        self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
+        node.body.visit(self)
+        self._fn.loop_stack.pop()
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._visit_with_flow(node.iter, Flow(FLOW_ITER))
+        is_async = node.asynchronous is not None
+        loop_id = self._new_id()
+        header = self._header_pos(node)
+        self._fn.loops.append(
+            Loop(
+                loop_id,
+                "async_for" if is_async else "for",
+                replace(self._site(node), pos=header),
+                batch=_iterates_collection(node.iter),
+                iterable=code_of(node.iter).strip(),
+            )
+        )
+        self._fn.loop_stack.append(loop_id)
+        if is_async:
+            self._fn.awaits.append(Await(self._site(node.iter)))
+        self._bind_targets(node.target, node.iter, "iter")
+        node.body.visit(self)
+        self._fn.loop_stack.pop()
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def _header_pos(self, node: cst.For) -> Pos:
+        start = self._pos(node)
+        end = self._pos(node.iter)
+        return (start[0], start[1], end[2], end[3])
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        self._visit_with_flow(node.value, Flow(FLOW_RETURN))
+        return False
+
+    def visit_Expr(self, node: cst.Expr) -> bool:
+        self._visit_with_flow(node.value, Flow(FLOW_EXPR))
+        return False
+
+    def visit_Assert(self, node: cst.Assert) -> bool:
+        self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
+        self._visit_with_flow(node.msg, Flow())
+        return False
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        return False
+
+    # -- imports -----------------------------------------------------------------------------
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        pos = self._pos(node)
+        for alias in node.names:
+            module = dotted(alias.name)
+            if alias.asname is not None:
+                self.imports.append(Import(code_of(alias.asname.name).strip(), module, pos=pos))
+            else:
+                self.imports.append(Import(module.split(".")[0], module.split(".")[0], pos=pos))
+                if "." in module:
+                    self.imports.append(Import(module, module, pos=pos))
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        pos = self._pos(node)
+        module = dotted(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        if isinstance(node.names, cst.ImportStar):
+            self.imports.append(Import("*", module, "*", level, pos))
+            return False
+        for alias in node.names:
+            name = dotted(alias.name)
+            local = code_of(alias.asname.name).strip() if alias.asname is not None else name
+            self.imports.append(Import(local, module, name, level, pos))
+        return False
+
+    # -- assignments --------------------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        targets = tuple(
+            name for target in node.targets for name in _local_names(target.target)
+        )
+        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        for target in node.targets:
+            self._store(target.target, node.value, node, bump=_is_bump(target.target, node.value))
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        targets = _local_names(node.target)
+        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        annotation = dotted(node.annotation.annotation)
+        path = name_path(node.target)
+        if path is not None and not path[1] and self._scope_of(path[0]) == self._fn.qualname:
+            if self._fn.kind not in ("module", "classbody"):
+                self._fn.binds.append(
+                    Bind(path[0], self._site(node.target), "annotation", annotation=annotation)
+                )
+        if node.value is not None:
+            self._store(node.target, node.value, node, bump=_is_bump(node.target, node.value))
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        targets = _local_names(node.target)
+        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        self._visit_with_flow(node.target, Flow(FLOW_ASSIGN, targets))
+        bump = isinstance(node.operator, cst.AddAssign)
+        self._store(node.target, node.value, node, bump=bump, kind="augassign")
+        return False
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        targets = _local_names(node.target)
+        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        self._store(node.target, node.value, node, bump=False)
+        return False
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        path = name_path(node.target)
+        if path is not None and path[1]:
+            self._fn.writes.append(
+                Write(self._ref(*path), self._site(node), "delete")
+            )
+        return False
+
+    def _store(
+        self,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        statement: cst.CSTNode,
+        *,
+        bump: bool,
+        kind: str = "assign",
+    ) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+            for index, element in enumerate(target.elements):
+                element_value = None
+                if values is not None and index < len(values):
+                    element_value = values[index].value
+                self._store(element.value, element_value, statement, bump=False, kind=kind)
+            return
+        if isinstance(target, cst.StarredElement):
+            self._store(target.value, None, statement, bump=False, kind=kind)
+            return
+        if isinstance(target, cst.Subscript):
+            self._visit_subscript_slices(target)
+        elif isinstance(target, cst.Attribute):
+            self._visit_chain_roots(target)
+        path = name_path(target)
+        if path is None:
+            return
+        name, attrs = path
+        is_item = bool(attrs) and attrs[-1] == "[]"
+        ref = self._ref(name, _strip_items(attrs))
+        value_call, value_ref = self._value_of(value)
+        # Stores into locals (and items of local containers) are bindings, not shared writes.
+        if ref.attrs or ref.scope == "":
+            write_kind = "item" if is_item else kind
+            self._fn.writes.append(
+                Write(ref, self._site(target), write_kind, bump, value_call, value_ref)
+            )
+        if not attrs:
+            self._fn.binds.append(
+                Bind(name, self._site(target), "assign", value_call, value_ref)
+            )
+
+    def _value_of(self, value: cst.BaseExpression | None) -> tuple[int, Ref | None]:
+        """The call id or the name path a stored value comes from, for type inference."""
+        if value is None:
+            return -1, None
+        if isinstance(value, cst.Await):
+            value = value.expression
+        if isinstance(value, cst.Call):
+            return self._call_ids.get(id(value), -1), None
+        path = name_path(value)
+        if path is not None:
+            return -1, self._ref(*path)
+        return -1, None
+
+    def _bind_targets(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, kind: str
+    ) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_targets(element.value, value, "iter_part" if kind == "iter" else kind)
+            return
+        path = name_path(target)
+        if path is None:
+            return
+        if path[1]:
+            self._visit_chain_roots(target)
+            self._fn.writes.append(Write(self._ref(*path), self._site(target), "assign"))
+            return
+        value_call, value_ref = self._value_of(value)
+        self._fn.binds.append(Bind(path[0], self._site(target), kind, value_call, value_ref))
+
+    def _bind_local(self, name: str, node: cst.CSTNode, kind: str) -> None:
+        if self._fn.kind == "module":
+            return
+        self._fn.binds.append(Bind(name, Site(self._pos(node)), kind))
+
+    # -- expressions ---------------------------------------------------------------------------
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        if node.value in _CONSTANT_NAMES:
+            return False
+        self._fn.accesses.append(Access(self._ref(node.value), self._site(node), self._flow))
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        path = name_path(node)
+        if path is None:
+            self._visit_chain_roots(node)
+            return False
+        self._visit_subscript_slices(node)
+        self._fn.accesses.append(Access(self._ref(*path), self._site(node), self._flow))
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        path = name_path(node)
+        if path is None:
+            self._visit_chain_roots(node)
+            return False
+        self._visit_subscript_slices(node)
+        self._fn.accesses.append(Access(self._ref(*path), self._site(node), self._flow))
+        return False
+
+    def _visit_subscript_slices(self, node: cst.BaseExpression) -> None:
+        """Visit the index expressions inside a name path (`a[i].b[j]` visits i and j)."""
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            if isinstance(node, cst.Subscript):
+                for element in node.slice:
+                    self._visit_with_flow(element.slice, Flow())
+            node = node.value
+
+    def _visit_chain_roots(self, node: cst.BaseExpression) -> None:
+        """Visit whatever a non-name chain starts from (`f().x` visits the call)."""
+        self._visit_subscript_slices(node)
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        if not isinstance(node, cst.Name):
+            node.visit(self)
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        flow = replace(self._flow, compared=True)
+        self._visit_with_flow(node.left, flow)
+        for target in node.comparisons:
+            self._visit_with_flow(target.comparator, flow)
+        return False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        if isinstance(node.value, cst.From):
+            self._visit_with_flow(node.value.item, Flow(FLOW_YIELD))
+        else:
+            self._visit_with_flow(node.value, Flow(FLOW_YIELD))
+        return False
+
+    def visit_Await(self, node: cst.Await) -> bool:
+        node.expression.visit(self)
+        call_id = -1
+        if isinstance(node.expression, cst.Call):
+            call_id = self._call_ids.get(id(node.expression), -1)
+        self._fn.awaits.append(Await(self._site(node), call_id))
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        call_id = self._new_id()
+        self._call_ids[id(node)] = call_id
+        flow = self._flow
+        callee: Ref | None = None
+        receiver_call = -1
+        path = name_path(node.func)
+        method = ""
+        if path is not None:
+            callee = self._ref(*path)
+            method = path[1][-1] if path[1] else path[0]
+            if len(path[1]) >= 1:
+                receiver = self._ref(path[0], path[1][:-1])
+                self._fn.accesses.append(
+                    Access(receiver, self._site(node.func), Flow(FLOW_RECEIVER, call=call_id))
+                )
+            self._visit_subscript_slices(node.func)
+        else:
+            if isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                inner = node.func.value
+                if isinstance(inner, cst.Await):
+                    inner = inner.expression
+                self._visit_with_flow(node.func.value, Flow(FLOW_RECEIVER, call=call_id))
+                if isinstance(inner, cst.Call):
+                    receiver_call = self._call_ids.get(id(inner), -1)
+            else:
+                self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
+        args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(node.args))
+        self._fn.calls.append(
+            Call(
+                id=call_id,
+                callee=callee,
+                method=method,
+                text=code_of(node.func).strip(),
+                site=self._site(node),
+                args=args,
+                receiver_call=receiver_call,
+                flow=flow,
+            )
+        )
+        return False
+
+    def _arg(self, arg: cst.Arg, call_id: int, index: int) -> Arg:
+        keyword = arg.keyword.value if arg.keyword is not None else ""
+        value = arg.value
+        self._visit_with_flow(value, Flow(FLOW_ARG, (keyword or str(index),), call_id))
+        text = code_of(value).strip()
+        if arg.star:
+            return Arg(keyword, "star", text=text)
+        if isinstance(value, cst.Lambda):
+            return Arg(keyword, "lambda", function=self.lambda_qualname(value), text=text)
+        if isinstance(value, cst.Call):
+            return Arg(keyword, "call", call=self._call_ids.get(id(value), -1), text=text)
+        path = name_path(value)
+        if path is not None:
+            return Arg(keyword, "ref", ref=self._ref(*path), text=text)
+        if isinstance(value, (cst.BaseNumber, cst.BaseString)) or (
+            isinstance(value, cst.Name) and value.value in ("None", "True", "False")
+        ):
+            return Arg(keyword, "const", text=text)
+        return Arg(keyword, "other", text=text)
+
+    # Comprehensions: each `for` clause is a loop; the first iterable is evaluated outside.
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        self._comprehension(node.for_in, [node.elt])
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        self._comprehension(node.for_in, [node.elt])
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        self._comprehension(node.for_in, [node.elt])
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        self._comprehension(node.for_in, [node.key, node.value])
+        return False
+
+    def _comprehension(self, clause: cst.CompFor, results: list[cst.BaseExpression]) -> None:
+        flow = self._flow
+        self._visit_with_flow(clause.iter, Flow(FLOW_ITER))
+        loop_id = self._new_id()
+        kind = "async_for" if clause.asynchronous is not None else "comprehension"
+        self._fn.loops.append(
+            Loop(
+                loop_id,
+                kind,
+                self._site(clause),
+                batch=_iterates_collection(clause.iter),
+                iterable=code_of(clause.iter).strip(),
+            )
+        )
+        self._fn.loop_stack.append(loop_id)
+        if clause.asynchronous is not None:
+            self._fn.awaits.append(Await(self._site(clause)))
+        self._bind_targets(clause.target, clause.iter, "iter")
+        for condition in clause.ifs:
+            self._visit_with_flow(condition.test, Flow(FLOW_CONDITION))
+        if clause.inner_for_in is not None:
+            saved = self._flow
+            self._flow = flow
+            self._comprehension(clause.inner_for_in, results)
+            self._flow = saved
+        else:
+            for result in results:
+                self._visit_with_flow(result, flow)
+        self._fn.loop_stack.pop()
+
+
+def _iterates_collection(iterable: cst.BaseExpression) -> bool:
+    """False for literals and for range() of a count; `range(len(batch))` iterates the batch."""
+    if isinstance(iterable, _LITERALS):
+        return False
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        if iterable.func.value == "range":
+            return any(
+                isinstance(arg.value, cst.Call)
+                and isinstance(arg.value.func, cst.Name)
+                and arg.value.func.value == "len"
+                for arg in iterable.args
+            )
+    return True
+
+
+def _local_names(target: cst.BaseExpression | None) -> tuple[str, ...]:
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return tuple(name for element in target.elements for name in _local_names(element.value))
+    if isinstance(target, cst.StarredElement):
+        return _local_names(target.value)
+    return ()
+
+
+def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
+    while attrs and attrs[-1] == "[]":
+        attrs = attrs[:-1]
+    return attrs
+
+
+def _is_bump(target: cst.BaseExpression, value: cst.BaseExpression | None) -> bool:
+    """`F = F + k`, `F = k + F`, `F = F._replace(epoch=F.epoch + 1)`, `replace(F, epoch=F.epoch + 1)`."""
+    if value is None or name_path(target) is None:
+        return False
+    target_code = code_of(target).strip()
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        return target_code in (code_of(value.left).strip(), code_of(value.right).strip())
+    if isinstance(value, cst.Call):
+        receiver = value.func.value if isinstance(value.func, cst.Attribute) else None
+        copies_target = receiver is not None and code_of(receiver).strip() == target_code
+        copies_target = copies_target or any(
+            arg.keyword is None and code_of(arg.value).strip() == target_code for arg in value.args
+        )
+        return copies_target and any(
+            arg.keyword is not None and _adds_to(arg.value, target_code) for arg in value.args
+        )
+    return False
+
+
+def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
+        return False
+    return any(
+        code_of(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
+    )
+
+
+def extract(module: cst.Module, text: str) -> FileFacts:
+    """Read the facts of a parsed module; `text` is its decoded source (for comments)."""
+    extractor = FactsExtractor()
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(extractor)
+    comments = read_comments(text)
+    return FileFacts(
+        lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+        imports=tuple(extractor.imports),
+        globals=tuple(sorted(extractor.module_globals)),
+        functions=tuple(sorted(extractor.functions, key=lambda f: (f.pos, f.qualname))),
+        classes=tuple(sorted(extractor.classes, key=lambda c: (c.pos, c.qualname))),
+        suppressions=comments.suppressions,
+        ignore_file=comments.ignore_file,
+        guard_declarations=comments.guard_declarations,
+    )

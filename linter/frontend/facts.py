@@ -1,0 +1,234 @@
+"""Per-file facts: the plain, serialisable result of reading one file.
+
+Nothing after the frontend sees a syntax tree. Facts depend only on the file's content (never on
+its path or on the configuration), so they can be cached by content hash and shipped between
+processes. Positions are `(line, column, end_line, end_column)`, 1-based, end column exclusive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Pos = tuple[int, int, int, int]
+
+FACTS_FORMAT = 1
+
+# How a value leaves the expression it is computed in.
+FLOW_RETURN = "return"
+FLOW_ASSIGN = "assign"
+FLOW_ARG = "arg"
+FLOW_RECEIVER = "receiver"
+FLOW_CONDITION = "condition"
+FLOW_YIELD = "yield"
+FLOW_ITER = "iter"
+FLOW_EXPR = "expr"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A name and an attribute path: `self._state.epoch` is Ref(scope, "self", ("_state", "epoch")).
+
+    `scope` is the qualified name of the function whose scope binds `name`; "" means the module
+    scope (a global, an import, a class, or a builtin). A subscript appears as "[]" in the path.
+    """
+
+    scope: str
+    name: str
+    attrs: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        return ".".join((self.name, *self.attrs)).replace(".[]", "[]")
+
+
+@dataclass(frozen=True)
+class Flow:
+    """Where the value of an expression goes: returned, assigned to locals, passed to a call..."""
+
+    kind: str = FLOW_EXPR
+    targets: tuple[str, ...] = ()
+    call: int = -1
+    compared: bool = False
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where an event happens: its position and the held regions and loops around it."""
+
+    pos: Pos
+    regions: tuple[int, ...] = ()
+    loops: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Access:
+    """A load of a name or an attribute path."""
+
+    ref: Ref
+    site: Site
+    flow: Flow = Flow()
+
+
+@dataclass(frozen=True)
+class Write:
+    """A store into a shared-looking path (attribute path or global), or into an item of one."""
+
+    ref: Ref
+    site: Site
+    # "assign", "augassign", "item" (assignment into a container held at `ref`), "delete"
+    kind: str
+    bump: bool = False
+    value_call: int = -1
+    value_ref: Ref | None = None
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A local name bound to a value: `x = Fetcher()`, `for m in batch`, `with L as c`, `x: T`."""
+
+    name: str
+    site: Site
+    # "assign", "iter" (loop target: an element of the value), "with", "annotation", "param"
+    kind: str
+    value_call: int = -1
+    value_ref: Ref | None = None
+    annotation: str = ""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a call."""
+
+    keyword: str
+    # "ref", "lambda", "call", "const", "other", "star"
+    kind: str
+    ref: Ref | None = None
+    function: str = ""
+    call: int = -1
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call site. `callee` is None when the callee is not a name path (`f()()`, `x[0]()`)."""
+
+    id: int
+    callee: Ref | None
+    method: str
+    text: str
+    site: Site
+    args: tuple[Arg, ...] = ()
+    receiver_call: int = -1
+    flow: Flow = Flow()
+
+
+@dataclass(frozen=True)
+class Region:
+    """A held region of a lock: `with L:`, `async with L:`, acquire()/release(), a tested acquire."""
+
+    id: int
+    lock: Ref
+    # "with", "async_with", "acquire", "try_acquire"
+    kind: str
+    pos: Pos
+    end_line: int
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop: `for`, `async for`, a comprehension or generator, or `while`."""
+
+    id: int
+    # "for", "async_for", "comprehension", "while"
+    kind: str
+    # The header: its regions are the locks held around the loop, its loops the enclosing ones.
+    site: Site
+    # False for loops that do not iterate a collection: literals, range() of anything but len().
+    batch: bool
+    iterable: str = ""
+
+
+@dataclass(frozen=True)
+class Await:
+    """An interleaving point in a coroutine: `await`, and every iteration of `async for`/`async with`."""
+
+    site: Site
+    call: int = -1
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: str = ""
+    kind: str = "positional"
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """One function, method, lambda, class body or module body, and everything that happens in it."""
+
+    qualname: str
+    name: str
+    # "function", "method", "classmethod", "staticmethod", "lambda", "classbody", "module"
+    kind: str
+    pos: Pos
+    class_name: str = ""
+    parent: str = ""
+    is_async: bool = False
+    is_property: bool = False
+    params: tuple[Param, ...] = ()
+    decorators: tuple[str, ...] = ()
+    returns: str = ""
+    globals_declared: tuple[str, ...] = ()
+    accesses: tuple[Access, ...] = ()
+    writes: tuple[Write, ...] = ()
+    binds: tuple[Bind, ...] = ()
+    calls: tuple[Call, ...] = ()
+    regions: tuple[Region, ...] = ()
+    loops: tuple[Loop, ...] = ()
+    awaits: tuple[Await, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    qualname: str
+    name: str
+    pos: Pos
+    bases: tuple[str, ...] = ()
+    decorators: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Import:
+    """`import a.b as c` -> Import("c", "a.b", "", 0); `from ..x import y as z` -> Import("z", "x", "y", 2)."""
+
+    alias: str
+    module: str
+    name: str = ""
+    level: int = 0
+    pos: Pos = (1, 1, 1, 1)
+
+
+@dataclass(frozen=True)
+class Suppression:
+    line: int
+    # Empty: every code on that line.
+    codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """Everything the later stages need from one file."""
+
+    lines: int
+    imports: tuple[Import, ...] = ()
+    globals: tuple[str, ...] = ()
+    functions: tuple[FunctionFacts, ...] = ()
+    classes: tuple[ClassFacts, ...] = ()
+    suppressions: tuple[Suppression, ...] = ()
+    ignore_file: bool = False
+    # `# epochlint: guarded-by=LOCK` comments: (line, lock attribute)
+    guard_declarations: tuple[tuple[int, str], ...] = ()
+    # Set instead of the rest when the file could not be read or parsed.
+    error: str = ""

@@ -1,0 +1,455 @@
+"""The Program: one analysis unit's facts merged, its graphs built once, and the questions rules ask."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from linter.config import Config
+from linter.findings import Location
+from linter.frontend.facts import (
+    FLOW_ASSIGN,
+    FLOW_RETURN,
+    Access,
+    Arg,
+    Call,
+    Flow,
+    Loop,
+    Pos,
+    Site,
+    Write,
+)
+from linter.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
+from linter.program.locks import Locks
+from linter.program.modules import ModuleInfo
+from linter.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
+
+_PARAMETER_ROUNDS = 2
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be read or parsed, with the reason."""
+
+    rel: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class FieldWrite:
+    field: FieldId
+    function: str
+    write: Write
+    initial: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    """One level of a path through calls: the point in `function` where the path goes on."""
+
+    function: str
+    site: Site
+    flow: Flow
+    # The call edge taken from this point (None at the last step, the read itself).
+    edge: CallSite | None = None
+
+
+@dataclass(frozen=True)
+class ReachedRead:
+    """A read of a field reached from a starting point, with the path that reaches it."""
+
+    field: FieldId
+    steps: tuple[Step, ...]
+
+    @property
+    def function(self) -> str:
+        return self.steps[-1].function
+
+    @property
+    def site(self) -> Site:
+        return self.steps[-1].site
+
+
+@dataclass(frozen=True)
+class BatchLoop:
+    """A batch loop: a `for`/`async for`/comprehension, or an iterating builtin call like map()."""
+
+    function: str
+    site: Site
+    loop_id: int = -1
+    call_id: int = -1
+    is_async_for: bool = False
+
+
+class Program:
+    """Everything the rules may ask about one analysis unit."""
+
+    def __init__(self, modules: list[ModuleInfo], config: Config, errors: list[FileError]) -> None:
+        self.config = config
+        self.errors = errors
+        self.modules = {m.name: m for m in modules}
+        self.symbols = Symbols(modules)
+        helpers = frozenset(config.iteration_helpers)
+        self.calls = CallGraph(self.symbols, helpers)
+        for _ in range(_PARAMETER_ROUNDS):
+            if not self._learn_parameter_types():
+                break
+            self.symbols = self._relearn(modules)
+            self.calls = CallGraph(self.symbols, helpers)
+        self.locks = Locks(
+            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators)
+        )
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _learn_parameter_types(self) -> bool:
+        """Learn a parameter's class from the arguments bound to it at resolved call sites."""
+        seen: dict[tuple[str, str], set[str]] = {}
+        for fid, sites in self.calls.sites_from.items():
+            for site in sites:
+                if site.call_id < 0 or site.via_argument:
+                    continue
+                call = self.symbols.call(fid, site.call_id)
+                if call is None:
+                    continue
+                for param, arg in self._bound_arguments(site.callee, call):
+                    if arg.ref is None:
+                        continue
+                    entity = self.symbols.entity(fid, arg.ref)
+                    if entity.kind == "instance":
+                        seen.setdefault((site.callee, param), set()).add(entity.target)
+        learnt = {key: next(iter(v)) for key, v in seen.items() if len(v) == 1}
+        learnt = {k: v for k, v in learnt.items() if k not in self.symbols.param_types}
+        self._learnt = {**getattr(self, "_learnt", {}), **learnt}
+        return bool(learnt)
+
+    def _relearn(self, modules: list[ModuleInfo]) -> Symbols:
+        symbols = Symbols(modules)
+        symbols.param_types.update(self._learnt)
+        return symbols
+
+    def _bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
+        """(parameter, argument) pairs of a resolved call, by position and keyword."""
+        function = self.symbols.function(callee)
+        params = [p for p in function.params if p.kind in ("positional", "keyword")]
+        if function.kind in ("method", "classmethod") and params:
+            params = params[1:]
+        by_name = {p.name: p for p in params}
+        positional = [p for p in params if p.kind == "positional"]
+        index = 0
+        for arg in call.args:
+            if arg.kind == "star":
+                return
+            if arg.keyword:
+                if arg.keyword in by_name:
+                    yield arg.keyword, arg
+            elif index < len(positional):
+                yield positional[index].name, arg
+                index += 1
+
+    # -- configuration-driven names ----------------------------------------------------------------
+
+    def is_epoch(self, field: FieldId) -> bool:
+        return self.config.epoch_name(field.leaf)
+
+    # -- writes and guards ---------------------------------------------------------------------
+
+    @cached_property
+    def field_writes(self) -> dict[FieldId, list[FieldWrite]]:
+        writes: dict[FieldId, list[FieldWrite]] = {}
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
+            for write in function.writes:
+                field = self.symbols.field(fid, write.ref)
+                if field is None:
+                    continue
+                initial = self._is_initial(fid, write)
+                writes.setdefault(field, []).append(FieldWrite(field, fid, write, initial))
+        return writes
+
+    def _is_initial(self, fid: str, write: Write) -> bool:
+        """Initial values run before the object or module is shared: not writes."""
+        function = self.symbols.function(fid)
+        if function.kind in ("module", "classbody"):
+            return True
+        return function.name in CONSTRUCTORS and write.ref.name == self.symbols.self_param(fid)
+
+    def writes_of(self, field: FieldId) -> list[FieldWrite]:
+        return [w for w in self.field_writes.get(field, []) if not w.initial]
+
+    def epoch_fields(self) -> list[FieldId]:
+        return sorted(f for f in self.field_writes if self.is_epoch(f))
+
+    @cached_property
+    def _guards(self) -> dict[FieldId, frozenset[FieldId]]:
+        guards: dict[FieldId, frozenset[FieldId]] = {}
+        declared = self._declared_guards()
+        for field in self.epoch_fields():
+            if field in declared:
+                guards[field] = declared[field]
+                continue
+            writes = self.writes_of(field)
+            counts: dict[FieldId, int] = {}
+            for write in writes:
+                for lock in self.locks.held(write.function, write.write.site):
+                    counts[lock] = counts.get(lock, 0) + 1
+            guards[field] = frozenset(l for l, n in counts.items() if 2 * n > len(writes))
+        return guards
+
+    def guards(self, field: FieldId) -> frozenset[FieldId]:
+        """Locks held at a strict majority of the field's writes, or the declared guard."""
+        return self._guards.get(field, frozenset())
+
+    def _declared_guards(self) -> dict[FieldId, frozenset[FieldId]]:
+        declared: dict[FieldId, frozenset[FieldId]] = {}
+        for field, writes in self.field_writes.items():
+            for write in writes:
+                module = self.symbols.module_of(write.function)
+                lines = dict(module.facts.guard_declarations)
+                lock_attr = lines.get(write.write.site.pos[0])
+                if lock_attr is None:
+                    continue
+                lock = self._lock_named(field, lock_attr)
+                if lock is not None:
+                    declared[field] = frozenset({lock})
+        for field_text, lock_attr in self.config.guards:
+            for field in self.field_writes:
+                if _matches_field(field, field_text):
+                    lock = self._lock_named(field, lock_attr)
+                    if lock is not None:
+                        declared[field] = frozenset({lock})
+        return declared
+
+    def _lock_named(self, field: FieldId, attr: str) -> FieldId | None:
+        if field.is_global:
+            return self.locks.canonical(FieldId(field.owner, (attr,), True))
+        owner = self.symbols.defining_class(field.owner, attr)
+        return self.locks.canonical(FieldId(owner, (attr,)))
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def field_of_access(self, fid: str, access: Access) -> FieldId | None:
+        return self.symbols.field(fid, access.ref)
+
+    def batch_loops(self) -> Iterator[BatchLoop]:
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
+            for loop in function.loops:
+                if loop.batch and loop.kind != "while":
+                    yield BatchLoop(fid, loop.site, loop_id=loop.id, is_async_for=loop.kind == "async_for")
+            for site in self.calls.sites_from.get(fid, ()):
+                if site.iterating:
+                    yield BatchLoop(fid, site.site, call_id=site.call_id)
+
+    def _batch_loop_ids(self, fid: str) -> set[int]:
+        return {loop.id for loop in self.symbols.function(fid).loops if _is_batch(loop)}
+
+    def innermost_batch_loop(self, fid: str, site: Site) -> int:
+        batch = self._batch_loop_ids(fid)
+        for loop_id in reversed(site.loops):
+            if loop_id in batch:
+                return loop_id
+        return -1
+
+    def reads_in_loop(self, loop: BatchLoop) -> list[ReachedRead]:
+        """Reads of fields whose innermost batch loop is `loop`, directly or through calls."""
+        if loop.call_id >= 0:
+            starts = [
+                s for s in self.calls.sites_of_call.get((loop.function, loop.call_id), [])
+                if s.kind == ON_THE_SPOT
+            ]
+            found: list[ReachedRead] = []
+            call = self.symbols.call(loop.function, loop.call_id)
+            flow = call.flow if call is not None else Flow()
+            for start in starts:
+                first = Step(loop.function, loop.site, flow, start)
+                found.extend(self._reads_from(start.callee, (first,), {start.callee}))
+            return found
+        fid = loop.function
+        function = self.symbols.function(fid)
+        found = []
+        for access in function.accesses:
+            if self.innermost_batch_loop(fid, access.site) != loop.loop_id:
+                continue
+            field = self.symbols.field(fid, access.ref)
+            if field is not None:
+                found.append(ReachedRead(field, (Step(fid, access.site, access.flow),)))
+        for site in self.calls.sites_from.get(fid, ()):
+            if not site.inherits_locks or site.iterating:
+                continue
+            if self.innermost_batch_loop(fid, site.site) != loop.loop_id:
+                continue
+            first = Step(fid, site.site, self._flow_of_site(site), site)
+            found.extend(self._reads_from(site.callee, (first,), {site.callee}))
+        return found
+
+    def _flow_of_site(self, site: CallSite) -> Flow:
+        if site.call_id >= 0:
+            call = self.symbols.call(site.caller, site.call_id)
+            if call is not None:
+                return call.flow
+        for access in self.symbols.function(site.caller).accesses:
+            if access.site == site.site:
+                return access.flow
+        return Flow()
+
+    def _reads_from(
+        self, fid: str, prefix: tuple[Step, ...], visiting: set[str]
+    ) -> list[ReachedRead]:
+        """Reads made by `fid` and its lock-inheriting callees, outside their own batch loops."""
+        found: list[ReachedRead] = []
+        function = self.symbols.function(fid)
+        batch = self._batch_loop_ids(fid)
+        for access in function.accesses:
+            if batch.intersection(access.site.loops):
+                continue
+            field = self.symbols.field(fid, access.ref)
+            if field is not None:
+                found.append(ReachedRead(field, (*prefix, Step(fid, access.site, access.flow))))
+        for site in self.calls.sites_from.get(fid, ()):
+            if not site.inherits_locks or site.iterating or site.callee in visiting:
+                continue
+            if batch.intersection(site.site.loops):
+                continue
+            step = Step(fid, site.site, self._flow_of_site(site), site)
+            visiting.add(site.callee)
+            found.extend(self._reads_from(site.callee, (*prefix, step), visiting))
+            visiting.discard(site.callee)
+        return found
+
+    # -- protection ------------------------------------------------------------------------------
+
+    def protected(self, read: ReachedRead, guards: frozenset[FieldId]) -> bool:
+        """A read is protected when a guard is held and the value is used only while it lasts.
+
+        The value climbs the path while it is returned; at the level where it stops it is used
+        locally. A guard held at a call site above that level covers the whole use; a guard held
+        by a region at that level covers it if no use of the value falls outside the region.
+        """
+        steps = read.steps
+        level = len(steps) - 1
+        while level > 0 and self._returned(steps[level]):
+            level -= 1
+        for index in range(level):
+            step = steps[index]
+            if self.locks.local_locks(step.function, step.site) & guards:
+                return True
+        top = steps[level]
+        for lock in self.locks.local_locks(top.function, top.site) & guards:
+            if not self._escapes_region(top, lock):
+                return True
+        return False
+
+    def _returned(self, step: Step) -> bool:
+        """Whether the value at `step` leaves its function by `return` (directly or via a local)."""
+        if step.flow.kind == FLOW_RETURN:
+            return True
+        if step.flow.kind != FLOW_ASSIGN:
+            return False
+        return any(
+            use.flow.kind == FLOW_RETURN for use in self._local_uses(step.function, step.flow.targets)
+        )
+
+    def _local_uses(self, fid: str, names: tuple[str, ...]) -> list[Access]:
+        """Loads of the locals `names` in `fid`, and of locals computed from them, transitively."""
+        function = self.symbols.function(fid)
+        pending = set(names)
+        done: set[str] = set()
+        uses: list[Access] = []
+        while pending:
+            name = pending.pop()
+            done.add(name)
+            for access in function.accesses:
+                if access.ref.scope == function.qualname and access.ref.name == name:
+                    uses.append(access)
+                    if access.flow.kind == FLOW_ASSIGN:
+                        pending.update(set(access.flow.targets) - done)
+        return uses
+
+    def _escapes_region(self, step: Step, lock: FieldId) -> bool:
+        """Whether the value at `step` is used (or returned) outside the region holding `lock`."""
+        if lock in self.locks.decorator_locks(step.function):
+            return step.flow.kind == FLOW_RETURN
+        holding = self._regions_holding(step.function, step.site, lock)
+        if step.flow.kind == FLOW_RETURN:
+            return True
+        if step.flow.kind != FLOW_ASSIGN:
+            return False
+        for use in self._local_uses(step.function, step.flow.targets):
+            if use.flow.kind == FLOW_RETURN or not holding.intersection(use.site.regions):
+                return True
+        return False
+
+    def _regions_holding(self, fid: str, site: Site, lock: FieldId) -> set[int]:
+        regions = self.locks.regions_by_id(fid)
+        return {r for r in site.regions if self.locks.region_lock(fid, regions[r]) == lock}
+
+    # -- asyncio ---------------------------------------------------------------------------------
+
+    @cached_property
+    def _async_context(self) -> dict[str, bool]:
+        """Coroutines, and plain functions reached only from coroutines, follow asyncio's model."""
+        result = {fid: self.symbols.function(fid).is_async for fid in self.symbols.functions}
+        changed = True
+        while changed:
+            changed = False
+            for fid, is_async in result.items():
+                if is_async:
+                    continue
+                callers = self.calls.sites_to.get(fid, [])
+                if callers and all(s.inherits_locks and result[s.caller] for s in callers):
+                    result[fid] = True
+                    changed = True
+        return result
+
+    def in_async_context(self, fid: str) -> bool:
+        return self._async_context.get(fid, False)
+
+    def interleaves_after(self, loop: BatchLoop, site: Site) -> bool:
+        """Whether an interleaving point in the loop's body can run after `site` in one iteration.
+
+        The `async for` header itself interleaves before each message is read, not after it.
+        """
+        function = self.symbols.function(loop.function)
+        for point in function.awaits:
+            if loop.loop_id < 0 or loop.loop_id not in point.site.loops:
+                continue
+            if loop.is_async_for and _within(point.site.pos, loop.site.pos):
+                continue
+            if point.site.pos[:2] >= site.pos[:2]:
+                return True
+        return False
+
+    # -- naming --------------------------------------------------------------------------------
+
+    def location(self, fid: str, pos: Pos) -> Location:
+        return Location(self.rel_path(fid), *pos)
+
+    def rel_path(self, fid: str) -> str:
+        return self.symbols.module_of(fid).rel
+
+    def display_function(self, fid: str) -> str:
+        module, function = self.symbols.functions[fid]
+        if not function.qualname:
+            return module.name
+        return f"{module.name}.{function.qualname}"
+
+    def file_of_module(self, module: str) -> ModuleInfo:
+        return self.modules[module]
+
+    def function_id(self, module: str, qualname: str) -> str:
+        return function_id(module, qualname)
+
+
+def _is_batch(loop: Loop) -> bool:
+    return loop.batch and loop.kind != "while"
+
+
+def _within(inner: Pos, outer: Pos) -> bool:
+    return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
+
+
+def _matches_field(field: FieldId, text: str) -> bool:
+    """`Class._epoch` or `module.Class._epoch` (or `module._EPOCH` for a global)."""
+    display = field.display()
+    qualified = f"{field.owner.replace(':', '.')}.{'.'.join(field.path)}"
+    return text in (display, qualified)

@@ -1,0 +1,67 @@
+"""Module names of the files in one analysis unit, and import resolution between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from linter.frontend.facts import FileFacts, Import
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """One analysed file: its dotted module name, its root-relative path and its facts."""
+
+    name: str
+    rel: str
+    is_package: bool
+    facts: FileFacts
+
+
+def module_names(rels: list[str], package_dirs: set[str]) -> dict[str, str]:
+    """Dotted module names for root-relative paths.
+
+    A file's name is its path below the highest folder of the unbroken chain of packages (folders
+    with `__init__.py`) that holds it, as Python would import it. Names that would collide (two
+    `main.py` in unrelated folders) are qualified with their folders instead.
+    """
+    names = {rel: _module_name(rel, package_dirs) for rel in rels}
+    seen: dict[str, list[str]] = {}
+    for rel, name in names.items():
+        seen.setdefault(name, []).append(rel)
+    for name, colliding in seen.items():
+        if len(colliding) > 1:
+            for rel in colliding:
+                names[rel] = _path_name(rel)
+    return names
+
+
+def _module_name(rel: str, package_dirs: set[str]) -> str:
+    path = PurePosixPath(rel)
+    parts = [path.stem] if path.stem != "__init__" else []
+    folder = path.parent
+    while str(folder) in package_dirs and str(folder) != ".":
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or path.parent.name or path.stem
+
+
+def _path_name(rel: str) -> str:
+    path = PurePosixPath(rel)
+    parts = [*path.parent.parts, path.stem] if path.stem != "__init__" else [*path.parent.parts]
+    return ".".join(part.replace(".", "_").replace("-", "_") for part in parts)
+
+
+def absolute_import_module(module: ModuleInfo, imported: Import) -> str:
+    """The absolute module an import statement names, resolving `from ..x import y`."""
+    if imported.level == 0:
+        return imported.module
+    package = module.name.split(".")
+    if not module.is_package:
+        package = package[:-1]
+    if imported.level > 1:
+        package = package[: len(package) - (imported.level - 1)]
+    base = ".".join(package)
+    if imported.module:
+        return f"{base}.{imported.module}" if base else imported.module
+    return base

@@ -1,0 +1,519 @@
+"""Names to things: modules, classes and their MRO, functions, fields, and what a name path denotes.
+
+Resolution is static and conservative: a name path is resolved when its target is known (a
+definition or import of the project, a receiver whose class is known); never by guessing from a
+method name alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from linter.frontend.facts import Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from linter.program.modules import ModuleInfo, absolute_import_module
+
+CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
+_CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+_CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
+_MAX_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Entity:
+    """What an expression denotes.
+
+    kind: "module", "class" (the class object), "instance", "container" (of instances of
+    `target`), "function", "property", "external" (a dotted name outside the project), or
+    "unknown".
+    """
+
+    kind: str
+    target: str = ""
+
+
+UNKNOWN = Entity("unknown")
+
+
+@dataclass(frozen=True, order=True)
+class FieldId:
+    """A shared location: (owner class id or module name, attribute path)."""
+
+    owner: str
+    path: tuple[str, ...]
+    is_global: bool = False
+
+    @property
+    def leaf(self) -> str:
+        return self.path[-1]
+
+    def display(self) -> str:
+        owner = self.owner.split(":")[-1] if not self.is_global else self.owner
+        return ".".join((owner, *self.path))
+
+
+def function_id(module: str, qualname: str) -> str:
+    return f"{module}:{qualname}"
+
+
+class Symbols:
+    """The symbol tables of one analysis unit, and name resolution over them."""
+
+    def __init__(self, modules: list[ModuleInfo]) -> None:
+        self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
+        self.functions: dict[str, tuple[ModuleInfo, FunctionFacts]] = {}
+        self.classes: dict[str, tuple[ModuleInfo, ClassFacts]] = {}
+        for module in modules:
+            for function in module.facts.functions:
+                self.functions[function_id(module.name, function.qualname)] = (module, function)
+            for cls in module.facts.classes:
+                self.classes[function_id(module.name, cls.qualname)] = (module, cls)
+        # Parameter classes learnt from the arguments at resolved call sites.
+        self.param_types: dict[tuple[str, str], str] = {}
+        self._entity_cache: dict[tuple[str, Ref], Entity] = {}
+        self._member_stack: set[tuple[str, str]] = set()
+        self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
+        self._calls_cache: dict[str, dict[int, Call]] = {}
+        self._mro_cache: dict[str, tuple[str, ...]] = {}
+
+    # -- basic lookups ----------------------------------------------------------------------
+
+    def function(self, fid: str) -> FunctionFacts:
+        return self.functions[fid][1]
+
+    def module_of(self, fid: str) -> ModuleInfo:
+        return self.functions[fid][0]
+
+    def binds(self, fid: str) -> dict[str, list[Bind]]:
+        cached = self._binds_cache.get(fid)
+        if cached is None:
+            cached = {}
+            for bind in self.function(fid).binds:
+                cached.setdefault(bind.name, []).append(bind)
+            self._binds_cache[fid] = cached
+        return cached
+
+    def call(self, fid: str, call_id: int) -> Call | None:
+        cached = self._calls_cache.get(fid)
+        if cached is None:
+            cached = {call.id: call for call in self.function(fid).calls}
+            self._calls_cache[fid] = cached
+        return cached.get(call_id)
+
+    def class_of_function(self, fid: str) -> str:
+        module, function = self.functions[fid]
+        return function_id(module.name, function.class_name) if function.class_name else ""
+
+    def self_param(self, fid: str) -> str:
+        function = self.function(fid)
+        if function.kind in ("method", "classmethod") and function.params:
+            return function.params[0].name
+        return ""
+
+    def enclosing_function(self, fid: str, scope: str) -> str:
+        return function_id(self.module_of(fid).name, scope)
+
+    # -- classes -----------------------------------------------------------------------------
+
+    @cached_property
+    def _bases(self) -> dict[str, tuple[str, ...]]:
+        bases: dict[str, tuple[str, ...]] = {}
+        for cid, (module, cls) in self.classes.items():
+            resolved = []
+            for base in cls.bases:
+                entity = self.resolve_dotted(module, base)
+                if entity.kind == "class":
+                    resolved.append(entity.target)
+            bases[cid] = tuple(resolved)
+        return bases
+
+    def mro(self, cid: str) -> tuple[str, ...]:
+        cached = self._mro_cache.get(cid)
+        if cached is None:
+            cached = self._mro_cache[cid] = self._linearize(cid, ())
+        return cached
+
+    def _linearize(self, cid: str, seen: tuple[str, ...]) -> tuple[str, ...]:
+        """C3 linearization; an inconsistent hierarchy falls back to depth-first order."""
+        if cid in seen:
+            return ()
+        parents = self._bases.get(cid, ())
+        sequences = [list(self._linearize(p, (*seen, cid))) for p in parents] + [list(parents)]
+        result = [cid]
+        while any(sequences):
+            for sequence in sequences:
+                if not sequence:
+                    continue
+                head = sequence[0]
+                if not any(head in other[1:] for other in sequences):
+                    break
+            else:
+                for sequence in sequences:
+                    result.extend(c for c in sequence if c not in result)
+                return tuple(result)
+            result.append(head)
+            sequences = [[c for c in sequence if c != head] for sequence in sequences]
+        return tuple(result)
+
+    def lookup_method(self, cid: str, name: str, after: str = "") -> str:
+        """The function id of method `name` on class `cid` by MRO (after class `after` for super())."""
+        order = self.mro(cid)
+        if after and after in order:
+            order = order[order.index(after) + 1 :]
+        for klass in order:
+            module, cls = self.classes[klass]
+            if name in cls.methods:
+                return function_id(module.name, f"{cls.qualname}.{name}")
+        return ""
+
+    @cached_property
+    def _class_fields(self) -> dict[str, set[str]]:
+        """Attribute names each class defines: class-body names and `self.x = ...` in its methods."""
+        fields: dict[str, set[str]] = {cid: set(cls.attributes) for cid, (_, cls) in self.classes.items()}
+        for fid, (module, function) in self.functions.items():
+            cls = self.class_of_function(fid)
+            self_name = self.self_param(fid)
+            if not cls or not self_name or cls not in fields:
+                continue
+            for write in function.writes:
+                if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs:
+                    fields[cls].add(write.ref.attrs[0])
+        return fields
+
+    def defining_class(self, cid: str, attr: str) -> str:
+        for klass in self.mro(cid):
+            if attr in self._class_fields.get(klass, ()):
+                return klass
+        return cid
+
+    @cached_property
+    def field_types(self) -> dict[tuple[str, str], Entity]:
+        """The class of the value held by a field, where every assignment agrees."""
+        seen: dict[tuple[str, str], set[Entity]] = {}
+        for fid, (_, function) in self.functions.items():
+            cls = self.class_of_function(fid)
+            self_name = self.self_param(fid)
+            for write in function.writes:
+                ref = write.ref
+                if not (cls and ref.name == self_name and ref.scope == function.qualname):
+                    continue
+                if len(ref.attrs) != 1:
+                    continue
+                entity = self._stored_entity(fid, write.value_call, write.value_ref)
+                if write.kind == "item":
+                    entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
+                key = (self.defining_class(cls, ref.attrs[0]), ref.attrs[0])
+                seen.setdefault(key, set()).add(entity)
+        for cid, (module, cls) in self.classes.items():
+            body = function_id(module.name, f"{cls.qualname}.<body>")
+            for name, binds in self.binds(body).items() if body in self.functions else ():
+                for bind in binds:
+                    if bind.annotation:
+                        seen.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+        return {
+            key: next(iter(values))
+            for key, values in seen.items()
+            if len(values) == 1 and next(iter(values)).kind in ("instance", "container")
+        }
+
+    def _stored_entity(self, fid: str, value_call: int, value_ref: Ref | None) -> Entity:
+        if value_call >= 0:
+            call = self.call(fid, value_call)
+            return self.call_result(fid, call) if call is not None else UNKNOWN
+        if value_ref is not None:
+            return self.entity(fid, value_ref)
+        return UNKNOWN
+
+    # -- name resolution -----------------------------------------------------------------------
+
+    def resolve_dotted(self, module: ModuleInfo, text: str) -> Entity:
+        """A dotted name as written in `module` (a base class, a decorator, an annotation)."""
+        text = _unwrap_annotation(text)
+        parts = text.split(".")
+        if not all(part.isidentifier() for part in parts):
+            return UNKNOWN
+        entity = self.module_member(module.name, parts[0])
+        for part in parts[1:]:
+            entity = self.member(entity, part)
+        return entity
+
+    def module_member(self, module_name: str, name: str) -> Entity:
+        key = (module_name, name)
+        if key in self._member_stack:
+            return UNKNOWN
+        self._member_stack.add(key)
+        try:
+            return self._module_member(module_name, name)
+        finally:
+            self._member_stack.discard(key)
+
+    def _module_member(self, module_name: str, name: str) -> Entity:
+        module = self.modules.get(module_name)
+        if module is None:
+            return Entity("external", f"{module_name}.{name}")
+        if function_id(module_name, name) in self.classes:
+            return Entity("class", function_id(module_name, name))
+        if function_id(module_name, name) in self.functions:
+            return Entity("function", function_id(module_name, name))
+        for imported in reversed(module.facts.imports):
+            if imported.alias == name:
+                return self._import_entity(module, imported.module, imported.name, imported.level)
+            if imported.alias == "*":
+                source = absolute_import_module(module, imported)
+                if source in self.modules:
+                    entity = self.module_member(source, name)
+                    if entity.kind not in ("unknown", "external"):
+                        return entity
+        submodule = f"{module_name}.{name}"
+        if submodule in self.modules:
+            return Entity("module", submodule)
+        if name in module.facts.globals:
+            return Entity("global", function_id(module_name, name))
+        return Entity("external", name)
+
+    def _import_entity(self, module: ModuleInfo, target: str, name: str, level: int) -> Entity:
+        absolute = absolute_import_module(module, Import("", target, name, level))
+        if not name:
+            return Entity("module", absolute) if absolute in self.modules else Entity("external", absolute)
+        if absolute in self.modules:
+            entity = self.module_member(absolute, name)
+            if entity.kind == "external" and f"{absolute}.{name}" in self.modules:
+                return Entity("module", f"{absolute}.{name}")
+            if entity.kind == "external" and entity.target == name:
+                return Entity("external", f"{absolute}.{name}")
+            return entity
+        if f"{absolute}.{name}" in self.modules:
+            return Entity("module", f"{absolute}.{name}")
+        return Entity("external", f"{absolute}.{name}" if absolute else name)
+
+    def member(self, entity: Entity, attr: str) -> Entity:
+        """What `entity.attr` denotes."""
+        if entity.kind == "module":
+            return self.module_member(entity.target, attr)
+        if entity.kind == "external":
+            return Entity("external", f"{entity.target}.{attr}")
+        if entity.kind in ("class", "instance"):
+            method = self.lookup_method(entity.target, attr)
+            if method:
+                if entity.kind == "instance" and self.function(method).is_property:
+                    return Entity("property", method)
+                return Entity("function", method)
+            if entity.kind == "instance":
+                owner = self.defining_class(entity.target, attr)
+                return self.field_types.get((owner, attr), UNKNOWN)
+        if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
+            return Entity("container_method", entity.target)
+        if entity.kind == "container" and attr in _CONTAINER_ELEMENT_METHODS:
+            return Entity("element_method", entity.target)
+        return UNKNOWN
+
+    def entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
+        """What a name path denotes inside function `fid`."""
+        key = (fid, ref)
+        cached = self._entity_cache.get(key)
+        if cached is not None:
+            return cached
+        self._entity_cache[key] = UNKNOWN  # cycles resolve to unknown
+        result = self._entity(fid, ref, depth)
+        self._entity_cache[key] = result
+        return result
+
+    def _entity(self, fid: str, ref: Ref, depth: int) -> Entity:
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        entity = self.root_entity(fid, ref, depth)
+        for attr in ref.attrs:
+            if attr == "[]":
+                entity = Entity("instance", entity.target) if entity.kind == "container" else UNKNOWN
+            else:
+                entity = self.member(entity, attr)
+            if entity.kind == "unknown":
+                break
+        return entity
+
+    def root_entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
+        module = self.module_of(fid)
+        if not ref.scope:
+            return self.module_member(module.name, ref.name)
+        scope = function_id(module.name, ref.scope)
+        if scope not in self.functions:
+            return UNKNOWN
+        if ref.name == self.self_param(scope):
+            cls = self.class_of_function(scope)
+            kind = "class" if self.function(scope).kind == "classmethod" else "instance"
+            return Entity(kind, cls)
+        nested = function_id(module.name, f"{ref.scope}.{ref.name}")
+        if nested in self.functions:
+            return Entity("function", nested)
+        if nested in self.classes:
+            return Entity("class", nested)
+        learnt = self.param_types.get((scope, ref.name))
+        candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(ref.name, ())}
+        if learnt:
+            candidates.add(Entity("instance", learnt))
+        candidates.discard(UNKNOWN)
+        if len(candidates) == 1:
+            return next(iter(candidates))
+        return UNKNOWN
+
+    def _bind_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
+        module = self.module_of(fid)
+        if bind.annotation:
+            return self._annotation_entity(module, bind.annotation)
+        if bind.kind == "assign" or bind.kind == "with":
+            if bind.value_call >= 0:
+                call = self.call(fid, bind.value_call)
+                return self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
+            if bind.value_ref is not None:
+                return self.entity(fid, bind.value_ref, depth + 1)
+        if bind.kind == "iter":
+            iterable = UNKNOWN
+            if bind.value_call >= 0:
+                call = self.call(fid, bind.value_call)
+                if call is not None:
+                    iterable = self.call_result(fid, call, depth + 1)
+            elif bind.value_ref is not None:
+                iterable = self.entity(fid, bind.value_ref, depth + 1)
+            if iterable.kind == "container":
+                return Entity("instance", iterable.target)
+        return UNKNOWN
+
+    def _annotation_entity(self, module: ModuleInfo, annotation: str) -> Entity:
+        entity = self.resolve_dotted(module, annotation)
+        return Entity("instance", entity.target) if entity.kind == "class" else UNKNOWN
+
+    def callee(self, fid: str, call: Call) -> Entity:
+        """What a call site calls: a function, a class (its constructor), or something external."""
+        if call.callee is not None:
+            return self.entity(fid, call.callee)
+        if call.receiver_call >= 0:
+            receiver = self.call(fid, call.receiver_call)
+            if receiver is None:
+                return UNKNOWN
+            if receiver.callee is not None and receiver.callee == Ref("", "super"):
+                cls = self.class_of_function(fid) or self._enclosing_class(fid)
+                method = self.lookup_method(cls, call.method, after=cls) if cls else ""
+                return Entity("function", method) if method else UNKNOWN
+            return self.member(self.call_result(fid, receiver), call.method)
+        return UNKNOWN
+
+    def _enclosing_class(self, fid: str) -> str:
+        parent = self.function(fid).parent
+        while parent:
+            pid = function_id(self.module_of(fid).name, parent)
+            if pid not in self.functions:
+                return ""
+            cls = self.class_of_function(pid)
+            if cls:
+                return cls
+            parent = self.function(pid).parent
+        return ""
+
+    def call_result(self, fid: str, call: Call, depth: int = 0) -> Entity:
+        """The class of what a call returns: a constructed instance, or a function's known return."""
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        callee = self.callee(fid, call)
+        if callee.kind == "class":
+            return Entity("instance", callee.target)
+        if callee.kind == "container_method":
+            return Entity("container", callee.target)
+        if callee.kind == "element_method":
+            return Entity("instance", callee.target)
+        if callee.kind in ("function", "property"):
+            return self.return_entity(callee.target, depth + 1)
+        return UNKNOWN
+
+    def return_entity(self, fid: str, depth: int = 0) -> Entity:
+        function = self.function(fid)
+        if function.returns:
+            return self._annotation_entity(self.module_of(fid), function.returns)
+        results = set()
+        for call in function.calls:
+            if call.flow.kind == "return":
+                results.add(self.call_result(fid, call, depth + 1))
+        for access in function.accesses:
+            if access.flow.kind == "return":
+                results.add(self.entity(fid, access.ref, depth + 1))
+        return next(iter(results)) if len(results) == 1 else UNKNOWN
+
+    # -- fields ---------------------------------------------------------------------------------
+
+    def field(self, fid: str, ref: Ref) -> FieldId | None:
+        """The shared location a name path denotes in `fid`, if it is one."""
+        ref = self.expand_alias(fid, ref)
+        if not ref.attrs:
+            if ref.scope:
+                return None
+            entity = self.module_member(self.module_of(fid).name, ref.name)
+            if entity.kind == "global":
+                module, name = entity.target.split(":", 1)
+                return FieldId(module, (name,), is_global=True)
+            return None
+        root = self.root_entity(fid, Ref(ref.scope, ref.name))
+        return self._field_on(root, ref.attrs)
+
+    def _field_on(self, root: Entity, attrs: tuple[str, ...]) -> FieldId | None:
+        if root.kind == "module":
+            entity = self.module_member(root.target, attrs[0])
+            if entity.kind == "global":
+                module, name = entity.target.split(":", 1)
+                if len(attrs) == 1:
+                    return FieldId(module, (name,), is_global=True)
+                return FieldId(module, (name, *_names(attrs[1:])), is_global=True)
+            if entity.kind in ("module", "class") and len(attrs) > 1:
+                return self._field_on(entity, attrs[1:])
+            return None
+        if root.kind not in ("instance", "class"):
+            return None
+        cls = root.target
+        first = attrs[0]
+        if first == "[]":
+            return None
+        if self.lookup_method(cls, first):
+            return None
+        owner = self.defining_class(cls, first)
+        rest = attrs[1:]
+        if not _names(rest):
+            return FieldId(owner, (first,))
+        holder = self.field_types.get((owner, first))
+        if holder is not None:
+            if rest[0] == "[]" and holder.kind == "container":
+                rest = rest[1:]
+            if rest and rest[0] != "[]" and holder.kind in ("instance", "container"):
+                nested = self._field_on(Entity("instance", holder.target), rest)
+                if nested is not None:
+                    return nested
+        return FieldId(owner, (first, *_names(rest)))
+
+    def expand_alias(self, fid: str, ref: Ref) -> Ref:
+        """Follow simple local aliases: with `lock = self._lock`, `lock` is `self._lock`."""
+        for _ in range(_MAX_DEPTH):
+            if not ref.scope:
+                return ref
+            scope = function_id(self.module_of(fid).name, ref.scope)
+            if scope not in self.functions or ref.name == self.self_param(scope):
+                return ref
+            binds = self.binds(scope).get(ref.name, [])
+            if len(binds) != 1 or binds[0].kind != "assign" or binds[0].value_ref is None:
+                return ref
+            target = binds[0].value_ref
+            ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
+        return ref
+
+
+def _names(attrs: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(attr for attr in attrs if attr != "[]")
+
+
+def _unwrap_annotation(text: str) -> str:
+    """`Optional[Fetcher]`, `"Fetcher"`, `Fetcher | None` -> `Fetcher`."""
+    text = text.strip().strip("'\"")
+    for wrapper in ("Optional[", "typing.Optional[", "Final[", "typing.Final["):
+        if text.startswith(wrapper) and text.endswith("]"):
+            text = text[len(wrapper) : -1]
+    if "|" in text:
+        parts = [part.strip() for part in text.split("|") if part.strip() != "None"]
+        if len(parts) == 1:
+            text = parts[0]
+    return text.strip().strip("'\"")

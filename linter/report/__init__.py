@@ -1,0 +1,32 @@
+"""Output formats. Each module turns a `RunResult` into text on a stream."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from linter.findings import Finding
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What a report needs to know about a rule."""
+
+    code: str
+    name: str
+    summary: str
+    documentation: str
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything one `epochlint check` run produced, in deterministic order."""
+
+    root: Path
+    findings: tuple[Finding, ...]
+    rules: tuple[RuleInfo, ...]
+    files_analysed: int
+    tool_version: str
+    # Baseline entries that no longer match any finding (fixed since the baseline was written).
+    stale_baseline: int = 0
+    notes: tuple[str, ...] = field(default=())

@@ -1,0 +1,170 @@
+"""Human-readable report: one header per finding, a code frame, the chain, related notes, a summary."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter
+from pathlib import Path
+from typing import TextIO
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
+from linter.findings import ChainStep, Finding, Location, RelatedLocation
+from linter.report import RunResult
+
+WARNING_CODES = frozenset({"EPL900"})
+MAX_FRAME_LINES = 4
+# Bigger files are what EPL900 reports as over the size limit; reading them only for a frame is waste.
+MAX_SOURCE_BYTES = 10 * 1024 * 1024
+TAB_SIZE = 4
+# Python's own line endings: str.splitlines() would also split on \f, \v and \x1c.., shifting lines.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class SourceCache:
+    """Source lines per relative path, read at most once; None when the file can't be shown."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._lines: dict[str, list[str] | None] = {}
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            self._lines[path] = self._read(path)
+        return self._lines[path]
+
+    def _read(self, path: str) -> list[str] | None:
+        try:
+            file = self._root / path
+            if file.stat().st_size > MAX_SOURCE_BYTES:
+                return None
+            data = file.read_bytes()
+            # Honour BOMs and coding cookies, so columns match what the parser saw.
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            return LINE_BREAK.split(data.decode(encoding))
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+            return None
+
+
+def render(result: RunResult, stream: TextIO) -> None:
+    console = make_console(stream)
+    sources = SourceCache(result.root)
+    arrow = "↳" if _is_unicode(console) else "->"
+    for finding in result.findings:
+        for line in finding_lines(finding, sources, arrow):
+            console.print(line)
+    for note in result.notes:
+        console.print(Text.assemble(("note: ", "dim"), note))
+    for line in summary_lines(result):
+        console.print(line)
+
+
+def make_console(stream: TextIO) -> Console:
+    # soft_wrap: never break a `path:line:col` line at the terminal width; highlight/emoji off so
+    # messages are printed exactly as the rule wrote them.
+    return Console(file=stream, soft_wrap=True, highlight=False, emoji=False)
+
+
+def _is_unicode(console: Console) -> bool:
+    return console.encoding.lower().replace("-", "").startswith("utf")
+
+
+def finding_lines(finding: Finding, sources: SourceCache, arrow: str) -> list[Text]:
+    lines = [header(finding)]
+    lines.extend(frame(finding.location, sources.lines(finding.location.path), _code_style(finding)))
+    lines.extend(chain_line(step, arrow) for step in finding.chain)
+    lines.extend(related_line(related) for related in finding.related)
+    return lines
+
+
+def _code_style(finding: Finding) -> str:
+    return "bold yellow" if finding.code in WARNING_CODES else "bold red"
+
+
+def position(location: Location) -> str:
+    return f"{location.path}:{location.line}:{location.column}"
+
+
+def header(finding: Finding) -> Text:
+    return Text.assemble(
+        (position(finding.location), "bold"),
+        ": ",
+        (finding.code, _code_style(finding)),
+        " ",
+        finding.message,
+    )
+
+
+def chain_line(step: ChainStep, arrow: str) -> Text:
+    where = f"{step.function}: " if step.function else ""
+    return Text.assemble(f"  {arrow} ", (position(step.location), "cyan"), f"  {where}{step.message}")
+
+
+def related_line(related: RelatedLocation) -> Text:
+    return Text.assemble(
+        ("  note: ", "dim"), (position(related.location), "cyan"), f" {related.message}"
+    )
+
+
+def frame(location: Location, source: list[str] | None, style: str) -> list[Text]:
+    """The reported lines with a caret underline, or nothing when the source can't be shown."""
+    if source is None or not 1 <= location.line <= len(source):
+        return []
+    last = min(max(location.end_line, location.line), len(source))
+    shown = range(location.line, min(last, location.line + MAX_FRAME_LINES - 1) + 1)
+    width = len(str(shown[-1]))
+    lines = [Text(f"{'':>{width}} |", style="blue")]
+    for number in shown:
+        text = source[number - 1]
+        lines.append(Text.assemble((f"{number:>{width}} | ", "blue"), text.expandtabs(TAB_SIZE)))
+        indent, length = underline(text, *_span_on_line(location, number, text))
+        lines.append(Text.assemble((f"{'':>{width}} | ", "blue"), " " * indent, ("^" * length, style)))
+    if shown[-1] < last:
+        lines.append(Text(f"{'':>{width}} | ...", style="blue"))
+    return lines
+
+
+def _span_on_line(location: Location, number: int, text: str) -> tuple[int, int]:
+    """1-based [start, end) columns of the reported span on one of its lines."""
+    first_code = len(text) - len(text.lstrip()) + 1
+    start = location.column if number == location.line else first_code
+    end = location.end_column if number == location.end_line else len(text) + 1
+    return start, end
+
+
+def underline(text: str, start: int, end: int) -> tuple[int, int]:
+    """Display offset and width of columns [start, end) of `text`, at least one cell wide."""
+    start = min(max(start, 1), len(text) + 1)
+    end = min(max(end, start), len(text) + 1)
+    indent = cell_len(text[: start - 1].expandtabs(TAB_SIZE))
+    length = cell_len(text[: end - 1].expandtabs(TAB_SIZE)) - indent
+    return indent, max(length, 1)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def summary_lines(result: RunResult) -> list[Text]:
+    files = _plural(result.files_analysed, "file")
+    if result.findings:
+        counts = Counter(finding.code for finding in result.findings)
+        by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
+        found = _plural(len(result.findings), "finding")
+        lines = [Text(f"Found {found} ({by_code}) in {files}.", style="bold")]
+    else:
+        lines = [Text(f"All checks passed: {files}, no findings.", style="bold green")]
+    if result.stale_baseline > 0:
+        lines.append(Text(stale_baseline_message(result.stale_baseline), style="yellow"))
+    return lines
+
+
+def stale_baseline_message(count: int) -> str:
+    entries = "1 baseline entry no longer matches" if count == 1 else (
+        f"{count} baseline entries no longer match"
+    )
+    return f"{entries} any finding (fixed since the baseline was written); re-write the baseline."

@@ -1,0 +1,17 @@
+"""The output formats by the name `--format` accepts."""
+
+from __future__ import annotations
+
+from typing import Callable, TextIO
+
+from linter.report import RunResult, console, github, sarif
+from linter.report import json as json_format
+
+Renderer = Callable[[RunResult, TextIO], None]
+
+FORMATS: dict[str, Renderer] = {
+    "console": console.render,
+    "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}

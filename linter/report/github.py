@@ -1,0 +1,45 @@
+"""GitHub Actions workflow commands: one annotation per finding on the pull request's diff."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from linter.findings import ChainStep, Finding
+from linter.report import RunResult
+
+WARNING_CODES = frozenset({"EPL900"})
+
+
+def render(result: RunResult, stream: TextIO) -> None:
+    for finding in result.findings:
+        stream.write(command(finding) + "\n")
+
+
+def escape_data(value: str) -> str:
+    # `%` first, or the escapes added below would themselves be escaped.
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def chain_suffix(chain: tuple[ChainStep, ...]) -> str:
+    functions = [step.function for step in chain if step.function]
+    return f" (via {' -> '.join(functions)})" if functions else ""
+
+
+def command(finding: Finding) -> str:
+    level = "warning" if finding.code in WARNING_CODES else "error"
+    loc = finding.location
+    properties = {
+        "file": loc.path,
+        "line": str(loc.line),
+        "col": str(loc.column),
+        "endLine": str(loc.end_line),
+        "endColumn": str(loc.end_column),
+        "title": f"{finding.code} {finding.name}",
+    }
+    joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    message = escape_data(finding.message + chain_suffix(finding.chain))
+    return f"::{level} {joined}::{message}"

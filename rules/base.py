@@ -1,0 +1,60 @@
+"""The shape every rule module shares, after Fixit's: metadata, documentation and examples in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from linter.findings import Finding
+    from linter.program.model import Program
+
+
+@dataclass(frozen=True)
+class Example:
+    """A small program for a rule's own tests; findings are marked `# expect: CODE` on their lines."""
+
+    code: str
+    title: str = ""
+
+
+class Rule:
+    """Base class of a rule. A subclass sets the metadata and implements `check`.
+
+    Rules ask the Program questions; they never see a syntax tree and never build a graph.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    # Documentation sections, rendered by `epochlint rule CODE` and into the README's rule table.
+    what: ClassVar[str]
+    why: ClassVar[str]
+    seed: ClassVar[str]
+    example: ClassVar[str]
+    fix: ClassVar[str]
+    valid: ClassVar[tuple[Example, ...]] = ()
+    invalid: ClassVar[tuple[Example, ...]] = ()
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's full documentation as Markdown."""
+        sections = [
+            f"# {cls.code} {cls.name}",
+            cls.summary,
+            "## What it finds",
+            cls.what.strip(),
+            "## Why it is a bug",
+            cls.why.strip(),
+            "## Where it comes from",
+            cls.seed.strip(),
+            "## Example",
+            "```python\n" + cls.example.strip("\n") + "\n```",
+            "## Fix",
+            cls.fix.strip(),
+        ]
+        return "\n\n".join(sections) + "\n"

@@ -1,0 +1,233 @@
+"""EPL001: a batch loop reads an epoch field without the lock that guards it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from linter.findings import ChainStep, Finding, RelatedLocation
+from linter.program.model import BatchLoop, Program, ReachedRead
+from linter.program.symbols import CONSTRUCTORS, FieldId
+from rules.base import Example, Rule
+
+
+class UnlockedEpochReadInBatchLoop(Rule):
+    code = "EPL001"
+    name = "unlocked-epoch-read-in-batch-loop"
+    summary = "A batch loop reads an epoch field without holding the lock that guards it."
+    what = """
+A loop over a batch of messages (`for`, `async for`, a comprehension, or `map`/`filter`/`sorted`/
+`min`/`max`/`any`/`all` with a function) reads an epoch field, directly or through any depth of
+calls, properties and accessors, while the field's guard is not held around the loop. The guard is
+the lock held at a strict majority of the field's writes. An accessor that takes the lock only
+around the read does not help: the value leaves the lock before the loop uses it.
+"""
+    why = """
+A redeliver, seek or reconnect running on another thread can bump the epoch between two iterations.
+The first messages of the batch are then judged under the old epoch and pass, the rest under the
+new one and are dropped: one batch, two epochs, and stale messages delivered after the rewind.
+In a coroutine the same happens when the loop body awaits between deciding and acting.
+"""
+    seed = """
+Pulsar #25204: `MultiTopicsConsumerImpl.receiveMessageFromConsumer` validated the consumer epoch
+per message inside `messages.forEach` on a multi-threaded executor, without `incomingQueueLock`,
+which `redeliverUnacknowledgedMessages()` holds while it increments the epoch.
+"""
+    example = """
+class MultiTopicsConsumer:
+    def redeliver_unacknowledged_messages(self):
+        with self.incoming_queue_lock:
+            self.consumer_epoch += 1
+            self.incoming_messages.clear()
+
+    def is_valid_consumer_epoch(self, message):
+        return message.consumer_epoch >= self.consumer_epoch
+
+    def on_messages_received(self, messages):
+        for message in messages:  # EPL001: consumer_epoch read per message, lock not held
+            if self.is_valid_consumer_epoch(message):
+                self.message_received(message)
+"""
+    fix = """
+Hold the guard for the whole batch, so that the epoch cannot change between two messages (the
+investigation's option 1):
+
+```python
+    def on_messages_received(self, messages):
+        with self.incoming_queue_lock:
+            for message in messages:
+                if self.is_valid_consumer_epoch(message):
+                    self.message_received(message)
+```
+
+If the loop body re-acquires the same lock (enqueueing does, in Pulsar), the lock must be
+reentrant (`threading.RLock`); with a plain `Lock` this fix deadlocks (see EPL008). Taking a
+snapshot of the epoch before the loop, inside or outside the lock, is not a fix (see EPL002).
+"""
+    valid = (
+        Example(
+            title="the guard is held around the whole batch",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._epoch = 0
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def on_batch(self, batch):
+        with self._lock:
+            for message in batch:
+                if message.epoch >= self._epoch:
+                    self.deliver(message)
+""",
+        ),
+        Example(
+            title="a retry loop is not a batch loop",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def connect(self):
+        for attempt in range(3):
+            if self._epoch > 0:
+                return attempt
+""",
+        ),
+    )
+    invalid = (
+        Example(
+            title="the epoch is read per message through a helper",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._epoch = 0
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def _is_current(self, message):
+        return message.epoch >= self._epoch
+
+    def on_batch(self, batch):
+        for message in batch:  # expect: EPL001
+            if self._is_current(message):
+                self.deliver(message)
+""",
+        ),
+    )
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        for loop in program.batch_loops():
+            if program.symbols.function(loop.function).name in CONSTRUCTORS:
+                continue
+            yield from self._check_loop(program, loop)
+
+    def _check_loop(self, program: Program, loop: BatchLoop) -> Iterator[Finding]:
+        by_field: dict[FieldId, list[ReachedRead]] = {}
+        for read in program.reads_in_loop(loop):
+            if program.is_epoch(read.field):
+                by_field.setdefault(read.field, []).append(read)
+        held_around = program.locks.held(loop.function, loop.site)
+        is_async = program.in_async_context(loop.function)
+        for field in sorted(by_field):
+            guards = program.guards(field)
+            if not guards or held_around & guards:
+                continue
+            unprotected = [r for r in by_field[field] if not program.protected(r, guards)]
+            if is_async:
+                unprotected = [
+                    r for r in unprotected if program.interleaves_after(loop, r.steps[0].site)
+                ]
+            if unprotected:
+                yield self._finding(program, loop, field, guards, unprotected)
+
+    def _finding(
+        self,
+        program: Program,
+        loop: BatchLoop,
+        field: FieldId,
+        guards: frozenset[FieldId],
+        reads: list[ReachedRead],
+    ) -> Finding:
+        guard = " or ".join(f"`{lock.display()}`" for lock in sorted(guards))
+        first = min(reads, key=lambda r: (len(r.steps), r.site.pos))
+        via = ""
+        if len(first.steps) > 1:
+            via = " (via " + " -> ".join(
+                program.display_function(s.edge.callee) for s in first.steps[:-1] if s.edge
+            ) + ")"
+        message = (
+            f"Epoch field `{field.display()}` is read in this batch loop{via} without its guard "
+            f"{guard}; a concurrent writer can change it mid-batch, so one batch is judged under "
+            "two epochs."
+        )
+        related = [
+            RelatedLocation(
+                program.location(read.function, read.site.pos),
+                f"read of `{field.display()}` without {guard}",
+            )
+            for read in sorted(reads, key=lambda r: (program.rel_path(r.function), r.site.pos))
+        ]
+        for write in program.writes_of(field):
+            held = program.locks.held(write.function, write.write.site)
+            if held & guards:
+                related.append(
+                    RelatedLocation(
+                        program.location(write.function, write.write.site.pos),
+                        f"guarded write of `{field.display()}`",
+                    )
+                )
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=message,
+            location=program.location(loop.function, loop.site.pos),
+            function=program.display_function(loop.function),
+            related=tuple(_unique(related)),
+            chain=tuple(_chain(program, loop, first)),
+            fingerprint_key=field.display(),
+        )
+
+
+def _chain(program: Program, loop: BatchLoop, read: ReachedRead) -> Iterator[ChainStep]:
+    yield ChainStep(
+        program.location(loop.function, loop.site.pos),
+        program.display_function(loop.function),
+        "batch loop",
+    )
+    for step in read.steps[:-1]:
+        if step.edge is not None:
+            yield ChainStep(
+                program.location(step.function, step.site.pos),
+                program.display_function(step.function),
+                f"calls `{program.display_function(step.edge.callee)}`",
+            )
+    yield ChainStep(
+        program.location(read.function, read.site.pos),
+        program.display_function(read.function),
+        f"reads `{read.field.display()}`",
+    )
+
+
+def _unique(related: list[RelatedLocation]) -> Iterator[RelatedLocation]:
+    seen = set()
+    for item in related:
+        if item not in seen:
+            seen.add(item)
+            yield item

@@ -1,0 +1,52 @@
+"""EPL900: a file that cannot be read or parsed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from linter.findings import Finding, Location
+from linter.program.model import Program
+from rules.base import Example, Rule
+
+
+class UnparseableFile(Rule):
+    code = "EPL900"
+    name = "unparseable-file"
+    summary = "A file could not be read or parsed, so it was not analysed."
+    what = """
+A Python file that epochlint could not analyse: a syntax error, bytes that do not decode in the
+file's encoding, a file over the size limit (`max-file-size`), nesting too deep to parse, or a
+file that vanished or became unreadable during the run. The finding says why, at line 1.
+"""
+    why = """
+A linter that skips a file silently lies about it: the file could hold the very race the run was
+meant to find. Every other file is still analysed; this finding makes the gap visible.
+"""
+    seed = """
+Not from a seed: it is how epochlint keeps its promise that nothing is lost.
+"""
+    example = """
+def redeliver(self)  # a missing colon: EPL900 syntax error at line 1
+    self._epoch += 1
+"""
+    fix = """
+Fix the syntax or the encoding, raise `max-file-size` in `[tool.epochlint]` if the file is
+legitimately large, or exclude generated files with `exclude`.
+"""
+    valid = (Example(title="a file that parses", code="def redeliver(self):\n    pass\n"),)
+    invalid = (
+        Example(
+            title="a syntax error",
+            code="def redeliver(self)  # expect: EPL900\n    pass\n",
+        ),
+    )
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        for error in program.errors:
+            yield Finding(
+                code=self.code,
+                name=self.name,
+                message=f"Cannot analyse this file: {error.reason}.",
+                location=Location(error.rel, 1, 1, 1, 1),
+                fingerprint_key=error.reason.split(":")[0],
+            )
