@@ -46,7 +46,11 @@ legitimately large, or exclude generated files with `exclude`.
             yield Finding(
                 code=self.code,
                 name=self.name,
-                message=f"Cannot analyse this file: {error.reason}.",
+                message=f"Cannot analyse this file: {_sentence(error.reason)}",
                 location=Location(error.rel, 1, 1, 1, 1),
                 fingerprint_key=error.reason.split(":")[0],
             )
+
+
+def _sentence(reason: str) -> str:
+    return reason if reason.endswith((".", "?", "!")) else reason + "."

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import warnings
+
 import libcst as cst
 
 from linter.frontend.extract import extract
@@ -16,9 +19,13 @@ def facts_from_source(data: bytes) -> FileFacts:
         module = cst.parse_module(data)
         text = module.code
     except cst.ParserSyntaxError as error:
-        return FileFacts(lines=0, error=_syntax_error(error))
+        return FileFacts(lines=0, error=_syntax_error(data, error))
     except UnicodeDecodeError as error:
-        return FileFacts(lines=0, error=f"cannot decode the file: {error.reason} at byte {error.start}")
+        line = data[: error.start].count(b"\n") + 1
+        return FileFacts(
+            lines=0,
+            error=f"cannot decode line {line} as {error.encoding}: {error.reason} (byte {error.start})",
+        )
     except LookupError as error:
         return FileFacts(lines=0, error=f"unknown encoding declared: {error}")
     except RecursionError:
@@ -29,6 +36,18 @@ def facts_from_source(data: bytes) -> FileFacts:
         return FileFacts(lines=0, error="too deeply nested to analyse")
 
 
-def _syntax_error(error: cst.ParserSyntaxError) -> str:
-    message = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"
+def _syntax_error(data: bytes, error: cst.ParserSyntaxError) -> str:
+    """Python's own wording of the error where it has one: it is the message people know."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(data)
+    except SyntaxError as python_error:
+        where = f"line {python_error.lineno}"
+        if python_error.offset:
+            where += f", column {python_error.offset}"
+        return f"syntax error at {where}: {python_error.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    first_line = (error.message or "invalid syntax").splitlines()[0]
+    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {first_line}"

@@ -121,7 +121,7 @@ class Symbols:
         for cid, (module, cls) in self.classes.items():
             resolved = []
             for base in cls.bases:
-                entity = self.resolve_dotted(module, base)
+                entity = self.resolve_dotted(module, base, classes_as_namespaces=False)
                 if entity.kind == "class":
                     resolved.append(entity.target)
             bases[cid] = tuple(resolved)
@@ -210,9 +210,11 @@ class Symbols:
                 for bind in binds:
                     if bind.annotation:
                         seen.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+        # Untyped stores (`self.assignment = {}`, `= None`) do not contradict a typed one.
+        typed = {key: values - {UNKNOWN} for key, values in seen.items()}
         return {
             key: next(iter(values))
-            for key, values in seen.items()
+            for key, values in typed.items()
             if len(values) == 1 and next(iter(values)).kind in ("instance", "container")
         }
 
@@ -226,14 +228,22 @@ class Symbols:
 
     # -- name resolution -----------------------------------------------------------------------
 
-    def resolve_dotted(self, module: ModuleInfo, text: str) -> Entity:
-        """A dotted name as written in `module` (a base class, a decorator, an annotation)."""
+    def resolve_dotted(
+        self, module: ModuleInfo, text: str, classes_as_namespaces: bool = True
+    ) -> Entity:
+        """A dotted name as written in `module` (a base class, a decorator, an annotation).
+
+        Base classes are resolved through modules only: looking inside a class needs its MRO,
+        which needs the bases being resolved.
+        """
         text = _unwrap_annotation(text)
         parts = text.split(".")
         if not all(part.isidentifier() for part in parts):
             return UNKNOWN
         entity = self.module_member(module.name, parts[0])
         for part in parts[1:]:
+            if entity.kind == "class" and not classes_as_namespaces:
+                return UNKNOWN
             entity = self.member(entity, part)
         return entity
 

@@ -1,0 +1,62 @@
+"""Shared test helpers: the `# expect: CODE` markers and running the real pipeline on a folder."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from linter.config import load_config
+from linter.engine import check
+from linter.report import RunResult
+from rules import all_rules
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+KNOWN_CODES = frozenset(rule.code for rule in all_rules())
+_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>EPL\d{3}(?:\s*,\s*EPL\d{3})*)")
+
+Mark = tuple[str, int, str]
+
+
+def expected_marks(root: Path, folder: Path) -> Counter[Mark]:
+    """(root-relative path, line, code) for every `# expect:` marker in the folder's files."""
+    marks: Counter[Mark] = Counter()
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = _EXPECT.search(line)
+            if match:
+                for code in match.group("codes").split(","):
+                    marks[(rel, number, code.strip())] += 1
+    return marks
+
+
+def actual_marks(result: RunResult) -> Counter[Mark]:
+    return Counter((f.location.path, f.location.line, f.code) for f in result.findings)
+
+
+def run_check(*paths: Path, overrides: dict[str, object] | None = None) -> RunResult:
+    config = load_config(list(paths), None, KNOWN_CODES, overrides)
+    return check(list(paths), config)
+
+
+@pytest.fixture
+def write_tree(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Write {relative path: text} under a fresh project root (with a pyproject.toml) and return it."""
+
+    def write(files: dict[str, str | bytes], pyproject: str = "") -> Path:
+        (tmp_path / "pyproject.toml").write_text(pyproject or "[project]\nname = 'sample'\n")
+        for rel, content in files.items():
+            target = tmp_path / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content)
+        return tmp_path
+
+    return write

@@ -1,0 +1,40 @@
+"""Each rule's own examples (shown in its documentation) behave as documented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules import Example, Rule, all_rules
+from tests.conftest import actual_marks, expected_marks, run_check
+
+CASES = [
+    (rule, example, kind)
+    for rule in all_rules()
+    for kind, examples in (("valid", rule.valid), ("invalid", rule.invalid))
+    for example in examples
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "example", "kind"),
+    CASES,
+    ids=[f"{rule.code}-{kind}-{i}" for i, (rule, _, kind) in enumerate(CASES)],
+)
+def test_rule_example(rule: type[Rule], example: Example, kind: str, write_tree) -> None:  # type: ignore[no-untyped-def]
+    root: Path = write_tree({"example.py": example.code.lstrip("\n")})
+    result = run_check(root)
+    expected = expected_marks(root, root)
+    actual = actual_marks(result)
+    if kind == "valid":
+        assert not expected
+    else:
+        assert expected, "an invalid example must mark its findings"
+    assert {m for m in actual if m[2] == rule.code} == {m for m in expected if m[2] == rule.code}
+
+
+def test_every_rule_documents_valid_and_invalid_examples() -> None:
+    for rule in all_rules():
+        assert rule.valid and rule.invalid, rule.code
+        assert rule.code in rule.documentation() and rule.name in rule.documentation()
