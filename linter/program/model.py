@@ -90,12 +90,14 @@ class Program:
         self.errors = errors
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)
+        self.symbols.type_fields()
         helpers = frozenset(config.iteration_helpers)
         self.calls = CallGraph(self.symbols, helpers)
         for _ in range(_PARAMETER_ROUNDS):
-            if not self._learn_parameter_types():
+            learnt = self._parameter_types()
+            if not learnt:
                 break
-            self.symbols = self._relearn(modules)
+            self.symbols.learn_parameter_types(learnt)
             self.calls = CallGraph(self.symbols, helpers)
         self.locks = Locks(
             self.symbols, self.calls, config.lock_name, dict(config.lock_decorators)
@@ -103,8 +105,8 @@ class Program:
 
     # -- construction -------------------------------------------------------------------------
 
-    def _learn_parameter_types(self) -> bool:
-        """Learn a parameter's class from the arguments bound to it at resolved call sites."""
+    def _parameter_types(self) -> dict[tuple[str, str], str]:
+        """New parameter classes, learnt from the arguments bound to them at resolved call sites."""
         seen: dict[tuple[str, str], set[str]] = {}
         for fid, sites in self.calls.sites_from.items():
             for site in sites:
@@ -120,14 +122,7 @@ class Program:
                     if entity.kind == "instance":
                         seen.setdefault((site.callee, param), set()).add(entity.target)
         learnt = {key: next(iter(v)) for key, v in seen.items() if len(v) == 1}
-        learnt = {k: v for k, v in learnt.items() if k not in self.symbols.param_types}
-        self._learnt = {**getattr(self, "_learnt", {}), **learnt}
-        return bool(learnt)
-
-    def _relearn(self, modules: list[ModuleInfo]) -> Symbols:
-        symbols = Symbols(modules)
-        symbols.param_types.update(self._learnt)
-        return symbols
+        return {k: v for k, v in learnt.items() if k not in self.symbols.param_types}
 
     def _bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
         """(parameter, argument) pairs of a resolved call, by position and keyword."""

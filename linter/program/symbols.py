@@ -68,8 +68,16 @@ class Symbols:
                 self.functions[function_id(module.name, function.qualname)] = (module, function)
             for cls in module.facts.classes:
                 self.classes[function_id(module.name, cls.qualname)] = (module, cls)
+        self._class_of: dict[str, str] = {}
+        self._self_of: dict[str, str] = {}
+        for fid, (module, function) in self.functions.items():
+            self._class_of[fid] = function_id(module.name, function.class_name) if function.class_name else ""
+            has_self = function.kind in ("method", "classmethod") and function.params
+            self._self_of[fid] = function.params[0].name if has_self else ""
         # Parameter classes learnt from the arguments at resolved call sites.
         self.param_types: dict[tuple[str, str], str] = {}
+        # Field types are computed in two passes; while the first runs, fields are untyped.
+        self._field_types: dict[tuple[str, str], Entity] = {}
         self._entity_cache: dict[tuple[str, Ref], Entity] = {}
         self._member_stack: set[tuple[str, str]] = set()
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
@@ -101,14 +109,16 @@ class Symbols:
         return cached.get(call_id)
 
     def class_of_function(self, fid: str) -> str:
-        module, function = self.functions[fid]
-        return function_id(module.name, function.class_name) if function.class_name else ""
+        return self._class_of[fid]
 
     def self_param(self, fid: str) -> str:
-        function = self.function(fid)
-        if function.kind in ("method", "classmethod") and function.params:
-            return function.params[0].name
-        return ""
+        return self._self_of[fid]
+
+    def learn_parameter_types(self, learnt: dict[tuple[str, str], str]) -> None:
+        """Add parameter classes learnt from call sites; what was resolved before is forgotten."""
+        self.param_types.update(learnt)
+        self._entity_cache.clear()
+        self.type_fields()
 
     def enclosing_function(self, fid: str, scope: str) -> str:
         return function_id(self.module_of(fid).name, scope)
@@ -186,8 +196,17 @@ class Symbols:
                 return klass
         return cid
 
-    @cached_property
-    def field_types(self) -> dict[tuple[str, str], Entity]:
+    def type_fields(self) -> None:
+        """Compute field types: a second pass types the fields whose values come from typed fields."""
+        for _ in range(2):
+            types = self._infer_field_types()
+            self._entity_cache.clear()
+            self._field_types = types
+
+    def field_type(self, owner: str, attr: str) -> Entity | None:
+        return self._field_types.get((owner, attr))
+
+    def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
         seen: dict[tuple[str, str], set[Entity]] = {}
         for fid, (_, function) in self.functions.items():
@@ -310,7 +329,7 @@ class Symbols:
                 return Entity("function", method)
             if entity.kind == "instance":
                 owner = self.defining_class(entity.target, attr)
-                return self.field_types.get((owner, attr), UNKNOWN)
+                return self.field_type(owner, attr) or UNKNOWN
         if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("container_method", entity.target)
         if entity.kind == "container" and attr in _CONTAINER_ELEMENT_METHODS:
@@ -486,7 +505,7 @@ class Symbols:
         rest = attrs[1:]
         if not _names(rest):
             return FieldId(owner, (first,))
-        holder = self.field_types.get((owner, first))
+        holder = self.field_type(owner, first)
         if holder is not None:
             if rest[0] == "[]" and holder.kind == "container":
                 rest = rest[1:]
