@@ -118,7 +118,7 @@ def _rules(stream: TextIO) -> int:
 
     table = Table(title="epochlint rules")
     table.add_column("Code", style="bold")
-    table.add_column("Name")
+    table.add_column("Name", no_wrap=True)
     table.add_column("Summary")
     for rule in all_rules():
         table.add_row(rule.code, rule.name, rule.summary)

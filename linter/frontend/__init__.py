@@ -28,6 +28,9 @@ def facts_from_source(data: bytes) -> FileFacts:
         )
     except LookupError as error:
         return FileFacts(lines=0, error=f"unknown encoding declared: {error}")
+    except SyntaxError as error:
+        # Raised while detecting the encoding: undecodable bytes or a bad cookie in lines 1-2.
+        return FileFacts(lines=0, error=f"cannot determine the file's encoding: {error.msg}")
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to parse")
     try:

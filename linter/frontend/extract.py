@@ -428,8 +428,9 @@ class FactsExtractor(cst.CSTVisitor):
         self, lock_ref: Ref, kind: str, at: cst.CSTNode, extent: cst.CSTNode
     ) -> int:
         region_id = self._new_id()
+        outer = tuple(self._fn.region_stack)
         self._fn.regions.append(
-            Region(region_id, lock_ref, kind, self._pos(at), self._pos(extent)[2])
+            Region(region_id, lock_ref, kind, self._pos(at), self._pos(extent)[2], outer)
         )
         self._fn.region_stack.append(region_id)
         return region_id
@@ -534,6 +535,19 @@ class FactsExtractor(cst.CSTVisitor):
         if node.orelse is not None:
             node.orelse.visit(self)
         return False
+
+    def _comprehension_header(self, clause: cst.CompFor) -> Pos:
+        """From the `for` keyword to the end of the iterable.
+
+        The clause's own span starts with the whitespace before `for`, which may be a line break.
+        """
+        target = self._pos(clause.target)
+        end = self._pos(clause.iter)
+        gap = clause.whitespace_after_for
+        column = target[1]
+        if isinstance(gap, cst.SimpleWhitespace) and clause.asynchronous is None:
+            column = max(1, target[1] - len("for") - len(gap.value))
+        return (target[0], column, end[2], end[3])
 
     def _header_pos(self, node: cst.For) -> Pos:
         start = self._pos(node)
@@ -667,8 +681,9 @@ class FactsExtractor(cst.CSTVisitor):
         # Stores into locals (and items of local containers) are bindings, not shared writes.
         if ref.attrs or ref.scope == "":
             write_kind = "item" if is_item else kind
+            empty = isinstance(value, (cst.List, cst.Dict)) and not value.elements
             self._fn.writes.append(
-                Write(ref, self._site(target), write_kind, bump, value_call, value_ref)
+                Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty)
             )
         if not attrs:
             self._fn.binds.append(
@@ -863,7 +878,7 @@ class FactsExtractor(cst.CSTVisitor):
             Loop(
                 loop_id,
                 kind,
-                self._site(clause),
+                replace(self._site(clause), pos=self._comprehension_header(clause)),
                 batch=_iterates_collection(clause.iter),
                 iterable=code_of(clause.iter).strip(),
             )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 1
+FACTS_FORMAT = 2
 
 # How a value leaves the expression it is computed in.
 FLOW_RETURN = "return"
@@ -79,6 +79,8 @@ class Write:
     bump: bool = False
     value_call: int = -1
     value_ref: Ref | None = None
+    # The stored value is an empty literal container: `[]` or `{}`.
+    value_empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,8 @@ class Region:
     kind: str
     pos: Pos
     end_line: int
+    # The regions already held where this one is acquired, innermost last.
+    outer: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

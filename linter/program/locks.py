@@ -114,7 +114,7 @@ class Locks:
         return info.kind if info is not None else UNKNOWN_KIND
 
     def lock_of(self, fid: str, ref: Ref) -> FieldId | None:
-        field = self.symbols.field(fid, ref)
+        field = self.symbols.field(fid, ref, objects_only=False)
         if field is None or not self.is_lock(field):
             return None
         return self.canonical(field)

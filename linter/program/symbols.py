@@ -468,9 +468,16 @@ class Symbols:
 
     # -- fields ---------------------------------------------------------------------------------
 
-    def field(self, fid: str, ref: Ref) -> FieldId | None:
-        """The shared location a name path denotes in `fid`, if it is one."""
-        ref = self.expand_alias(fid, ref)
+    def field(self, fid: str, ref: Ref, objects_only: bool = True) -> FieldId | None:
+        """The shared location a name path denotes in `fid`, if it is one.
+
+        A local alias is followed into the object it names (`state = self._state; state.epoch`),
+        but with `objects_only` a bare local is its own value: `snapshot = self._epoch` copies
+        the epoch, and reading `snapshot` later is not a read of the field. Locks are objects:
+        `lock = self._lock; with lock:` holds the field's lock.
+        """
+        if ref.attrs or not objects_only:
+            ref = self.expand_alias(fid, ref)
         if not ref.attrs:
             if ref.scope:
                 return None

@@ -1,4 +1,4 @@
-"""The output formats by the name `--format` accepts."""
+"""The output formats by the name `--output-format` accepts."""
 
 from __future__ import annotations
 

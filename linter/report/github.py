@@ -25,8 +25,12 @@ def escape_property(value: str) -> str:
 
 
 def chain_suffix(chain: tuple[ChainStep, ...]) -> str:
-    functions = [step.function for step in chain if step.function]
-    return f" (via {' -> '.join(functions)})" if functions else ""
+    """The functions the chain passes through, each once per stay (a loop and its call are one)."""
+    functions: list[str] = []
+    for step in chain:
+        if step.function and (not functions or functions[-1] != step.function):
+            functions.append(step.function)
+    return f" (via {' -> '.join(functions)})" if len(functions) > 1 else ""
 
 
 def command(finding: Finding) -> str:
