@@ -12,11 +12,14 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
     graph = program.calls.graph
     names = {fid: program.display_function(fid) for fid in graph.nodes}
     if fmt == "pycg":
-        mapping = {
-            names[fid]: sorted({names[callee] for callee in graph.successors(fid)})
-            for fid in sorted(graph.nodes, key=names.__getitem__)
-        }
-        stream.write(json.dumps(mapping, indent=2, sort_keys=True) + "\n")
+        # PyCG names code in a class body by the class; merge it into the class's entry.
+        pycg_names = {fid: name.removesuffix(".<body>") for fid, name in names.items()}
+        mapping: dict[str, set[str]] = {}
+        for fid in graph.nodes:
+            callees = mapping.setdefault(pycg_names[fid], set())
+            callees.update(pycg_names[callee] for callee in graph.successors(fid))
+        mapping_sorted = {name: sorted(callees) for name, callees in sorted(mapping.items())}
+        stream.write(json.dumps(mapping_sorted, indent=2, sort_keys=True) + "\n")
         return
     edges = []
     for caller, callee, data in graph.edges(data=True):
