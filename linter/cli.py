@@ -18,6 +18,7 @@ EXIT_USAGE = 2
 
 OUTPUT_FORMATS = ("console", "json", "sarif", "github")
 GRAPH_FORMATS = ("json", "dot", "pycg")
+LOCK_GRAPH_FORMATS = ("json", "dot")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,16 +51,31 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, metavar="FILE", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--whole-project",
+        action="store_true",
+        help="analyse the whole project (the configuration's root) and report only the findings that "
+        "involve the given files (for pre-commit, which passes the changed files)",
+    )
+    baseline = check.add_mutually_exclusive_group()
+    baseline.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in FILE")
+    baseline.add_argument("--write-baseline", type=Path, metavar="FILE", help="record today's findings in FILE")
+    check.add_argument("--fix", action="store_true", help="apply the fixes that are mechanical and safe")
+    check.add_argument("--diff", action="store_true", help="show those fixes as a diff instead of writing them")
 
     commands.add_parser("rules", help="list every rule")
     rule = commands.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", metavar="CODE")
 
     graph = commands.add_parser("graph", help="export the program's graphs")
-    graph.add_argument("kind", choices=("calls",), help="which graph")
+    graph.add_argument("kind", choices=("calls", "locks"), help="which graph")
     graph.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     graph.add_argument("--format", choices=GRAPH_FORMATS, default="json")
     graph.add_argument("--config", type=Path, metavar="FILE")
+
+    from linter.audit.command import add_audit_parser
+
+    add_audit_parser(commands)
     return parser
 
 
@@ -72,6 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _rules(sys.stdout)
         if args.command == "rule":
             return _rule(args.code, sys.stdout)
+        if args.command == "audit":
+            from linter.audit.command import audit
+
+            return audit(args)
         return _graph(args)
     except (ConfigError, UsageError) as error:
         message = str(error)
@@ -91,11 +111,18 @@ def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) 
 
 
 def _check(args: argparse.Namespace) -> int:
-    from linter.engine import check
     from linter.report.formats import FORMATS
+    from linter.workflow import CheckRequest, run_check
 
     config = _load(args, {"select": args.select, "ignore": args.ignore})
-    result = check(args.paths or [Path(".")], config)
+    request = CheckRequest(
+        tuple(args.paths or [Path(".")]), args.whole_project, args.baseline, args.write_baseline, args.fix, args.diff
+    )
+    outcome = run_check(request, config)
+    if outcome.diff is not None:
+        sys.stdout.write(outcome.diff)
+        return EXIT_FINDINGS if outcome.diff and not args.exit_zero else EXIT_CLEAN
+    result = outcome.result
     render = FORMATS[args.output_format]
     if args.output_file is not None:
         try:
@@ -147,15 +174,18 @@ def _rule(code: str, stream: TextIO) -> int:
 def _graph(args: argparse.Namespace) -> int:
     from linter.engine import build_program, FileResult, read_file
     from linter.discovery import discover
-    from linter.report.graphs import write_call_graph
+    from linter.report.graphs import write_call_graph, write_lock_graph
 
+    if args.kind == "locks" and args.format not in LOCK_GRAPH_FORMATS:
+        raise UsageError(f"epochlint: the lock graph has no '{args.format}' format (use json or dot)")
     config = _load(args)
     sources, problems = discover(args.paths or [Path(".")], config)
     results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
     program = build_program(results, config)
     for problem in problems:
         print(f"epochlint: {problem.rel}: {problem.reason}", file=sys.stderr)
-    write_call_graph(program, args.format, sys.stdout)
+    write = write_lock_graph if args.kind == "locks" else write_call_graph
+    write(program, args.format, sys.stdout)
     return EXIT_CLEAN
 
 

@@ -191,7 +191,9 @@ class Config:
         """Whether reading `attribute` (on a receiver whose last name is `receiver`) yields a
         historical epoch (EPL003): a configured source attribute, or `leader_epoch`/`epoch` of a
         record, batch, position... value (`position.current_leader.epoch` is not: its receiver
-        is `current_leader`)."""
+        is `current_leader`). A leading underscore does not change a name: `_offset_epoch` is
+        `offset_epoch`."""
+        attribute = attribute.lstrip("_")
         if attribute in self.historical_epoch_sources:
             return True
         if attribute not in RECEIVER_EPOCH_ATTRIBUTES or not receiver:
@@ -204,8 +206,9 @@ class Config:
         return frozenset(r.lower() for r in self.historical_epoch_receivers)
 
     def current_epoch_source(self, name: str) -> bool:
-        """Whether `name` (attribute or called function, last component) reads the current leader epoch."""
-        return name.rsplit(".", 1)[-1] in self.current_epoch_sources
+        """Whether `name` (attribute or called function, last component; leading underscores
+        aside) reads the current leader epoch."""
+        return name.rsplit(".", 1)[-1].lstrip("_") in self.current_epoch_sources
 
     @cached_property
     def _epoch_re(self) -> re.Pattern[str]:

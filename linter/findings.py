@@ -37,6 +37,18 @@ class ChainStep:
 
 
 @dataclass(frozen=True)
+class FixHint:
+    """What an autofix needs that only the analysis knows; `linter/fix/` makes the edit from it.
+
+    Its meaning is the fixing rule's: the guard to hold around the loop, as written in the loop's
+    function (EPL001); the bump to move before the clear, with the field's name (EPL004).
+    """
+
+    text: str = ""
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     """One reported mistake, ready for every output format."""
 
@@ -50,6 +62,8 @@ class Finding:
     # What identifies this mistake independently of line numbers (field, lock, callee...).
     fingerprint_key: str = ""
     fingerprint: str = field(default="", compare=False)
+    # Set when `--fix` can repair this finding mechanically.
+    fix: FixHint | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         loc = self.location

@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from linter.fix import autofix_documentation
+
 if TYPE_CHECKING:
     from linter.findings import Finding
     from linter.program.model import Program
@@ -56,5 +58,6 @@ class Rule:
             "```python\n" + cls.example.strip("\n") + "\n```",
             "## Fix",
             cls.fix.strip(),
+            autofix_documentation(cls.code),
         ]
-        return "\n\n".join(sections) + "\n"
+        return "\n\n".join(section for section in sections if section) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from linter.findings import ChainStep, Finding, RelatedLocation
+from linter.fix.epl001 import hint as hold_guard
 from linter.program.model import BatchLoop, Program, ReachedRead
 from linter.program.symbols import CONSTRUCTORS, FieldId
 from rules.base import Example, Rule
@@ -202,6 +203,7 @@ class Consumer:
             related=tuple(_unique(related)),
             chain=tuple(_chain(program, loop, first)),
             fingerprint_key=field.display(),
+            fix=hold_guard(program, loop, guards),
         )
 
 

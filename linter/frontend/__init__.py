@@ -17,7 +17,6 @@ def facts_from_source(data: bytes) -> FileFacts:
         return FileFacts(lines=0)
     try:
         module = cst.parse_module(data)
-        text = module.code
     except cst.ParserSyntaxError as error:
         return FileFacts(lines=0, error=_syntax_error(data, error))
     except UnicodeDecodeError as error:
@@ -34,7 +33,7 @@ def facts_from_source(data: bytes) -> FileFacts:
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to parse")
     try:
-        return extract(module, text)
+        return extract(module)
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to analyse")
 

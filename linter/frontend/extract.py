@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from linter.frontend.comments import read_comments
 from linter.frontend.facts import (
@@ -22,6 +21,7 @@ from linter.frontend.facts import (
     Await,
     Bind,
     Call,
+    Choice,
     ClassFacts,
     FileFacts,
     Flow,
@@ -35,7 +35,9 @@ from linter.frontend.facts import (
     Site,
     Write,
 )
+from linter.frontend.positions import code_and_positions
 from linter.frontend.scopes import all_params, function_bindings
+from linter.frontend.walk import FastVisitor
 
 _EMPTY_MODULE = cst.Module(body=[])
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
@@ -95,6 +97,7 @@ class _FunctionBuilder:
     regions: list[Region] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     awaits: list[Await] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -119,6 +122,7 @@ class _FunctionBuilder:
             regions=tuple(self.regions),
             loops=tuple(self.loops),
             awaits=tuple(self.awaits),
+            choices=tuple(self.choices),
         )
 
 
@@ -133,13 +137,12 @@ class _ClassBuilder:
     attributes: list[str] = field(default_factory=list)
 
 
-class FactsExtractor(cst.CSTVisitor):
+class FactsExtractor(FastVisitor):
     """Reads one module. Traversal is steered by hand where the context of a child matters."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self) -> None:
+    def __init__(self, positions: dict[int, Pos]) -> None:
         super().__init__()
+        self._positions = positions
         self.functions: list[FunctionFacts] = []
         self.classes: list[ClassFacts] = []
         self.imports: list[Import] = []
@@ -162,9 +165,7 @@ class FactsExtractor(cst.CSTVisitor):
         return self._next_id
 
     def _pos(self, node: cst.CSTNode) -> Pos:
-        code_range = self.get_metadata(PositionProvider, node)
-        start, end = code_range.start, code_range.end
-        return (start.line, start.column + 1, end.line, end.column + 1)
+        return self._positions[id(node)]
 
     def _site(self, node: cst.CSTNode) -> Site:
         return Site(self._pos(node), tuple(self._fn.region_stack), tuple(self._fn.loop_stack))
@@ -192,12 +193,12 @@ class FactsExtractor(cst.CSTVisitor):
             return
         saved = self._flow
         self._flow = flow
-        node.visit(self)
+        self.walk(node)
         self._flow = saved
 
     def _visit_block_items(self, nodes: object) -> None:
         for child in nodes:  # type: ignore[attr-defined]
-            child.visit(self)
+            self.walk(child)
 
     # -- scopes ----------------------------------------------------------------------------
 
@@ -252,7 +253,7 @@ class FactsExtractor(cst.CSTVisitor):
         class_builder.attributes.extend(sorted(names))
         self._class_stack.append(class_builder)
         self._function_stack.append(body)
-        node.body.visit(self)
+        self.walk(node.body)
         self._function_stack.pop()
         self._class_stack.pop()
         self.functions.append(body.freeze())
@@ -366,10 +367,10 @@ class FactsExtractor(cst.CSTVisitor):
                 )
         if isinstance(body, cst.BaseExpression):
             self._flow = Flow(FLOW_RETURN)
-            body.visit(self)
+            self.walk(body)
         else:
             self._flow = Flow()
-            body.visit(self)
+            self.walk(body)
         self._function_stack.pop()
         self._flow = saved_flow
         self.functions.append(builder.freeze())
@@ -404,7 +405,7 @@ class FactsExtractor(cst.CSTVisitor):
         opened: list[tuple[Ref, int]] = []
         for statement in statements:  # type: ignore[attr-defined]
             released = self._lock_call(statement, "release")
-            statement.visit(self)
+            self.walk(statement)
             acquired = self._lock_call(statement, "acquire")
             if acquired is not None:
                 lock_ref, call_node = acquired
@@ -422,6 +423,12 @@ class FactsExtractor(cst.CSTVisitor):
             if opened[index][0] == lock_ref:
                 self._fn.region_stack.remove(opened[index][1])
                 del opened[index]
+                return
+        # A release in the branch of a tested acquire ends that acquire's region.
+        tested = {r.id for r in self._fn.regions if r.kind == "try_acquire" and r.lock == lock_ref}
+        for region_id in reversed(self._fn.region_stack):
+            if region_id in tested:
+                self._fn.region_stack.remove(region_id)
                 return
 
     def _open_region(
@@ -461,6 +468,12 @@ class FactsExtractor(cst.CSTVisitor):
             return None
         return self._ref(path[0], path[1]), call
 
+    def _tested_acquire(self, test: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
+        """`L.acquire(...)` as an `if` test, alone or as an operand of an `and` chain."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._tested_acquire(test.left) or self._tested_acquire(test.right)
+        return self._lock_method_call(test, "acquire")
+
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:
             return None
@@ -483,22 +496,22 @@ class FactsExtractor(cst.CSTVisitor):
                 opened.append(self._open_region(self._ref(*path), kind, item, node))
             if item.asname is not None:
                 self._bind_targets(item.asname.name, item.item, "with")
-        node.body.visit(self)
+        self.walk(node.body)
         for region_id in opened:
             self._fn.region_stack.remove(region_id)
         return False
 
     def visit_If(self, node: cst.If) -> bool:
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
-        tested = self._lock_method_call(node.test, "acquire")
+        tested = self._tested_acquire(node.test)
         region_id = None
         if tested is not None:
             region_id = self._open_region(tested[0], "try_acquire", tested[1], node.body)
-        node.body.visit(self)
-        if region_id is not None:
+        self.walk(node.body)
+        if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
         if node.orelse is not None:
-            node.orelse.visit(self)
+            self.walk(node.orelse)
         return False
 
     def visit_While(self, node: cst.While) -> bool:
@@ -506,10 +519,10 @@ class FactsExtractor(cst.CSTVisitor):
         self._fn.loops.append(Loop(loop_id, "while", self._site(node), batch=False))
         self._fn.loop_stack.append(loop_id)
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
-        node.body.visit(self)
+        self.walk(node.body)
         self._fn.loop_stack.pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            self.walk(node.orelse)
         return False
 
     def visit_For(self, node: cst.For) -> bool:
@@ -530,10 +543,10 @@ class FactsExtractor(cst.CSTVisitor):
         if is_async:
             self._fn.awaits.append(Await(self._site(node.iter)))
         self._bind_targets(node.target, node.iter, "iter")
-        node.body.visit(self)
+        self.walk(node.body)
         self._fn.loop_stack.pop()
         if node.orelse is not None:
-            node.orelse.visit(self)
+            self.walk(node.orelse)
         return False
 
     def _comprehension_header(self, clause: cst.CompFor) -> Pos:
@@ -602,18 +615,25 @@ class FactsExtractor(cst.CSTVisitor):
 
     # -- assignments --------------------------------------------------------------------------
 
-    def visit_Assign(self, node: cst.Assign) -> bool:
-        targets = tuple(
-            name for target in node.targets for name in _local_names(target.target)
+    def _assign_flow(self, *targets: cst.BaseExpression) -> Flow:
+        """Flow into assignment targets: plain local names, and the other targets as stores."""
+        names = tuple(name for target in targets for name in _local_names(target))
+        stores = tuple(
+            self._ref(path[0], path[1])
+            for target in targets
+            for element in _store_targets(target)
+            if (path := name_path(element)) is not None
         )
-        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        return Flow(FLOW_ASSIGN, names, stores=stores)
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for target in node.targets:
             self._store(target.target, node.value, node, bump=_is_bump(target.target, node.value))
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        targets = _local_names(node.target)
-        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        self._visit_with_flow(node.value, self._assign_flow(node.target))
         annotation = dotted(node.annotation.annotation)
         path = name_path(node.target)
         if path is not None and not path[1] and self._scope_of(path[0]) == self._fn.qualname:
@@ -626,9 +646,9 @@ class FactsExtractor(cst.CSTVisitor):
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        targets = _local_names(node.target)
-        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
-        self._visit_with_flow(node.target, Flow(FLOW_ASSIGN, targets))
+        flow = self._assign_flow(node.target)
+        self._visit_with_flow(node.value, flow)
+        self._visit_with_flow(node.target, flow)
         bump = isinstance(node.operator, cst.AddAssign)
         self._store(node.target, node.value, node, bump=bump, kind="augassign")
         return False
@@ -765,7 +785,7 @@ class FactsExtractor(cst.CSTVisitor):
         while isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
         if not isinstance(node, cst.Name):
-            node.visit(self)
+            self.walk(node)
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
         flow = replace(self._flow, compared=True)
@@ -773,6 +793,17 @@ class FactsExtractor(cst.CSTVisitor):
         for target in node.comparisons:
             self._visit_with_flow(target.comparator, flow)
         return False
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        parts = (self._pos(node.test), self._pos(node.body), self._pos(node.orelse))
+        self._fn.choices.append(Choice("if", self._pos(node), parts, self._flow))
+        return True
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
+        kind = "or" if isinstance(node.operator, cst.Or) else "and"
+        parts = (self._pos(node.left), self._pos(node.right))
+        self._fn.choices.append(Choice(kind, self._pos(node), parts, self._flow))
+        return True
 
     def visit_Yield(self, node: cst.Yield) -> bool:
         if isinstance(node.value, cst.From):
@@ -782,7 +813,7 @@ class FactsExtractor(cst.CSTVisitor):
         return False
 
     def visit_Await(self, node: cst.Await) -> bool:
-        node.expression.visit(self)
+        self.walk(node.expression)
         call_id = -1
         if isinstance(node.expression, cst.Call):
             call_id = self._call_ids.get(id(node.expression), -1)
@@ -925,6 +956,15 @@ def _local_names(target: cst.BaseExpression | None) -> tuple[str, ...]:
     return ()
 
 
+def _store_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The targets of an assignment that are not plain names: attributes and subscripts."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [t for element in target.elements for t in _store_targets(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _store_targets(target.value)
+    return [target] if isinstance(target, (cst.Attribute, cst.Subscript)) else []
+
+
 def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
     while attrs and attrs[-1] == "[]":
         attrs = attrs[:-1]
@@ -958,10 +998,11 @@ def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
     )
 
 
-def extract(module: cst.Module, text: str) -> FileFacts:
-    """Read the facts of a parsed module; `text` is its decoded source (for comments)."""
-    extractor = FactsExtractor()
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(extractor)
+def extract(module: cst.Module) -> FileFacts:
+    """Read the facts of a parsed module."""
+    text, positions = code_and_positions(module)
+    extractor = FactsExtractor(positions)
+    extractor.walk(module)
     comments = read_comments(text)
     return FileFacts(
         lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 2
+FACTS_FORMAT = 4
 
 # How a value leaves the expression it is computed in.
 FLOW_RETURN = "return"
@@ -48,6 +48,8 @@ class Flow:
     targets: tuple[str, ...] = ()
     call: int = -1
     compared: bool = False
+    # Assigned values only: the targets that are not plain names (`self.x`, `offsets[tp]`).
+    stores: tuple[Ref, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,21 @@ class Await:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """An expression whose value is one of its parts: `body if test else orelse`, `a or b`, `a and b`.
+
+    `parts` are positions: (test, body, orelse) for "if", the operands for "or"/"and". `flow` is
+    where the whole expression's value goes; every part's own values go there too.
+    """
+
+    # "if", "or", "and"
+    kind: str
+    pos: Pos
+    parts: tuple[Pos, ...]
+    flow: Flow
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     annotation: str = ""
@@ -190,6 +207,7 @@ class FunctionFacts:
     regions: tuple[Region, ...] = ()
     loops: tuple[Loop, ...] = ()
     awaits: tuple[Await, ...] = ()
+    choices: tuple[Choice, ...] = ()
 
 
 @dataclass(frozen=True)

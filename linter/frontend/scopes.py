@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from linter.frontend.walk import FastVisitor
 
-class _BindingCollector(cst.CSTVisitor):
+
+class _BindingCollector(FastVisitor):
     """Collects the names bound in one function body, without entering nested scopes."""
 
     def __init__(self) -> None:
@@ -74,7 +76,7 @@ def function_bindings(
 ) -> tuple[frozenset[str], frozenset[str]]:
     """Return (locals, globals declared) of a function with these parameters and body."""
     collector = _BindingCollector()
-    body.visit(collector)
+    collector.walk(body)
     names = set(collector.bound)
     if params is not None:
         names.update(param.name.value for param in all_params(params))

@@ -21,6 +21,8 @@ from linter.frontend.facts import (
     Write,
 )
 from linter.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
+from linter.program.dataflow import DataFlow
+from linter.program.lockorder import LockOrder
 from linter.program.locks import Locks
 from linter.program.modules import ModuleInfo
 from linter.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
@@ -433,6 +435,20 @@ class Program:
 
     def function_id(self, module: str, qualname: str) -> str:
         return function_id(module, qualname)
+
+    # -- lock order --------------------------------------------------------------------------------
+
+    @cached_property
+    def lock_order(self) -> LockOrder:
+        """The lock-order graph, and the acquisitions, bumps and clears reached through calls."""
+        return LockOrder(self)
+
+    # -- data flow ---------------------------------------------------------------------------------
+
+    @cached_property
+    def dataflow(self) -> DataFlow:
+        """Def-use of locals, containers, and return and field summaries, one analysis per domain."""
+        return DataFlow(self)
 
 
 def _is_batch(loop: Loop) -> bool:

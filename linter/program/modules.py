@@ -54,14 +54,19 @@ def _path_name(rel: str) -> str:
 
 def absolute_import_module(module: ModuleInfo, imported: Import) -> str:
     """The absolute module an import statement names, resolving `from ..x import y`."""
-    if imported.level == 0:
-        return imported.module
-    package = module.name.split(".")
-    if not module.is_package:
+    return absolute_module(module.name, module.is_package, imported.level, imported.module)
+
+
+def absolute_module(importer: str, is_package: bool, level: int, target: str) -> str:
+    """The absolute name of `target` imported with `level` leading dots from module `importer`."""
+    if level == 0:
+        return target
+    package = importer.split(".")
+    if not is_package:
         package = package[:-1]
-    if imported.level > 1:
-        package = package[: len(package) - (imported.level - 1)]
+    if level > 1:
+        package = package[: len(package) - (level - 1)]
     base = ".".join(package)
-    if imported.module:
-        return f"{base}.{imported.module}" if base else imported.module
+    if target:
+        return f"{base}.{target}" if base else target
     return base

@@ -1,11 +1,15 @@
-"""Exports of the program's graphs: JSON (node-link), Graphviz dot, and PyCG's call-graph format."""
+"""Exports of the program's graphs: the call graph (JSON node-link, Graphviz dot, PyCG's format) and
+the lock-order graph with the guard of every epoch field (JSON, dot)."""
 
 from __future__ import annotations
 
 import json
 from typing import TextIO
 
+from linter.frontend.facts import Pos
+from linter.program.lockorder import OrderSite
 from linter.program.model import Program
+from linter.program.symbols import FieldId
 
 
 def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
@@ -50,3 +54,77 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
         style = ' [style=dashed, label="handoff"]' if edge["kind"] == "handoff" else ""
         stream.write(f"  {json.dumps(edge['caller'])} -> {json.dumps(edge['callee'])}{style};\n")
     stream.write("}\n")
+
+
+def write_lock_graph(program: Program, fmt: str, stream: TextIO) -> None:
+    """The lock-order graph (locks with their kind, edges with every acquisition site and its
+    chain of calls) and the guard of every epoch field."""
+    order = program.lock_order
+    guards = {field: sorted(program.guards(field)) for field in program.epoch_fields()}
+    locks = set(order.graph.nodes).union(*guards.values())
+    lock_list = [
+        {"id": _qualified(lock), "name": lock.display(), "kind": program.locks.kind(lock)}
+        for lock in locks
+    ]
+    lock_list.sort(key=lambda lock: lock["id"])
+    edges = [
+        {
+            "from": _qualified(held),
+            "to": _qualified(taken),
+            "sites": sorted(
+                (_order_site(program, site) for site in data["sites"]),
+                key=lambda s: (s["path"], s["line"], s["column"], len(s["chain"])),
+            ),
+        }
+        for held, taken, data in order.graph.edges(data=True)
+    ]
+    edges.sort(key=lambda e: (e["from"], e["to"]))
+    guard_list = [
+        {"field": _qualified(field), "name": field.display(), "guards": [_qualified(g) for g in locks_of]}
+        for field, locks_of in sorted(guards.items())
+    ]
+    if fmt == "json":
+        document = {"locks": lock_list, "edges": edges, "guards": guard_list}
+        stream.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        return
+    stream.write("digraph locks {\n")
+    for lock in lock_list:
+        label = f"{lock['name']}\n({lock['kind']})"
+        stream.write(f"  {json.dumps(lock['id'])} [label={json.dumps(label)}];\n")
+    for edge in edges:
+        first = edge["sites"][0]
+        label = f"{first['path']}:{first['line']}"
+        stream.write(f"  {json.dumps(edge['from'])} -> {json.dumps(edge['to'])} [label={json.dumps(label)}];\n")
+    for guard in guard_list:
+        stream.write(f"  {json.dumps(guard['field'])} [shape=box, label={json.dumps(guard['name'])}];\n")
+        for lock_id in guard["guards"]:
+            stream.write(
+                f"  {json.dumps(guard['field'])} -> {json.dumps(lock_id)} [style=dotted, label=\"guarded by\"];\n"
+            )
+    stream.write("}\n")
+
+
+def _qualified(field: FieldId) -> str:
+    """`module.Class.attribute`, or `module.NAME` for a global."""
+    return ".".join((field.owner.replace(":", "."), *field.path))
+
+
+def _order_site(program: Program, site: OrderSite) -> dict[str, object]:
+    """Where the second lock is taken, where the first is held from, and the calls between."""
+    return {
+        **_place(program, site.inner.function, site.inner.pos),
+        "held_at": _place(program, site.outer.function, site.outer.pos),
+        "chain": [
+            {**_place(program, call.caller, call.pos), "calls": program.display_function(call.callee)}
+            for call in site.chain
+        ],
+    }
+
+
+def _place(program: Program, fid: str, pos: Pos) -> dict[str, object]:
+    return {
+        "function": program.display_function(fid),
+        "path": program.rel_path(fid),
+        "line": pos[0],
+        "column": pos[1],
+    }

@@ -1,0 +1,83 @@
+"""`epochlint audit`: its arguments, and the check that PySpark is there before anything imports it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from linter.discovery import UsageError
+
+EXIT_USAGE = 2
+INSTALL_HINT = "epochlint: audit needs PySpark: pip install 'epochlint[spark]'"
+DEFAULT_OUT = "epochlint-audit"
+DEFAULT_FILE_TIMEOUT = 60.0
+# A URL scheme (hdfs://, s3a://, file:/...) names a Hadoop file system; anything else is a local path.
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
+
+
+def add_audit_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    audit = commands.add_parser("audit", help="audit many projects at once on Spark (needs epochlint[spark])")
+    audit.add_argument("roots", nargs="*", type=Path, metavar="ROOT", help="a folder to audit as one unit")
+    audit.add_argument("--repos-file", type=Path, metavar="FILE", help="a file with one unit folder per line")
+    audit.add_argument(
+        "--units-under", type=Path, metavar="DIR",
+        help="audit each repository (a folder with .git, pyproject.toml or setup.py) under DIR as a unit",
+    )
+    audit.add_argument("--master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)")
+    audit.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"where the tables go (default: {DEFAULT_OUT})")
+    audit.add_argument("--format", choices=("parquet", "json"), default="parquet", help="format of the tables")
+    audit.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML report")
+    audit.add_argument("--resume", action="store_true", help="reuse the facts already in --out (by content hash)")
+    audit.add_argument("--partitions", type=_positive_int, metavar="N", help="number of Spark partitions per stage")
+    audit.add_argument(
+        "--file-timeout", type=_positive_seconds, default=DEFAULT_FILE_TIMEOUT, metavar="SECONDS",
+        help=f"time limit to parse one file (default: {DEFAULT_FILE_TIMEOUT:g})",
+    )
+
+
+def out_location(text: str) -> str:
+    """Local paths made absolute (tasks run elsewhere than the driver); URLs as given."""
+    return text if _SCHEME.match(text) else os.path.abspath(text)
+
+
+def audit(args: argparse.Namespace) -> int:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        print(INSTALL_HINT, file=sys.stderr)
+        return EXIT_USAGE
+    from linter.audit.driver import drive
+    from linter.audit.job import AuditRequest
+    from linter.audit.units import resolve_units
+    from rules import all_rules
+
+    known = frozenset(rule.code for rule in all_rules())
+    units = resolve_units(args.roots, args.repos_file, args.units_under, known)
+    if args.html is not None and args.html.is_dir():
+        raise UsageError(f"epochlint: --html: is a folder: {args.html}")
+    request = AuditRequest(
+        units=tuple(units),
+        out=out_location(args.out),
+        output_format=args.format,
+        resume=args.resume,
+        partitions=args.partitions,
+        time_limit=args.file_timeout,
+    )
+    return drive(request, args.master, args.html)

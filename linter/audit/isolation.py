@@ -1,0 +1,145 @@
+"""Parse files in a child process, so that one file that hangs or crashes the parser costs one row.
+
+A signal-based timeout could not stop libcst's native parser in the middle of a call, and nothing
+in-process survives its stack overflows, so the parser runs in a child that is killed and replaced
+when it overruns the time limit or dies.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from linter.audit.parser_process import ANSWER, LENGTH, READY
+from linter.audit.tables import STATUS_OK, STATUS_PARSE_ERROR, STATUS_TIMED_OUT
+from linter.frontend.codec import encode
+from linter.frontend.facts import FileFacts
+
+# Starting the child imports libcst: slow on a loaded machine, and not the file's fault.
+STARTUP_LIMIT = 120.0
+
+
+@dataclass(frozen=True)
+class ParseOutcome:
+    """What became of one file: its status, its encoded facts (an error for a failure), the time taken."""
+
+    status: str
+    facts: bytes
+    lines: int
+    error: str
+    seconds: float
+
+
+class _TimedOut(Exception):
+    pass
+
+
+class _Ended(Exception):
+    pass
+
+
+class IsolatedParser:
+    """A parser child process, restarted after each file that kills it or runs out of time."""
+
+    def __init__(self, time_limit: float) -> None:
+        self.time_limit = time_limit
+        self._child: subprocess.Popen[bytes] | None = None
+
+    def parse(self, data: bytes) -> ParseOutcome:
+        child = self._running_child()
+        start = time.monotonic()
+        try:
+            self._send(child, data)
+            header = self._receive(child, ANSWER.size, start + self.time_limit)
+            size, lines, error_size = ANSWER.unpack(header)
+            body = self._receive(child, size, start + self.time_limit)
+        except _TimedOut:
+            self.close()
+            return _failure(STATUS_TIMED_OUT, f"parsing took longer than {self.time_limit:g} s", start)
+        except _Ended:
+            return _failure(STATUS_PARSE_ERROR, f"the parser crashed ({self._end_reason()})", start)
+        error = body[:error_size].decode("utf-8")
+        status = STATUS_PARSE_ERROR if error else STATUS_OK
+        return ParseOutcome(status, body[error_size:], lines, error, time.monotonic() - start)
+
+    def close(self) -> None:
+        child, self._child = self._child, None
+        if child is None:
+            return
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        for stream in (child.stdin, child.stdout):
+            if stream is not None:
+                stream.close()
+
+    def _running_child(self) -> subprocess.Popen[bytes]:
+        if self._child is None or self._child.poll() is not None:
+            self.close()
+            self._child = self._start()
+        return self._child
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        # The child sees the modules this process sees (Spark may have added paths to sys.path).
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+        child = subprocess.Popen(
+            [sys.executable, "-m", "linter.audit.parser_process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            bufsize=0,
+        )
+        try:
+            ready = self._receive(child, len(READY), time.monotonic() + STARTUP_LIMIT)
+        except (_TimedOut, _Ended):
+            child.kill()
+            child.wait()
+            raise RuntimeError("the parser process did not start") from None
+        if ready != READY:
+            raise RuntimeError(f"the parser process answered {ready!r} instead of starting")
+        return child
+
+    def _send(self, child: subprocess.Popen[bytes], data: bytes) -> None:
+        assert child.stdin is not None
+        message = memoryview(LENGTH.pack(len(data)) + data)
+        try:
+            while message:
+                message = message[os.write(child.stdin.fileno(), message) :]
+        except BrokenPipeError:
+            raise _Ended() from None
+
+    def _receive(self, child: subprocess.Popen[bytes], size: int, deadline: float) -> bytes:
+        assert child.stdout is not None
+        descriptor = child.stdout.fileno()
+        received = bytearray()
+        while len(received) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([descriptor], [], [], remaining)[0]:
+                raise _TimedOut()
+            chunk = os.read(descriptor, size - len(received))
+            if not chunk:
+                raise _Ended()
+            received += chunk
+        return bytes(received)
+
+    def _end_reason(self) -> str:
+        child = self._child
+        assert child is not None
+        code = child.wait()
+        self.close()
+        if code >= 0:
+            return f"exit status {code}"
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+
+
+def _failure(status: str, error: str, start: float) -> ParseOutcome:
+    facts = FileFacts(lines=0, error=error)
+    return ParseOutcome(status, encode(facts), 0, error, time.monotonic() - start)

@@ -1,0 +1,210 @@
+"""The audit as a Spark job.
+
+1. list and hash: the units are spread over tasks that discover their files; the file rows are
+   partitioned by a hash of their path, and tasks read, size-check and hash each file. The driver
+   only ever sees counts. Result: the `listing` table.
+2. parse: the distinct content hashes not yet in the `facts` table (all of them unless resuming)
+   are partitioned by hash; tasks parse them in a child process under the time limit and append
+   their facts. Each finished task's facts are kept even if the job is interrupted.
+3. analyse: the listing is joined with the facts by hash and grouped by unit; each unit's program
+   and rules run in one task, exactly as in `check`, and emit the `findings`, `files` and `units`
+   rows.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+
+from pyspark import RDD, StorageLevel
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
+
+from linter.audit.progress import PhaseProgress
+from linter.audit.tables import (
+    FACTS_SCHEMA,
+    FILES_SCHEMA,
+    FINDINGS_SCHEMA,
+    LISTING_SCHEMA,
+    STATUS_OK,
+    STATUS_PENDING,
+    UNITS_SCHEMA,
+    FactsRow,
+    FileRecord,
+    ListingRow,
+)
+from linter.audit.tasks import FILE, FINDING, UNIT, AnalysisRow, analyse_unit, list_unit, parse_files, read_and_hash
+from linter.audit.units import Unit
+from linter.frontend.facts import FACTS_FORMAT
+
+# Small parse tasks balance the cores to the end and lose little when an executor dies.
+FILES_PER_TASK = 100
+TABLE_SCHEMAS = {"findings": FINDINGS_SCHEMA, "files": FILES_SCHEMA, "units": UNITS_SCHEMA}
+OUTPUT_FORMATS = ("parquet", "json")
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    units: tuple[Unit, ...]
+    out: str
+    output_format: str = "parquet"
+    resume: bool = False
+    partitions: int | None = None
+    time_limit: float = 60.0
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """The run's accounting: every discovered file must have exactly one `files` row."""
+
+    discovered: int
+    by_status: dict[str, int]
+    findings: int
+    seconds: float
+
+    @property
+    def file_rows(self) -> int:
+        return sum(self.by_status.values())
+
+    @property
+    def analysed(self) -> int:
+        return self.by_status.get(STATUS_OK, 0)
+
+    @property
+    def errored(self) -> int:
+        return self.file_rows - self.analysed
+
+    @property
+    def complete(self) -> bool:
+        return self.file_rows == self.discovered
+
+
+def table_path(out: str, name: str) -> str:
+    return f"{out.rstrip('/')}/{name}"
+
+
+def read_table(spark: SparkSession, request: AuditRequest, name: str) -> DataFrame:
+    reader = spark.read.schema(TABLE_SCHEMAS[name]).format(request.output_format)
+    return reader.load(table_path(request.out, name))
+
+
+def run_audit(spark: SparkSession, request: AuditRequest, progress: PhaseProgress | None = None) -> AuditOutcome:
+    start = time.monotonic()
+    run = uuid.uuid4().hex
+    with _phase(progress, "list and hash files"):
+        listing = _write_listing(spark, request)
+        discovered = listing.count()
+    with _phase(progress, "parse files"):
+        _write_facts(spark, request, listing, run)
+    with _phase(progress, "analyse units"):
+        _write_results(spark, request, listing, run)
+    with _phase(progress, "count"):
+        by_status = {row["status"]: row["count"] for row in read_table(spark, request, "files").groupBy("status").count().collect()}
+        findings = read_table(spark, request, "findings").count()
+    return AuditOutcome(discovered, by_status, findings, time.monotonic() - start)
+
+
+def _phase(progress: PhaseProgress | None, description: str) -> AbstractContextManager[None]:
+    return progress.phase(description) if progress is not None else nullcontext()
+
+
+def _parallelism(spark: SparkSession) -> int:
+    return max(2, spark.sparkContext.defaultParallelism)
+
+
+def path_partition(path: str) -> int:
+    # Python's hash() of a str differs between worker processes; crc32 is the same everywhere.
+    return zlib.crc32(path.encode("utf-8", "surrogateescape"))
+
+
+def _write_listing(spark: SparkSession, request: AuditRequest) -> DataFrame:
+    context = spark.sparkContext
+    parallelism = _parallelism(spark)
+    units = context.parallelize(request.units, max(1, min(len(request.units), parallelism * 4)))
+    files = units.flatMap(list_unit).keyBy(lambda listed: listed.path)
+    rows = files.partitionBy(request.partitions or parallelism * 4, path_partition).values().map(read_and_hash)
+    path = table_path(request.out, "listing")
+    spark.createDataFrame(rows, LISTING_SCHEMA).write.mode("overwrite").parquet(path)
+    return spark.read.schema(LISTING_SCHEMA).parquet(path)
+
+
+def _write_facts(spark: SparkSession, request: AuditRequest, listing: DataFrame, run: str) -> None:
+    pending = listing.filter(F.col("status") == STATUS_PENDING).select("sha256", "path")
+    facts_path = table_path(request.out, "facts")
+    if request.resume and _exists(spark, facts_path):
+        stored = _stored_facts(spark, facts_path).filter(F.col("cacheable")).select("sha256")
+        pending = pending.join(stored, "sha256", "left_anti")
+    count = pending.count()
+    partitions = request.partitions or max(_parallelism(spark) * 2, math.ceil(count / FILES_PER_TASK))
+    time_limit = request.time_limit
+    facts = pending.repartition(partitions, "sha256").rdd.mapPartitions(
+        lambda rows: parse_files(_distinct_files(rows), time_limit, run)
+    )
+    mode = "append" if request.resume else "overwrite"
+    spark.createDataFrame(facts, FACTS_SCHEMA).write.mode(mode).parquet(facts_path)
+
+
+def _distinct_files(rows: Iterable[Row]) -> Iterator[tuple[str, str]]:
+    """One (sha256, path) per content: copies of a file share their facts, and a partition holds
+    every row of a hash."""
+    seen: set[str] = set()
+    for row in rows:
+        if row["sha256"] not in seen:
+            seen.add(row["sha256"])
+            yield row["sha256"], row["path"]
+
+
+def _stored_facts(spark: SparkSession, path: str) -> DataFrame:
+    return spark.read.schema(FACTS_SCHEMA).parquet(path).filter(F.col("facts_format") == FACTS_FORMAT)
+
+
+def _exists(spark: SparkSession, path: str) -> bool:
+    context = spark.sparkContext
+    hadoop_path = context._jvm.org.apache.hadoop.fs.Path(path)  # type: ignore[union-attr]
+    return bool(hadoop_path.getFileSystem(context._jsc.hadoopConfiguration()).exists(hadoop_path))  # type: ignore[union-attr]
+
+
+def _write_results(spark: SparkSession, request: AuditRequest, listing: DataFrame, run: str) -> None:
+    analysis = _analysis(spark, request, listing, run).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        for tag, name in ((FINDING, "findings"), (FILE, "files"), (UNIT, "units")):
+            rows = analysis.filter(lambda item, tag=tag: item[0] == tag).map(lambda item: item[1])
+            writer = spark.createDataFrame(rows, TABLE_SCHEMAS[name]).write.mode("overwrite")
+            writer.format(request.output_format).save(table_path(request.out, name))
+    finally:
+        analysis.unpersist()
+
+
+def _analysis(spark: SparkSession, request: AuditRequest, listing: DataFrame, run: str) -> RDD[AnalysisRow]:
+    stored = _stored_facts(spark, table_path(request.out, "facts"))
+    current = stored.filter(F.col("cacheable") | (F.col("run") == run))
+    facts = current.select(*(F.col(name).alias(f"facts_{name}") for name in FactsRow._fields))
+    joined = listing.join(facts, listing["sha256"] == facts["facts_sha256"], "left")
+    records = joined.rdd.map(_keyed_record)
+    units = spark.sparkContext.parallelize([(unit.id, unit) for unit in request.units])
+    partitions = request.partitions or max(1, min(len(request.units), _parallelism(spark) * 4))
+    groups = records.union(units).groupByKey(partitions)
+    return groups.flatMap(lambda group: _analyse_group(group[1], run))
+
+
+def _keyed_record(row: Row) -> tuple[int, FileRecord]:
+    listing = ListingRow(*(row[name] for name in ListingRow._fields))
+    facts = None if row["facts_sha256"] is None else FactsRow(*(row[f"facts_{name}"] for name in FactsRow._fields))
+    return listing.unit_id, FileRecord(listing, facts)
+
+
+def _analyse_group(items: Iterable[Unit | FileRecord], run: str) -> Iterator[AnalysisRow]:
+    records: list[FileRecord] = []
+    unit: Unit | None = None
+    for item in items:
+        if isinstance(item, Unit):
+            unit = item
+        else:
+            records.append(item)
+    assert unit is not None, "every group holds its unit"
+    yield from analyse_unit(unit, records, run)

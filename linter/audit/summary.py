@@ -1,0 +1,98 @@
+"""The console's end of an audit: a table of the units with the most findings, totals, and the
+accounting line. Only aggregates reach the driver, never the tables themselves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from rich.console import Console
+from rich.table import Table
+
+from linter.audit.job import AuditOutcome, AuditRequest, read_table
+from linter.audit.tables import FILE_STATUSES, STATUS_OK
+
+TOP_UNITS = 20
+
+
+@dataclass(frozen=True)
+class UnitLine:
+    unit: str
+    files: int
+    errored: int
+    lines: int
+    findings: int
+    by_rule: dict[str, int]
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Totals:
+    units: int
+    files: int
+    errored: int
+    lines: int
+    findings: int
+    by_rule: dict[str, int]
+
+
+def top_units(spark: SparkSession, request: AuditRequest, limit: int) -> list[UnitLine]:
+    units = read_table(spark, request, "units")
+    ordered = units.orderBy(F.desc("findings"), F.desc("errored"), F.asc("unit")).limit(limit)
+    return [
+        UnitLine(row["unit"], row["files"], row["errored"], row["lines"], row["findings"],
+                 dict(row["findings_by_rule"] or {}), row["error"])
+        for row in ordered.collect()
+    ]
+
+
+def totals(spark: SparkSession, request: AuditRequest) -> Totals:
+    units = read_table(spark, request, "units")
+    row = units.agg(
+        F.count("*").alias("units"),
+        F.sum("files").alias("files"),
+        F.sum("errored").alias("errored"),
+        F.sum("lines").alias("lines"),
+        F.sum("findings").alias("findings"),
+    ).collect()[0]
+    per_rule = read_table(spark, request, "findings").groupBy("code").count().collect()
+    return Totals(
+        row["units"], row["files"] or 0, row["errored"] or 0, row["lines"] or 0, row["findings"] or 0,
+        {line["code"]: line["count"] for line in per_rule},
+    )
+
+
+def print_summary(console: Console, lines: list[UnitLine], total: Totals) -> None:
+    codes = sorted(total.by_rule)
+    title = f"epochlint audit: {total.units} units" + (f", top {len(lines)} by findings" if len(lines) < total.units else "")
+    table = Table(title=title)
+    for column in ("Unit", "Files", "Errored", "Lines", "Findings", *codes):
+        table.add_column(column, justify="left" if column == "Unit" else "right")
+    for line in lines:
+        name = line.unit if line.error is None else f"{line.unit} ({line.error})"
+        counts = (str(line.by_rule.get(code, 0)) for code in codes)
+        table.add_row(name, str(line.files), str(line.errored), str(line.lines), str(line.findings), *counts)
+    table.add_section()
+    table.add_row(
+        "total", str(total.files), str(total.errored), str(total.lines), str(total.findings),
+        *(str(total.by_rule[code]) for code in codes), style="bold",
+    )
+    console.print(table)
+
+
+def accounting_line(outcome: AuditOutcome) -> str:
+    """`discovered = analysed + errored`, with the errors by status, and whether rows are missing."""
+    errors = ", ".join(
+        f"{status} {outcome.by_status[status]}"
+        for status in FILE_STATUSES
+        if status != STATUS_OK and outcome.by_status.get(status)
+    )
+    line = (
+        f"discovered {outcome.discovered} files = analysed {outcome.analysed} + errored {outcome.errored}"
+        + (f" ({errors})" if errors else "")
+        + f"; {outcome.findings} findings in {outcome.seconds:.1f} s"
+    )
+    if not outcome.complete:
+        line += f"; ERROR: {outcome.file_rows} file rows for {outcome.discovered} discovered files"
+    return line

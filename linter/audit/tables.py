@@ -1,0 +1,143 @@
+"""The audit's tables: their Spark schemas (as DDL, so this module needs no PySpark) and their rows.
+
+Output tables, one folder each under `--out`:
+- `findings`: one row per finding, with the unit, the position, the fingerprint and the chain;
+- `files`: one row per discovered file, with its status (FILE_STATUSES) and its finding count;
+- `units`: one row per unit, with its totals and its findings per rule.
+Internal tables: `facts` (FileFacts by content hash, what `--resume` reuses) and `.work/listing`
+(the files of this run, hashed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from linter.findings import ChainStep, Finding, Location, RelatedLocation
+
+STATUS_OK = "ok"
+STATUS_PARSE_ERROR = "parse_error"
+STATUS_TOO_LARGE = "too_large"
+STATUS_UNREADABLE = "unreadable"
+STATUS_TIMED_OUT = "timed_out"
+FILE_STATUSES = (STATUS_OK, STATUS_PARSE_ERROR, STATUS_TOO_LARGE, STATUS_UNREADABLE, STATUS_TIMED_OUT)
+# A listed file that was read and hashed and waits for its facts.
+STATUS_PENDING = "pending"
+
+_SPAN = "path string, line int, column int, end_line int, end_column int"
+
+FINDINGS_SCHEMA = (
+    f"unit string, {_SPAN}, code string, name string, message string, function string, "
+    f"fingerprint string, chain array<struct<{_SPAN}, function string, message string>>, "
+    f"related array<struct<{_SPAN}, message string>>"
+)
+FILES_SCHEMA = (
+    "unit string, path string, size long, sha256 string, status string, error string, lines int, "
+    "parse_seconds double, findings int, cached boolean"
+)
+UNITS_SCHEMA = (
+    "unit string, root string, files int, analysed int, errored int, lines long, findings int, "
+    "findings_by_rule map<string,int>, parse_seconds double, analysis_seconds double, error string"
+)
+LISTING_SCHEMA = (
+    "unit_id int, file_index int, rel string, path string, size long, sha256 string, status string, "
+    "error string"
+)
+FACTS_SCHEMA = (
+    "sha256 string, facts_format int, status string, error string, lines int, parse_seconds double, "
+    "facts binary, cacheable boolean, run string"
+)
+
+
+class ListedFile(NamedTuple):
+    """A file found in a unit, in `check`'s order (`file_index`); `problem` when it cannot be read."""
+
+    unit_id: int
+    file_index: int
+    rel: str
+    path: str
+    max_size: int
+    problem: str | None
+
+
+class ListingRow(NamedTuple):
+    unit_id: int
+    file_index: int
+    rel: str
+    path: str
+    size: int | None
+    sha256: str | None
+    status: str
+    error: str | None
+
+
+class FactsRow(NamedTuple):
+    sha256: str
+    facts_format: int
+    status: str
+    error: str | None
+    lines: int
+    parse_seconds: float
+    facts: bytes
+    cacheable: bool
+    run: str
+
+
+class FileRecord(NamedTuple):
+    """A listed file with the facts found for it, if any: what a unit's analysis starts from."""
+
+    listing: ListingRow
+    facts: FactsRow | None
+
+
+class FileRow(NamedTuple):
+    unit: str
+    path: str
+    size: int | None
+    sha256: str | None
+    status: str
+    error: str | None
+    lines: int
+    parse_seconds: float
+    findings: int
+    cached: bool
+
+
+class UnitRow(NamedTuple):
+    unit: str
+    root: str
+    files: int
+    analysed: int
+    errored: int
+    lines: int
+    findings: int
+    findings_by_rule: Mapping[str, int]
+    parse_seconds: float
+    analysis_seconds: float
+    error: str | None
+
+
+def _span(location: Location) -> tuple[str, int, int, int, int]:
+    return (location.path, location.line, location.column, location.end_line, location.end_column)
+
+
+def _chain_step(step: ChainStep) -> tuple[object, ...]:
+    return (*_span(step.location), step.function, step.message)
+
+
+def _related(related: RelatedLocation) -> tuple[object, ...]:
+    return (*_span(related.location), related.message)
+
+
+def finding_row(unit: str, finding: Finding) -> tuple[object, ...]:
+    return (
+        unit,
+        *_span(finding.location),
+        finding.code,
+        finding.name,
+        finding.message,
+        finding.function,
+        finding.fingerprint,
+        [_chain_step(step) for step in finding.chain],
+        [_related(related) for related in finding.related],
+    )

@@ -1,0 +1,208 @@
+"""What the audit's tasks do, as plain functions over plain rows: list, read and hash, parse, analyse.
+
+The Spark job only moves these rows around; keeping the work here makes it testable without a
+JVM, and keeps each unit's analysis the very code `check` runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from linter.audit.isolation import IsolatedParser
+from linter.audit.tables import (
+    STATUS_OK,
+    STATUS_PENDING,
+    STATUS_TIMED_OUT,
+    STATUS_TOO_LARGE,
+    STATUS_UNREADABLE,
+    FactsRow,
+    FileRecord,
+    FileRow,
+    ListedFile,
+    ListingRow,
+    UnitRow,
+    finding_row,
+)
+from linter.audit.units import Unit
+from linter.discovery import SourceFile, UsageError, discover
+from linter.engine import FileResult, build_program, run_rules, selected_rules
+from linter.frontend.codec import FactsDecodeError, decode
+from linter.frontend.facts import FACTS_FORMAT, FileFacts
+
+# Tags of the rows a unit's analysis emits.
+FINDING = "finding"
+FILE = "file"
+UNIT = "unit"
+
+AnalysisRow = tuple[str, tuple[object, ...]]
+
+
+def list_unit(unit: Unit) -> Iterator[ListedFile]:
+    """The unit's files as `check` discovers them: sources first, then what could not be read."""
+    if unit.config is None:
+        return
+    max_size = unit.config.max_file_size
+    try:
+        sources, problems = discover([Path(unit.root)], unit.config)
+    except (UsageError, OSError) as error:
+        yield ListedFile(unit.id, 0, ".", unit.root, max_size, f"cannot list the unit: {error}")
+        return
+    for index, source in enumerate(sources):
+        yield ListedFile(unit.id, index, source.rel, str(source.path), max_size, None)
+    for index, problem in enumerate(problems, start=len(sources)):
+        yield ListedFile(unit.id, index, problem.rel, os.path.join(unit.root, problem.rel), max_size, problem.reason)
+
+
+def read_and_hash(listed: ListedFile) -> ListingRow:
+    """Read one file (within the unit's size cap) and hash it; a failure is the row's status.
+
+    The messages are `engine.read_file`'s, so that the audit's EPL900 findings are `check`'s.
+    """
+    def failed(status: str, error: str, size: int | None = None) -> ListingRow:
+        return ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error)
+
+    if listed.problem is not None:
+        return failed(STATUS_UNREADABLE, listed.problem)
+    try:
+        size = os.stat(listed.path).st_size
+        if size > listed.max_size:
+            return failed(STATUS_TOO_LARGE, f"file is {size} bytes, over the size limit of {listed.max_size}", size)
+        data = Path(listed.path).read_bytes()
+    except FileNotFoundError:
+        return failed(STATUS_UNREADABLE, "file vanished before it could be read")
+    except IsADirectoryError:
+        return failed(STATUS_UNREADABLE, "is a directory, not a file")
+    except OSError as error:
+        return failed(STATUS_UNREADABLE, f"cannot read the file: {error.strerror or error}")
+    digest = hashlib.sha256(data).hexdigest()
+    return ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, len(data), digest, STATUS_PENDING, None)
+
+
+_parsers: dict[float, IsolatedParser] = {}
+
+
+def _parser(time_limit: float) -> IsolatedParser:
+    # One child per Python worker and limit: Spark reuses workers, so the child outlives a task.
+    parser = _parsers.get(time_limit)
+    if parser is None:
+        parser = _parsers[time_limit] = IsolatedParser(time_limit)
+    return parser
+
+
+def parse_files(files: Iterable[tuple[str, str]], time_limit: float, run: str) -> Iterator[FactsRow]:
+    """Facts for each (sha256, path): the file is read again and must still have that content."""
+    parser = _parser(time_limit)
+    for digest, path in files:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as error:
+            yield _unreadable_facts(digest, f"cannot read the file: {error.strerror or error}", run)
+            continue
+        if hashlib.sha256(data).hexdigest() != digest:
+            yield _unreadable_facts(digest, "the file changed while it was audited", run)
+            continue
+        outcome = parser.parse(data)
+        cacheable = outcome.status != STATUS_TIMED_OUT  # a time-out may not happen on a quieter machine
+        yield FactsRow(
+            digest, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,
+            outcome.facts, cacheable, run,
+        )
+
+
+def _unreadable_facts(digest: str, error: str, run: str) -> FactsRow:
+    return FactsRow(digest, FACTS_FORMAT, STATUS_UNREADABLE, error, 0, 0.0, b"", False, run)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """A listed file with what is known of it: its final status and the facts the program gets."""
+
+    listing: ListingRow
+    status: str
+    error: str | None
+    facts: FileFacts
+    parse_seconds: float
+    cached: bool
+
+
+def _resolve(record: FileRecord, run: str) -> _Resolved:
+    listing, stored = record.listing, record.facts
+    if listing.status != STATUS_PENDING:
+        return _Resolved(listing, listing.status, listing.error, _error_facts(listing.error), 0.0, False)
+    if stored is None:
+        error = "no facts were produced for this file"
+        return _Resolved(listing, STATUS_UNREADABLE, error, _error_facts(error), 0.0, False)
+    facts = _decoded(stored)
+    if facts is None:
+        error = "the stored facts of this file are unusable"
+        return _Resolved(listing, STATUS_UNREADABLE, error, _error_facts(error), 0.0, False)
+    cached = stored.run != run
+    return _Resolved(listing, stored.status, stored.error, facts, 0.0 if cached else stored.parse_seconds, cached)
+
+
+def _decoded(stored: FactsRow) -> FileFacts | None:
+    if stored.status == STATUS_UNREADABLE:
+        return _error_facts(stored.error)
+    try:
+        return decode(stored.facts)
+    except FactsDecodeError:
+        return None
+
+
+def _error_facts(error: str | None) -> FileFacts:
+    return FileFacts(lines=0, error=error or "unknown error")
+
+
+def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterator[AnalysisRow]:
+    """The unit's findings, one row per file, and the unit's own row: `check`'s analysis of it."""
+    if unit.config is None:
+        yield UNIT, _unit_row(unit, [], [], 0.0)
+        return
+    resolved = _in_check_order(_resolve(record, run) for record in records)
+    results = [FileResult(SourceFile(Path(r.listing.path), r.listing.rel), r.facts) for r in resolved]
+    start = time.monotonic()
+    findings = run_rules(build_program(results, unit.config), selected_rules(unit.config))
+    seconds = time.monotonic() - start
+    for finding in findings:
+        yield FINDING, finding_row(unit.name, finding)
+    per_file = Counter(finding.location.path for finding in findings)
+    for item in resolved:
+        yield FILE, _file_row(unit, item, per_file[item.listing.rel])
+    yield UNIT, _unit_row(unit, resolved, [finding.code for finding in findings], seconds)
+
+
+def _in_check_order(resolved: Iterable[_Resolved]) -> list[_Resolved]:
+    """One entry per file (a content hash stored twice must not make a file count twice), in order."""
+    by_index = {item.listing.file_index: item for item in resolved}
+    return [by_index[index] for index in sorted(by_index)]
+
+
+def _file_row(unit: Unit, item: _Resolved, findings: int) -> FileRow:
+    listing = item.listing
+    return FileRow(
+        unit.name, listing.rel, listing.size, listing.sha256, item.status, item.error, item.facts.lines,
+        item.parse_seconds, findings, item.cached,
+    )
+
+
+def _unit_row(unit: Unit, resolved: list[_Resolved], codes: list[str], analysis_seconds: float) -> UnitRow:
+    analysed = sum(1 for item in resolved if item.status == STATUS_OK)
+    return UnitRow(
+        unit.name,
+        unit.root,
+        len(resolved),
+        analysed,
+        len(resolved) - analysed,
+        sum(item.facts.lines for item in resolved),
+        len(codes),
+        dict(Counter(codes)),
+        sum((item.parse_seconds for item in resolved), 0.0),
+        analysis_seconds,
+        unit.error or None,
+    )

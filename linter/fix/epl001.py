@@ -1,0 +1,88 @@
+"""EPL001 fix: hold the guard around the whole batch loop (the #25204 investigation's option 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from linter.findings import Finding, FixHint
+from linter.fix.edits import Edit, SourceTree, Statement, any_node
+from linter.frontend.facts import Ref
+from linter.program.locks import REENTRANT
+
+if TYPE_CHECKING:
+    from linter.program.model import BatchLoop, Program
+    from linter.program.symbols import FieldId
+
+APPLIES = """
+the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
+`Lock` this fix is the seed's deadlock), it is an attribute of `self` in the loop's function, the
+loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
+coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
+no new finding (no lock-order cycle, EPL009).
+"""
+
+
+def hint(program: Program, loop: BatchLoop, guards: frozenset[FieldId]) -> FixHint | None:
+    """The guard to hold around `loop`, as the loop's function writes it, when the fix is safe."""
+    if program.in_async_context(loop.function):
+        return None
+    self_name = program.symbols.self_param(loop.function)
+    if not self_name:
+        return None
+    qualname = program.symbols.function(loop.function).qualname
+    for guard in sorted(guards):
+        if guard.is_global or len(guard.path) != 1 or program.locks.kind(guard) != REENTRANT:
+            continue
+        written = Ref(qualname, self_name, guard.path)
+        if program.locks.lock_of(loop.function, written) == guard:
+            return FixHint(text=written.text())
+    return None
+
+
+def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
+    """One `with <guard>:` around each loop statement (or the statement holding a comprehension)."""
+    grouped: dict[tuple[int, str], tuple[Statement, list[Finding]]] = {}
+    for finding in findings:
+        assert finding.fix is not None
+        statement = _loop_statement(tree, finding)
+        if statement is not None:
+            key = (id(statement), finding.fix.text)
+            grouped.setdefault(key, (statement, []))[1].append(finding)
+    return [
+        Edit(statement, _held(guard), tuple(served))
+        for (_, guard), (statement, served) in grouped.items()
+    ]
+
+
+def _loop_statement(tree: SourceTree, finding: Finding) -> Statement | None:
+    """The statement to wrap: the `for` itself, or the simple statement a comprehension is in.
+
+    A loop in a compound statement's header (an `if` test, another loop's iterable) is not wrapped:
+    the lock would be held over the whole compound statement. Neither is a loop that yields.
+    """
+    statement = tree.statement_at(finding.location)
+    if isinstance(statement, cst.For):
+        wrappable = statement.asynchronous is None and tree.starts_at(statement, finding.location)
+    else:
+        wrappable = isinstance(statement, cst.SimpleStatementLine)
+    if statement is None or not wrappable or tree.block_of(statement) is None:
+        return None
+    if any_node(statement, lambda node: isinstance(node, (cst.Yield, cst.Await))):
+        return None
+    return statement
+
+
+def _held(guard: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def change(statement: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(statement, Statement)
+        # Comments above the loop stay above the `with`, which now starts the statement.
+        return cst.With(
+            items=[cst.WithItem(cst.parse_expression(guard))],
+            body=cst.IndentedBlock(body=[statement.with_changes(leading_lines=())]),
+            leading_lines=statement.leading_lines,
+        )
+
+    return change

@@ -1,0 +1,87 @@
+"""EPL004 fix: move the epoch bump before the queue clear (PIP-84: bump first, then clear)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from linter.findings import Finding, FixHint
+from linter.fix.edits import Block, Edit, SourceTree, any_node
+
+if TYPE_CHECKING:
+    from linter.program.lockorder import Event
+    from linter.program.model import Program
+
+APPLIES = """
+the clear and the bump are statements of the same block, the bump statement does nothing else,
+and nothing from the clear up to the bump mentions the epoch field or can leave the block early
+(`return`, `raise`, `break`, `continue`, `yield`, `await`): then moving the bump up changes only
+the order that PIP-84 asks for.
+"""
+_LEAVES_EARLY = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
+
+
+def hint(program: Program, bump: Event) -> FixHint | None:
+    """Where the bump happens in the function that clears (the bump, or the call that makes it)."""
+    if bump.field is None:
+        return None
+    return FixHint(text=bump.field.leaf, location=program.location(bump.function, bump.site.pos))
+
+
+def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
+    """One edit per block: each bump moved before the first clear that precedes it."""
+    by_block: dict[int, tuple[Block, dict[int, int], list[Finding]]] = {}
+    for finding in findings:
+        found = _move(tree, finding)
+        if found is None:
+            continue
+        block, bump, clear = found
+        _, firsts, served = by_block.setdefault(id(block), (block, {}, []))
+        firsts[bump] = min(firsts.get(bump, clear), clear)
+        served.append(finding)
+    return [
+        Edit(block, _reordered(firsts), tuple(served)) for block, firsts, served in by_block.values()
+    ]
+
+
+def _move(tree: SourceTree, finding: Finding) -> tuple[Block, int, int] | None:
+    """The block, and the indexes there of the bump statement and of the clear it must precede."""
+    fix = finding.fix
+    assert fix is not None and fix.location is not None
+    clear = tree.statement_at(finding.location)
+    bump = tree.statement_at(fix.location)
+    if not isinstance(clear, cst.SimpleStatementLine) or not isinstance(bump, cst.SimpleStatementLine):
+        return None
+    clear_at, bump_at = tree.block_of(clear), tree.block_of(bump)
+    if clear_at is None or bump_at is None or clear_at[0] is not bump_at[0] or len(bump.body) != 1:
+        return None
+    block, first = clear_at
+    last = bump_at[1]
+    between = block.body[first:last]
+    if first >= last or any(_unsafe_to_pass(statement, fix.text) for statement in between):
+        return None
+    return block, last, first
+
+
+def _unsafe_to_pass(statement: cst.CSTNode, field: str) -> bool:
+    return any_node(
+        statement,
+        lambda node: isinstance(node, _LEAVES_EARLY) or (isinstance(node, cst.Name) and node.value == field),
+    )
+
+
+def _reordered(firsts: dict[int, int]) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    """Each statement `bump` (a key) placed before statement `firsts[bump]`, the rest in order."""
+
+    def change(block: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(block, Block)
+        order: list[int] = []
+        for index in range(len(block.body)):
+            order.extend(sorted(b for b, clear in firsts.items() if clear == index))
+            if index not in firsts:
+                order.append(index)
+        return block.with_changes(body=[block.body[i] for i in order])
+
+    return change

@@ -1,0 +1,149 @@
+"""`check --fix` and `check --diff`: fixes made in memory, verified by analysing again, then kept.
+
+A fix is kept only when analysing the project with the fixed files shows its finding gone and no
+finding that was not there before: holding a guard around a loop can therefore never bring in a
+self-deadlock (EPL008) or a lock-order cycle (EPL009), and whatever a fix does, `check` afterwards
+reports none of the findings it fixed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from linter.config import Config
+from linter.discovery import SourceFile, discover
+from linter.engine import FileResult, build_program, read_file, run_rules, selected_rules
+from linter.findings import Finding
+from linter.fix import FIXERS, fixable
+from linter.fix.edits import Edit, SourceTree, apply_edits
+from linter.frontend import facts_from_source
+
+# What a finding is about, without line numbers: the same mistake before and after a fix.
+Identity = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """One file's fixed content, and the findings the fix repairs."""
+
+    source: SourceFile
+    before: bytes
+    after: bytes
+    encoding: str
+    findings: tuple[Finding, ...]
+
+
+def plan_fixes(
+    paths: Sequence[Path], config: Config, found: Sequence[Finding], wanted: Sequence[Finding]
+) -> list[FileFix]:
+    """Verified fixes for the `wanted` findings; `found` is every finding of the run over `paths`."""
+    candidates = [finding for finding in wanted if fixable(finding)]
+    if not candidates:
+        return []
+    project = _Project(paths, config)
+    fixes = project.fix(candidates)
+    if project.keeps(found, fixes):
+        return fixes
+    # Some fix breaks something: find out which, one finding at a time.
+    accepted: list[Finding] = []
+    for finding in candidates:
+        trial = project.fix([*accepted, finding])
+        if any(finding in fix.findings for fix in trial) and project.keeps(found, trial):
+            accepted.append(finding)
+    return project.fix(accepted)
+
+
+def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
+    """Write the fixed files; a file that changed on disk since it was read is left alone."""
+    written = []
+    for fix in fixes:
+        try:
+            if fix.source.path.read_bytes() != fix.before:
+                continue
+            fix.source.path.write_bytes(fix.after)
+        except OSError:
+            continue
+        written.append(fix)
+    return written
+
+
+def unified_diff(fix: FileFix) -> str:
+    """The fix as a unified diff with `a/` and `b/` paths relative to the project root."""
+    before = fix.before.decode(fix.encoding).splitlines(keepends=True)
+    after = fix.after.decode(fix.encoding).splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{fix.source.rel}", f"b/{fix.source.rel}")
+    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
+
+
+def _identity(finding: Finding) -> Identity:
+    return (finding.code, finding.location.path, finding.function, finding.fingerprint_key)
+
+
+class _Project:
+    """The analysed files, read once, to be analysed again with some of them fixed."""
+
+    def __init__(self, paths: Sequence[Path], config: Config) -> None:
+        self.config = config
+        # Files that cannot be discovered or read have no facts and no fix: they never change.
+        sources, _ = discover(paths, config)
+        self.files = {source.rel: source for source in sources}
+        self.results = [FileResult(source, read_file(source, config.max_file_size)) for source in sources]
+        self._trees: dict[str, tuple[bytes, SourceTree] | None] = {}
+
+    def fix(self, findings: Sequence[Finding]) -> list[FileFix]:
+        by_file: dict[str, list[Finding]] = {}
+        for finding in findings:
+            by_file.setdefault(finding.location.path, []).append(finding)
+        fixes = []
+        for rel, in_file in sorted(by_file.items()):
+            fix = self._fix_file(rel, in_file)
+            if fix is not None:
+                fixes.append(fix)
+        return fixes
+
+    def _fix_file(self, rel: str, findings: Sequence[Finding]) -> FileFix | None:
+        parsed = self._tree(rel)
+        if parsed is None:
+            return None
+        data, tree = parsed
+        edits: list[Edit] = []
+        for code, fixer in FIXERS.items():
+            edits.extend(fixer.edits(tree, [f for f in findings if f.code == code]))
+        if not edits:
+            return None
+        after = apply_edits(tree, edits)
+        served = tuple(finding for edit in edits for finding in edit.findings)
+        return FileFix(self.files[rel], data, after, tree.module.encoding, served)
+
+    def _tree(self, rel: str) -> tuple[bytes, SourceTree] | None:
+        """The file's bytes and tree; None when it cannot be read or parsed (it is never fixed)."""
+        if rel not in self._trees:
+            self._trees[rel] = None
+            source = self.files.get(rel)
+            if source is not None:
+                try:
+                    data = source.path.read_bytes()
+                    self._trees[rel] = (data, SourceTree(data))
+                except (OSError, cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, RecursionError):
+                    return None
+        return self._trees[rel]
+
+    def keeps(self, found: Sequence[Finding], fixes: Sequence[FileFix]) -> bool:
+        """Whether every fixed finding is gone after `fixes`, and no other finding appeared."""
+        after = Counter(_identity(finding) for finding in self._findings(fixes))
+        fixed = Counter(_identity(finding) for fix in fixes for finding in fix.findings)
+        return not (after + fixed - Counter(_identity(finding) for finding in found))
+
+    def _findings(self, fixes: Sequence[FileFix]) -> list[Finding]:
+        changed = {fix.source.rel: fix.after for fix in fixes}
+        results = [
+            FileResult(r.source, facts_from_source(changed[r.source.rel])) if r.source.rel in changed else r
+            for r in self.results
+        ]
+        return run_rules(build_program(results, self.config), selected_rules(self.config))

@@ -1,0 +1,751 @@
+"""Data flow over a Program: def-use of locals, containers, and return and field summaries.
+
+A value is a set of labels, each with one witness path (the hops it took: read, passed into a
+callee, returned, stored into a field, read back). The engine is generic; a `Domain` (one per rule
+that follows values) says what the labels mean: which reads are sources, what a call makes of its
+arguments (sanitisers, constructors that wrap a value), which uses are events worth reporting.
+
+Inside a function the analysis is flow-insensitive: a local holds the union of everything assigned
+to it, a container (a local or field dict, list, set) the union of its items. Across functions it
+is compositional, as RacerD is: each function gets one summary per domain (what it returns, what it
+stores into fields, which of its parameters reach an event), computed once, callees first over the
+condensation of the call graph, and instantiated at every call site by substituting the arguments
+for the parameters. Field summaries (what a field may carry) are global: a few rounds let values
+stored by one function reach the readers of the field in another.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from linter.frontend.facts import (
+    FLOW_ARG,
+    FLOW_ASSIGN,
+    FLOW_RECEIVER,
+    FLOW_RETURN,
+    FLOW_YIELD,
+    Access,
+    Bind,
+    Call,
+    Choice,
+    Flow,
+    Pos,
+    Ref,
+    Site,
+)
+from linter.program.callgraph import PROPERTY
+from linter.program.symbols import Entity, FieldId
+
+if TYPE_CHECKING:
+    from linter.program.model import Program
+
+PARAM = "param"
+
+HOP_SOURCE = "source"
+HOP_ASSIGN = "assign"
+HOP_PASS = "pass"
+HOP_RETURN = "return"
+HOP_STORE = "store"
+HOP_LOAD = "load"
+HOP_USE = "use"
+
+# Methods that put their arguments into the container they are called on.
+CONTAINER_WRITERS = frozenset(
+    {"append", "appendleft", "extend", "extendleft", "add", "insert", "update", "setdefault",
+     "put", "put_nowait", "__setitem__"}
+)
+# Methods whose result is (part of) the container they are called on.
+CONTAINER_READERS = frozenset(
+    {"get", "pop", "popleft", "popitem", "items", "values", "keys", "copy", "setdefault",
+     "__getitem__", "get_nowait"}
+)
+_LOCAL_ROUNDS = 8
+_MAX_VISITS = 12
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a value's path: where it happened, what kind of step, and how to say it."""
+
+    fid: str
+    site: Site
+    kind: str
+    text: str
+
+
+Path = tuple[Hop, ...]
+
+
+@dataclass(frozen=True)
+class Label:
+    """What a value carries. `inner` is what a derived label was made from (a wrapped value)."""
+
+    kind: str
+    key: tuple[object, ...] = ()
+    inner: Label | None = None
+
+    def root(self) -> Label:
+        label = self
+        while label.inner is not None:
+            label = label.inner
+        return label
+
+
+# A value: labels with their witness paths. Values handed out are never mutated.
+Value = Mapping[Label, Path]
+EMPTY: Value = {}
+
+
+def param_label(name: str) -> Label:
+    return Label(PARAM, (name,))
+
+
+def depends_on_parameter(label: Label) -> bool:
+    return label.root().kind == PARAM
+
+
+def merge(into: dict[Label, Path], value: Value, hop: Hop | None = None) -> None:
+    """Add `value` to `into`, each path extended by `hop`; a label keeps its shortest path."""
+    for label, path in value.items():
+        extended = (*path, hop) if hop is not None else path
+        known = into.get(label)
+        if known is None or len(extended) < len(known):
+            into[label] = extended
+
+
+def union(values: Iterable[Value]) -> dict[Label, Path]:
+    result: dict[Label, Path] = {}
+    for value in values:
+        merge(result, value)
+    return result
+
+
+@dataclass(frozen=True)
+class Event:
+    """A use that a domain reports: where it is (the outermost call site it climbed to) and the
+    label, with the path from the label's origin to the use."""
+
+    kind: str
+    label: Label
+    path: Path
+    fid: str
+    site: Site
+
+
+@dataclass
+class Summary:
+    """What one function does with values, in terms of its parameters where it depends on them."""
+
+    returns: dict[Label, Path] = field(default_factory=dict)
+    stores: dict[FieldId, dict[Label, Path]] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+
+    def shape(self) -> tuple[frozenset[Label], frozenset[tuple[FieldId, Label]], frozenset[Label]]:
+        stored = frozenset((f, label) for f, value in self.stores.items() for label in value)
+        return frozenset(self.returns), stored, frozenset(e.label for e in self.events)
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """A call as a domain sees it: its arguments' values by key (keyword, or position as a
+    string), its receiver's value, and what its resolved callees return (None: unresolved)."""
+
+    flow: DataFlow
+    fid: str
+    call: Call
+    args: Mapping[str, Value]
+    receiver: Value
+    resolved: Value | None
+    callee: Entity
+
+    def all_args(self) -> dict[Label, Path]:
+        return union(self.args.values())
+
+
+class Domain:
+    """What the labels of one analysis mean. The defaults follow values and report nothing."""
+
+    # Identifies the domain's analysis in the engine's cache.
+    key = ""
+    # Whether reads of fields carry what was stored into them (field summaries).
+    track_fields = False
+
+    def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
+        """Labels a name path makes where it is read, and whether they replace what it holds."""
+        return EMPTY, False
+
+    def call_value(self, ctx: CallContext) -> Value:
+        """The value of a call: its callee's return; an unresolved call's result comes from its
+        arguments and, for container methods, its receiver."""
+        if ctx.resolved is not None:
+            return ctx.resolved
+        value = ctx.all_args()
+        if ctx.call.method in CONTAINER_READERS:
+            merge(value, ctx.receiver)
+        return value
+
+    def leaves(self, flow: Flow, value: Value) -> Value:
+        """The value an expression hands on where it goes (`flow`): a comparison makes a decision
+        of what it compares, for instance."""
+        return value
+
+    def assign(self, fid: str, name: str, value: Value, site: Site) -> Value:
+        """The value a local takes from one assignment (`site` is the assigned value's)."""
+        return value
+
+    def passes(self, label: Label, how: str) -> bool:
+        """Whether `label` crosses a call boundary `how` ("arg" into a callee, "return")."""
+        return True
+
+    def through_attribute(self, label: Label) -> bool:
+        """Whether a local's `label` is also carried by an attribute read from it (`x.epoch`)."""
+        return False
+
+    def choice(self, choice: Choice, parts: list[Value]) -> Value:
+        """`b if t else o` is b or o (not t); `a or b`, `a and b` are either operand."""
+        return union(parts[1:] if choice.kind == "if" else parts)
+
+    def rewrap(self, label: Label, inner: Label) -> Label | None:
+        """`label` (made from a parameter) made from `inner` instead; None when it would not be."""
+        if label.inner is None:
+            return inner
+        made = self.rewrap(label.inner, inner)
+        return Label(label.kind, label.key, made) if made is not None else None
+
+    def keeps_event(self, label: Label) -> bool:
+        """Whether an event still holds once a parameter's label is replaced by `label`."""
+        return True
+
+    def value_events(self, fid: str, site: Site, flow: Flow, value: Value) -> Iterable[Event]:
+        return ()
+
+    def call_events(self, ctx: CallContext) -> Iterable[Event]:
+        return ()
+
+
+# -- the per-function index (domain independent) ---------------------------------------------------
+
+# Where a produced value goes: ("local", name), ("store", Ref), ("return",), ("arg", call, key),
+# ("recv", call), ("part", choice index, part index).
+Dest = tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class _Producer:
+    """An expression whose value the index follows: a name path read, a call, or a choice."""
+
+    kind: str
+    index: int
+    site: Site
+    flow: Flow
+    dests: tuple[Dest, ...]
+
+
+@dataclass
+class _Index:
+    fid: str
+    qualname: str
+    params: tuple[str, ...]
+    accesses: tuple[Access, ...]
+    calls: dict[int, Call]
+    choices: tuple[Choice, ...]
+    producers: list[_Producer] = field(default_factory=list)
+    # Composite producers (calls, choices) by position in `producers`, innermost first.
+    composites: list[int] = field(default_factory=list)
+    call_producer: dict[int, int] = field(default_factory=dict)
+    # Call id -> argument key -> producers of that argument's value.
+    arguments: dict[int, dict[str, list[int]]] = field(default_factory=dict)
+    inputs: dict[Dest, list[int]] = field(default_factory=dict)
+    binds: list[Bind] = field(default_factory=list)
+    # Container writers: (call id, destination of the receiver).
+    writers: list[tuple[int, Dest]] = field(default_factory=list)
+    # Loads of each local name (any attribute path rooted at it).
+    loads: dict[str, list[Access]] = field(default_factory=dict)
+
+
+def _within(inner: Pos, outer: Pos) -> bool:
+    return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
+
+
+def _span(pos: Pos) -> tuple[int, int]:
+    return (pos[2] - pos[0], pos[3] - pos[1])
+
+
+def _same_flow(a: Flow, b: Flow) -> bool:
+    return (a.kind, a.targets, a.call, a.stores) == (b.kind, b.targets, b.call, b.stores)
+
+
+def _build_index(program: Program, fid: str) -> _Index:
+    function = program.symbols.function(fid)
+    self_name = program.symbols.self_param(fid)
+    index = _Index(
+        fid=fid,
+        qualname=function.qualname,
+        params=tuple(p.name for p in function.params if p.name != self_name),
+        accesses=function.accesses,
+        calls={call.id: call for call in function.calls},
+        choices=function.choices,
+    )
+    raw: list[tuple[str, int, Site, Flow, Pos]] = []
+    for number, access in enumerate(function.accesses):
+        raw.append(("access", number, access.site, access.flow, access.site.pos))
+        if access.ref.scope == function.qualname:
+            index.loads.setdefault(access.ref.name, []).append(access)
+    for call in function.calls:
+        raw.append(("call", call.id, call.site, call.flow, call.site.pos))
+    for number, choice in enumerate(function.choices):
+        raw.append(("choice", number, Site(choice.pos), choice.flow, choice.pos))
+    for kind, number, site, flow, pos in raw:
+        dests = _choice_part(function.choices, kind, number, flow, pos)
+        if dests is None:
+            dests = _flow_dests(flow, function.qualname)
+        index.producers.append(_Producer(kind, number, site, flow, dests))
+    for position, producer in enumerate(index.producers):
+        for dest in producer.dests:
+            index.inputs.setdefault(dest, []).append(position)
+            if dest[0] == "arg":
+                by_key = index.arguments.setdefault(dest[1], {})  # type: ignore[arg-type]
+                by_key.setdefault(str(dest[2]), []).append(position)
+        if producer.kind == "call":
+            index.call_producer[producer.index] = position
+    index.composites = sorted(
+        (p for p, producer in enumerate(index.producers) if producer.kind != "access"),
+        key=lambda p: _span(index.producers[p].site.pos),
+    )
+    index.binds = [
+        bind for bind in function.binds
+        if bind.kind in ("iter", "iter_part", "with") and (bind.value_ref or bind.value_call >= 0)
+    ]
+    for call in function.calls:
+        if call.method in CONTAINER_WRITERS and call.callee is not None and call.callee.attrs:
+            receiver = Ref(call.callee.scope, call.callee.name, call.callee.attrs[:-1])
+            index.writers.append((call.id, _store_dest(receiver, function.qualname)))
+    return index
+
+
+def _choice_part(
+    choices: tuple[Choice, ...], kind: str, number: int, flow: Flow, pos: Pos
+) -> tuple[Dest, ...] | None:
+    """The part of the innermost choice that a producer's value is, if it is one."""
+    best: tuple[tuple[int, int], Dest] | None = None
+    for position, choice in enumerate(choices):
+        if kind == "choice" and position == number:
+            continue
+        if not _within(pos, choice.pos) or not _same_flow(flow, choice.flow):
+            continue
+        for part, part_pos in enumerate(choice.parts):
+            if _within(pos, part_pos) and (best is None or _span(choice.pos) < best[0]):
+                best = (_span(choice.pos), ("part", position, part))
+    return (best[1],) if best is not None else None
+
+
+def _flow_dests(flow: Flow, qualname: str) -> tuple[Dest, ...]:
+    if flow.kind == FLOW_ASSIGN:
+        locals_ = tuple(("local", name) for name in flow.targets)
+        return locals_ + tuple(_store_dest(ref, qualname) for ref in flow.stores)
+    if flow.kind in (FLOW_RETURN, FLOW_YIELD):
+        return (("return",),)
+    if flow.kind == FLOW_ARG and flow.targets:
+        return (("arg", flow.call, flow.targets[0]),)
+    if flow.kind == FLOW_RECEIVER:
+        return (("recv", flow.call),)
+    return ()
+
+
+def _store_dest(ref: Ref, qualname: str) -> Dest:
+    """An item of a local container is the local; anything else is a store into a path."""
+    if ref.scope == qualname and all(attr == "[]" for attr in ref.attrs):
+        return ("local", ref.name)
+    return ("store", ref)
+
+
+# -- the engine ------------------------------------------------------------------------------------
+
+
+class DataFlow:
+    """Per-function indexes (shared by every domain) and one memoised analysis per domain."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self._indexes: dict[str, _Index] = {}
+        self._analyses: dict[str, Analysis] = {}
+        self._fields: dict[tuple[str, Ref], FieldId | None] = {}
+        self._bindings: dict[tuple[str, str, int], dict[str, str]] = {}
+
+    def index(self, fid: str) -> _Index:
+        cached = self._indexes.get(fid)
+        if cached is None:
+            cached = self._indexes[fid] = _build_index(self.program, fid)
+        return cached
+
+    def analyse(self, domain: Domain) -> Analysis:
+        """The analysis of `domain`, computed on first use and reused."""
+        cached = self._analyses.get(domain.key)
+        if cached is None:
+            cached = self._analyses[domain.key] = Analysis(self, domain)
+        return cached
+
+    def field_of(self, fid: str, ref: Ref) -> FieldId | None:
+        """The shared location a name path denotes; a plain local name is never one (a local
+        that copied a field holds a value, it does not alias the field)."""
+        if ref.scope and not ref.attrs:
+            return None
+        key = (fid, ref)
+        if key not in self._fields:
+            self._fields[key] = self.program.symbols.field(fid, ref)
+        return self._fields[key]
+
+    def loads(self, fid: str, name: str) -> list[Access]:
+        """Every read of the local `name` in `fid` (bare, or as the root of a path)."""
+        return self.index(fid).loads.get(name, [])
+
+    def definition_site(self, fid: str, name: str, at: Site) -> Site:
+        """The assignment of local `name` that takes the value computed at `at`."""
+        best = at
+        for bind in self.program.symbols.binds(fid).get(name, ()):
+            if bind.kind in ("assign", "annotation") and bind.site.pos[:2] <= at.pos[:2]:
+                if best is at or bind.site.pos[:2] > best.pos[:2]:
+                    best = bind.site
+        return best
+
+    def bound_arguments(self, callee: str, fid: str, call: Call) -> dict[str, str]:
+        """Parameter -> argument key (keyword, or position as a string) at a resolved call of
+        `callee` in `fid`."""
+        key = (callee, fid, call.id)
+        cached = self._bindings.get(key)
+        if cached is None:
+            keys = {id(arg): arg.keyword or str(position) for position, arg in enumerate(call.args)}
+            cached = self._bindings[key] = {
+                param: keys[id(arg)] for param, arg in self.program._bound_arguments(callee, call)
+            }
+        return cached
+
+
+class Analysis:
+    """One domain's summaries, field values and events over the whole program.
+
+    Solved with a worklist: every function once, callees first (over the condensation of the call
+    graph); then again only where something it uses changed: a callee's summary, or the value of a
+    field it reads. A function is solved at most `_MAX_VISITS` times (values only grow, but for a
+    sanitiser that drops labels; the bound keeps such a cycle finite).
+    """
+
+    def __init__(self, flow: DataFlow, domain: Domain) -> None:
+        self.flow = flow
+        self.program = flow.program
+        self.domain = domain
+        self.summaries: dict[str, Summary] = {}
+        self.fields: dict[FieldId, dict[Label, Path]] = {}
+        self._events: dict[str, list[Event]] = {}
+        self._stores: dict[str, dict[FieldId, dict[Label, Path]]] = {}
+        self._reads: dict[tuple[str, Ref, Pos], tuple[Value, bool]] = {}
+        self._run()
+
+    @property
+    def events(self) -> list[Event]:
+        """Events whose labels depend on no parameter: the ones to report."""
+        return [event for fid in sorted(self._events) for event in self._events[fid]]
+
+    def summary(self, fid: str) -> Summary:
+        return self.summaries.get(fid) or Summary()
+
+    def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
+        """The domain's labels for a name path read at `site`, asked once."""
+        key = (fid, ref, site.pos)
+        cached = self._reads.get(key)
+        if cached is None:
+            cached = self._reads[key] = self.domain.read(fid, ref, site)
+        return cached
+
+    def _run(self) -> None:
+        rank = self._ranks()
+        readers = self._field_readers() if self.domain.track_fields else {}
+        visits: dict[str, int] = {}
+        queue = [(rank[fid], fid) for fid in rank]
+        heapq.heapify(queue)
+        queued = set(rank)
+        while queue:
+            _, fid = heapq.heappop(queue)
+            queued.discard(fid)
+            visits[fid] = visits.get(fid, 0) + 1
+            if visits[fid] > _MAX_VISITS:
+                continue
+            for changed in self._analyse_function(fid, readers):
+                if changed not in queued:
+                    queued.add(changed)
+                    heapq.heappush(queue, (rank[changed], changed))
+
+    def _ranks(self) -> dict[str, int]:
+        """Callees before callers; the members of a cycle share a rank."""
+        condensed = nx.condensation(self.program.calls.graph)
+        rank: dict[str, int] = {}
+        for number, component in enumerate(reversed(list(nx.topological_sort(condensed)))):
+            for fid in condensed.nodes[component]["members"]:
+                rank[fid] = number
+        return rank
+
+    def _field_readers(self) -> dict[FieldId, set[str]]:
+        readers: dict[FieldId, set[str]] = {}
+        for fid in self.program.symbols.functions:
+            for access in self.flow.index(fid).accesses:
+                target = self.flow.field_of(fid, access.ref)
+                if target is not None:
+                    readers.setdefault(target, set()).add(fid)
+        return readers
+
+    def _analyse_function(self, fid: str, readers: Mapping[FieldId, set[str]]) -> set[str]:
+        """Solve one function; return the functions to solve again because of what changed."""
+        frame = _Frame(self, fid)
+        frame.solve()
+        summary, events, stores = frame.results()
+        before = self.summaries.get(fid)
+        self.summaries[fid] = summary
+        self._events[fid] = events
+        again: set[str] = set()
+        if before is None or before.shape() != summary.shape():
+            again.update(site.caller for site in self.program.calls.sites_to.get(fid, ()))
+        old = self._stores.get(fid, {})
+        self._stores[fid] = stores
+        for target in set(old) | set(stores):
+            if frozenset(old.get(target, EMPTY)) != frozenset(stores.get(target, EMPTY)):
+                self.fields[target] = union(s[target] for s in self._stores.values() if target in s)
+                again.update(readers.get(target, ()))
+        return again
+
+    # -- instantiation at call sites -------------------------------------------------------------
+
+    def instantiate(
+        self, value: Value, binding: Mapping[str, Value], enter: Hop, leave: Hop | None
+    ) -> dict[Label, Path]:
+        """A callee's `value` seen at a call site: parameters replaced by the arguments' values."""
+        result: dict[Label, Path] = {}
+        tail = (leave,) if leave is not None else ()
+        for label, path in value.items():
+            if not depends_on_parameter(label):
+                merge(result, {label: (*path, *tail)})
+                continue
+            for argument, argument_path in binding.get(str(label.root().key[0]), EMPTY).items():
+                if not self.domain.passes(argument, "arg"):
+                    continue
+                made = self.domain.rewrap(label, argument)
+                if made is not None and (leave is None or self.domain.passes(made, "return")):
+                    merge(result, {made: (*argument_path, enter, *path, *tail)})
+        return result
+
+
+class _Frame:
+    """The values of one function's locals and expressions, solved to a fixpoint."""
+
+    def __init__(self, analysis: Analysis, fid: str) -> None:
+        self.analysis = analysis
+        self.domain = analysis.domain
+        self.flow = analysis.flow
+        self.program = analysis.program
+        self.fid = fid
+        self.index = analysis.flow.index(fid)
+        self.locals: dict[str, dict[Label, Path]] = {}
+        self.values: list[Value] = []
+        self.contexts: dict[int, CallContext] = {}
+
+    def solve(self) -> None:
+        """Evaluate the expressions with the locals' values, until the locals are stable."""
+        self.locals = {name: {param_label(name): ()} for name in self.index.params}
+        for _ in range(_LOCAL_ROUNDS):
+            self.values = self._evaluate()
+            new_locals = self._locals()
+            stable = _shape(new_locals) == _shape(self.locals)
+            self.locals = new_locals
+            if stable:
+                return
+        self.values = self._evaluate()
+
+    # -- one pass over the expressions -----------------------------------------------------------
+
+    def _evaluate(self) -> list[Value]:
+        index = self.index
+        values: list[Value] = [EMPTY] * len(index.producers)
+        for position, producer in enumerate(index.producers):
+            if producer.kind == "access":
+                access = index.accesses[producer.index]
+                values[position] = self.domain.leaves(producer.flow, self.ref_value(access.ref, access.site))
+        for position in index.composites:
+            producer = index.producers[position]
+            if producer.kind == "call":
+                value = self._call_value(index.calls[producer.index], values)
+            else:
+                choice = index.choices[producer.index]
+                parts = [
+                    self._gather(("part", producer.index, part), values)
+                    for part in range(len(choice.parts))
+                ]
+                value = self.domain.choice(choice, parts)
+            values[position] = self.domain.leaves(producer.flow, value)
+        return values
+
+    def _gather(self, dest: Dest, values: list[Value]) -> dict[Label, Path]:
+        return union(values[p] for p in self.index.inputs.get(dest, ()))
+
+    def ref_value(self, ref: Ref, site: Site) -> Value:
+        """The value read at a name path: a local's, a source's, a property's, a field's."""
+        index = self.index
+        if ref.scope == index.qualname and not ref.attrs:
+            return self.locals.get(ref.name, EMPTY)
+        made, replaces = self.analysis.read(self.fid, ref, site)
+        if replaces:
+            return made
+        value = dict(made)
+        if ref.scope == index.qualname:
+            held = self.locals.get(ref.name, EMPTY)
+            if any(attr != "[]" for attr in ref.attrs):
+                held = {k: v for k, v in held.items() if self.domain.through_attribute(k)}
+            merge(value, held)
+        entity = self.program.symbols.entity(self.fid, ref)
+        if entity.kind == "property":
+            hop = Hop(self.fid, site, HOP_RETURN, f"returned by `{self.program.display_function(entity.target)}`")
+            merge(value, self.analysis.instantiate(self.analysis.summary(entity.target).returns, {}, hop, hop))
+        elif self.domain.track_fields:
+            target = self.flow.field_of(self.fid, ref)
+            stored = self.analysis.fields.get(target) if target is not None else None
+            if target is not None and stored:
+                merge(value, stored, Hop(self.fid, site, HOP_LOAD, f"read from `{target.display()}`"))
+        return value
+
+    def _call_value(self, call: Call, values: list[Value]) -> Value:
+        args = {
+            key: union(values[p] for p in producers)
+            for key, producers in self.index.arguments.get(call.id, {}).items()
+        }
+        receiver = self._gather(("recv", call.id), values)
+        resolved: dict[Label, Path] | None = None
+        for callee, binding in self._resolved(call, args):
+            resolved = {} if resolved is None else resolved
+            returns = self.analysis.summary(callee).returns
+            if returns:
+                hop = Hop(self.fid, call.site, HOP_RETURN, f"returned by `{self.program.display_function(callee)}`")
+                merge(resolved, self.analysis.instantiate(returns, binding, self._enter(callee, call), hop))
+        callee_entity = self.program.symbols.callee(self.fid, call)
+        ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
+        self.contexts[call.id] = ctx
+        return self.domain.call_value(ctx)
+
+    def _resolved(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
+        """The project functions a call runs (not those it only passes on), with the arguments
+        bound to their parameters."""
+        for site in self.program.calls.sites_of_call.get((self.fid, call.id), ()):
+            if site.via_argument or site.kind == PROPERTY:
+                continue
+            keys = self.flow.bound_arguments(site.callee, self.fid, call)
+            yield site.callee, {param: args.get(key, EMPTY) for param, key in keys.items()}
+
+    def _enter(self, callee: str, call: Call) -> Hop:
+        return Hop(self.fid, call.site, HOP_PASS, f"passed to `{self.program.display_function(callee)}`")
+
+    # -- locals ----------------------------------------------------------------------------------
+
+    def _locals(self) -> dict[str, dict[Label, Path]]:
+        index = self.index
+        result: dict[str, dict[Label, Path]] = {name: {param_label(name): ()} for name in index.params}
+        for dest, producers in index.inputs.items():
+            if dest[0] != "local":
+                continue
+            name = str(dest[1])
+            target = result.setdefault(name, {})
+            for position in producers:
+                producer = index.producers[position]
+                merge(target, self.domain.assign(self.fid, name, self.values[position], producer.site))
+        for bind in index.binds:
+            merge(result.setdefault(bind.name, {}), self._bound_value(bind))
+        for call_id, dest in index.writers:
+            if dest[0] == "local":
+                merge(result.setdefault(str(dest[1]), {}), self._written(call_id))
+        return result
+
+    def _bound_value(self, bind: Bind) -> Value:
+        """The value a loop or `with` target takes: its iterable's (an element of a container
+        carries what the container does) or its context manager's."""
+        if bind.value_call >= 0:
+            position = self.index.call_producer.get(bind.value_call)
+            value = self.values[position] if position is not None else EMPTY
+        elif bind.value_ref is not None:
+            value = self.ref_value(bind.value_ref, bind.site)
+        else:
+            return EMPTY
+        return self.domain.assign(self.fid, bind.name, value, bind.site)
+
+    def _written(self, call_id: int) -> dict[Label, Path]:
+        ctx = self.contexts.get(call_id)
+        return ctx.all_args() if ctx is not None else {}
+
+    # -- what the function does with values --------------------------------------------------------
+
+    def results(self) -> tuple[Summary, list[Event], dict[FieldId, dict[Label, Path]]]:
+        """The summary (parameter-dependent part), the events and stores that depend on no
+        parameter (reported and merged into the field summaries as they are)."""
+        summary = Summary()
+        concrete: list[Event] = []
+        stores: dict[FieldId, dict[Label, Path]] = {}
+        returns = self._gather(("return",), self.values)
+        summary.returns = {
+            label: path for label, path in returns.items() if self.domain.passes(label, "return")
+        }
+        for target, value in self._stores():
+            for label, path in value.items():
+                bucket = summary.stores if depends_on_parameter(label) else stores
+                merge(bucket.setdefault(target, {}), {label: path})
+        for event in self._events():
+            (summary.events if depends_on_parameter(event.label) else concrete).append(event)
+        return summary, concrete, stores
+
+    def _stores(self) -> Iterator[tuple[FieldId, Value]]:
+        """Values stored into fields: by assignment, by a container writer, and by callees that
+        store what they were given."""
+        index = self.index
+        for dest, producers in index.inputs.items():
+            if dest[0] == "store":
+                value = union(self.values[p] for p in producers)
+                yield from self._store(dest[1], value, index.producers[producers[0]].site)  # type: ignore[arg-type]
+        for call_id, dest in index.writers:
+            if dest[0] == "store":
+                yield from self._store(dest[1], self._written(call_id), index.calls[call_id].site)  # type: ignore[arg-type]
+        for call_id, ctx in self.contexts.items():
+            for callee, binding in self._resolved(ctx.call, ctx.args):
+                enter = self._enter(callee, ctx.call)
+                for target, value in self.analysis.summary(callee).stores.items():
+                    yield target, self.analysis.instantiate(value, binding, enter, None)
+
+    def _store(self, ref: Ref, value: Value, site: Site) -> Iterator[tuple[FieldId, Value]]:
+        target = self.flow.field_of(self.fid, ref)
+        if target is None or not value:
+            return
+        hop = Hop(self.fid, site, HOP_STORE, f"stored in `{target.display()}`")
+        yield target, {label: (*path, hop) for label, path in value.items()}
+
+    def _events(self) -> Iterator[Event]:
+        index = self.index
+        for position, producer in enumerate(index.producers):
+            value = self.values[position]
+            # A choice's value is its parts', already seen where they go.
+            if value and producer.kind != "choice":
+                yield from self.domain.value_events(self.fid, producer.site, producer.flow, value)
+        for ctx in self.contexts.values():
+            yield from self.domain.call_events(ctx)
+            for callee, binding in self._resolved(ctx.call, ctx.args):
+                yield from self._climbed(callee, ctx, binding)
+
+    def _climbed(self, callee: str, ctx: CallContext, binding: Mapping[str, Value]) -> Iterator[Event]:
+        """A callee's parameter-dependent events, at this call site, with the arguments' labels."""
+        enter = self._enter(callee, ctx.call)
+        for event in self.analysis.summary(callee).events:
+            made = self.analysis.instantiate({event.label: event.path}, binding, enter, None)
+            for label, path in made.items():
+                if self.domain.keeps_event(label):
+                    yield Event(event.kind, label, path, self.fid, ctx.call.site)
+
+
+def _shape(locals_: Mapping[str, Value]) -> dict[str, frozenset[Label]]:
+    return {name: frozenset(value) for name, value in locals_.items() if value}

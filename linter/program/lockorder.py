@@ -1,0 +1,378 @@
+"""The lock-order graph, and what happens through calls: lock acquisitions, epoch bumps, queue clears.
+
+An edge L1 -> L2 of the lock-order graph (networkx) says that L2 is acquired while L1 is held, in
+one function or through a chain of resolved calls that starts inside a held region of L1; the edge
+keeps every place where that happens. Hand-offs run later, elsewhere, with no lock: they add no
+edge. Re-acquiring the lock already held is not an edge: it is kept apart, for the reentrancy rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from linter.frontend.facts import Call, Pos, Site, Write
+from linter.program.callgraph import CallSite
+from linter.program.locks import NON_REENTRANT
+from linter.program.symbols import CONSTRUCTORS, FieldId
+
+if TYPE_CHECKING:
+    from linter.program.model import FieldWrite, Program
+
+# A lock decorator holds its lock for the whole body; the acquisition is located at the `def`.
+DECORATOR = "decorator"
+# A non-blocking or timed acquire whose result is tested: it never waits for the lock.
+TRIED = "try_acquire"
+# Attributes whose `.clear()`, or reassignment to an empty container, empties an incoming queue.
+_QUEUE_ATTRIBUTE = re.compile("incoming|queue|buffer|pending", re.IGNORECASE)
+# Containers that hold no item when built: (positional arguments that are not items, whether
+# keyword arguments are items).
+_CONTAINERS: dict[str, tuple[int, bool]] = {
+    "list": (0, False),
+    "set": (0, False),
+    "collections.deque": (0, False),
+    "dict": (0, True),
+    "collections.OrderedDict": (0, True),
+    "collections.defaultdict": (1, True),
+}
+# Queues never take items when they are built (their argument is a size).
+_QUEUES = frozenset(
+    {
+        "queue.Queue",
+        "queue.SimpleQueue",
+        "queue.LifoQueue",
+        "queue.PriorityQueue",
+        "asyncio.Queue",
+        "asyncio.LifoQueue",
+        "asyncio.PriorityQueue",
+        "multiprocessing.Queue",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Acquisition:
+    """A place where a lock is taken: a held region, or a lock decorator (at the `def` line)."""
+
+    lock: FieldId
+    function: str
+    pos: Pos
+    # The region's kind ("with", "async_with", "acquire", "try_acquire"), or DECORATOR.
+    kind: str
+    region: int = -1
+
+
+@dataclass(frozen=True)
+class OrderSite:
+    """`inner` is acquired while `outer` is held: in one function, or through `chain`.
+
+    `chain` holds the call sites from the function of `outer` down to the function of `inner`,
+    outermost first; it is empty when both are in the same function.
+    """
+
+    outer: Acquisition
+    inner: Acquisition
+    chain: tuple[CallSite, ...] = ()
+
+
+@dataclass(frozen=True)
+class Event:
+    """An epoch bump or a queue clear, as seen from the function `chain` starts in.
+
+    It happens at `target` in `target_function`; `chain` holds the call sites that reach it,
+    outermost first, and is empty when it happens in the function itself.
+    """
+
+    target_function: str
+    target: Site
+    chain: tuple[CallSite, ...] = ()
+    # The bumped field, for a bump; what was cleared (`self.incoming_messages`), for a clear.
+    field: FieldId | None = None
+    what: str = ""
+
+    @property
+    def function(self) -> str:
+        return self.chain[0].caller if self.chain else self.target_function
+
+    @property
+    def site(self) -> Site:
+        """Where it happens in `function`: the event itself, or the call that leads to it."""
+        return self.chain[0].site if self.chain else self.target
+
+
+class LockOrder:
+    """Acquisitions, the lock-order graph, and bumps and clears reached through calls."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.symbols = program.symbols
+        self.calls = program.calls
+        self.locks = program.locks
+        self._reach: dict[tuple[str, bool, FieldId | None], dict[str, tuple[CallSite, ...]]] = {}
+        self._acquired_from: dict[tuple[str, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
+
+    # -- reachability ----------------------------------------------------------------------------
+
+    def reach(
+        self, start: str, handoffs: bool = False, free: FieldId | None = None
+    ) -> dict[str, tuple[CallSite, ...]]:
+        """Functions reached from `start` through resolved calls, each with its shortest chain.
+
+        Hand-offs are followed only when asked: they run the callee, but later and elsewhere.
+        With `free`, calls that run only where a non-blocking acquire of that lock succeeded are
+        not followed: a path that holds the lock cannot get past that test.
+        """
+        key = (start, handoffs, free)
+        cached = self._reach.get(key)
+        if cached is not None:
+            return cached
+        chains: dict[str, tuple[CallSite, ...]] = {start: ()}
+        pending = deque([start])
+        while pending:
+            fid = pending.popleft()
+            for site in self.calls.sites_from.get(fid, ()):
+                if site.callee in chains or not (handoffs or site.inherits_locks):
+                    continue
+                if free is not None and self._probed(site, free):
+                    continue
+                chains[site.callee] = (*chains[fid], site)
+                pending.append(site.callee)
+        self._reach[key] = chains
+        return chains
+
+    def _probed(self, site: CallSite, lock: FieldId) -> bool:
+        """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded."""
+        for region in self.symbols.function(site.caller).regions:
+            if region.kind != TRIED or not region.pos[:2] <= site.pos[:2]:
+                continue
+            if site.pos[0] <= region.end_line and self.locks.region_lock(site.caller, region) == lock:
+                return True
+        return False
+
+    # -- acquisitions ------------------------------------------------------------------------------
+
+    @cached_property
+    def acquisitions(self) -> dict[str, tuple[Acquisition, ...]]:
+        """Every acquisition of a lock, by function: its held regions and lock decorators."""
+        found: dict[str, tuple[Acquisition, ...]] = {}
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
+            mine = [
+                Acquisition(lock, fid, function.pos, DECORATOR)
+                for lock in sorted(self.locks.decorator_locks(fid))
+            ]
+            for region in function.regions:
+                lock = self.locks.region_lock(fid, region)
+                if lock is not None:
+                    mine.append(Acquisition(lock, fid, region.pos, region.kind, region.id))
+            if mine:
+                found[fid] = tuple(mine)
+        return found
+
+    def acquired_from(
+        self, start: str, free: FieldId | None = None
+    ) -> dict[Acquisition, tuple[CallSite, ...]]:
+        """Blocking acquisitions made by `start` and what it calls (no hand-off), with the chains;
+        with `free`, only on paths that can run while that lock is held (see `reach`)."""
+        key = (start, free)
+        cached = self._acquired_from.get(key)
+        if cached is None:
+            cached = {}
+            for fid, chain in self.reach(start, free=free).items():
+                for acquisition in self.acquisitions.get(fid, ()):
+                    if acquisition.kind != TRIED:
+                        cached.setdefault(acquisition, chain)
+            self._acquired_from[key] = cached
+        return cached
+
+    def _held(self, fid: str, region_ids: Iterable[int]) -> list[Acquisition]:
+        """The acquisitions of `fid` that hold at a point inside `region_ids` (and its decorators)."""
+        mine = self.acquisitions.get(fid, ())
+        by_region = {a.region: a for a in mine if a.region >= 0}
+        held = [a for a in mine if a.kind == DECORATOR]
+        held.extend(by_region[r] for r in region_ids if r in by_region)
+        return held
+
+    @cached_property
+    def order_sites(self) -> tuple[OrderSite, ...]:
+        """Every (held, acquired) pair of the program, the same lock twice included.
+
+        A non-blocking acquire never waits, so it is never the acquired side of a pair.
+        """
+        found: list[OrderSite] = []
+        for fid, mine in self.acquisitions.items():
+            regions = self.locks.regions_by_id(fid)
+            for inner in mine:
+                if inner.kind not in (DECORATOR, TRIED):
+                    found.extend(
+                        OrderSite(outer, inner) for outer in self._held(fid, regions[inner.region].outer)
+                    )
+        for fid in sorted(self.calls.sites_from):
+            for site in self.calls.sites_from[fid]:
+                if site.inherits_locks:
+                    found.extend(self._order_sites_through(site))
+        return tuple(found)
+
+    def _order_sites_through(self, site: CallSite) -> Iterator[OrderSite]:
+        for outer in self._held(site.caller, site.site.regions):
+            # A non-reentrant lock that is held fails every non-blocking acquire of itself.
+            free = outer.lock if self.locks.kind(outer.lock) == NON_REENTRANT else None
+            if free is not None and self._probed(site, free):
+                continue
+            for inner, chain in self.acquired_from(site.callee, free).items():
+                yield OrderSite(outer, inner, (site, *chain))
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """Locks as nodes (with their kind), an edge L1 -> L2 for two distinct locks taken in that
+        order, with every OrderSite that makes it in `sites`."""
+        graph = nx.DiGraph()
+        for mine in self.acquisitions.values():
+            for acquisition in mine:
+                graph.add_node(acquisition.lock, kind=self.locks.kind(acquisition.lock))
+        for site in self.order_sites:
+            first, then = site.outer.lock, site.inner.lock
+            if first == then:
+                continue
+            if graph.has_edge(first, then):
+                graph.edges[first, then]["sites"].append(site)
+            else:
+                graph.add_edge(first, then, sites=[site])
+        return graph
+
+    def reacquisitions(self) -> Iterator[OrderSite]:
+        """A lock acquired while that same lock is held."""
+        return (site for site in self.order_sites if site.outer.lock == site.inner.lock)
+
+    def cycles(self) -> list[list[FieldId]]:
+        """Groups of two or more locks that can each be taken while another of them is held."""
+        groups = [sorted(g) for g in nx.strongly_connected_components(self.graph) if len(g) > 1]
+        return sorted(groups)
+
+    # -- bumps and clears --------------------------------------------------------------------------
+
+    @cached_property
+    def _bumps(self) -> dict[str, list[FieldWrite]]:
+        """Epoch bumps (initial values aside), by the function that makes them."""
+        found: dict[str, list[FieldWrite]] = {}
+        for field, writes in self.program.field_writes.items():
+            if not self.program.is_epoch(field):
+                continue
+            for write in writes:
+                if write.write.bump and not write.initial:
+                    found.setdefault(write.function, []).append(write)
+        return found
+
+    @cached_property
+    def bumped_fields(self) -> frozenset[FieldId]:
+        """Epoch fields that some function bumps: the counters the program itself advances."""
+        return frozenset(write.field for writes in self._bumps.values() for write in writes)
+
+    def bumps_in(self, fid: str) -> list[Event]:
+        """Bumps made by `fid` itself."""
+        return [
+            Event(fid, write.write.site, field=write.field)
+            for write in sorted(self._bumps.get(fid, ()), key=lambda w: w.write.site.pos)
+        ]
+
+    def clears_in(self, fid: str) -> list[Event]:
+        """Incoming queues and buffers that `fid` itself empties: `.clear()` or an empty container."""
+        function = self.symbols.function(fid)
+        in_constructor = function.name in CONSTRUCTORS
+        self_name = self.symbols.self_param(fid)
+        found = []
+        for call in function.calls:
+            cleared = _cleared_attribute(call)
+            if cleared and not (in_constructor and call.callee and call.callee.name == self_name):
+                found.append(Event(fid, call.site, what=cleared))
+        for write in function.writes:
+            if self._empties(fid, write) and not (in_constructor and write.ref.name == self_name):
+                found.append(Event(fid, write.site, what=write.ref.text()))
+        return sorted(found, key=lambda e: e.target.pos)
+
+    def _empties(self, fid: str, write: Write) -> bool:
+        names = [a for a in write.ref.attrs if a != "[]"]
+        if write.kind != "assign" or not names or not _QUEUE_ATTRIBUTE.search(names[-1]):
+            return False
+        if write.value_empty:
+            return True
+        call = self.symbols.call(fid, write.value_call) if write.value_call >= 0 else None
+        if call is None:
+            return False
+        callee = self.symbols.callee(fid, call)
+        if callee.kind != "external":
+            return False
+        if callee.target in _QUEUES:
+            return True
+        if callee.target not in _CONTAINERS:
+            return False
+        not_items, keywords_are_items = _CONTAINERS[callee.target]
+        positional = sum(1 for arg in call.args if not arg.keyword)
+        keywords = len(call.args) - positional
+        return positional <= not_items and not (keywords_are_items and keywords)
+
+    def events(self, fid: str, kind: str) -> list[Event]:
+        """Bumps ("bump") or clears ("clear") of `fid`, made there or by what it calls (no
+        hand-off): one event per place in `fid`, in source order."""
+        direct = self.bumps_in if kind == "bump" else self.clears_in
+        found = list(direct(fid))
+        for site in self.calls.sites_from.get(fid, ()):
+            if not site.inherits_locks:
+                continue
+            for callee, chain in self.reach(site.callee).items():
+                inner = direct(callee)
+                if inner:
+                    first = inner[0]
+                    found.append(Event(callee, first.target, (site, *chain), first.field, first.what))
+                    break
+        return sorted(found, key=lambda e: e.site.pos)
+
+    def bumps_reached(self, fid: str) -> Iterator[Event]:
+        """Every bump `fid` can make, itself or through any call, hand-offs included."""
+        for callee, chain in self.reach(fid, handoffs=True).items():
+            for event in self.bumps_in(callee):
+                yield Event(callee, event.target, chain, event.field)
+
+    # -- asyncio -------------------------------------------------------------------------------------
+
+    def interleaves_between(self, first: Event, then: Event) -> bool:
+        """Whether a coroutine can be interleaved after `first` and before `then` (one function).
+
+        The interleaving points are the function's awaits between the two (not the one that awaits
+        the call making `then`: that one interleaves only inside the callee), the awaits after
+        `first` in the callees that make it, and those before `then` in the callees that make it.
+        """
+        start, end = first.site.pos, then.site.pos
+        awaited = then.chain[0].call_id if then.chain else -1
+        for point in self.symbols.function(first.function).awaits:
+            if start[2:] <= point.site.pos[:2] < end[:2] and (point.call < 0 or point.call != awaited):
+                return True
+        return self._awaits_on_chain(first, after=True) or self._awaits_on_chain(then, after=False)
+
+    def _awaits_on_chain(self, event: Event, after: bool) -> bool:
+        """Whether a callee on the event's chain awaits after (or before) the point it goes on from."""
+        steps = [(site.callee, nxt.site.pos, nxt.call_id) for site, nxt in zip(event.chain, event.chain[1:])]
+        if event.chain:
+            steps.append((event.target_function, event.target.pos, -1))
+        for fid, pos, awaited in steps:
+            for point in self.symbols.function(fid).awaits:
+                if point.call >= 0 and point.call == awaited:
+                    continue
+                if (point.site.pos[:2] >= pos[2:]) if after else (point.site.pos[:2] < pos[:2]):
+                    return True
+        return False
+
+
+def _cleared_attribute(call: Call) -> str:
+    """`self.incoming_messages` for `self.incoming_messages.clear()`; "" for any other call."""
+    if call.method != "clear" or call.callee is None:
+        return ""
+    names = [a for a in call.callee.attrs[:-1] if a != "[]"]
+    if not names or not _QUEUE_ATTRIBUTE.search(names[-1]):
+        return ""
+    return call.text.rsplit(".", 1)[0]

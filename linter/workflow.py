@@ -1,0 +1,97 @@
+"""What `check` does around the analysis: which findings it reports (those of the given files, those
+not in the baseline), the baseline it records, and the fixes it makes or shows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from linter.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
+from linter.config import Config
+from linter.discovery import discover
+from linter.engine import check
+from linter.findings import Finding, Location
+from linter.fix.run import plan_fixes, unified_diff, write_fixes
+from linter.report import RunResult
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """The options of one `check` run beyond the configuration."""
+
+    paths: tuple[Path, ...]
+    # Analyse the whole project (the configuration's root); report what involves `paths`.
+    whole_project: bool = False
+    baseline: Path | None = None
+    write_baseline: Path | None = None
+    fix: bool = False
+    diff: bool = False
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """The report to render or, with `--diff`, the fixes to show instead (empty: nothing to fix)."""
+
+    result: RunResult
+    diff: str | None = None
+
+
+def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
+    entries = read_baseline(request.baseline) if request.baseline is not None else ()
+    analysed = [config.root, *request.paths] if request.whole_project else list(request.paths)
+    found = check(analysed, config)
+    reported = _reported(found, request, config, entries, analysed)
+    if request.diff or request.fix:
+        fixes = plan_fixes(analysed, config, found.findings, reported.findings)
+        if request.diff:
+            return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes))
+        fixed = write_fixes(fixes)
+        if fixed:
+            found = check(analysed, config)
+            reported = _reported(found, request, config, entries, analysed)
+        count = sum(len(fix.findings) for fix in fixed)
+        reported = _noted(reported, f"fixes applied: {count} (files changed: {len(fixed)})")
+    if request.write_baseline is not None:
+        write_baseline(request.write_baseline, reported.findings)
+        recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
+        reported = _noted(replace(reported, findings=()), recorded)
+    return CheckOutcome(reported)
+
+
+def _reported(
+    found: RunResult,
+    request: CheckRequest,
+    config: Config,
+    entries: Sequence[BaselineEntry],
+    analysed: Sequence[Path],
+) -> RunResult:
+    result = found
+    if request.baseline is not None:
+        result = without_baseline(result, entries, _files(analysed, config))
+    if request.whole_project:
+        result = involving(result, _files(request.paths, config))
+    return result
+
+
+def involving(result: RunResult, files: frozenset[str]) -> RunResult:
+    """The findings that involve one of `files`: located there, or with a step or note there."""
+    kept = tuple(f for f in result.findings if any(loc.path in files for loc in _locations(f)))
+    return replace(result, findings=kept)
+
+
+def _locations(finding: Finding) -> Iterator[Location]:
+    yield finding.location
+    yield from (step.location for step in finding.chain)
+    yield from (related.location for related in finding.related)
+
+
+def _files(paths: Sequence[Path], config: Config) -> frozenset[str]:
+    """Root-relative names of the files under `paths`, as findings name them."""
+    sources, problems = discover(paths, config)
+    return frozenset(s.rel for s in sources) | frozenset(p.rel for p in problems)
+
+
+def _noted(result: RunResult, note: str) -> RunResult:
+    return replace(result, notes=(*result.notes, note))
+

@@ -1,0 +1,407 @@
+"""EPL002: a local keeps a snapshot of an epoch field and decides with it outside the field's lock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from linter.findings import ChainStep, Finding, Location, RelatedLocation
+from linter.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Flow, Ref, Site
+from linter.program.dataflow import (
+    EMPTY,
+    HOP_ASSIGN,
+    HOP_PASS,
+    HOP_RETURN,
+    HOP_SOURCE,
+    HOP_USE,
+    PARAM,
+    CallContext,
+    Domain,
+    Event,
+    Hop,
+    Label,
+    Path,
+    Value,
+    merge,
+)
+from linter.program.model import Program
+from linter.program.symbols import CONSTRUCTORS, FieldId
+from rules.base import Example, Rule
+from rules.chains import unique
+from rules.epl001_unlocked_epoch_read_in_batch_loop import UnlockedEpochReadInBatchLoop
+
+# A read of a guarded epoch field, as read; once compared, a decision about it (`ok = m.e >= e`).
+READ = "read"
+DECIDED = "decided"
+# A local that took such a value, with the read it took as its inner label.
+SNAPSHOT = "snapshot"
+DECISION = "decision"
+
+# Builtins whose result is computed from their arguments: they carry an epoch along.
+_CARRYING_BUILTINS = frozenset({"int", "float", "abs", "max", "min", "round", "bool"})
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+# A place in one frame: a function and a site in it.
+Frame = tuple[str, Site]
+
+
+class EpochSnapshots(Domain):
+    """Reads of guarded epoch fields, the locals that keep them, and the decisions made with those."""
+
+    key = "EPL002"
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+
+    def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
+        field = self.program.dataflow.field_of(fid, ref)
+        if field is None or not self.program.is_epoch(field) or not self.program.guards(field):
+            return EMPTY, False
+        if self._own_field_in_constructor(fid, ref):
+            return EMPTY, False
+        hop = Hop(fid, site, HOP_SOURCE, f"reads `{field.display()}`")
+        return {Label(READ, (field, fid, site.pos)): (hop,)}, False
+
+    def _own_field_in_constructor(self, fid: str, ref: Ref) -> bool:
+        symbols = self.program.symbols
+        return symbols.function(fid).name in CONSTRUCTORS and ref.name == symbols.self_param(fid)
+
+    def call_value(self, ctx: CallContext) -> Value:
+        """Values returned by project functions other than accessors carry no read (the domain
+        drops decided reads at returns); unknown calls carry nothing, but for builtins that
+        compute from their arguments and containers' getters."""
+        if ctx.resolved is not None:
+            return ctx.resolved
+        if ctx.callee.kind == "external" and ctx.callee.target in _CARRYING_BUILTINS:
+            return ctx.all_args()
+        if ctx.call.method in ("get", "pop", "setdefault") and ctx.call.callee is not None:
+            return ctx.receiver
+        return EMPTY
+
+    def leaves(self, flow: Flow, value: Value) -> Value:
+        if not flow.compared or not any(label.kind == READ for label in value):
+            return value
+        return {
+            (Label(DECIDED, label.key) if label.kind == READ else label): path
+            for label, path in value.items()
+        }
+
+    def assign(self, fid: str, name: str, value: Value, site: Site) -> Value:
+        reads = {label: path for label, path in value.items() if label.kind in (READ, DECIDED)}
+        if not reads or self._only_returned(fid, name):
+            return value
+        definition = self.program.dataflow.definition_site(fid, name, site)
+        hop = Hop(fid, definition, HOP_ASSIGN, f"kept in the local `{name}`")
+        result = {label: path for label, path in value.items() if label not in reads}
+        for label, path in reads.items():
+            merge(result, {Label(SNAPSHOT, (fid, name, definition.pos), label): path}, hop)
+        return result
+
+    def _only_returned(self, fid: str, name: str) -> bool:
+        """`value = self._epoch; return value` is an accessor's return, not a snapshot."""
+        loads = self.program.dataflow.loads(fid, name)
+        return bool(loads) and all(load.flow.kind == FLOW_RETURN for load in loads)
+
+    def passes(self, label: Label, how: str) -> bool:
+        if label.kind == READ:
+            return how == "return"
+        return label.kind != DECIDED
+
+    def keeps_event(self, label: Label) -> bool:
+        return label.kind in (SNAPSHOT, PARAM)
+
+    def value_events(self, fid: str, site: Site, flow: Flow, value: Value) -> Iterable[Event]:
+        if not (flow.compared or flow.kind == FLOW_CONDITION) or self._logged(fid, flow):
+            return
+        hop = Hop(fid, site, HOP_USE, "used in a decision")
+        for label, path in value.items():
+            if self.keeps_event(label):
+                yield Event(DECISION, label, (*path, hop), fid, site)
+
+    def _logged(self, fid: str, flow: Flow) -> bool:
+        """Uses that only log: arguments of `print`, of the `logging` module, of a logger method."""
+        if flow.kind != FLOW_ARG:
+            return False
+        call = self.program.symbols.call(fid, flow.call)
+        if call is None:
+            return False
+        if call.method in _LOG_METHODS and (call.receiver_call >= 0 or (call.callee and call.callee.attrs)):
+            return True
+        callee = self.program.symbols.callee(fid, call)
+        return callee.kind == "external" and (
+            callee.target == "print" or callee.target.startswith("logging.")
+        )
+
+
+class EpochSnapshotOutsideLock(Rule):
+    code = "EPL002"
+    name = "epoch-snapshot-outside-lock"
+    summary = "A local keeps a snapshot of an epoch field and decides with it outside the field's lock."
+    what = """
+A local is assigned a value computed from a read of a guarded epoch field: the field itself, a
+decision that reads it (`ok = msg.epoch >= self._epoch`), or the result of an accessor or property
+that returns it. The local, or a local computed from it, is later used in a decision: compared,
+tested in a condition, or passed or returned to where it is compared (through any depth of calls).
+The read and that use are not inside one and the same held region of the guard: the snapshot was
+taken outside the lock, or under it in a region that ended before the use. Not decisions: uses that
+only log, and sending the epoch on (a command or a message tagged with it, to be compared later
+against the live field). Not reported: the read and every use in one held region; in a coroutine,
+no interleaving point between the read and the use; a field without a guard; a read in a batch loop
+that EPL001 already reports for the field. Reported once, at the local that takes the read.
+"""
+    why = """
+A snapshot freezes the epoch at the moment it was read. A redeliver, seek or reconnect that runs
+after the read and before the decision bumps the epoch and clears the queue, but the decision is
+still made with the old value: messages from before the rewind are accepted. Taking the snapshot
+under the lock does not help once the lock is released before the snapshot is used.
+"""
+    seed = """
+Pulsar #25204: the investigation's fix options 2 ("snapshot the epoch once at the start of the
+batch") and 3 ("snapshot under the lock, release, then run the loop with the snapshot") are both
+shown to be wrong: a redeliver between the snapshot and the loop is missed and a stale batch is
+delivered. Only holding `incomingQueueLock` for the whole batch (option 1) is correct.
+"""
+    example = """
+class MultiTopicsConsumer:
+    def redeliver_unacknowledged_messages(self):
+        with self.incoming_queue_lock:
+            self.consumer_epoch += 1
+            self.incoming_messages.clear()
+
+    def on_messages_received(self, messages):
+        with self.incoming_queue_lock:
+            epoch = self.consumer_epoch  # EPL002: the region ends before the snapshot is used
+        for message in messages:
+            if message.consumer_epoch >= epoch:
+                self.message_received(message)
+"""
+    fix = """
+Decide while holding the guard, with the live field, for the whole batch (the investigation's
+option 1):
+
+```python
+    def on_messages_received(self, messages):
+        with self.incoming_queue_lock:
+            for message in messages:
+                if message.consumer_epoch >= self.consumer_epoch:
+                    self.message_received(message)
+```
+
+Keeping the epoch in a local is fine as long as the read and every decision that uses it stay
+inside that one held region. With a non-reentrant lock, check EPL008 first.
+"""
+    valid = (
+        Example(
+            title="read and decision in one held region",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def accept(self, message):
+        with self._lock:
+            epoch = self._epoch
+            if message.epoch >= epoch:
+                self.deliver(message)
+""",
+        ),
+        Example(
+            title="the epoch is only sent on, as a tag",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self, cnx):
+        self._lock = threading.Lock()
+        self._epoch = 0
+        self._cnx = cnx
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def request_redelivery(self):
+        epoch = self._epoch
+        self._cnx.send_redeliver(epoch=epoch)
+""",
+        ),
+    )
+    invalid = (
+        Example(
+            title="the snapshot is taken under the lock and used after release",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def accept_batch(self, batch):
+        with self._lock:
+            epoch = self._epoch  # expect: EPL002
+        for message in batch:
+            if message.epoch >= epoch:
+                self.deliver(message)
+""",
+        ),
+    )
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        analysis = program.dataflow.analyse(EpochSnapshots(program))
+        reported = _epl001_reads(program)
+        by_snapshot: dict[Label, list[Event]] = {}
+        for event in analysis.events:
+            snapshot = _snapshot(event.label)
+            if event.kind == DECISION and snapshot is not None:
+                by_snapshot.setdefault(snapshot, []).append(event)
+        for snapshot, events in sorted(by_snapshot.items(), key=lambda item: _sort_key(item[0])):
+            read = events[0].path[0]
+            field: FieldId = snapshot.root().key[0]  # type: ignore[assignment]
+            if (program.location(read.fid, read.site.pos), field.display()) in reported:
+                continue
+            guards = program.guards(field)
+            unprotected = [e for e in events if not _protected(program, e.path, guards)]
+            if unprotected:
+                yield self._finding(program, snapshot, field, guards, unprotected)
+
+    def _finding(
+        self,
+        program: Program,
+        snapshot: Label,
+        field: FieldId,
+        guards: frozenset[FieldId],
+        uses: list[Event],
+    ) -> Finding:
+        fid, name, pos = snapshot.key
+        guard = " or ".join(f"`{lock.display()}`" for lock in sorted(guards))
+        shown = min(uses, key=lambda e: len(e.path))
+        reads, _ = _frames(shown.path)
+        if _held_at(program, reads, guards):
+            how = f"under {guard}, but the held region ends before it is used"
+        else:
+            how = f"outside its guard {guard}"
+        message = (
+            f"`{name}` keeps a snapshot of epoch field `{field.display()}` taken {how}; a writer "
+            "(redeliver, seek) that runs between the snapshot and the decision is missed. Decide "
+            f"with the live field while holding {guard}."
+        )
+        related = [
+            RelatedLocation(_location(program, use.path[-1]), f"`{name}` used in a decision without {guard}")
+            for use in sorted(uses, key=lambda e: (program.rel_path(e.path[-1].fid), e.path[-1].site.pos))
+        ]
+        for write in program.writes_of(field):
+            if program.locks.held(write.function, write.write.site) & guards:
+                related.append(
+                    RelatedLocation(program.location(write.function, write.write.site.pos), f"guarded write of `{field.display()}`")
+                )
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=message,
+            location=program.location(str(fid), pos),  # type: ignore[arg-type]
+            function=program.display_function(str(fid)),
+            related=unique(related),
+            chain=tuple(_chain(program, shown.path)),
+            fingerprint_key=f"{name}:{field.display()}",
+        )
+
+
+def _snapshot(label: Label) -> Label | None:
+    while label is not None and label.kind != SNAPSHOT:
+        label = label.inner  # type: ignore[assignment]
+    return label
+
+
+def _sort_key(snapshot: Label) -> tuple[str, object]:
+    fid, _, pos = snapshot.key
+    return str(fid), pos
+
+
+def _epl001_reads(program: Program) -> set[tuple[Location, str]]:
+    """The reads (location, field) that EPL001 reports in a batch loop: one finding per mistake."""
+    reads = set()
+    for finding in UnlockedEpochReadInBatchLoop().check(program):
+        for related in finding.related:
+            reads.add((related.location, finding.fingerprint_key))
+    return reads
+
+
+def _frames(path: Path) -> tuple[list[Frame], list[Frame]]:
+    """Where the read and the use happen, from the outermost frame both share downwards.
+
+    A return before the use climbs to the caller (the read happened inside that call); a value
+    passed into a callee descends (the use happens inside that call), and comes back up when the
+    callee returns it.
+    """
+    reads: list[Frame] = [(path[0].fid, path[0].site)]
+    uses: list[Frame] = []
+    for hop in path[1:]:
+        if hop.kind == HOP_RETURN:
+            if uses:
+                uses.pop()
+            else:
+                reads.insert(0, (hop.fid, hop.site))
+        elif hop.kind in (HOP_PASS, HOP_USE):
+            uses.append((hop.fid, hop.site))
+    return reads, uses
+
+
+def _protected(program: Program, path: Path, guards: frozenset[FieldId]) -> bool:
+    """The read and the use happen in one held region of a guard, or, in a coroutine, with no
+    interleaving point between them."""
+    reads, uses = _frames(path)
+    fid, read_site = reads[0]
+    use_site = uses[0][1]
+    locks = program.locks
+    if (locks.entry.get(fid, frozenset()) | locks.decorator_locks(fid)) & guards:
+        return True
+    regions = locks.regions_by_id(fid)
+    for region in set(read_site.regions) & set(use_site.regions):
+        if locks.region_lock(fid, regions[region]) in guards:
+            return True
+    return program.in_async_context(fid) and not _interleaves(program, reads, uses)
+
+
+def _interleaves(program: Program, reads: list[Frame], uses: list[Frame]) -> bool:
+    """Whether an `await` can run between the read and the use: between them in their shared
+    frame (or anywhere in a loop that holds the use but not the read), or in the callees on the
+    way to either."""
+    fid, read_site = reads[0]
+    use_site = uses[0][1]
+    awaits = program.symbols.function(fid).awaits
+    new_loops = set(use_site.loops) - set(read_site.loops)
+    for point in awaits:
+        if read_site.pos[:2] < point.site.pos[:2] <= use_site.pos[:2]:
+            return True
+        if new_loops & set(point.site.loops):
+            return True
+    deeper = [(f, s, True) for f, s in reads[1:]] + [(f, s, False) for f, s in uses[1:]]
+    for callee, site, after in deeper:
+        for point in program.symbols.function(callee).awaits:
+            if (point.site.pos[:2] > site.pos[:2]) == after:
+                return True
+    return False
+
+
+def _held_at(program: Program, reads: list[Frame], guards: frozenset[FieldId]) -> bool:
+    return any(program.locks.held(fid, site) & guards for fid, site in reads)
+
+
+def _location(program: Program, hop: Hop) -> Location:
+    return program.location(hop.fid, hop.site.pos)
+
+
+def _chain(program: Program, path: Path) -> Iterator[ChainStep]:
+    for hop in path:
+        yield ChainStep(_location(program, hop), program.display_function(hop.fid), hop.text)

@@ -1,0 +1,323 @@
+"""EPL003: an offset commit carries the epoch of consumed data instead of the current leader's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from linter.config import Config
+from linter.findings import ChainStep, Finding, RelatedLocation
+from linter.frontend.facts import Choice, Ref, Site
+from linter.program.dataflow import (
+    EMPTY,
+    HOP_SOURCE,
+    PARAM,
+    CallContext,
+    Domain,
+    Event,
+    Hop,
+    Label,
+    Path,
+    Value,
+    merge,
+)
+from linter.program.model import Program
+from rules.base import Example, Rule
+from rules.chains import unique
+
+HISTORICAL = "historical"
+CURRENT = "current"
+# A commit value (`OffsetAndMetadata`, `TopicPartition`) whose epoch is `inner`.
+OFFSET = "offset"
+COMMIT = "commit"
+
+# The constructors whose epoch argument is committed, and the epoch's position in kafka-python's
+# definition when the project has none of its own (None: only the `leader_epoch` keyword).
+_SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 2, "TopicPartition": None}
+_EPOCH_KEYWORD = "leader_epoch"
+_MAX = frozenset({"max", "builtins.max"})
+
+
+class CommitEpochs(Domain):
+    """Historical and current epochs, the commit values built from them, and commit calls."""
+
+    key = "EPL003"
+    track_fields = True
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.config: Config = program.config
+
+    # -- sources ---------------------------------------------------------------------------------
+
+    def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
+        names = [attr for attr in ref.attrs if attr != "[]"]
+        if not names:
+            return EMPTY, False
+        if any(self.config.current_epoch_source(name) for name in names):
+            return {Label(CURRENT, (fid, site.pos)): ()}, True
+        receiver = ([ref.name, *names])[-2]
+        if self.config.historical_epoch_read(names[-1], receiver):
+            return _historical(fid, site, ref.text()), True
+        return EMPTY, False
+
+    def call_value(self, ctx: CallContext) -> Value:
+        call = ctx.call
+        receiver = _receiver_name(call.callee)
+        if self.config.current_epoch_source(call.method):
+            return {Label(CURRENT, (ctx.fid, call.site.pos)): ()}
+        if self.config.historical_epoch_read(call.method, receiver or None):
+            return _historical(ctx.fid, call.site, f"{call.text}()")
+        if ctx.callee.kind == "external" and ctx.callee.target in _MAX:
+            arguments = ctx.all_args()
+            current = {label: path for label, path in arguments.items() if label.kind == CURRENT}
+            return current or arguments
+        if call.method in _SINK_CLASSES:
+            return self._commit_value(ctx)
+        return super().call_value(ctx)
+
+    def _commit_value(self, ctx: CallContext) -> Value:
+        """`OffsetAndMetadata(offset, metadata, epoch)`: a commit value made from its epoch."""
+        hop = Hop(ctx.fid, ctx.call.site, "build", f"`{ctx.call.text}(...)` built with it as its epoch")
+        result: dict[Label, Path] = {}
+        for key in self._epoch_keys(ctx):
+            for label, path in ctx.args.get(key, EMPTY).items():
+                if label.kind in (HISTORICAL, PARAM):
+                    merge(result, {Label(OFFSET, (), label): path}, hop)
+        return result
+
+    def _epoch_keys(self, ctx: CallContext) -> set[str]:
+        """The argument keys that hold the epoch, by the project's definition of the class or by
+        kafka-python's."""
+        keys = {_EPOCH_KEYWORD}
+        if ctx.callee.kind != "class":
+            position = _SINK_CLASSES[ctx.call.method]
+            if position is not None:
+                keys.add(str(position))
+            return keys
+        init = self.program.symbols.lookup_method(ctx.callee.target, "__init__")
+        if init:
+            bound = ctx.flow.bound_arguments(init, ctx.fid, ctx.call)
+            keys.update(key for param, key in bound.items() if self.config.epoch_name(param))
+        # Without a visible `__init__` (a dataclass), only keywords name the epoch.
+        keys.update(key for key in ctx.args if not key.isdigit() and self.config.epoch_name(key))
+        return keys
+
+    # -- how labels travel -------------------------------------------------------------------------
+
+    def through_attribute(self, label: Label) -> bool:
+        return label.kind == CURRENT
+
+    def choice(self, choice: Choice, parts: list[Value]) -> Value:
+        """The seed's fallbacks are not historical: `cur if cur is not None else hist`,
+        `hist if cur is None else cur`, `cur or hist`."""
+        if choice.kind == "if":
+            test, body, orelse = parts
+            if _has_current(test) and _has_current(body):
+                orelse = _without_historical(orelse)
+            if _has_current(test) and _has_current(orelse):
+                body = _without_historical(body)
+            parts = [EMPTY, body, orelse]
+        elif choice.kind == "or" and _has_current(parts[0]):
+            parts = [parts[0], *(_without_historical(p) for p in parts[1:])]
+        return super().choice(choice, parts)
+
+    def rewrap(self, label: Label, inner: Label) -> Label | None:
+        if label.kind == OFFSET and label.inner is not None and label.inner.kind == PARAM:
+            return Label(OFFSET, label.key, inner) if inner.kind in (HISTORICAL, PARAM) else None
+        return super().rewrap(label, inner)
+
+    # -- commits ---------------------------------------------------------------------------------
+
+    def call_events(self, ctx: CallContext) -> Iterable[Event]:
+        call = ctx.call
+        if not self.config.commit_callee(call.method):
+            return
+        hop = Hop(ctx.fid, call.site, COMMIT, f"committed by `{call.text}(...)`")
+        for value in ctx.args.values():
+            for label, path in value.items():
+                if self.keeps_event(label):
+                    yield Event(COMMIT, label, (*path, hop), ctx.fid, call.site)
+
+    def keeps_event(self, label: Label) -> bool:
+        return label.kind in (OFFSET, PARAM)
+
+
+class CommitWithHistoricalEpoch(Rule):
+    code = "EPL003"
+    name = "commit-with-historical-epoch"
+    summary = "An offset commit carries the epoch of consumed data instead of the current leader epoch."
+    what = """
+A value that holds a historical epoch reaches an offset commit as the commit's leader epoch. A
+historical epoch is the epoch of data already consumed: an attribute named `offset_epoch`,
+`last_epoch` or `last_fetched_epoch`, or `leader_epoch`/`epoch` read (as an attribute or a method
+call) from a record, batch, message, fetch or position value (`record.leader_epoch`,
+`completed_fetch.epoch`). It becomes a commit value as the epoch argument of `OffsetAndMetadata` or
+`TopicPartition` (the `leader_epoch` keyword, or the positional argument bound to an epoch
+parameter, by the project's own class or by kafka-python's `OffsetAndMetadata(offset, metadata,
+leader_epoch)`), and is reported when that value reaches a commit call: a callee with `commit` as a
+whole word in its name, `send_offsets_to_transaction` or `store_offsets`. The value is followed
+through locals, dicts and lists of offsets (comprehensions included), arguments, returns,
+constructors and fields, across modules. A function that passes its parameter on to a commit is a
+commit itself at its call sites: the finding lands at the outermost call that receives the
+historical value, once per call whatever the number of sources. Not historical: the current leader
+epoch (`current_leader`, `current_leader_epoch`, `metadata.leader_epoch_for(tp)`, also through a
+position: `position.current_leader.epoch`), `max(historical, current)`, and a fallback that uses
+the historical epoch only when the current one is missing (`cur if cur is not None else hist`,
+`cur or hist`). Sources, current sources and commit callees are configurable
+(`historical-epoch-sources`, `current-epoch-sources`, `commit-sinks`).
+"""
+    why = """
+The committed leader epoch is what a consumer restoring from the commit presents to the broker to
+validate its position. The epoch of the last consumed record belongs to whichever leader wrote it;
+after a leader change and a truncation the new leader may no longer know that epoch, validation
+fails with OFFSET_OUT_OF_RANGE, and the consumer resets: to the earliest offset (days of data
+reprocessed) or to the latest (messages lost).
+"""
+    seed = """
+KAFKA-19902: `SubscriptionState.allConsumed()` builds each commit as `new
+OffsetAndMetadata(position.offset, position.offsetEpoch, "")`, the epoch of the consumed batch, while
+the position also holds `currentLeader.epoch`. After a leader change, a rebalance that commits in
+`onPartitionsRevoked`, and a truncation, `refreshCommittedOffsets()` restores a position whose epoch
+the broker no longer has, and the consumer resets to the earliest offset.
+"""
+    example = """
+class SubscriptionState:
+    def all_consumed(self):
+        consumed = {}
+        for tp, state in self.assignment.items():
+            if state.has_valid_position():
+                consumed[tp] = OffsetAndMetadata(state.position.offset, state.position.offset_epoch, "")
+        return consumed
+
+class ConsumerCoordinator:
+    def maybe_auto_commit_offsets_now(self):
+        self.commit_offsets_async(self.subscriptions.all_consumed())  # EPL003
+"""
+    fix = """
+Commit the current leader epoch, or, as the seed's defence in depth, the larger of the two, falling
+back to the record's epoch only when no leader epoch is known:
+
+```python
+    def all_consumed(self):
+        consumed = {}
+        for tp, state in self.assignment.items():
+            if state.has_valid_position():
+                position = state.position
+                current = position.current_leader.epoch
+                if position.offset_epoch is not None and current is not None:
+                    epoch = max(position.offset_epoch, current)
+                else:
+                    epoch = current if current is not None else position.offset_epoch
+                consumed[tp] = OffsetAndMetadata(position.offset, epoch, "")
+        return consumed
+```
+
+Keep the position's current leader fresh too (EPL007): a current leader carried forward from
+position to position is as stale as the record's epoch.
+"""
+    valid = (
+        Example(
+            title="the current leader's epoch is committed",
+            code="""
+from kafka.structs import OffsetAndMetadata
+
+class Committer:
+    def commit_record(self, consumer, tp, record, metadata):
+        epoch = metadata.leader_epoch_for(tp)
+        consumer.commit({tp: OffsetAndMetadata(record.offset + 1, "", epoch)})
+""",
+        ),
+        Example(
+            title="max(record epoch, current epoch) is the seed's defence",
+            code="""
+from kafka.structs import OffsetAndMetadata
+
+def commit_record(consumer, tp, record, position):
+    epoch = max(record.leader_epoch, position.current_leader.epoch)
+    consumer.commit({tp: OffsetAndMetadata(record.offset + 1, "", epoch)})
+""",
+        ),
+    )
+    invalid = (
+        Example(
+            title="the record's epoch is committed",
+            code="""
+from kafka.structs import OffsetAndMetadata
+
+def commit_record(consumer, tp, record):
+    offsets = {tp: OffsetAndMetadata(record.offset + 1, "", record.leader_epoch)}
+    consumer.commit(offsets)  # expect: EPL003
+""",
+        ),
+    )
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        analysis = program.dataflow.analyse(CommitEpochs(program))
+        by_call: dict[tuple[str, tuple[int, int, int, int]], list[Event]] = {}
+        for event in analysis.events:
+            if event.kind == COMMIT and event.label.kind == OFFSET:
+                by_call.setdefault((event.fid, event.site.pos), []).append(event)
+        for (fid, pos), events in sorted(by_call.items()):
+            yield self._finding(program, fid, pos, events)
+
+    def _finding(
+        self, program: Program, fid: str, pos: tuple[int, int, int, int], events: list[Event]
+    ) -> Finding:
+        shown = min(events, key=lambda e: (len(e.path), _source(e).site.pos))
+        source = _source(shown)
+        text = str(shown.label.root().key[2])
+        others = len({e.label.root() for e in events}) - 1
+        more = f" (and {others} more source{'s' if others > 1 else ''})" if others else ""
+        message = (
+            f"This commit carries a historical epoch: `{text}`{more}, the epoch of data already "
+            "consumed, is committed as the leader epoch. After a leader change and a truncation, "
+            "restoring from this commit fails validation and the consumer resets; commit the "
+            "current leader epoch (or max(historical, current))."
+        )
+        related = [
+            RelatedLocation(
+                program.location(_source(e).fid, _source(e).site.pos),
+                f"historical epoch `{e.label.root().key[2]}` read here",
+            )
+            for e in sorted(events, key=lambda e: (program.rel_path(_source(e).fid), _source(e).site.pos))
+        ]
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=message,
+            location=program.location(fid, pos),
+            function=program.display_function(fid),
+            related=unique(related),
+            chain=tuple(_chain(program, shown.path)),
+            fingerprint_key=f"{source.text}",
+        )
+
+
+def _source(event: Event) -> Hop:
+    return event.path[0]
+
+
+def _chain(program: Program, path: tuple[Hop, ...]) -> Iterator[ChainStep]:
+    for hop in path:
+        yield ChainStep(program.location(hop.fid, hop.site.pos), program.display_function(hop.fid), hop.text)
+
+
+def _historical(fid: str, site: Site, text: str) -> Value:
+    hop = Hop(fid, site, HOP_SOURCE, f"reads the historical epoch `{text}`")
+    return {Label(HISTORICAL, (fid, site.pos, text)): (hop,)}
+
+
+def _receiver_name(callee: Ref | None) -> str:
+    """The last name of a method call's receiver: `record` in `self.record.leader_epoch()`."""
+    if callee is None:
+        return ""
+    names = [callee.name, *(attr for attr in callee.attrs[:-1] if attr != "[]")]
+    return names[-1] if callee.attrs else ""
+
+
+def _has_current(value: Value) -> bool:
+    return any(label.kind == CURRENT for label in value)
+
+
+def _without_historical(value: Value) -> Value:
+    return {label: path for label, path in value.items() if label.root().kind != HISTORICAL}

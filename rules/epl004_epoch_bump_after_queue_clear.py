@@ -1,0 +1,185 @@
+"""EPL004: the incoming queue is cleared before the epoch is bumped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from linter.findings import ChainStep, Finding, RelatedLocation
+from linter.fix.epl004 import hint as bump_first
+from linter.program.lockorder import Event
+from linter.program.model import Program
+from linter.program.symbols import CONSTRUCTORS
+from rules.base import Example, Rule
+from rules.chains import call_steps, via
+
+
+class EpochBumpAfterQueueClear(Rule):
+    code = "EPL004"
+    name = "epoch-bump-after-queue-clear"
+    summary = "An epoch is bumped after the incoming queue was cleared, not before."
+    what = """
+In one function, an epoch field is bumped (`+= 1`, `= F + 1`, `_replace(epoch=F.epoch + 1)`, or a
+call of a function that bumps) after an incoming queue or buffer was cleared: `.clear()` on an
+attribute whose name contains `incoming`, `queue`, `buffer` or `pending`, a reassignment of such an
+attribute to an empty container (`[]`, `{}`, `set()`, `deque()`, `Queue()`, `asyncio.Queue()`), or
+a call of a function that does either, judged by its body. Calls handed off to run later do not
+count. In a coroutine, a clear and a bump with no interleaving point between them (`await`,
+`async for`, `async with`, here or in the callees that make them) cannot be separated and are not
+reported. One finding per clear, at the clear, or at the call that leads to it.
+"""
+    why = """
+Between the clear and the bump, a receiver thread can enqueue a message read before the rewind. It
+carries the old epoch, and the consumer still has the old epoch, so the message passes the check
+and is delivered after the redeliver or seek that should have dropped it. Bumping first closes the
+window: whatever is enqueued after the bump is stale by its epoch, and whatever was enqueued before
+is removed by the clear.
+"""
+    seed = """
+PIP-84 (Pulsar client: redeliver command add epoch), note 2: "Increase epoch must before clear
+consumer incomingQueue". The Java client follows it in `ConsumerImpl.redeliverUnacknowledgedMessages`:
+`CONSUMER_EPOCH.incrementAndGet(this)` comes before `clearIncomingMessages()`.
+"""
+    example = """
+class Consumer:
+    def redeliver_unacknowledged_messages(self):
+        with self.incoming_queue_lock:
+            self.incoming_messages.clear()  # EPL004: cleared before the bump below
+            self.consumer_epoch += 1
+            self.send_redeliver_command(self.consumer_epoch)
+"""
+    fix = """
+Bump the epoch first, then clear the queue:
+
+```python
+    def redeliver_unacknowledged_messages(self):
+        with self.incoming_queue_lock:
+            self.consumer_epoch += 1
+            self.incoming_messages.clear()
+            self.send_redeliver_command(self.consumer_epoch)
+```
+"""
+    valid = (
+        Example(
+            title="bump, then clear (PIP-84)",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+        self._incoming = []
+
+    def redeliver(self):
+        with self._lock:
+            self._epoch += 1
+            self._incoming.clear()
+""",
+        ),
+        Example(
+            title="a coroutine that clears and bumps with no await between them",
+            code="""
+import asyncio
+
+class Consumer:
+    def __init__(self):
+        self._epoch = 0
+        self._queue = asyncio.Queue()
+
+    async def seek(self, offset):
+        self._queue = asyncio.Queue()
+        self._epoch += 1
+        await self._send_seek(offset, self._epoch)
+
+    async def _send_seek(self, offset, epoch):
+        await asyncio.sleep(0)
+""",
+        ),
+    )
+    invalid = (
+        Example(
+            title="clear, then bump",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+        self._incoming = []
+
+    def redeliver(self):
+        with self._lock:
+            self._incoming.clear()  # expect: EPL004
+            self._epoch += 1
+""",
+        ),
+        Example(
+            title="the clear happens in a helper",
+            code="""
+import collections
+
+class Consumer:
+    def __init__(self):
+        self._epoch = 0
+        self._pending = collections.deque()
+
+    def _reset_pending(self):
+        self._pending = collections.deque()
+
+    def seek(self, offset):
+        self._reset_pending()  # expect: EPL004
+        self._epoch = self._epoch + 1
+""",
+        ),
+    )
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        order = program.lock_order
+        for fid in sorted(program.symbols.functions):
+            if program.symbols.function(fid).name in CONSTRUCTORS:
+                continue
+            bumps = order.events(fid, "bump")
+            if not bumps:
+                continue
+            is_async = program.in_async_context(fid)
+            for clear in order.events(fid, "clear"):
+                later = [b for b in bumps if b.site.pos[:2] > clear.site.pos[:2]]
+                if is_async:
+                    later = [b for b in later if order.interleaves_between(clear, b)]
+                if later:
+                    yield self._finding(program, clear, later[0])
+
+    def _finding(self, program: Program, clear: Event, bump: Event) -> Finding:
+        field = bump.field.display() if bump.field else "the epoch"
+        message = (
+            f"`{clear.what}` is cleared{via(program, clear.chain)} before epoch field `{field}` "
+            f"is bumped{via(program, bump.chain)}; a receiver can enqueue a stale message in "
+            "between that still passes the old epoch. Bump the epoch first (PIP-84)."
+        )
+        related = (
+            RelatedLocation(
+                program.location(bump.target_function, bump.target.pos), f"bump of `{field}`"
+            ),
+        )
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=message,
+            location=program.location(clear.function, clear.site.pos),
+            function=program.display_function(clear.function),
+            related=related,
+            chain=tuple(_steps(program, clear, "clears", clear.what))
+            + tuple(_steps(program, bump, "bumps", field)),
+            fingerprint_key=f"{clear.what}:{field}",
+            fix=bump_first(program, bump),
+        )
+
+
+def _steps(program: Program, event: Event, verb: str, what: str) -> Iterator[ChainStep]:
+    yield from call_steps(program, event.chain)
+    yield ChainStep(
+        program.location(event.target_function, event.target.pos),
+        program.display_function(event.target_function),
+        f"{verb} `{what}`",
+    )

@@ -1,0 +1,280 @@
+"""EPL007: a position advanced to a new offset keeps the previous position's leader epoch."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from linter.config import name_words
+from linter.findings import Finding, RelatedLocation
+from linter.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
+from linter.program.model import Program
+from rules.base import Example, Rule
+
+# The slot of a position that holds the current leader and its epoch.
+_LEADER_SLOT = re.compile("current_leader|current_leader_epoch|leader_and_epoch", re.IGNORECASE)
+_OFFSET = "offset"
+_COPIERS = frozenset({"dataclasses.replace", "copy.replace"})
+
+
+@dataclass(frozen=True)
+class _Carried:
+    """An old position's attribute passed into the leader slot of a new position (or a copy)."""
+
+    function: str
+    pos: Pos
+    text: str
+    position: str
+    copy: bool = False
+
+
+class StaleLeaderEpochCarriedForward(Rule):
+    code = "EPL007"
+    name = "stale-leader-epoch-carried-forward"
+    summary = "A new position keeps the previous position's leader epoch instead of reading metadata."
+    what = """
+A new position is built for a new offset, and its current-leader slot (a parameter or keyword
+matching `current_leader`, `current_leader_epoch` or `leader_and_epoch`) is given an attribute of
+the previous position (`position.current_leader`) instead of the leader read from current metadata.
+A call builds a position when its callee's name contains `Position`, or when its result is assigned
+to a name or attribute with `position` as a whole word. Positional arguments are matched to the
+parameters of the project's own definition of the callee; where there is none, an argument such as
+`position.current_leader` names its slot itself. Copies count too: `dataclasses.replace(position,
+offset=...)` and `position._replace(offset=...)` leave the leader as it was. Not reported: a
+position that keeps the old offset (`position.offset`), and a call that reads the old leader without
+building a position (a validation request, a log line).
+"""
+    why = """
+The leader epoch in a position is what the consumer presents to the broker to prove it still follows
+the current leader, and what it commits. Carried from position to position, it is only refreshed
+when an error forces it; after a leader change it silently goes stale, commits record an epoch the
+new leader may have truncated, and restoring from them fails validation and resets the consumer.
+"""
+    seed = """
+KAFKA-19902, root cause 2: `FetchCollector` advances the fetch position with
+`new FetchPosition(nextInLineFetch.nextFetchOffset(), nextInLineFetch.lastEpoch(),
+position.currentLeader)`: the current leader is inherited from the old position, never re-read from
+metadata, while the offset moves on. The recommended fix reads `metadata.currentLeader(tp)` there.
+"""
+    example = """
+def advance(self, tp, position, completed_fetch):
+    next_position = FetchPosition(
+        completed_fetch.next_fetch_offset,
+        completed_fetch.last_epoch,
+        position.current_leader,  # EPL007: the old position's leader, not metadata's
+    )
+    self._subscriptions.position(tp, next_position)
+"""
+    fix = """
+Read the leader from current metadata when the position advances:
+
+```python
+def advance(self, tp, position, completed_fetch):
+    next_position = FetchPosition(
+        completed_fetch.next_fetch_offset,
+        completed_fetch.last_epoch,
+        self._metadata.current_leader(tp),
+    )
+    self._subscriptions.position(tp, next_position)
+```
+"""
+    valid = (
+        Example(
+            title="the leader comes from metadata",
+            code="""
+class FetchPosition:
+    def __init__(self, offset, offset_epoch, current_leader):
+        self.offset = offset
+        self.offset_epoch = offset_epoch
+        self.current_leader = current_leader
+
+class FetchCollector:
+    def advance(self, tp, position, fetch):
+        return FetchPosition(fetch.next_offset, fetch.last_epoch, self.metadata.current_leader(tp))
+""",
+        ),
+        Example(
+            title="a validation request reads the old leader without building a position",
+            code="""
+def validation_request(tp, position):
+    return OffsetForLeaderPartition(
+        partition=tp.partition,
+        leader_epoch=position.offset_epoch,
+        current_leader_epoch=position.current_leader.epoch,
+    )
+""",
+        ),
+    )
+    invalid = (
+        Example(
+            title="KAFKA-19902: the old position's leader is carried forward",
+            code="""
+class FetchPosition:
+    def __init__(self, offset, offset_epoch, current_leader):
+        self.offset = offset
+        self.offset_epoch = offset_epoch
+        self.current_leader = current_leader
+
+class FetchCollector:
+    def advance(self, tp, position, fetch):
+        return FetchPosition(fetch.next_offset, fetch.last_epoch, position.current_leader)  # expect: EPL007
+""",
+        ),
+        Example(
+            title="a copy with a new offset keeps the leader",
+            code="""
+import dataclasses
+
+def advance(position, next_offset):
+    return dataclasses.replace(position, offset=next_offset)  # expect: EPL007
+""",
+        ),
+    )
+
+    def check(self, program: Program) -> Iterable[Finding]:
+        for fid, (_, function) in sorted(program.symbols.functions.items()):
+            for call in function.calls:
+                for carried in _carried(program, fid, call):
+                    yield self._finding(program, carried)
+
+    def _finding(self, program: Program, carried: _Carried) -> Finding:
+        if carried.copy:
+            message = (
+                f"`{carried.position}` is copied with a new offset and keeps its leader epoch; read "
+                "the current leader from metadata when the position advances."
+            )
+        else:
+            message = (
+                f"The new position's current leader is `{carried.text}`, carried from the previous "
+                "position; read it from current metadata (KAFKA-19902), or it goes stale after a "
+                "leader change."
+            )
+        location = program.location(carried.function, carried.pos)
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=message,
+            location=location,
+            function=program.display_function(carried.function),
+            related=(RelatedLocation(location, f"`{carried.position}` is the previous position"),),
+            fingerprint_key=carried.text,
+        )
+
+
+def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
+    copied = _copied_position(program, fid, call)
+    if copied is not None:
+        if _advances(program, fid, call, _keyword(call, _OFFSET), copied):
+            yield _Carried(fid, call.site.pos, call.text, copied.text(), copy=True)
+        return
+    if not _builds_position(program, fid, call):
+        return
+    slots = _slots(program, fid, call)
+    offset = next((arg for arg, slot in slots if slot == _OFFSET), None)
+    for index, (arg, slot) in enumerate(slots):
+        ref = _attribute(program, fid, arg)
+        if ref is None or not _LEADER_SLOT.search(slot):
+            continue
+        position = _position_prefix(program, fid, ref)
+        if position is None or not _advances(program, fid, call, offset, position):
+            continue
+        pos = _argument_pos(program, fid, call, arg, index)
+        yield _Carried(fid, pos, arg.text, position.text())
+
+
+def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
+    """Each argument with the parameter it binds, by the project's definition of the callee.
+
+    Without a definition, a keyword names its slot; a positional attribute names it by its own
+    last name (`position.current_leader`), and the first positional argument is the offset.
+    """
+    bound: dict[int, str] = {}
+    for site in program.calls.sites_of_call.get((fid, call.id), ()):
+        if not site.via_argument:
+            bound = {id(arg): param for param, arg in program._bound_arguments(site.callee, call)}
+    slots = []
+    for index, arg in enumerate(call.args):
+        slot = bound.get(id(arg)) or arg.keyword
+        if not slot and not bound and arg.ref is not None:
+            slot = _OFFSET if index == 0 else (arg.ref.attrs or ("",))[-1]
+        slots.append((arg, slot))
+    return slots
+
+
+def _builds_position(program: Program, fid: str, call: Call) -> bool:
+    if "Position" in call.method:
+        return True
+    function = program.symbols.function(fid)
+    names = [b.name for b in function.binds if b.value_call == call.id]
+    names += [w.ref.attrs[-1] for w in function.writes if w.value_call == call.id and w.ref.attrs]
+    return any(_has_position_word(name) for name in names)
+
+
+def _has_position_word(name: str) -> bool:
+    return any(word.lower() == "position" for word in name_words(name))
+
+
+def _is_position(program: Program, fid: str, ref: Ref) -> bool:
+    """A value named like a position (`position`, `self._position`) or of a `...Position` class."""
+    if _has_position_word(ref.attrs[-1] if ref.attrs else ref.name):
+        return True
+    entity = program.symbols.entity(fid, ref)
+    return entity.kind == "instance" and "Position" in entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+
+
+def _attribute(program: Program, fid: str, arg: Arg) -> Ref | None:
+    """The attribute path an argument reads, local aliases followed; None for anything else."""
+    if arg.kind != "ref" or arg.ref is None:
+        return None
+    ref = program.symbols.expand_alias(fid, arg.ref)
+    return ref if ref.attrs else None
+
+
+def _position_prefix(program: Program, fid: str, ref: Ref) -> Ref | None:
+    """The position value an attribute path reads from (`position` in `position.current_leader`)."""
+    for length in range(len(ref.attrs) - 1, -1, -1):
+        prefix = Ref(ref.scope, ref.name, ref.attrs[:length])
+        if _is_position(program, fid, prefix):
+            return prefix
+    return None
+
+
+def _copied_position(program: Program, fid: str, call: Call) -> Ref | None:
+    """The position that `replace(position, offset=...)` or `position._replace(...)` copies."""
+    if _keyword(call, _OFFSET) is None or any(_LEADER_SLOT.search(a.keyword) for a in call.args if a.keyword):
+        return None
+    source: Ref | None = None
+    if call.method == "_replace" and call.callee is not None and call.callee.attrs:
+        source = Ref(call.callee.scope, call.callee.name, call.callee.attrs[:-1])
+    else:
+        callee = program.symbols.callee(fid, call)
+        first = call.args[0] if call.args and not call.args[0].keyword else None
+        if callee.kind == "external" and callee.target in _COPIERS and first is not None:
+            source = first.ref
+    if source is None:
+        return None
+    source = program.symbols.expand_alias(fid, source)
+    return source if _is_position(program, fid, source) else None
+
+
+def _keyword(call: Call, name: str) -> Arg | None:
+    return next((arg for arg in call.args if arg.keyword == name), None)
+
+
+def _advances(program: Program, fid: str, call: Call, offset: Arg | None, position: Ref) -> bool:
+    """False when the new position keeps the old one's offset (`position.offset`)."""
+    if offset is None or offset.ref is None:
+        return True
+    ref = program.symbols.expand_alias(fid, offset.ref)
+    return ref != Ref(position.scope, position.name, (*position.attrs, _OFFSET))
+
+
+def _argument_pos(program: Program, fid: str, call: Call, arg: Arg, index: int) -> Pos:
+    """Where the argument is written: the read of its value at the call."""
+    target = arg.keyword or str(index)
+    for access in program.symbols.function(fid).accesses:
+        flow = access.flow
+        if flow.kind == FLOW_ARG and flow.call == call.id and flow.targets == (target,) and access.ref == arg.ref:
+            return access.site.pos
+    return call.site.pos

@@ -1,0 +1,127 @@
+"""The audit job on an embedded Spark (`local[2]`): the same findings as `check`, unit by unit, a
+row for every file whatever happens to it, and `--resume`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark")
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from linter.audit.job import AuditRequest, read_table, run_audit, table_path  # noqa: E402
+from linter.audit.session import spark_session  # noqa: E402
+from linter.audit.tables import (  # noqa: E402
+    STATUS_OK,
+    STATUS_PARSE_ERROR,
+    STATUS_TIMED_OUT,
+    STATUS_TOO_LARGE,
+)
+from linter.audit.units import resolve_units  # noqa: E402
+from tests.audit_support import (  # noqa: E402
+    files_by_unit_from_audit,
+    files_by_unit_from_discovery,
+    findings_by_unit_from_audit,
+    findings_by_unit_from_check,
+    multi_unit_tree,
+    units_under,
+    write,
+)
+from tests.conftest import FIXTURES, KNOWN_CODES  # noqa: E402
+from tests.test_audit_tasks import CRASHING_SOURCE, HANGING_SOURCE  # noqa: E402
+from tests.test_cli import RACY_CONSUMER  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    session = spark_session("local[2]")
+    yield session
+    session.stop()
+
+
+def statuses(spark: SparkSession, request: AuditRequest) -> dict[tuple[str, str], str]:
+    return {(row["unit"], row["path"]): row["status"] for row in read_table(spark, request, "files").collect()}
+
+
+def assert_same_as_check(spark: SparkSession, request: AuditRequest) -> None:
+    units = list(request.units)
+    assert findings_by_unit_from_audit(spark, request) == findings_by_unit_from_check(units)
+    assert files_by_unit_from_audit(spark, request) == files_by_unit_from_discovery(units)
+
+
+def test_fixture_folders_audited_as_units_report_what_check_reports(spark: SparkSession, tmp_path: Path) -> None:
+    folders = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+    request = AuditRequest(tuple(resolve_units(folders, None, None, KNOWN_CODES)), str(tmp_path / "out"))
+    outcome = run_audit(spark, request)
+    assert outcome.complete and outcome.discovered == sum(len(files) for files in files_by_unit_from_discovery(list(request.units)).values())
+    assert outcome.findings > 0
+    assert_same_as_check(spark, request)
+
+
+def test_a_multi_unit_tree_reports_what_check_reports_unit_by_unit(spark: SparkSession, tmp_path: Path) -> None:
+    units = units_under(multi_unit_tree(tmp_path))
+    request = AuditRequest(tuple(units), str(tmp_path / "out"), partitions=3)
+    outcome = run_audit(spark, request)
+    assert outcome.complete
+    assert_same_as_check(spark, request)
+    found = statuses(spark, request)
+    by_name = {row["unit"].rsplit("/", 1)[-1]: row for row in read_table(spark, request, "units").collect()}
+    assert set(by_name) == {"kafka_app", "fork", "limits", "empty", "bad_settings"}
+    assert by_name["bad_settings"]["error"] and by_name["bad_settings"]["files"] == 0
+    assert by_name["empty"]["files"] == 1 and by_name["empty"]["findings"] == 0
+    assert by_name["kafka_app"]["findings_by_rule"] == {"EPL001": 2, "EPL900": 1}
+    assert by_name["fork"]["findings_by_rule"] == {"EPL001": 1}
+    assert by_name["limits"]["errored"] == 1
+    limits = {path: status for (unit, path), status in found.items() if unit.endswith("limits")}
+    assert limits == {"big.py": STATUS_TOO_LARGE, "consumer.py": STATUS_OK, "latin.py": STATUS_OK}
+    kafka = {path: status for (unit, path), status in found.items() if unit.endswith("kafka_app")}
+    assert kafka["app/broken.py"] == STATUS_PARSE_ERROR
+
+
+def test_files_that_crash_or_hang_the_parser_are_rows_not_a_failed_job(spark: SparkSession, tmp_path: Path) -> None:
+    write(tmp_path / "unit", {"consumer.py": RACY_CONSUMER, "crash.py": CRASHING_SOURCE, "slow.py": HANGING_SOURCE})
+    units = tuple(resolve_units([tmp_path / "unit"], None, None, KNOWN_CODES))
+    request = AuditRequest(units, str(tmp_path / "out"), time_limit=2.0)
+    outcome = run_audit(spark, request)
+    assert outcome.complete
+    assert outcome.by_status == {STATUS_OK: 1, STATUS_PARSE_ERROR: 1, STATUS_TIMED_OUT: 1}
+    errors = {row["path"]: row["error"] for row in read_table(spark, request, "files").collect()}
+    assert errors == {"consumer.py": None, "crash.py": "the parser crashed (killed by SIGSEGV)",
+                      "slow.py": "parsing took longer than 2 s"}
+    codes = sorted((row["path"], row["code"]) for row in read_table(spark, request, "findings").collect())
+    assert codes == [("consumer.py", "EPL001"), ("crash.py", "EPL900"), ("slow.py", "EPL900")]
+
+
+def test_resume_reuses_the_facts_of_unchanged_contents(spark: SparkSession, tmp_path: Path) -> None:
+    repos = multi_unit_tree(tmp_path)
+    units = tuple(units_under(repos))
+    request = AuditRequest(units, str(tmp_path / "out"), partitions=4, resume=True)
+    run_audit(spark, request)
+    # An interruption loses the facts of unfinished tasks: lose one task's worth.
+    facts_parts = sorted(Path(table_path(request.out, "facts")).glob("part-*.parquet"))
+    lost = spark.read.parquet(str(facts_parts[0])).select("sha256").collect()
+    facts_parts[0].unlink()
+    (repos / "kafka_app" / "app" / "consumer.py").write_text(RACY_CONSUMER + "\n# changed\n")
+    (repos / "kafka_app" / "app" / "extra.py").write_text("y = 2\n")
+
+    outcome = run_audit(spark, request)
+    assert outcome.complete
+    rows = read_table(spark, request, "files").collect()
+    parsed_again = {(row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows if row["sha256"] and not row["cached"]}
+    lost_hashes = {row["sha256"] for row in lost}
+    assert parsed_again == {(row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows
+                            if row["sha256"] in lost_hashes} | {("kafka_app", "app/consumer.py"), ("kafka_app", "app/extra.py")}
+    assert_same_as_check(spark, request)
+
+
+def test_tables_can_be_written_as_json(spark: SparkSession, tmp_path: Path) -> None:
+    units = tuple(units_under(multi_unit_tree(tmp_path)))
+    request = AuditRequest(units, str(tmp_path / "out"), output_format="json", partitions=2)
+    assert run_audit(spark, request).complete
+    assert list(Path(table_path(request.out, "findings")).glob("part-*.json"))
+    assert_same_as_check(spark, request)

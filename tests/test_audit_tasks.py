@@ -1,0 +1,213 @@
+"""The audit's work without Spark: units, reading, the isolated parser, each unit's analysis, and
+that `check` never loads PySpark."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from linter.audit.isolation import IsolatedParser
+from linter.audit.tables import (
+    STATUS_OK,
+    STATUS_PARSE_ERROR,
+    STATUS_PENDING,
+    STATUS_TIMED_OUT,
+    STATUS_TOO_LARGE,
+    STATUS_UNREADABLE,
+    FileRecord,
+    ListedFile,
+)
+from linter.audit.tasks import FILE, FINDING, UNIT, analyse_unit, list_unit, parse_files, read_and_hash
+from linter.audit.units import Unit, resolve_units, unit_config
+from linter.discovery import SourceFile, UsageError
+from linter.engine import check, read_file
+from tests.conftest import FIXTURES, KNOWN_CODES, REPO
+from tests.test_cli import RACY_CONSUMER
+
+# Inputs that break libcst's native parser: a stack overflow (the process dies) and a sum whose
+# parse time grows much faster than its length.
+CRASHING_SOURCE = b"x = " + b"(" * 100_000 + b"1" + b")" * 100_000 + b"\n"
+HANGING_SOURCE = b"x = " + b" + ".join([b"a"] * 20_000) + b"\n"
+
+WriteTree = Callable[..., Path]
+
+
+def audit_in_process(unit: Unit, run: str = "run", time_limit: float = 30.0) -> list[tuple[str, tuple[object, ...]]]:
+    """Every task of the job, one after the other, in this process."""
+    rows = [read_and_hash(listed) for listed in list_unit(unit)]
+    pending = [(row.sha256, row.path) for row in rows if row.status == STATUS_PENDING]
+    facts = {fact.sha256: fact for fact in parse_files(pending, time_limit, run)}
+    records = [FileRecord(row, facts.get(row.sha256 or "")) for row in rows]
+    return list(analyse_unit(unit, records, run))
+
+
+def check_unit(unit: Unit) -> list[tuple[object, ...]]:
+    assert unit.config is not None
+    return [(f.location.path, f.location.line, f.location.column, f.code, f.message, f.fingerprint)
+            for f in check([Path(unit.root)], unit.config).findings]
+
+
+def audit_findings(rows: list[tuple[str, tuple[object, ...]]]) -> list[tuple[object, ...]]:
+    # finding rows: unit, path, line, column, end_line, end_column, code, name, message, function, fingerprint, ...
+    return [(r[1], r[2], r[3], r[6], r[8], r[10]) for tag, r in rows if tag == FINDING]
+
+
+def one_unit(root: Path) -> Unit:
+    (unit,) = resolve_units([root], None, None, KNOWN_CODES)
+    return unit
+
+
+# --- units ------------------------------------------------------------------------------------
+
+
+def test_units_come_from_roots_repos_file_and_repositories_under_a_folder(tmp_path: Path) -> None:
+    for repo, marker in (("a", ".git"), ("b/c", "pyproject.toml"), ("b/d", "setup.py"), ("e/f", "pyproject.toml")):
+        (tmp_path / "repos" / repo).mkdir(parents=True)
+        (tmp_path / "repos" / repo / marker).write_text("")
+    (tmp_path / "repos" / "a" / "inner").mkdir()
+    (tmp_path / "repos" / "a" / "inner" / "setup.py").write_text("")  # inside a repository: not a unit
+    (tmp_path / "repos" / "node_modules" / "x").mkdir(parents=True)
+    (tmp_path / "repos" / "node_modules" / "x" / "setup.py").write_text("")
+    (tmp_path / "root").mkdir()
+    listed = tmp_path / "repos.txt"
+    listed.write_text(f"# units\n\n{tmp_path / 'repos' / 'e' / 'f'}\n{tmp_path / 'gone'}\n")
+    units = resolve_units([tmp_path / "root"], listed, tmp_path / "repos", KNOWN_CODES)
+    roots = [Path(u.root).relative_to(tmp_path).as_posix() for u in units]
+    # e/f is named twice (repos file, then found under repos/) and kept once.
+    assert roots == ["root", "repos/e/f", "gone", "repos/a", "repos/b/c", "repos/b/d"]
+    assert [u.id for u in units] == list(range(6))
+    assert units[2].config is None and units[2].error == "folder not found"
+    assert all(u.config is not None and u.config.root == Path(u.root) for u in units if u is not units[2])
+
+
+def test_a_unit_with_invalid_settings_is_kept_with_its_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.epochlint]\nselect = 'EPL001'\n")
+    unit = one_unit(tmp_path)
+    assert unit.config is None and "select" in unit.error
+    assert audit_in_process(unit)[-1][1][-1] == unit.error
+
+
+def test_a_missing_root_or_no_unit_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="folder not found"):
+        resolve_units([tmp_path / "nope"], None, None, KNOWN_CODES)
+    with pytest.raises(UsageError, match="needs a ROOT"):
+        resolve_units([], None, None, KNOWN_CODES)
+
+
+def test_a_unit_is_rooted_at_its_folder_even_inside_a_project(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.epochlint]\nmax-file-size = 123\n")
+    (tmp_path / "sub").mkdir()
+    config = unit_config(tmp_path / "sub", KNOWN_CODES)
+    assert config.root == tmp_path / "sub" and config.max_file_size == 123
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["too large", "vanished", "directory"])
+def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "f.py"
+    if case == "too large":
+        path.write_text("x = 1\n" * 10)
+    elif case == "directory":
+        path.mkdir()
+    cap = 20 if case == "too large" else 100_000
+    row = read_and_hash(ListedFile(0, 0, "f.py", str(path), cap, None))
+    assert row.status == (STATUS_TOO_LARGE if case == "too large" else STATUS_UNREADABLE)
+    assert row.error == read_file(SourceFile(path, "f.py"), cap).error
+
+
+def test_a_readable_file_is_hashed_and_waits_for_its_facts(tmp_path: Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_bytes(b"x = 1\n")
+    row = read_and_hash(ListedFile(3, 7, "f.py", str(path), 100, None))
+    assert (row.unit_id, row.file_index, row.size, row.status) == (3, 7, 6, STATUS_PENDING)
+    assert row.sha256 == hashlib.sha256(b"x = 1\n").hexdigest()
+
+
+# --- the isolated parser ----------------------------------------------------------------------
+
+
+def test_a_file_that_crashes_or_hangs_the_parser_costs_only_its_own_row() -> None:
+    parser = IsolatedParser(time_limit=2.0)
+    try:
+        outcomes = [parser.parse(source) for source in (b"x = 1\n", CRASHING_SOURCE, b"y = 2\n", HANGING_SOURCE, b"z = (\n")]
+    finally:
+        parser.close()
+    assert [o.status for o in outcomes] == [STATUS_OK, STATUS_PARSE_ERROR, STATUS_OK, STATUS_TIMED_OUT, STATUS_PARSE_ERROR]
+    assert outcomes[1].error == "the parser crashed (killed by SIGSEGV)"
+    assert outcomes[3].error == "parsing took longer than 2 s" and outcomes[3].seconds < 10
+    assert outcomes[4].error.startswith("syntax error")
+
+
+def test_a_file_changed_after_hashing_is_not_given_the_old_hash_facts(tmp_path: Path) -> None:
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\n")
+    (fact,) = parse_files([("0" * 64, str(path))], 5.0, "run")
+    assert fact.status == STATUS_UNREADABLE and not fact.cacheable
+
+
+# --- a unit's analysis is check's -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("folder", sorted(p for p in FIXTURES.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_each_fixture_folder_as_a_unit_gives_checks_findings(folder: Path) -> None:
+    unit = one_unit(folder)
+    rows = audit_in_process(unit)
+    assert audit_findings(rows) == check_unit(unit)
+    files = [r for tag, r in rows if tag == FILE]
+    assert len(files) == check([folder], unit.config).files_analysed  # type: ignore[arg-type]
+    (unit_row,) = [r for tag, r in rows if tag == UNIT]
+    assert unit_row[2] == len(files) and unit_row[6] == len(audit_findings(rows))
+
+
+def test_files_that_break_the_parser_become_rows_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
+    root = write_tree({"pkg/__init__.py": "", "pkg/consumer.py": RACY_CONSUMER,
+                       "crash.py": CRASHING_SOURCE, "slow.py": HANGING_SOURCE})
+    rows = audit_in_process(one_unit(root), time_limit=2.0)
+    status = {r[1]: r[4] for tag, r in rows if tag == FILE}
+    assert status == {"crash.py": STATUS_PARSE_ERROR, "slow.py": STATUS_TIMED_OUT,
+                      "pkg/__init__.py": STATUS_OK, "pkg/consumer.py": STATUS_OK}
+    codes = sorted((r[1], r[6]) for tag, r in rows if tag == FINDING)
+    assert codes == [("crash.py", "EPL900"), ("pkg/consumer.py", "EPL001"), ("slow.py", "EPL900")]
+
+
+# --- check stays free of Spark ----------------------------------------------------------------
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_check_and_the_parser_never_import_pyspark() -> None:
+    code = (
+        "import sys, contextlib, io\n"
+        "import linter.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = linter.cli.main(['check', 'fixtures/EPL900'])\n"
+        "linter.cli.build_parser().parse_args(['audit', 'x'])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j'))\n"
+        "print(status, loaded)\n"
+    )
+    result = _python(code, REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1 []"
+
+
+def test_audit_without_pyspark_exits_2_with_one_line(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['pyspark'] = None  # as if it were not installed\n"
+        "import linter.cli\n"
+        f"sys.exit(linter.cli.main(['audit', {str(tmp_path)!r}]))\n"
+    )
+    result = _python(code, REPO)
+    assert result.returncode == 2
+    assert result.stderr == "epochlint: audit needs PySpark: pip install 'epochlint[spark]'\n"
+    assert os.listdir(tmp_path) == []

@@ -1,0 +1,127 @@
+"""Baselines: record today's findings, report only new ones, and say when entries went stale."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import (
+    CONSUMER,
+    FIXED_CONSUMER,
+    LOOP,
+    RACY_CONSUMER,
+    SHIFTED_CONSUMER,
+    TWO_LOOP_CONSUMER,
+    epochlint,
+    finding_lines,
+    line_of,
+)
+
+WriteTree = Callable[..., Path]
+BASELINE = "epochlint-baseline.json"
+
+
+def write_baseline(root: Path) -> dict[str, dict[str, str]]:
+    result = epochlint(root, "check", "--write-baseline", BASELINE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"baseline written to {BASELINE} (findings recorded:" in result.stdout
+    assert finding_lines(result.stdout, "EPL001") == []
+    return json.loads((root / BASELINE).read_text(encoding="utf-8"))["findings"]  # type: ignore[no-any-return]
+
+
+def test_baseline_records_each_finding_by_fingerprint_for_humans_too(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: TWO_LOOP_CONSUMER})
+    entries = write_baseline(root)
+    report = json.loads(epochlint(root, "check", "--output-format", "json").stdout)
+    assert sorted(entries) == sorted(f["fingerprint"] for f in report["findings"])
+    for finding in report["findings"]:
+        entry = entries[finding["fingerprint"]]
+        assert entry == {"code": "EPL001", "path": CONSUMER, "message": finding["message"]}
+
+
+def test_baseline_file_is_sorted_and_byte_stable(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: TWO_LOOP_CONSUMER})
+    write_baseline(root)
+    first = (root / BASELINE).read_bytes()
+    write_baseline(root)
+    assert (root / BASELINE).read_bytes() == first
+    document = json.loads(first)
+    assert first.decode() == json.dumps(document, indent=2, sort_keys=True) + "\n"
+    assert document["version"] == 1 and document["tool"] == "epochlint"
+    assert b'"line"' not in first
+
+
+def test_baseline_hides_recorded_findings(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    write_baseline(root)
+    result = epochlint(root, "check", "--baseline", BASELINE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].startswith("All checks passed")
+
+
+def test_baseline_reports_only_new_findings(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    write_baseline(root)
+    write_tree({CONSUMER: TWO_LOOP_CONSUMER})
+    result = epochlint(root, "check", "--baseline", BASELINE)
+    assert result.returncode == 1, result.stdout + result.stderr
+    [header] = finding_lines(result.stdout, "EPL001")
+    assert header.startswith(f"{CONSUMER}:{line_of(TWO_LOOP_CONSUMER, LOOP, 2)}:")
+
+
+def test_baseline_survives_moved_lines(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    write_baseline(root)
+    write_tree({CONSUMER: SHIFTED_CONSUMER})
+    result = epochlint(root, "check", "--baseline", BASELINE, "--output-format", "json")
+    summary = json.loads(result.stdout)["summary"]
+    assert (result.returncode, summary["findings"], summary["stale_baseline"]) == (0, 0, 0)
+
+
+def test_fixed_finding_leaves_the_baseline_stale_and_check_says_so(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    write_baseline(root)
+    write_tree({CONSUMER: FIXED_CONSUMER})
+    result = epochlint(root, "check", "--baseline", BASELINE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 baseline entry no longer matches any finding" in result.stdout
+    summary = json.loads(epochlint(root, "check", "--baseline", BASELINE, "--output-format", "json").stdout)["summary"]
+    assert summary["stale_baseline"] == 1
+
+
+def test_entries_of_files_outside_the_run_are_not_stale(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/other.py": "def unrelated():\n    return 1\n"})
+    write_baseline(root)
+    result = epochlint(root, "check", "pkg/other.py", "--baseline", BASELINE, "--output-format", "json")
+    assert json.loads(result.stdout)["summary"]["stale_baseline"] == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        pytest.param(None, "cannot read baseline", id="missing"),
+        pytest.param("{not json", "is not valid JSON", id="not-json"),
+        pytest.param('{"findings": []}', "is not an epochlint baseline", id="not-a-baseline"),
+        pytest.param(
+            '{"version": 1, "tool": "epochlint", "findings": {"abc": {"code": "EPL001"}}}',
+            "needs a code, a path and a message",
+            id="incomplete-entry",
+        ),
+    ],
+)
+def test_bad_baseline_is_a_one_line_usage_error(write_tree: WriteTree, content: str | None, said: str) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    if content is not None:
+        (root / BASELINE).write_text(content, encoding="utf-8")
+    result = epochlint(root, "check", "--baseline", BASELINE)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(result.stderr.splitlines()) == 1 and said in result.stderr, result.stderr
+
+
+def test_baseline_and_write_baseline_exclude_each_other(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    result = epochlint(root, "check", "--baseline", BASELINE, "--write-baseline", BASELINE)
+    assert result.returncode == 2 and "not allowed with" in result.stderr, result.stderr

@@ -1,0 +1,331 @@
+"""`check --fix` and `--diff`: mechanical, verified fixes that keep formatting and comments."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from linter.config import load_config
+from linter.fix.run import plan_fixes
+from tests.conftest import FIXTURES, KNOWN_CODES, run_check
+from tests.test_cli import CONSUMER, FIXED_CONSUMER, RACY_CONSUMER, epochlint, replaced
+
+WriteTree = Callable[..., Path]
+
+# Formatting the fix must keep: odd spacing, comments in and around the loop, a string block.
+STYLED_CONSUMER = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()   # reentrant: delivering takes it again
+        self._epoch = 0
+
+    def seek(self, offset):
+        with self._lock:
+            self._epoch += 1
+
+    def on_batch(self, batch):
+        # Deliver what is current.
+        for message in batch:  # one batch
+            # Compare the tags.
+            if message.epoch >= self._epoch :
+                self.deliver( message )
+        return '''done
+'''
+
+    def deliver(self, message):
+        with self._lock:
+            pass
+"""
+STYLED_FIXED = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()   # reentrant: delivering takes it again
+        self._epoch = 0
+
+    def seek(self, offset):
+        with self._lock:
+            self._epoch += 1
+
+    def on_batch(self, batch):
+        # Deliver what is current.
+        with self._lock:
+            for message in batch:  # one batch
+                # Compare the tags.
+                if message.epoch >= self._epoch :
+                    self.deliver( message )
+        return '''done
+'''
+
+    def deliver(self, message):
+        with self._lock:
+            pass
+"""
+PLAIN_LOCK_CONSUMER = replaced(RACY_CONSUMER, "threading.RLock()", "threading.Lock()")
+ASYNC_CONSUMER = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._epoch = 0
+
+    def seek(self, offset):
+        with self._lock:
+            self._epoch += 1
+
+    async def on_batch(self, batch):
+        for message in batch:
+            if message.epoch >= self._epoch:
+                await self.deliver(message)
+
+    async def deliver(self, message):
+        pass
+"""
+COMPREHENSION_CONSUMER = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._epoch = 0
+
+    def seek(self, offset):
+        with self._lock:
+            self._epoch += 1
+
+    def current(self, batch):
+        return [message for message in batch if message.epoch >= self._epoch]
+"""
+# Holding `_lock` around the loop would take `_stats_lock` under it, while `report` takes them in
+# the other order: the fix would bring in a lock-order cycle (EPL009), so it is not made.
+CYCLE_CONSUMER = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._stats_lock = threading.Lock()
+        self._epoch = 0
+        self._count = 0
+
+    def seek(self, offset):
+        with self._lock:
+            self._epoch += 1
+
+    def report(self):
+        with self._stats_lock:
+            with self._lock:
+                return self._count
+
+    def _count_one(self):
+        with self._stats_lock:
+            self._count += 1
+
+    def on_batch(self, batch):
+        for message in batch:
+            if message.epoch >= self._epoch:
+                self._count_one()
+"""
+REDELIVER = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self.consumer_epoch = 0
+        self.incoming_messages = []
+        self.pending_acks = set()
+
+    def redeliver_unacknowledged_messages(self):
+        with self._lock:
+            # Drop what was received before the redeliver.
+            self.incoming_messages.clear()
+            self.pending_acks.clear()
+            self.consumer_epoch += 1  # the new epoch
+            self.send_redeliver_command(self.consumer_epoch)
+
+    def send_redeliver_command(self, epoch):
+        pass
+"""
+REDELIVER_FIXED = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self.consumer_epoch = 0
+        self.incoming_messages = []
+        self.pending_acks = set()
+
+    def redeliver_unacknowledged_messages(self):
+        with self._lock:
+            self.consumer_epoch += 1  # the new epoch
+            # Drop what was received before the redeliver.
+            self.incoming_messages.clear()
+            self.pending_acks.clear()
+            self.send_redeliver_command(self.consumer_epoch)
+
+    def send_redeliver_command(self, epoch):
+        pass
+"""
+
+
+def fix(root: Path) -> str:
+    result = epochlint(root, "check", "--fix")
+    assert result.returncode in (0, 1), result.stderr
+    return (root / CONSUMER).read_text(encoding="utf-8")
+
+
+def diff(root: Path) -> tuple[int, str]:
+    result = epochlint(root, "check", "--fix", "--diff")
+    assert result.returncode in (0, 1), result.stderr
+    return result.returncode, result.stdout
+
+
+def codes(root: Path) -> list[str]:
+    return [finding.code for finding in run_check(root).findings]
+
+
+# --- EPL001: hold the guard around the whole batch ---------------------------------------------------
+
+
+def test_epl001_fix_holds_a_reentrant_guard_around_the_loop(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    assert codes(root) == ["EPL001"]
+    assert fix(root) == FIXED_CONSUMER
+    assert codes(root) == []
+
+
+def test_fix_keeps_formatting_and_comments(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: STYLED_CONSUMER})
+    assert fix(root) == STYLED_FIXED
+
+
+def test_fix_is_idempotent(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    fix(root)
+    assert diff(root) == (0, "")
+    assert fix(root) == FIXED_CONSUMER
+
+
+def test_fix_reports_what_it_fixed_and_what_remains(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/plain.py": PLAIN_LOCK_CONSUMER})
+    result = epochlint(root, "check", "--fix")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "fixes applied: 1 (files changed: 1)" in result.stdout
+    assert "pkg/plain.py:17:9: EPL001" in result.stdout and f"{CONSUMER}:" not in result.stdout
+
+
+def test_diff_shows_the_fix_without_writing(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    status, shown = diff(root)
+    assert status == 1
+    assert shown.startswith(f"--- a/{CONSUMER}\n+++ b/{CONSUMER}\n@@ ")
+    assert "-                self.deliver(message)\n+        with self._lock:\n+            for message in batch:\n" in shown
+    assert (root / CONSUMER).read_text(encoding="utf-8") == RACY_CONSUMER
+
+
+def test_no_fix_with_a_plain_lock_the_loop_body_could_take_again(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: PLAIN_LOCK_CONSUMER})
+    assert diff(root) == (0, "")
+
+
+def test_no_fix_in_a_coroutine(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: ASYNC_CONSUMER})
+    assert codes(root) == ["EPL001"]
+    assert diff(root) == (0, "")
+
+
+def test_comprehension_fix_holds_the_guard_around_its_statement(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: COMPREHENSION_CONSUMER})
+    expected = replaced(
+        COMPREHENSION_CONSUMER,
+        "        return [",
+        "        with self._lock:\n            return [",
+    )
+    assert fix(root) == expected
+    assert codes(root) == []
+
+
+def test_fix_that_would_bring_in_a_new_finding_is_not_made(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: CYCLE_CONSUMER})
+    assert codes(root) == ["EPL001"]
+    assert diff(root) == (0, "")
+
+
+def test_file_that_no_longer_parses_is_never_fixed(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    found = run_check(root)
+    (root / CONSUMER).write_text(RACY_CONSUMER + "def broken(:\n", encoding="utf-8")
+    config = load_config([root], None, KNOWN_CODES)
+    assert plan_fixes([root], config, found.findings, found.findings) == []
+
+
+def test_fix_applies_only_to_reported_findings(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    assert epochlint(root, "check", "--write-baseline", "baseline.json").returncode == 0
+    assert epochlint(root, "check", "--baseline", "baseline.json", "--fix").returncode == 0
+    assert (root / CONSUMER).read_text(encoding="utf-8") == RACY_CONSUMER
+
+
+def test_fix_keeps_line_endings(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER.replace("\n", "\r\n").encode()})
+    epochlint(root, "check", "--fix")
+    assert (root / CONSUMER).read_bytes() == FIXED_CONSUMER.replace("\n", "\r\n").encode()
+
+
+# --- EPL004: bump first, then clear -------------------------------------------------------------------
+
+
+def test_epl004_fix_moves_the_bump_before_the_first_clear(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: REDELIVER})
+    assert codes(root) == ["EPL004", "EPL004"]
+    assert fix(root) == REDELIVER_FIXED
+    assert codes(root) == []
+
+
+def test_epl004_no_fix_when_a_statement_in_between_uses_the_epoch(write_tree: WriteTree) -> None:
+    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", "            print(self.consumer_epoch)\n")
+    root = write_tree({CONSUMER: source})
+    assert codes(root) == ["EPL004"]
+    assert diff(root) == (0, "")
+
+
+def test_epl004_no_fix_when_the_bump_is_in_another_block(write_tree: WriteTree) -> None:
+    source = replaced(
+        REDELIVER,
+        "            self.consumer_epoch += 1  # the new epoch\n",
+        "            if self.pending_acks is not None:\n                self.consumer_epoch += 1\n",
+    )
+    root = write_tree({CONSUMER: source})
+    assert "EPL004" in codes(root)
+    assert diff(root) == (0, "")
+
+
+# --- the fixtures ------------------------------------------------------------------------------------
+
+
+def test_fix_on_the_fixtures_repairs_what_it_offers_and_nothing_else(tmp_path: Path) -> None:
+    root = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES, root)
+    before = run_check(root).findings
+    config = load_config([root], None, KNOWN_CODES)
+    planned = {f.fingerprint: f.code for fix in plan_fixes([root], config, before, before) for f in fix.findings}
+    assert {"EPL001", "EPL004"} <= set(planned.values())
+    result = epochlint(root, "check", "--fix")
+    assert f"fixes applied: {len(planned)} " in result.stdout, result.stdout
+    after = run_check(root).findings
+    assert sorted(f.fingerprint for f in after) == sorted(f.fingerprint for f in before if f.fingerprint not in planned)
+    assert diff(root) == (0, "")
