@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return int(text)
+
+
 def _codes(text: str) -> list[str]:
     return [code.strip().upper() for code in text.split(",") if code.strip()]
 
@@ -51,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, metavar="FILE", help="configuration file (default: nearest pyproject.toml)")
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
+    )
+    check.add_argument(
+        "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per core)"
+    )
     check.add_argument(
         "--whole-project",
         action="store_true",
@@ -80,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerate_unencodable_output()
     args = build_parser().parse_args(argv)
     try:
         if args.command == "check":
@@ -103,6 +117,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+
+def _tolerate_unencodable_output() -> None:
+    """Write what the output encoding cannot hold (a source line in a frame, on a cp1252 or ASCII
+    console) as escapes, instead of failing in the middle of a report."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) -> Config:
     from rules import all_rules
 
@@ -116,7 +139,15 @@ def _check(args: argparse.Namespace) -> int:
 
     config = _load(args, {"select": args.select, "ignore": args.ignore})
     request = CheckRequest(
-        tuple(args.paths or [Path(".")]), args.whole_project, args.baseline, args.write_baseline, args.fix, args.diff
+        tuple(args.paths or [Path(".")]),
+        args.whole_project,
+        args.baseline,
+        args.write_baseline,
+        args.fix,
+        args.diff,
+        use_cache=not args.no_cache,
+        progress=sys.stderr.isatty(),
+        jobs=args.jobs,
     )
     outcome = run_check(request, config)
     if outcome.diff is not None:

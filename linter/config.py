@@ -311,6 +311,14 @@ def _codes(value: object, where: str, known: frozenset[str]) -> tuple[str, ...]:
     return codes
 
 
+def _selection(value: object, where: str, known: frozenset[str]) -> tuple[str, ...]:
+    codes = _codes(value, where, known)
+    if not codes:
+        # `--select "$CODES"` with CODES unset would otherwise pass every run, checking nothing.
+        raise _fail(where, 'expected at least one rule code; an empty selection checks nothing (write ["ALL"] for every rule)')
+    return codes
+
+
 def _per_file_ignores(value: object, where: str, known: frozenset[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     entries = _string_table(value, where, 'file patterns to lists of rule codes, e.g. {"tests/*" = ["EPL001"]}')
     result: list[tuple[str, tuple[str, ...]]] = []
@@ -329,7 +337,8 @@ def _check_pattern(pattern: str, where: str) -> None:
         raise _fail(where, f"pattern {_show(pattern)} is a comment in gitignore syntax (write '\\{pattern}')")
     try:
         _compile_patterns((pattern,))
-    except ValueError as error:
+    except (ValueError, re.error) as error:
+        # re.error: pathspec turns a bad character range (`[z-a]`) into a regex that cannot compile.
         raise _fail(where, f"invalid file pattern {_show(pattern)} ({error})") from None
 
 
@@ -430,7 +439,7 @@ class _Key:
 
 # Every key of `[tool.epochlint]`, in the spec's order; the last two are extensions.
 KEYS: Mapping[str, _Key] = {
-    "select": _Key("select", _codes),
+    "select": _Key("select", _selection),
     "ignore": _Key("ignore", _codes),
     "per-file-ignores": _Key("per_file_ignores", _per_file_ignores),
     "exclude": _Key("exclude", _patterns),

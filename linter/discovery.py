@@ -181,9 +181,12 @@ class _Walker:
     def link(self, entry: os.DirEntry[str], rel: str) -> None:
         try:
             mode = os.stat(entry.path).st_mode
-        except OSError:
-            # Dangling links and link loops inside a tree are skipped: editors leave dangling
-            # `.#name.py` lock links next to the files being edited.
+        except OSError as error:
+            # Dangling links inside a tree are skipped: editors leave dangling `.#name.py` lock
+            # links next to the files being edited. A loop named like a source file is no such
+            # thing, and is reported rather than dropped.
+            if _is_loop(error) and entry.name.endswith(".py") and not self.config.is_excluded(rel, is_dir=False):
+                self.problems.append(DiscoveryProblem(rel, "symbolic link loop"))
             return
         real = os.path.realpath(entry.path)
         if not self.follow_external and not any(_is_under(real, r) for r in self.given_roots):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from linter import __version__
+from linter.collect import collect_facts, read_source
 from linter.config import Config
 from linter.discovery import SourceFile, discover
 from linter.findings import Finding
@@ -29,17 +30,9 @@ class FileResult:
 
 def read_file(source: SourceFile, max_size: int) -> FileFacts:
     """Read and parse one file; every failure becomes an error in the facts, never an exception."""
-    try:
-        size = source.path.stat().st_size
-        if size > max_size:
-            return FileFacts(lines=0, error=f"file is {size} bytes, over the size limit of {max_size}")
-        data = source.path.read_bytes()
-    except FileNotFoundError:
-        return FileFacts(lines=0, error="file vanished before it could be read")
-    except IsADirectoryError:
-        return FileFacts(lines=0, error="is a directory, not a file")
-    except OSError as error:
-        return FileFacts(lines=0, error=f"cannot read the file: {error.strerror or error}")
+    data = read_source(source, max_size)
+    if isinstance(data, str):
+        return FileFacts(lines=0, error=data)
     return facts_from_source(data)
 
 
@@ -54,8 +47,7 @@ def _selected_anywhere(config: Config, code: str) -> bool:
 
 def build_program(results: Sequence[FileResult], config: Config) -> Program:
     """Merge the facts of one analysis unit into a Program."""
-    package_dirs = _package_dirs([r.source for r in results], config.root)
-    names = module_names([r.source.rel for r in results], package_dirs)
+    names = unit_module_names([r.source for r in results], config.root)
     modules: list[ModuleInfo] = []
     errors: list[FileError] = []
     for result in results:
@@ -66,6 +58,11 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
         is_package = PurePosixPath(rel).name == "__init__.py"
         modules.append(ModuleInfo(names[rel], rel, is_package, result.facts))
     return Program(modules, config, errors)
+
+
+def unit_module_names(sources: Sequence[SourceFile], root: Path) -> dict[str, str]:
+    """Dotted module names, by root-relative path, of the files of one analysis unit."""
+    return module_names([s.rel for s in sources], _package_dirs(sources, root))
 
 
 def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:
@@ -126,13 +123,30 @@ def _fingerprinted(findings: list[Finding]) -> list[Finding]:
     return result
 
 
-def check(paths: Sequence[Path], config: Config) -> RunResult:
-    """One whole `epochlint check` run over `paths`."""
+def check(
+    paths: Sequence[Path],
+    config: Config,
+    *,
+    use_cache: bool = True,
+    jobs: int | None = None,
+    prefilter: bool = True,
+    progress: bool = False,
+) -> RunResult:
+    """One whole `epochlint check` run over `paths`.
+
+    Facts come from the cache under the project root where it has them (`use_cache`); files the
+    prefilter finds irrelevant are not parsed (`prefilter`); the rest are parsed by `jobs`
+    processes (default: one per core), with a progress bar on stderr for large runs (`progress`).
+    """
     sources, problems = discover(paths, config)
-    results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
+    unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
+    names = unit_module_names([*sources, *unreadable], config.root)
+    collected = collect_facts(
+        sources, names, config, use_cache=use_cache, jobs=jobs, prefilter=prefilter, progress=progress
+    )
+    results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
     results.extend(
-        FileResult(SourceFile(config.root / p.rel, p.rel), FileFacts(lines=0, error=p.reason))
-        for p in problems
+        FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
     )
     program = build_program(results, config)
     rules = selected_rules(config)
@@ -143,6 +157,7 @@ def check(paths: Sequence[Path], config: Config) -> RunResult:
         rules=tuple(rule_info(rule) for rule in rules),
         files_analysed=len(results),
         tool_version=__version__,
+        files_not_relevant=collected.not_relevant,
     )
 
 

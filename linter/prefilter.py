@@ -1,14 +1,19 @@
 """Which files can matter, decided from their bytes before anything is parsed.
 
-Parsing with libcst is the cost of a run, and most files of a project hold no epoch field, no
-lock and no commit. A file is a *seed* when any identifier in its text (code, comment or string:
-generous on purpose) names something a rule of RULES.md looks at: an epoch field (the configured
-epoch pattern), a lock (constructor, lock-pattern word, lock decorator), a commit, a rewind, an
-epoch source or a leader slot, or a declared guard. A file is *relevant* when it is a seed, or it
-imports one (transitively: it can call into it or subclass it), or one of those imports it
-(transitively: code it calls can call back into what it passed). Imports are read by regular
-expression, relative ones included. Every other file is still read, checked by Python's own parser
-and counted, but never handed to libcst.
+Parsing with libcst is the cost of a run, and most files of a project hold no epoch field and
+take no lock. A file is a *seed* when its text (code, comments and strings alike: generous on
+purpose) can hold what a rule of RULES.md starts from:
+- an identifier of the epoch vocabulary: the configured epoch pattern, the historical and current
+  epoch sources, EPL007's leader slots, a declared guard;
+- a lock: a lock constructor, `.acquire(`, a configured lock decorator, or a `with` statement
+  whose items hold a lock-pattern word (a lock whose constructor is not visible).
+Commits, rewinds and queue clears matter only next to an epoch field, so they are not seeds.
+
+A file is *relevant* when it is a seed, imports one (transitively: it can call into it, subclass
+it, or bind its parameters), or is imported, transitively, by such a file (it can be called, and
+call back through what it is passed). Imports are read by regular expression, relative ones
+included. Every other file is still read, checked by Python's own parser and counted, but never
+handed to libcst.
 """
 
 from __future__ import annotations
@@ -24,18 +29,30 @@ from linter.program.modules import absolute_module
 __all__ = ["TextFacts", "Vocabulary", "read_text_facts", "relevant_files"]
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-# `import a.b as c, d`, also after `;` or `:` on one line.
-_IMPORT = re.compile(rb"(?:^|[;:])[ \t]*import[ \t]+((?:[^\r\n#;\\]|\\\r?\n)+)", re.MULTILINE)
-# `from ..a.b import (x, y)`; only the module part matters.
-_FROM = re.compile(rb"(?:^|[;:])[ \t]*from[ \t]+(\.*)[ \t]*([A-Za-z_][\w.]*)?[ \t\\]+import\b", re.MULTILINE)
+_IMPORT_WORD = re.compile(rb"\bimport\b")
+# What stands before `import` on its line in an import statement: nothing, or `from ..a.b`
+# (after a `;` or a `:` too, as in `if x: import y`).
+_IMPORT_HEAD = re.compile(
+    rb"(?:^|[;:])[ \t]*(?:from[ \t]+(\.*)[ \t]*([A-Za-z_][\w. \t]*?)?[ \t]+)?$", re.MULTILINE
+)
+# The imported names: a parenthesised list, or the rest of the logical line.
+_IMPORT_TAIL = re.compile(rb"[ \t]*(\([^)]*\)|(?:[^\r\n#;\\]|\\\r?\n)*)")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*")
+_COMMENT = re.compile(rb"#[^\r\n]*")
 _CONTINUATION = re.compile(rb"\\\r?\n")
 _BLANKS = re.compile(rb"[ \t]")
-
-# Lock constructors whose names are not lock-pattern words (`Lock`, `RLock`, `Condition` are).
-_LOCK_CONSTRUCTORS = frozenset({"Semaphore", "BoundedSemaphore"})
+# The items of a `with` / `async with` statement, up to its colon.
+_WITH = re.compile(rb"^[ \t]*(?:async[ \t]+)?with\b([^:]*):", re.MULTILINE)
+_ACQUIRE = re.compile(rb"\.\s*acquire\s*\(")
+_LOCK_CONSTRUCTOR = re.compile(rb"\b(?:R?Lock|Condition|(?:Bounded)?Semaphore)\s*\(")
 # EPL007's leader slots.
 _LEADER_SLOT = re.compile("current_leader|leader_and_epoch", re.IGNORECASE)
+
+
+# What an import can make a file reach: (level, dotted module, and everything below it?).
+# `import a.b` reaches every module of package `a` (`a.c.f()` resolves once `a` is bound);
+# `from ..a import b` reaches `..a` itself and everything below `..a.b` (a submodule `b`).
+Reach = tuple[int, str, bool]
 
 
 @dataclass(frozen=True)
@@ -43,65 +60,90 @@ class TextFacts:
     """What the text pass found in one file."""
 
     seed: bool
-    # (level, module) for each import: `from ..a import b` is (2, "a"), `import a.b` is (0, "a.b").
-    imports: tuple[tuple[int, str], ...]
+    imports: tuple[Reach, ...]
 
 
 class Vocabulary:
-    """The identifiers that make a file a seed, from the configuration (memoised per identifier)."""
+    """What makes a file a seed, from the configuration. Verdicts on identifiers are memoised:
+    the same names recur in every file."""
 
     def __init__(self, config: Config) -> None:
         self._config = config
         self._exact = frozenset(
             {
-                *_LOCK_CONSTRUCTORS,
                 *RECEIVER_EPOCH_ATTRIBUTES,
                 *config.historical_epoch_sources,
                 *config.current_epoch_sources,
-                *config.commit_sinks,
-                *(name.rsplit(".", 1)[-1] for name, _ in config.lock_decorators),
-                *(attribute.lstrip("_") for _, attribute in config.lock_decorators),
                 *(part.lstrip("_") for key, lock in config.guards for part in (*key.split("."), lock)),
             }
         )
-        self._known: dict[bytes, bool] = {}
+        self._decorator = re.compile(
+            rb"@\s*(?:[\w.]*\.)?(?:"
+            + b"|".join(re.escape(name.rsplit(".", 1)[-1].encode()) for name, _ in config.lock_decorators)
+            + rb")\b"
+        ) if config.lock_decorators else None
+        self._seen: set[bytes] = set()
+        self._epoch_words: set[bytes] = set()
 
-    def matches(self, identifiers: Iterable[bytes]) -> bool:
-        known = self._known
-        for identifier in identifiers:
-            verdict = known.get(identifier)
-            if verdict is None:
-                verdict = known[identifier] = self._is_relevant(identifier.decode("ascii"))
-            if verdict:
-                return True
-        return False
+    def is_seed(self, data: bytes) -> bool:
+        identifiers = set(_IDENTIFIER.findall(data))
+        for identifier in identifiers - self._seen:
+            self._seen.add(identifier)
+            if self._is_epoch_word(identifier.decode("ascii")):
+                self._epoch_words.add(identifier)
+        return not identifiers.isdisjoint(self._epoch_words) or self._takes_lock(data)
 
-    def _is_relevant(self, name: str) -> bool:
-        config = self._config
+    def _is_epoch_word(self, name: str) -> bool:
         return (
             name.lstrip("_") in self._exact
-            or config.epoch_name(name)
-            or config.lock_name(name)
-            or config.commit_callee(name)
-            or config.rewind_name(name)
+            or self._config.epoch_name(name)
             or _LEADER_SLOT.search(name) is not None
+        )
+
+    def _takes_lock(self, data: bytes) -> bool:
+        if _ACQUIRE.search(data) or _LOCK_CONSTRUCTOR.search(data):
+            return True
+        if self._decorator is not None and self._decorator.search(data):
+            return True
+        lock_name = self._config.lock_name
+        return any(
+            lock_name(name.decode("ascii"))
+            for match in _WITH.finditer(data)
+            for name in _IDENTIFIER.findall(match.group(1))
         )
 
 
 def read_text_facts(data: bytes, vocabulary: Vocabulary) -> TextFacts:
-    seed = vocabulary.matches(set(_IDENTIFIER.findall(data)))
-    return TextFacts(seed, tuple(_imports(data)))
+    return TextFacts(vocabulary.is_seed(data), tuple(_imports(data)))
 
 
-def _imports(data: bytes) -> list[tuple[int, str]]:
-    found: list[tuple[int, str]] = []
-    for match in _IMPORT.finditer(data):
-        for part in _CONTINUATION.sub(b" ", match.group(1)).split(b","):
-            dotted = _DOTTED.match(part.strip())
-            if dotted is not None:
-                found.append((0, _clean(dotted.group())))
-    for match in _FROM.finditer(data):
-        found.append((len(match.group(1)), _clean(match.group(2) or b"")))
+def _imports(data: bytes) -> list[Reach]:
+    found: list[Reach] = []
+    for word in _IMPORT_WORD.finditer(data):
+        start = word.start()
+        head = _IMPORT_HEAD.search(data, data.rfind(b"\n", 0, start) + 1, start)
+        tail = _IMPORT_TAIL.match(data, word.end())
+        if head is None or tail is None:
+            continue
+        names = tail.group(1)
+        if head.group(1) is None and head.group(2) is None:
+            found.extend((0, dotted.split(".")[0], True) for dotted in _names(names))
+            continue
+        level = len(head.group(1) or b"")
+        module = _clean(head.group(2) or b"")
+        found.append((level, module, b"*" in names))
+        found.extend((level, f"{module}.{name}" if module else name, True) for name in _names(names))
+    return found
+
+
+def _names(text: bytes) -> list[str]:
+    """The dotted names of an import list (`a.b as c, (d,\n e)`), aliases aside."""
+    text = _CONTINUATION.sub(b" ", _COMMENT.sub(b"", text)).strip(b" \t\r\n()")
+    found = []
+    for part in text.split(b","):
+        dotted = _DOTTED.match(part.strip(b" \t\r\n()"))
+        if dotted is not None:
+            found.append(_clean(dotted.group()))
     return found
 
 
@@ -119,9 +161,9 @@ def relevant_files(
     importers: dict[str, set[str]] = {rel: set() for rel in texts}
     for rel, text in texts.items():
         is_package = rel.rsplit("/", 1)[-1] == "__init__.py"
-        for level, target in text.imports:
+        for level, target, below in text.imports:
             module = absolute_module(names[rel], is_package, level, target)
-            for dependency in _modules_named(module, ordered):
+            for dependency in _modules_reached(module, below, ordered):
                 dep_rel = by_name[dependency]
                 if dep_rel != rel and dep_rel in texts:
                     imports[rel].add(dep_rel)
@@ -130,23 +172,14 @@ def relevant_files(
     return _reachable(callers, imports)
 
 
-def _modules_named(module: str, ordered: list[str]) -> list[str]:
-    """The project's modules that an import of `module` can reach: the module, its submodules
-    (`import a` then `a.b.f()`) and the packages above it (whose `__init__` runs first)."""
-    if not module:
-        return []
+def _modules_reached(module: str, below: bool, ordered: list[str]) -> list[str]:
+    """The project's modules named `module`, and with `below` the ones inside it."""
     found = []
-    start = bisect.bisect_left(ordered, module)
-    for name in ordered[start:]:
-        if name != module and not name.startswith(module + "."):
+    for name in ordered[bisect.bisect_left(ordered, module) :]:
+        if not name.startswith(module):
             break
-        found.append(name)
-    parts = module.split(".")
-    for size in range(1, len(parts)):
-        parent = ".".join(parts[:size])
-        index = bisect.bisect_left(ordered, parent)
-        if index < len(ordered) and ordered[index] == parent:
-            found.append(parent)
+        if name == module or (below and name.startswith(module + ".")):
+            found.append(name)
     return found
 
 

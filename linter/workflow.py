@@ -27,6 +27,12 @@ class CheckRequest:
     write_baseline: Path | None = None
     fix: bool = False
     diff: bool = False
+    # Read and write the facts cache under the project root.
+    use_cache: bool = True
+    # Show a progress bar on stderr while a large run parses.
+    progress: bool = False
+    # Processes that parse (default: one per core).
+    jobs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -40,15 +46,15 @@ class CheckOutcome:
 def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     entries = read_baseline(request.baseline) if request.baseline is not None else ()
     analysed = [config.root, *request.paths] if request.whole_project else list(request.paths)
-    found = check(analysed, config)
+    found = check(analysed, config, use_cache=request.use_cache, jobs=request.jobs, progress=request.progress)
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
-        fixes = plan_fixes(analysed, config, found.findings, reported.findings)
+        fixes = plan_fixes(analysed, config, found.findings, reported.findings, use_cache=request.use_cache)
         if request.diff:
             return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes))
         fixed = write_fixes(fixes)
         if fixed:
-            found = check(analysed, config)
+            found = check(analysed, config, use_cache=request.use_cache, jobs=request.jobs)
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
         reported = _noted(reported, f"fixes applied: {count} (files changed: {len(fixed)})")

@@ -99,7 +99,7 @@ class EpochSnapshots(Domain):
     def _only_returned(self, fid: str, name: str) -> bool:
         """`value = self._epoch; return value` is an accessor's return, not a snapshot."""
         loads = self.program.dataflow.loads(fid, name)
-        return bool(loads) and all(load.flow.kind == FLOW_RETURN for load in loads)
+        return bool(loads) and all(load.flow.kind == FLOW_RETURN and not load.flow.compared for load in loads)
 
     def passes(self, label: Label, how: str) -> bool:
         if label.kind == READ:

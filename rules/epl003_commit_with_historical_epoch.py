@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from linter.config import Config
 from linter.findings import ChainStep, Finding, RelatedLocation
+from linter.fix.epl003 import hint as commit_at_least_current
 from linter.frontend.facts import Choice, Ref, Site
 from linter.program.dataflow import (
     EMPTY,
@@ -29,6 +30,8 @@ CURRENT = "current"
 # A commit value (`OffsetAndMetadata`, `TopicPartition`) whose epoch is `inner`.
 OFFSET = "offset"
 COMMIT = "commit"
+# The step where a commit value is built from the epoch (the `--fix` of EPL003 starts there).
+BUILD = "build"
 
 # The constructors whose epoch argument is committed, and the epoch's position in kafka-python's
 # definition when the project has none of its own (None: only the `leader_epoch` keyword).
@@ -77,7 +80,7 @@ class CommitEpochs(Domain):
 
     def _commit_value(self, ctx: CallContext) -> Value:
         """`OffsetAndMetadata(offset, metadata, epoch)`: a commit value made from its epoch."""
-        hop = Hop(ctx.fid, ctx.call.site, "build", f"`{ctx.call.text}(...)` built with it as its epoch")
+        hop = Hop(ctx.fid, ctx.call.site, BUILD, f"`{ctx.call.text}(...)` built with it as its epoch")
         result: dict[Label, Path] = {}
         for key in self._epoch_keys(ctx):
             for label, path in ctx.args.get(key, EMPTY).items():
@@ -290,6 +293,7 @@ def commit_record(consumer, tp, record):
             related=unique(related),
             chain=tuple(_chain(program, shown.path)),
             fingerprint_key=f"{source.text}",
+            fix=commit_at_least_current(program, shown.path),
         )
 
 

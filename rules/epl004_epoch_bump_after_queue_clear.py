@@ -25,7 +25,8 @@ attribute to an empty container (`[]`, `{}`, `set()`, `deque()`, `Queue()`, `asy
 a call of a function that does either, judged by its body. Calls handed off to run later do not
 count. In a coroutine, a clear and a bump with no interleaving point between them (`await`,
 `async for`, `async with`, here or in the callees that make them) cannot be separated and are not
-reported. One finding per clear, at the clear, or at the call that leads to it.
+reported. A clear and a bump in different arms of one `if` never run one after the other. One
+finding per clear, at the clear, or at the call that leads to it.
 """
     why = """
 Between the clear and the bump, a receiver thread can enqueue a message read before the rewind. It
@@ -144,7 +145,12 @@ class Consumer:
                 continue
             is_async = program.in_async_context(fid)
             for clear in order.events(fid, "clear"):
-                later = [b for b in bumps if b.site.pos[:2] > clear.site.pos[:2]]
+                later = [
+                    b
+                    for b in bumps
+                    if b.site.pos[:2] > clear.site.pos[:2]
+                    and not order.exclusive(fid, clear.site.pos, b.site.pos)
+                ]
                 if is_async:
                     later = [b for b in later if order.interleaves_between(clear, b)]
                 if later:

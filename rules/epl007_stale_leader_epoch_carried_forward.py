@@ -126,7 +126,12 @@ class FetchCollector:
             code="""
 import dataclasses
 
-def advance(position, next_offset):
+@dataclasses.dataclass(frozen=True)
+class FetchPosition:
+    offset: int
+    current_leader: object
+
+def advance(position: FetchPosition, next_offset: int) -> FetchPosition:
     return dataclasses.replace(position, offset=next_offset)  # expect: EPL007
 """,
         ),
@@ -165,7 +170,7 @@ def advance(position, next_offset):
 def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
     copied = _copied_position(program, fid, call)
     if copied is not None:
-        if _advances(program, fid, call, _keyword(call, _OFFSET), copied):
+        if _advances(program, fid, _keyword(call, _OFFSET), copied):
             yield _Carried(fid, call.site.pos, call.text, copied.text(), copy=True)
         return
     if not _builds_position(program, fid, call):
@@ -177,7 +182,7 @@ def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
         if ref is None or not _LEADER_SLOT.search(slot):
             continue
         position = _position_prefix(program, fid, ref)
-        if position is None or not _advances(program, fid, call, offset, position):
+        if position is None or not _advances(program, fid, offset, position):
             continue
         pos = _argument_pos(program, fid, call, arg, index)
         yield _Carried(fid, pos, arg.text, position.text())
@@ -189,13 +194,14 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
     Without a definition, a keyword names its slot; a positional attribute names it by its own
     last name (`position.current_leader`), and the first positional argument is the offset.
     """
-    bound: dict[int, str] = {}
+    bound: dict[str, str] = {}
     for site in program.calls.sites_of_call.get((fid, call.id), ()):
         if not site.via_argument:
-            bound = {id(arg): param for param, arg in program._bound_arguments(site.callee, call)}
+            params = program.dataflow.bound_arguments(site.callee, fid, call)
+            bound = {key: param for param, key in params.items()}
     slots = []
     for index, arg in enumerate(call.args):
-        slot = bound.get(id(arg)) or arg.keyword
+        slot = bound.get(arg.keyword or str(index)) or arg.keyword
         if not slot and not bound and arg.ref is not None:
             slot = _OFFSET if index == 0 else (arg.ref.attrs or ("",))[-1]
         slots.append((arg, slot))
@@ -220,7 +226,8 @@ def _is_position(program: Program, fid: str, ref: Ref) -> bool:
     if _has_position_word(ref.attrs[-1] if ref.attrs else ref.name):
         return True
     entity = program.symbols.entity(fid, ref)
-    return entity.kind == "instance" and "Position" in entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    class_name = entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    return entity.kind == "instance" and "Position" in class_name
 
 
 def _attribute(program: Program, fid: str, arg: Arg) -> Ref | None:
@@ -262,7 +269,7 @@ def _keyword(call: Call, name: str) -> Arg | None:
     return next((arg for arg in call.args if arg.keyword == name), None)
 
 
-def _advances(program: Program, fid: str, call: Call, offset: Arg | None, position: Ref) -> bool:
+def _advances(program: Program, fid: str, offset: Arg | None, position: Ref) -> bool:
     """False when the new position keeps the old one's offset (`position.offset`)."""
     if offset is None or offset.ref is None:
         return True

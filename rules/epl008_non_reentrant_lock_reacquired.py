@@ -23,7 +23,10 @@ function, or in a function reached through any chain of resolved calls that star
 region of it (a `with`, an `acquire()`/`release()` pair, or a lock decorator such as
 `@synchronized`). One finding per inner acquisition. Reentrant locks (`RLock`, `Condition()`)
 and locks of unknown kind are never reported; hand-offs (`submit`, `Thread(target=...)`,
-callbacks, `create_task`) run later and elsewhere, so they never count.
+callbacks, `create_task`) run later and elsewhere, so they never count. A non-blocking or timed
+acquire whose result is tested (`if L.acquire(blocking=False):`) never waits, so it is never the
+inner acquisition; and code that runs only where such an acquire of L succeeded cannot be reached
+by a thread that already holds L (the test fails for it), so chains through it do not count.
 """
     why = """
 A plain `Lock` does not know who holds it: a second `acquire()` by the holder waits for a release

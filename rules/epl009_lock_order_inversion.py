@@ -24,8 +24,9 @@ The lock-order graph has an edge L1 -> L2 wherever L2 is acquired while L1 is he
 or through any chain of resolved calls (hand-offs add no edge). A cycle in it (L1 -> L2 on one
 path, L2 -> L1 on another, or a longer ring) is reported once per group of locks that reach each
 other, at one of the acquisitions that make the group's edges; the others are related locations.
-Reentrant or not makes no difference. Taking the same lock twice is EPL008's business, not this
-rule's.
+Reentrant or not makes no difference. A non-blocking or timed acquire whose result is tested never
+waits for its lock, so it makes no edge (trying the second lock is the classic way out of a
+cycle). Taking the same lock twice is EPL008's business, not this rule's.
 """
     why = """
 A thread that holds L1 and waits for L2, while another holds L2 and waits for L1, waits forever.

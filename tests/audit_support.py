@@ -81,6 +81,17 @@ def multi_unit_tree(top: Path) -> Path:
     return repos
 
 
+def slow_module(index: int) -> str:
+    """A consumer with a finding, and enough other code that parsing it takes a noticeable moment."""
+    filler = "".join(
+        f"\n\ndef helper_{index}_{n}(items, scale={n}):\n"
+        f"    total = 0\n    for item in items:\n        if item % {n + 2} == 0:\n"
+        f"            total += item * scale\n        else:\n            total -= len(str(item))\n    return total\n"
+        for n in range(30)
+    )
+    return RACY_CONSUMER.replace("class Consumer", f"class Consumer{index}") + filler
+
+
 def units_under(repos: Path) -> list[Unit]:
     return resolve_units([], None, repos, KNOWN_CODES)
 
@@ -90,7 +101,7 @@ def findings_by_unit_from_check(units: list[Unit]) -> dict[str, Counter[tuple[ob
     for unit in units:
         if unit.config is None:
             continue
-        findings = check([Path(unit.root)], unit.config).findings
+        findings = check([Path(unit.root)], unit.config, use_cache=False).findings
         result[unit.name] = Counter(
             (f.location.path, f.location.line, f.location.column, f.location.end_line, f.location.end_column,
              f.code, f.message, f.function, f.fingerprint,

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from linter.audit.isolation import IsolatedParser
+from linter.audit.isolation import IsolatedParser, ParseOutcome
 from linter.audit.tables import (
     STATUS_OK,
     STATUS_PARSE_ERROR,
@@ -23,34 +26,35 @@ from linter.audit.tables import (
     FileRecord,
     ListedFile,
 )
-from linter.audit.tasks import FILE, FINDING, UNIT, analyse_unit, list_unit, parse_files, read_and_hash
+from linter.audit.tasks import FILE, FINDING, UNIT, analyse_unit, list_unit, mark_relevant, parse_files, read_and_hash
 from linter.audit.units import Unit, resolve_units, unit_config
+from linter.config import Config
 from linter.discovery import SourceFile, UsageError
 from linter.engine import check, read_file
 from tests.conftest import FIXTURES, KNOWN_CODES, REPO
 from tests.test_cli import RACY_CONSUMER
 
-# Inputs that break libcst's native parser: a stack overflow (the process dies) and a sum whose
-# parse time grows much faster than its length.
-CRASHING_SOURCE = b"x = " + b"(" * 100_000 + b"1" + b")" * 100_000 + b"\n"
-HANGING_SOURCE = b"x = " + b" + ".join([b"a"] * 20_000) + b"\n"
+# A relevant file (it holds an epoch field and a lock) that takes seconds to parse: with a time
+# limit of a second it stands for a file that hangs the parser.
+SLOW_SOURCE = (RACY_CONSUMER + "x = 1\n" * 60_000).encode()
 
 WriteTree = Callable[..., Path]
 
 
 def audit_in_process(unit: Unit, run: str = "run", time_limit: float = 30.0) -> list[tuple[str, tuple[object, ...]]]:
     """Every task of the job, one after the other, in this process."""
-    rows = [read_and_hash(listed) for listed in list_unit(unit)]
-    pending = [(row.sha256, row.path) for row in rows if row.status == STATUS_PENDING]
-    facts = {fact.sha256: fact for fact in parse_files(pending, time_limit, run)}
-    records = [FileRecord(row, facts.get(row.sha256 or "")) for row in rows]
+    read = [read_and_hash(listed, unit.config) for listed in list_unit(unit)] if unit.config else []
+    rows = list(mark_relevant(unit, read))
+    pending = [(row.sha256, row.relevant, row.path) for row in rows if row.status == STATUS_PENDING]
+    facts = {(fact.sha256, fact.relevant): fact for fact in parse_files(pending, time_limit, run)}
+    records = [FileRecord(row, facts.get((row.sha256, row.relevant))) for row in rows]
     return list(analyse_unit(unit, records, run))
 
 
 def check_unit(unit: Unit) -> list[tuple[object, ...]]:
     assert unit.config is not None
     return [(f.location.path, f.location.line, f.location.column, f.code, f.message, f.fingerprint)
-            for f in check([Path(unit.root)], unit.config).findings]
+            for f in check([Path(unit.root)], unit.config, use_cache=False).findings]
 
 
 def audit_findings(rows: list[tuple[str, tuple[object, ...]]]) -> list[tuple[object, ...]]:
@@ -110,15 +114,13 @@ def test_a_unit_is_rooted_at_its_folder_even_inside_a_project(tmp_path: Path) ->
 # --- reading ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", ["too large", "vanished", "directory"])
+@pytest.mark.parametrize("case", ["too large", "vanished"])
 def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str) -> None:
     path = tmp_path / "f.py"
     if case == "too large":
         path.write_text("x = 1\n" * 10)
-    elif case == "directory":
-        path.mkdir()
-    cap = 20 if case == "too large" else 100_000
-    row = read_and_hash(ListedFile(0, 0, "f.py", str(path), cap, None))
+    cap = 20
+    row = read_and_hash(ListedFile(0, 0, "f.py", str(path), None), Config(max_file_size=cap)).row
     assert row.status == (STATUS_TOO_LARGE if case == "too large" else STATUS_UNREADABLE)
     assert row.error == read_file(SourceFile(path, "f.py"), cap).error
 
@@ -126,30 +128,70 @@ def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str)
 def test_a_readable_file_is_hashed_and_waits_for_its_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_bytes(b"x = 1\n")
-    row = read_and_hash(ListedFile(3, 7, "f.py", str(path), 100, None))
+    read = read_and_hash(ListedFile(3, 7, "f.py", str(path), None), Config())
+    row = read.row
     assert (row.unit_id, row.file_index, row.size, row.status) == (3, 7, 6, STATUS_PENDING)
+    assert read.text is not None and not read.text.seed
     assert row.sha256 == hashlib.sha256(b"x = 1\n").hexdigest()
 
 
 # --- the isolated parser ----------------------------------------------------------------------
 
 
-def test_a_file_that_crashes_or_hangs_the_parser_costs_only_its_own_row() -> None:
-    parser = IsolatedParser(time_limit=2.0)
+def _parser_child() -> int:
+    (pid,) = [
+        int(pid)
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir()
+        for pid in (task / "children").read_text().split()
+        if b"linter.audit.parser_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    return pid
+
+
+def test_a_parser_that_crashes_costs_only_the_file_it_was_parsing() -> None:
+    parser = IsolatedParser(time_limit=120.0)
     try:
-        outcomes = [parser.parse(source) for source in (b"x = 1\n", CRASHING_SOURCE, b"y = 2\n", HANGING_SOURCE, b"z = (\n")]
+        assert parser.parse(b"x = 1\n").status == STATUS_OK
+        child = _parser_child()
+        outcomes: list[ParseOutcome] = []
+        parsing = threading.Thread(target=lambda: outcomes.append(parser.parse(SLOW_SOURCE)))
+        parsing.start()
+        time.sleep(0.5)
+        os.kill(child, signal.SIGSEGV)  # what a stack overflow in the native parser does
+        parsing.join()
+        after = parser.parse(b"y = 2\n")
     finally:
         parser.close()
-    assert [o.status for o in outcomes] == [STATUS_OK, STATUS_PARSE_ERROR, STATUS_OK, STATUS_TIMED_OUT, STATUS_PARSE_ERROR]
-    assert outcomes[1].error == "the parser crashed (killed by SIGSEGV)"
-    assert outcomes[3].error == "parsing took longer than 2 s" and outcomes[3].seconds < 10
-    assert outcomes[4].error.startswith("syntax error")
+    assert (outcomes[0].status, outcomes[0].error) == (STATUS_PARSE_ERROR, "the parser crashed (killed by SIGSEGV)")
+    assert after.status == STATUS_OK and after.lines == 1
+
+
+def test_a_file_that_hangs_the_parser_is_stopped_at_the_time_limit() -> None:
+    parser = IsolatedParser(time_limit=1.0)
+    try:
+        outcomes = [parser.parse(source) for source in (b"x = 1\n", SLOW_SOURCE, b"y = 2\n", b"z = (\n")]
+    finally:
+        parser.close()
+    assert [o.status for o in outcomes] == [STATUS_OK, STATUS_TIMED_OUT, STATUS_OK, STATUS_PARSE_ERROR]
+    assert outcomes[1].error == "parsing took longer than 1 s" and outcomes[1].seconds < 10
+    assert outcomes[3].error.startswith("syntax error")
+
+
+def test_files_the_prefilter_rules_out_are_only_checked_by_pythons_parser() -> None:
+    parser = IsolatedParser(time_limit=30.0)
+    try:
+        quick = parser.parse(SLOW_SOURCE, relevant=False)
+        broken = parser.parse(b"def f(:\n", relevant=False)
+    finally:
+        parser.close()
+    assert (quick.status, quick.lines) == (STATUS_OK, SLOW_SOURCE.count(b"\n"))
+    assert broken.status == STATUS_PARSE_ERROR and broken.error.startswith("syntax error")
 
 
 def test_a_file_changed_after_hashing_is_not_given_the_old_hash_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_text("x = 1\n")
-    (fact,) = parse_files([("0" * 64, str(path))], 5.0, "run")
+    (fact,) = parse_files([("0" * 64, True, str(path))], 5.0, "run")
     assert fact.status == STATUS_UNREADABLE and not fact.cacheable
 
 
@@ -162,20 +204,20 @@ def test_each_fixture_folder_as_a_unit_gives_checks_findings(folder: Path) -> No
     rows = audit_in_process(unit)
     assert audit_findings(rows) == check_unit(unit)
     files = [r for tag, r in rows if tag == FILE]
-    assert len(files) == check([folder], unit.config).files_analysed  # type: ignore[arg-type]
+    assert len(files) == check([folder], unit.config, use_cache=False).files_analysed  # type: ignore[arg-type]
     (unit_row,) = [r for tag, r in rows if tag == UNIT]
-    assert unit_row[2] == len(files) and unit_row[6] == len(audit_findings(rows))
+    assert unit_row.files == len(files) and unit_row.findings == len(audit_findings(rows))  # type: ignore[attr-defined]
 
 
-def test_files_that_break_the_parser_become_rows_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
-    root = write_tree({"pkg/__init__.py": "", "pkg/consumer.py": RACY_CONSUMER,
-                       "crash.py": CRASHING_SOURCE, "slow.py": HANGING_SOURCE})
-    rows = audit_in_process(one_unit(root), time_limit=2.0)
+def test_a_file_that_hangs_the_parser_becomes_a_row_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
+    root = write_tree({"pkg/__init__.py": "", "pkg/consumer.py": RACY_CONSUMER, "slow.py": SLOW_SOURCE,
+                       "broken.py": "def f(:\n"})
+    rows = audit_in_process(one_unit(root), time_limit=1.0)
     status = {r[1]: r[4] for tag, r in rows if tag == FILE}
-    assert status == {"crash.py": STATUS_PARSE_ERROR, "slow.py": STATUS_TIMED_OUT,
+    assert status == {"broken.py": STATUS_PARSE_ERROR, "slow.py": STATUS_TIMED_OUT,
                       "pkg/__init__.py": STATUS_OK, "pkg/consumer.py": STATUS_OK}
     codes = sorted((r[1], r[6]) for tag, r in rows if tag == FINDING)
-    assert codes == [("crash.py", "EPL900"), ("pkg/consumer.py", "EPL001"), ("slow.py", "EPL900")]
+    assert codes == [("broken.py", "EPL900"), ("pkg/consumer.py", "EPL001"), ("slow.py", "EPL900")]
 
 
 # --- check stays free of Spark ----------------------------------------------------------------

@@ -258,7 +258,9 @@ def test_json_report_follows_the_documented_schema(racy: Path) -> None:
 
     assert document["version"] == 1
     assert document["tool"]["name"] == "epochlint" and isinstance(document["tool"]["version"], str)
-    assert document["summary"] == {"files": 1, "findings": 1, "by_code": {"EPL001": 1}, "stale_baseline": 0}
+    assert document["summary"] == {
+        "files": 1, "files_not_relevant": 0, "findings": 1, "by_code": {"EPL001": 1}, "stale_baseline": 0
+    }
 
     [finding] = document["findings"]
     assert_fields(finding, FINDING_FIELDS)

@@ -329,3 +329,102 @@ def test_fix_on_the_fixtures_repairs_what_it_offers_and_nothing_else(tmp_path: P
     after = run_check(root).findings
     assert sorted(f.fingerprint for f in after) == sorted(f.fingerprint for f in before if f.fingerprint not in planned)
     assert diff(root) == (0, "")
+
+
+# --- EPL003: commit max(historical, current) ------------------------------------------------------------
+
+COMMITTER = """\
+from kafka.structs import OffsetAndMetadata
+
+
+class Committer:
+    def __init__(self, consumer):
+        self._consumer = consumer
+
+    def commit_record(self, tp, record, metadata):
+        current = metadata.leader_epoch_for(tp)
+        offsets = {tp: OffsetAndMetadata(record.offset + 1, "", record.leader_epoch)}
+        self._consumer.commit(offsets)
+"""
+POSITIONS = """\
+from kafka.structs import OffsetAndMetadata
+
+
+class LeaderAndEpoch:
+    def __init__(self, leader, epoch):
+        self.leader = leader
+        self.epoch = epoch
+
+
+class FetchPosition:
+    def __init__(self, offset, offset_epoch, current_leader):
+        self.offset = offset
+        self.offset_epoch = offset_epoch
+        self.current_leader = current_leader
+
+
+class SubscriptionState:
+    def __init__(self):
+        self.assignment = {}
+
+    def all_consumed(self):
+        consumed = {}
+        for tp, state in self.assignment.items():
+            consumed[tp] = OffsetAndMetadata(
+                state.position.offset,
+                "",
+                state.position.offset_epoch,  # the epoch of the last record
+            )
+        return consumed
+
+    def commit_all(self, coordinator):
+        coordinator.commit_offsets_sync(self.all_consumed())
+"""
+
+
+def test_epl003_fix_takes_the_current_leader_epoch_in_scope(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: COMMITTER})
+    assert codes(root) == ["EPL003"]
+    expected = replaced(COMMITTER, '"", record.leader_epoch)', '"", max(record.leader_epoch, current))')
+    assert fix(root) == expected
+    assert codes(root) == []
+
+
+def test_epl003_fix_takes_the_current_leader_of_the_position(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: POSITIONS})
+    assert codes(root) == ["EPL003"]
+    expected = replaced(
+        POSITIONS,
+        "state.position.offset_epoch,  #",
+        "max(state.position.offset_epoch, state.position.current_leader.epoch),  #",
+    )
+    assert fix(root) == expected
+    assert codes(root) == []
+
+
+def test_epl003_no_fix_without_a_current_epoch_in_scope(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: replaced(COMMITTER, "        current = metadata.leader_epoch_for(tp)\n", "")})
+    assert codes(root) == ["EPL003"]
+    assert diff(root) == (0, "")
+
+
+def test_epl003_no_fix_with_a_current_epoch_bound_on_some_paths_only(write_tree: WriteTree) -> None:
+    source = replaced(
+        COMMITTER,
+        "        current = metadata.leader_epoch_for(tp)\n",
+        "        if metadata is not None:\n            current = metadata.leader_epoch_for(tp)\n",
+    )
+    root = write_tree({CONSUMER: source})
+    assert codes(root) == ["EPL003"]
+    assert diff(root) == (0, "")
+
+
+def test_epl003_no_fix_when_the_historical_epoch_is_read_into_a_local(write_tree: WriteTree) -> None:
+    source = replaced(
+        COMMITTER,
+        '        offsets = {tp: OffsetAndMetadata(record.offset + 1, "", record.leader_epoch)}\n',
+        '        epoch = record.leader_epoch\n        offsets = {tp: OffsetAndMetadata(record.offset + 1, "", epoch)}\n',
+    )
+    root = write_tree({CONSUMER: source})
+    assert codes(root) == ["EPL003"]
+    assert diff(root) == (0, "")

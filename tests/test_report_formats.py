@@ -238,6 +238,7 @@ def test_json_has_documented_fields(full_result: RunResult) -> None:
     assert data["tool"] == {"name": "epochlint", "version": "0.1.0"}
     assert data["summary"] == {
         "files": 3,
+        "files_not_relevant": 0,
         "findings": 3,
         "by_code": {"EPL001": 1, "EPL002": 1, "EPL900": 1},
         "stale_baseline": 0,

@@ -36,7 +36,7 @@ def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
         print_summary(out, top_units(spark, request, TOP_UNITS), totals(spark, request))
         if html is not None:
             _write_html(spark, request, outcome, html)
-        out.print(accounting_line(outcome), highlight=False)
+        print(accounting_line(outcome), flush=True)
         return EXIT_DONE if outcome.complete else EXIT_FAILED
     except Exception as error:  # a failed Spark job: show why, end with one line
         traceback.print_exc()

@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from linter.audit.parser_process import ANSWER, LENGTH, READY
+from linter.audit.parser_process import ANSWER, LENGTH, NOT_RELEVANT, READY, RELEVANT
 from linter.audit.tables import STATUS_OK, STATUS_PARSE_ERROR, STATUS_TIMED_OUT
 from linter.frontend.codec import encode
 from linter.frontend.facts import FileFacts
@@ -50,11 +50,13 @@ class IsolatedParser:
         self.time_limit = time_limit
         self._child: subprocess.Popen[bytes] | None = None
 
-    def parse(self, data: bytes) -> ParseOutcome:
+    def parse(self, data: bytes, relevant: bool = True) -> ParseOutcome:
+        """The facts of a file: from libcst when `relevant`, else only its line count once
+        Python's parser accepts it (as `check` does for files the prefilter rules out)."""
         child = self._running_child()
         start = time.monotonic()
         try:
-            self._send(child, data)
+            self._send(child, (RELEVANT if relevant else NOT_RELEVANT) + data)
             header = self._receive(child, ANSWER.size, start + self.time_limit)
             size, lines, error_size = ANSWER.unpack(header)
             body = self._receive(child, size, start + self.time_limit)
@@ -104,9 +106,9 @@ class IsolatedParser:
             raise RuntimeError(f"the parser process answered {ready!r} instead of starting")
         return child
 
-    def _send(self, child: subprocess.Popen[bytes], data: bytes) -> None:
+    def _send(self, child: subprocess.Popen[bytes], request: bytes) -> None:
         assert child.stdin is not None
-        message = memoryview(LENGTH.pack(len(data)) + data)
+        message = memoryview(LENGTH.pack(len(request)) + request)
         try:
             while message:
                 message = message[os.write(child.stdin.fileno(), message) :]

@@ -1,11 +1,13 @@
 """The audit as a Spark job.
 
 1. list and hash: the units are spread over tasks that discover their files; the file rows are
-   partitioned by a hash of their path, and tasks read, size-check and hash each file. The driver
-   only ever sees counts. Result: the `listing` table.
-2. parse: the distinct content hashes not yet in the `facts` table (all of them unless resuming)
-   are partitioned by hash; tasks parse them in a child process under the time limit and append
-   their facts. Each finished task's facts are kept even if the job is interrupted.
+   partitioned by a hash of their path, and tasks read, size-check and hash each file and run the
+   prefilter's text pass on it; grouped by unit, the rows get the prefilter's verdict (which needs
+   the whole unit). The driver only ever sees counts. Result: the `listing` table.
+2. parse: the distinct (content hash, verdict) pairs not yet in the `facts` table (all of them
+   unless resuming) are partitioned by hash; tasks parse them in a child process under the time
+   limit and append their facts. Each finished task's facts are kept even if the job is
+   interrupted.
 3. analyse: the listing is joined with the facts by hash and grouped by unit; each unit's program
    and rules run in one task, exactly as in `check`, and emit the `findings`, `files` and `units`
    rows.
@@ -38,7 +40,17 @@ from linter.audit.tables import (
     FileRecord,
     ListingRow,
 )
-from linter.audit.tasks import FILE, FINDING, UNIT, AnalysisRow, analyse_unit, list_unit, parse_files, read_and_hash
+from linter.audit.tasks import (
+    FILE,
+    FINDING,
+    UNIT,
+    AnalysisRow,
+    analyse_unit,
+    list_unit,
+    mark_relevant,
+    parse_files,
+    read_and_hash,
+)
 from linter.audit.units import Unit
 from linter.frontend.facts import FACTS_FORMAT
 
@@ -125,20 +137,25 @@ def path_partition(path: str) -> int:
 def _write_listing(spark: SparkSession, request: AuditRequest) -> DataFrame:
     context = spark.sparkContext
     parallelism = _parallelism(spark)
-    units = context.parallelize(request.units, max(1, min(len(request.units), parallelism * 4)))
+    unit_partitions = request.partitions or max(1, min(len(request.units), parallelism * 4))
+    by_id = context.broadcast({unit.id: unit for unit in request.units})
+    units = context.parallelize(request.units, unit_partitions)
     files = units.flatMap(list_unit).keyBy(lambda listed: listed.path)
-    rows = files.partitionBy(request.partitions or parallelism * 4, path_partition).values().map(read_and_hash)
+    spread = files.partitionBy(request.partitions or parallelism * 4, path_partition).values()
+    read = spread.map(lambda listed: read_and_hash(listed, by_id.value[listed.unit_id].config))
+    by_unit = read.keyBy(lambda item: item.row.unit_id).groupByKey(unit_partitions)
+    rows = by_unit.flatMap(lambda group: mark_relevant(by_id.value[group[0]], group[1]))
     path = table_path(request.out, "listing")
     spark.createDataFrame(rows, LISTING_SCHEMA).write.mode("overwrite").parquet(path)
     return spark.read.schema(LISTING_SCHEMA).parquet(path)
 
 
 def _write_facts(spark: SparkSession, request: AuditRequest, listing: DataFrame, run: str) -> None:
-    pending = listing.filter(F.col("status") == STATUS_PENDING).select("sha256", "path")
+    pending = listing.filter(F.col("status") == STATUS_PENDING).select("sha256", "relevant", "path")
     facts_path = table_path(request.out, "facts")
     if request.resume and _exists(spark, facts_path):
-        stored = _stored_facts(spark, facts_path).filter(F.col("cacheable")).select("sha256")
-        pending = pending.join(stored, "sha256", "left_anti")
+        stored = _stored_facts(spark, facts_path).filter(F.col("cacheable")).select("sha256", "relevant")
+        pending = pending.join(stored, ["sha256", "relevant"], "left_anti")
     count = pending.count()
     partitions = request.partitions or max(_parallelism(spark) * 2, math.ceil(count / FILES_PER_TASK))
     time_limit = request.time_limit
@@ -149,14 +166,15 @@ def _write_facts(spark: SparkSession, request: AuditRequest, listing: DataFrame,
     spark.createDataFrame(facts, FACTS_SCHEMA).write.mode(mode).parquet(facts_path)
 
 
-def _distinct_files(rows: Iterable[Row]) -> Iterator[tuple[str, str]]:
-    """One (sha256, path) per content: copies of a file share their facts, and a partition holds
-    every row of a hash."""
-    seen: set[str] = set()
+def _distinct_files(rows: Iterable[Row]) -> Iterator[tuple[str, bool, str]]:
+    """One (sha256, relevant, path) per content and verdict: copies of a file share their facts,
+    and a partition holds every row of a hash."""
+    seen: set[tuple[str, bool]] = set()
     for row in rows:
-        if row["sha256"] not in seen:
-            seen.add(row["sha256"])
-            yield row["sha256"], row["path"]
+        key = (row["sha256"], row["relevant"])
+        if key not in seen:
+            seen.add(key)
+            yield row["sha256"], row["relevant"], row["path"]
 
 
 def _stored_facts(spark: SparkSession, path: str) -> DataFrame:
@@ -184,7 +202,8 @@ def _analysis(spark: SparkSession, request: AuditRequest, listing: DataFrame, ru
     stored = _stored_facts(spark, table_path(request.out, "facts"))
     current = stored.filter(F.col("cacheable") | (F.col("run") == run))
     facts = current.select(*(F.col(name).alias(f"facts_{name}") for name in FactsRow._fields))
-    joined = listing.join(facts, listing["sha256"] == facts["facts_sha256"], "left")
+    same = (listing["sha256"] == facts["facts_sha256"]) & (listing["relevant"] == facts["facts_relevant"])
+    joined = listing.join(facts, same, "left")
     records = joined.rdd.map(_keyed_record)
     units = spark.sparkContext.parallelize([(unit.id, unit) for unit in request.units])
     partitions = request.partitions or max(1, min(len(request.units), _parallelism(spark) * 4))

@@ -1,7 +1,9 @@
 """The child process that parses files for an audit task: `python -m linter.audit.parser_process`.
 
 Once its imports are done it writes READY; then it reads requests from stdin and answers on
-stdout, one at a time. A request is a 4-byte big-endian length and a file's bytes; an answer is a
+stdout, one at a time. A request is a 4-byte big-endian length, a kind (whether the prefilter
+found the file relevant: parse it with libcst, or only check it with Python's parser) and a file's
+bytes; an answer is a
 header (total length, the facts' line count, the length of their error text), the error text in
 UTF-8 and the encoded FileFacts. The parent kills it when a file takes too long, and sees a crash
 (a stack overflow in the native parser kills the process) as the end of its stdout; either way
@@ -14,11 +16,13 @@ import struct
 import sys
 from typing import BinaryIO
 
-from linter.frontend import facts_from_source
+from linter.frontend import facts_from_source, facts_without_parse
 from linter.frontend.codec import encode
 from linter.frontend.facts import FileFacts
 
 LENGTH = struct.Struct(">I")
+RELEVANT = b"P"
+NOT_RELEVANT = b"N"
 ANSWER = struct.Struct(">III")
 READY = b"R"
 
@@ -36,9 +40,10 @@ def read_exactly(stream: BinaryIO, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def answer(data: bytes) -> bytes:
+def answer(request: bytes) -> bytes:
+    kind, data = request[:1], request[1:]
     try:
-        facts = facts_from_source(data)
+        facts = facts_from_source(data) if kind == RELEVANT else facts_without_parse(data)
     except Exception as error:  # the parent needs an answer for this file, whatever went wrong
         facts = FileFacts(lines=0, error=f"internal error while parsing: {type(error).__name__}: {error}")
     error = facts.error.encode("utf-8", "replace")
@@ -53,10 +58,10 @@ def serve(requests: BinaryIO, answers: BinaryIO) -> None:
         header = read_exactly(requests, LENGTH.size)
         if header is None:
             return
-        data = read_exactly(requests, LENGTH.unpack(header)[0])
-        if data is None:
+        request = read_exactly(requests, LENGTH.unpack(header)[0])
+        if request is None:
             return
-        answers.write(answer(data))
+        answers.write(answer(request))
         answers.flush()
 
 

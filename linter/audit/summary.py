@@ -64,21 +64,29 @@ def totals(spark: SparkSession, request: AuditRequest) -> Totals:
 
 
 def print_summary(console: Console, lines: list[UnitLine], total: Totals) -> None:
-    codes = sorted(total.by_rule)
-    title = f"epochlint audit: {total.units} units" + (f", top {len(lines)} by findings" if len(lines) < total.units else "")
-    table = Table(title=title)
-    for column in ("Unit", "Files", "Errored", "Lines", "Findings", *codes):
-        table.add_column(column, justify="left" if column == "Unit" else "right")
+    """The units with the most findings, then the findings per rule: two narrow tables, however
+    many rules there are."""
+    shown = f", top {len(lines)} by findings" if len(lines) < total.units else ""
+    units = Table(title=f"epochlint audit: {total.units} units{shown}")
+    for column in ("Unit", "Files", "Errored", "Lines", "Findings", "By rule"):
+        units.add_column(column, justify="left" if column in ("Unit", "By rule") else "right", overflow="fold")
     for line in lines:
         name = line.unit if line.error is None else f"{line.unit} ({line.error})"
-        counts = (str(line.by_rule.get(code, 0)) for code in codes)
-        table.add_row(name, str(line.files), str(line.errored), str(line.lines), str(line.findings), *counts)
-    table.add_section()
-    table.add_row(
-        "total", str(total.files), str(total.errored), str(total.lines), str(total.findings),
-        *(str(total.by_rule[code]) for code in codes), style="bold",
-    )
-    console.print(table)
+        units.add_row(name, str(line.files), str(line.errored), str(line.lines), str(line.findings), _by_rule(line.by_rule))
+    units.add_section()
+    units.add_row("total", str(total.files), str(total.errored), str(total.lines), str(total.findings), "", style="bold")
+    console.print(units)
+    if total.by_rule:
+        rules = Table(title="findings per rule")
+        rules.add_column("Rule")
+        rules.add_column("Findings", justify="right")
+        for code in sorted(total.by_rule):
+            rules.add_row(code, str(total.by_rule[code]))
+        console.print(rules)
+
+
+def _by_rule(counts: dict[str, int]) -> str:
+    return ", ".join(f"{code} {counts[code]}" for code in sorted(counts))
 
 
 def accounting_line(outcome: AuditOutcome) -> str:

@@ -33,19 +33,19 @@ FINDINGS_SCHEMA = (
 )
 FILES_SCHEMA = (
     "unit string, path string, size long, sha256 string, status string, error string, lines int, "
-    "parse_seconds double, findings int, cached boolean"
+    "relevant boolean, parse_seconds double, findings int, cached boolean"
 )
 UNITS_SCHEMA = (
-    "unit string, root string, files int, analysed int, errored int, lines long, findings int, "
-    "findings_by_rule map<string,int>, parse_seconds double, analysis_seconds double, error string"
+    "unit string, root string, files int, analysed int, errored int, not_relevant int, lines long, "
+    "findings int, findings_by_rule map<string,int>, parse_seconds double, analysis_seconds double, error string"
 )
 LISTING_SCHEMA = (
     "unit_id int, file_index int, rel string, path string, size long, sha256 string, status string, "
-    "error string"
+    "error string, relevant boolean"
 )
 FACTS_SCHEMA = (
-    "sha256 string, facts_format int, status string, error string, lines int, parse_seconds double, "
-    "facts binary, cacheable boolean, run string"
+    "sha256 string, relevant boolean, facts_format int, status string, error string, lines int, "
+    "parse_seconds double, facts binary, cacheable boolean, run string"
 )
 
 
@@ -56,11 +56,12 @@ class ListedFile(NamedTuple):
     file_index: int
     rel: str
     path: str
-    max_size: int
     problem: str | None
 
 
 class ListingRow(NamedTuple):
+    """A listed file, read and hashed; `relevant` (the prefilter's verdict) once its unit is known."""
+
     unit_id: int
     file_index: int
     rel: str
@@ -69,10 +70,15 @@ class ListingRow(NamedTuple):
     sha256: str | None
     status: str
     error: str | None
+    relevant: bool | None = None
 
 
 class FactsRow(NamedTuple):
+    """Facts by content hash and prefilter verdict: a file that no rule can need has facts without
+    a parse."""
+
     sha256: str
+    relevant: bool
     facts_format: int
     status: str
     error: str | None
@@ -98,6 +104,7 @@ class FileRow(NamedTuple):
     status: str
     error: str | None
     lines: int
+    relevant: bool | None
     parse_seconds: float
     findings: int
     cached: bool
@@ -109,6 +116,7 @@ class UnitRow(NamedTuple):
     files: int
     analysed: int
     errored: int
+    not_relevant: int
     lines: int
     findings: int
     findings_by_rule: Mapping[str, int]

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from linter.audit.isolation import IsolatedParser
 from linter.audit.tables import (
@@ -30,10 +32,13 @@ from linter.audit.tables import (
     finding_row,
 )
 from linter.audit.units import Unit
+from linter.collect import read_source
+from linter.config import Config
 from linter.discovery import SourceFile, UsageError, discover
-from linter.engine import FileResult, build_program, run_rules, selected_rules
+from linter.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
 from linter.frontend.codec import FactsDecodeError, decode
 from linter.frontend.facts import FACTS_FORMAT, FileFacts
+from linter.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 
 # Tags of the rows a unit's analysis emits.
 FINDING = "finding"
@@ -47,41 +52,69 @@ def list_unit(unit: Unit) -> Iterator[ListedFile]:
     """The unit's files as `check` discovers them: sources first, then what could not be read."""
     if unit.config is None:
         return
-    max_size = unit.config.max_file_size
     try:
         sources, problems = discover([Path(unit.root)], unit.config)
     except (UsageError, OSError) as error:
-        yield ListedFile(unit.id, 0, ".", unit.root, max_size, f"cannot list the unit: {error}")
+        yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
         return
     for index, source in enumerate(sources):
-        yield ListedFile(unit.id, index, source.rel, str(source.path), max_size, None)
+        yield ListedFile(unit.id, index, source.rel, str(source.path), None)
     for index, problem in enumerate(problems, start=len(sources)):
-        yield ListedFile(unit.id, index, problem.rel, os.path.join(unit.root, problem.rel), max_size, problem.reason)
+        yield ListedFile(unit.id, index, problem.rel, os.path.join(unit.root, problem.rel), problem.reason)
 
 
-def read_and_hash(listed: ListedFile) -> ListingRow:
-    """Read one file (within the unit's size cap) and hash it; a failure is the row's status.
+class ReadFile(NamedTuple):
+    """A listed file after reading: its row, and what the prefilter's text pass found in it."""
 
-    The messages are `engine.read_file`'s, so that the audit's EPL900 findings are `check`'s.
-    """
-    def failed(status: str, error: str, size: int | None = None) -> ListingRow:
-        return ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error)
+    row: ListingRow
+    text: TextFacts | None
+
+
+_vocabularies: dict[Config, Vocabulary] = {}
+
+
+def _vocabulary(config: Config) -> Vocabulary:
+    vocabulary = _vocabularies.get(config)
+    if vocabulary is None:
+        vocabulary = _vocabularies[config] = Vocabulary(config)
+    return vocabulary
+
+
+def read_and_hash(listed: ListedFile, config: Config) -> ReadFile:
+    """Read one file as `check` reads it, hash it and run the prefilter's text pass on it; a file
+    that cannot be read gets its status and `check`'s reason."""
+    def failed(status: str, error: str, size: int | None = None) -> ReadFile:
+        return ReadFile(ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error), None)
 
     if listed.problem is not None:
         return failed(STATUS_UNREADABLE, listed.problem)
-    try:
-        size = os.stat(listed.path).st_size
-        if size > listed.max_size:
-            return failed(STATUS_TOO_LARGE, f"file is {size} bytes, over the size limit of {listed.max_size}", size)
-        data = Path(listed.path).read_bytes()
-    except FileNotFoundError:
-        return failed(STATUS_UNREADABLE, "file vanished before it could be read")
-    except IsADirectoryError:
-        return failed(STATUS_UNREADABLE, "is a directory, not a file")
-    except OSError as error:
-        return failed(STATUS_UNREADABLE, f"cannot read the file: {error.strerror or error}")
+    data = read_source(SourceFile(Path(listed.path), listed.rel), config.max_file_size)
+    if isinstance(data, str):
+        if "size limit" in data:
+            return failed(STATUS_TOO_LARGE, data, _size(listed.path))
+        return failed(STATUS_UNREADABLE, data)
     digest = hashlib.sha256(data).hexdigest()
-    return ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, len(data), digest, STATUS_PENDING, None)
+    row = ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, len(data), digest, STATUS_PENDING, None)
+    return ReadFile(row, read_text_facts(data, _vocabulary(config)))
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
+def mark_relevant(unit: Unit, files: Iterable[ReadFile]) -> Iterator[ListingRow]:
+    """The unit's rows with the prefilter's verdict on each readable file, decided over the whole
+    unit as `check` decides it (a file is relevant through what it imports or is imported by)."""
+    read = list(files)
+    sources = [SourceFile(Path(item.row.path), item.row.rel) for item in read]
+    names = unit_module_names(sources, Path(unit.root))
+    texts = {item.row.rel: item.text for item in read if item.text is not None}
+    relevant = relevant_files(texts, names)
+    for item in read:
+        yield item.row if item.text is None else item.row._replace(relevant=item.row.rel in relevant)
 
 
 _parsers: dict[float, IsolatedParser] = {}
@@ -95,28 +128,27 @@ def _parser(time_limit: float) -> IsolatedParser:
     return parser
 
 
-def parse_files(files: Iterable[tuple[str, str]], time_limit: float, run: str) -> Iterator[FactsRow]:
-    """Facts for each (sha256, path): the file is read again and must still have that content."""
+def parse_files(files: Iterable[tuple[str, bool, str]], time_limit: float, run: str) -> Iterator[FactsRow]:
+    """Facts for each (sha256, relevant, path): the file is read again and must still have that content."""
     parser = _parser(time_limit)
-    for digest, path in files:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as error:
-            yield _unreadable_facts(digest, f"cannot read the file: {error.strerror or error}", run)
+    for digest, relevant, path in files:
+        data = read_source(SourceFile(Path(path), path), sys.maxsize)
+        if isinstance(data, str):
+            yield _unreadable_facts(digest, relevant, data, run)
             continue
         if hashlib.sha256(data).hexdigest() != digest:
-            yield _unreadable_facts(digest, "the file changed while it was audited", run)
+            yield _unreadable_facts(digest, relevant, "the file changed while it was audited", run)
             continue
-        outcome = parser.parse(data)
+        outcome = parser.parse(data, relevant)
         cacheable = outcome.status != STATUS_TIMED_OUT  # a time-out may not happen on a quieter machine
         yield FactsRow(
-            digest, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,
+            digest, relevant, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,
             outcome.facts, cacheable, run,
         )
 
 
-def _unreadable_facts(digest: str, error: str, run: str) -> FactsRow:
-    return FactsRow(digest, FACTS_FORMAT, STATUS_UNREADABLE, error, 0, 0.0, b"", False, run)
+def _unreadable_facts(digest: str, relevant: bool, error: str, run: str) -> FactsRow:
+    return FactsRow(digest, relevant, FACTS_FORMAT, STATUS_UNREADABLE, error, 0, 0.0, b"", False, run)
 
 
 @dataclass(frozen=True)
@@ -187,7 +219,7 @@ def _file_row(unit: Unit, item: _Resolved, findings: int) -> FileRow:
     listing = item.listing
     return FileRow(
         unit.name, listing.rel, listing.size, listing.sha256, item.status, item.error, item.facts.lines,
-        item.parse_seconds, findings, item.cached,
+        listing.relevant, item.parse_seconds, findings, item.cached,
     )
 
 
@@ -199,6 +231,7 @@ def _unit_row(unit: Unit, resolved: list[_Resolved], codes: list[str], analysis_
         len(resolved),
         analysed,
         len(resolved) - analysed,
+        sum(1 for item in resolved if item.listing.relevant is False),
         sum(item.facts.lines for item in resolved),
         len(codes),
         dict(Counter(codes)),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from linter.findings import Finding
-from linter.fix import epl001, epl004
+from linter.fix import epl001, epl003, epl004
 from linter.fix.edits import Edit, SourceTree
 
 
@@ -25,6 +25,7 @@ class Fixer:
 
 FIXERS: dict[str, Fixer] = {
     "EPL001": Fixer(epl001.edits, epl001.APPLIES),
+    "EPL003": Fixer(epl003.edits, epl003.APPLIES),
     "EPL004": Fixer(epl004.edits, epl004.APPLIES),
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
@@ -46,10 +47,21 @@ class SourceTree:
                     best = node
         return best
 
+    def expression_at(self, location: Location) -> cst.BaseExpression | None:
+        """The expression that spans exactly `location`."""
+        span = ((location.line, location.column - 1), (location.end_line, location.end_column - 1))
+        for node, found in self._positions.items():
+            if isinstance(node, cst.BaseExpression) and (_start(found), _end(found)) == span:
+                return node
+        return None
+
     def starts_at(self, node: cst.CSTNode, location: Location) -> bool:
         return _start(self._positions[node]) == (location.line, location.column - 1)
 
-    def block_of(self, statement: Statement) -> tuple[Block, int] | None:
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(node)
+
+    def block_of(self, statement: cst.CSTNode) -> tuple[Block, int] | None:
         """The block whose body holds `statement`, and its index there."""
         parent = self._parents.get(statement)
         if not isinstance(parent, Block):
@@ -64,8 +76,12 @@ def _start(span: CodeRange) -> tuple[int, int]:
     return (span.start.line, span.start.column)
 
 
+def _end(span: CodeRange) -> tuple[int, int]:
+    return (span.end.line, span.end.column)
+
+
 def _contains(span: CodeRange, point: tuple[int, int]) -> bool:
-    return _start(span) <= point < (span.end.line, span.end.column)
+    return _start(span) <= point < _end(span)
 
 
 class _Apply(cst.CSTTransformer):
@@ -76,11 +92,14 @@ class _Apply(cst.CSTTransformer):
             self._edits.setdefault(id(edit.node), []).append(edit)
 
     def on_leave(
-        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
-    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        self, original_node: cst.CSTNodeT, updated_node: cst.CSTNodeT
+    ) -> cst.CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNodeT]:
+        node: cst.CSTNode = updated_node
         for edit in self._edits.get(id(original_node), ()):
-            updated_node = edit.change(updated_node)
-        return updated_node
+            node = edit.change(node)
+        # An edit may change a node's kind (a `for` into a `with`): libcst takes any statement
+        # where a statement stands, which the type variable cannot say.
+        return cast(cst.CSTNodeT, node)
 
 
 def apply_edits(tree: SourceTree, edits: Sequence[Edit]) -> bytes:

@@ -18,7 +18,8 @@ import libcst as cst
 
 from linter.config import Config
 from linter.discovery import SourceFile, discover
-from linter.engine import FileResult, build_program, read_file, run_rules, selected_rules
+from linter.collect import collect_facts
+from linter.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
 from linter.findings import Finding
 from linter.fix import FIXERS, fixable
 from linter.fix.edits import Edit, SourceTree, apply_edits
@@ -40,13 +41,18 @@ class FileFix:
 
 
 def plan_fixes(
-    paths: Sequence[Path], config: Config, found: Sequence[Finding], wanted: Sequence[Finding]
+    paths: Sequence[Path],
+    config: Config,
+    found: Sequence[Finding],
+    wanted: Sequence[Finding],
+    *,
+    use_cache: bool = True,
 ) -> list[FileFix]:
     """Verified fixes for the `wanted` findings; `found` is every finding of the run over `paths`."""
     candidates = [finding for finding in wanted if fixable(finding)]
     if not candidates:
         return []
-    project = _Project(paths, config)
+    project = _Project(paths, config, use_cache)
     fixes = project.fix(candidates)
     if project.keeps(found, fixes):
         return fixes
@@ -81,6 +87,12 @@ def unified_diff(fix: FileFix) -> str:
     return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
+def _edited_file(finding: Finding) -> str:
+    """The file a fix edits: where its hint points (a historical read may be far from the commit)."""
+    assert finding.fix is not None
+    return (finding.fix.location or finding.location).path
+
+
 def _identity(finding: Finding) -> Identity:
     return (finding.code, finding.location.path, finding.function, finding.fingerprint_key)
 
@@ -88,18 +100,20 @@ def _identity(finding: Finding) -> Identity:
 class _Project:
     """The analysed files, read once, to be analysed again with some of them fixed."""
 
-    def __init__(self, paths: Sequence[Path], config: Config) -> None:
+    def __init__(self, paths: Sequence[Path], config: Config, use_cache: bool) -> None:
         self.config = config
         # Files that cannot be discovered or read have no facts and no fix: they never change.
         sources, _ = discover(paths, config)
         self.files = {source.rel: source for source in sources}
-        self.results = [FileResult(source, read_file(source, config.max_file_size)) for source in sources]
+        names = unit_module_names(sources, config.root)
+        collected = collect_facts(sources, names, config, use_cache=use_cache)
+        self.results = [FileResult(source, facts) for source, facts in zip(sources, collected.facts)]
         self._trees: dict[str, tuple[bytes, SourceTree] | None] = {}
 
     def fix(self, findings: Sequence[Finding]) -> list[FileFix]:
         by_file: dict[str, list[Finding]] = {}
         for finding in findings:
-            by_file.setdefault(finding.location.path, []).append(finding)
+            by_file.setdefault(_edited_file(finding), []).append(finding)
         fixes = []
         for rel, in_file in sorted(by_file.items()):
             fix = self._fix_file(rel, in_file)

@@ -1,20 +1,35 @@
-"""Frontend: reads one file with libcst and returns its FileFacts."""
+"""Frontend: reads one file with libcst and returns its FileFacts.
+
+libcst is imported on first use: a run whose facts all come from the cache never loads it.
+"""
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 import warnings
+from typing import TYPE_CHECKING
 
-import libcst as cst
-
-from linter.frontend.extract import extract
 from linter.frontend.facts import FileFacts
+from linter.frontend.nesting import too_deeply_nested
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 def facts_from_source(data: bytes) -> FileFacts:
     """Parse `data` (the bytes of a file) and extract its facts; errors become `FileFacts.error`."""
     if not data.strip():
         return FileFacts(lines=0)
+    import libcst as cst
+
+    from linter.frontend.extract import extract
+
+    nesting = too_deeply_nested(data)
+    if nesting is not None:
+        # Never handed to libcst: its native parser would overflow the C stack, or take minutes.
+        return FileFacts(lines=0, error=_python_syntax_error(data) or f"too deeply nested to parse: {nesting}")
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
@@ -40,16 +55,58 @@ def facts_from_source(data: bytes) -> FileFacts:
 
 def _syntax_error(data: bytes, error: cst.ParserSyntaxError) -> str:
     """Python's own wording of the error where it has one: it is the message people know."""
+    python_error = _python_syntax_error(data)
+    if python_error is not None:
+        return python_error
+    first_line = (error.message or "invalid syntax").splitlines()[0]
+    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {first_line}"
+
+
+def _python_syntax_error(data: bytes) -> str | None:
+    """Python's own message for a syntax error in `data`, None when it finds none (or only nesting
+    deeper than its limits, which the caller words itself)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ast.parse(data)
     except SyntaxError as python_error:
-        where = f"line {python_error.lineno}"
-        if python_error.offset:
-            where += f", column {python_error.offset}"
-        return f"syntax error at {where}: {python_error.msg}"
+        if python_error.msg == "too many nested parentheses":
+            return None
+        line, column = python_error.lineno, python_error.offset
+        if line is None and b"\0" in data:
+            # Python names no place for "source code string cannot contain null bytes".
+            line, column = _line_and_column(data, data.index(b"\0"))
+        where = f" at line {line}" if line else ""
+        if line and column:
+            where += f", column {column}"
+        return f"syntax error{where}: {python_error.msg}"
     except (ValueError, RecursionError, MemoryError):
         pass
-    first_line = (error.message or "invalid syntax").splitlines()[0]
-    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {first_line}"
+    return None
+
+
+def _line_and_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in bytes) of `offset`."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def facts_without_parse(data: bytes) -> FileFacts:
+    """The facts of a file no rule can need: its line count, once Python's own parser (many times
+    faster than libcst) accepts it. A file it rejects gets the full frontend, so that its EPL900
+    finding is the one a parse would give."""
+    if not data.strip():
+        return FileFacts(lines=0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
+        return facts_from_source(data)
+    return FileFacts(lines=line_count(text))
+
+
+def line_count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)

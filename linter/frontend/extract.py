@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from linter.frontend import line_count
 from linter.frontend.comments import read_comments
 from linter.frontend.facts import (
     FLOW_ARG,
@@ -20,6 +21,7 @@ from linter.frontend.facts import (
     Arg,
     Await,
     Bind,
+    Branches,
     Call,
     Choice,
     ClassFacts,
@@ -98,6 +100,7 @@ class _FunctionBuilder:
     loops: list[Loop] = field(default_factory=list)
     awaits: list[Await] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
+    branches: list[Branches] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -123,6 +126,7 @@ class _FunctionBuilder:
             loops=tuple(self.loops),
             awaits=tuple(self.awaits),
             choices=tuple(self.choices),
+            branches=tuple(self.branches),
         )
 
 
@@ -511,6 +515,8 @@ class FactsExtractor(FastVisitor):
         if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
         if node.orelse is not None:
+            arms = (self._pos(node.body), self._pos(node.orelse))
+            self._fn.branches.append(Branches(self._pos(node), arms))
             self.walk(node.orelse)
         return False
 
@@ -1005,7 +1011,7 @@ def extract(module: cst.Module) -> FileFacts:
     extractor.walk(module)
     comments = read_comments(text)
     return FileFacts(
-        lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+        lines=line_count(text),
         imports=tuple(extractor.imports),
         globals=tuple(sorted(extractor.module_globals)),
         functions=tuple(sorted(extractor.functions, key=lambda f: (f.pos, f.qualname))),

@@ -11,7 +11,12 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 4
+FACTS_FORMAT = 5
+
+
+def within(inner: Pos, outer: Pos) -> bool:
+    """Whether the span `inner` lies inside the span `outer`."""
+    return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
 
 # How a value leaves the expression it is computed in.
 FLOW_RETURN = "return"
@@ -177,6 +182,17 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Branches:
+    """An `if` statement with an `else` (or `elif`): one pass through it runs at most one arm.
+
+    `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there).
+    """
+
+    pos: Pos
+    arms: tuple[Pos, ...]
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     annotation: str = ""
@@ -208,6 +224,7 @@ class FunctionFacts:
     loops: tuple[Loop, ...] = ()
     awaits: tuple[Await, ...] = ()
     choices: tuple[Choice, ...] = ()
+    branches: tuple[Branches, ...] = ()
 
 
 @dataclass(frozen=True)

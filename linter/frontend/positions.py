@@ -49,6 +49,10 @@ class _SyntacticRange:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
+        if kind is not None:
+            # Unwinding (a RecursionError on deep nesting): the children's ranges may be missing;
+            # recording nothing lets the real error through instead of a KeyError that hides it.
+            return
         state = self._state
         ranges = state.ranges
         start = ranges[id(self._start_node)][0] if self._start_node is not None else self._start

@@ -272,8 +272,10 @@ def _within(inner: Pos, outer: Pos) -> bool:
     return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
 
 
-def _span(pos: Pos) -> tuple[int, int]:
-    return (pos[2] - pos[0], pos[3] - pos[1])
+def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
+    """A sort key that puts a span before every span containing it (a contained span starts no
+    earlier, and ends earlier when it starts at the same place)."""
+    return (-pos[0], -pos[1], pos[2], pos[3])
 
 
 def _same_flow(a: Flow, b: Flow) -> bool:
@@ -315,7 +317,7 @@ def _build_index(program: Program, fid: str) -> _Index:
             index.call_producer[producer.index] = position
     index.composites = sorted(
         (p for p, producer in enumerate(index.producers) if producer.kind != "access"),
-        key=lambda p: _span(index.producers[p].site.pos),
+        key=lambda p: _inner_first(index.producers[p].site.pos),
     )
     index.binds = [
         bind for bind in function.binds
@@ -332,15 +334,16 @@ def _choice_part(
     choices: tuple[Choice, ...], kind: str, number: int, flow: Flow, pos: Pos
 ) -> tuple[Dest, ...] | None:
     """The part of the innermost choice that a producer's value is, if it is one."""
-    best: tuple[tuple[int, int], Dest] | None = None
+    best: tuple[tuple[int, int, int, int], Dest] | None = None
     for position, choice in enumerate(choices):
         if kind == "choice" and position == number:
             continue
         if not _within(pos, choice.pos) or not _same_flow(flow, choice.flow):
             continue
+        key = _inner_first(choice.pos)
         for part, part_pos in enumerate(choice.parts):
-            if _within(pos, part_pos) and (best is None or _span(choice.pos) < best[0]):
-                best = (_span(choice.pos), ("part", position, part))
+            if _within(pos, part_pos) and (best is None or key < best[0]):
+                best = (key, ("part", position, part))
     return (best[1],) if best is not None else None
 
 
@@ -554,7 +557,7 @@ class _Frame:
 
     def solve(self) -> None:
         """Evaluate the expressions with the locals' values, until the locals are stable."""
-        self.locals = {name: {param_label(name): ()} for name in self.index.params}
+        self.locals = self._parameters()
         for _ in range(_LOCAL_ROUNDS):
             self.values = self._evaluate()
             new_locals = self._locals()
@@ -647,9 +650,13 @@ class _Frame:
 
     # -- locals ----------------------------------------------------------------------------------
 
+    def _parameters(self) -> dict[str, dict[Label, Path]]:
+        """Each parameter holds its own label: what the callers pass, in the summary."""
+        return {name: {param_label(name): ()} for name in self.index.params}
+
     def _locals(self) -> dict[str, dict[Label, Path]]:
         index = self.index
-        result: dict[str, dict[Label, Path]] = {name: {param_label(name): ()} for name in index.params}
+        result = self._parameters()
         for dest, producers in index.inputs.items():
             if dest[0] != "local":
                 continue

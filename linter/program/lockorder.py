@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from linter.frontend.facts import Call, Pos, Site, Write
+from linter.frontend.facts import Call, Pos, Site, Write, within
 from linter.program.callgraph import CallSite
 from linter.program.locks import NON_REENTRANT
 from linter.program.symbols import CONSTRUCTORS, FieldId
@@ -146,10 +146,11 @@ class LockOrder:
         self._reach[key] = chains
         return chains
 
-    def _probed(self, site: CallSite, lock: FieldId) -> bool:
-        """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded."""
+    def _probed(self, site: CallSite, lock: FieldId, held: int = -1) -> bool:
+        """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded
+        (other than the region `held`, which is the one holding the lock)."""
         for region in self.symbols.function(site.caller).regions:
-            if region.kind != TRIED or not region.pos[:2] <= site.pos[:2]:
+            if region.kind != TRIED or region.id == held or not region.pos[:2] <= site.pos[:2]:
                 continue
             if site.pos[0] <= region.end_line and self.locks.region_lock(site.caller, region) == lock:
                 return True
@@ -222,7 +223,7 @@ class LockOrder:
         for outer in self._held(site.caller, site.site.regions):
             # A non-reentrant lock that is held fails every non-blocking acquire of itself.
             free = outer.lock if self.locks.kind(outer.lock) == NON_REENTRANT else None
-            if free is not None and self._probed(site, free):
+            if free is not None and self._probed(site, free, outer.region):
                 continue
             for inner, chain in self.acquired_from(site.callee, free).items():
                 yield OrderSite(outer, inner, (site, *chain))
@@ -337,6 +338,14 @@ class LockOrder:
         for callee, chain in self.reach(fid, handoffs=True).items():
             for event in self.bumps_in(callee):
                 yield Event(callee, event.target, chain, event.field)
+
+    def exclusive(self, fid: str, first: Pos, then: Pos) -> bool:
+        """Whether two places of `fid` lie in different arms of one `if` statement."""
+        for branches in self.symbols.function(fid).branches:
+            arms = {i for place in (first, then) for i, arm in enumerate(branches.arms) if within(place, arm)}
+            if len(arms) == 2:
+                return True
+        return False
 
     # -- asyncio -------------------------------------------------------------------------------------
 

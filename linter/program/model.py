@@ -19,6 +19,7 @@ from linter.frontend.facts import (
     Pos,
     Site,
     Write,
+    within,
 )
 from linter.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
 from linter.program.dataflow import DataFlow
@@ -410,7 +411,7 @@ class Program:
         for point in function.awaits:
             if loop.loop_id < 0 or loop.loop_id not in point.site.loops:
                 continue
-            if loop.is_async_for and _within(point.site.pos, loop.site.pos):
+            if loop.is_async_for and within(point.site.pos, loop.site.pos):
                 continue
             if point.site.pos[:2] >= site.pos[:2]:
                 return True
@@ -453,10 +454,6 @@ class Program:
 
 def _is_batch(loop: Loop) -> bool:
     return loop.batch and loop.kind != "while"
-
-
-def _within(inner: Pos, outer: Pos) -> bool:
-    return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
 
 
 def _matches_field(field: FieldId, text: str) -> bool:

@@ -30,3 +30,5 @@ class RunResult:
     # Baseline entries that no longer match any finding (fixed since the baseline was written).
     stale_baseline: int = 0
     notes: tuple[str, ...] = field(default=())
+    # Files read but not parsed: the prefilter found nothing in them that a rule could need.
+    files_not_relevant: int = 0

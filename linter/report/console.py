@@ -18,6 +18,10 @@ from linter.report import RunResult
 
 WARNING_CODES = frozenset({"EPL900"})
 MAX_FRAME_LINES = 4
+# A frame shows at most this many characters of a line (a minified or generated line can be megabytes).
+MAX_FRAME_WIDTH = 200
+# Control characters of the analysed file (NUL, ESC...) must not reach the terminal or the CI log.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Bigger files are what EPL900 reports as over the size limit; reading them only for a frame is waste.
 MAX_SOURCE_BYTES = 10 * 1024 * 1024
 TAB_SIZE = 4
@@ -119,13 +123,19 @@ def frame(location: Location, source: list[str] | None, style: str) -> list[Text
     width = len(str(shown[-1]))
     lines = [Text(f"{'':>{width}} |", style="blue")]
     for number in shown:
-        text = source[number - 1]
+        text = _displayable(source[number - 1])
         lines.append(Text.assemble((f"{number:>{width}} | ", "blue"), text.expandtabs(TAB_SIZE)))
         indent, length = underline(text, *_span_on_line(location, number, text))
         lines.append(Text.assemble((f"{'':>{width}} | ", "blue"), " " * indent, ("^" * length, style)))
     if shown[-1] < last:
         lines.append(Text(f"{'':>{width}} | ...", style="blue"))
     return lines
+
+
+def _displayable(line: str) -> str:
+    """`line` as a frame shows it: control characters as U+FFFD (columns unchanged), long lines cut."""
+    shown = _CONTROL.sub("\ufffd", line)
+    return shown if len(shown) <= MAX_FRAME_WIDTH else shown[:MAX_FRAME_WIDTH] + "..."
 
 
 def _span_on_line(location: Location, number: int, text: str) -> tuple[int, int]:
@@ -151,6 +161,8 @@ def _plural(count: int, word: str) -> str:
 
 def summary_lines(result: RunResult) -> list[Text]:
     files = _plural(result.files_analysed, "file")
+    if result.files_not_relevant:
+        files += f" ({result.files_not_relevant} not relevant: read, not parsed)"
     if result.findings:
         counts = Counter(finding.code for finding in result.findings)
         by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))

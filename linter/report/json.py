@@ -29,6 +29,7 @@ def document(result: RunResult) -> dict[str, Any]:
 def summary(result: RunResult) -> dict[str, Any]:
     return {
         "files": result.files_analysed,
+        "files_not_relevant": result.files_not_relevant,
         "findings": len(result.findings),
         "by_code": dict(Counter(finding.code for finding in result.findings)),
         "stale_baseline": result.stale_baseline,

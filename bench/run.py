@@ -1,0 +1,245 @@
+"""Speed benchmark: epochlint against libcst's parse, fixit and ruff on a real code base.
+
+    .venv/bin/python bench/run.py [--repeat N]
+
+Builds `bench/.work/` (git-ignored): the pinned pure-Python wheels below, downloaded with pip and
+unpacked (about 85k lines: a Kafka client and the HTTP, CLI and template libraries around it), plus
+copies of that tree at 2x and 4x with renamed packages. Installs its own tools (fixit, ruff, psutil)
+into the running environment when they are missing. Then measures, in one run, every command as a
+separate process: wall time, and peak memory of its whole process tree (sampled), and prints the
+table the README's "Speed" section shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+WORK = BENCH / ".work"
+WHEELS = (
+    "kafka-python==3.0.12",
+    "requests==2.34.2",
+    "urllib3==2.8.0",
+    "click==8.5.1",
+    "jinja2==3.1.6",
+)
+TOOLS = {"fixit": "fixit==2.2.1", "ruff": "ruff==0.17.5", "psutil": "psutil==7.2.2"}
+# The file edited for the "one changed file" run: a relevant one, as in a real pre-commit run.
+TOUCHED = "kafka/consumer/fetcher.py"
+BIN = Path(sys.executable).parent
+PARSE_ALL = """
+import sys, pathlib, libcst
+for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")):
+    try:
+        libcst.parse_module(path.read_bytes())
+    except Exception:
+        pass
+"""
+
+
+@dataclass(frozen=True)
+class Measure:
+    seconds: float
+    peak_mb: float
+    stdout: bytes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each command; the fastest counts")
+    args = parser.parse_args()
+    _install_tools()
+    base = _tree(1)
+    trees = {1: base, 2: _tree(2), 4: _tree(4)}
+    lines = _lines(base)
+    rows = _measure_all(trees, args.repeat)
+    print(_table(rows, lines))
+
+
+def _install_tools() -> None:
+    missing = [spec for module, spec in TOOLS.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+
+
+def _tree(copies: int) -> Path:
+    """The code base, `copies` times over, each copy's packages renamed (`kafka` -> `kafka_2`)."""
+    target = WORK / f"tree-x{copies}"
+    if (target / "pyproject.toml").is_file():
+        return target
+    unpacked = _unpacked()
+    if target.exists():
+        shutil.rmtree(target)
+    packages = sorted(p.name for p in unpacked.iterdir() if p.is_dir())
+    for copy in range(1, copies + 1):
+        _copy_renamed(unpacked, target, packages, copy)
+    # An empty configuration: the tree is its own project, with its own cache.
+    (target / "pyproject.toml").write_text("[tool.epochlint]\n")
+    return target
+
+
+def _unpacked() -> Path:
+    folder = WORK / "unpacked"
+    if folder.is_dir():
+        return folder
+    wheels = WORK / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d", str(wheels), *WHEELS],
+        check=True,
+    )
+    staging = Path(tempfile.mkdtemp(dir=WORK))
+    for wheel in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            for name in archive.namelist():
+                if name.endswith(".py") and ".dist-info/" not in name:
+                    archive.extract(name, staging)
+    staging.rename(folder)
+    return folder
+
+
+def _copy_renamed(source: Path, target: Path, packages: list[str], copy: int) -> None:
+    if copy == 1:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        return
+    names = re.compile(rb"(?<![\w.])(" + b"|".join(p.encode() for p in packages) + rb")(?!\w)")
+    for path in source.rglob("*.py"):
+        rel = path.relative_to(source)
+        renamed = Path(f"{rel.parts[0]}_{copy}", *rel.parts[1:])
+        out = target / renamed
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(names.sub(rb"\1_" + str(copy).encode(), path.read_bytes()))
+
+
+def _lines(tree: Path) -> int:
+    return sum(path.read_bytes().count(b"\n") for path in tree.rglob("*.py"))
+
+
+def _run(command: list[str], cwd: Path) -> Measure:
+    import psutil
+
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        watched = psutil.Process(process.pid)
+        while not done.is_set():
+            try:
+                tree = [watched, *watched.children(recursive=True)]
+                total = 0
+                for member in tree:
+                    try:
+                        total += member.memory_info().rss
+                    except psutil.Error:
+                        pass
+                peak[0] = max(peak[0], total)
+            except psutil.Error:
+                return
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, _ = process.communicate()
+    seconds = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    return Measure(seconds, peak[0] / 2**20, stdout)
+
+
+def _best(command: list[str], cwd: Path, repeat: int, before: object = None) -> Measure:
+    runs = []
+    for _ in range(repeat):
+        if callable(before):
+            before()
+        runs.append(_run(command, cwd))
+    return min(runs, key=lambda m: m.seconds)
+
+
+def _epochlint(tree: Path, *extra: str) -> list[str]:
+    return [str(BIN / "epochlint"), "check", ".", "--output-format", "json", "--exit-zero", *extra]
+
+
+def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
+    base = trees[1]
+    drop_cache = lambda tree=base: shutil.rmtree(tree / ".epochlint_cache", ignore_errors=True)  # noqa: E731
+    rows: dict[str, Measure] = {}
+    rows["libcst parse, every file, 1 core"] = _best([sys.executable, "-c", PARSE_ALL, "."], base, repeat)
+    rows["epochlint check, cold"] = _best(_epochlint(base), base, repeat, drop_cache)
+    rows["epochlint check, cold, 1 core"] = _best(_epochlint(base, "--jobs", "1"), base, repeat, drop_cache)
+    rows["epochlint check, warm"] = _best(_epochlint(base), base, repeat)
+    touched = base / TOUCHED
+    original = touched.read_bytes()
+    counter = iter(range(1_000_000))
+
+    def touch() -> None:
+        touched.write_bytes(original + f"# edited {next(counter)}\n".encode())
+
+    try:
+        rows["epochlint check, one file changed"] = _best(_epochlint(base), base, repeat, touch)
+    finally:
+        touched.write_bytes(original)
+    rows["epochlint check, warm, once more"] = _run(_epochlint(base), base)
+    rows["fixit lint"] = _best([str(BIN / "fixit"), "lint", "."], base, repeat)
+    rows["ruff check --select ALL --no-cache"] = _best(
+        [str(BIN / "ruff"), "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", "."], base, repeat
+    )
+    for copies in (2, 4):
+        tree = trees[copies]
+        rows[f"epochlint check, cold, {copies}x tree"] = _best(
+            _epochlint(tree), tree, repeat, lambda t=tree: shutil.rmtree(t / ".epochlint_cache", ignore_errors=True)
+        )
+    return rows
+
+
+def _table(rows: dict[str, Measure], lines: int) -> str:
+    parse = rows["libcst parse, every file, 1 core"].seconds
+    cold = rows["epochlint check, cold"]
+    warm = rows["epochlint check, warm"]
+    touched = rows["epochlint check, one file changed"]
+    ruff = rows["ruff check --select ALL --no-cache"].seconds
+    fixit = rows["fixit lint"].seconds
+    growth = rows["epochlint check, cold, 4x tree"].seconds / cold.seconds
+    out = [
+        f"Tree: {', '.join(WHEELS)}: {lines:,} lines (1x).",
+        "",
+        "| Command | Time (s) | Peak memory (MB) | vs libcst parse |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, measure in rows.items():
+        out.append(f"| {name} | {measure.seconds:.2f} | {measure.peak_mb:.0f} | {measure.seconds / parse:.2f}x |")
+    json_same = cold.stdout == warm.stdout == rows["epochlint check, warm, once more"].stdout
+    summary = json.loads(cold.stdout)["summary"]
+    checks = [
+        ("cold <= 0.5x libcst parse", cold.seconds / parse, cold.seconds <= 0.5 * parse),
+        ("cold >= 10x faster than fixit", fixit / cold.seconds, fixit >= 10 * cold.seconds),
+        ("warm <= ruff --select ALL --no-cache", warm.seconds / ruff, warm.seconds <= ruff),
+        ("one file changed <= ruff", touched.seconds / ruff, touched.seconds <= ruff),
+        ("peak memory, cold <= 250 MB", cold.peak_mb, cold.peak_mb <= 250),
+        ("4x tree <= 4.4x the 1x tree", growth, growth <= 4.4),
+    ]
+    out += ["", "| Target | Measured | Met |", "| --- | ---: | :---: |"]
+    out += [f"| {name} | {value:.2f} | {'yes' if met else 'no'} |" for name, value, met in checks]
+    out += [
+        "",
+        f"Files: {summary['files']}, not relevant (read, not parsed): {summary['files_not_relevant']}; "
+        f"findings: {summary['findings']}; JSON identical cold/warm: {'yes' if json_same else 'no'}.",
+    ]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""The facts of every file of one run: read each file, decide which can matter, take what the
+cache has, and parse the rest, on every core when there is enough of it.
+
+Results never depend on the order work finishes in, nor on the number of workers: facts go
+through the same codec whether they come from a worker, this process or the cache.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import BinaryIO, ContextManager
+
+from linter.cache import FactsCache
+from linter.config import Config
+from linter.discovery import SourceFile
+from linter.frontend import codec, facts_from_source, facts_without_parse
+from linter.frontend.facts import FileFacts
+from linter.prefilter import Vocabulary, read_text_facts, relevant_files
+
+__all__ = ["Collected", "collect_facts", "read_source"]
+
+PARSED = "parsed"
+NOT_RELEVANT = "not-relevant"
+# Below this much source to parse, starting worker processes costs more than it saves.
+_PARALLEL_MIN_BYTES = 100_000
+# Runs that parse at least this much show a progress bar (on a terminal).
+_PROGRESS_MIN_BYTES = 1_000_000
+
+Task = tuple[str, bytes]
+
+
+@dataclass(frozen=True)
+class Collected:
+    """Facts aligned with the sources, and how many files were found not relevant."""
+
+    facts: list[FileFacts]
+    not_relevant: int
+
+
+def read_source(source: SourceFile, max_size: int) -> bytes | str:
+    """The file's bytes, or why they cannot be read (a one-line reason).
+
+    What was discovered as a file may have changed since. It is opened without blocking and
+    checked on the open descriptor: a FIFO or device put in its place is refused, not read forever,
+    and no more than its size at that moment is read (at most `max_size`), even from a file that
+    is still growing.
+    """
+    try:
+        descriptor = os.open(source.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return "file vanished before it could be read"
+    except OSError as error:
+        return f"cannot read the file: {error.strerror or error}"
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            return _read_regular(file, max_size)
+        except OSError as error:
+            return f"cannot read the file: {error.strerror or error}"
+
+
+def _read_regular(file: BinaryIO, max_size: int) -> bytes | str:
+    status = os.fstat(file.fileno())
+    if stat.S_ISDIR(status.st_mode):
+        return "is a directory, not a file"
+    if not stat.S_ISREG(status.st_mode):
+        return "not a regular file"
+    if status.st_size > max_size:
+        return f"file is {status.st_size} bytes, over the size limit of {max_size}"
+    # Never ask for more than the file holds: read(n) allocates n bytes up front.
+    expected = status.st_size
+    data = file.read(expected + 1)
+    if len(data) > expected:
+        return "file changed while it was read (it grew)"
+    return data
+
+
+def collect_facts(
+    sources: Sequence[SourceFile],
+    names: Mapping[str, str],
+    config: Config,
+    *,
+    use_cache: bool = True,
+    jobs: int | None = None,
+    prefilter: bool = True,
+    progress: bool = False,
+) -> Collected:
+    """The facts of `sources` (module names by root-relative path in `names`)."""
+    contents = [read_source(source, config.max_file_size) for source in sources]
+    readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
+    relevant = _relevant(readable, names, config) if prefilter else set(readable)
+    cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
+    facts: list[FileFacts | None] = []
+    keys: dict[int, str] = {}
+    tasks: dict[int, Task] = {}
+    for index, (source, data) in enumerate(zip(sources, contents)):
+        if isinstance(data, str):
+            facts.append(FileFacts(lines=0, error=data))
+            continue
+        kind = PARSED if source.rel in relevant else NOT_RELEVANT
+        keys[index] = cache.key(kind, data)
+        facts.append(cache.load(keys[index]))
+        if facts[index] is None:
+            tasks[index] = (kind, data)
+    for index, payload in _run(tasks, jobs or _cores(), progress).items():
+        cache.store(keys[index], payload)
+        facts[index] = codec.decode(payload)
+    return Collected([f for f in facts if f is not None], len(readable) - len(relevant))
+
+
+def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: Config) -> set[str]:
+    vocabulary = Vocabulary(config)
+    texts = {rel: read_text_facts(data, vocabulary) for rel, data in readable.items()}
+    return relevant_files(texts, names)
+
+
+def facts_payload(task: Task) -> bytes:
+    """Facts of one file, encoded: what a worker sends back."""
+    kind, data = task
+    facts = facts_from_source(data) if kind == PARSED else facts_without_parse(data)
+    return codec.encode(facts)
+
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _run(tasks: Mapping[int, Task], jobs: int, progress: bool) -> dict[int, bytes]:
+    size = sum(len(data) for _, data in tasks.values())
+    with _progress_bar(len(tasks) if progress and size >= _PROGRESS_MIN_BYTES else 0) as advance:
+        if jobs < 2 or len(tasks) < 2 or size < _PARALLEL_MIN_BYTES:
+            return _run_here(tasks, advance)
+        return _run_in_pool(tasks, jobs, advance)
+
+
+def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None]) -> dict[int, bytes]:
+    done = {}
+    for index, task in tasks.items():
+        done[index] = facts_payload(task)
+        advance()
+    return done
+
+
+def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None]) -> dict[int, bytes]:
+    # Workers are forked where possible, after libcst is loaded here, so none imports it again.
+    import linter.frontend.extract  # noqa: F401
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    done: dict[int, bytes] = {}
+    # Largest first, so that no worker is left with a big file at the end.
+    order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+            futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
+            for future in as_completed(futures):
+                done[futures[future]] = future.result()
+                advance()
+    except BrokenProcessPool:
+        # A worker died (killed, out of memory): what it had is done here instead.
+        rest = {i: task for i, task in tasks.items() if i not in done}
+        done.update(_run_here(rest, advance))
+    return done
+
+
+def _progress_bar(total: int) -> ContextManager[Callable[[], None]]:
+    if total == 0:
+        return nullcontext(lambda: None)
+    return _RichProgress(total)
+
+
+class _RichProgress:
+    """A transient progress bar on stderr, for a terminal."""
+
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(
+            TextColumn("parsing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+            transient=True,
+            # No refresh thread: worker processes may be forked while the bar is shown.
+            auto_refresh=False,
+        )
+        self._task = self._progress.add_task("parsing", total=total)
+
+    def __enter__(self) -> Callable[[], None]:
+        self._progress.start()
+        return self._advance
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def _advance(self) -> None:
+        self._progress.advance(self._task)
+        self._progress.refresh()

@@ -1,0 +1,97 @@
+"""`epochlint audit` as a user runs it: a run killed in the middle, resumed; the console, the HTML
+report and the tables; and the same job under `spark-submit`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark")
+
+from tests.audit_support import slow_module, write  # noqa: E402
+from tests.test_cli import RACY_CONSUMER  # noqa: E402
+
+EPOCHLINT = [sys.executable, "-m", "linter"]
+SPARK_SUBMIT = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+FILES = 40
+TIMEOUT = 900
+
+
+def _environment() -> dict[str, str]:
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+
+
+def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def _json_rows(folder: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for part in sorted(folder.glob("part-*.json")) for line in part.read_text().splitlines()]
+
+
+def _kill_once_facts_are_committed(process: subprocess.Popen[bytes], facts: Path) -> int:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and process.poll() is None:
+        committed = len(list(facts.glob("part-*.parquet")))
+        if committed:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return committed
+        time.sleep(0.05)
+    raise AssertionError(f"the audit ended (status {process.poll()}) before any facts were committed")
+
+
+def test_usage_errors_exit_2_before_any_spark(tmp_path: Path) -> None:
+    result = _run([*EPOCHLINT, "audit", str(tmp_path / "missing")], tmp_path)
+    assert (result.returncode, result.stderr) == (2, f"epochlint: folder not found: {tmp_path / 'missing'}\n")
+    result = _run([*EPOCHLINT, "audit"], tmp_path)
+    assert result.returncode == 2 and "needs a ROOT" in result.stderr
+
+
+@pytest.mark.slow
+def test_an_interrupted_audit_resumes_with_the_facts_it_had_committed(tmp_path: Path) -> None:
+    write(tmp_path / "unit", {f"pkg/consumer_{i:03}.py": slow_module(i) for i in range(FILES)})
+    write(tmp_path / "unit", {"pkg/__init__.py": ""})
+    command = [*EPOCHLINT, "audit", "unit", "--out", "out", "--partitions", str(FILES // 2)]
+    interrupted = subprocess.Popen(
+        command, cwd=tmp_path, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    _kill_once_facts_are_committed(interrupted, tmp_path / "out" / "facts")
+    assert not (tmp_path / "out" / "files").exists(), "the run was not interrupted"
+
+    resumed = _run([*command, "--resume", "--format", "json", "--html", "report.html"], tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    files = _json_rows(tmp_path / "out" / "files")
+    assert len(files) == FILES + 1 and {row["status"] for row in files} == {"ok"}
+    cached = sum(1 for row in files if row["cached"])
+    assert 1 <= cached < FILES + 1
+    findings = _json_rows(tmp_path / "out" / "findings")
+    assert len(findings) == FILES and all(row["chain"] for row in findings)
+
+    assert f"discovered {FILES + 1} files = analysed {FILES + 1} + errored 0; {FILES} findings in" in resumed.stdout
+    assert "epochlint audit: 1 units" in resumed.stdout and "EPL001" in resumed.stdout
+    for phase in ("list and hash files", "parse files", "analyse units"):
+        assert phase in resumed.stderr
+    report = (tmp_path / "report.html").read_text()
+    assert report.count('<div class="finding">') == FILES and "<svg" in report and "batch loop" in report
+
+
+@pytest.mark.slow
+def test_the_audit_runs_under_spark_submit(tmp_path: Path) -> None:
+    write(tmp_path / "unit", {"consumer.py": RACY_CONSUMER, "broken.py": "def f(:\n"})
+    application = _run([sys.executable, "-m", "linter.audit.submit"], tmp_path).stdout.strip()
+    result = _run(
+        [str(SPARK_SUBMIT), "--master", "local[1]", application, "unit", "--out", "out", "--format", "json"], tmp_path
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "discovered 2 files = analysed 1 + errored 1 (parse_error 1); 2 findings in" in result.stdout, _json_rows(tmp_path / "out" / "files")
+    codes = sorted(row["code"] for row in _json_rows(tmp_path / "out" / "findings"))
+    assert codes == ["EPL001", "EPL900"]

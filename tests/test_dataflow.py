@@ -1,0 +1,209 @@
+"""The data-flow engine: def-use of locals, containers, return and field summaries, sanitisers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from linter.config import Config, load_config
+from linter.discovery import discover
+from linter.engine import FileResult, build_program, read_file
+from linter.frontend.facts import Ref, Site
+from linter.program.dataflow import EMPTY, HOP_SOURCE, CallContext, Domain, Event, Hop, Label, Value
+from linter.program.model import Program
+from rules.epl002_epoch_snapshot_outside_lock import SNAPSHOT, EpochSnapshots
+from rules.epl003_commit_with_historical_epoch import HISTORICAL, OFFSET, CommitEpochs
+from tests.conftest import KNOWN_CODES
+
+SECRET = "secret"
+
+
+class Secrets(Domain):
+    """A test domain: `x.secret` is a source, `clean(...)` a sanitiser, `sink(...)` an event."""
+
+    key = "test-secrets"
+    track_fields = True
+
+    def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
+        if ref.attrs and ref.attrs[-1] == SECRET:
+            return {Label(SECRET, (ref.text(),)): (Hop(fid, site, HOP_SOURCE, ref.text()),)}, True
+        return EMPTY, False
+
+    def call_value(self, ctx: CallContext) -> Value:
+        return EMPTY if ctx.call.method == "clean" else super().call_value(ctx)
+
+    def call_events(self, ctx: CallContext) -> Iterable[Event]:
+        if ctx.call.method != "sink":
+            return
+        for value in ctx.args.values():
+            for label, path in value.items():
+                yield Event("sink", label, path, ctx.fid, ctx.call.site)
+
+
+def _program(write_tree, files: dict[str, str]) -> Program:  # type: ignore[no-untyped-def]
+    root: Path = write_tree(files)
+    config = load_config([root], None, KNOWN_CODES)
+    sources, _ = discover([root], config)
+    return build_program([FileResult(s, read_file(s, config.max_file_size)) for s in sources], config)
+
+
+def _sinks(program: Program) -> dict[int, set[str]]:
+    """Line of each `sink(...)` -> the sources that reach it."""
+    found: dict[int, set[str]] = {}
+    for event in program.dataflow.analyse(Secrets()).events:
+        found.setdefault(event.site.pos[0], set()).add(str(event.label.root().key[0]))
+    return found
+
+
+def test_a_return_summary_is_a_source_at_call_sites_in_another_module(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "pkg/__init__.py": "",
+            "pkg/make.py": "def make(record):\n    value = record.secret\n    return value\n",
+            "pkg/use.py": "from pkg.make import make\n\ndef use(r):\n    x = make(r)\n    sink(x)\n",
+        },
+    )
+    analysis = program.dataflow.analyse(Secrets())
+    make = program.function_id("pkg.make", "make")
+    assert {label.kind for label in analysis.summary(make).returns} == {SECRET}
+    (event,) = analysis.events
+    assert program.rel_path(event.fid) == "pkg/use.py" and event.site.pos[0] == 5
+    assert [program.rel_path(hop.fid) for hop in event.path] == ["pkg/make.py", "pkg/use.py"]
+
+
+def test_a_parameter_summary_is_instantiated_per_call_site(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def ident(v):\n    return v\n\n"
+                "def f(r, s):\n"
+                "    sink(ident(s.plain))\n"
+                "    sink(ident(r.secret))\n"
+            ),
+        },
+    )
+    assert _sinks(program) == {6: {"r.secret"}}
+
+
+def test_a_wrapper_reports_at_the_outermost_call(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {"m.py": "def send(v):\n    sink(v)\n\ndef f(r):\n    send(r.secret)\n"},
+    )
+    assert _sinks(program) == {5: {"r.secret"}}
+
+
+def test_a_field_carries_what_one_method_stores_to_another_that_reads_it(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "class C:\n"
+                "    def __init__(self):\n        self._kept = None\n\n"
+                "    def keep(self, r):\n        self._kept = r.secret\n\n"
+                "    def flush(self):\n        sink(self._kept)\n"
+            ),
+        },
+    )
+    assert _sinks(program) == {9: {"r.secret"}}
+    field = next(f for f in program.dataflow.analyse(Secrets()).fields if f.leaf == "_kept")
+    assert field.display() == "C._kept"
+
+
+def test_containers_carry_their_items(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def f(rs, r, k):\n"
+                "    d = {}\n    d[k] = r.secret\n    sink(d)\n"
+                "    items = []\n    items.append(r.secret)\n    sink(items)\n"
+                "    built = {x.key: x.secret for x in rs}\n    sink(built)\n"
+                "    for key, value in d.items():\n        sink(value)\n"
+            ),
+        },
+    )
+    assert set(_sinks(program)) == {4, 7, 9, 11}
+
+
+def test_a_sanitiser_cuts_the_flow(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(write_tree, {"m.py": "def f(r):\n    x = clean(r.secret)\n    sink(x)\n    sink(r.secret)\n"})
+    assert _sinks(program) == {4: {"r.secret"}}
+
+
+def test_max_with_the_current_epoch_and_the_fallbacks_are_not_historical(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def defended(record, metadata, tp):\n"
+                "    return max(record.leader_epoch, metadata.leader_epoch_for(tp))\n\n"
+                "def fallback(record, position):\n"
+                "    cur = position.current_leader.epoch\n"
+                "    return cur if cur is not None else record.leader_epoch\n\n"
+                "def stale(record, batch):\n"
+                "    return max(record.leader_epoch, batch.last_epoch)\n"
+            ),
+        },
+    )
+    analysis = program.dataflow.analyse(CommitEpochs(program))
+
+    def historical(name: str) -> bool:
+        returns = analysis.summary(program.function_id("m", name)).returns
+        return any(label.root().kind == HISTORICAL for label in returns)
+
+    assert not historical("defended") and not historical("fallback") and historical("stale")
+
+
+def test_an_offset_built_from_a_parameter_makes_a_commit_wrapper(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "from kafka import OffsetAndMetadata\n\n"
+                "def commit_one(consumer, tp, offset, epoch):\n"
+                "    consumer.commit({tp: OffsetAndMetadata(offset, '', epoch)})\n"
+            ),
+        },
+    )
+    analysis = program.dataflow.analyse(CommitEpochs(program))
+    events = analysis.summary(program.function_id("m", "commit_one")).events
+    offsets = {event.label.root().key for event in events if event.label.kind == OFFSET}
+    assert offsets == {("epoch",)}
+    assert not analysis.events
+
+
+def test_a_decision_local_is_a_snapshot_and_a_plain_local_is_no_field(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "import threading\n\n"
+                "class C:\n"
+                "    def __init__(self):\n"
+                "        self._lock = threading.Lock()\n        self._epoch = 0\n\n"
+                "    def seek(self):\n        with self._lock:\n            self._epoch += 1\n\n"
+                "    def on(self, m):\n"
+                "        ok = m.epoch >= self._epoch\n"
+                "        if ok:\n            m.ack()\n"
+            ),
+        },
+    )
+    (event,) = program.dataflow.analyse(EpochSnapshots(program)).events
+    assert event.label.kind == SNAPSHOT and event.label.key[1] == "ok"
+    on = program.function_id("m", "C.on")
+    assert program.dataflow.field_of(on, Ref("C.on", "ok")) is None
+
+
+def test_each_domain_is_analysed_once_and_reused(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(write_tree, {"m.py": "def f(r):\n    sink(r.secret)\n"})
+    assert program.dataflow.analyse(Secrets()) is program.dataflow.analyse(Secrets())
+
+
+def test_private_spellings_of_epoch_sources_are_the_same_names() -> None:
+    config = Config()
+    assert config.historical_epoch_read("_offset_epoch")
+    assert config.historical_epoch_read("_leader_epoch", "record")
+    assert config.current_epoch_source("self._current_leader_epoch")

@@ -1,0 +1,234 @@
+"""Speed by design, kept honest: positions and traversal equal libcst's, the prefilter changes no
+finding, the cache is never trusted when it should not be, and the output is the same byte for
+byte whether facts come from one process, several, or the cache."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+import linter.collect as collect
+from linter.cache import CACHE_DIR
+from linter.config import Config, load_config
+from linter.engine import check
+from linter.frontend import facts_from_source, facts_without_parse
+from linter.frontend.positions import code_and_positions
+from linter.frontend.walk import TRIVIA, child_nodes
+from linter.prefilter import Vocabulary, _imports, read_text_facts
+from linter.report import RunResult
+from linter.report.formats import FORMATS
+from tests.conftest import FIXTURES, KNOWN_CODES, REPO
+
+# Real code beyond the fixtures: libcst's own nodes, networkx, rich, the standard library.
+REAL_FILES = [
+    Path(cst.__file__).parent / "_nodes" / "expression.py",
+    Path(cst.__file__).parent / "_nodes" / "statement.py",
+    Path(json.__file__).parent / "decoder.py",
+    Path(subprocess.__file__),
+    Path(shutil.__file__),
+    REPO / "linter" / "frontend" / "extract.py",
+]
+ALL_FIXTURES = sorted(FIXTURES.rglob("*.py"))
+
+
+def _parsed(path: Path) -> cst.Module | None:
+    try:
+        return cst.parse_module(path.read_bytes())
+    except Exception:  # the EPL900 fixtures: nothing to compare
+        return None
+
+
+@pytest.mark.parametrize("path", [*ALL_FIXTURES, *REAL_FILES], ids=lambda p: p.name)
+def test_positions_and_code_are_libcst_own(path: Path) -> None:
+    module = _parsed(path)
+    if module is None:
+        pytest.skip("not parseable")
+    text, positions = code_and_positions(module)
+    assert text == module.code
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert len(positions) == len(expected)
+    for node, code_range in expected.items():
+        start, end = code_range.start, code_range.end
+        assert positions[id(node)] == (start.line, start.column + 1, end.line, end.column + 1), node
+
+
+@pytest.mark.parametrize("path", [*ALL_FIXTURES[:40], *REAL_FILES], ids=lambda p: p.name)
+def test_traversal_order_is_libcst_own(path: Path) -> None:
+    module = _parsed(path)
+    if module is None:
+        pytest.skip("not parseable")
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        theirs = node.children
+        mine = child_nodes(node)
+        assert [id(c) for c in mine] == [id(c) for c in theirs if not isinstance(c, TRIVIA)], node
+        assert not any(isinstance(c, TRIVIA) for c in mine)
+        stack.extend(mine)
+
+
+def test_facts_without_parse_agree_with_the_parse_on_line_counts_and_errors() -> None:
+    for path in [*ALL_FIXTURES, *REAL_FILES]:
+        data = path.read_bytes()
+        full, light = facts_from_source(data), facts_without_parse(data)
+        assert (light.lines, light.error) == (full.lines, full.error), path
+
+
+def test_import_reading() -> None:
+    text = (
+        b"import a.b as c, d\nfrom ..x.y import (z,  # why\n w as ww)\nfrom . import q\n"
+        b"import e, \\\n   f . g\nif x: import h\nfrom m import *\n# import zz\ns = 'we import'\n"
+    )
+    assert _imports(text) == [
+        (0, "a", True), (0, "d", True),
+        (2, "x.y", False), (2, "x.y.z", True), (2, "x.y.w", True),
+        (1, "", False), (1, "q", True),
+        (0, "e", True), (0, "f", True),
+        (0, "h", True),
+        (0, "m", True),
+    ]
+
+
+def test_seeds() -> None:
+    vocabulary = Vocabulary(Config(epoch_pattern="epoch|term"))
+    seed = lambda text: read_text_facts(text, vocabulary).seed  # noqa: E731
+    assert seed(b"self._term = 0\n")
+    assert seed(b"with self._incoming_lock:\n    pass\n")
+    assert seed(b"self._mu = threading.Lock()\n")
+    assert seed(b"if self._sem.acquire(timeout=1):\n    pass\n")
+    assert seed(b"@synchronized\ndef f(self): pass\n")
+    assert not seed(b"with open(path) as block:\n    clock = 1\n")
+    assert not seed(b"def seek(self, offset): self.commit()\n")
+
+
+def _json(result: RunResult) -> str:
+    stream = io.StringIO()
+    FORMATS["json"](result, stream)
+    return stream.getvalue()
+
+
+def _findings(result: RunResult) -> list[object]:
+    return json.loads(_json(result))["findings"]  # type: ignore[no-any-return]
+
+
+def _config(root: Path) -> Config:
+    return load_config([root], None, KNOWN_CODES, None)
+
+
+@pytest.fixture
+def fixtures_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES, root / "fixtures")
+    (root / "pyproject.toml").write_text("[tool.epochlint]\n")
+    return root
+
+
+def test_serial_parallel_cold_warm_and_prefilter_agree(
+    fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config(fixtures_copy)
+    paths = [fixtures_copy]
+    parses: list[str] = []
+    real_payload = collect.facts_payload
+    monkeypatch.setattr(collect, "facts_payload", lambda task: parses.append(task[0]) or real_payload(task))
+
+    cold_serial = _json(check(paths, config, jobs=1))
+    assert parses and (fixtures_copy / CACHE_DIR / "CACHEDIR.TAG").is_file()
+    parses.clear()
+    warm = _json(check(paths, config, jobs=1))
+    assert parses == [], "a warm run parses nothing"
+    monkeypatch.setattr(collect, "facts_payload", real_payload)
+    monkeypatch.setattr(collect, "_PARALLEL_MIN_BYTES", 0)
+    parallel = _json(check(paths, config, use_cache=False, jobs=2))
+    assert cold_serial == warm == parallel
+
+    without_prefilter = check(paths, config, use_cache=False, jobs=2, prefilter=False)
+    assert without_prefilter.files_not_relevant == 0
+    assert json.loads(cold_serial)["findings"] == _findings(without_prefilter)
+    assert json.loads(cold_serial)["summary"]["files_not_relevant"] > 0
+
+
+def test_prefilter_keeps_a_race_completed_through_an_import_chain(write_tree) -> None:  # type: ignore[no-untyped-def]
+    root = write_tree(
+        {
+            "app/__init__.py": "",
+            "app/state.py": (
+                "import threading\n\n\nclass State:\n    def __init__(self):\n"
+                "        self._lock = threading.Lock()\n        self._epoch = 0\n\n"
+                "    def bump(self):\n        with self._lock:\n            self._epoch += 1\n\n"
+                "    def reset(self):\n        with self._lock:\n            self._epoch = 0\n\n"
+                "    def current(self):\n        return self._epoch\n"
+            ),
+            # No epoch and no lock in its text: it matters only through what it imports.
+            "app/helpers.py": "from app.state import State\n\n\ndef accept(state: State, msg):\n"
+            "    return msg.tag == state.current()\n",
+            "app/worker.py": (
+                "from app import helpers\n\n\ndef handle(state, batch):\n"
+                "    for msg in batch:  # expect: EPL001\n        helpers.accept(state, msg)\n"
+            ),
+            "app/unrelated.py": "def add(a, b):\n    return a + b\n",
+        }
+    )
+    config = _config(root)
+    with_prefilter = check([root], config, use_cache=False, jobs=1)
+    without = check([root], config, use_cache=False, jobs=1, prefilter=False)
+    assert _findings(with_prefilter) == _findings(without)
+    assert with_prefilter.files_not_relevant == 1
+    assert with_prefilter.files_analysed == without.files_analysed == 5
+    assert [(f.code, f.location.path) for f in with_prefilter.findings] == [("EPL001", "app/worker.py")]
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted(p for p in (root / CACHE_DIR / "facts").iterdir() if not p.name.startswith("."))
+
+
+def test_corrupted_truncated_and_foreign_entries_are_parsed_again(fixtures_copy: Path) -> None:
+    config = _config(fixtures_copy)
+    expected = _json(check([fixtures_copy], config, jobs=1))
+    entries = _entries(fixtures_copy)
+    entries[0].write_bytes(entries[0].read_bytes()[:40])
+    entries[1].write_bytes(b"\0" * 100)
+    flipped = bytearray(entries[2].read_bytes())
+    flipped[-5] ^= 0xFF
+    entries[2].write_bytes(bytes(flipped))
+    entries[3].write_bytes(entries[4].read_bytes())
+    entries[5].write_bytes(b"")
+    assert _json(check([fixtures_copy], config, jobs=1)) == expected
+    # Every bad entry was rewritten with good facts.
+    assert _json(check([fixtures_copy], config, jobs=1)) == expected
+    assert [p.read_bytes() for p in entries[:6]] != [b""] * 6
+
+
+def test_unwritable_cache_means_no_cache_and_no_noise(fixtures_copy: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    config = _config(fixtures_copy)
+    expected = _json(check([fixtures_copy], config, use_cache=False))
+    # A file where the cache folder should be: nothing can be created there, whoever runs.
+    (fixtures_copy / CACHE_DIR).write_text("not a folder")
+    assert _json(check([fixtures_copy], config)) == expected
+    assert capfd.readouterr().err == ""
+
+
+def _cli(root: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    command = [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero", *extra]
+    return subprocess.run(command, cwd=root, capture_output=True, check=False)
+
+
+def test_concurrent_runs_share_the_cache(fixtures_copy: Path) -> None:
+    reference = _cli(fixtures_copy, "--no-cache")
+    assert reference.returncode == 0 and not (fixtures_copy / CACHE_DIR).exists(), "--no-cache writes nothing"
+    command = [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero"]
+    runs = [subprocess.Popen(command, cwd=fixtures_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outputs = [run.communicate() for run in runs]
+    for stdout, stderr in outputs:
+        assert stderr == b"", "no progress bar nor noise when stderr is not a terminal"
+        assert stdout == reference.stdout
+    assert _cli(fixtures_copy).stdout == reference.stdout
+    assert not list((fixtures_copy / CACHE_DIR / "facts").glob(".tmp-*")), "no temporary file left behind"
