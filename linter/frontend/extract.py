@@ -730,11 +730,14 @@ class FactsExtractor(FastVisitor):
         return -1, None
 
     def _bind_targets(
-        self, target: cst.BaseExpression, value: cst.BaseExpression, kind: str
+        self, target: cst.BaseExpression, value: cst.BaseExpression, kind: str, index: int = -1
     ) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_targets(element.value, value, "iter_part" if kind == "iter" else kind)
+            for position, element in enumerate(target.elements):
+                if kind == "iter":
+                    self._bind_targets(element.value, value, "iter_part", position)
+                else:
+                    self._bind_targets(element.value, value, kind)
             return
         path = name_path(target)
         if path is None:
@@ -744,7 +747,9 @@ class FactsExtractor(FastVisitor):
             self._fn.writes.append(Write(self._ref(*path), self._site(target), "assign"))
             return
         value_call, value_ref = self._value_of(value)
-        self._fn.binds.append(Bind(path[0], self._site(target), kind, value_call, value_ref))
+        self._fn.binds.append(
+            Bind(path[0], self._site(target), kind, value_call, value_ref, index=index)
+        )
 
     def _bind_local(self, name: str, node: cst.CSTNode, kind: str) -> None:
         if self._fn.kind == "module":

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 5
+FACTS_FORMAT = 6
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -96,11 +96,13 @@ class Bind:
 
     name: str
     site: Site
-    # "assign", "iter" (loop target: an element of the value), "with", "annotation", "param"
+    # "assign", "iter" (loop target: an element of the value), "iter_part" (one name of a
+    # tuple loop target, at `index`), "with", "annotation", "param"
     kind: str
     value_call: int = -1
     value_ref: Ref | None = None
     annotation: str = ""
+    index: int = -1
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from linter.frontend.facts import Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from linter.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
 from linter.program.modules import ModuleInfo, absolute_import_module
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -332,6 +332,8 @@ class Symbols:
                 return self.field_type(owner, attr) or UNKNOWN
         if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("container_method", entity.target)
+        if entity.kind == "container" and attr == "items":
+            return Entity("items_method", entity.target)
         if entity.kind == "container" and attr in _CONTAINER_ELEMENT_METHODS:
             return Entity("element_method", entity.target)
         return UNKNOWN
@@ -352,6 +354,9 @@ class Symbols:
             return UNKNOWN
         entity = self.root_entity(fid, ref, depth)
         for attr in ref.attrs:
+            if entity.kind == "property":
+                # `self.state.epoch` with `state` a property: what the getter returns.
+                entity = self.return_entity(entity.target, depth + 1)
             if attr == "[]":
                 entity = Entity("instance", entity.target) if entity.kind == "container" else UNKNOWN
             else:
@@ -394,8 +399,12 @@ class Symbols:
                 call = self.call(fid, bind.value_call)
                 return self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
             if bind.value_ref is not None:
-                return self.entity(fid, bind.value_ref, depth + 1)
-        if bind.kind == "iter":
+                value = self.entity(fid, bind.value_ref, depth + 1)
+                # `current = self.epoch` with a property: the local holds the getter's result.
+                if value.kind == "property":
+                    return self.return_entity(value.target, depth + 1)
+                return value
+        if bind.kind in ("iter", "iter_part"):
             iterable = UNKNOWN
             if bind.value_call >= 0:
                 call = self.call(fid, bind.value_call)
@@ -403,8 +412,19 @@ class Symbols:
                     iterable = self.call_result(fid, call, depth + 1)
             elif bind.value_ref is not None:
                 iterable = self.entity(fid, bind.value_ref, depth + 1)
-            if iterable.kind == "container":
+            if bind.kind == "iter" and iterable.kind == "container":
                 return Entity("instance", iterable.target)
+            # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name.
+            if bind.kind == "iter_part" and bind.index == 1 and iterable.kind == "pairs":
+                return Entity("instance", iterable.target)
+        return UNKNOWN
+
+    def _argument_entity(self, fid: str, arg: Arg, depth: int) -> Entity:
+        if arg.kind == "ref" and arg.ref is not None:
+            return self.entity(fid, arg.ref, depth)
+        if arg.kind == "call":
+            call = self.call(fid, arg.call)
+            return self.call_result(fid, call, depth) if call is not None else UNKNOWN
         return UNKNOWN
 
     def _annotation_entity(self, module: ModuleInfo, annotation: str) -> Entity:
@@ -445,6 +465,11 @@ class Symbols:
         callee = self.callee(fid, call)
         if callee.kind == "class":
             return Entity("instance", callee.target)
+        if callee.kind == "items_method":
+            return Entity("pairs", callee.target)
+        if callee.kind == "external" and callee.target == "enumerate" and call.args:
+            counted = self._argument_entity(fid, call.args[0], depth + 1)
+            return Entity("pairs", counted.target) if counted.kind == "container" else UNKNOWN
         if callee.kind == "container_method":
             return Entity("container", callee.target)
         if callee.kind == "element_method":
