@@ -191,7 +191,12 @@ class Symbols:
         return fields
 
     def defining_class(self, cid: str, attr: str) -> str:
-        for klass in self.mro(cid):
+        """The class whose field `attr` is: the base-most class of the MRO that assigns it.
+
+        A subclass assigning an inherited field (`self.consumer_epoch += 1` in ConsumerImpl)
+        writes the base class's field, not a field of its own.
+        """
+        for klass in reversed(self.mro(cid)):
             if attr in self._class_fields.get(klass, ()):
                 return klass
         return cid
