@@ -4,10 +4,11 @@
 
 Builds `bench/.work/` (git-ignored): the pinned pure-Python wheels below, downloaded with pip and
 unpacked (about 85k lines: a Kafka client and the HTTP, CLI and template libraries around it), plus
-copies of that tree at 2x and 4x with renamed packages. Installs its own tools (fixit, ruff, psutil)
-into the running environment when they are missing. Then measures, in one run, every command as a
-separate process: wall time, and peak memory of its whole process tree (sampled), and prints the
-table the README's "Speed" section shows.
+copies of that tree at 2x and 4x with renamed packages, and a snapshot of epochlint itself (so that
+edits made while it runs cannot change what is measured, nor invalidate the facts cache between
+runs). Installs its own tools (fixit, ruff, psutil) into the running environment when they are
+missing. Then measures, in one run, every command as a separate process: wall time, and peak
+memory of its whole process tree (sampled), and prints the table the README's "Speed" section shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -28,6 +30,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / ".work"
+SNAPSHOT = WORK / "epochlint"
 WHEELS = (
     "kafka-python==3.0.12",
     "requests==2.34.2",
@@ -61,6 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each command; the fastest counts")
     args = parser.parse_args()
     _install_tools()
+    _snapshot()
     base = _tree(1)
     trees = {1: base, 2: _tree(2), 4: _tree(4)}
     lines = _lines(base)
@@ -72,6 +76,12 @@ def _install_tools() -> None:
     missing = [spec for module, spec in TOOLS.items() if importlib.util.find_spec(module) is None]
     if missing:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+
+
+def _snapshot() -> None:
+    shutil.rmtree(SNAPSHOT, ignore_errors=True)
+    for package in ("linter", "rules"):
+        shutil.copytree(BENCH.parent / package, SNAPSHOT / package, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def _tree(copies: int) -> Path:
@@ -131,7 +141,8 @@ def _run(command: list[str], cwd: Path) -> Measure:
     import psutil
 
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    environment = {**os.environ, "PYTHONPATH": str(SNAPSHOT)}
+    process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     peak = [0]
     done = threading.Event()
 
@@ -169,8 +180,8 @@ def _best(command: list[str], cwd: Path, repeat: int, before: object = None) -> 
     return min(runs, key=lambda m: m.seconds)
 
 
-def _epochlint(tree: Path, *extra: str) -> list[str]:
-    return [str(BIN / "epochlint"), "check", ".", "--output-format", "json", "--exit-zero", *extra]
+def _epochlint(*extra: str) -> list[str]:
+    return [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero", *extra]
 
 
 def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
@@ -178,9 +189,13 @@ def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
     drop_cache = lambda tree=base: shutil.rmtree(tree / ".epochlint_cache", ignore_errors=True)  # noqa: E731
     rows: dict[str, Measure] = {}
     rows["libcst parse, every file, 1 core"] = _best([sys.executable, "-c", PARSE_ALL, "."], base, repeat)
-    rows["epochlint check, cold"] = _best(_epochlint(base), base, repeat, drop_cache)
-    rows["epochlint check, cold, 1 core"] = _best(_epochlint(base, "--jobs", "1"), base, repeat, drop_cache)
-    rows["epochlint check, warm"] = _best(_epochlint(base), base, repeat)
+    rows["epochlint check, cold"] = _best(_epochlint(), base, repeat, drop_cache)
+    rows["epochlint check, cold, 1 core"] = _best(_epochlint("--jobs", "1"), base, repeat, drop_cache)
+    rows["epochlint check, cold, 1 core, no prefilter"] = _best(
+        _epochlint("--jobs", "1", "--no-prefilter"), base, repeat, drop_cache
+    )
+    _run(_epochlint(), base)
+    rows["epochlint check, warm"] = _best(_epochlint(), base, repeat)
     touched = base / TOUCHED
     original = touched.read_bytes()
     counter = iter(range(1_000_000))
@@ -189,10 +204,10 @@ def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
         touched.write_bytes(original + f"# edited {next(counter)}\n".encode())
 
     try:
-        rows["epochlint check, one file changed"] = _best(_epochlint(base), base, repeat, touch)
+        rows["epochlint check, one file changed"] = _best(_epochlint(), base, repeat, touch)
     finally:
         touched.write_bytes(original)
-    rows["epochlint check, warm, once more"] = _run(_epochlint(base), base)
+    rows["epochlint check, warm, once more"] = _run(_epochlint(), base)
     rows["fixit lint"] = _best([str(BIN / "fixit"), "lint", "."], base, repeat)
     rows["ruff check --select ALL --no-cache"] = _best(
         [str(BIN / "ruff"), "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", "."], base, repeat
@@ -200,7 +215,7 @@ def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
     for copies in (2, 4):
         tree = trees[copies]
         rows[f"epochlint check, cold, {copies}x tree"] = _best(
-            _epochlint(tree), tree, repeat, lambda t=tree: shutil.rmtree(t / ".epochlint_cache", ignore_errors=True)
+            _epochlint(), tree, repeat, lambda t=tree: shutil.rmtree(t / ".epochlint_cache", ignore_errors=True)
         )
     return rows
 

@@ -65,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per core)"
     )
     check.add_argument(
+        "--no-prefilter",
+        action="store_true",
+        help="parse every file, also those whose text cannot matter to any rule (same findings, slower)",
+    )
+    check.add_argument(
         "--whole-project",
         action="store_true",
         help="analyse the whole project (the configuration's root) and report only the findings that "
@@ -148,6 +153,7 @@ def _check(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         progress=sys.stderr.isatty(),
         jobs=args.jobs,
+        prefilter=not args.no_prefilter,
     )
     outcome = run_check(request, config)
     if outcome.diff is not None:

@@ -7,16 +7,17 @@ through the same codec whether they come from a worker, this process or the cach
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import BinaryIO, ContextManager
+from typing import ContextManager
 
 from linter.cache import FactsCache
 from linter.config import Config
@@ -59,27 +60,34 @@ def read_source(source: SourceFile, max_size: int) -> bytes | str:
         return "file vanished before it could be read"
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
-    with os.fdopen(descriptor, "rb") as file:
-        try:
-            return _read_regular(file, max_size)
-        except OSError as error:
-            return f"cannot read the file: {error.strerror or error}"
+    try:
+        return _read_regular(descriptor, max_size)
+    except OSError as error:
+        return f"cannot read the file: {error.strerror or error}"
+    finally:
+        os.close(descriptor)
 
 
-def _read_regular(file: BinaryIO, max_size: int) -> bytes | str:
-    status = os.fstat(file.fileno())
+def _read_regular(descriptor: int, max_size: int) -> bytes | str:
+    status = os.fstat(descriptor)
     if stat.S_ISDIR(status.st_mode):
         return "is a directory, not a file"
     if not stat.S_ISREG(status.st_mode):
         return "not a regular file"
     if status.st_size > max_size:
         return f"file is {status.st_size} bytes, over the size limit of {max_size}"
-    # Never ask for more than the file holds: read(n) allocates n bytes up front.
-    expected = status.st_size
-    data = file.read(expected + 1)
-    if len(data) > expected:
+    # Never more than the file held when it was opened (a read of n bytes allocates n up front).
+    chunks: list[bytes] = []
+    wanted = status.st_size + 1
+    while wanted > 0:
+        chunk = os.read(descriptor, wanted)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    if wanted <= 0:
         return "file changed while it was read (it grew)"
-    return data
+    return b"".join(chunks)
 
 
 def collect_facts(
@@ -100,19 +108,34 @@ def collect_facts(
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
-    for index, (source, data) in enumerate(zip(sources, contents)):
-        if isinstance(data, str):
-            facts.append(FileFacts(lines=0, error=data))
-            continue
-        kind = PARSED if source.rel in relevant else NOT_RELEVANT
-        keys[index] = cache.key(kind, data)
-        facts.append(cache.load(keys[index]))
-        if facts[index] is None:
-            tasks[index] = (kind, data)
+    with _collector_paused():
+        for index, (source, data) in enumerate(zip(sources, contents)):
+            if isinstance(data, str):
+                facts.append(FileFacts(lines=0, error=data))
+                continue
+            kind = PARSED if source.rel in relevant else NOT_RELEVANT
+            keys[index] = cache.key(kind, data)
+            facts.append(cache.load(keys[index]))
+            if facts[index] is None:
+                tasks[index] = (kind, data)
     for index, payload in _run(tasks, jobs or _cores(), progress).items():
         cache.store(keys[index], payload)
-        facts[index] = codec.decode(payload)
+        with _collector_paused():
+            facts[index] = codec.decode(payload)
     return Collected([f for f in facts if f is not None], len(readable) - len(relevant))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Facts are millions of small acyclic objects: the cycle collector, run again and again as
+    they are built, would cost more than building them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: Config) -> set[str]:

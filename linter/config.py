@@ -315,7 +315,7 @@ def _selection(value: object, where: str, known: frozenset[str]) -> tuple[str, .
     codes = _codes(value, where, known)
     if not codes:
         # `--select "$CODES"` with CODES unset would otherwise pass every run, checking nothing.
-        raise _fail(where, 'expected at least one rule code; an empty selection checks nothing (write ["ALL"] for every rule)')
+        raise _fail(where, 'expected at least one rule code; an empty selection checks nothing (ALL selects every rule)')
     return codes
 
 

@@ -33,6 +33,8 @@ class CheckRequest:
     progress: bool = False
     # Processes that parse (default: one per core).
     jobs: int | None = None
+    # Parse only the files that can matter (off: parse every file, for comparison).
+    prefilter: bool = True
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,14 @@ class CheckOutcome:
 def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     entries = read_baseline(request.baseline) if request.baseline is not None else ()
     analysed = [config.root, *request.paths] if request.whole_project else list(request.paths)
-    found = check(analysed, config, use_cache=request.use_cache, jobs=request.jobs, progress=request.progress)
+    found = check(
+        analysed,
+        config,
+        use_cache=request.use_cache,
+        jobs=request.jobs,
+        prefilter=request.prefilter,
+        progress=request.progress,
+    )
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
         fixes = plan_fixes(analysed, config, found.findings, reported.findings, use_cache=request.use_cache)
@@ -54,7 +63,9 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes))
         fixed = write_fixes(fixes)
         if fixed:
-            found = check(analysed, config, use_cache=request.use_cache, jobs=request.jobs)
+            found = check(
+                analysed, config, use_cache=request.use_cache, jobs=request.jobs, prefilter=request.prefilter
+            )
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
         reported = _noted(reported, f"fixes applied: {count} (files changed: {len(fixed)})")

@@ -141,7 +141,7 @@ class Consumer:
 
     def _check_loop(self, program: Program, loop: BatchLoop) -> Iterator[Finding]:
         by_field: dict[FieldId, list[ReachedRead]] = {}
-        for read in program.reads_in_loop(loop):
+        for read in program.epoch_reads_in_loop(loop):
             if program.is_epoch(read.field):
                 by_field.setdefault(read.field, []).append(read)
         held_around = program.locks.held(loop.function, loop.site)

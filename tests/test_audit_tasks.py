@@ -167,13 +167,13 @@ def test_a_parser_that_crashes_costs_only_the_file_it_was_parsing() -> None:
 
 
 def test_a_file_that_hangs_the_parser_is_stopped_at_the_time_limit() -> None:
-    parser = IsolatedParser(time_limit=1.0)
+    parser = IsolatedParser(time_limit=3.0)
     try:
         outcomes = [parser.parse(source) for source in (b"x = 1\n", SLOW_SOURCE, b"y = 2\n", b"z = (\n")]
     finally:
         parser.close()
     assert [o.status for o in outcomes] == [STATUS_OK, STATUS_TIMED_OUT, STATUS_OK, STATUS_PARSE_ERROR]
-    assert outcomes[1].error == "parsing took longer than 1 s" and outcomes[1].seconds < 10
+    assert outcomes[1].error == "parsing took longer than 3 s" and outcomes[1].seconds < 15
     assert outcomes[3].error.startswith("syntax error")
 
 
@@ -212,7 +212,7 @@ def test_each_fixture_folder_as_a_unit_gives_checks_findings(folder: Path) -> No
 def test_a_file_that_hangs_the_parser_becomes_a_row_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
     root = write_tree({"pkg/__init__.py": "", "pkg/consumer.py": RACY_CONSUMER, "slow.py": SLOW_SOURCE,
                        "broken.py": "def f(:\n"})
-    rows = audit_in_process(one_unit(root), time_limit=1.0)
+    rows = audit_in_process(one_unit(root), time_limit=3.0)
     status = {r[1]: r[4] for tag, r in rows if tag == FILE}
     assert status == {"broken.py": STATUS_PARSE_ERROR, "slow.py": STATUS_TIMED_OUT,
                       "pkg/__init__.py": STATUS_OK, "pkg/consumer.py": STATUS_OK}

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import ast
 import io
+import sys
 import tokenize
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from linter.frontend.facts import FileFacts
@@ -22,14 +25,43 @@ def facts_from_source(data: bytes) -> FileFacts:
     """Parse `data` (the bytes of a file) and extract its facts; errors become `FileFacts.error`."""
     if not data.strip():
         return FileFacts(lines=0)
-    import libcst as cst
-
-    from linter.frontend.extract import extract
-
     nesting = too_deeply_nested(data)
     if nesting is not None:
         # Never handed to libcst: its native parser would overflow the C stack, or take minutes.
         return FileFacts(lines=0, error=_python_syntax_error(data) or f"too deeply nested to parse: {nesting}")
+    with _recursion_budget():
+        return _parsed_facts(data)
+
+
+# Python frames the parse and the extraction may use beyond their caller's: libcst's tree walks take
+# up to about five per level of nesting, and the scan lets at most MAX_DEPTH levels through (plus
+# 100 of indentation). A fixed budget, rather than whatever the caller left of the limit, makes
+# whether a file can be analysed independent of where it is analysed (this process, a worker).
+_RECURSION_BUDGET = 4000
+
+
+@contextmanager
+def _recursion_budget() -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + _RECURSION_BUDGET)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _parsed_facts(data: bytes) -> FileFacts:
+    import libcst as cst
+
+    from linter.frontend.extract import extract
+
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
@@ -104,6 +136,10 @@ def facts_without_parse(data: bytes) -> FileFacts:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
     except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
+        return facts_from_source(data)
+    if too_deeply_nested(data) is not None:
+        # Python accepts chains libcst nests ever deeper (`a and b and ...`): the same EPL900 as a
+        # parse would give, whether or not a rule needs the file.
         return facts_from_source(data)
     return FileFacts(lines=line_count(text))
 

@@ -8,7 +8,7 @@ pass over the bytes, so such a file becomes one EPL900 line in milliseconds.
 The measure is an estimate of the syntax tree's depth, on the high side: each open bracket, and
 each operator, keyword, attribute dot, call, subscript or adjacent string that nests its operand
 one level further inside the current expression. Commas, semicolons, `=` and the end of a logical
-line start a new expression. A chain of `elif` branches is one level per branch (libcst nests each
+line start a new expression, except in a lambda's parameter list, which nests like a bracket. A chain of `elif` branches is one level per branch (libcst nests each
 in the one before). Comparisons are flat in libcst and do not count.
 """
 
@@ -21,8 +21,9 @@ __all__ = ["MAX_BRACKETS", "MAX_DEPTH", "too_deeply_nested"]
 # Python's own tokenizer refuses more than 200 nested brackets ("too many nested parentheses"),
 # so nothing Python accepts is refused for this.
 MAX_BRACKETS = 200
-# libcst's tree walks fail with RecursionError a little under 500 levels at Python's default
-# recursion limit; beyond this, parsing alone can take many seconds or crash.
+# Deeper than code people write, generated code included. Up to this, libcst parses in a second or
+# two and its tree walks fit the frontend's recursion budget; beyond it, parse time grows faster
+# than linearly, and a few thousand levels crash the native parser.
 MAX_DEPTH = 500
 
 # Each token with the blanks before it, so that blanks cost no step of the loop.
@@ -44,6 +45,7 @@ _TOKEN = re.compile(
   | (?P<close>[)\]}])
   | (?P<operator>\*\*|//|<<|>>|:=|[-+*/%@&|^~.])
   | (?P<separator>[,;=])
+  | (?P<colon>:)
     )""",
     re.VERBOSE | re.DOTALL,
 )
@@ -56,7 +58,7 @@ _UNARY, _POWER, _AWAIT, _POSTFIX, _STRINGS = range(11, 16)
 _STRENGTHS = 16
 
 _WORDS: dict[bytes, int] = {
-    b"lambda": _LAMBDA, b"yield": _LAMBDA, b"if": _TERNARY, b"or": _OR, b"and": _AND, b"not": _NOT,
+    b"yield": _LAMBDA, b"if": _TERNARY, b"or": _OR, b"and": _AND, b"not": _NOT,
     b"await": _AWAIT,
 }
 _OPERATORS: dict[bytes, int] = {
@@ -79,16 +81,14 @@ def too_deeply_nested(data: bytes, max_depth: int = MAX_DEPTH, max_brackets: int
 
 def _first_excess(data: bytes, max_depth: int, max_brackets: int) -> tuple[str, int] | None:
     """What limit the code first goes past, and the offset of the token where it does."""
-    # Per enclosing bracket: the depth outside it and the counts there, restored at its close.
-    stack: list[tuple[int, list[int]]] = []
-    base, counts = 0, [0] * _STRENGTHS
+    nesting = _Nesting()
     previous, line_start, at_line_start = "", 0, True
     elif_chains: dict[int, int] = {}
     for match in _TOKEN.finditer(data):
         kind = match.lastgroup or ""
         if kind == "newline":
-            if not stack:
-                counts[:] = _NOTHING
+            if not nesting.stack:
+                nesting.counts[:] = _NOTHING
                 at_line_start = True
             line_start = match.end()
             continue
@@ -97,27 +97,68 @@ def _first_excess(data: bytes, max_depth: int, max_brackets: int) -> tuple[str, 
         text = match.group(kind)
         if at_line_start:
             at_line_start = False
-            _statement_start(elif_chains, match.start(kind) - line_start, text, counts)
+            _statement_start(elif_chains, match.start(kind) - line_start, text, nesting.counts)
+        nesting.token(kind, text, previous)
+        previous = kind
+        if nesting.brackets > max_brackets:
+            return f"brackets nested more than {max_brackets} deep", match.start(kind)
+        if nesting.depth() > max_depth:
+            return f"more than {max_depth} levels", match.start(kind)
+    return None
+
+
+class _Nesting:
+    """Where the scan is: the enclosing brackets and lambda parameter lists, and the nesting of the
+    current expression inside the innermost of them."""
+
+    def __init__(self) -> None:
+        # Per enclosing bracket or parameter list: the depth outside it, the counts there
+        # (restored where it ends), and whether it is a lambda's parameter list.
+        self.stack: list[tuple[int, list[int], bool]] = []
+        self.brackets = 0
+        self.base = 0
+        self.counts = [0] * _STRENGTHS
+
+    def depth(self) -> int:
+        return self.base + sum(self.counts)
+
+    def token(self, kind: str, text: bytes, previous: str) -> None:
         if kind == "open":
             if previous in _OPERAND_END:
-                _nest(counts, _POSTFIX)
-            stack.append((base, counts))
-            base, counts = base + sum(counts) + 1, [0] * _STRENGTHS
-            if len(stack) > max_brackets:
-                return f"brackets nested more than {max_brackets} deep", match.start(kind)
+                _nest(self.counts, _POSTFIX)
+            self._enter(lambda_parameters=False)
         elif kind == "close":
-            if stack:
-                base, counts = stack.pop()
+            self._leave_bracket()
         elif kind == "separator":
-            counts[:] = _NOTHING
+            self.counts[:] = _NOTHING
+        elif kind == "colon":
+            if self.stack and self.stack[-1][2]:
+                self._leave()
+        elif kind == "word" and text == b"lambda":
+            # Its defaults (`lambda a=lambda b=...: ...`) nest as deep as its body: `=` and `,`
+            # inside its parameter list start no new expression.
+            _nest(self.counts, _LAMBDA)
+            self._enter(lambda_parameters=True)
         else:
             strength = _strength(kind, text, previous)
             if strength >= 0:
-                _nest(counts, strength)
-        previous = kind
-        if base + sum(counts) > max_depth:
-            return f"more than {max_depth} levels", match.start(kind)
-    return None
+                _nest(self.counts, strength)
+
+    def _enter(self, lambda_parameters: bool) -> None:
+        self.stack.append((self.base, self.counts, lambda_parameters))
+        self.base, self.counts = self.depth() + 1, [0] * _STRENGTHS
+        self.brackets += not lambda_parameters
+
+    def _leave(self) -> None:
+        self.base, self.counts, lambda_parameters = self.stack.pop()
+        self.brackets -= not lambda_parameters
+
+    def _leave_bracket(self) -> None:
+        # A parameter list still open at a closing bracket is a syntax error: it ends there too.
+        while self.stack and self.stack[-1][2]:
+            self._leave()
+        if self.stack:
+            self._leave()
 
 
 _SKIPPED = frozenset({"comment", "continuation", "number"})

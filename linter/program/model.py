@@ -17,6 +17,7 @@ from linter.frontend.facts import (
     Flow,
     Loop,
     Pos,
+    Ref,
     Site,
     Write,
     within,
@@ -248,8 +249,32 @@ class Program:
                 return loop_id
         return -1
 
-    def reads_in_loop(self, loop: BatchLoop) -> list[ReachedRead]:
-        """Reads of fields whose innermost batch loop is `loop`, directly or through calls."""
+    @cached_property
+    def _epoch_readers(self) -> frozenset[str]:
+        """Functions that read an epoch field, or call (inheriting locks) one that does.
+
+        Paths through calls are enumerated one by one; this keeps them to the calls that can
+        lead to an epoch read, or a dense call graph (a recursive visitor) has too many.
+        """
+        found = {
+            fid
+            for fid, (_, function) in self.symbols.functions.items()
+            if any(self._is_epoch_ref(fid, access.ref) for access in function.accesses)
+        }
+        pending = list(found)
+        while pending:
+            for site in self.calls.sites_to.get(pending.pop(), ()):
+                if site.inherits_locks and not site.iterating and site.caller not in found:
+                    found.add(site.caller)
+                    pending.append(site.caller)
+        return frozenset(found)
+
+    def _is_epoch_ref(self, fid: str, ref: Ref) -> bool:
+        field = self.symbols.field(fid, ref)
+        return field is not None and self.is_epoch(field)
+
+    def epoch_reads_in_loop(self, loop: BatchLoop) -> list[ReachedRead]:
+        """Reads of epoch fields whose innermost batch loop is `loop`, directly or through calls."""
         if loop.call_id >= 0:
             starts = [
                 s for s in self.calls.sites_of_call.get((loop.function, loop.call_id), [])
@@ -259,6 +284,8 @@ class Program:
             call = self.symbols.call(loop.function, loop.call_id)
             flow = call.flow if call is not None else Flow()
             for start in starts:
+                if start.callee not in self._epoch_readers:
+                    continue
                 first = Step(loop.function, loop.site, flow, start)
                 found.extend(self._reads_from(start.callee, (first,), {start.callee}))
             return found
@@ -269,10 +296,10 @@ class Program:
             if self.innermost_batch_loop(fid, access.site) != loop.loop_id:
                 continue
             field = self.symbols.field(fid, access.ref)
-            if field is not None:
+            if field is not None and self.is_epoch(field):
                 found.append(ReachedRead(field, (Step(fid, access.site, access.flow),)))
         for site in self.calls.sites_from.get(fid, ()):
-            if not site.inherits_locks or site.iterating:
+            if not site.inherits_locks or site.iterating or site.callee not in self._epoch_readers:
                 continue
             if self.innermost_batch_loop(fid, site.site) != loop.loop_id:
                 continue
@@ -293,7 +320,7 @@ class Program:
     def _reads_from(
         self, fid: str, prefix: tuple[Step, ...], visiting: set[str]
     ) -> list[ReachedRead]:
-        """Reads made by `fid` and its lock-inheriting callees, outside their own batch loops."""
+        """Epoch reads made by `fid` and its lock-inheriting callees, outside their own batch loops."""
         found: list[ReachedRead] = []
         function = self.symbols.function(fid)
         batch = self._batch_loop_ids(fid)
@@ -301,10 +328,12 @@ class Program:
             if batch.intersection(access.site.loops):
                 continue
             field = self.symbols.field(fid, access.ref)
-            if field is not None:
+            if field is not None and self.is_epoch(field):
                 found.append(ReachedRead(field, (*prefix, Step(fid, access.site, access.flow))))
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks or site.iterating or site.callee in visiting:
+                continue
+            if site.callee not in self._epoch_readers:
                 continue
             if batch.intersection(site.site.loops):
                 continue
