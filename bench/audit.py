@@ -43,13 +43,18 @@ from linter.audit.units import resolve_units
 from linter.engine import check
 from rules import all_rules
 units = resolve_units([], Path(sys.argv[1]), None, frozenset(r.code for r in all_rules()))
-files = findings = 0
+files = findings = failed = 0
 start = time.monotonic()
 for unit in units:
-    result = check([Path(unit.root)], unit.config, use_cache=False)
+    try:
+        result = check([Path(unit.root)], unit.config, use_cache=False)
+    except Exception as error:
+        failed += 1
+        print(unit.name, type(error).__name__, file=sys.stderr)
+        continue
     files += result.files_analysed
     findings += len(result.findings)
-print(files, findings, time.monotonic() - start)
+print(files, findings, failed, time.monotonic() - start)
 """
 
 
@@ -171,7 +176,8 @@ def measure(command: list[str]) -> Sample:
     """Run `command`, sampling the memory of its process, its JVM and its whole tree."""
     peaks = {"driver": 0.0, "jvm": 0.0, "tree": 0.0}
     start = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    with (WORK / "stderr.log").open("a") as log:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
     done = threading.Event()
 
     def sample() -> None:
@@ -213,10 +219,10 @@ def audit(label: str, units: list[tuple[Path, int]], master: str) -> AuditRun:
 
 def check_unit_by_unit(units: list[tuple[Path, int]]) -> dict[str, float]:
     sample = measure([sys.executable, "-c", CHECK_UNITS, str(repos_file(units, "check"))])
-    files, findings, seconds = sample.stdout.split()
-    result = {"files": int(files), "findings": int(findings), "seconds": float(seconds),
+    files, findings, failed, seconds = sample.stdout.split()
+    result = {"files": int(files), "findings": int(findings), "failed_units": int(failed), "seconds": float(seconds),
               "files_per_second": int(files) / float(seconds), "peak_mb": sample.tree_mb}
-    print(f"  check unit by unit: {files} files in {float(seconds):.1f} s", flush=True)
+    print(f"  check unit by unit: {files} files in {float(seconds):.1f} s ({failed} units crashed)", flush=True)
     return result
 
 

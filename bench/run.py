@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +57,9 @@ for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")):
 @dataclass(frozen=True)
 class Measure:
     seconds: float
+    # User + system time of the command and every process it waited for: on a machine shared
+    # with other work, this moves far less than the wall time does.
+    cpu: float
     peak_mb: float
     stdout: bytes
 
@@ -140,8 +145,9 @@ def _lines(tree: Path) -> int:
 def _run(command: list[str], cwd: Path) -> Measure:
     import psutil
 
-    started = time.perf_counter()
     environment = {**os.environ, "PYTHONPATH": str(SNAPSHOT)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     peak = [0]
     done = threading.Event()
@@ -166,15 +172,17 @@ def _run(command: list[str], cwd: Path) -> Measure:
     sampler.start()
     stdout, _ = process.communicate()
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     done.set()
     sampler.join()
-    return Measure(seconds, peak[0] / 2**20, stdout)
+    return Measure(seconds, cpu, peak[0] / 2**20, stdout)
 
 
-def _best(command: list[str], cwd: Path, repeat: int, before: object = None) -> Measure:
+def _best(command: list[str], cwd: Path, repeat: int, before: Callable[[], None] | None = None) -> Measure:
     runs = []
     for _ in range(repeat):
-        if callable(before):
+        if before is not None:
             before()
         runs.append(_run(command, cwd))
     return min(runs, key=lambda m: m.seconds)
@@ -184,9 +192,13 @@ def _epochlint(*extra: str) -> list[str]:
     return [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero", *extra]
 
 
+def _cache_dropper(tree: Path) -> Callable[[], None]:
+    return lambda: shutil.rmtree(tree / ".epochlint_cache", ignore_errors=True)
+
+
 def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
     base = trees[1]
-    drop_cache = lambda tree=base: shutil.rmtree(tree / ".epochlint_cache", ignore_errors=True)  # noqa: E731
+    drop_cache = _cache_dropper(base)
     rows: dict[str, Measure] = {}
     rows["libcst parse, every file, 1 core"] = _best([sys.executable, "-c", PARSE_ALL, "."], base, repeat)
     rows["epochlint check, cold"] = _best(_epochlint(), base, repeat, drop_cache)
@@ -208,46 +220,52 @@ def _measure_all(trees: dict[int, Path], repeat: int) -> dict[str, Measure]:
     finally:
         touched.write_bytes(original)
     rows["epochlint check, warm, once more"] = _run(_epochlint(), base)
-    rows["fixit lint"] = _best([str(BIN / "fixit"), "lint", "."], base, repeat)
+    # Minutes per run: once is enough to see the order of magnitude.
+    rows["fixit lint"] = _run([str(BIN / "fixit"), "lint", "."], base)
     rows["ruff check --select ALL --no-cache"] = _best(
         [str(BIN / "ruff"), "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", "."], base, repeat
     )
     for copies in (2, 4):
         tree = trees[copies]
-        rows[f"epochlint check, cold, {copies}x tree"] = _best(
-            _epochlint(), tree, repeat, lambda t=tree: shutil.rmtree(t / ".epochlint_cache", ignore_errors=True)
-        )
+        rows[f"epochlint check, cold, {copies}x tree"] = _best(_epochlint(), tree, repeat, _cache_dropper(tree))
     return rows
 
 
 def _table(rows: dict[str, Measure], lines: int) -> str:
-    parse = rows["libcst parse, every file, 1 core"].seconds
+    parse = rows["libcst parse, every file, 1 core"]
     cold = rows["epochlint check, cold"]
     warm = rows["epochlint check, warm"]
     touched = rows["epochlint check, one file changed"]
-    ruff = rows["ruff check --select ALL --no-cache"].seconds
-    fixit = rows["fixit lint"].seconds
-    growth = rows["epochlint check, cold, 4x tree"].seconds / cold.seconds
+    ruff = rows["ruff check --select ALL --no-cache"]
+    fixit = rows["fixit lint"]
+    four = rows["epochlint check, cold, 4x tree"]
     out = [
         f"Tree: {', '.join(WHEELS)}: {lines:,} lines (1x).",
         "",
-        "| Command | Time (s) | Peak memory (MB) | vs libcst parse |",
-        "| --- | ---: | ---: | ---: |",
+        "| Command | Wall (s) | CPU (s) | Peak memory (MB) | Wall vs libcst parse |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for name, measure in rows.items():
-        out.append(f"| {name} | {measure.seconds:.2f} | {measure.peak_mb:.0f} | {measure.seconds / parse:.2f}x |")
+    for name, m in rows.items():
+        out.append(
+            f"| {name} | {m.seconds:.2f} | {m.cpu:.2f} | {m.peak_mb:.0f} | {m.seconds / parse.seconds:.2f}x |"
+        )
     json_same = cold.stdout == warm.stdout == rows["epochlint check, warm, once more"].stdout
     summary = json.loads(cold.stdout)["summary"]
+    # Each target as (name, wall ratio, CPU ratio, limit): met when the wall ratio is within it.
     checks = [
-        ("cold <= 0.5x libcst parse", cold.seconds / parse, cold.seconds <= 0.5 * parse),
-        ("cold >= 10x faster than fixit", fixit / cold.seconds, fixit >= 10 * cold.seconds),
-        ("warm <= ruff --select ALL --no-cache", warm.seconds / ruff, warm.seconds <= ruff),
-        ("one file changed <= ruff", touched.seconds / ruff, touched.seconds <= ruff),
-        ("peak memory, cold <= 250 MB", cold.peak_mb, cold.peak_mb <= 250),
-        ("4x tree <= 4.4x the 1x tree", growth, growth <= 4.4),
+        ("cold / libcst parse of every file", cold.seconds / parse.seconds, cold.cpu / parse.cpu, 0.5),
+        ("cold / fixit", cold.seconds / fixit.seconds, cold.cpu / fixit.cpu, 0.1),
+        ("warm / ruff --select ALL --no-cache", warm.seconds / ruff.seconds, warm.cpu / ruff.cpu, 1.0),
+        ("one file changed / ruff", touched.seconds / ruff.seconds, touched.cpu / ruff.cpu, 1.0),
+        ("4x tree / 1x tree, cold", four.seconds / cold.seconds, four.cpu / cold.cpu, 4.4),
     ]
-    out += ["", "| Target | Measured | Met |", "| --- | ---: | :---: |"]
-    out += [f"| {name} | {value:.2f} | {'yes' if met else 'no'} |" for name, value, met in checks]
+    out += ["", "| Target | Wall ratio | CPU ratio | Limit | Met |", "| --- | ---: | ---: | ---: | :---: |"]
+    out += [
+        f"| {name} | {wall:.2f} | {cpu:.2f} | {limit} | {'yes' if wall <= limit else 'no'} |"
+        for name, wall, cpu, limit in checks
+    ]
+    memory_met = "yes" if cold.peak_mb <= 250 else "no"
+    out.append(f"| peak memory of a cold run (MB) | {cold.peak_mb:.0f} | | 250 | {memory_met} |")
     out += [
         "",
         f"Files: {summary['files']}, not relevant (read, not parsed): {summary['files_not_relevant']}; "

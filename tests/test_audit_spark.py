@@ -58,7 +58,8 @@ def test_fixture_folders_audited_as_units_report_what_check_reports(spark: Spark
     folders = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
     request = AuditRequest(tuple(resolve_units(folders, None, None, KNOWN_CODES)), str(tmp_path / "out"))
     outcome = run_audit(spark, request)
-    assert outcome.complete and outcome.discovered == sum(len(files) for files in files_by_unit_from_discovery(list(request.units)).values())
+    discovered = files_by_unit_from_discovery(list(request.units))
+    assert outcome.complete and outcome.discovered == sum(len(files) for files in discovered.values())
     assert outcome.findings > 0
     assert_same_as_check(spark, request)
 

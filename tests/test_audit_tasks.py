@@ -26,12 +26,21 @@ from linter.audit.tables import (
     FileRecord,
     ListedFile,
 )
-from linter.audit.tasks import FILE, FINDING, UNIT, analyse_unit, list_unit, mark_relevant, parse_files, read_and_hash
+from linter.audit.tasks import (
+    FILE,
+    FINDING,
+    UNIT,
+    analyse_unit,
+    list_unit,
+    mark_relevant,
+    parse_files,
+    read_and_hash,
+)
 from linter.audit.units import Unit, resolve_units, unit_config
 from linter.config import Config
 from linter.discovery import SourceFile, UsageError
 from linter.engine import check, read_file
-from tests.conftest import FIXTURES, KNOWN_CODES, REPO
+from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_cli import RACY_CONSUMER
 
 # A relevant file (it holds an epoch field and a lock) that takes seconds to parse: with a time
@@ -220,6 +229,18 @@ def test_a_file_that_hangs_the_parser_becomes_a_row_and_the_rest_is_analysed(wri
     assert codes == [("broken.py", "EPL900"), ("pkg/consumer.py", "EPL001"), ("slow.py", "EPL900")]
 
 
+def test_a_unit_whose_analysis_fails_keeps_its_file_rows(write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(*_: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr("linter.audit.tasks.build_program", failing)
+    rows = audit_in_process(one_unit(write_tree({"a.py": "x = 1\n", "b.py": RACY_CONSUMER})))
+    assert sorted(r[1] for tag, r in rows if tag == FILE) == ["a.py", "b.py"]
+    assert not [r for tag, r in rows if tag == FINDING]
+    (unit_row,) = [r for tag, r in rows if tag == UNIT]
+    assert unit_row.error == "the analysis failed: RecursionError: maximum recursion depth exceeded"  # type: ignore[attr-defined]
+
+
 # --- check stays free of Spark ----------------------------------------------------------------
 
 
@@ -227,17 +248,18 @@ def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
-def test_check_and_the_parser_never_import_pyspark() -> None:
+def test_check_and_the_parser_never_import_pyspark(write_tree: WriteTree) -> None:
+    root = write_tree({"consumer.py": RACY_CONSUMER})
     code = (
         "import sys, contextlib, io\n"
         "import linter.cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    status = linter.cli.main(['check', 'fixtures/EPL900'])\n"
+        "    status = linter.cli.main(['check', '.'])\n"
         "linter.cli.build_parser().parse_args(['audit', 'x'])\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j'))\n"
         "print(status, loaded)\n"
     )
-    result = _python(code, REPO)
+    result = _python(code, root)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "1 []"
 
@@ -249,7 +271,7 @@ def test_audit_without_pyspark_exits_2_with_one_line(tmp_path: Path) -> None:
         "import linter.cli\n"
         f"sys.exit(linter.cli.main(['audit', {str(tmp_path)!r}]))\n"
     )
-    result = _python(code, REPO)
+    result = _python(code, tmp_path)
     assert result.returncode == 2
     assert result.stderr == "epochlint: audit needs PySpark: pip install 'epochlint[spark]'\n"
     assert os.listdir(tmp_path) == []

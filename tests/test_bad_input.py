@@ -95,7 +95,9 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
         CONSUMER.replace("accepted = []", "accepted = [\0]").encode(),
         f"syntax error at line {position(CONSUMER, 'accepted = []')[0]}, column 21: .*null bytes",
     ),
-    "tabs_and_spaces_mixed": (b"def f():\n        x = 1\n\ty = 2\n", "syntax error at line 3.*inconsistent use of tabs"),
+    "tabs_and_spaces_mixed": (
+        b"def f():\n        x = 1\n\ty = 2\n", "syntax error at line 3.*inconsistent use of tabs"
+    ),
     "unterminated_triple_quote": (b'x = """never closed\n' + CONSUMER.encode(), "unterminated triple-quoted string"),
     "continuation_at_eof": (b"x = 1 + \\", "syntax error at line 1"),
     "101_indentation_levels": (
@@ -118,7 +120,9 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
     "adjacent_strings_5000": (b"x = (" + b" ".join([b"'a'"] * 5000) + b")\n", "too deeply nested to parse"),
     "elif_chain_3000": (_deep_elif(3000), "too deeply nested to parse: more than 500 levels at line 1003"),
     # Crashed libcst's native parser at 1000: `=` in a parameter list starts no new expression.
-    "lambda_defaults_5000": (b"x = " + b"lambda a=" * 5000 + b"1" + b": 1" * 5000 + b"\n", "too deeply nested to parse"),
+    "lambda_defaults_5000": (
+        b"x = " + b"lambda a=" * 5000 + b"1" + b": 1" * 5000 + b"\n", "too deeply nested to parse"
+    ),
     "lambda_parameters_5000": (b"x = " + b"lambda a, b=" * 5000 + b"1" + b": a" * 5000 + b"\n", "too deeply nested"),
 }
 
@@ -249,7 +253,9 @@ def _tab_indented(line: str) -> str:
     return "\t" * ((len(line) - len(body)) // 4) + body
 
 
-_NON_ASCII_READ = CONSUMER.replace("if message.epoch >= self._epoch:", "if 'caf\u00e9' and message.epoch >= self._epoch:")
+_NON_ASCII_READ = CONSUMER.replace(
+    "if message.epoch >= self._epoch:", "if 'caf\u00e9' and message.epoch >= self._epoch:"
+)
 _LATIN1 = "# -*- coding: latin-1 -*-\n# Gr\u00fc\u00dfe\n" + _NON_ASCII_READ
 
 ANALYSED: dict[str, tuple[bytes, str]] = {

@@ -225,7 +225,10 @@ def test_concurrent_runs_share_the_cache(fixtures_copy: Path) -> None:
     reference = _cli(fixtures_copy, "--no-cache")
     assert reference.returncode == 0 and not (fixtures_copy / CACHE_DIR).exists(), "--no-cache writes nothing"
     command = [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero"]
-    runs = [subprocess.Popen(command, cwd=fixtures_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    runs = [
+        subprocess.Popen(command, cwd=fixtures_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
     outputs = [run.communicate() for run in runs]
     for stdout, stderr in outputs:
         assert stderr == b"", "no progress bar nor noise when stderr is not a terminal"

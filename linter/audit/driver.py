@@ -15,7 +15,13 @@ from linter.audit.html_report import write_report
 from linter.audit.job import AuditOutcome, AuditRequest, read_table, run_audit
 from linter.audit.progress import PhaseProgress
 from linter.audit.session import spark_session
-from linter.audit.summary import TOP_UNITS, accounting_line, print_summary, top_units, totals
+from linter.audit.summary import (
+    TOP_UNITS,
+    accounting_line,
+    print_summary,
+    top_units,
+    totals,
+)
 from linter.audit.tables import STATUS_OK
 
 EXIT_DONE = 0

@@ -116,7 +116,8 @@ def run_audit(spark: SparkSession, request: AuditRequest, progress: PhaseProgres
     with _phase(progress, "analyse units"):
         _write_results(spark, request, listing, run)
     with _phase(progress, "count"):
-        by_status = {row["status"]: row["count"] for row in read_table(spark, request, "files").groupBy("status").count().collect()}
+        counts = read_table(spark, request, "files").groupBy("status").count().collect()
+        by_status = {row["status"]: row["count"] for row in counts}
         findings = read_table(spark, request, "findings").count()
     return AuditOutcome(discovered, by_status, findings, time.monotonic() - start)
 

@@ -35,6 +35,7 @@ class Totals:
     lines: int
     findings: int
     by_rule: dict[str, int]
+    failed_units: int
 
 
 def top_units(spark: SparkSession, request: AuditRequest, limit: int) -> list[UnitLine]:
@@ -55,11 +56,13 @@ def totals(spark: SparkSession, request: AuditRequest) -> Totals:
         F.sum("errored").alias("errored"),
         F.sum("lines").alias("lines"),
         F.sum("findings").alias("findings"),
+        F.count("error").alias("failed_units"),
     ).collect()[0]
     per_rule = read_table(spark, request, "findings").groupBy("code").count().collect()
     return Totals(
         row["units"], row["files"] or 0, row["errored"] or 0, row["lines"] or 0, row["findings"] or 0,
         {line["code"]: line["count"] for line in per_rule},
+        row["failed_units"],
     )
 
 
@@ -83,6 +86,8 @@ def print_summary(console: Console, lines: list[UnitLine], total: Totals) -> Non
         for code in sorted(total.by_rule):
             rules.add_row(code, str(total.by_rule[code]))
         console.print(rules)
+    if total.failed_units:
+        console.print(f"{total.failed_units} units could not be analysed: see the error column of the units table")
 
 
 def _by_rule(counts: dict[str, int]) -> str:

@@ -35,7 +35,13 @@ from linter.audit.units import Unit
 from linter.collect import read_source
 from linter.config import Config
 from linter.discovery import SourceFile, UsageError, discover
-from linter.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
+from linter.engine import (
+    FileResult,
+    build_program,
+    run_rules,
+    selected_rules,
+    unit_module_names,
+)
 from linter.frontend.codec import FactsDecodeError, decode
 from linter.frontend.facts import FACTS_FORMAT, FileFacts
 from linter.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
@@ -194,19 +200,23 @@ def _error_facts(error: str | None) -> FileFacts:
 def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterator[AnalysisRow]:
     """The unit's findings, one row per file, and the unit's own row: `check`'s analysis of it."""
     if unit.config is None:
-        yield UNIT, _unit_row(unit, [], [], 0.0)
+        yield UNIT, _unit_row(unit, [], [], 0.0, unit.error)
         return
     resolved = _in_check_order(_resolve(record, run) for record in records)
     results = [FileResult(SourceFile(Path(r.listing.path), r.listing.rel), r.facts) for r in resolved]
     start = time.monotonic()
-    findings = run_rules(build_program(results, unit.config), selected_rules(unit.config))
+    error = None
+    try:
+        findings = run_rules(build_program(results, unit.config), selected_rules(unit.config))
+    except Exception as failure:  # a bug the unit's code triggers costs this unit, not the audit
+        findings, error = [], f"the analysis failed: {type(failure).__name__}: {failure}"
     seconds = time.monotonic() - start
     for finding in findings:
         yield FINDING, finding_row(unit.name, finding)
     per_file = Counter(finding.location.path for finding in findings)
     for item in resolved:
         yield FILE, _file_row(unit, item, per_file[item.listing.rel])
-    yield UNIT, _unit_row(unit, resolved, [finding.code for finding in findings], seconds)
+    yield UNIT, _unit_row(unit, resolved, [finding.code for finding in findings], seconds, error)
 
 
 def _in_check_order(resolved: Iterable[_Resolved]) -> list[_Resolved]:
@@ -223,7 +233,9 @@ def _file_row(unit: Unit, item: _Resolved, findings: int) -> FileRow:
     )
 
 
-def _unit_row(unit: Unit, resolved: list[_Resolved], codes: list[str], analysis_seconds: float) -> UnitRow:
+def _unit_row(
+    unit: Unit, resolved: list[_Resolved], codes: list[str], analysis_seconds: float, error: str | None
+) -> UnitRow:
     analysed = sum(1 for item in resolved if item.status == STATUS_OK)
     return UnitRow(
         unit.name,
@@ -237,5 +249,5 @@ def _unit_row(unit: Unit, resolved: list[_Resolved], codes: list[str], analysis_
         dict(Counter(codes)),
         sum((item.parse_seconds for item in resolved), 0.0),
         analysis_seconds,
-        unit.error or None,
+        error,
     )

@@ -8,8 +8,9 @@ pass over the bytes, so such a file becomes one EPL900 line in milliseconds.
 The measure is an estimate of the syntax tree's depth, on the high side: each open bracket, and
 each operator, keyword, attribute dot, call, subscript or adjacent string that nests its operand
 one level further inside the current expression. Commas, semicolons, `=` and the end of a logical
-line start a new expression, except in a lambda's parameter list, which nests like a bracket. A chain of `elif` branches is one level per branch (libcst nests each
-in the one before). Comparisons are flat in libcst and do not count.
+line start a new expression, except in a lambda's parameter list, which nests like a bracket. A
+chain of `elif` branches is one level per branch (libcst nests each in the one before).
+Comparisons are flat in libcst and do not count.
 """
 
 from __future__ import annotations
