@@ -202,8 +202,8 @@ def test_nesting_in_strings_and_comments_does_not_count() -> None:
 
 def test_long_flat_code_is_not_deep() -> None:
     """Long but flat: a table of thousands of entries, thousands of statements, a long comparison."""
-    table = "TABLE = {\n" + "".join(f"    'k{i}': {i} + 1,\n" for i in range(5000)) + "}\n"
-    statements = "".join(f"x{i} = a.b.c + {i}\n" for i in range(5000))
+    table = "TABLE = {\n" + "".join(f"    'k{i}': {i} + 1,\n" for i in range(2000)) + "}\n"
+    statements = "".join(f"x{i} = a.b.c + {i}\n" for i in range(2000))
     comparison = "ok = " + " < ".join(["a"] * 2000) + "\n"
     products = "p = " + " + ".join(["2*a**3*b"] * 300) + "\n"
     for source in (table, statements, comparison, products):

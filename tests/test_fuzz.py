@@ -38,10 +38,12 @@ from rules import all_rules
 from tests.conftest import FIXTURES
 
 # How many inputs each fuzzer runs: the quick ones in every run, the rest in CI's slow runs.
-HYPOTHESMITH_EXAMPLES = 60
-CONSUMER_EXAMPLES = 150
-NESTED_PROGRAMS = 60
-NESTED_PROGRAMS_SLOW = 500
+HYPOTHESMITH_EXAMPLES = 30
+HYPOTHESMITH_EXAMPLES_SLOW = 300
+CONSUMER_EXAMPLES = 100
+CONSUMER_EXAMPLES_SLOW = 500
+NESTED_PROGRAMS = 40
+NESTED_PROGRAMS_SLOW = 200
 MUTANTS = 400
 MUTANTS_SLOW = 1600
 MUTANTS_PER_RUN = 100
@@ -71,18 +73,31 @@ def _utf8(text: str) -> bytes:
         raise
 
 
+def _fuzz(strategy: st.SearchStrategy[str], examples: int, check: Callable[[str], object]) -> None:
+    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(source=strategy)
+    def run(source: str) -> None:
+        check(source)
+
+    run()
+
+
+def _quick_and_many(quick: int, many: int) -> pytest.MarkDecorator:
+    return pytest.mark.parametrize(
+        "examples", [pytest.param(quick, id="quick"), pytest.param(many, id="many", marks=pytest.mark.slow)]
+    )
+
+
+GENERATORS = {"grammar": hypothesmith.from_grammar(), "syntax-trees": hypothesmith.from_node()}
+
+
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
-@settings(max_examples=HYPOTHESMITH_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(source=hypothesmith.from_grammar())
-def test_generated_programs_go_through_the_frontend_and_every_rule(source: str) -> None:
-    analyse(_utf8(source))
-
-
-@pytest.mark.filterwarnings("ignore::SyntaxWarning")
-@settings(max_examples=HYPOTHESMITH_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(source=hypothesmith.from_node())
-def test_generated_syntax_trees_go_through_the_frontend_and_every_rule(source: str) -> None:
-    analyse(_utf8(source))
+@_quick_and_many(HYPOTHESMITH_EXAMPLES, HYPOTHESMITH_EXAMPLES_SLOW)
+@pytest.mark.parametrize("generator", GENERATORS.values(), ids=GENERATORS.keys())
+def test_generated_programs_go_through_the_frontend_and_every_rule(
+    generator: st.SearchStrategy[str], examples: int
+) -> None:
+    _fuzz(generator, examples, lambda source: analyse(_utf8(source)))
 
 
 # Statements a consumer's method may hold: locks, loops over batches, epoch reads and writes,
@@ -172,9 +187,12 @@ def consumers(draw: st.DrawFn) -> str:
     return CONSUMER_HEADER + "\n".join(methods)
 
 
-@settings(max_examples=CONSUMER_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(source=consumers())
-def test_consumer_shaped_programs_go_through_the_frontend_and_every_rule(source: str) -> None:
+@_quick_and_many(CONSUMER_EXAMPLES, CONSUMER_EXAMPLES_SLOW)
+def test_consumer_shaped_programs_go_through_the_frontend_and_every_rule(examples: int) -> None:
+    _fuzz(consumers(), examples, _analyse_consumer)
+
+
+def _analyse_consumer(source: str) -> None:
     facts, findings = analyse(source.encode())
     if facts.error:
         # Only what Python itself rejects (`yield`/`await` where they may not be, `return` with a value
