@@ -39,7 +39,7 @@ from tests.conftest import FIXTURES
 
 # How many inputs each fuzzer runs: the quick ones in every run, the rest in CI's slow runs.
 HYPOTHESMITH_EXAMPLES = 30
-HYPOTHESMITH_EXAMPLES_SLOW = 300
+HYPOTHESMITH_EXAMPLES_SLOW = 200
 CONSUMER_EXAMPLES = 100
 CONSUMER_EXAMPLES_SLOW = 500
 NESTED_PROGRAMS = 40
