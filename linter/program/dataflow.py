@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from linter.frontend.facts import (
+    within,
     FLOW_ARG,
     FLOW_ASSIGN,
     FLOW_RECEIVER,
@@ -268,10 +269,6 @@ class _Index:
     loads: dict[str, list[Access]] = field(default_factory=dict)
 
 
-def _within(inner: Pos, outer: Pos) -> bool:
-    return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
-
-
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
     """A sort key that puts a span before every span containing it (a contained span starts no
     earlier, and ends earlier when it starts at the same place)."""
@@ -338,11 +335,11 @@ def _choice_part(
     for position, choice in enumerate(choices):
         if kind == "choice" and position == number:
             continue
-        if not _within(pos, choice.pos) or not _same_flow(flow, choice.flow):
+        if not within(pos, choice.pos) or not _same_flow(flow, choice.flow):
             continue
         key = _inner_first(choice.pos)
         for part, part_pos in enumerate(choice.parts):
-            if _within(pos, part_pos) and (best is None or key < best[0]):
+            if within(pos, part_pos) and (best is None or key < best[0]):
                 best = (key, ("part", position, part))
     return (best[1],) if best is not None else None
 
@@ -424,7 +421,7 @@ class DataFlow:
         if cached is None:
             keys = {id(arg): arg.keyword or str(position) for position, arg in enumerate(call.args)}
             cached = self._bindings[key] = {
-                param: keys[id(arg)] for param, arg in self.program._bound_arguments(callee, call)
+                param: keys[id(arg)] for param, arg in self.program.bound_arguments(callee, call)
             }
         return cached
 

@@ -119,7 +119,7 @@ class Program:
                 call = self.symbols.call(fid, site.call_id)
                 if call is None:
                     continue
-                for param, arg in self._bound_arguments(site.callee, call):
+                for param, arg in self.bound_arguments(site.callee, call):
                     if arg.ref is None:
                         continue
                     entity = self.symbols.entity(fid, arg.ref)
@@ -128,7 +128,7 @@ class Program:
         learnt = {key: next(iter(v)) for key, v in seen.items() if len(v) == 1}
         return {k: v for k, v in learnt.items() if k not in self.symbols.param_types}
 
-    def _bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
+    def bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
         """(parameter, argument) pairs of a resolved call, by position and keyword."""
         function = self.symbols.function(callee)
         params = [p for p in function.params if p.kind in ("positional", "keyword")]
