@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -120,6 +121,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("epochlint: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # a bug of ours: one line, not a traceback
+        where = _innermost_frame(error)
+        print(
+            f"epochlint: internal error: {type(error).__name__}: {_first_line(error)} (at {where}); "
+            "please report it with the code that triggers it",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+
+
+def _innermost_frame(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "unknown place"
+    last = frames[-1]
+    return f"{Path(last.filename).name}:{last.lineno} in {last.name}"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else "no message"
 
 
 
@@ -132,9 +154,9 @@ def _tolerate_unencodable_output() -> None:
 
 
 def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) -> Config:
-    from rules import all_rules
+    from rules import rule_codes
 
-    known = frozenset(rule.code for rule in all_rules())
+    known = rule_codes()
     return load_config(args.paths or [Path(".")], args.config, known, overrides)
 
 

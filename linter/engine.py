@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from linter import __version__
-from linter.collect import collect_facts, read_source
+from linter import __version__, findings as findings_module, report as report_module
+from linter.cache import FindingsCache
+from linter.collect import collect_facts, collector_paused, read_source, read_sources
 from linter.config import Config
-from linter.discovery import SourceFile, discover
+from linter.discovery import DiscoveryProblem, SourceFile, discover
 from linter.findings import Finding
 from linter.frontend import facts_from_source
+from linter.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
 from linter.frontend.facts import FileFacts
-from linter.program.model import FileError, Program
 from linter.program.modules import ModuleInfo, module_names
 from linter.report import RuleInfo, RunResult
-from rules import Rule, all_rules
+
+# The program (networkx) and the rules are imported where they are used: a run whose findings
+# come from the cache never loads them.
+if TYPE_CHECKING:
+    from linter.program.model import Program
+    from rules import Rule
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,8 @@ def read_file(source: SourceFile, max_size: int) -> FileFacts:
 
 def selected_rules(config: Config) -> list[type[Rule]]:
     """Rules that some file may report (select/ignore; per-file-ignores apply per finding)."""
+    from rules import all_rules
+
     return [rule for rule in all_rules() if _selected_anywhere(config, rule.code)]
 
 
@@ -47,9 +58,11 @@ def _selected_anywhere(config: Config, code: str) -> bool:
 
 def build_program(results: Sequence[FileResult], config: Config) -> Program:
     """Merge the facts of one analysis unit into a Program."""
+    from linter.program.model import FileError, Program
+
     names = unit_module_names([r.source for r in results], config.root)
     modules: list[ModuleInfo] = []
-    errors: list[FileError] = []
+    errors = []
     for result in results:
         if result.facts.error:
             errors.append(FileError(result.source.rel, result.facts.error))
@@ -78,6 +91,13 @@ def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:
                 found.add(str(rel_dir))
             rel_dir, abs_dir = rel_dir.parent, abs_dir.parent
     return found
+
+
+def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding], list[type[Rule]]]:
+    """The findings of one analysis unit, and the rules that ran."""
+    rules = selected_rules(config)
+    with collector_paused():
+        return run_rules(build_program(results, config), rules), rules
 
 
 def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
@@ -141,24 +161,78 @@ def check(
     sources, problems = discover(paths, config)
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
-    collected = collect_facts(
-        sources, names, config, use_cache=use_cache, jobs=jobs, prefilter=prefilter, progress=progress
-    )
-    results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
-    results.extend(
-        FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
-    )
-    program = build_program(results, config)
-    rules = selected_rules(config)
-    findings = run_rules(program, rules)
+    contents = read_sources(sources, config)
+    cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
+    key = cache.key(_analysis_inputs(sources, contents, problems, names, config, prefilter))
+    analysed = _decode_analysis(cache.load(key))
+    if analysed is None:
+        collected = collect_facts(
+            sources, contents, names, config, use_cache=use_cache, jobs=jobs, prefilter=prefilter, progress=progress
+        )
+        results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
+        results.extend(
+            FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
+        )
+        findings, rules = analyse(results, config)
+        analysed = _Analysed(
+            tuple(findings),
+            tuple(rule_info(rule) for rule in rules),
+            collected.not_relevant,
+        )
+        cache.store(key, pickle.dumps(analysed, protocol=5))
     return RunResult(
         root=config.root,
-        findings=tuple(findings),
-        rules=tuple(rule_info(rule) for rule in rules),
-        files_analysed=len(results),
+        findings=analysed.findings,
+        rules=analysed.rules,
+        files_analysed=len(sources) + len(unreadable),
         tool_version=__version__,
-        files_not_relevant=collected.not_relevant,
+        files_not_relevant=analysed.not_relevant,
     )
+
+
+@dataclass(frozen=True)
+class _Analysed:
+    """What the analysis of one set of inputs found: kept in the findings cache."""
+
+    findings: tuple[Finding, ...]
+    rules: tuple[RuleInfo, ...]
+    not_relevant: int
+
+
+_CACHED_CLASSES = {
+    findings_module.__name__: dataclasses_of(findings_module),
+    report_module.__name__: frozenset({RuleInfo.__name__}),
+    __name__: frozenset({_Analysed.__name__}),
+}
+
+
+def _analysis_inputs(
+    sources: Sequence[SourceFile],
+    contents: Sequence[bytes | str],
+    problems: Sequence[DiscoveryProblem],
+    names: dict[str, str],
+    config: Config,
+    prefilter: bool,
+) -> bytes:
+    """Everything the findings of a run depend on, but for the engine's code (in the cache's salt)."""
+    files = [
+        (s.rel, names.get(s.rel, ""), hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else data)
+        for s, data in zip(sources, contents)
+    ]
+    unreadable = [(p.rel, names.get(p.rel, ""), p.reason) for p in problems]
+    inputs = {"config": config.fingerprint(), "prefilter": prefilter, "files": files, "unreadable": unreadable}
+    return json.dumps(inputs, sort_keys=True, ensure_ascii=True).encode("ascii")
+
+
+def _decode_analysis(payload: bytes | None) -> _Analysed | None:
+    """A cached analysis, or None when there is none to trust."""
+    if payload is None:
+        return None
+    try:
+        analysed = restricted_loads(payload, _CACHED_CLASSES)
+    except FactsDecodeError:
+        return None
+    return analysed if isinstance(analysed, _Analysed) else None
 
 
 def rule_info(rule: type[Rule]) -> RuleInfo:

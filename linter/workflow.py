@@ -12,7 +12,6 @@ from linter.config import Config
 from linter.discovery import discover
 from linter.engine import check
 from linter.findings import Finding, Location
-from linter.fix.run import plan_fixes, unified_diff, write_fixes
 from linter.report import RunResult
 
 
@@ -58,6 +57,8 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     )
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
+        from linter.fix.run import plan_fixes, unified_diff, write_fixes  # libcst: only to fix
+
         fixes = plan_fixes(analysed, config, found.findings, reported.findings, use_cache=request.use_cache)
         if request.diff:
             return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes))

@@ -8,17 +8,26 @@ from functools import cache
 
 from rules.base import Example, Rule
 
-__all__ = ["Example", "Rule", "all_rules", "rule_by_code"]
+__all__ = ["Example", "Rule", "all_rules", "rule_by_code", "rule_codes"]
+
+
+def _rule_modules() -> list[str]:
+    return [info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("epl")]
+
+
+@cache
+def rule_codes() -> frozenset[str]:
+    """Every rule's code, from the module names alone (`epl001_...` is EPL001), without importing
+    the rules: enough to validate a configuration."""
+    return frozenset(name.split("_", 1)[0].upper() for name in _rule_modules())
 
 
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule, by code. A rule module is any `rules/eplNNN_*.py`."""
     found: list[type[Rule]] = []
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("epl"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for name in _rule_modules():
+        module = importlib.import_module(f"{__name__}.{name}")
         found.extend(
             value
             for value in vars(module).values()

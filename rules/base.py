@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from linter.fix import autofix_documentation
 
 if TYPE_CHECKING:
     from linter.findings import Finding
@@ -45,6 +44,8 @@ class Rule:
     @classmethod
     def documentation(cls) -> str:
         """The rule's full documentation as Markdown."""
+        from linter.fix import autofix_documentation  # libcst: loaded only when docs are asked for
+
         sections = [
             f"# {cls.code} {cls.name}",
             cls.summary,

@@ -233,7 +233,7 @@ def test_a_unit_whose_analysis_fails_keeps_its_file_rows(write_tree: WriteTree, 
     def failing(*_: object) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr("linter.audit.tasks.build_program", failing)
+    monkeypatch.setattr("linter.audit.tasks.analyse", failing)
     rows = audit_in_process(one_unit(write_tree({"a.py": "x = 1\n", "b.py": RACY_CONSUMER})))
     assert sorted(r[1] for tag, r in rows if tag == FILE) == ["a.py", "b.py"]
     assert not [r for tag, r in rows if tag == FINDING]

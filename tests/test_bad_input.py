@@ -426,3 +426,16 @@ def test_unreadable_files_and_folders_are_reported(write_tree: WriteTree) -> Non
         "Cannot analyse this file: cannot read the file: Permission denied."
     )
     assert messages["private"] == "Cannot analyse this file: cannot read directory: Permission denied."
+
+
+def test_a_function_returning_a_method_call_on_its_own_result_is_analysed(tmp_path: Path) -> None:
+    # As sympy's solveset does: what it returns depends on what it returns.
+    (tmp_path / "pyproject.toml").write_text("[tool.epochlint]\n")
+    (tmp_path / "solve.py").write_text(
+        "import threading\n\nLOCK = threading.Lock()\n\n\n"  # a lock: the file is analysed
+        "def solve(f, swap):\n    if f:\n        return solve(f[0], swap).xreplace(swap)\n    return f\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "linter", "check", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stderr) == (0, "")

@@ -513,3 +513,19 @@ def test_fixture_folder_reports_exactly_its_marks(folder: str, listed_codes: lis
     missing, unexpected = sorted(expected - actual), sorted(actual - expected)
     assert actual == expected, f"missing: {missing}\nunexpected: {unexpected}"
     assert status == 1
+
+
+def test_an_internal_error_is_one_line_and_exit_2(
+    racy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from linter import cli, engine
+
+    def broken(*_: object) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(engine, "analyse", broken)
+    monkeypatch.chdir(racy)
+    assert cli.main(["check", ".", "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("epochlint: internal error: KeyError: 'a bug' (at test_cli.py:")

@@ -207,3 +207,14 @@ def test_private_spellings_of_epoch_sources_are_the_same_names() -> None:
     assert config.historical_epoch_read("_offset_epoch")
     assert config.historical_epoch_read("_leader_epoch", "record")
     assert config.current_epoch_source("self._current_leader_epoch")
+
+
+def test_a_fan_of_calls_reports_each_call_site_once(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # Each level calls the next twice: a callee's event copied to every call site, level after
+    # level, would be 2**24 events at the top; one per call site and label is what a user needs.
+    depth = 24
+    levels = [f"def level{i}(x):\n    level{i + 1}(x)\n    level{i + 1}(x)\n" for i in range(depth)]
+    source = "\n".join([*levels, f"def level{depth}(x):\n    sink(x)\n", "def top(obj):\n    level0(obj.secret)\n"])
+    program = _program(write_tree, {"fan.py": source})
+    top_line = source.splitlines().index("    level0(obj.secret)") + 1
+    assert _sinks(program) == {top_line: {"obj.secret"}}

@@ -70,6 +70,11 @@ def _without_cache(root: Path) -> None:
     shutil.rmtree(root / ".epochlint_cache", ignore_errors=True)
 
 
+def _without_findings_cache(root: Path) -> None:
+    """Keep the facts, forget the findings: the next run analyses the whole program again."""
+    shutil.rmtree(root / ".epochlint_cache" / "findings")
+
+
 def test_two_runs_in_one_process_are_byte_identical(messy_tree: Path) -> None:
     first = run([messy_tree], use_cache=False)
     assert first == run([messy_tree], use_cache=False)
@@ -86,13 +91,16 @@ def test_serial_parallel_cold_and_warm_are_byte_identical(messy_tree: Path, monk
     assert parses, "the cold run parsed"
     parses.clear()
     warm_serial = run([messy_tree], jobs=1)
-    assert parses == [], "the warm run parsed nothing"
+    _without_findings_cache(messy_tree)
+    warm_facts_only = run([messy_tree], jobs=1)
+    assert parses == [], "the warm runs parsed nothing"
     monkeypatch.setattr(collect, "facts_payload", real_payload)
     parallel_uncached = run([messy_tree], use_cache=False, jobs=2)
     warm_parallel = run([messy_tree], jobs=2)
     _without_cache(messy_tree)
     cold_parallel = run([messy_tree], jobs=2)
-    assert serial_uncached == cold_serial == warm_serial == parallel_uncached == warm_parallel == cold_parallel
+    assert serial_uncached == cold_serial == warm_serial == warm_facts_only == parallel_uncached == warm_parallel
+    assert warm_parallel == cold_parallel
 
 
 def _entries(root: Path) -> list[Path]:

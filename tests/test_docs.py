@@ -43,3 +43,9 @@ def test_rule_command_prints_the_rule_modules_documentation(
 ) -> None:
     assert main(["rule", rule.code]) == 0
     assert capsys.readouterr().out == rule.documentation()
+
+
+def test_the_codes_a_configuration_may_name_are_exactly_the_rules() -> None:
+    from rules import all_rules, rule_codes
+
+    assert rule_codes() == {rule.code for rule in all_rules()}

@@ -4,8 +4,11 @@ byte whether facts come from one process, several, or the cache."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -144,6 +147,8 @@ def test_serial_parallel_cold_warm_and_prefilter_agree(
     assert parses and (fixtures_copy / CACHE_DIR / "CACHEDIR.TAG").is_file()
     parses.clear()
     warm = _json(check(paths, config, jobs=1))
+    shutil.rmtree(fixtures_copy / CACHE_DIR / "findings")
+    assert _json(check(paths, config, jobs=1)) == warm, "facts from the cache, the program analysed again"
     assert parses == [], "a warm run parses nothing"
     monkeypatch.setattr(collect, "facts_payload", real_payload)
     monkeypatch.setattr(collect, "_PARALLEL_MIN_BYTES", 0)
@@ -201,8 +206,10 @@ def test_corrupted_truncated_and_foreign_entries_are_parsed_again(fixtures_copy:
     entries[2].write_bytes(bytes(flipped))
     entries[3].write_bytes(entries[4].read_bytes())
     entries[5].write_bytes(b"")
+    shutil.rmtree(fixtures_copy / CACHE_DIR / "findings")
     assert _json(check([fixtures_copy], config, jobs=1)) == expected
     # Every bad entry was rewritten with good facts.
+    shutil.rmtree(fixtures_copy / CACHE_DIR / "findings")
     assert _json(check([fixtures_copy], config, jobs=1)) == expected
     assert [p.read_bytes() for p in entries[:6]] != [b""] * 6
 
@@ -235,3 +242,48 @@ def test_concurrent_runs_share_the_cache(fixtures_copy: Path) -> None:
         assert stdout == reference.stdout
     assert _cli(fixtures_copy).stdout == reference.stdout
     assert not list((fixtures_copy / CACHE_DIR / "facts").glob(".tmp-*")), "no temporary file left behind"
+
+
+def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
+    fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config(fixtures_copy)
+    before = check([fixtures_copy], config, jobs=1)
+    racy = next(f for f in before.findings if f.code == "EPL001")
+    edited = fixtures_copy / racy.location.path
+    lines = edited.read_text(encoding="utf-8").splitlines(keepends=True)
+    # The finding's line suppressed: the same facts but for the suppression, a different result.
+    lines[racy.location.line - 1] = lines[racy.location.line - 1].rstrip("\n") + "  # epochlint: ignore\n"
+    edited.write_text("".join(lines), encoding="utf-8")
+    parses: list[bytes] = []
+    real_payload = collect.facts_payload
+    monkeypatch.setattr(collect, "facts_payload", lambda task: parses.append(task[1]) or real_payload(task))
+
+    after = check([fixtures_copy], config, jobs=1)
+    assert parses == [edited.read_bytes()], "only the edited file is parsed"
+    assert racy not in after.findings
+    assert after.findings == tuple(f for f in before.findings if f != racy)
+    monkeypatch.setattr(collect, "facts_payload", real_payload)
+    assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
+
+
+def test_a_tampered_findings_entry_is_analysed_again_and_never_loaded(fixtures_copy: Path, tmp_path: Path) -> None:
+    config = _config(fixtures_copy)
+    expected = _json(check([fixtures_copy], config, jobs=1))
+    (entry,) = (fixtures_copy / CACHE_DIR / "findings").iterdir()
+    marker = tmp_path / "ran"
+    # A well-formed pickle that would run code if it were loaded, under the entry's own key.
+    payload = pickle.dumps(_Touch(str(marker)))
+    entry.write_bytes(hashlib.sha256(entry.name.encode() + b"\0" + payload).digest() + payload)
+    assert _json(check([fixtures_copy], config, jobs=1)) == expected
+    assert not marker.exists()
+    entry.write_bytes(entry.read_bytes()[:50])
+    assert _json(check([fixtures_copy], config, jobs=1)) == expected
+
+
+class _Touch:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, ...]]:
+        return (os.system, (f"touch {self.path}",))

@@ -66,9 +66,9 @@ def audit(args: argparse.Namespace) -> int:
     from linter.audit.driver import drive
     from linter.audit.job import AuditRequest
     from linter.audit.units import resolve_units
-    from rules import all_rules
+    from rules import rule_codes
 
-    known = frozenset(rule.code for rule in all_rules())
+    known = rule_codes()
     units = resolve_units(args.roots, args.repos_file, args.units_under, known)
     if args.html is not None and args.html.is_dir():
         raise UsageError(f"epochlint: --html: is a folder: {args.html}")

@@ -16,6 +16,7 @@ import struct
 import sys
 from typing import BinaryIO
 
+from linter.collect import collector_paused
 from linter.frontend import facts_from_source, facts_without_parse
 from linter.frontend.codec import encode
 from linter.frontend.facts import FileFacts
@@ -43,7 +44,8 @@ def read_exactly(stream: BinaryIO, size: int) -> bytes | None:
 def answer(request: bytes) -> bytes:
     kind, data = request[:1], request[1:]
     try:
-        facts = facts_from_source(data) if kind == RELEVANT else facts_without_parse(data)
+        with collector_paused():
+            facts = facts_from_source(data) if kind == RELEVANT else facts_without_parse(data)
     except Exception as error:  # the parent needs an answer for this file, whatever went wrong
         facts = FileFacts(lines=0, error=f"internal error while parsing: {type(error).__name__}: {error}")
     error = facts.error.encode("utf-8", "replace")

@@ -35,13 +35,7 @@ from linter.audit.units import Unit
 from linter.collect import read_source
 from linter.config import Config
 from linter.discovery import SourceFile, UsageError, discover
-from linter.engine import (
-    FileResult,
-    build_program,
-    run_rules,
-    selected_rules,
-    unit_module_names,
-)
+from linter.engine import FileResult, analyse, unit_module_names
 from linter.frontend.codec import FactsDecodeError, decode
 from linter.frontend.facts import FACTS_FORMAT, FileFacts
 from linter.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
@@ -207,7 +201,7 @@ def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterato
     start = time.monotonic()
     error = None
     try:
-        findings = run_rules(build_program(results, unit.config), selected_rules(unit.config))
+        findings, _ = analyse(results, unit.config)
     except Exception as failure:  # a bug the unit's code triggers costs this unit, not the audit
         findings, error = [], f"the analysis failed: {type(failure).__name__}: {failure}"
     seconds = time.monotonic() - start

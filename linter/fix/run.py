@@ -18,7 +18,7 @@ import libcst as cst
 
 from linter.config import Config
 from linter.discovery import SourceFile, discover
-from linter.collect import collect_facts
+from linter.collect import collect_facts, read_sources
 from linter.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
 from linter.findings import Finding
 from linter.fix import FIXERS, fixable
@@ -106,7 +106,7 @@ class _Project:
         sources, _ = discover(paths, config)
         self.files = {source.rel: source for source in sources}
         names = unit_module_names(sources, config.root)
-        collected = collect_facts(sources, names, config, use_cache=use_cache)
+        collected = collect_facts(sources, read_sources(sources, config), names, config, use_cache=use_cache)
         self.results = [FileResult(source, facts) for source, facts in zip(sources, collected.facts)]
         self._trees: dict[str, tuple[bytes, SourceTree] | None] = {}
 

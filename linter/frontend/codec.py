@@ -11,28 +11,49 @@ import dataclasses
 import io
 import pickle
 import struct
+from collections.abc import Mapping
+from types import ModuleType
 
 from linter.frontend import facts as facts_module
 from linter.frontend.facts import FACTS_FORMAT, FileFacts
 
 _HEADER = struct.Struct("<4sI")
 _MAGIC = b"EPLF"
-_ALLOWED = frozenset(
-    name
-    for name, value in vars(facts_module).items()
-    if isinstance(value, type) and dataclasses.is_dataclass(value)
-)
-
-
 class FactsDecodeError(ValueError):
     """The bytes are not facts of this format: stale, truncated or corrupted."""
 
 
-class _FactsUnpickler(pickle.Unpickler):
+class _RestrictedUnpickler(pickle.Unpickler):
+    """Builds only the classes named in `allowed` (module -> class names), nothing else."""
+
+    def __init__(self, data: bytes, allowed: Mapping[str, frozenset[str]]) -> None:
+        super().__init__(io.BytesIO(data))
+        self._allowed = allowed
+
     def find_class(self, module: str, name: str) -> type:
-        if module == facts_module.__name__ and name in _ALLOWED:
-            return getattr(facts_module, name)  # type: ignore[no-any-return]
-        raise FactsDecodeError(f"forbidden object in facts: {module}.{name}")
+        if name in self._allowed.get(module, ()):
+            return super().find_class(module, name)  # type: ignore[no-any-return]
+        raise FactsDecodeError(f"forbidden object: {module}.{name}")
+
+
+def restricted_loads(data: bytes, allowed: Mapping[str, frozenset[str]]) -> object:
+    """Unpickle `data`, allowing only the classes in `allowed`; any failure is FactsDecodeError."""
+    try:
+        return _RestrictedUnpickler(data, allowed).load()
+    except FactsDecodeError:
+        raise
+    except Exception as error:  # any corruption pickle can report: the entry is not trusted
+        raise FactsDecodeError(f"malformed data: {type(error).__name__}") from None
+
+
+def dataclasses_of(module: ModuleType) -> frozenset[str]:
+    """The names of the dataclasses defined in `module`."""
+    return frozenset(
+        name for name, value in vars(module).items() if isinstance(value, type) and dataclasses.is_dataclass(value)
+    )
+
+
+_ALLOWED = {facts_module.__name__: dataclasses_of(facts_module)}
 
 
 def encode(facts: FileFacts) -> bytes:
@@ -45,12 +66,7 @@ def decode(data: bytes) -> FileFacts:
     magic, version = _HEADER.unpack_from(data)
     if magic != _MAGIC or version != FACTS_FORMAT:
         raise FactsDecodeError(f"facts format {version!r}, expected {FACTS_FORMAT}")
-    try:
-        result = _FactsUnpickler(io.BytesIO(data[_HEADER.size :])).load()
-    except FactsDecodeError:
-        raise
-    except Exception as error:  # any corruption pickle can report: the entry is not trusted
-        raise FactsDecodeError(f"malformed facts: {type(error).__name__}") from None
+    result = restricted_loads(data[_HEADER.size :], _ALLOWED)
     if not isinstance(result, FileFacts):
         raise FactsDecodeError("malformed facts: not FileFacts")
     return result

@@ -701,7 +701,7 @@ class _Frame:
             for label, path in value.items():
                 bucket = summary.stores if depends_on_parameter(label) else stores
                 merge(bucket.setdefault(target, {}), {label: path})
-        for event in self._events():
+        for event in _shortest_events(self._events()):
             (summary.events if depends_on_parameter(event.label) else concrete).append(event)
         return summary, concrete, stores
 
@@ -749,6 +749,18 @@ class _Frame:
             for label, path in made.items():
                 if self.domain.keeps_event(label):
                     yield Event(event.kind, label, path, self.fid, ctx.call.site)
+
+
+def _shortest_events(events: Iterable[Event]) -> list[Event]:
+    """One event per (kind, label, place), with its shortest path: a callee's event climbs to
+    every call site, and without this its copies would multiply along each chain of calls."""
+    kept: dict[tuple[str, Label, str, Site], Event] = {}
+    for event in events:
+        key = (event.kind, event.label, event.fid, event.site)
+        known = kept.get(key)
+        if known is None or len(event.path) < len(known.path):
+            kept[key] = event
+    return list(kept.values())
 
 
 def _shape(locals_: Mapping[str, Value]) -> dict[str, frozenset[Label]]:

@@ -78,7 +78,10 @@ class Symbols:
         self.param_types: dict[tuple[str, str], str] = {}
         # Field types are computed in two passes; while the first runs, fields are untyped.
         self._field_types: dict[tuple[str, str], Entity] = {}
+        # Resolutions, forgotten together whenever field or parameter types change.
         self._entity_cache: dict[tuple[str, Ref], Entity] = {}
+        self._root_cache: dict[tuple[str, str, str], Entity] = {}
+        self._return_cache: dict[str, Entity] = {}
         self._member_stack: set[tuple[str, str]] = set()
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
         self._calls_cache: dict[str, dict[int, Call]] = {}
@@ -117,7 +120,7 @@ class Symbols:
     def learn_parameter_types(self, learnt: dict[tuple[str, str], str]) -> None:
         """Add parameter classes learnt from call sites; what was resolved before is forgotten."""
         self.param_types.update(learnt)
-        self._entity_cache.clear()
+        self._forget_resolutions()
         self.type_fields()
 
     def enclosing_function(self, fid: str, scope: str) -> str:
@@ -205,8 +208,13 @@ class Symbols:
         """Compute field types: a second pass types the fields whose values come from typed fields."""
         for _ in range(2):
             types = self._infer_field_types()
-            self._entity_cache.clear()
+            self._forget_resolutions()
             self._field_types = types
+
+    def _forget_resolutions(self) -> None:
+        self._entity_cache.clear()
+        self._root_cache.clear()
+        self._return_cache.clear()
 
     def field_type(self, owner: str, attr: str) -> Entity | None:
         return self._field_types.get((owner, attr))
@@ -371,6 +379,17 @@ class Symbols:
         return entity
 
     def root_entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
+        """What the first name of a path denotes in `fid` (a parameter, a local, a global)."""
+        key = (fid, ref.scope, ref.name)
+        cached = self._root_cache.get(key)
+        if cached is not None:
+            return cached
+        self._root_cache[key] = UNKNOWN  # cycles resolve to unknown
+        result = self._root_entity(fid, ref, depth)
+        self._root_cache[key] = result
+        return result
+
+    def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
         if not ref.scope:
             return self.module_member(module.name, ref.name)
@@ -436,10 +455,10 @@ class Symbols:
         entity = self.resolve_dotted(module, annotation)
         return Entity("instance", entity.target) if entity.kind == "class" else UNKNOWN
 
-    def callee(self, fid: str, call: Call) -> Entity:
+    def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """What a call site calls: a function, a class (its constructor), or something external."""
         if call.callee is not None:
-            return self.entity(fid, call.callee)
+            return self.entity(fid, call.callee, depth)
         if call.receiver_call >= 0:
             receiver = self.call(fid, call.receiver_call)
             if receiver is None:
@@ -448,7 +467,8 @@ class Symbols:
                 cls = self.class_of_function(fid) or self._enclosing_class(fid)
                 method = self.lookup_method(cls, call.method, after=cls) if cls else ""
                 return Entity("function", method) if method else UNKNOWN
-            return self.member(self.call_result(fid, receiver), call.method)
+            # The depth goes on: `a().b().c()` chains through returns that can loop back.
+            return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
 
     def _enclosing_class(self, fid: str) -> str:
@@ -467,7 +487,7 @@ class Symbols:
         """The class of what a call returns: a constructed instance, or a function's known return."""
         if depth > _MAX_DEPTH:
             return UNKNOWN
-        callee = self.callee(fid, call)
+        callee = self.callee(fid, call, depth)
         if callee.kind == "class":
             return Entity("instance", callee.target)
         if callee.kind == "items_method":
@@ -484,6 +504,16 @@ class Symbols:
         return UNKNOWN
 
     def return_entity(self, fid: str, depth: int = 0) -> Entity:
+        """The class of what function `fid` returns, where every return agrees."""
+        cached = self._return_cache.get(fid)
+        if cached is not None:
+            return cached
+        self._return_cache[fid] = UNKNOWN  # recursion resolves to unknown
+        result = self._return_entity(fid, depth)
+        self._return_cache[fid] = result
+        return result
+
+    def _return_entity(self, fid: str, depth: int) -> Entity:
         function = self.function(fid)
         if function.returns:
             return self._annotation_entity(self.module_of(fid), function.returns)
