@@ -32,6 +32,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from snapshot import snapshot
+
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / ".work" / "audit"
 SKIPPED = {"__pycache__", "site-packages"}
@@ -233,6 +235,10 @@ def main() -> None:
     parser.add_argument("--skip-check", action="store_true", help="do not time `check` unit by unit")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
+    # Every process started from here (the audit's driver, Spark's Python workers, `check`)
+    # imports epochlint from this copy.
+    snapshot(WORK / "epochlint")
+    os.environ["PYTHONPATH"] = str(WORK / "epochlint")
     units = corpus(args.files, library_roots(args.roots))
     print(f"corpus: {len(units)} units, {sum(count for _, count in units)} Python files", flush=True)
     runs = [audit("local2-100", units, "local[2]"), audit("local1-100", units, "local[1]")]

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from snapshot import snapshot
+
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / ".work"
 SNAPSHOT = WORK / "epochlint"
@@ -69,7 +71,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each command; the fastest counts")
     args = parser.parse_args()
     _install_tools()
-    _snapshot()
+    snapshot(SNAPSHOT)
     base = _tree(1)
     trees = {1: base, 2: _tree(2), 4: _tree(4)}
     lines = _lines(base)
@@ -81,12 +83,6 @@ def _install_tools() -> None:
     missing = [spec for module, spec in TOOLS.items() if importlib.util.find_spec(module) is None]
     if missing:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
-
-
-def _snapshot() -> None:
-    shutil.rmtree(SNAPSHOT, ignore_errors=True)
-    for package in ("linter", "rules"):
-        shutil.copytree(BENCH.parent / package, SNAPSHOT / package, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def _tree(copies: int) -> Path:

@@ -134,12 +134,21 @@ class Consumer:
     )
 
     def check(self, program: Program) -> Iterable[Finding]:
+        for loop, field, guards, reads in self.reported(program):
+            yield self._finding(program, loop, field, guards, reads)
+
+    def reported(
+        self, program: Program
+    ) -> Iterator[tuple[BatchLoop, FieldId, frozenset[FieldId], list[ReachedRead]]]:
+        """Each (loop, field) this rule reports, with the field's guards and the unprotected reads."""
         for loop in program.batch_loops():
             if program.symbols.function(loop.function).name in CONSTRUCTORS:
                 continue
             yield from self._check_loop(program, loop)
 
-    def _check_loop(self, program: Program, loop: BatchLoop) -> Iterator[Finding]:
+    def _check_loop(
+        self, program: Program, loop: BatchLoop
+    ) -> Iterator[tuple[BatchLoop, FieldId, frozenset[FieldId], list[ReachedRead]]]:
         by_field: dict[FieldId, list[ReachedRead]] = {}
         for read in program.epoch_reads_in_loop(loop):
             if program.is_epoch(read.field):
@@ -156,7 +165,7 @@ class Consumer:
                     r for r in unprotected if program.interleaves_after(loop, r.steps[0].site)
                 ]
             if unprotected:
-                yield self._finding(program, loop, field, guards, unprotected)
+                yield loop, field, guards, unprotected
 
     def _finding(
         self,

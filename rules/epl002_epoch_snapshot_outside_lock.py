@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from linter.findings import ChainStep, Finding, Location, RelatedLocation
-from linter.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Flow, Ref, Site
+from linter.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site
 from linter.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -266,9 +266,8 @@ class Consumer:
             if event.kind == DECISION and snapshot is not None:
                 by_snapshot.setdefault(snapshot, []).append(event)
         for snapshot, events in sorted(by_snapshot.items(), key=lambda item: _sort_key(item[0])):
-            read = events[0].path[0]
             field: FieldId = snapshot.root().key[0]  # type: ignore[assignment]
-            if (program.location(read.fid, read.site.pos), field.display()) in reported:
+            if (str(snapshot.key[0]), _arrival(events[0].path, str(snapshot.key[0])), field) in reported:
                 continue
             guards = program.guards(field)
             unprotected = [e for e in events if not _protected(program, e.path, guards)]
@@ -328,13 +327,20 @@ def _sort_key(snapshot: Label) -> tuple[str, object]:
     return str(fid), pos
 
 
-def _epl001_reads(program: Program) -> set[tuple[Location, str]]:
-    """The reads (location, field) that EPL001 reports in a batch loop: one finding per mistake."""
-    reads = set()
-    for finding in UnlockedEpochReadInBatchLoop().check(program):
-        for related in finding.related:
-            reads.add((related.location, finding.fingerprint_key))
-    return reads
+def _epl001_reads(program: Program) -> set[tuple[str, Pos, FieldId]]:
+    """Where EPL001 reports a read of a field in a batch loop, as the loop's function sees it
+    (the access, or the call that reaches the read): one finding per mistake."""
+    return {
+        (loop.function, read.steps[0].site.pos, field)
+        for loop, field, _, reads in UnlockedEpochReadInBatchLoop().reported(program)
+        for read in reads
+    }
+
+
+def _arrival(path: Path, fid: str) -> Pos | None:
+    """Where a snapshot's value enters the snapshot's function: the read, or the call or
+    property access that returns it."""
+    return next((hop.site.pos for hop in path if hop.fid == fid), None)
 
 
 def _frames(path: Path) -> tuple[list[Frame], list[Frame]]:
