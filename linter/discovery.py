@@ -20,6 +20,8 @@ from linter.config import Config
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
 
 # Directory names never walked into (unless given explicitly); `*.egg-info` is checked apart.
+# Emacs leaves a dangling `.#name.py` link beside each file being edited.
+EDITOR_LOCK_PREFIX = ".#"
 DEFAULT_EXCLUDES: frozenset[str] = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
@@ -182,11 +184,10 @@ class _Walker:
         try:
             mode = os.stat(entry.path).st_mode
         except OSError as error:
-            # Dangling links inside a tree are skipped: editors leave dangling `.#name.py` lock
-            # links next to the files being edited. A loop named like a source file is no such
-            # thing, and is reported rather than dropped.
-            if _is_loop(error) and entry.name.endswith(".py") and not self.config.is_excluded(rel, is_dir=False):
-                self.problems.append(DiscoveryProblem(rel, "symbolic link loop"))
+            # A link named like a source file that leads nowhere is reported, never dropped; but
+            # for the dangling `.#name.py` lock links editors leave next to the files being edited.
+            if _names_source(entry.name) and not self.config.is_excluded(rel, is_dir=False):
+                self.problems.append(DiscoveryProblem(rel, _stat_failure(entry.path, error)))
             return
         real = os.path.realpath(entry.path)
         if not self.follow_external and not any(_is_under(real, r) for r in self.given_roots):
@@ -216,6 +217,10 @@ class _Walker:
         unique = {DiscoveryProblem(printable(p.rel), p.reason) for p in self.problems}
         problems = sorted(unique, key=lambda p: (p.rel, p.reason))
         return files, problems
+
+
+def _names_source(name: str) -> bool:
+    return name.endswith(".py") and not name.startswith(EDITOR_LOCK_PREFIX)
 
 
 def _preference(candidate: _Candidate) -> tuple[bool, str, str]:

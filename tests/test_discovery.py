@@ -147,12 +147,15 @@ def test_an_explicit_symlink_argument_is_taken_even_if_external(project: Path, t
     assert files == [SourceFile(project / "common.py", "common.py")]
 
 
-def test_a_broken_symlink_given_explicitly_is_a_problem_but_inside_a_tree_is_ignored(project: Path) -> None:
+def test_a_broken_symlink_is_a_problem_but_an_editors_lock_link_is_ignored(project: Path) -> None:
     (project / "src/dangling.py").symlink_to("nowhere.py")
     (project / "src/.#consumer.py").symlink_to("user@host.1234")  # an editor's lock link
-    files, problems = discover([Path("src/dangling.py"), Path("src")], config_for(project))
-    assert problems == [DiscoveryProblem("src/dangling.py", "broken symbolic link")]
-    assert "src/dangling.py" not in rels(files) and "src/consumer.py" in rels(files)
+    for given in ([Path("src")], [Path("src/dangling.py")]):
+        files, problems = discover(given, config_for(project))
+        assert problems == [DiscoveryProblem("src/dangling.py", "broken symbolic link")]
+        assert "src/dangling.py" not in rels(files)
+    files, _ = discover([Path("src")], config_for(project))
+    assert "src/consumer.py" in rels(files) and "src/.#consumer.py" not in rels(files)
 
 
 def test_an_unreadable_directory_is_reported_not_skipped(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
