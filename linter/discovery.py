@@ -19,9 +19,9 @@ from linter.config import Config
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
 
-# Directory names never walked into (unless given explicitly); `*.egg-info` is checked apart.
 # Emacs leaves a dangling `.#name.py` link beside each file being edited.
 EDITOR_LOCK_PREFIX = ".#"
+# Directory names never walked into (unless given explicitly); `*.egg-info` is checked apart.
 DEFAULT_EXCLUDES: frozenset[str] = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
