@@ -179,7 +179,8 @@ def measure(command: list[str]) -> Sample:
     peaks = {"driver": 0.0, "jvm": 0.0, "tree": 0.0}
     start = time.monotonic()
     with (WORK / "stderr.log").open("a") as log:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+        # Not from the checkout: a process's working folder comes first on its import path.
+        process = subprocess.Popen(command, cwd=WORK, stdout=subprocess.PIPE, stderr=log, text=True)
     done = threading.Event()
 
     def sample() -> None:

@@ -1,4 +1,4 @@
-"""The facts cache: FileFacts by content hash, in `.epochlint_cache/` at the project root.
+"""The caches in `.epochlint_cache/` at the project root: FileFacts by content hash, and findings.
 
 An entry's key is the hash of the file's content and of what its facts were made by: the tool
 version, the facts format, a digest of the frontend's own source (so that an edited frontend never
@@ -7,6 +7,10 @@ or not relevant). Entries are written to a temporary file and renamed into place
 runs and interrupted runs never leave half an entry under a key. An entry is checked against a
 digest of its key and payload before it is decoded: a truncated, corrupted or foreign entry is a
 miss, never trusted. A cache that cannot be created or written is simply not used.
+
+The findings cache beside it keeps whole runs' findings by a key over all their inputs. Neither
+grows without bound: reading an entry marks it used, facts unused for a month are deleted when a
+run parses something, and only the findings of the most recent runs are kept.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hashlib
 import importlib.util
 import os
 import tempfile
+import time
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
@@ -26,6 +31,10 @@ from linter.frontend.facts import FACTS_FORMAT, FileFacts
 __all__ = ["CACHE_DIR", "FactsCache", "FindingsCache"]
 
 CACHE_DIR = ".epochlint_cache"
+# Facts unused for this long are deleted (a branch not checked out for a month is parsed again).
+_FACTS_KEPT_SECONDS = 30 * 24 * 3600
+# Findings of the most recent runs: enough to switch between a few branches without analysing.
+_FINDINGS_KEPT = 8
 _DIGEST_SIZE = 32
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -67,12 +76,38 @@ class _EntryStore:
     def _read(self, key: str) -> bytes | None:
         if self._directory is None:
             return None
+        path = self._directory / key
         try:
-            entry = (self._directory / key).read_bytes()
+            entry = path.read_bytes()
         except OSError:
             return None
         stored, payload = entry[:_DIGEST_SIZE], entry[_DIGEST_SIZE:]
-        return payload if stored == _entry_digest(key, payload) else None
+        if stored != _entry_digest(key, payload):
+            return None
+        with suppress(OSError):
+            os.utime(path)  # used now: pruning goes by the time an entry was last used
+        return payload
+
+    def prune(self, *, keep: int | None = None, unused_for: float | None = None) -> None:
+        """Delete entries beyond the `keep` most recently used, and those unused for `unused_for`
+        seconds (temporary files left by a killed run too); an entry in use elsewhere is only
+        ever replaced whole, so deleting it costs at most a parse or an analysis."""
+        if self._directory is None:
+            return
+        now = time.time()
+        try:
+            entries = sorted(
+                ((entry.stat().st_mtime, entry.path) for entry in os.scandir(self._directory)),
+                reverse=True,
+            )
+        except OSError:
+            return
+        for rank, (used, path) in enumerate(entries):
+            too_many = keep is not None and rank >= keep
+            too_old = unused_for is not None and now - used > unused_for
+            if too_many or too_old:
+                with suppress(OSError):
+                    os.unlink(path)
 
     def store(self, key: str, payload: bytes) -> None:
         """Store `payload` under `key`; a failure only means no cache next time."""
@@ -106,6 +141,10 @@ class FactsCache(_EntryStore):
         digest.update(data)
         return digest.hexdigest()
 
+    def forget_unused(self) -> None:
+        """Delete the facts no run has used for a month: files long changed or deleted."""
+        self.prune(unused_for=_FACTS_KEPT_SECONDS)
+
     def load(self, key: str) -> FileFacts | None:
         """The facts stored under `key`, or None when there are none to trust."""
         payload = self._read(key)
@@ -131,6 +170,10 @@ class FindingsCache(_EntryStore):
 
     def load(self, key: str) -> bytes | None:
         return self._read(key)
+
+    def store(self, key: str, payload: bytes) -> None:
+        super().store(key, payload)
+        self.prune(keep=_FINDINGS_KEPT)
 
 
 @cache

@@ -128,6 +128,8 @@ def collect_facts(
         cache.store(keys[index], payload)
         with collector_paused():
             facts[index] = codec.decode(payload)
+    if tasks:
+        cache.forget_unused()
     return Collected([f for f in facts if f is not None], len(readable) - len(relevant))
 
 

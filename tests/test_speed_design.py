@@ -12,6 +12,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import libcst as cst
@@ -287,3 +288,29 @@ class _Touch:
 
     def __reduce__(self) -> tuple[object, tuple[str, ...]]:
         return (os.system, (f"touch {self.path}",))
+
+
+def test_the_caches_do_not_grow_without_bound(fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _config(fixtures_copy)
+    racy = fixtures_copy / "fixtures" / "EPL001" / "acquire_release_try_finally.py"
+    original = racy.read_bytes()
+    for edit in range(12):
+        racy.write_bytes(original + f"# edit {edit}\n".encode())
+        check([fixtures_copy], config, jobs=1)
+    findings = fixtures_copy / CACHE_DIR / "findings"
+    assert len(list(findings.iterdir())) == 8, "the findings of the 8 most recent runs"
+    # Facts unused for over a month go when a run parses something; the facts in use stay.
+    stale = _entries(fixtures_copy)
+    month_ago = time.time() - 31 * 24 * 3600
+    for entry in stale:
+        os.utime(entry, (month_ago, month_ago))
+    racy.write_bytes(original)
+    check([fixtures_copy], config, jobs=1)
+    kept = _entries(fixtures_copy)
+    assert len(kept) < len(stale)
+    shutil.rmtree(findings)
+    parses: list[str] = []
+    real_payload = collect.facts_payload
+    monkeypatch.setattr(collect, "facts_payload", lambda task: parses.append(task[0]) or real_payload(task))
+    check([fixtures_copy], config, jobs=1)
+    assert parses == [], "the facts the pruning run used were all kept"
