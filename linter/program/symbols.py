@@ -83,6 +83,7 @@ class Symbols:
         self._root_cache: dict[tuple[str, str, str], Entity] = {}
         self._return_cache: dict[str, Entity] = {}
         self._member_stack: set[tuple[str, str]] = set()
+        self._member_cache: dict[tuple[str, str], Entity] = {}
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
         self._calls_cache: dict[str, dict[int, Call]] = {}
         self._mro_cache: dict[str, tuple[str, ...]] = {}
@@ -280,14 +281,24 @@ class Symbols:
         return entity
 
     def module_member(self, module_name: str, name: str) -> Entity:
+        """What `name` denotes in a module: its own definition, an import, a submodule, a global."""
         key = (module_name, name)
+        cached = self._member_cache.get(key)
+        if cached is not None:
+            return cached
         if key in self._member_stack:
             return UNKNOWN
+        outermost = not self._member_stack
         self._member_stack.add(key)
         try:
-            return self._module_member(module_name, name)
+            result = self._module_member(module_name, name)
         finally:
             self._member_stack.discard(key)
+        # Names depend on the modules alone, never on learnt types: kept for the whole run. Only
+        # an outermost lookup is kept, as one inside an import cycle saw the cycle cut short.
+        if outermost:
+            self._member_cache[key] = result
+        return result
 
     def _module_member(self, module_name: str, name: str) -> Entity:
         module = self.modules.get(module_name)
