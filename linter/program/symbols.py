@@ -7,8 +7,10 @@ method name alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 from linter.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
 from linter.program.modules import ModuleInfo, absolute_import_module
@@ -17,6 +19,7 @@ CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 _MAX_DEPTH = 12
+_Key = TypeVar("_Key", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -364,14 +367,7 @@ class Symbols:
 
     def entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
         """What a name path denotes inside function `fid`."""
-        key = (fid, ref)
-        cached = self._entity_cache.get(key)
-        if cached is not None:
-            return cached
-        self._entity_cache[key] = UNKNOWN  # cycles resolve to unknown
-        result = self._entity(fid, ref, depth)
-        self._entity_cache[key] = result
-        return result
+        return _memoized(self._entity_cache, (fid, ref), lambda: self._entity(fid, ref, depth))
 
     def _entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         if depth > _MAX_DEPTH:
@@ -391,14 +387,7 @@ class Symbols:
 
     def root_entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
         """What the first name of a path denotes in `fid` (a parameter, a local, a global)."""
-        key = (fid, ref.scope, ref.name)
-        cached = self._root_cache.get(key)
-        if cached is not None:
-            return cached
-        self._root_cache[key] = UNKNOWN  # cycles resolve to unknown
-        result = self._root_entity(fid, ref, depth)
-        self._root_cache[key] = result
-        return result
+        return _memoized(self._root_cache, (fid, ref.scope, ref.name), lambda: self._root_entity(fid, ref, depth))
 
     def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
@@ -516,13 +505,7 @@ class Symbols:
 
     def return_entity(self, fid: str, depth: int = 0) -> Entity:
         """The class of what function `fid` returns, where every return agrees."""
-        cached = self._return_cache.get(fid)
-        if cached is not None:
-            return cached
-        self._return_cache[fid] = UNKNOWN  # recursion resolves to unknown
-        result = self._return_entity(fid, depth)
-        self._return_cache[fid] = result
-        return result
+        return _memoized(self._return_cache, fid, lambda: self._return_entity(fid, depth))
 
     def _return_entity(self, fid: str, depth: int) -> Entity:
         function = self.function(fid)
@@ -607,6 +590,16 @@ class Symbols:
             target = binds[0].value_ref
             ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
         return ref
+
+
+def _memoized(cache: dict[_Key, Entity], key: _Key, compute: Callable[[], Entity]) -> Entity:
+    """`cache[key]`, computed once; a computation that needs its own result (a cycle through
+    names, returns or calls) sees it unknown."""
+    cached = cache.get(key)
+    if cached is None:
+        cache[key] = UNKNOWN
+        cached = cache[key] = compute()
+    return cached
 
 
 def _names(attrs: tuple[str, ...]) -> tuple[str, ...]:
