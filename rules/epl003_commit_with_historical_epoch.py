@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from linter.config import Config
 from linter.findings import ChainStep, Finding, RelatedLocation
 from linter.fix.epl003 import hint as commit_at_least_current
-from linter.frontend.facts import Choice, Ref, Site
+from linter.frontend.facts import Call, Choice, Ref, Site
 from linter.program.dataflow import (
     EMPTY,
     HOP_SOURCE,
@@ -63,12 +63,20 @@ class CommitEpochs(Domain):
             return _historical(fid, site, ref.text()), True
         return EMPTY, False
 
+    def originates(self, fid: str, call: Call) -> bool:
+        return self._is_current_source(call) or self._is_historical_source(call)
+
+    def _is_current_source(self, call: Call) -> bool:
+        return self.config.current_epoch_source(call.method)
+
+    def _is_historical_source(self, call: Call) -> bool:
+        return self.config.historical_epoch_read(call.method, _receiver_name(call.callee) or None)
+
     def call_value(self, ctx: CallContext) -> Value:
         call = ctx.call
-        receiver = _receiver_name(call.callee)
-        if self.config.current_epoch_source(call.method):
+        if self._is_current_source(call):
             return {Label(CURRENT, (ctx.fid, call.site.pos)): ()}
-        if self.config.historical_epoch_read(call.method, receiver or None):
+        if self._is_historical_source(call):
             return _historical(ctx.fid, call.site, f"{call.text}()")
         if ctx.callee.kind == "external" and ctx.callee.target in _MAX:
             arguments = ctx.all_args()

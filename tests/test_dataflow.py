@@ -164,15 +164,17 @@ def test_an_offset_built_from_a_parameter_makes_a_commit_wrapper(write_tree) -> 
             "m.py": (
                 "from kafka import OffsetAndMetadata\n\n"
                 "def commit_one(consumer, tp, offset, epoch):\n"
-                "    consumer.commit({tp: OffsetAndMetadata(offset, '', epoch)})\n"
+                "    consumer.commit({tp: OffsetAndMetadata(offset, '', epoch)})\n\n"
+                "def on_record(consumer, tp, record):\n"
+                "    commit_one(consumer, tp, record.offset + 1, record.leader_epoch)\n"
             ),
         },
     )
     analysis = program.dataflow.analyse(CommitEpochs(program))
     events = analysis.summary(program.function_id("m", "commit_one")).events
     offsets = {event.label.root().key for event in events if event.label.kind == OFFSET}
-    assert offsets == {("epoch",)}
-    assert not analysis.events
+    assert offsets == {("epoch",)}, "the wrapper commits whatever its caller passes as `epoch`"
+    assert [(e.fid, e.site.pos[0]) for e in analysis.events] == [(program.function_id("m", "on_record"), 7)]
 
 
 def test_a_decision_local_is_a_snapshot_and_a_plain_local_is_no_field(write_tree) -> None:  # type: ignore[no-untyped-def]

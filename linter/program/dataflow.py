@@ -17,7 +17,7 @@ stored by one function reach the readers of the field in another.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -217,6 +217,10 @@ class Domain:
             return inner
         made = self.rewrap(label.inner, inner)
         return Label(label.kind, label.key, made) if made is not None else None
+
+    def originates(self, fid: str, call: Call) -> bool:
+        """Whether a call makes labels of its own, whatever its arguments (a source method)."""
+        return False
 
     def keeps_event(self, label: Label) -> bool:
         """Whether an event still holds once a parameter's label is replaced by `label`."""
@@ -429,9 +433,10 @@ class DataFlow:
 class Analysis:
     """One domain's summaries, field values and events over the whole program.
 
-    Solved with a worklist: every function once, callees first (over the condensation of the call
-    graph); then again only where something it uses changed: a callee's summary, or the value of a
-    field it reads. A function is solved at most `_MAX_VISITS` times (values only grow, but for a
+    Solved with a worklist over the functions where the domain's labels can appear and what they
+    call (the rest can add nothing to a report: see `_active`): each once, callees first (over the
+    condensation of the call graph); then again only where something it uses changed: a callee's
+    summary, or the value of a field it reads. A function is solved at most `_MAX_VISITS` times (values only grow, but for a
     sanitiser that drops labels; the bound keeps such a cycle finite).
     """
 
@@ -465,20 +470,57 @@ class Analysis:
     def _run(self) -> None:
         rank = self._ranks()
         readers = self._field_readers() if self.domain.track_fields else {}
+        active = self._active(readers)
         visits: dict[str, int] = {}
-        queue = [(rank[fid], fid) for fid in rank]
+        queue = [(rank[fid], fid) for fid in rank if fid in active]
         heapq.heapify(queue)
-        queued = set(rank)
+        queued = {fid for _, fid in queue}
         while queue:
             _, fid = heapq.heappop(queue)
             queued.discard(fid)
             visits[fid] = visits.get(fid, 0) + 1
             if visits[fid] > _MAX_VISITS:
                 continue
-            for changed in self._analyse_function(fid, readers):
+            for changed in self._analyse_function(fid, readers) & active:
                 if changed not in queued:
                     queued.add(changed)
                     heapq.heappush(queue, (rank[changed], changed))
+
+    def _active(self, readers: Mapping[FieldId, set[str]]) -> set[str]:
+        """The functions worth solving: those where the domain's labels can appear (where they are
+        made, the callers they are returned to, the readers of fields they are stored in) and
+        everything those call (whose summaries say what becomes of the labels passed to them).
+        Any other function sees no label, and none of its callers passes it one: its summary and
+        events could never reach a report."""
+        calls = self.program.calls
+        labelled = {fid for fid in self.program.symbols.functions if self._originates(fid)}
+        while True:
+            labelled = _closure(labelled, lambda fid: (site.caller for site in calls.sites_to.get(fid, ())))
+            active = _closure(labelled, lambda fid: (site.callee for site in calls.sites_from.get(fid, ())))
+            stored = {target for fid in active for target in self._stored_fields(fid)}
+            reading = {fid for target in stored for fid in readers.get(target, ())} - labelled
+            if not reading:
+                return active
+            labelled |= reading
+
+    def _originates(self, fid: str) -> bool:
+        # From the facts, not the index: most functions are never solved, nor indexed.
+        function = self.program.symbols.function(fid)
+        # A plain local holds what it was given (see `ref_value`): no label is made there.
+        refs = [(a.ref, a.site) for a in function.accesses if a.ref.attrs or a.ref.scope != function.qualname]
+        refs += [(bind.value_ref, bind.site) for bind in function.binds if bind.value_ref is not None]
+        if any(self.read(fid, ref, site)[0] for ref, site in refs):
+            return True
+        return any(self.domain.originates(fid, call) for call in function.calls)
+
+    def _stored_fields(self, fid: str) -> Iterator[FieldId]:
+        index = self.flow.index(fid)
+        stores = [dest for dest in index.inputs if dest[0] == "store"]
+        stores += [dest for _, dest in index.writers if dest[0] == "store"]
+        for dest in stores:
+            target = self.flow.field_of(fid, dest[1])  # type: ignore[arg-type]
+            if target is not None:
+                yield target
 
     def _ranks(self) -> dict[str, int]:
         """Callees before callers; the members of a cycle share a rank."""
@@ -491,8 +533,8 @@ class Analysis:
 
     def _field_readers(self) -> dict[FieldId, set[str]]:
         readers: dict[FieldId, set[str]] = {}
-        for fid in self.program.symbols.functions:
-            for access in self.flow.index(fid).accesses:
+        for fid, (_, function) in self.program.symbols.functions.items():
+            for access in function.accesses:
                 target = self.flow.field_of(fid, access.ref)
                 if target is not None:
                     readers.setdefault(target, set()).add(fid)
@@ -749,6 +791,18 @@ class _Frame:
             for label, path in made.items():
                 if self.domain.keeps_event(label):
                     yield Event(event.kind, label, path, self.fid, ctx.call.site)
+
+
+def _closure(start: set[str], step: Callable[[str], Iterable[str]]) -> set[str]:
+    """`start` and everything reached from it by `step`."""
+    reached = set(start)
+    pending = list(start)
+    while pending:
+        for other in step(pending.pop()):
+            if other not in reached:
+                reached.add(other)
+                pending.append(other)
+    return reached
 
 
 def _shortest_events(events: Iterable[Event]) -> list[Event]:
