@@ -10,7 +10,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from linter import __version__, findings as findings_module, report as report_module
+from linter import __version__
+from linter import findings as findings_module
+from linter import report as report_module
 from linter.cache import FindingsCache
 from linter.collect import collect_facts, collector_paused, read_source, read_sources
 from linter.config import Config
@@ -62,7 +64,7 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
 
     names = unit_module_names([r.source for r in results], config.root)
     modules: list[ModuleInfo] = []
-    errors = []
+    errors: list[FileError] = []
     for result in results:
         if result.facts.error:
             errors.append(FileError(result.source.rel, result.facts.error))

@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-
 if TYPE_CHECKING:
     from linter.findings import Finding
     from linter.program.model import Program

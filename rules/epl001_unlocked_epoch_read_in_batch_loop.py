@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from linter.findings import ChainStep, Finding, RelatedLocation
 from linter.fix.epl001 import hint as hold_guard
 from linter.program.model import BatchLoop, Program, ReachedRead
 from linter.program.symbols import CONSTRUCTORS, FieldId
 from rules.base import Example, Rule
+
+
+class ReportedLoop(NamedTuple):
+    """A batch loop reported for a field: the field's guards and the loop's unprotected reads."""
+
+    loop: BatchLoop
+    field: FieldId
+    guards: frozenset[FieldId]
+    reads: list[ReachedRead]
 
 
 class UnlockedEpochReadInBatchLoop(Rule):
@@ -137,18 +147,14 @@ class Consumer:
         for loop, field, guards, reads in self.reported(program):
             yield self._finding(program, loop, field, guards, reads)
 
-    def reported(
-        self, program: Program
-    ) -> Iterator[tuple[BatchLoop, FieldId, frozenset[FieldId], list[ReachedRead]]]:
+    def reported(self, program: Program) -> Iterator[ReportedLoop]:
         """Each (loop, field) this rule reports, with the field's guards and the unprotected reads."""
         for loop in program.batch_loops():
             if program.symbols.function(loop.function).name in CONSTRUCTORS:
                 continue
             yield from self._check_loop(program, loop)
 
-    def _check_loop(
-        self, program: Program, loop: BatchLoop
-    ) -> Iterator[tuple[BatchLoop, FieldId, frozenset[FieldId], list[ReachedRead]]]:
+    def _check_loop(self, program: Program, loop: BatchLoop) -> Iterator[ReportedLoop]:
         by_field: dict[FieldId, list[ReachedRead]] = {}
         for read in program.epoch_reads_in_loop(loop):
             if program.is_epoch(read.field):
@@ -165,7 +171,7 @@ class Consumer:
                     r for r in unprotected if program.interleaves_after(loop, r.steps[0].site)
                 ]
             if unprotected:
-                yield loop, field, guards, unprotected
+                yield ReportedLoop(loop, field, guards, unprotected)
 
     def _finding(
         self,

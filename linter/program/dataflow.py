@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from linter.frontend.facts import (
-    within,
     FLOW_ARG,
     FLOW_ASSIGN,
     FLOW_RECEIVER,
@@ -38,6 +37,7 @@ from linter.frontend.facts import (
     Pos,
     Ref,
     Site,
+    within,
 )
 from linter.program.callgraph import PROPERTY
 from linter.program.symbols import Entity, FieldId
@@ -436,8 +436,8 @@ class Analysis:
     Solved with a worklist over the functions where the domain's labels can appear and what they
     call (the rest can add nothing to a report: see `_active`): each once, callees first (over the
     condensation of the call graph); then again only where something it uses changed: a callee's
-    summary, or the value of a field it reads. A function is solved at most `_MAX_VISITS` times (values only grow, but for a
-    sanitiser that drops labels; the bound keeps such a cycle finite).
+    summary, or the value of a field it reads. A function is solved at most `_MAX_VISITS` times
+    (values only grow, but for a sanitiser that drops labels; the bound keeps such a cycle finite).
     """
 
     def __init__(self, flow: DataFlow, domain: Domain) -> None:
