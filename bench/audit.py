@@ -41,9 +41,9 @@ ACCOUNTING = re.compile(r"discovered (\d+) files = analysed (\d+) \+ errored (\d
 CHECK_UNITS = """
 import sys, time
 from pathlib import Path
-from linter.audit.units import resolve_units
-from linter.engine import check
-from rules import all_rules
+from epochlint.audit.units import resolve_units
+from epochlint.engine import check
+from epochlint.rules import all_rules
 units = resolve_units([], Path(sys.argv[1]), None, frozenset(r.code for r in all_rules()))
 files = findings = failed = 0
 start = time.monotonic()
@@ -207,7 +207,7 @@ def measure(command: list[str]) -> Sample:
 def audit(label: str, units: list[tuple[Path, int]], master: str) -> AuditRun:
     out = WORK / f"out-{label}"
     shutil.rmtree(out, ignore_errors=True)
-    command = [sys.executable, "-m", "linter", "audit", "--repos-file", str(repos_file(units, label)),
+    command = [sys.executable, "-m", "epochlint", "audit", "--repos-file", str(repos_file(units, label)),
                "--master", master, "--out", str(out)]
     sample = measure(command)
     match = ACCOUNTING.search(sample.stdout)

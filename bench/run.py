@@ -185,7 +185,7 @@ def _best(command: list[str], cwd: Path, repeat: int, before: Callable[[], None]
 
 
 def _epochlint(*extra: str) -> list[str]:
-    return [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero", *extra]
+    return [sys.executable, "-m", "epochlint", "check", ".", "--output-format", "json", "--exit-zero", *extra]
 
 
 def _cache_dropper(tree: Path) -> Callable[[], None]:

@@ -10,7 +10,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 
 
 def snapshot(target: Path) -> None:
-    """Copy `linter` and `rules` under `target`, to be put first on PYTHONPATH."""
+    """Lay out `linter/` as `epochlint` and `rules/` as `epochlint.rules` under `target`, as the
+    installed distribution names them, to be put first on PYTHONPATH."""
     shutil.rmtree(target, ignore_errors=True)
-    for package in ("linter", "rules"):
-        shutil.copytree(PROJECT / package, target / package, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder, package in (("linter", "epochlint"), ("rules", "epochlint/rules")):
+        shutil.copytree(PROJECT / folder, target / package, ignore=shutil.ignore_patterns("__pycache__"))

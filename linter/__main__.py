@@ -1,4 +1,4 @@
-"""`python -m linter`: the same as the `epochlint` command."""
+"""`python -m epochlint`: the same as the `epochlint` command."""
 
 import os
 import sys
@@ -18,6 +18,6 @@ def _forget_the_working_directory() -> None:
 
 _forget_the_working_directory()
 
-from linter.cli import run  # noqa: E402  (after the path is safe)
+from epochlint.cli import run  # noqa: E402  (after the path is safe)
 
 run()

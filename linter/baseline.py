@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from linter.discovery import UsageError
-from linter.findings import Finding
-from linter.report import RunResult
+from epochlint.discovery import UsageError
+from epochlint.findings import Finding
+from epochlint.report import RunResult
 
 BASELINE_VERSION = 1
 TOOL_NAME = "epochlint"

@@ -24,9 +24,9 @@ from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
-from linter import __version__
-from linter.frontend import codec
-from linter.frontend.facts import FACTS_FORMAT, FileFacts
+from epochlint import __version__
+from epochlint.frontend import codec
+from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 
 __all__ = ["CACHE_DIR", "FactsCache", "FindingsCache"]
 
@@ -180,7 +180,7 @@ class FindingsCache(_EntryStore):
 def analysis_digest() -> str:
     """A digest of every source file of the engine and the rules: findings depend on nothing else."""
     digest = hashlib.sha256(__version__.encode())
-    for package in ("linter", "rules"):
+    for package in ("epochlint", "epochlint.rules"):
         spec = importlib.util.find_spec(package)
         assert spec is not None and spec.origin is not None
         folder = Path(spec.origin).parent

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from linter import __version__
-from linter.config import Config, ConfigError, load_config
-from linter.discovery import UsageError
+from epochlint import __version__
+from epochlint.config import Config, ConfigError, load_config
+from epochlint.discovery import UsageError
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--format", choices=GRAPH_FORMATS, default="json")
     graph.add_argument("--config", type=Path, metavar="FILE")
 
-    from linter.audit.command import add_audit_parser
+    from epochlint.audit.command import add_audit_parser
 
     add_audit_parser(commands)
     return parser
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "rule":
             return _rule(args.code, sys.stdout)
         if args.command == "audit":
-            from linter.audit.command import audit
+            from epochlint.audit.command import audit
 
             return audit(args)
         return _graph(args)
@@ -154,15 +154,15 @@ def _tolerate_unencodable_output() -> None:
 
 
 def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) -> Config:
-    from rules import rule_codes
+    from epochlint.rules import rule_codes
 
     known = rule_codes()
     return load_config(args.paths or [Path(".")], args.config, known, overrides)
 
 
 def _check(args: argparse.Namespace) -> int:
-    from linter.report.formats import FORMATS
-    from linter.workflow import CheckRequest, run_check
+    from epochlint.report.formats import FORMATS
+    from epochlint.workflow import CheckRequest, run_check
 
     config = _load(args, {"select": args.select, "ignore": args.ignore})
     request = CheckRequest(
@@ -200,7 +200,7 @@ def _rules(stream: TextIO) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from rules import all_rules
+    from epochlint.rules import all_rules
 
     table = Table(title="epochlint rules")
     table.add_column("Code", style="bold")
@@ -216,7 +216,7 @@ def _rule(code: str, stream: TextIO) -> int:
     from rich.console import Console
     from rich.markdown import Markdown
 
-    from rules import all_rules, rule_by_code
+    from epochlint.rules import all_rules, rule_by_code
 
     rule = rule_by_code(code)
     if rule is None:
@@ -231,9 +231,9 @@ def _rule(code: str, stream: TextIO) -> int:
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from linter.engine import build_program, FileResult, read_file
-    from linter.discovery import discover
-    from linter.report.graphs import write_call_graph, write_lock_graph
+    from epochlint.engine import build_program, FileResult, read_file
+    from epochlint.discovery import discover
+    from epochlint.report.graphs import write_call_graph, write_lock_graph
 
     if args.kind == "locks" and args.format not in LOCK_GRAPH_FORMATS:
         raise UsageError(f"epochlint: the lock graph has no '{args.format}' format (use json or dot)")

@@ -19,12 +19,12 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import ContextManager
 
-from linter.cache import FactsCache
-from linter.config import Config
-from linter.discovery import SourceFile
-from linter.frontend import codec, facts_from_source, facts_without_parse
-from linter.frontend.facts import FileFacts
-from linter.prefilter import Vocabulary, read_text_facts, relevant_files
+from epochlint.cache import FactsCache
+from epochlint.config import Config
+from epochlint.discovery import SourceFile
+from epochlint.frontend import codec, facts_from_source, facts_without_parse
+from epochlint.frontend.facts import FileFacts
+from epochlint.prefilter import Vocabulary, read_text_facts, relevant_files
 
 __all__ = ["Collected", "collect_facts", "collector_paused", "read_source", "read_sources"]
 
@@ -191,7 +191,7 @@ def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None]) -> dict[in
 
 def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None]) -> dict[int, bytes]:
     # Workers are forked where possible, after libcst is loaded here, so none imports it again.
-    import linter.frontend.extract  # noqa: F401
+    import epochlint.frontend.extract  # noqa: F401
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from linter.config import Config
+from epochlint.config import Config
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
 

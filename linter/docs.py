@@ -1,7 +1,7 @@
 """Documentation generated from the rule modules: the README's rule table and each rule's full
 documentation (what `epochlint rule CODE` prints), one collapsed section per rule.
 
-`python -m linter.docs README.md` rewrites the part between its markers; a test fails when the
+`python -m epochlint.docs README.md` rewrites the part between its markers; a test fails when the
 README and the rule modules disagree.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from linter.fix import FIXERS
-from rules import Rule, all_rules
+from epochlint.fix import FIXERS
+from epochlint.rules import Rule, all_rules
 
 START = "<!-- rules:start -->"
 END = "<!-- rules:end -->"

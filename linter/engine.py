@@ -10,25 +10,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from linter import __version__
-from linter import findings as findings_module
-from linter import report as report_module
-from linter.cache import FindingsCache
-from linter.collect import collect_facts, collector_paused, read_source, read_sources
-from linter.config import Config
-from linter.discovery import DiscoveryProblem, SourceFile, discover
-from linter.findings import Finding
-from linter.frontend import facts_from_source
-from linter.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
-from linter.frontend.facts import FileFacts
-from linter.program.modules import ModuleInfo, module_names
-from linter.report import RuleInfo, RunResult
+from epochlint import __version__
+from epochlint import findings as findings_module
+from epochlint import report as report_module
+from epochlint.cache import FindingsCache
+from epochlint.collect import collect_facts, collector_paused, read_source, read_sources
+from epochlint.config import Config
+from epochlint.discovery import DiscoveryProblem, SourceFile, discover
+from epochlint.findings import Finding
+from epochlint.frontend import facts_from_source
+from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
+from epochlint.frontend.facts import FileFacts
+from epochlint.program.modules import ModuleInfo, module_names
+from epochlint.report import RuleInfo, RunResult
 
 # The program (networkx) and the rules are imported where they are used: a run whose findings
 # come from the cache never loads them.
 if TYPE_CHECKING:
-    from linter.program.model import Program
-    from rules import Rule
+    from epochlint.program.model import Program
+    from epochlint.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def read_file(source: SourceFile, max_size: int) -> FileFacts:
 
 def selected_rules(config: Config) -> list[type[Rule]]:
     """Rules that some file may report (select/ignore; per-file-ignores apply per finding)."""
-    from rules import all_rules
+    from epochlint.rules import all_rules
 
     return [rule for rule in all_rules() if _selected_anywhere(config, rule.code)]
 
@@ -60,7 +60,7 @@ def _selected_anywhere(config: Config, code: str) -> bool:
 
 def build_program(results: Sequence[FileResult], config: Config) -> Program:
     """Merge the facts of one analysis unit into a Program."""
-    from linter.program.model import FileError, Program
+    from epochlint.program.model import FileError, Program
 
     names = unit_module_names([r.source for r in results], config.root)
     modules: list[ModuleInfo] = []

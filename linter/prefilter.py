@@ -23,8 +23,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from linter.config import RECEIVER_EPOCH_ATTRIBUTES, Config
-from linter.program.modules import absolute_module
+from epochlint.config import RECEIVER_EPOCH_ATTRIBUTES, Config
+from epochlint.program.modules import absolute_module
 
 __all__ = ["TextFacts", "Vocabulary", "read_text_facts", "relevant_files"]
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from linter.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
-from linter.config import Config
-from linter.discovery import discover
-from linter.engine import check
-from linter.findings import Finding, Location
-from linter.report import RunResult
+from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
+from epochlint.config import Config
+from epochlint.discovery import discover
+from epochlint.engine import check
+from epochlint.findings import Finding, Location
+from epochlint.report import RunResult
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     )
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
-        from linter.fix.run import plan_fixes, unified_diff, write_fixes  # libcst: only to fix
+        from epochlint.fix.run import plan_fixes, unified_diff, write_fixes  # libcst: only to fix
 
         fixes = plan_fixes(analysed, config, found.findings, reported.findings, use_cache=request.use_cache)
         if request.diff:

@@ -6,7 +6,7 @@ import importlib
 import pkgutil
 from functools import cache
 
-from rules.base import Example, Rule
+from epochlint.rules.base import Example, Rule
 
 __all__ = ["Example", "Rule", "all_rules", "rule_by_code", "rule_codes"]
 

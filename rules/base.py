@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from linter.findings import Finding
-    from linter.program.model import Program
+    from epochlint.findings import Finding
+    from epochlint.program.model import Program
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Rule:
     @classmethod
     def documentation(cls) -> str:
         """The rule's full documentation as Markdown."""
-        from linter.fix import autofix_documentation  # libcst: loaded only when docs are asked for
+        from epochlint.fix import autofix_documentation  # libcst: loaded only when docs are asked for
 
         sections = [
             f"# {cls.code} {cls.name}",

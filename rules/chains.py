@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.findings import ChainStep, RelatedLocation
-from linter.program.callgraph import CallSite
-from linter.program.lockorder import Acquisition
-from linter.program.model import Program
+from epochlint.findings import ChainStep, RelatedLocation
+from epochlint.program.callgraph import CallSite
+from epochlint.program.lockorder import Acquisition
+from epochlint.program.model import Program
 
 
 def call_steps(program: Program, chain: Iterable[CallSite]) -> Iterator[ChainStep]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from linter.findings import ChainStep, Finding, RelatedLocation
-from linter.fix.epl001 import hint as hold_guard
-from linter.program.model import BatchLoop, Program, ReachedRead
-from linter.program.symbols import CONSTRUCTORS, FieldId
-from rules.base import Example, Rule
+from epochlint.findings import ChainStep, Finding, RelatedLocation
+from epochlint.fix.epl001 import hint as hold_guard
+from epochlint.program.model import BatchLoop, Program, ReachedRead
+from epochlint.program.symbols import CONSTRUCTORS, FieldId
+from epochlint.rules.base import Example, Rule
 
 
 class ReportedLoop(NamedTuple):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.findings import ChainStep, Finding, Location, RelatedLocation
-from linter.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site
-from linter.program.dataflow import (
+from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site
+from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
     HOP_PASS,
@@ -23,11 +23,11 @@ from linter.program.dataflow import (
     Value,
     merge,
 )
-from linter.program.model import Program
-from linter.program.symbols import CONSTRUCTORS, FieldId
-from rules.base import Example, Rule
-from rules.chains import unique
-from rules.epl001_unlocked_epoch_read_in_batch_loop import UnlockedEpochReadInBatchLoop
+from epochlint.program.model import Program
+from epochlint.program.symbols import CONSTRUCTORS, FieldId
+from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import unique
+from epochlint.rules.epl001_unlocked_epoch_read_in_batch_loop import UnlockedEpochReadInBatchLoop
 
 # A read of a guarded epoch field, as read; once compared, a decision about it (`ok = m.e >= e`).
 READ = "read"

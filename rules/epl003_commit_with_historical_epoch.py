@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.config import Config
-from linter.findings import ChainStep, Finding, RelatedLocation
-from linter.fix.epl003 import hint as commit_at_least_current
-from linter.frontend.facts import Call, Choice, Ref, Site
-from linter.program.dataflow import (
+from epochlint.config import Config
+from epochlint.findings import ChainStep, Finding, RelatedLocation
+from epochlint.fix.epl003 import hint as commit_at_least_current
+from epochlint.frontend.facts import Call, Choice, Ref, Site
+from epochlint.program.dataflow import (
     EMPTY,
     HOP_SOURCE,
     PARAM,
@@ -21,9 +21,9 @@ from linter.program.dataflow import (
     Value,
     merge,
 )
-from linter.program.model import Program
-from rules.base import Example, Rule
-from rules.chains import unique
+from epochlint.program.model import Program
+from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import unique
 
 HISTORICAL = "historical"
 CURRENT = "current"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from linter.findings import ChainStep, Finding, RelatedLocation
-from linter.fix.epl004 import hint as bump_first
-from linter.program.lockorder import Event
-from linter.program.model import Program
-from linter.program.symbols import CONSTRUCTORS
-from rules.base import Example, Rule
-from rules.chains import call_steps, via
+from epochlint.findings import ChainStep, Finding, RelatedLocation
+from epochlint.fix.epl004 import hint as bump_first
+from epochlint.program.lockorder import Event
+from epochlint.program.model import Program
+from epochlint.program.symbols import CONSTRUCTORS
+from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import call_steps, via
 
 
 class EpochBumpAfterQueueClear(Rule):

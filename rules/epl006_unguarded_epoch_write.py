@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.findings import Finding, RelatedLocation
-from linter.program.model import FieldWrite, Program
-from linter.program.symbols import FieldId
-from rules.base import Example, Rule
-from rules.chains import unique
+from epochlint.findings import Finding, RelatedLocation
+from epochlint.program.model import FieldWrite, Program
+from epochlint.program.symbols import FieldId
+from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import unique
 
 
 class UnguardedEpochWrite(Rule):

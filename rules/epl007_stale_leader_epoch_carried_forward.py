@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from linter.config import name_words
-from linter.findings import Finding, RelatedLocation
-from linter.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
-from linter.program.model import Program
-from rules.base import Example, Rule
+from epochlint.config import name_words
+from epochlint.findings import Finding, RelatedLocation
+from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
+from epochlint.program.model import Program
+from epochlint.rules.base import Example, Rule
 
 # The slot of a position that holds the current leader and its epoch.
 _LEADER_SLOT = re.compile("current_leader|current_leader_epoch|leader_and_epoch", re.IGNORECASE)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.findings import Finding, RelatedLocation
-from linter.program.lockorder import Acquisition, OrderSite
-from linter.program.locks import NON_REENTRANT
-from linter.program.model import Program
-from rules.base import Example, Rule
-from rules.chains import acquisition_step, call_steps, unique, via
+from epochlint.findings import Finding, RelatedLocation
+from epochlint.program.lockorder import Acquisition, OrderSite
+from epochlint.program.locks import NON_REENTRANT
+from epochlint.program.model import Program
+from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import acquisition_step, call_steps, unique, via
 
 
 class NonReentrantLockReacquired(Rule):

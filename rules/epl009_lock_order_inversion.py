@@ -6,13 +6,13 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from linter.findings import Finding, RelatedLocation
-from linter.frontend.facts import Pos
-from linter.program.lockorder import OrderSite
-from linter.program.model import Program
-from linter.program.symbols import FieldId
-from rules.base import Example, Rule
-from rules.chains import acquisition_step, call_steps, unique
+from epochlint.findings import Finding, RelatedLocation
+from epochlint.frontend.facts import Pos
+from epochlint.program.lockorder import OrderSite
+from epochlint.program.model import Program
+from epochlint.program.symbols import FieldId
+from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import acquisition_step, call_steps, unique
 
 
 class LockOrderInversion(Rule):

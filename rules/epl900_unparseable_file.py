@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from linter.findings import Finding, Location
-from linter.program.model import Program
-from rules.base import Example, Rule
+from epochlint.findings import Finding, Location
+from epochlint.program.model import Program
+from epochlint.rules.base import Example, Rule
 
 
 class UnparseableFile(Rule):

@@ -7,10 +7,10 @@ import signal
 from collections import Counter
 from pathlib import Path
 
-from linter.audit.job import AuditRequest, read_table
-from linter.audit.units import Unit, resolve_units
-from linter.discovery import discover
-from linter.engine import check
+from epochlint.audit.job import AuditRequest, read_table
+from epochlint.audit.units import Unit, resolve_units
+from epochlint.discovery import discover
+from epochlint.engine import check
 from tests.conftest import KNOWN_CODES
 from tests.test_cli import RACY_CONSUMER
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.config import load_config
-from linter.engine import check
-from linter.report import RunResult
-from rules import all_rules
+from epochlint.config import load_config
+from epochlint.engine import check
+from epochlint.report import RunResult
+from epochlint.rules import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"

@@ -18,7 +18,7 @@ pyspark = pytest.importorskip("pyspark")
 from tests.audit_support import slow_module, write  # noqa: E402
 from tests.test_cli import RACY_CONSUMER  # noqa: E402
 
-EPOCHLINT = [sys.executable, "-m", "linter"]
+EPOCHLINT = [sys.executable, "-m", "epochlint"]
 SPARK_SUBMIT = Path(pyspark.__file__).parent / "bin" / "spark-submit"
 FILES = 40
 TIMEOUT = 900
@@ -87,7 +87,7 @@ def test_an_interrupted_audit_resumes_with_the_facts_it_had_committed(tmp_path: 
 @pytest.mark.slow
 def test_the_audit_runs_under_spark_submit(tmp_path: Path) -> None:
     write(tmp_path / "unit", {"consumer.py": RACY_CONSUMER, "broken.py": "def f(:\n"})
-    application = _run([sys.executable, "-m", "linter.audit.submit"], tmp_path).stdout.strip()
+    application = _run([sys.executable, "-m", "epochlint.audit.submit"], tmp_path).stdout.strip()
     result = _run(
         [str(SPARK_SUBMIT), "--master", "local[1]", application, "unit", "--out", "out", "--format", "json"], tmp_path
     )

@@ -12,15 +12,15 @@ pyspark = pytest.importorskip("pyspark")
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-from linter.audit.job import AuditRequest, read_table, run_audit, table_path  # noqa: E402
-from linter.audit.session import spark_session  # noqa: E402
-from linter.audit.tables import (  # noqa: E402
+from epochlint.audit.job import AuditRequest, read_table, run_audit, table_path  # noqa: E402
+from epochlint.audit.session import spark_session  # noqa: E402
+from epochlint.audit.tables import (  # noqa: E402
     STATUS_OK,
     STATUS_PARSE_ERROR,
     STATUS_TIMED_OUT,
     STATUS_TOO_LARGE,
 )
-from linter.audit.units import resolve_units  # noqa: E402
+from epochlint.audit.units import resolve_units  # noqa: E402
 from tests.audit_support import (  # noqa: E402
     files_by_unit_from_audit,
     files_by_unit_from_discovery,

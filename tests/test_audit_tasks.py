@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from linter.audit.isolation import IsolatedParser, ParseOutcome
-from linter.audit.tables import (
+from epochlint.audit.isolation import IsolatedParser, ParseOutcome
+from epochlint.audit.tables import (
     STATUS_OK,
     STATUS_PARSE_ERROR,
     STATUS_PENDING,
@@ -26,7 +26,7 @@ from linter.audit.tables import (
     FileRecord,
     ListedFile,
 )
-from linter.audit.tasks import (
+from epochlint.audit.tasks import (
     FILE,
     FINDING,
     UNIT,
@@ -36,10 +36,10 @@ from linter.audit.tasks import (
     parse_files,
     read_and_hash,
 )
-from linter.audit.units import Unit, resolve_units, unit_config
-from linter.config import Config
-from linter.discovery import SourceFile, UsageError
-from linter.engine import check, read_file
+from epochlint.audit.units import Unit, resolve_units, unit_config
+from epochlint.config import Config
+from epochlint.discovery import SourceFile, UsageError
+from epochlint.engine import check, read_file
 from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_cli import RACY_CONSUMER
 
@@ -152,7 +152,7 @@ def _parser_child() -> int:
         int(pid)
         for task in Path(f"/proc/{os.getpid()}/task").iterdir()
         for pid in (task / "children").read_text().split()
-        if b"linter.audit.parser_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        if b"epochlint.audit.parser_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
     ]
     return pid
 
@@ -233,7 +233,7 @@ def test_a_unit_whose_analysis_fails_keeps_its_file_rows(write_tree: WriteTree, 
     def failing(*_: object) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr("linter.audit.tasks.analyse", failing)
+    monkeypatch.setattr("epochlint.audit.tasks.analyse", failing)
     rows = audit_in_process(one_unit(write_tree({"a.py": "x = 1\n", "b.py": RACY_CONSUMER})))
     assert sorted(r[1] for tag, r in rows if tag == FILE) == ["a.py", "b.py"]
     assert not [r for tag, r in rows if tag == FINDING]
@@ -252,10 +252,10 @@ def test_check_and_the_parser_never_import_pyspark(write_tree: WriteTree) -> Non
     root = write_tree({"consumer.py": RACY_CONSUMER})
     code = (
         "import sys, contextlib, io\n"
-        "import linter.cli\n"
+        "import epochlint.cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    status = linter.cli.main(['check', '.'])\n"
-        "linter.cli.build_parser().parse_args(['audit', 'x'])\n"
+        "    status = epochlint.cli.main(['check', '.'])\n"
+        "epochlint.cli.build_parser().parse_args(['audit', 'x'])\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j'))\n"
         "print(status, loaded)\n"
     )
@@ -268,8 +268,8 @@ def test_audit_without_pyspark_exits_2_with_one_line(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "sys.modules['pyspark'] = None  # as if it were not installed\n"
-        "import linter.cli\n"
-        f"sys.exit(linter.cli.main(['audit', {str(tmp_path)!r}]))\n"
+        "import epochlint.cli\n"
+        f"sys.exit(epochlint.cli.main(['audit', {str(tmp_path)!r}]))\n"
     )
     result = _python(code, tmp_path)
     assert result.returncode == 2

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from linter import engine, frontend
-from linter.config import load_config
-from linter.discovery import DiscoveryProblem, SourceFile
-from linter.findings import Finding
-from linter.frontend import facts_from_source, facts_without_parse
-from linter.frontend.nesting import MAX_BRACKETS, MAX_DEPTH
-from linter.report import RunResult
+from epochlint import engine, frontend
+from epochlint.config import load_config
+from epochlint.discovery import DiscoveryProblem, SourceFile
+from epochlint.findings import Finding
+from epochlint.frontend import facts_from_source, facts_without_parse
+from epochlint.frontend.nesting import MAX_BRACKETS, MAX_DEPTH
+from epochlint.report import RunResult
 from tests.conftest import FIXTURES, KNOWN_CODES, run_check
 
 WriteTree = Callable[..., Path]
@@ -379,8 +379,8 @@ _WITHOUT_ROOT_OVERRIDE = [_SETPRIV or "setpriv", "--bounding-set=-dac_override,-
 _DRIVER = """
 import sys
 from pathlib import Path
-from linter import engine, frontend
-from linter.cli import main
+from epochlint import engine, frontend
+from epochlint.cli import main
 
 real = engine.discover
 def discover_then_lock(paths, config, **kwargs):
@@ -436,6 +436,6 @@ def test_a_function_returning_a_method_call_on_its_own_result_is_analysed(tmp_pa
         "def solve(f, swap):\n    if f:\n        return solve(f[0], swap).xreplace(swap)\n    return f\n"
     )
     done = subprocess.run(
-        [sys.executable, "-m", "linter", "check", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "epochlint", "check", "."], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert (done.returncode, done.stderr) == (0, "")

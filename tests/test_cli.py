@@ -109,9 +109,9 @@ ENV["PYTHONPATH"] = os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYT
 
 
 def epochlint(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `python -m linter ARGS` in `cwd`; no run may ever end in a traceback."""
+    """Run `python -m epochlint ARGS` in `cwd`; no run may ever end in a traceback."""
     result = subprocess.run(
-        [sys.executable, "-m", "linter", *args],
+        [sys.executable, "-m", "epochlint", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -518,7 +518,7 @@ def test_fixture_folder_reports_exactly_its_marks(folder: str, listed_codes: lis
 def test_an_internal_error_is_one_line_and_exit_2(
     racy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from linter import cli, engine
+    from epochlint import cli, engine
 
     def broken(*_: object) -> None:
         raise KeyError("a bug")

@@ -6,8 +6,8 @@ import pickle
 
 import pytest
 
-from linter.frontend import facts_from_source
-from linter.frontend.codec import FactsDecodeError, decode, encode
+from epochlint.frontend import facts_from_source
+from epochlint.frontend.codec import FactsDecodeError, decode, encode
 from tests.conftest import FIXTURES
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from linter.config import Config, ConfigError, load_config
+from epochlint.config import Config, ConfigError, load_config
 
 CODES = frozenset({f"EPL00{i}" for i in range(1, 10)} | {"EPL900"})
 

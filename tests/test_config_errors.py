@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from linter.cli import main
+from epochlint.cli import main
 from tests.conftest import FIXTURES
 
 WriteTree = Callable[..., Path]

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from linter.config import Config, load_config
-from linter.discovery import discover
-from linter.engine import FileResult, build_program, read_file
-from linter.frontend.facts import Ref, Site
-from linter.program.dataflow import EMPTY, HOP_SOURCE, CallContext, Domain, Event, Hop, Label, Value
-from linter.program.model import Program
-from rules.epl002_epoch_snapshot_outside_lock import SNAPSHOT, EpochSnapshots
-from rules.epl003_commit_with_historical_epoch import HISTORICAL, OFFSET, CommitEpochs
+from epochlint.config import Config, load_config
+from epochlint.discovery import discover
+from epochlint.engine import FileResult, build_program, read_file
+from epochlint.frontend.facts import Ref, Site
+from epochlint.program.dataflow import EMPTY, HOP_SOURCE, CallContext, Domain, Event, Hop, Label, Value
+from epochlint.program.model import Program
+from epochlint.rules.epl002_epoch_snapshot_outside_lock import SNAPSHOT, EpochSnapshots
+from epochlint.rules.epl003_commit_with_historical_epoch import HISTORICAL, OFFSET, CommitEpochs
 from tests.conftest import KNOWN_CODES
 
 SECRET = "secret"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from linter import collect
-from linter.config import load_config
-from linter.engine import check
-from linter.report import RunResult
-from linter.report.formats import FORMATS
+from epochlint import collect
+from epochlint.config import load_config
+from epochlint.engine import check
+from epochlint.report import RunResult
+from epochlint.report.formats import FORMATS
 from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_cli import ENV
 
@@ -120,7 +120,7 @@ def test_the_order_of_the_paths_given_does_not_matter(messy_tree: Path) -> None:
 
 def _command(cwd: Path, seed: str, *args: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "linter", "check", *args],
+        [sys.executable, "-m", "epochlint", "check", *args],
         cwd=cwd, capture_output=True, text=True, encoding="utf-8", env={**ENV, "PYTHONHASHSEED": seed}, timeout=300,
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr

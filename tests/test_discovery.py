@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import linter.discovery as discovery
-from linter.config import Config
-from linter.discovery import DiscoveryProblem, SourceFile, UsageError, discover
+import epochlint.discovery as discovery
+from epochlint.config import Config
+from epochlint.discovery import DiscoveryProblem, SourceFile, UsageError, discover
 
 
 def touch(root: Path, *names: str) -> None:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from linter.cli import main
-from linter.docs import END, START, rule_section, rule_table, with_rule_table
-from linter.fix import FIXERS
-from rules import Rule, all_rules
+from epochlint.cli import main
+from epochlint.docs import END, START, rule_section, rule_table, with_rule_table
+from epochlint.fix import FIXERS
+from epochlint.rules import Rule, all_rules
 from tests.conftest import REPO
 
 
 def test_readme_rule_table_matches_the_rule_modules() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert START in readme and END in readme
-    assert with_rule_table(readme) == readme, "run: python -m linter.docs README.md"
+    assert with_rule_table(readme) == readme, "run: python -m epochlint.docs README.md"
 
 
 def test_rule_table_lists_every_rule_with_its_summary() -> None:
@@ -46,6 +46,6 @@ def test_rule_command_prints_the_rule_modules_documentation(
 
 
 def test_the_codes_a_configuration_may_name_are_exactly_the_rules() -> None:
-    from rules import all_rules, rule_codes
+    from epochlint.rules import all_rules, rule_codes
 
     assert rule_codes() == {rule.code for rule in all_rules()}

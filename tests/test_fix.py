@@ -6,8 +6,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from linter.config import load_config
-from linter.fix.run import plan_fixes
+from epochlint.config import load_config
+from epochlint.fix.run import plan_fixes
 from tests.conftest import FIXTURES, KNOWN_CODES, run_check
 from tests.test_cli import CONSUMER, FIXED_CONSUMER, RACY_CONSUMER, epochlint, replaced
 

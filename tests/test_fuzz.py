@@ -27,14 +27,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from linter.cli import main
-from linter.config import Config
-from linter.discovery import SourceFile
-from linter.engine import FileResult, build_program, run_rules
-from linter.findings import Finding
-from linter.frontend import codec, facts_from_source, facts_without_parse
-from linter.frontend.facts import FileFacts
-from rules import all_rules
+from epochlint.cli import main
+from epochlint.config import Config
+from epochlint.discovery import SourceFile
+from epochlint.engine import FileResult, build_program, run_rules
+from epochlint.findings import Finding
+from epochlint.frontend import codec, facts_from_source, facts_without_parse
+from epochlint.frontend.facts import FileFacts
+from epochlint.rules import all_rules
 from tests.conftest import FIXTURES
 
 # How many inputs each fuzzer runs: the quick ones in every run, the rest in CI's slow runs.

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from linter.cli import EXIT_CLEAN, EXIT_USAGE, main
+from epochlint.cli import EXIT_CLEAN, EXIT_USAGE, main
 from tests.conftest import FIXTURES
 
 PULSAR = FIXTURES / "EPL001" / "pulsar"

@@ -204,7 +204,7 @@ def test_hook_environment_has_no_pyspark(project: Path, pre_commit_home: Path) -
     assert result.returncode == 0, result.stdout + result.stderr
     pythons = sorted(pre_commit_home.glob("repo*/py_env-*/bin/python"))
     assert pythons, f"no hook environment in {sorted(os.listdir(pre_commit_home))}"
-    probe = "import importlib.util as u; print(u.find_spec('linter') is not None, u.find_spec('pyspark') is None)"
+    probe = "import importlib.util as u; print(u.find_spec('epochlint') is not None, u.find_spec('pyspark') is None)"
     assert run(project, str(pythons[0]), "-c", probe).stdout.split() == ["True", "True"]
 
 

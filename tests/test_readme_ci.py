@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from linter.cli import build_parser
+from epochlint.cli import build_parser
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -11,10 +11,10 @@ import pytest
 from jsonschema import Draft4Validator
 from jsonschema.validators import validator_for
 
-from linter.findings import ChainStep, Finding, Location, RelatedLocation
-from linter.report import RuleInfo, RunResult, console, github, sarif
-from linter.report import json as json_format
-from linter.report.formats import FORMATS
+from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.report import RuleInfo, RunResult, console, github, sarif
+from epochlint.report import json as json_format
+from epochlint.report.formats import FORMATS
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import Example, Rule, all_rules
+from epochlint.rules import Example, Rule, all_rules
 from tests.conftest import actual_marks, expected_marks, run_check
 
 CASES = [

@@ -19,16 +19,16 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-import linter.collect as collect
-from linter.cache import CACHE_DIR
-from linter.config import Config, load_config
-from linter.engine import check
-from linter.frontend import facts_from_source, facts_without_parse
-from linter.frontend.positions import code_and_positions
-from linter.frontend.walk import TRIVIA, child_nodes
-from linter.prefilter import Vocabulary, _imports, read_text_facts
-from linter.report import RunResult
-from linter.report.formats import FORMATS
+import epochlint.collect as collect
+from epochlint.cache import CACHE_DIR
+from epochlint.config import Config, load_config
+from epochlint.engine import check
+from epochlint.frontend import facts_from_source, facts_without_parse
+from epochlint.frontend.positions import code_and_positions
+from epochlint.frontend.walk import TRIVIA, child_nodes
+from epochlint.prefilter import Vocabulary, _imports, read_text_facts
+from epochlint.report import RunResult
+from epochlint.report.formats import FORMATS
 from tests.conftest import FIXTURES, KNOWN_CODES, REPO
 
 # Real code beyond the fixtures: libcst's own nodes, networkx, rich, the standard library.
@@ -225,14 +225,14 @@ def test_unwritable_cache_means_no_cache_and_no_noise(fixtures_copy: Path, capfd
 
 
 def _cli(root: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
-    command = [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero", *extra]
+    command = [sys.executable, "-m", "epochlint", "check", ".", "--output-format", "json", "--exit-zero", *extra]
     return subprocess.run(command, cwd=root, capture_output=True, check=False)
 
 
 def test_concurrent_runs_share_the_cache(fixtures_copy: Path) -> None:
     reference = _cli(fixtures_copy, "--no-cache")
     assert reference.returncode == 0 and not (fixtures_copy / CACHE_DIR).exists(), "--no-cache writes nothing"
-    command = [sys.executable, "-m", "linter", "check", ".", "--output-format", "json", "--exit-zero"]
+    command = [sys.executable, "-m", "epochlint", "check", ".", "--output-format", "json", "--exit-zero"]
     runs = [
         subprocess.Popen(command, cwd=fixtures_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         for _ in range(2)

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from linter.config import load_config
-from linter.engine import check
+from epochlint.config import load_config
+from epochlint.engine import check
 from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_cli import ENV, epochlint
 

@@ -8,7 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-from linter.discovery import UsageError
+from epochlint.discovery import UsageError
 
 EXIT_USAGE = 2
 INSTALL_HINT = "epochlint: audit needs PySpark: pip install 'epochlint[spark]'"
@@ -63,10 +63,10 @@ def audit(args: argparse.Namespace) -> int:
     except ImportError:
         print(INSTALL_HINT, file=sys.stderr)
         return EXIT_USAGE
-    from linter.audit.driver import drive
-    from linter.audit.job import AuditRequest
-    from linter.audit.units import resolve_units
-    from rules import rule_codes
+    from epochlint.audit.driver import drive
+    from epochlint.audit.job import AuditRequest
+    from epochlint.audit.units import resolve_units
+    from epochlint.rules import rule_codes
 
     known = rule_codes()
     units = resolve_units(args.roots, args.repos_file, args.units_under, known)

@@ -11,18 +11,18 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from rich.console import Console
 
-from linter.audit.html_report import write_report
-from linter.audit.job import AuditOutcome, AuditRequest, read_table, run_audit
-from linter.audit.progress import PhaseProgress
-from linter.audit.session import spark_session
-from linter.audit.summary import (
+from epochlint.audit.html_report import write_report
+from epochlint.audit.job import AuditOutcome, AuditRequest, read_table, run_audit
+from epochlint.audit.progress import PhaseProgress
+from epochlint.audit.session import spark_session
+from epochlint.audit.summary import (
     TOP_UNITS,
     accounting_line,
     print_summary,
     top_units,
     totals,
 )
-from linter.audit.tables import STATUS_OK
+from epochlint.audit.tables import STATUS_OK
 
 EXIT_DONE = 0
 EXIT_FAILED = 1

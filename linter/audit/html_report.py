@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import TextIO, cast
 
-from linter.audit.summary import Totals, UnitLine
+from epochlint.audit.summary import Totals, UnitLine
 
 PALETTE = ("#d1495b", "#00798c", "#edae49", "#30638e", "#66a182", "#8d96a3", "#003d5b", "#b07aa1")
 BAR_HEIGHT = 18

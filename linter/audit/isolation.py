@@ -15,10 +15,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from linter.audit.parser_process import ANSWER, LENGTH, NOT_RELEVANT, READY, RELEVANT
-from linter.audit.tables import STATUS_OK, STATUS_PARSE_ERROR, STATUS_TIMED_OUT
-from linter.frontend.codec import encode
-from linter.frontend.facts import FileFacts
+from epochlint.audit.parser_process import ANSWER, LENGTH, NOT_RELEVANT, READY, RELEVANT
+from epochlint.audit.tables import STATUS_OK, STATUS_PARSE_ERROR, STATUS_TIMED_OUT
+from epochlint.frontend.codec import encode
+from epochlint.frontend.facts import FileFacts
 
 # Starting the child imports libcst: slow on a loaded machine, and not the file's fault.
 STARTUP_LIMIT = 120.0
@@ -90,7 +90,7 @@ class IsolatedParser:
         # The child sees the modules this process sees (Spark may have added paths to sys.path).
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
         child = subprocess.Popen(
-            [sys.executable, "-m", "linter.audit.parser_process"],
+            [sys.executable, "-m", "epochlint.audit.parser_process"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

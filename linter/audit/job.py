@@ -27,8 +27,8 @@ from pyspark import RDD, StorageLevel
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
-from linter.audit.progress import PhaseProgress
-from linter.audit.tables import (
+from epochlint.audit.progress import PhaseProgress
+from epochlint.audit.tables import (
     FACTS_SCHEMA,
     FILES_SCHEMA,
     FINDINGS_SCHEMA,
@@ -40,7 +40,7 @@ from linter.audit.tables import (
     FileRecord,
     ListingRow,
 )
-from linter.audit.tasks import (
+from epochlint.audit.tasks import (
     FILE,
     FINDING,
     UNIT,
@@ -51,8 +51,8 @@ from linter.audit.tasks import (
     parse_files,
     read_and_hash,
 )
-from linter.audit.units import Unit
-from linter.frontend.facts import FACTS_FORMAT
+from epochlint.audit.units import Unit
+from epochlint.frontend.facts import FACTS_FORMAT
 
 # Small parse tasks balance the cores to the end and lose little when an executor dies.
 FILES_PER_TASK = 100

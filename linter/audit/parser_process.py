@@ -1,4 +1,4 @@
-"""The child process that parses files for an audit task: `python -m linter.audit.parser_process`.
+"""The child process that parses files for an audit task: `python -m epochlint.audit.parser_process`.
 
 Once its imports are done it writes READY; then it reads requests from stdin and answers on
 stdout, one at a time. A request is a 4-byte big-endian length, a kind (whether the prefilter
@@ -16,10 +16,10 @@ import struct
 import sys
 from typing import BinaryIO
 
-from linter.collect import collector_paused
-from linter.frontend import facts_from_source, facts_without_parse
-from linter.frontend.codec import encode
-from linter.frontend.facts import FileFacts
+from epochlint.collect import collector_paused
+from epochlint.frontend import facts_from_source, facts_without_parse
+from epochlint.frontend.codec import encode
+from epochlint.frontend.facts import FileFacts
 
 LENGTH = struct.Struct(">I")
 RELEVANT = b"P"

@@ -10,8 +10,8 @@ from pyspark.sql import functions as F
 from rich.console import Console
 from rich.table import Table
 
-from linter.audit.job import AuditOutcome, AuditRequest, read_table
-from linter.audit.tables import FILE_STATUSES, STATUS_OK
+from epochlint.audit.job import AuditOutcome, AuditRequest, read_table
+from epochlint.audit.tables import FILE_STATUSES, STATUS_OK
 
 TOP_UNITS = 20
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from linter.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
 
 STATUS_OK = "ok"
 STATUS_PARSE_ERROR = "parse_error"

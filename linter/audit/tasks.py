@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from linter.audit.isolation import IsolatedParser
-from linter.audit.tables import (
+from epochlint.audit.isolation import IsolatedParser
+from epochlint.audit.tables import (
     STATUS_OK,
     STATUS_PENDING,
     STATUS_TIMED_OUT,
@@ -31,14 +31,14 @@ from linter.audit.tables import (
     UnitRow,
     finding_row,
 )
-from linter.audit.units import Unit
-from linter.collect import read_source
-from linter.config import Config
-from linter.discovery import SourceFile, UsageError, discover
-from linter.engine import FileResult, analyse, unit_module_names
-from linter.frontend.codec import FactsDecodeError, decode
-from linter.frontend.facts import FACTS_FORMAT, FileFacts
-from linter.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
+from epochlint.audit.units import Unit
+from epochlint.collect import read_source
+from epochlint.config import Config
+from epochlint.discovery import SourceFile, UsageError, discover
+from epochlint.engine import FileResult, analyse, unit_module_names
+from epochlint.frontend.codec import FactsDecodeError, decode
+from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
+from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 
 # Tags of the rows a unit's analysis emits.
 FINDING = "finding"

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from linter.config import Config, ConfigError, load_config
-from linter.discovery import DEFAULT_EXCLUDES, UsageError, printable
+from epochlint.config import Config, ConfigError, load_config
+from epochlint.discovery import DEFAULT_EXCLUDES, UsageError, printable
 
 REPOSITORY_MARKERS = (".git", "pyproject.toml", "setup.py")
 

@@ -2,7 +2,7 @@
 
 A rule attaches a `FixHint` to each finding it knows how to repair (what only the analysis knows:
 the guard, the bump); the rule's fixer here turns hints into edits of the file's syntax tree.
-`linter.fix.run` applies them, and keeps a fix only when analysing the fixed project again shows
+`epochlint.fix.run` applies them, and keeps a fix only when analysing the fixed project again shows
 its finding gone and no new finding.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from linter.findings import Finding
-from linter.fix import epl001, epl003, epl004
-from linter.fix.edits import Edit, SourceTree
+from epochlint.findings import Finding
+from epochlint.fix import epl001, epl003, epl004
+from epochlint.fix.edits import Edit, SourceTree
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import cast
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from linter.findings import Finding, Location
+from epochlint.findings import Finding, Location
 
 Block = cst.IndentedBlock | cst.Module
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from linter.findings import Finding, FixHint
-from linter.fix.edits import Edit, SourceTree, Statement, any_node
-from linter.frontend.facts import Ref
-from linter.program.locks import REENTRANT
+from epochlint.findings import Finding, FixHint
+from epochlint.fix.edits import Edit, SourceTree, Statement, any_node
+from epochlint.frontend.facts import Ref
+from epochlint.program.locks import REENTRANT
 
 if TYPE_CHECKING:
-    from linter.program.model import BatchLoop, Program
-    from linter.program.symbols import FieldId
+    from epochlint.program.model import BatchLoop, Program
+    from epochlint.program.symbols import FieldId
 
 APPLIES = """
 the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain

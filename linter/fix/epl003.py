@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from linter.findings import Finding, FixHint
-from linter.fix.edits import Edit, SourceTree
-from linter.frontend.facts import Bind, Ref
-from linter.program.symbols import FieldId
+from epochlint.findings import Finding, FixHint
+from epochlint.fix.edits import Edit, SourceTree
+from epochlint.frontend.facts import Bind, Ref
+from epochlint.program.symbols import FieldId
 
 if TYPE_CHECKING:
-    from linter.program.dataflow import Hop
-    from linter.program.model import Program
+    from epochlint.program.dataflow import Hop
+    from epochlint.program.model import Program
 
 APPLIES = """
 the historical epoch is read right in the epoch argument of the commit value (`OffsetAndMetadata`,

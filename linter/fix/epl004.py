@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from linter.findings import Finding, FixHint
-from linter.fix.edits import Block, Edit, SourceTree, any_node
+from epochlint.findings import Finding, FixHint
+from epochlint.fix.edits import Block, Edit, SourceTree, any_node
 
 if TYPE_CHECKING:
-    from linter.program.lockorder import Event
-    from linter.program.model import Program
+    from epochlint.program.lockorder import Event
+    from epochlint.program.model import Program
 
 APPLIES = """
 the clear and the bump are statements of the same block, the bump statement does nothing else,

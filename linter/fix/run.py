@@ -16,14 +16,14 @@ from pathlib import Path
 
 import libcst as cst
 
-from linter.config import Config
-from linter.discovery import SourceFile, discover
-from linter.collect import collect_facts, read_sources
-from linter.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
-from linter.findings import Finding
-from linter.fix import FIXERS, fixable
-from linter.fix.edits import Edit, SourceTree, apply_edits
-from linter.frontend import facts_from_source
+from epochlint.config import Config
+from epochlint.discovery import SourceFile, discover
+from epochlint.collect import collect_facts, read_sources
+from epochlint.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
+from epochlint.findings import Finding
+from epochlint.fix import FIXERS, fixable
+from epochlint.fix.edits import Edit, SourceTree, apply_edits
+from epochlint.frontend import facts_from_source
 
 # What a finding is about, without line numbers: the same mistake before and after a fix.
 Identity = tuple[str, str, str, str]

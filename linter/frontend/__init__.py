@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from linter.frontend.facts import FileFacts
-from linter.frontend.nesting import too_deeply_nested
+from epochlint.frontend.facts import FileFacts
+from epochlint.frontend.nesting import too_deeply_nested
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -60,7 +60,7 @@ def _stack_depth() -> int:
 def _parsed_facts(data: bytes) -> FileFacts:
     import libcst as cst
 
-    from linter.frontend.extract import extract
+    from epochlint.frontend.extract import extract
 
     try:
         module = cst.parse_module(data)

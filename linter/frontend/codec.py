@@ -14,8 +14,8 @@ import struct
 from collections.abc import Mapping
 from types import ModuleType
 
-from linter.frontend import facts as facts_module
-from linter.frontend.facts import FACTS_FORMAT, FileFacts
+from epochlint.frontend import facts as facts_module
+from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 
 _HEADER = struct.Struct("<4sI")
 _MAGIC = b"EPLF"

@@ -7,7 +7,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from linter.frontend.facts import Suppression
+from epochlint.frontend.facts import Suppression
 
 _DIRECTIVE = re.compile(r"#\s*epochlint:\s*(?P<body>.*)$")
 _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")

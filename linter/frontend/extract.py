@@ -6,9 +6,9 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from linter.frontend import line_count
-from linter.frontend.comments import read_comments
-from linter.frontend.facts import (
+from epochlint.frontend import line_count
+from epochlint.frontend.comments import read_comments
+from epochlint.frontend.facts import (
     FLOW_ARG,
     FLOW_ASSIGN,
     FLOW_CONDITION,
@@ -37,9 +37,9 @@ from linter.frontend.facts import (
     Site,
     Write,
 )
-from linter.frontend.positions import code_and_positions
-from linter.frontend.scopes import all_params, function_bindings
-from linter.frontend.walk import FastVisitor
+from epochlint.frontend.positions import code_and_positions
+from epochlint.frontend.scopes import all_params, function_bindings
+from epochlint.frontend.walk import FastVisitor
 
 _EMPTY_MODULE = cst.Module(body=[])
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}

@@ -14,7 +14,7 @@ from types import TracebackType
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from linter.frontend.facts import Pos
+from epochlint.frontend.facts import Pos
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from linter.frontend.walk import FastVisitor
+from epochlint.frontend.walk import FastVisitor
 
 
 class _BindingCollector(FastVisitor):

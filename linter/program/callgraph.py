@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from linter.frontend.facts import Arg, Call, Pos, Site
-from linter.program.symbols import Entity, Symbols, function_id
+from epochlint.frontend.facts import Arg, Call, Pos, Site
+from epochlint.program.symbols import Entity, Symbols, function_id
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
 ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all"})

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from linter.frontend.facts import (
+from epochlint.frontend.facts import (
     FLOW_ARG,
     FLOW_ASSIGN,
     FLOW_RECEIVER,
@@ -39,11 +39,11 @@ from linter.frontend.facts import (
     Site,
     within,
 )
-from linter.program.callgraph import PROPERTY
-from linter.program.symbols import Entity, FieldId
+from epochlint.program.callgraph import PROPERTY
+from epochlint.program.symbols import Entity, FieldId
 
 if TYPE_CHECKING:
-    from linter.program.model import Program
+    from epochlint.program.model import Program
 
 PARAM = "param"
 

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from linter.frontend.facts import Call, Pos, Site, Write, within
-from linter.program.callgraph import CallSite
-from linter.program.locks import NON_REENTRANT
-from linter.program.symbols import CONSTRUCTORS, FieldId
+from epochlint.frontend.facts import Call, Pos, Site, Write, within
+from epochlint.program.callgraph import CallSite
+from epochlint.program.locks import NON_REENTRANT
+from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
 if TYPE_CHECKING:
-    from linter.program.model import FieldWrite, Program
+    from epochlint.program.model import FieldWrite, Program
 
 # A lock decorator holds its lock for the whole body; the acquisition is located at the `def`.
 DECORATOR = "decorator"

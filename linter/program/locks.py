@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from linter.frontend.facts import Ref, Region, Site
-from linter.program.callgraph import CallGraph
-from linter.program.symbols import FieldId, Symbols
+from epochlint.frontend.facts import Ref, Region, Site
+from epochlint.program.callgraph import CallGraph
+from epochlint.program.symbols import FieldId, Symbols
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"

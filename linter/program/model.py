@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from linter.config import Config
-from linter.findings import Location
-from linter.frontend.facts import (
+from epochlint.config import Config
+from epochlint.findings import Location
+from epochlint.frontend.facts import (
     FLOW_ASSIGN,
     FLOW_RETURN,
     Access,
@@ -22,12 +22,12 @@ from linter.frontend.facts import (
     Write,
     within,
 )
-from linter.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
-from linter.program.dataflow import DataFlow
-from linter.program.lockorder import LockOrder
-from linter.program.locks import Locks
-from linter.program.modules import ModuleInfo
-from linter.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
+from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
+from epochlint.program.dataflow import DataFlow
+from epochlint.program.lockorder import LockOrder
+from epochlint.program.locks import Locks
+from epochlint.program.modules import ModuleInfo
+from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
 
 _PARAMETER_ROUNDS = 2
 

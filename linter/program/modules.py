@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from linter.frontend.facts import FileFacts, Import
+from epochlint.frontend.facts import FileFacts, Import
 
 
 @dataclass(frozen=True)

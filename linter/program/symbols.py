@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from linter.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
-from linter.program.modules import ModuleInfo, absolute_import_module
+from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.program.modules import ModuleInfo, absolute_import_module
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from linter.findings import Finding
+from epochlint.findings import Finding
 
 
 @dataclass(frozen=True)

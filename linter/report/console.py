@@ -13,8 +13,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from linter.findings import ChainStep, Finding, Location, RelatedLocation
-from linter.report import RunResult
+from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.report import RunResult
 
 WARNING_CODES = frozenset({"EPL900"})
 MAX_FRAME_LINES = 4

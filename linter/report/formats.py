@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
-from linter.report import RunResult, console, github, sarif
-from linter.report import json as json_format
+from epochlint.report import RunResult, console, github, sarif
+from epochlint.report import json as json_format
 
 Renderer = Callable[[RunResult, TextIO], None]
 

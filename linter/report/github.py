@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from linter.findings import ChainStep, Finding
-from linter.report import RunResult
+from epochlint.findings import ChainStep, Finding
+from epochlint.report import RunResult
 
 WARNING_CODES = frozenset({"EPL900"})
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from linter.frontend.facts import Pos
-from linter.program.lockorder import OrderSite
-from linter.program.model import Program
-from linter.program.symbols import FieldId
+from epochlint.frontend.facts import Pos
+from epochlint.program.lockorder import OrderSite
+from epochlint.program.model import Program
+from epochlint.program.symbols import FieldId
 
 
 def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:

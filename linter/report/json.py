@@ -6,8 +6,8 @@ import json
 from collections import Counter
 from typing import Any, TextIO
 
-from linter.findings import ChainStep, Finding, Location, RelatedLocation
-from linter.report import RunResult
+from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.report import RunResult
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "epochlint"

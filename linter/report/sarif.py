@@ -6,8 +6,8 @@ import json
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from linter.findings import ChainStep, Finding, Location, RelatedLocation
-from linter.report import RuleInfo, RunResult
+from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.report import RuleInfo, RunResult
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
