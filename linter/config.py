@@ -37,7 +37,9 @@ class ConfigError(Exception):
 
 # Defaults, as the rule catalogue (RULES.md) states them.
 DEFAULT_EPOCH_PATTERN = "epoch"
-DEFAULT_LOCK_PATTERN = "lock|rlock|mutex|cond|condition|cv"
+DEFAULT_LOCK_PATTERN = "lock|locks|rlock|mutex|cond|condition|cv"
+# Files that are tests (gitignore syntax): analysed and reported, but they never shape the model.
+DEFAULT_TEST_PATHS: tuple[str, ...] = ("test_*.py", "*_test.py", "conftest.py", "test/", "tests/")
 DEFAULT_LOCK_DECORATORS: tuple[tuple[str, str], ...] = (("synchronized", "_lock"),)
 DEFAULT_REWIND_METHODS: tuple[str, ...] = ("seek", "redeliver", "rewind", "reset_cursor")
 DEFAULT_COMMIT_SINKS: tuple[str, ...] = ("send_offsets_to_transaction", "store_offsets")
@@ -101,6 +103,7 @@ class Config:
     historical_epoch_receivers: tuple[str, ...] = DEFAULT_HISTORICAL_EPOCH_RECEIVERS
     current_epoch_sources: tuple[str, ...] = DEFAULT_CURRENT_EPOCH_SOURCES
     guards: tuple[tuple[str, str], ...] = ()
+    test_paths: tuple[str, ...] = DEFAULT_TEST_PATHS
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
     # Compiled forms are cached on the instance (cached_property writes to __dict__, which a frozen
@@ -144,6 +147,14 @@ class Config:
     @cached_property
     def _exclude_spec(self) -> pathspec.PathSpec:
         return _compile_patterns(self.exclude)
+
+    def is_test_path(self, rel_path: str) -> bool:
+        """Whether the file at a root-relative posix path is test code (`test-paths`)."""
+        return bool(self.test_paths) and self._test_spec.match_file(rel_path)
+
+    @cached_property
+    def _test_spec(self) -> pathspec.PathSpec:
+        return _compile_patterns(self.test_paths)
 
     # --- names ----------------------------------------------------------------------------------
 
@@ -452,6 +463,7 @@ KEYS: Mapping[str, _Key] = {
     "historical-epoch-sources": _Key("historical_epoch_sources", _names("attribute names")),
     "current-epoch-sources": _Key("current_epoch_sources", _names("attribute or function names")),
     "guards": _Key("guards", _guards),
+    "test-paths": _Key("test_paths", _patterns),
     "max-file-size": _Key("max_file_size", _positive_int),
     "historical-epoch-receivers": _Key("historical_epoch_receivers", _names("receiver words")),
 }

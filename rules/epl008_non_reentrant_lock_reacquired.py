@@ -158,7 +158,9 @@ class Consumer:
     def check(self, program: Program) -> Iterable[Finding]:
         by_inner: dict[Acquisition, list[OrderSite]] = {}
         for site in program.lock_order.reacquisitions():
-            if program.locks.kind(site.inner.lock) == NON_REENTRANT:
+            # An element lock stands for many locks: re-taking "it" may be taking another one.
+            lock = site.inner.lock
+            if program.locks.kind(lock) == NON_REENTRANT and not program.locks.is_element(lock):
                 by_inner.setdefault(site.inner, []).append(site)
         for inner, sites in by_inner.items():
             first = min(

@@ -47,7 +47,7 @@ def test_without_any_pyproject_the_spec_defaults_apply_and_the_root_is_the_curre
     assert config.config_path is None
     assert config.select == ("ALL",) and config.ignore == () and config.exclude == ()
     assert config.epoch_pattern == "epoch"
-    assert config.lock_pattern == "lock|rlock|mutex|cond|condition|cv"
+    assert config.lock_pattern == "lock|locks|rlock|mutex|cond|condition|cv"
     assert config.lock_decorators == (("synchronized", "_lock"),)
     assert config.rewind_methods == ("seek", "redeliver", "rewind", "reset_cursor")
     assert config.commit_sinks == ("send_offsets_to_transaction", "store_offsets")

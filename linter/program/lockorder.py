@@ -19,7 +19,7 @@ import networkx as nx
 
 from epochlint.frontend.facts import Call, Pos, Site, Write, within
 from epochlint.program.callgraph import CallSite
-from epochlint.program.locks import NON_REENTRANT
+from epochlint.program.locks import NON_REENTRANT, REENTRANT
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
 if TYPE_CHECKING:
@@ -203,15 +203,18 @@ class LockOrder:
     def order_sites(self) -> tuple[OrderSite, ...]:
         """Every (held, acquired) pair of the program, the same lock twice included.
 
-        A non-blocking acquire never waits, so it is never the acquired side of a pair.
+        A non-blocking acquire never waits, so it is never the acquired side of a pair; nor is a
+        reentrant lock that the path already holds, for any lock but itself: it waits for nothing.
         """
         found: list[OrderSite] = []
         for fid, mine in self.acquisitions.items():
             regions = self.locks.regions_by_id(fid)
             for inner in mine:
                 if inner.kind not in (DECORATOR, TRIED):
+                    outers = self._held(fid, regions[inner.region].outer)
+                    held = {a.lock for a in outers} | self.locks.entry.get(fid, frozenset())
                     found.extend(
-                        OrderSite(outer, inner) for outer in self._held(fid, regions[inner.region].outer)
+                        OrderSite(outer, inner) for outer in outers if self._waits(outer, inner, held)
                     )
         for fid in sorted(self.calls.sites_from):
             for site in self.calls.sites_from[fid]:
@@ -219,14 +222,34 @@ class LockOrder:
                     found.extend(self._order_sites_through(site))
         return tuple(found)
 
+    def _waits(self, outer: Acquisition, inner: Acquisition, held: set[FieldId] | frozenset[FieldId]) -> bool:
+        """Whether taking `inner` can wait while `outer` is held, on a path that holds `held`."""
+        if outer.lock == inner.lock:
+            return True
+        return not (self.locks.kind(inner.lock) == REENTRANT and inner.lock in held)
+
     def _order_sites_through(self, site: CallSite) -> Iterator[OrderSite]:
-        for outer in self._held(site.caller, site.site.regions):
+        outers = self._held(site.caller, site.site.regions)
+        if not outers:
+            return
+        held_here = {a.lock for a in outers} | self.locks.entry.get(site.caller, frozenset())
+        for outer in outers:
             # A non-reentrant lock that is held fails every non-blocking acquire of itself.
             free = outer.lock if self.locks.kind(outer.lock) == NON_REENTRANT else None
             if free is not None and self._probed(site, free, outer.region):
                 continue
             for inner, chain in self.acquired_from(site.callee, free).items():
-                yield OrderSite(outer, inner, (site, *chain))
+                held = held_here | self._held_along(chain, inner)
+                if self._waits(outer, inner, held):
+                    yield OrderSite(outer, inner, (site, *chain))
+
+    def _held_along(self, chain: tuple[CallSite, ...], inner: Acquisition) -> set[FieldId]:
+        """Locks the callees of a chain hold on the way down to `inner`, and around it."""
+        held = {lock for step in chain for lock in self.locks.local_locks(step.caller, step.site)}
+        if inner.region >= 0:
+            region = self.locks.regions_by_id(inner.function)[inner.region]
+            held.update(a.lock for a in self._held(inner.function, region.outer))
+        return held
 
     @cached_property
     def graph(self) -> nx.DiGraph:
@@ -251,8 +274,13 @@ class LockOrder:
         return (site for site in self.order_sites if site.outer.lock == site.inner.lock)
 
     def cycles(self) -> list[list[FieldId]]:
-        """Groups of two or more locks that can each be taken while another of them is held."""
-        groups = [sorted(g) for g in nx.strongly_connected_components(self.graph) if len(g) > 1]
+        """Groups of two or more locks that can each be taken while another of them is held.
+
+        Element locks (one node for every lock of a container) are left out: the graph cannot
+        tell their instances apart, so a cycle through one is not known to be a cycle.
+        """
+        distinct = self.graph.subgraph(n for n in self.graph if not self.locks.is_element(n))
+        groups = [sorted(g) for g in nx.strongly_connected_components(distinct) if len(g) > 1]
         return sorted(groups)
 
     # -- bumps and clears --------------------------------------------------------------------------

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import networkx as nx
 
-from epochlint.frontend.facts import Ref, Region, Site
-from epochlint.program.callgraph import CallGraph
-from epochlint.program.symbols import FieldId, Symbols
+from epochlint.frontend.facts import Call, Ref, Region, Site
+from epochlint.program.callgraph import CallGraph, CallSite
+from epochlint.program.symbols import Entity, FieldId, Symbols, function_id
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"
@@ -52,14 +53,18 @@ class Locks:
         calls: CallGraph,
         lock_name: Callable[[str], bool],
         lock_decorators: dict[str, str],
+        is_test: Callable[[str], bool],
     ) -> None:
         self.symbols = symbols
+        self.is_test = is_test
         self.calls = calls
         self.lock_name = lock_name
         self.lock_decorators = lock_decorators
         self.constructed: dict[FieldId, LockInfo] = {}
         # Fields built by a constructor we know is not a lock (a semaphore with a larger count).
         self.not_locks: set[FieldId] = set()
+        # Container fields filled with locks (`self._locks[tp] = Lock()`): each is one lock.
+        self.elements: set[FieldId] = set()
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
@@ -69,31 +74,53 @@ class Locks:
     # -- identities ------------------------------------------------------------------------
 
     def _find_constructed(self) -> None:
+        """Fields built by a visible constructor: a lock of that kind, or (any other class) no lock."""
+        built_otherwise: set[FieldId] = set()
+        for fid, field, call, into_item in self._constructor_stores():
+            callee = self.symbols.callee(fid, call)
+            if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
+                if _builds_an_object(callee):
+                    built_otherwise.add(field)
+                continue
+            if callee.target in _SEMAPHORES and not _count_is_one(call.args):
+                self.not_locks.add(field)
+                continue
+            if into_item:
+                self.elements.add(field)
+            self.constructed[field] = self._lock_info(fid, field, callee.target, call)
+        self.not_locks.update(built_otherwise - self.constructed.keys())
+
+    def _constructor_stores(self) -> Iterator[tuple[str, FieldId, Call, bool]]:
+        """(function, field, value call, stored into an item) for each field assigned a call:
+        writes of attribute paths and globals, and the names a class body binds."""
         for fid, (_, function) in sorted(self.symbols.functions.items()):
+            owner = self._class_of_body(fid)
             for write in function.writes:
-                if write.value_call < 0:
-                    continue
-                call = self.symbols.call(fid, write.value_call)
-                if call is None:
-                    continue
-                callee = self.symbols.callee(fid, call)
-                if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
-                    continue
-                field = self.symbols.field(fid, write.ref)
-                if field is None:
-                    continue
-                kind = _LOCK_CONSTRUCTORS[callee.target]
-                if callee.target in _SEMAPHORES and not _count_is_one(call.args):
-                    self.not_locks.add(field)
-                    continue
-                same_as = None
-                if callee.target in _CONDITIONS and call.args and call.args[0].ref is not None:
-                    same_as = self.symbols.field(fid, call.args[0].ref)
-                    if callee.target == "threading.Condition" and same_as is not None:
-                        kind = UNKNOWN_KIND
-                elif callee.target in _CONDITIONS and callee.target.startswith("threading"):
-                    kind = REENTRANT
-                self.constructed[field] = LockInfo(field, kind, same_as)
+                call = self.symbols.call(fid, write.value_call) if write.value_call >= 0 else None
+                field = self.symbols.field(fid, write.ref) if call is not None else None
+                if call is not None and field is not None:
+                    yield fid, field, call, write.kind == "item"
+            for bind in function.binds if owner else ():
+                call = self.symbols.call(fid, bind.value_call) if bind.value_call >= 0 else None
+                if call is not None and bind.kind == "assign":
+                    yield fid, FieldId(owner, (bind.name,)), call, False
+
+    def _class_of_body(self, fid: str) -> str:
+        """The class whose body `fid` is, "" for any other function."""
+        function = self.symbols.function(fid)
+        if function.kind != "classbody":
+            return ""
+        cid = function_id(self.symbols.module_of(fid).name, function.qualname.rsplit(".", 1)[0])
+        return cid if cid in self.symbols.classes else ""
+
+    def _lock_info(self, fid: str, field: FieldId, constructor: str, call: Call) -> LockInfo:
+        kind = _LOCK_CONSTRUCTORS[constructor]
+        same_as = None
+        if constructor in _CONDITIONS and call.args and call.args[0].ref is not None:
+            same_as = self.symbols.field(fid, call.args[0].ref)
+            if constructor == "threading.Condition" and same_as is not None:
+                kind = UNKNOWN_KIND
+        return LockInfo(field, kind, same_as)
 
     def canonical(self, field: FieldId) -> FieldId:
         seen = set()
@@ -108,6 +135,21 @@ class Locks:
         if field in self.not_locks:
             return False
         return field in self.constructed or self.lock_name(field.leaf)
+
+    def is_element(self, lock: FieldId) -> bool:
+        """Whether `lock` stands for the elements of a container of locks (or is acquired as one)."""
+        return lock in self.elements or lock in self._subscripted
+
+    @cached_property
+    def _subscripted(self) -> frozenset[FieldId]:
+        """Locks acquired as an item of a container: `with self._locks[tp]:`."""
+        found = set()
+        for fid, (_, function) in self.symbols.functions.items():
+            for region in function.regions:
+                lock = self.region_lock(fid, region) if "[]" in region.lock.attrs else None
+                if lock is not None:
+                    found.add(lock)
+        return frozenset(found)
 
     def kind(self, lock: FieldId) -> str:
         info = self.constructed.get(lock)
@@ -187,10 +229,17 @@ class Locks:
             for fid in members:
                 self.entry[fid] = state[fid] or frozenset()
 
+    def _model_call_sites(self, fid: str) -> list[CallSite]:
+        """The call sites that shape `fid`'s entry lockset: test code calling into the rest does not."""
+        sites = self.calls.sites_to.get(fid, [])
+        if self.is_test(fid):
+            return sites
+        return [site for site in sites if not self.is_test(site.caller)]
+
     def _entry_from_callers(
         self, fid: str, state: dict[str, frozenset[FieldId] | None]
     ) -> frozenset[FieldId] | None:
-        sites = self.calls.sites_to.get(fid, [])
+        sites = self._model_call_sites(fid)
         if not sites or any(not site.inherits_locks for site in sites):
             return frozenset()
         result: frozenset[FieldId] | None = None
@@ -201,6 +250,13 @@ class Locks:
             at_site = self.local_locks(site.caller, site.site) | caller_entry
             result = at_site if result is None else result & at_site
         return result
+
+
+def _builds_an_object(callee: Entity) -> bool:
+    """A call of a project class, or of an outside name spelt as a class (`threading.Event`)."""
+    if callee.kind == "class":
+        return True
+    return callee.kind == "external" and callee.target.rsplit(".", 1)[-1][:1].isupper()
 
 
 def _count_is_one(args: tuple) -> bool:

@@ -103,8 +103,9 @@ class Program:
                 break
             self.symbols.learn_parameter_types(learnt)
             self.calls = CallGraph(self.symbols, helpers)
+        self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
         self.locks = Locks(
-            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators)
+            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.is_test
         )
 
     # -- construction -------------------------------------------------------------------------
@@ -147,6 +148,10 @@ class Program:
                 yield positional[index].name, arg
                 index += 1
 
+    def is_test(self, fid: str) -> bool:
+        """Whether `fid` is test code: reported like any code, but it never shapes the model."""
+        return self.symbols.module_of(fid).name in self._test_modules
+
     # -- configuration-driven names ----------------------------------------------------------------
 
     def is_epoch(self, field: FieldId) -> bool:
@@ -187,7 +192,8 @@ class Program:
             if field in declared:
                 guards[field] = declared[field]
                 continue
-            writes = self.writes_of(field)
+            # Tests poke internals single-threaded: their writes do not vote.
+            writes = [w for w in self.writes_of(field) if not self.is_test(w.function)]
             counts: dict[FieldId, int] = {}
             for write in writes:
                 for lock in self.locks.held(write.function, write.write.site):

@@ -1,0 +1,91 @@
+"""Test code is reported like any code, but it never shapes the model of the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Mark, actual_marks, run_check
+
+WriteTree = Callable[..., Path]
+
+STATE = """\
+import threading
+
+
+class PartitionState:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._leader_epoch = -1
+
+    def _set_leader_epoch(self, epoch):
+        self._leader_epoch = epoch
+
+    def update(self, epoch):
+        with self._lock:
+            self._set_leader_epoch(epoch)
+
+    def bump(self):
+        with self._lock:
+            self._leader_epoch += 1
+
+    def assign(self, epoch):
+        self._leader_epoch = epoch
+"""
+
+CALLS_INTERNALS = """\
+from partitions.state import PartitionState
+
+
+def test_set_leader_epoch():
+    state = PartitionState()
+    state._set_leader_epoch(3)
+    state._set_leader_epoch(4)
+    state._set_leader_epoch(5)
+"""
+
+WRITES_FIELDS = """\
+from partitions.state import PartitionState
+
+
+def poke():
+    state = PartitionState()
+    state._leader_epoch = 3
+    state._leader_epoch = 4
+    state._leader_epoch = 5
+"""
+
+UNGUARDED_WRITE_IN_ASSIGN: Mark = ("partitions/state.py", 21, "EPL006")
+
+
+def _package(write_tree: WriteTree, extra: dict[str, str], pyproject: str = "") -> Path:
+    return write_tree({"partitions/__init__.py": "", "partitions/state.py": STATE, **extra}, pyproject)
+
+
+def test_checking_the_tree_with_its_tests_reports_what_checking_the_package_reports(
+    write_tree: WriteTree,
+) -> None:
+    root = _package(write_tree, {"tests/test_state.py": CALLS_INTERNALS})
+    with_tests = actual_marks(run_check(root))
+    package_only = actual_marks(run_check(root / "partitions"))
+    assert with_tests == package_only
+    assert UNGUARDED_WRITE_IN_ASSIGN in with_tests
+
+
+def test_writes_in_tests_do_not_vote_for_the_guard_but_are_still_reported(write_tree: WriteTree) -> None:
+    root = _package(write_tree, {"tests/test_poke.py": WRITES_FIELDS})
+    marks = actual_marks(run_check(root))
+    assert UNGUARDED_WRITE_IN_ASSIGN in marks
+    assert {line for (path, line, code) in marks if path == "tests/test_poke.py"} == {6, 7, 8}
+
+
+def test_test_paths_decide_what_is_test_code(write_tree: WriteTree) -> None:
+    """`checks/poke.py` is product code by default (its three unlocked writes leave no guard)
+    and test code once `test-paths` names its folder."""
+    extra = {"checks/poke.py": WRITES_FIELDS}
+    default_root = _package(write_tree, extra)
+    assert UNGUARDED_WRITE_IN_ASSIGN not in actual_marks(run_check(default_root))
+    configured = _package(
+        write_tree, extra, "[project]\nname = 'sample'\n\n[tool.epochlint]\ntest-paths = [\"checks/\"]\n"
+    )
+    assert UNGUARDED_WRITE_IN_ASSIGN in actual_marks(run_check(configured))
