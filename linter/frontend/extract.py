@@ -103,6 +103,8 @@ class _FunctionBuilder:
     branches: list[Branches] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
+    # Names bound by enclosing `with ExitStack() as name:` blocks.
+    exit_stacks: list[str] = field(default_factory=list)
 
     def freeze(self) -> FunctionFacts:
         return FunctionFacts(
@@ -415,17 +417,31 @@ class FactsExtractor(FastVisitor):
                 lock_ref, call_node = acquired
                 region_id = self._open_region(lock_ref, "acquire", call_node, statement)
                 opened.append((lock_ref, region_id))
+            elif (entered := self._entered_context(statement)) is not None:
+                # Held for the rest of the `with ExitStack()` block that this block ends.
+                kind = "async_with" if isinstance(entered[1], cst.Await) else "acquire"
+                region_id = self._open_region(entered[0], kind, entered[1], statement)
+                opened.append((entered[0], region_id))
+            elif (tested := self._acquired_unless(statement)) is not None:
+                # `if not L.acquire(timeout=1): return`: what follows runs holding L.
+                region_id = self._open_region(tested[0], "try_acquire", tested[1], statements[-1])  # type: ignore[index]
+                opened.append((tested[0], region_id))
             elif released is not None:
                 self._close_region(opened, released[0])
             elif finally_release := self._finally_release(statement):
                 self._close_region(opened, finally_release)
         for _, region_id in reversed(opened):
+            self._drop_region(region_id)
+
+    def _drop_region(self, region_id: int) -> None:
+        # A release in a nested block may already have ended a tested acquire's region.
+        if region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
 
     def _close_region(self, opened: list[tuple[Ref, int]], lock_ref: Ref) -> None:
         for index in range(len(opened) - 1, -1, -1):
             if opened[index][0] == lock_ref:
-                self._fn.region_stack.remove(opened[index][1])
+                self._drop_region(opened[index][1])
                 del opened[index]
                 return
         # A release in the branch of a tested acquire ends that acquire's region.
@@ -478,6 +494,41 @@ class FactsExtractor(FastVisitor):
             return self._tested_acquire(test.left) or self._tested_acquire(test.right)
         return self._lock_method_call(test, "acquire")
 
+    def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
+        """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
+        stack bound by an enclosing `with ExitStack() as stack:`."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+            return None
+        expr = statement.body[0]
+        if not isinstance(expr, cst.Expr):
+            return None
+        value = expr.value
+        call = value.expression if isinstance(value, cst.Await) else value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.args):
+            return None
+        if call.func.attr.value not in ("enter_context", "enter_async_context"):
+            return None
+        stack = call.func.value
+        if not (isinstance(stack, cst.Name) and stack.value in self._fn.exit_stacks):
+            return None
+        path = name_path(call.args[0].value)
+        return (self._ref(*path), value) if path is not None else None
+
+    def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
+        """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break)."""
+        if not isinstance(statement, cst.If) or statement.orelse is not None:
+            return None
+        test = statement.test
+        if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+            return None
+        body = statement.body.body
+        last = body[-1] if body else None
+        if isinstance(last, cst.SimpleStatementLine):
+            last = last.body[-1] if last.body else None
+        if not isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+            return None
+        return self._lock_method_call(test.expression, "acquire")
+
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:
             return None
@@ -500,7 +551,10 @@ class FactsExtractor(FastVisitor):
                 opened.append(self._open_region(self._ref(*path), kind, item, node))
             if item.asname is not None:
                 self._bind_targets(item.asname.name, item.item, "with")
+        stacks = [name for item in node.items if (name := _exit_stack_name(item))]
+        self._fn.exit_stacks.extend(stacks)
         self.walk(node.body)
+        del self._fn.exit_stacks[len(self._fn.exit_stacks) - len(stacks) :]
         for region_id in opened:
             self._fn.region_stack.remove(region_id)
         return False
@@ -955,6 +1009,16 @@ def _iterates_collection(iterable: cst.BaseExpression) -> bool:
                 for arg in iterable.args
             )
     return True
+
+
+def _exit_stack_name(item: cst.WithItem) -> str:
+    """`stack` for `with ExitStack() as stack` (or `contextlib.AsyncExitStack()`), else ""."""
+    value = item.item
+    if not (isinstance(value, cst.Call) and dotted(value.func).rsplit(".", 1)[-1].endswith("ExitStack")):
+        return ""
+    if item.asname is None or not isinstance(item.asname.name, cst.Name):
+        return ""
+    return item.asname.name.value
 
 
 def _local_names(target: cst.BaseExpression | None) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 6
+FACTS_FORMAT = 7
 
 
 def within(inner: Pos, outer: Pos) -> bool:

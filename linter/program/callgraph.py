@@ -14,8 +14,8 @@ ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", 
 # Calls that run a function argument on the spot but are not batch loops.
 _ON_THE_SPOT = frozenset({"functools.reduce", "reduce"})
 _ON_THE_SPOT_METHODS = frozenset({"sort", "wait_for"})
-# Calls whose coroutine argument runs later, as a task of its own.
-_TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe"})
+# Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
+_TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "gather"})
 
 CALL = "call"
 CONSTRUCTOR = "ctor"
