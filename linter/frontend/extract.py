@@ -765,6 +765,10 @@ class FactsExtractor(FastVisitor):
             self._fn.writes.append(
                 Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty)
             )
+            # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
+            for field_name, field_bump in _copy_sets(target, value):
+                field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))
+                self._fn.writes.append(Write(field_ref, self._site(target), kind, field_bump))
         if not attrs:
             self._fn.binds.append(
                 Bind(name, self._site(target), "assign", value_call, value_ref)
@@ -1063,6 +1067,42 @@ def _is_bump(target: cst.BaseExpression, value: cst.BaseExpression | None) -> bo
             arg.keyword is not None and _adds_to(arg.value, target_code) for arg in value.args
         )
     return False
+
+
+# Calls that copy their first argument with the keyword fields replaced.
+_COPY_FUNCTIONS = frozenset({"replace", "evolve"})
+
+
+def _copy_sets(target: cst.BaseExpression, value: cst.BaseExpression | None) -> list[tuple[str, bool]]:
+    """The fields a copy of the target sets, each with whether it bumps that field:
+    `replace(H, epoch=H.epoch + 1)`, `attrs.evolve(H, epoch=e)`, `H._replace(epoch=e)` assigned to `H`."""
+    if not isinstance(value, cst.Call) or not isinstance(target, cst.Attribute):
+        return []
+    target_code = code_of(target).strip()
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "_replace":
+        copies = code_of(func.value).strip() == target_code
+    else:
+        positional = [arg for arg in value.args if arg.keyword is None]
+        copies = (
+            dotted(func).rsplit(".", 1)[-1] in _COPY_FUNCTIONS
+            and bool(positional)
+            and code_of(positional[0].value).strip() == target_code
+        )
+    if not copies:
+        return []
+    return [
+        (arg.keyword.value, _adds_to_field(arg.value, f"{target_code}.{arg.keyword.value}"))
+        for arg in value.args
+        if arg.keyword is not None
+    ]
+
+
+def _adds_to_field(value: cst.BaseExpression, field_code: str) -> bool:
+    """`F + k` or `k + F`, for the field `F`."""
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
+        return False
+    return field_code in (code_of(value.left).strip(), code_of(value.right).strip())
 
 
 def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:

@@ -15,7 +15,7 @@ from typing import TypeVar
 from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
-CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
+CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 _MAX_DEPTH = 12
