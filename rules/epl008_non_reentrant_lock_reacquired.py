@@ -17,8 +17,8 @@ class NonReentrantLockReacquired(Rule):
     name = "non-reentrant-lock-reacquired"
     summary = "A non-reentrant lock is acquired again while it is already held: a self-deadlock."
     what = """
-A lock that is not reentrant (`threading.Lock`, `multiprocessing.Lock`, `asyncio.Lock`, a
-semaphore of count 1) is acquired while it is already held: in a nested region of the same
+A lock that is not reentrant (`threading.Lock`, `multiprocessing.Lock`, `asyncio.Lock`,
+`asyncio.Condition()`, a semaphore of count 1; built in `__init__` or in the class body) is acquired while it is already held: in a nested region of the same
 function, or in a function reached through any chain of resolved calls that starts inside a held
 region of it (a `with`, an `acquire()`/`release()` pair, or a lock decorator such as
 `@synchronized`). One finding per inner acquisition. Reentrant locks (`RLock`, `Condition()`)
@@ -27,6 +27,8 @@ callbacks, `create_task`) run later and elsewhere, so they never count. A non-bl
 acquire whose result is tested (`if L.acquire(blocking=False):`) never waits, so it is never the
 inner acquisition; and code that runs only where such an acquire of L succeeded cannot be reached
 by a thread that already holds L (the test fails for it), so chains through it do not count.
+The locks of a container (`self._locks[tp] = threading.Lock()`) are one element lock: taking
+`self._locks[b]` while holding `self._locks[a]` may take another lock, so it is never reported.
 """
     why = """
 A plain `Lock` does not know who holds it: a second `acquire()` by the holder waits for a release

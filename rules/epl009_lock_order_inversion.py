@@ -26,7 +26,10 @@ path, L2 -> L1 on another, or a longer ring) is reported once per group of locks
 other, at one of the acquisitions that make the group's edges; the others are related locations.
 Reentrant or not makes no difference. A non-blocking or timed acquire whose result is tested never
 waits for its lock, so it makes no edge (trying the second lock is the classic way out of a
-cycle). Taking the same lock twice is EPL008's business, not this rule's.
+cycle), and neither does taking a reentrant lock that the path already holds (it waits for
+nothing). The locks of a container (`self._locks[tp]`) are one element lock whose instances the
+graph cannot tell apart: it is never part of a reported cycle. Taking the same lock twice is
+EPL008's business, not this rule's.
 """
     why = """
 A thread that holds L1 and waits for L2, while another holds L2 and waits for L1, waits forever.
