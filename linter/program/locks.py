@@ -79,7 +79,9 @@ class Locks:
         for fid, field, call, into_item in self._constructor_stores():
             callee = self.symbols.callee(fid, call)
             if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
-                if _builds_an_object(callee):
+                # A class named as a lock (`filelock.FileLock`, `anyio.Lock`) may be one: its
+                # kind is unknown and the field's name decides, as for an unseen constructor.
+                if _builds_an_object(callee) and not self.lock_name(callee.target.replace(":", ".")):
                     built_otherwise.add(field)
                 continue
             if callee.target in _SEMAPHORES and not _count_is_one(call.args):
