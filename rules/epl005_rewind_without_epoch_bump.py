@@ -12,7 +12,6 @@ from epochlint.rules.chains import unique
 
 # Bodies that only declare an interface: nothing to bump.
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
-_STUB_NAMES = frozenset({"NotImplementedError", "NotImplemented"})
 
 
 class RewindWithoutEpochBump(Rule):
@@ -29,8 +28,9 @@ through the method bumps any of them: not the method itself, nor anything it cal
 it hands off to run later (a rewind delegated to an executor task counts when the task bumps).
 Bumping on some paths only is enough. Only epoch fields that the program bumps somewhere count:
 a field that is only ever assigned (a Kafka leader epoch learnt from metadata, reset to -1 by a
-seek) is not a counter that a rewind could advance. Abstract methods and stubs that only raise
-`NotImplementedError` declare an interface and are not reported.
+seek) is not a counter that a rewind could advance. Abstract methods (`@abstractmethod`, or a body
+of only `...`, `pass`, a docstring or `raise NotImplementedError`) declare an interface and are
+not reported; a body that does anything else (even `return None`) is a rewind that never bumps.
 """
     why = """
 The epoch is how a consumer tells messages read before a rewind from messages read after it. A
@@ -202,10 +202,7 @@ def _guarded_epoch_fields(program: Program, cls: str) -> frozenset[FieldId]:
 
 
 def _is_stub(program: Program, fid: str) -> bool:
-    """An abstract method, or a body that does nothing but raise NotImplementedError."""
+    """An abstract method: `@abstractmethod`, or a body of only `...`, `pass`, a docstring or
+    `raise NotImplementedError`."""
     function = program.symbols.function(fid)
-    if _ABSTRACT_DECORATORS.intersection(function.decorators):
-        return True
-    return not function.writes and all(
-        access.ref.name in _STUB_NAMES and not access.ref.attrs for access in function.accesses
-    ) and all(call.callee is not None and call.callee.name in _STUB_NAMES for call in function.calls)
+    return function.stub_body or bool(_ABSTRACT_DECORATORS.intersection(function.decorators))

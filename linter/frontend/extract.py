@@ -92,6 +92,7 @@ class _FunctionBuilder:
     params: tuple[Param, ...] = ()
     decorators: tuple[str, ...] = ()
     returns: str = ""
+    stub_body: bool = False
     accesses: list[Access] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     binds: list[Bind] = field(default_factory=list)
@@ -119,6 +120,7 @@ class _FunctionBuilder:
             params=self.params,
             decorators=self.decorators,
             returns=self.returns,
+            stub_body=self.stub_body,
             globals_declared=tuple(sorted(self.globals_declared)),
             accesses=tuple(self.accesses),
             writes=tuple(self.writes),
@@ -363,6 +365,7 @@ class FactsExtractor(FastVisitor):
             params=tuple(self._param_facts(params)),
             decorators=decorators,
             returns=returns,
+            stub_body=_is_stub_body(body),
         )
         saved_flow = self._flow
         self._function_stack.append(builder)
@@ -1013,6 +1016,29 @@ def _iterates_collection(iterable: cst.BaseExpression) -> bool:
                 for arg in iterable.args
             )
     return True
+
+
+def _is_stub_body(body: cst.CSTNode) -> bool:
+    """A body of only `...`, `pass`, docstrings and `raise NotImplementedError[(...)]`."""
+    if not isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return False
+    small: list[cst.CSTNode] = []
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        small.extend(statement.body)
+    return all(_is_stub_statement(statement) for statement in small)
+
+
+def _is_stub_statement(statement: cst.CSTNode) -> bool:
+    if isinstance(statement, cst.Pass):
+        return True
+    if isinstance(statement, cst.Expr):
+        return isinstance(statement.value, (cst.Ellipsis, cst.SimpleString, cst.ConcatenatedString))
+    if isinstance(statement, cst.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
+        return dotted(raised) in ("NotImplementedError", "NotImplemented")
+    return False
 
 
 def _exit_stack_name(item: cst.WithItem) -> str:

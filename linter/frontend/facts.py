@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 7
+FACTS_FORMAT = 8
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -217,6 +217,8 @@ class FunctionFacts:
     params: tuple[Param, ...] = ()
     decorators: tuple[str, ...] = ()
     returns: str = ""
+    # The body is only `...`, `pass`, a docstring or `raise NotImplementedError`: an abstract stub.
+    stub_body: bool = False
     globals_declared: tuple[str, ...] = ()
     accesses: tuple[Access, ...] = ()
     writes: tuple[Write, ...] = ()
