@@ -89,3 +89,48 @@ def test_test_paths_decide_what_is_test_code(write_tree: WriteTree) -> None:
         write_tree, extra, "[project]\nname = 'sample'\n\n[tool.epochlint]\ntest-paths = [\"checks/\"]\n"
     )
     assert UNGUARDED_WRITE_IN_ASSIGN in actual_marks(run_check(configured))
+
+
+RESET_HELPER = STATE + """
+
+def reset(state):
+    state._leader_epoch = -1
+
+
+def restart(state: PartitionState):
+    reset(state)
+
+
+def rejoin(state: PartitionState):
+    with state._lock:
+        state._leader_epoch = 0
+
+
+def resume(state: PartitionState):
+    with state._lock:
+        state._leader_epoch = 0
+"""
+
+CALLS_WITH_A_FAKE = """\
+from partitions.state import reset
+
+
+class FakeState:
+    _leader_epoch = 0
+
+
+def test_reset():
+    fake = FakeState()
+    reset(fake)
+"""
+
+
+def test_arguments_in_tests_do_not_type_the_package_parameters(write_tree: WriteTree) -> None:
+    """`reset(state)` is called with a `PartitionState` by the package and with a fake by a test:
+    the parameter stays a `PartitionState`, and its unlocked write is still found."""
+    root = write_tree(
+        {"partitions/__init__.py": "", "partitions/state.py": RESET_HELPER, "tests/test_reset.py": CALLS_WITH_A_FAKE}
+    )
+    marks = actual_marks(run_check(root))
+    assert ("partitions/state.py", 25, "EPL006") in marks
+    assert marks == actual_marks(run_check(root / "partitions"))

@@ -53,10 +53,11 @@ class Locks:
         calls: CallGraph,
         lock_name: Callable[[str], bool],
         lock_decorators: dict[str, str],
-        is_test: Callable[[str], bool],
+        shapes_model: Callable[[CallSite], bool],
     ) -> None:
         self.symbols = symbols
-        self.is_test = is_test
+        # Whether a call site joins its callee's entry lockset (test code calling in does not).
+        self.shapes_model = shapes_model
         self.calls = calls
         self.lock_name = lock_name
         self.lock_decorators = lock_decorators
@@ -231,17 +232,10 @@ class Locks:
             for fid in members:
                 self.entry[fid] = state[fid] or frozenset()
 
-    def _model_call_sites(self, fid: str) -> list[CallSite]:
-        """The call sites that shape `fid`'s entry lockset: test code calling into the rest does not."""
-        sites = self.calls.sites_to.get(fid, [])
-        if self.is_test(fid):
-            return sites
-        return [site for site in sites if not self.is_test(site.caller)]
-
     def _entry_from_callers(
         self, fid: str, state: dict[str, frozenset[FieldId] | None]
     ) -> frozenset[FieldId] | None:
-        sites = self._model_call_sites(fid)
+        sites = [site for site in self.calls.sites_to.get(fid, []) if self.shapes_model(site)]
         if not sites or any(not site.inherits_locks for site in sites):
             return frozenset()
         result: frozenset[FieldId] | None = None

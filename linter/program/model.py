@@ -95,6 +95,7 @@ class Program:
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)
         self.symbols.type_fields()
+        self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
         helpers = frozenset(config.iteration_helpers)
         self.calls = CallGraph(self.symbols, helpers)
         for _ in range(_PARAMETER_ROUNDS):
@@ -103,9 +104,8 @@ class Program:
                 break
             self.symbols.learn_parameter_types(learnt)
             self.calls = CallGraph(self.symbols, helpers)
-        self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
         self.locks = Locks(
-            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.is_test
+            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.shapes_model
         )
 
     # -- construction -------------------------------------------------------------------------
@@ -115,7 +115,7 @@ class Program:
         seen: dict[tuple[str, str], set[str]] = {}
         for fid, sites in self.calls.sites_from.items():
             for site in sites:
-                if site.call_id < 0 or site.via_argument:
+                if site.call_id < 0 or site.via_argument or not self.shapes_model(site):
                     continue
                 call = self.symbols.call(fid, site.call_id)
                 if call is None:
@@ -151,6 +151,11 @@ class Program:
     def is_test(self, fid: str) -> bool:
         """Whether `fid` is test code: reported like any code, but it never shapes the model."""
         return self.symbols.module_of(fid).name in self._test_modules
+
+    def shapes_model(self, site: CallSite) -> bool:
+        """Whether a call site counts for what its callee learns from its callers (entry locksets,
+        parameter types, asyncio context): a test calling into non-test code does not."""
+        return self.is_test(site.callee) or not self.is_test(site.caller)
 
     # -- configuration-driven names ----------------------------------------------------------------
 
@@ -428,7 +433,7 @@ class Program:
             for fid, is_async in result.items():
                 if is_async:
                     continue
-                callers = self.calls.sites_to.get(fid, [])
+                callers = [s for s in self.calls.sites_to.get(fid, []) if self.shapes_model(s)]
                 if callers and all(s.inherits_locks and result[s.caller] for s in callers):
                     result[fid] = True
                     changed = True
