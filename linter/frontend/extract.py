@@ -500,9 +500,9 @@ class FactsExtractor(FastVisitor):
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
         """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
         stack bound by an enclosing `with ExitStack() as stack:`."""
-        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
-            return None
-        expr = statement.body[0]
+        expr = statement
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            expr = statement.body[0]
         if not isinstance(expr, cst.Expr):
             return None
         value = expr.value
@@ -1020,14 +1020,15 @@ def _iterates_collection(iterable: cst.BaseExpression) -> bool:
 
 def _is_stub_body(body: cst.CSTNode) -> bool:
     """A body of only `...`, `pass`, docstrings and `raise NotImplementedError[(...)]`."""
-    if not isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+    if isinstance(body, cst.SimpleStatementSuite):
+        return all(_is_stub_statement(statement) for statement in body.body)
+    if not isinstance(body, cst.IndentedBlock):
         return False
-    small: list[cst.CSTNode] = []
-    for statement in body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            return False
-        small.extend(statement.body)
-    return all(_is_stub_statement(statement) for statement in small)
+    lines = body.body
+    return all(
+        isinstance(line, cst.SimpleStatementLine) and all(_is_stub_statement(s) for s in line.body)
+        for line in lines
+    )
 
 
 def _is_stub_statement(statement: cst.CSTNode) -> bool:

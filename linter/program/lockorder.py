@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -222,7 +222,7 @@ class LockOrder:
                     found.extend(self._order_sites_through(site))
         return tuple(found)
 
-    def _waits(self, outer: Acquisition, inner: Acquisition, held: set[FieldId] | frozenset[FieldId]) -> bool:
+    def _waits(self, outer: Acquisition, inner: Acquisition, held: AbstractSet[FieldId]) -> bool:
         """Whether taking `inner` can wait while `outer` is held, on a path that holds `held`."""
         if outer.lock == inner.lock:
             return True

@@ -62,7 +62,8 @@ class Locks:
         self.lock_name = lock_name
         self.lock_decorators = lock_decorators
         self.constructed: dict[FieldId, LockInfo] = {}
-        # Fields built by a constructor we know is not a lock (a semaphore with a larger count).
+        # Fields built by a constructor we know is not a lock: a semaphore with a larger count, or
+        # another class (`threading.Event()`, a project class), whatever the field's name.
         self.not_locks: set[FieldId] = set()
         # Container fields filled with locks (`self._locks[tp] = Lock()`): each is one lock.
         self.elements: set[FieldId] = set()
