@@ -80,6 +80,12 @@ class Locks:
         built_otherwise: set[FieldId] = set()
         for fid, field, call, into_item in self._constructor_stores():
             callee = self.symbols.callee(fid, call)
+            made = self._lock_factory_of(fid, callee, call)
+            if made:
+                # `defaultdict(threading.Lock)`: a container that fills itself with locks.
+                self.elements.add(field)
+                self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[made])
+                continue
             if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
                 # A class named as a lock (`filelock.FileLock`, `anyio.Lock`) may be one: its
                 # kind is unknown and the field's name decides, as for an unseen constructor.
@@ -93,6 +99,18 @@ class Locks:
                 self.elements.add(field)
             self.constructed[field] = self._lock_info(fid, field, callee.target, call)
         self.not_locks.update(built_otherwise - self.constructed.keys())
+
+    def _lock_factory_of(self, fid: str, callee: Entity, call: Call) -> str:
+        """The lock constructor a `defaultdict(...)` builds its missing items with, "" if none."""
+        if callee.kind != "external" or callee.target != "collections.defaultdict" or not call.args:
+            return ""
+        first = call.args[0]
+        if first.keyword or first.ref is None:
+            return ""
+        factory = self.symbols.entity(fid, first.ref)
+        if factory.kind != "external" or factory.target not in _LOCK_CONSTRUCTORS:
+            return ""
+        return "" if factory.target in _SEMAPHORES else factory.target
 
     def _constructor_stores(self) -> Iterator[tuple[str, FieldId, Call, bool]]:
         """(function, field, value call, stored into an item) for each field assigned a call:
