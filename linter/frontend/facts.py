@@ -253,9 +253,13 @@ class Import:
 
 @dataclass(frozen=True)
 class Suppression:
+    """`# epochlint: ignore[...]` or `# noqa: EPL...` on `line`; the comment spans [column, end_column)."""
+
     line: int
     # Empty: every code on that line.
     codes: tuple[str, ...] = ()
+    column: int = 1
+    end_column: int = 1
 
 
 @dataclass(frozen=True)
