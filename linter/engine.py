@@ -67,7 +67,7 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
     errors: list[FileError] = []
     for result in results:
         if result.facts.error:
-            errors.append(FileError(result.source.rel, result.facts.error))
+            errors.append(FileError(result.source.rel, result.facts.error, result.facts.error_pos))
             continue
         rel = result.source.rel
         is_package = PurePosixPath(rel).name == "__init__.py"

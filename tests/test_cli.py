@@ -364,7 +364,7 @@ def test_broken_files_are_reported_once_and_do_not_hide_real_findings(write_tree
     assert result.returncode == 1, result.stderr
     broken = finding_lines(result.stdout, "EPL900")
     assert sorted(line.split(": EPL900")[0] for line in broken) == [
-        "pkg/syntax_error.py:1:1",
+        "pkg/syntax_error.py:1:12",
         "pkg/undecodable.py:1:1",
     ], result.stdout
     assert [line.split(":")[0] for line in finding_lines(result.stdout, "EPL001")] == [CONSUMER]

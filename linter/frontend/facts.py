@@ -277,3 +277,6 @@ class FileFacts:
     guard_declarations: tuple[tuple[int, str], ...] = ()
     # Set instead of the rest when the file could not be read or parsed.
     error: str = ""
+    # Where the error lies: a syntax error's place; line 1, column 1 when the file could not be read
+    # or decoded.
+    error_pos: Pos = (1, 1, 1, 1)
