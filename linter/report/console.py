@@ -163,13 +163,17 @@ def summary_lines(result: RunResult) -> list[Text]:
     files = _plural(result.files_analysed, "file")
     if result.files_not_relevant:
         files += f" ({result.files_not_relevant} not relevant: read, not parsed)"
-    if result.findings:
+    hidden = f" ({result.baseline_hidden} hidden by the baseline)" if result.baseline_hidden else ""
+    if result.baseline_recorded is not None:
+        recorded = _plural(result.baseline_recorded, "finding")
+        lines = [Text(f"Recorded {recorded} of {files} in the baseline; none reported.", style="bold")]
+    elif result.findings:
         counts = Counter(finding.code for finding in result.findings)
         by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
         found = _plural(len(result.findings), "finding")
-        lines = [Text(f"Found {found} ({by_code}) in {files}.", style="bold")]
+        lines = [Text(f"Found {found} ({by_code}) in {files}{hidden}.", style="bold")]
     else:
-        lines = [Text(f"All checks passed: {files}, no findings.", style="bold green")]
+        lines = [Text(f"All checks passed: {files}, no findings{hidden}.", style="bold green")]
     if result.stale_baseline > 0:
         lines.append(Text(stale_baseline_message(result.stale_baseline), style="yellow"))
     return lines
