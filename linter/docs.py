@@ -29,6 +29,14 @@ def rule_table() -> str:
     return "\n".join(lines)
 
 
+def rule_listing() -> list[dict[str, object]]:
+    """Every rule as `epochlint rules --output-format json` lists it."""
+    return [
+        {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.code in FIXERS}
+        for rule in all_rules()
+    ]
+
+
 def rule_section(rule: type[Rule]) -> str:
     """A rule's documentation, collapsed under its code and name, its headings nested below ours."""
     body = demoted(rule.documentation(), README_DEPTH)

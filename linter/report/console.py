@@ -7,7 +7,7 @@ import re
 import tokenize
 from collections import Counter
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -55,16 +55,30 @@ class SourceCache:
 
 
 def render(result: RunResult, stream: TextIO) -> None:
+    write_report(result, stream)
+
+
+def write_report(
+    result: RunResult, stream: TextIO, *, lines_of: FindingLines | None = None, summary: bool = True
+) -> None:
+    """Each finding as `lines_of` shows it (default: header, frame, chain, notes), then, with
+    `summary`, the run's notes and summary (`--quiet` leaves them out)."""
     console = make_console(stream)
     sources = SourceCache(result.root)
     arrow = "↳" if _is_unicode(console) else "->"
     for finding in result.findings:
-        for line in finding_lines(finding, sources, arrow):
+        for line in (lines_of or finding_lines)(finding, sources, arrow):
             console.print(line)
+    if not summary:
+        return
     for note in result.notes:
         console.print(Text.assemble(("note: ", "dim"), note))
     for line in summary_lines(result):
         console.print(line)
+
+
+# How one finding is shown: (finding, the source lines, the chain's arrow) -> lines of text.
+FindingLines = Callable[[Finding, "SourceCache", str], list[Text]]
 
 
 def make_console(stream: TextIO) -> Console:
