@@ -28,7 +28,7 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    # Documentation sections, rendered by `epochlint rule CODE` and into the README's rule table.
+    # Documentation sections, rendered by `epochlint rule CODE` and into docs/rules/CODE.md.
     what: ClassVar[str]
     why: ClassVar[str]
     seed: ClassVar[str]
