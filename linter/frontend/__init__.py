@@ -131,8 +131,10 @@ def _error_pos(error: SyntaxError, line: int | None, column: int | None) -> Pos:
         return (1, 1, 1, 1)
     start = max(column or 1, 1)
     end_line = error.end_lineno if error.end_lineno and error.end_lineno >= line else line
-    end = error.end_offset if error.end_offset and (end_line > line or error.end_offset > start) else start + 1
-    return (line, start, end_line, end)
+    end_offset = error.end_offset or 0
+    if end_offset < 1 or (end_line == line and end_offset <= start):
+        return (line, start, line, start + 1)
+    return (line, start, end_line, end_offset)
 
 
 def _line_and_column(data: bytes, offset: int) -> tuple[int, int]:
