@@ -13,7 +13,7 @@ sampled from /proc. Measured:
 - the driver's peak memory with 25%, 50% and 100% of the corpus;
 - `epochlint check` run unit by unit (the same units, one `check` each, in one process, with its
   default parallelism) on the whole corpus.
-Results go to `bench/.work/audit/results.json`; the table printed at the end is the README's.
+Results go to `bench/.work/audit/results.json`; the table printed at the end is docs/audit.md's.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ copies of that tree at 2x and 4x with renamed packages, and a snapshot of epochl
 edits made while it runs cannot change what is measured, nor invalidate the facts cache between
 runs). Installs its own tools (fixit, ruff, psutil) into the running environment when they are
 missing. Then measures, in one run, every command as a separate process: wall time, and peak
-memory of its whole process tree (sampled), and prints the table the README's "Speed" section shows.
+memory of its whole process tree (sampled), and prints the table docs/speed.md shows.
 """
 
 from __future__ import annotations

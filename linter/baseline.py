@@ -80,4 +80,4 @@ def without_baseline(result: RunResult, entries: Sequence[BaselineEntry], analys
     found = {finding.fingerprint for finding in result.findings}
     stale = sum(1 for entry in entries if entry.path in analysed and entry.fingerprint not in found)
     kept = tuple(finding for finding in result.findings if finding.fingerprint not in recorded)
-    return replace(result, findings=kept, stale_baseline=stale)
+    return replace(result, findings=kept, stale_baseline=stale, baseline_hidden=len(result.findings) - len(kept))

@@ -4,30 +4,58 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from epochlint import __version__
 from epochlint.config import Config, ConfigError, load_config
 from epochlint.discovery import UsageError
 
+if TYPE_CHECKING:
+    from epochlint.report.formats import Renderer
+
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
-OUTPUT_FORMATS = ("console", "json", "sarif", "github")
-GRAPH_FORMATS = ("json", "dot", "pycg")
+OUTPUT_FORMATS = ("console", "concise", "json", "sarif", "github")
+# The formats --statistics can print its counts in.
+STATISTICS_FORMATS = ("console", "concise", "json")
+CALL_GRAPH_FORMATS = ("json", "dot", "pycg")
 LOCK_GRAPH_FORMATS = ("json", "dot")
+RULES_FORMATS = ("table", "json")
+ERROR_PREFIX = "epochlint: error: "
+EXIT_STATUSES = (
+    "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, "
+    "2 on a usage or configuration error"
+)
+
+
+def error_line(message: str) -> str:
+    """`message` as every error line reads: one line, behind the one `epochlint: error:` prefix."""
+    return ERROR_PREFIX + message.removeprefix("epochlint: ").removeprefix("error: ")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line, not a usage block and a line."""
+    """argparse, but a usage error is one line, not a usage block and a line, and it points at the
+    help of the command that was given."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(EXIT_USAGE, error_line(f"{message} (see '{self.prog} --help')") + "\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # Unknown arguments are the innermost command's to report: `check --bogus` points at
+        # `epochlint check --help`, not at the top-level help.
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def _positive(text: str) -> int:
@@ -49,10 +77,31 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    check = commands.add_parser("check", help="analyse files and report findings")
+    _add_check_parser(commands)
+    rules = commands.add_parser("rules", help="list every rule")
+    rules.add_argument("--output-format", choices=RULES_FORMATS, default="table", help="a table, or JSON for tools")
+    rule = commands.add_parser("rule", help="show a rule's documentation")
+    rule.add_argument("code", metavar="CODE|NAME", help="a rule's code (EPL001) or name (unlocked-epoch-read-in-batch-loop)")
+    _add_graph_parser(commands)
+
+    from epochlint.audit.command import add_audit_parser
+
+    add_audit_parser(commands)
+    return parser
+
+
+def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    check = commands.add_parser("check", help="analyse files and report findings", epilog=EXIT_STATUSES)
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
     check.add_argument(
-        "--output-format", choices=OUTPUT_FORMATS, default="console", help="how to print findings"
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="console",
+        help="how to print findings (concise: one line a finding)",
+    )
+    check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else")
+    check.add_argument(
+        "--statistics", action="store_true", help="print how many findings each rule reported, not the findings"
     )
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
@@ -82,20 +131,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply the fixes that are mechanical and safe")
     check.add_argument("--diff", action="store_true", help="show those fixes as a diff instead of writing them")
 
-    commands.add_parser("rules", help="list every rule")
-    rule = commands.add_parser("rule", help="show a rule's documentation")
-    rule.add_argument("code", metavar="CODE")
 
-    graph = commands.add_parser("graph", help="export the program's graphs")
-    graph.add_argument("kind", choices=("calls", "locks"), help="which graph")
-    graph.add_argument("paths", nargs="*", type=Path, metavar="PATH")
-    graph.add_argument("--format", choices=GRAPH_FORMATS, default="json")
-    graph.add_argument("--config", type=Path, metavar="FILE")
-
-    from epochlint.audit.command import add_audit_parser
-
-    add_audit_parser(commands)
-    return parser
+def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    graph = commands.add_parser(
+        "graph",
+        help="export the program's graphs",
+        description="Export the program's graphs: the call graph (JSON, dot, PyCG's format) or the lock-order graph (JSON, dot).",
+    )
+    kinds = graph.add_subparsers(dest="kind", metavar="GRAPH", parser_class=_Parser)
+    kinds.required = True
+    for kind, formats, what in (
+        ("calls", CALL_GRAPH_FORMATS, "the call graph: functions and the resolved calls between them"),
+        ("locks", LOCK_GRAPH_FORMATS, "the lock-order graph, with the guard of every epoch field"),
+    ):
+        command = kinds.add_parser(kind, help=what, description=f"Export {what}.")
+        command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
+        command.add_argument("--format", choices=formats, default="json", help="the export format")
+        command.add_argument(
+            "--config", type=Path, metavar="FILE", help="configuration file (default: nearest pyproject.toml)"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args)
         if args.command == "rules":
-            return _rules(sys.stdout)
+            return _rules(args.output_format, sys.stdout)
         if args.command == "rule":
             return _rule(args.code, sys.stdout)
         if args.command == "audit":
@@ -114,18 +168,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return audit(args)
         return _graph(args)
     except (ConfigError, UsageError) as error:
-        message = str(error)
-        prefix = "" if message.startswith("epochlint:") else "epochlint: error: "
-        print(f"{prefix}{message}", file=sys.stderr)
+        print(error_line(str(error)), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("epochlint: interrupted", file=sys.stderr)
+        print(error_line("interrupted"), file=sys.stderr)
         return 130
     except Exception as error:  # a bug of ours: one line, not a traceback
         where = _innermost_frame(error)
         print(
-            f"epochlint: internal error: {type(error).__name__}: {_first_line(error)} (at {where}); "
-            "please report it with the code that triggers it",
+            error_line(
+                f"internal error: {type(error).__name__}: {_first_line(error)} (at {where}); "
+                "please report it with the code that triggers it"
+            ),
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -161,9 +215,10 @@ def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) 
 
 
 def _check(args: argparse.Namespace) -> int:
-    from epochlint.report.formats import FORMATS
     from epochlint.workflow import CheckRequest, run_check
 
+    if args.statistics and args.output_format not in STATISTICS_FORMATS:
+        raise UsageError(f"--statistics prints its counts as console text or json, not as {args.output_format}")
     config = _load(args, {"select": args.select, "ignore": args.ignore})
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),
@@ -173,7 +228,7 @@ def _check(args: argparse.Namespace) -> int:
         args.fix,
         args.diff,
         use_cache=not args.no_cache,
-        progress=sys.stderr.isatty(),
+        progress=sys.stderr.isatty() and not args.quiet,
         jobs=args.jobs,
         prefilter=not args.no_prefilter,
     )
@@ -182,7 +237,7 @@ def _check(args: argparse.Namespace) -> int:
         sys.stdout.write(outcome.diff)
         return EXIT_FINDINGS if outcome.diff and not args.exit_zero else EXIT_CLEAN
     result = outcome.result
-    render = FORMATS[args.output_format]
+    render = _renderer(args)
     if args.output_file is not None:
         try:
             with args.output_file.open("w", encoding="utf-8", newline="\n") as stream:
@@ -196,12 +251,27 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _rules(stream: TextIO) -> int:
+def _renderer(args: argparse.Namespace) -> Renderer:
+    from epochlint.report import statistics
+    from epochlint.report.formats import FORMATS, QUIET_FORMATS
+
+    if args.statistics:
+        return statistics.render_json if args.output_format == "json" else statistics.render
+    if args.quiet and args.output_format in QUIET_FORMATS:
+        return QUIET_FORMATS[args.output_format]
+    return FORMATS[args.output_format]
+
+
+def _rules(output_format: str, stream: TextIO) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from epochlint.docs import rule_listing
     from epochlint.rules import all_rules
 
+    if output_format == "json":
+        stream.write(json.dumps(rule_listing(), indent=2) + "\n")
+        return EXIT_CLEAN
     table = Table(title="epochlint rules")
     table.add_column("Code", style="bold")
     table.add_column("Name", no_wrap=True)
@@ -221,7 +291,7 @@ def _rule(code: str, stream: TextIO) -> int:
     rule = rule_by_code(code)
     if rule is None:
         known = ", ".join(r.code for r in all_rules())
-        raise UsageError(f"epochlint: unknown rule code '{code}' (known: {known})")
+        raise UsageError(f"unknown rule '{code}' (a code or a name; known codes: {known}; see 'epochlint rules')")
     console = Console(file=stream)
     if console.is_terminal:
         console.print(Markdown(rule.documentation()))
@@ -235,14 +305,12 @@ def _graph(args: argparse.Namespace) -> int:
     from epochlint.discovery import discover
     from epochlint.report.graphs import write_call_graph, write_lock_graph
 
-    if args.kind == "locks" and args.format not in LOCK_GRAPH_FORMATS:
-        raise UsageError(f"epochlint: the lock graph has no '{args.format}' format (use json or dot)")
     config = _load(args)
     sources, problems = discover(args.paths or [Path(".")], config)
     results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
     program = build_program(results, config)
     for problem in problems:
-        print(f"epochlint: {problem.rel}: {problem.reason}", file=sys.stderr)
+        print(f"epochlint: warning: {problem.rel}: {problem.reason}", file=sys.stderr)
     write = write_lock_graph if args.kind == "locks" else write_call_graph
     write(program, args.format, sys.stdout)
     return EXIT_CLEAN

@@ -631,4 +631,23 @@ def load_config(
         config_path = pyproject if table is not None else None
     values = _validate_table(table, prefix, known_codes) if table is not None else {}
     values.update(_validate_overrides(overrides, known_codes))
-    return Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]
+    config = Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]
+    _check_selects_a_rule(config, known_codes, overrides or {})
+    return config
+
+
+def _check_selects_a_rule(config: Config, known: frozenset[str], overrides: Mapping[str, object]) -> None:
+    """`select` less `ignore` must leave a rule, as an empty `select` must: a run that checks nothing
+    would pass whatever the code holds."""
+    if not known or any(config.is_code_enabled(code, "") for code in known):
+        return
+    flags = [f"--{name}" for name in ("select", "ignore") if overrides.get(name) is not None]
+    where = " and ".join(flags) if flags else _where_selected(config)
+    raise ConfigError(
+        f"{where}: {', '.join(config.select)} less {', '.join(config.ignore)} selects no rule; an empty "
+        "selection checks nothing (ALL selects every rule)"
+    )
+
+
+def _where_selected(config: Config) -> str:
+    return f"{_display(config.config_path)}: select and ignore" if config.config_path else "select and ignore"

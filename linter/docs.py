@@ -1,12 +1,14 @@
-"""Documentation generated from the rule modules: the README's rule table and each rule's full
-documentation (what `epochlint rule CODE` prints), one collapsed section per rule.
+"""Documentation generated from the code, so that it never drifts from it: the README's rule table,
+one page per rule under `docs/rules/` (what `epochlint rule CODE` prints), and the example of
+`docs/json-output.md`, the output of a real run.
 
-`python -m epochlint.docs README.md` rewrites the part between its markers; a test fails when the
-README and the rule modules disagree.
+`python -m epochlint.docs [CHECKOUT]` rewrites them all (default: the current directory); a test
+fails when any of them differs from what this module generates.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
@@ -15,55 +17,77 @@ from epochlint.rules import Rule, all_rules
 
 START = "<!-- rules:start -->"
 END = "<!-- rules:end -->"
+JSON_START = "<!-- json-example:start -->"
+JSON_END = "<!-- json-example:end -->"
+README = "README.md"
+RULE_PAGES = "docs/rules"
+JSON_DOC = "docs/json-output.md"
+# The run `docs/json-output.md` shows: one finding with a chain and related places.
+JSON_EXAMPLE_SOURCE = "fixtures/EPL006/helper_and_its_callers.py"
 
 
-# The README's rule documentation sits under a second-level heading.
-README_DEPTH = 2
+def rule_page_path(rule: type[Rule]) -> str:
+    return f"{RULE_PAGES}/{rule.code}.md"
 
 
 def rule_table() -> str:
     lines = ["| Code | Name | What it finds | Autofix |", "| --- | --- | --- | --- |"]
     for rule in all_rules():
         fix = "`--fix`" if rule.code in FIXERS else ""
-        lines.append(f"| {rule.code} | `{rule.name}` | {rule.summary} | {fix} |")
+        lines.append(f"| [{rule.code}]({rule_page_path(rule)}) | `{rule.name}` | {rule.summary} | {fix} |")
     return "\n".join(lines)
 
 
-def rule_section(rule: type[Rule]) -> str:
-    """A rule's documentation, collapsed under its code and name, its headings nested below ours."""
-    body = demoted(rule.documentation(), README_DEPTH)
-    return f"<details>\n<summary>{rule.code} {rule.name}</summary>\n\n{body}\n</details>"
+def rule_listing() -> list[dict[str, object]]:
+    """Every rule as `epochlint rules --output-format json` lists it."""
+    return [
+        {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.code in FIXERS}
+        for rule in all_rules()
+    ]
 
 
-def demoted(markdown: str, levels: int) -> str:
-    """`markdown` with every heading `levels` deeper; code blocks are left alone."""
-    lines = []
-    in_code = False
-    for line in markdown.splitlines():
-        if line.startswith("```"):
-            in_code = not in_code
-        elif not in_code and line.startswith("#"):
-            line = "#" * levels + line
-        lines.append(line)
-    return "\n".join(lines)
+def with_section(text: str, start: str, end: str, body: str) -> str:
+    """`text` with the part between the markers `start` and `end` replaced by `body`."""
+    before, found, rest = text.partition(start)
+    if not found or end not in rest:
+        raise ValueError(f"markers {start} ... {end} not found")
+    _, _, after = rest.partition(end)
+    return f"{before}{start}\n{body}\n{end}{after}"
 
 
-def rules_documentation() -> str:
-    """What the README holds between its markers."""
-    return "\n\n".join([rule_table(), *(rule_section(rule) for rule in all_rules())])
+def json_example(checkout: Path) -> str:
+    """The JSON report of `epochlint check JSON_EXAMPLE_SOURCE --output-format json` in `checkout`."""
+    from epochlint.config import load_config
+    from epochlint.engine import check
+    from epochlint.report import json as json_format
+    from epochlint.rules import rule_codes
+
+    source = checkout / JSON_EXAMPLE_SOURCE
+    result = check([source], load_config([source], None, rule_codes()), use_cache=False)
+    stream = io.StringIO()
+    json_format.render(result, stream)
+    return stream.getvalue()
 
 
-def with_rule_table(text: str) -> str:
-    """`text` with the part between the markers replaced by the current documentation."""
-    before, _, rest = text.partition(START)
-    _, _, after = rest.partition(END)
-    return f"{before}{START}\n{rules_documentation()}\n{END}{after}"
+def generated_files(checkout: Path) -> dict[Path, str]:
+    """Every generated document of `checkout`, by path, as it should read."""
+    readme = checkout / README
+    json_doc = checkout / JSON_DOC
+    files = {
+        readme: with_section(readme.read_text(encoding="utf-8"), START, END, rule_table()),
+        json_doc: with_section(
+            json_doc.read_text(encoding="utf-8"), JSON_START, JSON_END, f"```json\n{json_example(checkout)}```"
+        ),
+    }
+    files.update({checkout / rule_page_path(rule): rule.documentation() for rule in all_rules()})
+    return files
 
 
 def main(argv: list[str]) -> int:
-    for name in argv or ["README.md"]:
-        path = Path(name)
-        path.write_text(with_rule_table(path.read_text(encoding="utf-8")), encoding="utf-8")
+    checkout = Path(argv[0]) if argv else Path(".")
+    (checkout / RULE_PAGES).mkdir(parents=True, exist_ok=True)
+    for path, text in generated_files(checkout).items():
+        path.write_text(text, encoding="utf-8", newline="\n")
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -67,7 +67,7 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
     errors: list[FileError] = []
     for result in results:
         if result.facts.error:
-            errors.append(FileError(result.source.rel, result.facts.error))
+            errors.append(FileError(result.source.rel, result.facts.error, result.facts.error_pos))
             continue
         rel = result.source.rel
         is_package = PurePosixPath(rel).name == "__init__.py"
@@ -103,28 +103,56 @@ def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding
 
 
 def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
-    """Run the rules, drop suppressed and deselected findings, fingerprint and sort the rest."""
+    """Run the rules, drop suppressed and deselected findings, fingerprint and sort the rest.
+
+    The rules about suppressions run last, on which findings each suppression silenced.
+    """
+    from epochlint.rules.base import SuppressionRule, SuppressionUse
+
     modules_by_rel = {m.rel: m for m in program.modules.values()}
-    findings = []
+    findings: list[Finding] = []
+    silenced: set[tuple[str, int, str]] = set()
     for rule in rules:
-        for finding in rule().check(program):
-            if not program.config.is_code_enabled(finding.code, finding.location.path):
-                continue
-            module = modules_by_rel.get(finding.location.path)
-            if module is not None and _suppressed(module.facts, finding):
-                continue
-            findings.append(finding)
+        if not issubclass(rule, SuppressionRule):
+            _keep_reported(rule().check(program), program, modules_by_rel, findings, silenced, blanket=True)
+    use = SuppressionUse(frozenset(silenced), frozenset(rule.code for rule in rules))
+    for rule in rules:
+        if issubclass(rule, SuppressionRule):
+            # A bare `ignore` cannot silence the finding that reports it as unused.
+            found = rule().check_suppressions(program, use)
+            _keep_reported(found, program, modules_by_rel, findings, set(), blanket=False)
     return _fingerprinted(sorted(set(findings), key=Finding.sort_key))
 
 
-def _suppressed(facts: FileFacts, finding: Finding) -> bool:
+def _keep_reported(
+    found: Iterable[Finding],
+    program: Program,
+    modules_by_rel: dict[str, ModuleInfo],
+    kept: list[Finding],
+    silenced: set[tuple[str, int, str]],
+    *,
+    blanket: bool,
+) -> None:
+    """Add to `kept` the findings that are selected and not suppressed (by a bare `ignore` too, with
+    `blanket`); note the suppressed ones in `silenced`."""
+    for finding in found:
+        if not program.config.is_code_enabled(finding.code, finding.location.path):
+            continue
+        module = modules_by_rel.get(finding.location.path)
+        if module is not None and _suppressed(module.facts, finding, blanket):
+            silenced.add((finding.location.path, finding.location.line, finding.code))
+            continue
+        kept.append(finding)
+
+
+def _suppressed(facts: FileFacts, finding: Finding, blanket: bool) -> bool:
     if facts.ignore_file:
         return True
-    for suppression in facts.suppressions:
-        if suppression.line == finding.location.line:
-            if not suppression.codes or finding.code in suppression.codes:
-                return True
-    return False
+    return any(
+        suppression.line == finding.location.line
+        and (finding.code in suppression.codes if suppression.codes else blanket)
+        for suppression in facts.suppressions
+    )
 
 
 def _fingerprinted(findings: list[Finding]) -> list[Finding]:

@@ -3,6 +3,7 @@
 Parsing with libcst is the cost of a run, and most files of a project hold no epoch field and
 take no lock. A file is a *seed* when its text (code, comments and strings alike: generous on
 purpose) can hold what a rule of RULES.md starts from:
+- a suppression comment (EPL901 judges it);
 - an identifier of the epoch vocabulary: the configured epoch pattern, the historical and current
   epoch sources, EPL007's leader slots, a declared guard;
 - a lock: a lock constructor, `.acquire(`, a configured lock decorator, or a `with` statement
@@ -47,6 +48,8 @@ _ACQUIRE = re.compile(rb"\.\s*acquire\s*\(")
 _LOCK_CONSTRUCTOR = re.compile(rb"\b(?:R?Lock|Condition|(?:Bounded)?Semaphore)\s*\(")
 # EPL007's leader slots.
 _LEADER_SLOT = re.compile("current_leader|leader_and_epoch", re.IGNORECASE)
+# A suppression comment: EPL901 judges it, so its file is parsed.
+_SUPPRESSION = re.compile(rb"#[^\r\n]*(?:epochlint:[ \t]*ignore|noqa[ \t]*:[^\r\n]*EPL)", re.IGNORECASE)
 
 
 # What an import can make a file reach: (level, dotted module, and everything below it?).
@@ -91,7 +94,11 @@ class Vocabulary:
             self._seen.add(identifier)
             if self._is_epoch_word(identifier.decode("ascii")):
                 self._epoch_words.add(identifier)
-        return not identifiers.isdisjoint(self._epoch_words) or self._takes_lock(data)
+        return (
+            not identifiers.isdisjoint(self._epoch_words)
+            or self._takes_lock(data)
+            or _SUPPRESSION.search(data) is not None
+        )
 
     def _is_epoch_word(self, name: str) -> bool:
         return (

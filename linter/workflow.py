@@ -73,7 +73,7 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     if request.write_baseline is not None:
         write_baseline(request.write_baseline, reported.findings)
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
-        reported = _noted(replace(reported, findings=()), recorded)
+        reported = _noted(replace(reported, findings=(), baseline_recorded=len(reported.findings)), recorded)
     return CheckOutcome(reported)
 
 

@@ -38,7 +38,8 @@ def all_rules() -> tuple[type[Rule], ...]:
 
 
 def rule_by_code(code: str) -> type[Rule] | None:
+    """The rule with this code (`EPL001`, any case) or name (`unlocked-epoch-read-in-batch-loop`)."""
     for rule in all_rules():
-        if rule.code == code.upper():
+        if code.upper() == rule.code or code.lower() == rule.name:
             return rule
     return None

@@ -28,7 +28,7 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    # Documentation sections, rendered by `epochlint rule CODE` and into the README's rule table.
+    # Documentation sections, rendered by `epochlint rule CODE` and into docs/rules/CODE.md.
     what: ClassVar[str]
     why: ClassVar[str]
     seed: ClassVar[str]
@@ -61,3 +61,21 @@ class Rule:
             autofix_documentation(cls.code),
         ]
         return "\n\n".join(section for section in sections if section) + "\n"
+
+
+@dataclass(frozen=True)
+class SuppressionUse:
+    """What the other rules' findings made of the suppression comments in one run."""
+
+    # (path, line, code) of every finding a suppression comment silenced.
+    silenced: frozenset[tuple[str, int, str]]
+    # The codes whose rules ran.
+    ran: frozenset[str]
+
+
+class SuppressionRule(Rule):
+    """A rule about the suppression comments themselves: it runs after every other rule, on what
+    their findings made of the comments, instead of `check`."""
+
+    def check_suppressions(self, program: Program, use: SuppressionUse) -> Iterable[Finding]:
+        raise NotImplementedError

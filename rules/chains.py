@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, RelatedLocation
 from epochlint.program.callgraph import CallSite
 from epochlint.program.lockorder import Acquisition
 from epochlint.program.model import Program
+from epochlint.program.symbols import FieldId
 
 
 def call_steps(program: Program, chain: Iterable[CallSite]) -> Iterator[ChainStep]:
@@ -37,3 +39,24 @@ def acquisition_step(program: Program, acquisition: Acquisition, message: str) -
 def unique(related: Iterable[RelatedLocation]) -> tuple[RelatedLocation, ...]:
     """Related locations in order, each once."""
     return tuple(dict.fromkeys(related))
+
+
+def unlocked_caller_chain(program: Program, fid: str, locks: frozenset[FieldId]) -> tuple[CallSite, ...]:
+    """The shortest chain of calls into `fid` along which none of `locks` is held, from a caller
+    that itself runs without them (no caller of its own holds them, or it is handed off): the
+    caller that leaves `fid` unguarded. Empty when every path into `fid` holds them.
+    """
+    locksets = program.locks
+    paths: deque[tuple[str, tuple[CallSite, ...]]] = deque([(fid, ())])
+    seen = {fid}
+    while paths:
+        callee, chain = paths.popleft()
+        sites = sorted(program.calls.sites_to.get(callee, ()), key=lambda s: (s.caller, s.pos))
+        if chain and (not sites or any(not site.inherits_locks for site in sites)):
+            return chain
+        for site in sites:
+            holds = locksets.local_locks(site.caller, site.site) | locksets.entry.get(site.caller, frozenset())
+            if site.inherits_locks and site.caller not in seen and not locks <= holds:
+                seen.add(site.caller)
+                paths.append((site.caller, (site, *chain)))
+    return ()

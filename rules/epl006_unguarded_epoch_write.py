@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from epochlint.findings import Finding, RelatedLocation
+from epochlint.findings import ChainStep, Finding, RelatedLocation
 from epochlint.program.model import FieldWrite, Program
 from epochlint.program.symbols import FieldId
 from epochlint.rules.base import Example, Rule
-from epochlint.rules.chains import unique
+from epochlint.rules.chains import call_steps, unique, unlocked_caller_chain, via
 
 
 class UnguardedEpochWrite(Rule):
@@ -21,7 +21,10 @@ with `# epochlint: guarded-by=...` or `[tool.epochlint.guards]`). A write of the
 assignment, a bump, an assignment into it; initial values in constructors, class bodies and at
 module level are not writes) where that lock is not held is reported. With several guards, a write
 must hold every one of them. Locks held by every caller count (the entry lockset), so a helper
-called only under the lock is fine.
+called only under the lock is fine. When the write's own function takes no lock and some caller
+calls it without the guard, the finding names that caller and carries the chain of calls from it
+to the write: the caller is the culprit, and the fix goes there (or the write takes the lock, but
+mind EPL008 if the other callers hold it already).
 """
     why = """
 Readers take the guard to see one stable epoch for as long as they decide and act; writers take it
@@ -149,10 +152,20 @@ class Consumer:
         guarded: list[FieldWrite],
     ) -> Finding:
         locks = " and ".join(f"`{lock.display()}`" for lock in sorted(missing))
-        message = (
-            f"Epoch field `{field.display()}` is written without its guard {locks}; readers that "
-            "hold the guard can see it change under them."
+        calls = unlocked_caller_chain(program, write.function, missing)
+        culprit = (
+            f" because `{program.display_function(calls[0].caller)}` calls "
+            f"`{program.display_function(write.function)}` without it{via(program, calls[:-1])}"
+            if calls
+            else ""
         )
+        message = (
+            f"Epoch field `{field.display()}` is written without its guard {locks}{culprit}; readers "
+            "that hold the guard can see it change under them."
+        )
+        location = program.location(write.function, write.write.site.pos)
+        written = ChainStep(location, program.display_function(write.function), f"writes `{field.display()}`")
+        chain = (*call_steps(program, calls), written) if calls else ()
         related = [
             RelatedLocation(
                 program.location(w.function, w.write.site.pos),
@@ -164,8 +177,9 @@ class Consumer:
             code=self.code,
             name=self.name,
             message=message,
-            location=program.location(write.function, write.write.site.pos),
+            location=location,
             function=program.display_function(write.function),
             related=unique(related),
+            chain=chain,
             fingerprint_key=field.display(),
         )

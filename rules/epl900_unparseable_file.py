@@ -16,7 +16,9 @@ class UnparseableFile(Rule):
     what = """
 A Python file that epochlint could not analyse: a syntax error, bytes that do not decode in the
 file's encoding, a file over the size limit (`max-file-size`), nesting too deep to parse, or a
-file that vanished or became unreadable during the run. The finding says why, at line 1.
+file that vanished or became unreadable during the run. The finding says why, in one line, at the
+syntax error's line and column (as Python's own compiler places it), or at line 1, column 1 when
+the file could not be read or decoded.
 """
     why = """
 A linter that skips a file silently lies about it: the file could hold the very race the run was
@@ -26,7 +28,7 @@ meant to find. Every other file is still analysed; this finding makes the gap vi
 Not from a seed: it is how epochlint keeps its promise that nothing is lost.
 """
     example = """
-def redeliver(self)  # a missing colon: EPL900 syntax error at line 1
+def redeliver(self)  # a missing colon: EPL900 at line 1, where the colon is missing
     self._epoch += 1
 """
     fix = """
@@ -36,8 +38,8 @@ legitimately large, or exclude generated files with `exclude`.
     valid = (Example(title="a file that parses", code="def redeliver(self):\n    pass\n"),)
     invalid = (
         Example(
-            title="a syntax error",
-            code="def redeliver(self)  # expect: EPL900\n    pass\n",
+            title="a syntax error, reported where it is",
+            code="import threading\n\n\ndef redeliver(self)  # expect: EPL900\n    pass\n",
         ),
     )
 
@@ -47,7 +49,7 @@ legitimately large, or exclude generated files with `exclude`.
                 code=self.code,
                 name=self.name,
                 message=f"Cannot analyse this file: {_sentence(error.reason)}",
-                location=Location(error.rel, 1, 1, 1, 1),
+                location=Location(error.rel, *error.pos),
                 fingerprint_key=error.reason.split(":")[0],
             )
 

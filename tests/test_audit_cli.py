@@ -50,7 +50,7 @@ def _kill_once_facts_are_committed(process: subprocess.Popen[bytes], facts: Path
 
 def test_usage_errors_exit_2_before_any_spark(tmp_path: Path) -> None:
     result = _run([*EPOCHLINT, "audit", str(tmp_path / "missing")], tmp_path)
-    assert (result.returncode, result.stderr) == (2, f"epochlint: folder not found: {tmp_path / 'missing'}\n")
+    assert (result.returncode, result.stderr) == (2, f"epochlint: error: folder not found: {tmp_path / 'missing'}\n")
     result = _run([*EPOCHLINT, "audit"], tmp_path)
     assert result.returncode == 2 and "needs a ROOT" in result.stderr
 

@@ -1,6 +1,7 @@
 """Every kind of bad file people have, each beside a real racy consumer that must still be reported.
 
-A bad file gives exactly one EPL900 at 1:1 that says why, or, when Python itself would run it
+A bad file gives exactly one EPL900 that says why, at the syntax error's line and column (1:1 when
+the file could not be read or decoded), or, when Python itself would run it
 (BOM, CRLF, tabs, a declared latin-1 encoding...), it is analysed and its finding is at the right
 line and column. Nothing ends in an exception, and nothing is dropped silently.
 """
@@ -57,10 +58,13 @@ def assert_race_reported(result: RunResult, rel: str, text: str) -> None:
 
 
 def unparseable_reason(result: RunResult, rel: str) -> str:
-    """The reason of the one EPL900 of `rel`, which must be its only finding, at 1:1."""
+    """The reason of the one EPL900 of `rel`, which must be its only finding, at the place its
+    message names (a syntax error's line and column), or at 1:1."""
     found = findings_in(result, rel)
     assert [f.code for f in found] == ["EPL900"], [(f.code, f.message) for f in found]
-    assert (found[0].location.line, found[0].location.column) == (1, 1)
+    named = re.search(r"syntax error at line (\d+)(?:, column (\d+))?", found[0].message)
+    expected = (int(named.group(1)), int(named.group(2) or 1)) if named else (1, 1)
+    assert (found[0].location.line, found[0].location.column) == expected, found[0].message
     assert "\n" not in found[0].message
     return found[0].message
 

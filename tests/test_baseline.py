@@ -59,7 +59,7 @@ def test_baseline_hides_recorded_findings(write_tree: WriteTree) -> None:
     write_baseline(root)
     result = epochlint(root, "check", "--baseline", BASELINE)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1].startswith("All checks passed")
+    assert result.stdout.splitlines()[-1] == "All checks passed: 1 file, no findings (1 hidden by the baseline)."
 
 
 def test_baseline_reports_only_new_findings(write_tree: WriteTree) -> None:
@@ -70,6 +70,20 @@ def test_baseline_reports_only_new_findings(write_tree: WriteTree) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     [header] = finding_lines(result.stdout, "EPL001")
     assert header.startswith(f"{CONSUMER}:{line_of(TWO_LOOP_CONSUMER, LOOP, 2)}:")
+    assert result.stdout.splitlines()[-1] == "Found 1 finding (EPL001: 1) in 1 file (1 hidden by the baseline)."
+    summary = json.loads(epochlint(root, "check", "--baseline", BASELINE, "--output-format", "json").stdout)["summary"]
+    assert (summary["findings"], summary["baseline_hidden"]) == (1, 1)
+
+
+def test_writing_a_baseline_says_what_it_recorded_and_passes_nothing(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: TWO_LOOP_CONSUMER})
+    result = epochlint(root, "check", "--write-baseline", BASELINE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All checks passed" not in result.stdout
+    assert result.stdout.splitlines()[-2:] == [
+        f"note: baseline written to {BASELINE} (findings recorded: 2)",
+        "Recorded 2 findings of 1 file in the baseline; none reported.",
+    ]
 
 
 def test_baseline_survives_moved_lines(write_tree: WriteTree) -> None:

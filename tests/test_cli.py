@@ -259,7 +259,8 @@ def test_json_report_follows_the_documented_schema(racy: Path) -> None:
     assert document["version"] == 1
     assert document["tool"]["name"] == "epochlint" and isinstance(document["tool"]["version"], str)
     assert document["summary"] == {
-        "files": 1, "files_not_relevant": 0, "findings": 1, "by_code": {"EPL001": 1}, "stale_baseline": 0
+        "files": 1, "files_not_relevant": 0, "findings": 1, "by_code": {"EPL001": 1}, "stale_baseline": 0,
+        "baseline_hidden": 0,
     }
 
     [finding] = document["findings"]
@@ -364,7 +365,7 @@ def test_broken_files_are_reported_once_and_do_not_hide_real_findings(write_tree
     assert result.returncode == 1, result.stderr
     broken = finding_lines(result.stdout, "EPL900")
     assert sorted(line.split(": EPL900")[0] for line in broken) == [
-        "pkg/syntax_error.py:1:1",
+        "pkg/syntax_error.py:1:12",
         "pkg/undecodable.py:1:1",
     ], result.stdout
     assert [line.split(":")[0] for line in finding_lines(result.stdout, "EPL001")] == [CONSUMER]
@@ -528,4 +529,4 @@ def test_an_internal_error_is_one_line_and_exit_2(
     assert cli.main(["check", ".", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith("epochlint: internal error: KeyError: 'a bug' (at test_cli.py:")
+    assert err.startswith("epochlint: error: internal error: KeyError: 'a bug' (at test_cli.py:")

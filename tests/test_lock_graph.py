@@ -111,5 +111,7 @@ def test_dot_export_draws_lock_edges_and_guards(
 
 
 def test_lock_graph_has_no_pycg_format(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["graph", "locks", str(PULSAR), "--format", "pycg"]) == EXIT_USAGE
-    assert "no 'pycg' format" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["graph", "locks", str(PULSAR), "--format", "pycg"])
+    assert exited.value.code == EXIT_USAGE
+    assert "invalid choice: 'pycg' (choose from 'json', 'dot')" in capsys.readouterr().err

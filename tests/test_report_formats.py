@@ -242,6 +242,7 @@ def test_json_has_documented_fields(full_result: RunResult) -> None:
         "findings": 3,
         "by_code": {"EPL001": 1, "EPL002": 1, "EPL900": 1},
         "stale_baseline": 0,
+        "baseline_hidden": 0,
     }
     loop = data["findings"][2]
     assert loop == {
@@ -434,7 +435,7 @@ def test_github_escapes_message_and_properties(project: Path) -> None:
 
 
 def test_formats_registry_renders_every_format(full_result: RunResult) -> None:
-    assert sorted(FORMATS) == ["console", "github", "json", "sarif"]
+    assert sorted(FORMATS) == ["concise", "console", "github", "json", "sarif"]
     assert FORMATS["sarif"] is sarif.render
     for renderer in FORMATS.values():
         assert "pkg/consumer.py" in render(renderer, full_result)

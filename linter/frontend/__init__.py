@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from epochlint.frontend.facts import FileFacts
+from epochlint.frontend.facts import FileFacts, Pos
 from epochlint.frontend.nesting import too_deeply_nested
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def facts_from_source(data: bytes) -> FileFacts:
     nesting = too_deeply_nested(data)
     if nesting is not None:
         # Never handed to libcst: its native parser would overflow the C stack, or take minutes.
-        return FileFacts(lines=0, error=_python_syntax_error(data) or f"too deeply nested to parse: {nesting}")
+        return _python_syntax_error(data) or FileFacts(lines=0, error=f"too deeply nested to parse: {nesting}")
     with _recursion_budget():
         return _parsed_facts(data)
 
@@ -65,7 +65,7 @@ def _parsed_facts(data: bytes) -> FileFacts:
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
-        return FileFacts(lines=0, error=_syntax_error(data, error))
+        return _syntax_error(data, error)
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         return FileFacts(
@@ -85,18 +85,24 @@ def _parsed_facts(data: bytes) -> FileFacts:
         return FileFacts(lines=0, error="too deeply nested to analyse")
 
 
-def _syntax_error(data: bytes, error: cst.ParserSyntaxError) -> str:
-    """Python's own wording of the error where it has one: it is the message people know."""
+def _syntax_error(data: bytes, error: cst.ParserSyntaxError) -> FileFacts:
+    """Python's own wording and place of the error where it has them: its message is the one
+    people know, and its place is precise where libcst's tokenizer errors are not."""
     python_error = _python_syntax_error(data)
     if python_error is not None:
         return python_error
     first_line = (error.message or "invalid syntax").splitlines()[0]
-    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {first_line}"
+    line, column = error.raw_line, error.raw_column + 1
+    return FileFacts(
+        lines=0,
+        error=f"syntax error at line {line}, column {column}: {first_line}",
+        error_pos=(line, column, line, column + 1),
+    )
 
 
-def _python_syntax_error(data: bytes) -> str | None:
-    """Python's own message for a syntax error in `data`, None when it finds none (or only nesting
-    deeper than its limits, which the caller words itself)."""
+def _python_syntax_error(data: bytes) -> FileFacts | None:
+    """The facts of a file Python's compiler rejects: its message and place; None when it finds no
+    error (or only nesting deeper than its limits, which the caller words itself)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -111,10 +117,24 @@ def _python_syntax_error(data: bytes) -> str | None:
         where = f" at line {line}" if line else ""
         if line and column:
             where += f", column {column}"
-        return f"syntax error{where}: {python_error.msg}"
+        return FileFacts(
+            lines=0, error=f"syntax error{where}: {python_error.msg}", error_pos=_error_pos(python_error, line, column)
+        )
     except (ValueError, RecursionError, MemoryError):
         pass
     return None
+
+
+def _error_pos(error: SyntaxError, line: int | None, column: int | None) -> Pos:
+    """The span Python marks for a syntax error (one column at least), or line 1, column 1."""
+    if not line:
+        return (1, 1, 1, 1)
+    start = max(column or 1, 1)
+    end_line = error.end_lineno if error.end_lineno and error.end_lineno >= line else line
+    end_offset = error.end_offset or 0
+    if end_offset < 1 or (end_line == line and end_offset <= start):
+        return (line, start, line, start + 1)
+    return (line, start, end_line, end_offset)
 
 
 def _line_and_column(data: bytes, offset: int) -> tuple[int, int]:

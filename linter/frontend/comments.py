@@ -1,4 +1,5 @@
-"""Suppression and declaration comments: `# epochlint: ignore[...]`, `ignore-file`, `guarded-by=`."""
+"""Suppression and declaration comments: `# epochlint: ignore[...]`, `ignore-file`, `guarded-by=`,
+and flake8's and ruff's `# noqa: EPL001` (a bare `# noqa` is theirs, never epochlint's)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,13 @@ from dataclasses import dataclass
 
 from epochlint.frontend.facts import Suppression
 
-_DIRECTIVE = re.compile(r"#\s*epochlint:\s*(?P<body>.*)$")
+# The directives run to the end of the comment, or to a further `#` (`# epochlint: ignore  # why`).
+_DIRECTIVE = re.compile(r"#\s*epochlint:\s*(?P<body>[^#]*)")
 _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")
+# `# noqa: E501,EPL001`: the codes after the colon, up to the first word that is not a code.
+_NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+# Of a `noqa` list, the codes that are epochlint's (the others belong to other linters).
+_OUR_CODE = re.compile(r"^EPL\w*$", re.IGNORECASE)
 _GUARDED_BY = re.compile(r"^guarded-by\s*=\s*(?P<lock>[A-Za-z_][\w.]*)\s*$")
 # `ignore-file` counts only near the top of a file, where a reader sees it.
 IGNORE_FILE_LINES = 20
@@ -25,12 +31,15 @@ class Comments:
 
 def read_comments(text: str) -> Comments:
     """Find epochlint directives in real comments (never inside strings)."""
-    if "epochlint:" not in text:
+    if "epochlint:" not in text and "noqa" not in text.lower():
         return Comments()
     suppressions: list[Suppression] = []
     guards: list[tuple[int, str]] = []
     ignore_file = False
-    for line, comment in _comment_tokens(text):
+    for line, column, comment in _comment_tokens(text):
+        end_column = column + len(comment)
+        if noqa := _noqa_codes(comment):
+            suppressions.append(Suppression(line, noqa, column, end_column))
         match = _DIRECTIVE.search(comment)
         if match is None:
             continue
@@ -40,19 +49,29 @@ def read_comments(text: str) -> Comments:
                 ignore_file = ignore_file or line <= IGNORE_FILE_LINES
             elif ignore := _IGNORE.match(directive):
                 codes = ignore.group("codes") or ""
-                parsed = tuple(sorted({c.strip() for c in codes.split(",") if c.strip()}))
-                suppressions.append(Suppression(line, parsed))
+                parsed = tuple(sorted({c.strip().upper() for c in codes.split(",") if c.strip()}))
+                suppressions.append(Suppression(line, parsed, column, end_column))
             elif guard := _GUARDED_BY.match(directive):
                 guards.append((line, guard.group("lock")))
     return Comments(tuple(suppressions), ignore_file, tuple(guards))
 
 
-def _comment_tokens(text: str) -> list[tuple[int, str]]:
+def _noqa_codes(comment: str) -> tuple[str, ...]:
+    """epochlint's codes in a `# noqa: ...` comment; none for a bare `# noqa` or other tools' codes."""
+    match = _NOQA.search(comment)
+    if match is None:
+        return ()
+    codes = re.split(r"[\s,]+", match.group("codes").strip())
+    return tuple(sorted({code.upper() for code in codes if _OUR_CODE.match(code)}))
+
+
+def _comment_tokens(text: str) -> list[tuple[int, int, str]]:
+    """(line, 1-based column, text) of every comment."""
     found = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type == tokenize.COMMENT:
-                found.append((token.start[0], token.string))
+                found.append((token.start[0], token.start[1] + 1, token.string))
     except (tokenize.TokenError, SyntaxError):
         # The parser accepted the file; a tokenizer quirk must not cost the other comments.
         pass

@@ -255,9 +255,13 @@ class Import:
 
 @dataclass(frozen=True)
 class Suppression:
+    """`# epochlint: ignore[...]` or `# noqa: EPL...` on `line`; the comment spans [column, end_column)."""
+
     line: int
     # Empty: every code on that line.
     codes: tuple[str, ...] = ()
+    column: int = 1
+    end_column: int = 1
 
 
 @dataclass(frozen=True)
@@ -275,3 +279,6 @@ class FileFacts:
     guard_declarations: tuple[tuple[int, str], ...] = ()
     # Set instead of the rest when the file could not be read or parsed.
     error: str = ""
+    # Where the error lies: a syntax error's place; line 1, column 1 when the file could not be read
+    # or decoded.
+    error_pos: Pos = (1, 1, 1, 1)

@@ -38,6 +38,8 @@ class FileError:
 
     rel: str
     reason: str
+    # Where the reason lies (a syntax error's place), or line 1, column 1.
+    pos: Pos = (1, 1, 1, 1)
 
 
 @dataclass(frozen=True)

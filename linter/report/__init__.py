@@ -29,6 +29,10 @@ class RunResult:
     tool_version: str
     # Baseline entries that no longer match any finding (fixed since the baseline was written).
     stale_baseline: int = 0
+    # Findings the baseline hid (`--baseline`).
+    baseline_hidden: int = 0
+    # Findings recorded in a baseline instead of reported (`--write-baseline`); None: none written.
+    baseline_recorded: int | None = None
     notes: tuple[str, ...] = field(default=())
     # Files read but not parsed: the prefilter found nothing in them that a rule could need.
     files_not_relevant: int = 0

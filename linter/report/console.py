@@ -7,7 +7,7 @@ import re
 import tokenize
 from collections import Counter
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -55,16 +55,30 @@ class SourceCache:
 
 
 def render(result: RunResult, stream: TextIO) -> None:
+    write_report(result, stream)
+
+
+def write_report(
+    result: RunResult, stream: TextIO, *, lines_of: FindingLines | None = None, summary: bool = True
+) -> None:
+    """Each finding as `lines_of` shows it (default: header, frame, chain, notes), then, with
+    `summary`, the run's notes and summary (`--quiet` leaves them out)."""
     console = make_console(stream)
     sources = SourceCache(result.root)
     arrow = "↳" if _is_unicode(console) else "->"
     for finding in result.findings:
-        for line in finding_lines(finding, sources, arrow):
+        for line in (lines_of or finding_lines)(finding, sources, arrow):
             console.print(line)
+    if not summary:
+        return
     for note in result.notes:
         console.print(Text.assemble(("note: ", "dim"), note))
     for line in summary_lines(result):
         console.print(line)
+
+
+# How one finding is shown: (finding, the source lines, the chain's arrow) -> lines of text.
+FindingLines = Callable[[Finding, "SourceCache", str], list[Text]]
 
 
 def make_console(stream: TextIO) -> Console:
@@ -163,13 +177,17 @@ def summary_lines(result: RunResult) -> list[Text]:
     files = _plural(result.files_analysed, "file")
     if result.files_not_relevant:
         files += f" ({result.files_not_relevant} not relevant: read, not parsed)"
-    if result.findings:
+    hidden = f" ({result.baseline_hidden} hidden by the baseline)" if result.baseline_hidden else ""
+    if result.baseline_recorded is not None:
+        recorded = _plural(result.baseline_recorded, "finding")
+        lines = [Text(f"Recorded {recorded} of {files} in the baseline; none reported.", style="bold")]
+    elif result.findings:
         counts = Counter(finding.code for finding in result.findings)
         by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
         found = _plural(len(result.findings), "finding")
-        lines = [Text(f"Found {found} ({by_code}) in {files}.", style="bold")]
+        lines = [Text(f"Found {found} ({by_code}) in {files}{hidden}.", style="bold")]
     else:
-        lines = [Text(f"All checks passed: {files}, no findings.", style="bold green")]
+        lines = [Text(f"All checks passed: {files}, no findings{hidden}.", style="bold green")]
     if result.stale_baseline > 0:
         lines.append(Text(stale_baseline_message(result.stale_baseline), style="yellow"))
     return lines

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, TextIO
 
-from epochlint.report import RunResult, console, github, sarif
+from epochlint.report import RunResult, concise, console, github, sarif
 from epochlint.report import json as json_format
 
 Renderer = Callable[[RunResult, TextIO], None]
 
 FORMATS: dict[str, Renderer] = {
     "console": console.render,
+    "concise": concise.render,
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,
+}
+
+# With `--quiet`, the formats people read print the findings and nothing else; the others are
+# unchanged (a tool reads them whole).
+QUIET_FORMATS: dict[str, Renderer] = {
+    "console": partial(console.write_report, summary=False),
+    "concise": partial(console.write_report, lines_of=concise.header_line, summary=False),
 }

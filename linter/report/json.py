@@ -33,6 +33,7 @@ def summary(result: RunResult) -> dict[str, Any]:
         "findings": len(result.findings),
         "by_code": dict(Counter(finding.code for finding in result.findings)),
         "stale_baseline": result.stale_baseline,
+        "baseline_hidden": result.baseline_hidden,
     }
 
 

@@ -1,0 +1,128 @@
+"""EPL901: a suppression comment that names an unknown code, or that silenced nothing in this run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from epochlint.findings import Finding, Location
+from epochlint.frontend.facts import Suppression
+from epochlint.program.model import Program
+from epochlint.rules.base import Example, SuppressionRule, SuppressionUse
+
+
+class UnusedSuppression(SuppressionRule):
+    code = "EPL901"
+    name = "unused-suppression"
+    summary = "A suppression comment names an unknown code, or silenced nothing in this run."
+    what = """
+A suppression comment (`# epochlint: ignore[...]`, a bare `# epochlint: ignore`, or
+`# noqa: EPL...`) that names a code no rule has (a typo such as `EPL01`), or that silenced no
+finding in this run, is reported at the comment. A code is judged only when its rule ran on that
+file: an `ignore[EPL003]` in a run that selected EPL001 alone, or in a file whose
+`per-file-ignores` turn EPL003 off, is left alone; a bare `ignore` is judged only when every rule
+ran. In a `# noqa:` list, only the `EPL` codes are epochlint's; a bare `# noqa` belongs to other
+linters and never silences epochlint. `ignore-file` and suppressions of EPL901 itself are not
+judged.
+"""
+    why = """
+A suppression outlives its reason: the code is fixed or moved, and the comment stays, ready to
+hide the next finding on that line. A typo in a code hides nothing and says it does. Reporting
+both (as ruff's RUF100 does for `noqa`) keeps every suppression honest.
+"""
+    seed = """
+Not from a seed: it is how epochlint keeps its suppressions from hiding what they were never meant
+to hide.
+"""
+    example = """
+class Consumer:
+    def seek(self, offset):
+        self._position = offset  # epochlint: ignore[EPL01]  (EPL901: unknown code)
+        self._fetched = []  # noqa: EPL004  (EPL901: EPL004 reported nothing here)
+"""
+    fix = """
+Remove the comment, or the codes in it that silence nothing; correct a mistyped code. If the
+finding the comment was written for moved to another line, move the comment with it.
+"""
+    valid = (
+        Example(
+            title="a suppression that silences a finding on its line",
+            code="""
+import threading
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+
+    def poll(self, batch):
+        with self._lock:
+            self._epoch += 1
+        for message in batch:  # noqa: EPL001 (an epoch per batch is read under the lock elsewhere)
+            if message.epoch < self._epoch:
+                continue
+""",
+        ),
+        Example(
+            title="other linters' codes and a bare noqa are not epochlint's",
+            code="""
+def seek(self, offset):
+    self._position = offset  # noqa: E501
+    self._fetched = []  # noqa
+""",
+        ),
+    )
+    invalid = (
+        Example(
+            title="a mistyped code, and a suppression whose finding is gone",
+            code="""
+class Consumer:
+    def seek(self, offset):
+        self._position = offset  # epochlint: ignore[EPL01]  # expect: EPL901
+        self._fetched = []  # noqa: EPL004  # expect: EPL901
+""",
+        ),
+    )
+
+    def check_suppressions(self, program: Program, use: SuppressionUse) -> Iterable[Finding]:
+        from epochlint.rules import rule_codes
+
+        known = rule_codes()
+        for module in program.modules.values():
+            if module.facts.ignore_file:
+                continue
+            for suppression in module.facts.suppressions:
+                problems = list(_problems(program, module.rel, suppression, use, known))
+                if problems:
+                    yield self._finding(module.rel, suppression, problems)
+
+    def _finding(self, rel: str, suppression: Suppression, problems: list[str]) -> Finding:
+        location = Location(rel, suppression.line, suppression.column, suppression.line, suppression.end_column)
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=f"Unused suppression: {'; '.join(problems)}.",
+            location=location,
+            fingerprint_key=",".join(suppression.codes) or "*",
+        )
+
+
+def _problems(
+    program: Program, rel: str, suppression: Suppression, use: SuppressionUse, known: frozenset[str]
+) -> Iterator[str]:
+    """What is wrong with one suppression: its unknown codes, its codes that silenced nothing."""
+    judged = {code for code in use.ran if code != UnusedSuppression.code and program.config.is_code_enabled(code, rel)}
+    silenced_here = {code for path, line, code in use.silenced if path == rel and line == suppression.line}
+    if not suppression.codes:
+        if judged == known - {UnusedSuppression.code} and not silenced_here:
+            yield "it silenced no finding on this line"
+        return
+    unknown = [code for code in suppression.codes if code not in known]
+    if unknown:
+        yield f"unknown code{'s' if len(unknown) > 1 else ''} {_listed(unknown)}"
+    unused = [code for code in suppression.codes if code in judged and code not in silenced_here]
+    if unused:
+        yield f"{_listed(unused)} reported nothing on this line"
+
+
+def _listed(codes: list[str]) -> str:
+    return ", ".join(f"`{code}`" for code in codes)

@@ -1,0 +1,105 @@
+"""The command line's conventions, after ruff's: quiet and concise output, statistics, rules as JSON,
+rules by name, one error prefix, help that points at the command that was given."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import CONSUMER, LOOP, RACY_CONSUMER, TWO_LOOP_CONSUMER, WriteTree, epochlint, line_of
+
+
+def test_concise_prints_one_line_a_finding_then_the_summary(write_tree: WriteTree) -> None:
+    result = epochlint(write_tree({CONSUMER: TWO_LOOP_CONSUMER}), "check", "--output-format", "concise")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert [line.split(": EPL001 ")[0] for line in lines[:2]] == [
+        f"{CONSUMER}:{line_of(TWO_LOOP_CONSUMER, LOOP, 1)}:9",
+        f"{CONSUMER}:{line_of(TWO_LOOP_CONSUMER, LOOP, 2)}:9",
+    ]
+    assert lines[2:] == ["Found 2 findings (EPL001: 2) in 1 file."]
+
+
+@pytest.mark.parametrize("fmt", ["console", "concise"])
+def test_quiet_prints_the_findings_and_nothing_else(write_tree: WriteTree, fmt: str) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/clean.py": "x = 1\n"})
+    result = epochlint(root, "check", "--quiet", "--output-format", fmt)
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"{CONSUMER}:{line_of(RACY_CONSUMER, LOOP)}:9: EPL001 ")
+    assert "Found" not in result.stdout and result.stderr == ""
+    clean = epochlint(root, "check", "-q", "pkg/clean.py")
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+
+
+def test_statistics_count_the_findings_per_rule(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: TWO_LOOP_CONSUMER})
+    result = epochlint(root, "check", "--statistics")
+    assert (result.returncode, result.stdout) == (1, "2  EPL001  unlocked-epoch-read-in-batch-loop\n")
+    as_json = json.loads(epochlint(root, "check", "--statistics", "--output-format", "json").stdout)
+    assert as_json == [{"code": "EPL001", "name": "unlocked-epoch-read-in-batch-loop", "count": 2}]
+
+
+def test_rules_as_json_list_every_rule(tmp_path: Path) -> None:
+    result = epochlint(tmp_path, "rules", "--output-format", "json")
+    rules = {rule["code"]: rule for rule in json.loads(result.stdout)}
+    assert rules["EPL001"] == {
+        "code": "EPL001",
+        "name": "unlocked-epoch-read-in-batch-loop",
+        "summary": "A batch loop reads an epoch field without holding the lock that guards it.",
+        "fix": True,
+    }
+    assert rules["EPL901"]["name"] == "unused-suppression"
+
+
+def test_rule_by_name_is_the_rule_by_code(tmp_path: Path) -> None:
+    by_name = epochlint(tmp_path, "rule", "unused-suppression")
+    assert by_name.returncode == 0
+    assert by_name.stdout == epochlint(tmp_path, "rule", "EPL901").stdout
+    assert by_name.stdout.startswith("# EPL901 unused-suppression")
+
+
+def test_graph_help_describes_each_graph_and_offers_only_its_formats(tmp_path: Path) -> None:
+    graph_help = epochlint(tmp_path, "graph", "--help").stdout
+    assert "the call graph: functions and the resolved calls between them" in graph_help
+    assert "the lock-order graph, with the guard of every epoch field" in graph_help
+    assert "--format {json,dot}" in epochlint(tmp_path, "graph", "locks", "--help").stdout
+    assert "--format {json,dot,pycg}" in epochlint(tmp_path, "graph", "calls", "--help").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        pytest.param(("check", "--bogus"), "unrecognized arguments: --bogus (see 'epochlint check --help')", id="check-bogus"),
+        pytest.param(("graph", "locks", "--format", "pycg"), "(see 'epochlint graph locks --help')", id="locks-pycg"),
+        pytest.param(("bogus",), "invalid choice: 'bogus'", id="bogus-command"),
+        pytest.param(("rule", "EPL999"), "unknown rule 'EPL999'", id="unknown-rule"),
+        pytest.param(("check", "--select", "EPL999"), "--select: unknown rule code 'EPL999'", id="config"),
+        pytest.param(("check", "--baseline", "missing.json"), "cannot read baseline missing.json", id="baseline"),
+        pytest.param(("check", "--statistics", "--output-format", "sarif"), "--statistics prints", id="statistics"),
+    ],
+)
+def test_every_error_is_one_line_with_one_prefix(write_tree: WriteTree, args: tuple[str, ...], said: str) -> None:
+    result = epochlint(write_tree({CONSUMER: RACY_CONSUMER}), *args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("epochlint: error: "), result.stderr
+    assert said in result.stderr
+
+
+def test_select_less_ignore_that_leaves_nothing_is_an_empty_selection(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    result = epochlint(root, "check", "--select", "EPL001", "--ignore", "EPL001")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "epochlint: error: --select and --ignore: EPL001 less EPL001 selects no rule; an empty selection "
+        "checks nothing (ALL selects every rule)\n"
+    )
+    configured = write_tree({CONSUMER: RACY_CONSUMER}, '[tool.epochlint]\nselect = ["EPL0"]\nignore = ["EPL0"]\n')
+    assert "selects no rule" in epochlint(configured, "check").stderr
+
+
+def test_check_help_documents_the_exit_statuses(tmp_path: Path) -> None:
+    text = " ".join(epochlint(tmp_path, "check", "--help").stdout.split())
+    assert "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, 2 on a usage or configuration error" in text
