@@ -137,6 +137,8 @@ class Reader:
             cls = program.symbols.class_of_function(fid)
             if function.kind != "method" or not program.config.rewind_name(function.name):
                 continue
+            if function.visibility not in ("", "public"):
+                continue  # a Java method that is not public is no rewind operation of the API
             if _is_stub(program, fid):
                 continue
             if cls not in owned_by:

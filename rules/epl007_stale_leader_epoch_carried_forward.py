@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from epochlint.config import name_words
+from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
 from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
 from epochlint.program.model import Program
@@ -179,7 +179,7 @@ def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
     offset = next((arg for arg, slot in slots if slot == _OFFSET), None)
     for index, (arg, slot) in enumerate(slots):
         ref = _attribute(program, fid, arg)
-        if ref is None or not _LEADER_SLOT.search(slot):
+        if ref is None or not _LEADER_SLOT.search(snake_name(slot)):
             continue
         position = _position_prefix(program, fid, ref)
         if position is None or not _advances(program, fid, offset, position):

@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from epochlint.frontend.facts import Suppression
 
-_DIRECTIVE = re.compile(r"#\s*epochlint:\s*(?P<body>.*)$")
+# `#` in Python, `//` (or a `/* */` block) in Java.
+_DIRECTIVE = re.compile(r"(?:#|//|/\*)\s*epochlint:\s*(?P<body>.*?)\s*(?:\*/)?$")
 _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")
 _GUARDED_BY = re.compile(r"^guarded-by\s*=\s*(?P<lock>[A-Za-z_][\w.]*)\s*$")
 # `ignore-file` counts only near the top of a file, where a reader sees it.
@@ -27,10 +29,15 @@ def read_comments(text: str) -> Comments:
     """Find epochlint directives in real comments (never inside strings)."""
     if "epochlint:" not in text:
         return Comments()
+    return directives_in(_comment_tokens(text))
+
+
+def directives_in(comments: Iterable[tuple[int, str]]) -> Comments:
+    """The epochlint directives among comments given as (line, comment text)."""
     suppressions: list[Suppression] = []
     guards: list[tuple[int, str]] = []
     ignore_file = False
-    for line, comment in _comment_tokens(text):
+    for line, comment in comments:
         match = _DIRECTIVE.search(comment)
         if match is None:
             continue

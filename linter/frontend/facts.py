@@ -11,12 +11,15 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 6
+FACTS_FORMAT = 7
 
 
 def within(inner: Pos, outer: Pos) -> bool:
     """Whether the span `inner` lies inside the span `outer`."""
     return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
+
+# Java: the monitor of an object, the lock `synchronized` holds, as an attribute of the object.
+MONITOR = "<monitor>"
 
 # How a value leaves the expression it is computed in.
 FLOW_RETURN = "return"
@@ -218,6 +221,8 @@ class FunctionFacts:
     decorators: tuple[str, ...] = ()
     returns: str = ""
     globals_declared: tuple[str, ...] = ()
+    # Java: "public", "protected", "private" or "package"; "" in Python (public unless named `_x`).
+    visibility: str = ""
     accesses: tuple[Access, ...] = ()
     writes: tuple[Write, ...] = ()
     binds: tuple[Bind, ...] = ()
@@ -238,6 +243,9 @@ class ClassFacts:
     decorators: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     attributes: tuple[str, ...] = ()
+    # Java field updaters the class declares, with the field each updates:
+    # `CONSUMER_EPOCH = AtomicLongFieldUpdater.newUpdater(C.class, "consumerEpoch")`.
+    updaters: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -273,3 +281,5 @@ class FileFacts:
     guard_declarations: tuple[tuple[int, str], ...] = ()
     # Set instead of the rest when the file could not be read or parsed.
     error: str = ""
+    # Java: the package the file declares (its classes' modules are named from it).
+    package: str = ""
