@@ -208,6 +208,16 @@ class ConsumerCoordinator:
     def maybe_auto_commit_offsets_now(self):
         self.commit_offsets_async(self.subscriptions.all_consumed())  # EPL003
 """
+    java_example = """
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+
+class Committer {
+    void commitPosition(Consumer consumer, TopicPartition tp, FetchPosition position) {
+        OffsetAndMetadata offset = new OffsetAndMetadata(position.offset, position.offsetEpoch, "");
+        consumer.commitSync(Map.of(tp, offset)); // expect: EPL003
+    }
+}
+"""
     fix = """
 Commit the current leader epoch, or, as the seed's defence in depth, the larger of the two, falling
 back to the record's epoch only when no leader epoch is known:

@@ -56,6 +56,21 @@ class Reader:
             self.incoming_messages.clear()
         self.cnx.send_seek(message_id)
 """
+    java_example = """
+class Reader {
+    private long epoch;
+    private final List<Message> queue = new ArrayList<>();
+
+    public synchronized void redeliverUnacknowledgedMessages() {
+        epoch++;
+        queue.clear();
+    }
+
+    public synchronized void seek(MessageId messageId) { // expect: EPL005
+        queue.clear();
+    }
+}
+"""
     fix = """
 Bump the epoch in the rewind, under its guard, before clearing and before sending the command:
 

@@ -66,6 +66,15 @@ def advance(self, tp, position, completed_fetch):
     )
     self._subscriptions.position(tp, next_position)
 """
+    java_example = """
+class FetchCollector {
+    void advance(TopicPartition tp, FetchPosition position, CompletedFetch fetch) {
+        FetchPosition nextPosition = new FetchPosition(fetch.nextFetchOffset(), fetch.lastEpoch(),
+                position.currentLeader); // expect: EPL007
+        subscriptions.position(tp, nextPosition);
+    }
+}
+"""
     fix = """
 Read the leader from current metadata when the position advances:
 

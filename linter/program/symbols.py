@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import TypeVar
 
 from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -353,7 +354,7 @@ class Symbols:
             return entity
         if f"{absolute}.{name}" in self.modules:
             return Entity("module", f"{absolute}.{name}")
-        if module.facts.package and absolute.endswith(f".{name}"):
+        if is_java(module.rel) and absolute.endswith(f".{name}"):
             return Entity("external", absolute)  # Java's `import a.b.C;` names the class a.b.C
         return Entity("external", f"{absolute}.{name}" if absolute else name)
 

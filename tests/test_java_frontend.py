@@ -1,0 +1,127 @@
+"""The Java frontend as a user meets it: discovery with and without it installed, its facts on the
+Java idioms the rules depend on, and bad Java input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from epochlint import discovery
+from epochlint.frontend.java import available as java_frontend_available
+from epochlint.frontend.java import facts_from_java
+from tests.conftest import REPO, run_check
+
+needs_java = pytest.mark.skipif(
+    not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'"
+)
+
+CONSUMER = """\
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+
+class Consumer {
+    private static final AtomicLongFieldUpdater<Consumer> EPOCH =
+            AtomicLongFieldUpdater.newUpdater(Consumer.class, "epoch");
+    private volatile long epoch;
+
+    public synchronized void redeliver() {
+        EPOCH.incrementAndGet(this);
+    }
+
+    public void redeliver(int times) {
+        redeliver();
+    }
+
+    void later(java.util.concurrent.Executor executor) {
+        executor.execute(() -> EPOCH.get(this));
+    }
+}
+"""
+
+
+def test_java_files_are_left_out_with_one_notice_without_the_frontend(
+    write_tree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+) -> None:
+    root: Path = write_tree({"Consumer.java": CONSUMER, "consumer.py": "x = 1\n"})
+    monkeypatch.setattr(discovery, "available", lambda: False)
+    result = run_check(root)
+    assert result.files_analysed == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "epochlint: notice: 1 Java file(s) not analysed: the Java frontend is not installed "
+        "(pip install 'epochlint[java]')"
+    ]
+
+
+def test_check_of_python_code_never_imports_tree_sitter(tmp_path: Path) -> None:
+    (tmp_path / "consumer.py").write_text("import threading\nlock = threading.Lock()\n")
+    script = (
+        "import sys\nfrom epochlint.cli import main\n"
+        f"main(['check', '--no-cache', {str(tmp_path)!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+
+
+@needs_java
+def test_updater_operations_are_reads_and_bumps_of_the_field_it_names() -> None:
+    facts = facts_from_java(CONSUMER.encode())
+    (consumer,) = [c for c in facts.classes if c.name == "Consumer"]
+    assert consumer.updaters == (("EPOCH", "epoch"),)
+    functions = {f.qualname: f for f in facts.functions}
+    (bump,) = functions["Consumer.redeliver~0"].writes
+    assert bump.bump and bump.ref.attrs == ("EPOCH",) and bump.ref.name == "this"
+    # The one-argument overload keeps the name; its call of `redeliver()` names the method, and the
+    # program resolves it to the overload without arguments.
+    assert "Consumer.redeliver" in functions and functions["Consumer.redeliver"].params[1].name == "times"
+    (lambda_,) = [f for f in facts.functions if f.kind == "lambda"]
+    assert [a.ref.attrs for a in lambda_.accesses] == [("EPOCH",)]
+    (execute,) = [c for c in functions["Consumer.later"].calls if c.method == "execute"]
+    assert execute.args[0].kind == "lambda" and execute.args[0].function == lambda_.qualname
+
+
+@needs_java
+def test_overload_calls_resolve_by_number_of_arguments(write_tree) -> None:  # type: ignore[no-untyped-def]
+    root: Path = write_tree(
+        {
+            "Reader.java": """\
+class Reader {
+    private long epoch;
+    private final java.util.List<Object> queue = new java.util.ArrayList<>();
+
+    public synchronized void seek() {
+        epoch++;
+        queue.clear();
+    }
+
+    public synchronized void seek(long offset) {
+        seek();
+    }
+
+    public synchronized void redeliver() {
+        epoch++;
+    }
+}
+""",
+        }
+    )
+    # seek(long) bumps through seek(): no EPL005.
+    assert run_check(root).findings == ()
+
+
+@needs_java
+def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree) -> None:  # type: ignore[no-untyped-def]
+    root: Path = write_tree({"Broken.java": "class Broken {\n  void f( {\n}\n", "Consumer.java": CONSUMER})
+    findings = run_check(root).findings
+    assert [(f.location.path, f.code) for f in findings] == [("Broken.java", "EPL900")]
+    assert findings[0].message.startswith("Cannot analyse this file: syntax error at line 2")
+
+
+@needs_java
+def test_undecodable_java_file_is_reported_in_one_line(write_tree) -> None:  # type: ignore[no-untyped-def]
+    root: Path = write_tree({"Latin.java": b"class Latin { String s = \"\xe9\"; }\n"})
+    (finding,) = run_check(root).findings
+    assert finding.code == "EPL900" and "cannot decode line 1 as utf-8" in finding.message
