@@ -77,6 +77,7 @@ def test_updater_operations_are_reads_and_bumps_of_the_field_it_names() -> None:
     # The one-argument overload keeps the name; its call of `redeliver()` names the method, and the
     # program resolves it to the overload without arguments.
     assert "Consumer.redeliver" in functions and functions["Consumer.redeliver"].params[1].name == "times"
+    assert functions["Consumer.redeliver~0"].name == "redeliver"
     (lambda_,) = [f for f in facts.functions if f.kind == "lambda"]
     assert [a.ref.attrs for a in lambda_.accesses] == [("EPOCH",)]
     (execute,) = [c for c in functions["Consumer.later"].calls if c.method == "execute"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.frontend.facts import MONITOR, Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
 from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
@@ -53,7 +53,9 @@ class FieldId:
 
     def display(self) -> str:
         owner = self.owner.split(":")[-1] if not self.is_global else self.owner
-        return ".".join((owner, *self.path))
+        if self.path == (MONITOR,):
+            return f"{owner}.this"  # a Java object's own monitor, as Java names it
+        return ".".join((owner, *(name for name in self.path if name != MONITOR)))
 
 
 def function_id(module: str, qualname: str) -> str:

@@ -442,7 +442,7 @@ class _Extractor:
         name_node = node.child_by_field_name("name")
         function = _function(
             qualname,
-            CONSTRUCTOR if is_constructor else name,
+            CONSTRUCTOR if is_constructor else _method_name(node),
             "staticmethod" if static else "method",
             _span(name_node, node),
             class_name=cls.qualname,
