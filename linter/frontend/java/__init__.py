@@ -12,6 +12,8 @@ import importlib.util
 from epochlint.frontend.facts import FileFacts
 
 JAVA_SUFFIX = ".java"
+# What the facts of a Java file depend on besides this code: the parser and its grammar.
+JAVA_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-java")
 MISSING_NOTICE = (
     "epochlint: notice: {count} Java file(s) not analysed: the Java frontend is not installed "
     "(pip install 'epochlint[java]')"
