@@ -3,13 +3,16 @@ Java idioms the rules depend on, and bad Java input."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from jsonschema.validators import validator_for
 
 from epochlint import discovery
+from epochlint.cli import main
 from epochlint.frontend.java import available as java_frontend_available
 from epochlint.frontend.java import facts_from_java
 from tests.conftest import REPO, run_check
@@ -126,3 +129,30 @@ def test_undecodable_java_file_is_reported_in_one_line(write_tree) -> None:  # t
     root: Path = write_tree({"Latin.java": b"class Latin { String s = \"\xe9\"; }\n"})
     (finding,) = run_check(root).findings
     assert finding.code == "EPL900" and "cannot decode line 1 as utf-8" in finding.message
+
+
+@needs_java
+def test_java_findings_in_sarif_with_their_chain_and_through_a_baseline(write_tree) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_report_formats import SCHEMA_PATH
+
+    fixture = REPO / "fixtures" / "java" / "EPL001"
+    root: Path = write_tree({p.name: p.read_text() for p in fixture.glob("*.java")})
+    sarif_file, baseline = root / "out.sarif", root / "baseline.json"
+    assert main(["check", "--output-format", "sarif", "--output-file", str(sarif_file), str(root)]) == 1
+    document = json.loads(sarif_file.read_text())
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    validator_for(schema)(schema).validate(document)
+    results = document["runs"][0]["results"]
+    assert sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results) == [
+        "AtomicEpochConsumer.java", "MultiTopicsConsumer.java", "MultiTopicsConsumer.java"
+    ]
+    assert all(r["codeFlows"] for r in results if "via" in r["message"]["text"])
+    assert main(["check", "--write-baseline", str(baseline), str(root)]) == 0
+    assert main(["check", "--baseline", str(baseline), str(root)]) == 0
+    consumer = root / "MultiTopicsConsumer.java"
+    # A new batch loop (the retry loop made to walk a batch) is the one finding the baseline lets through.
+    text = consumer.read_text().replace(
+        "public void retryThreeTimes(Message msg)", "public void retryEach(List<Message> messages, Message msg)"
+    )
+    consumer.write_text(text.replace("for (int attempt = 0; attempt < 3; attempt++)", "for (Message other : messages)"))
+    assert main(["check", "--baseline", str(baseline), str(root)]) == 1
