@@ -61,7 +61,8 @@ def main() -> None:
     print("| frontend | files | lines | seconds | lines/s |")
     print("| --- | ---: | ---: | ---: | ---: |")
     rates = {}
-    for name, sources, frontend in (("java (tree-sitter)", java, facts_from_java), ("python (libcst)", python, facts_from_source)):
+    runs = (("java (tree-sitter)", java, facts_from_java), ("python (libcst)", python, facts_from_source))
+    for name, sources, frontend in runs:
         lines, seconds = lines_per_second(sources, frontend, args.repeat)
         rates[name] = lines / seconds
         print(f"| {name} | {len(sources)} | {lines} | {seconds:.3f} | {rates[name]:,.0f} |")

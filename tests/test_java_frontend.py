@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from epochlint.cli import main
 from epochlint.frontend.java import available as java_frontend_available
 from epochlint.frontend.java import facts_from_java
 from tests.conftest import REPO, run_check
+
+WriteTree = Callable[..., Path]
 
 needs_java = pytest.mark.skipif(
     not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'"
@@ -45,7 +48,7 @@ class Consumer {
 
 
 def test_java_files_are_left_out_with_one_notice_without_the_frontend(
-    write_tree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root: Path = write_tree({"Consumer.java": CONSUMER, "consumer.py": "x = 1\n"})
     monkeypatch.setattr(discovery, "available", lambda: False)
@@ -88,7 +91,7 @@ def test_updater_operations_are_reads_and_bumps_of_the_field_it_names() -> None:
 
 
 @needs_java
-def test_overload_calls_resolve_by_number_of_arguments(write_tree) -> None:  # type: ignore[no-untyped-def]
+def test_overload_calls_resolve_by_number_of_arguments(write_tree: WriteTree) -> None:
     root: Path = write_tree(
         {
             "Reader.java": """\
@@ -117,7 +120,7 @@ class Reader {
 
 
 @needs_java
-def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree) -> None:  # type: ignore[no-untyped-def]
+def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
     root: Path = write_tree({"Broken.java": "class Broken {\n  void f( {\n}\n", "Consumer.java": CONSUMER})
     findings = run_check(root).findings
     assert [(f.location.path, f.code) for f in findings] == [("Broken.java", "EPL900")]
@@ -125,14 +128,14 @@ def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree)
 
 
 @needs_java
-def test_undecodable_java_file_is_reported_in_one_line(write_tree) -> None:  # type: ignore[no-untyped-def]
+def test_undecodable_java_file_is_reported_in_one_line(write_tree: WriteTree) -> None:
     root: Path = write_tree({"Latin.java": b"class Latin { String s = \"\xe9\"; }\n"})
     (finding,) = run_check(root).findings
     assert finding.code == "EPL900" and "cannot decode line 1 as utf-8" in finding.message
 
 
 @needs_java
-def test_java_findings_in_sarif_with_their_chain_and_through_a_baseline(write_tree) -> None:  # type: ignore[no-untyped-def]
+def test_java_findings_in_sarif_with_their_chain_and_through_a_baseline(write_tree: WriteTree) -> None:
     from tests.test_report_formats import SCHEMA_PATH
 
     fixture = REPO / "fixtures" / "java" / "EPL001"

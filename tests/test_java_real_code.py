@@ -24,9 +24,11 @@ JAVA_DATA = next(
 PULSAR_IMPL = "org/apache/pulsar/client/impl"
 KAFKA_INTERNALS = "org/apache/kafka/clients/consumer/internals"
 
+NO_DATA = "the shared Java sources (shared/data/java) are not beside the checkout"
+NO_FRONTEND = "the Java frontend is not installed: pip install 'epochlint[java]'"
 pytestmark = [
-    pytest.mark.skipif(not JAVA_DATA.is_dir(), reason=f"the shared Java sources are not beside the checkout ({JAVA_DATA})"),
-    pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'"),
+    pytest.mark.skipif(not JAVA_DATA.is_dir(), reason=NO_DATA),
+    pytest.mark.skipif(not java_frontend_available(), reason=NO_FRONTEND),
 ]
 
 
@@ -119,8 +121,8 @@ def test_kafka_commit_of_the_consumed_offset_epoch_and_the_carried_leader(tmp_pa
     assert found == sorted(
         [
             # allConsumed() commits `position.offsetEpoch`, auto-committed by both paths.
-            ("ConsumerCoordinator.java", _line_of(coordinator, "if (!commitOffsetsSync(allConsumedOffsets, timer))"), "EPL003"),
-            ("ConsumerCoordinator.java", _line_of(coordinator, "return commitOffsetsAsync(allConsumedOffsets,"), "EPL003"),
+            ("ConsumerCoordinator.java", _line_of(coordinator, "(!commitOffsetsSync(allConsumedOffsets"), "EPL003"),
+            ("ConsumerCoordinator.java", _line_of(coordinator, "return commitOffsetsAsync(allConsumedOffsets"), "EPL003"),
             # FetchCollector advances the position with `position.currentLeader`.
             ("FetchCollector.java", 183, "EPL007"),
             # The truncation path builds the position at the truncation offset with the old leader.

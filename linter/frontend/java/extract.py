@@ -530,7 +530,8 @@ class _Extractor:
             self._visit(statement)
             acquired = _lock_statement(statement, *idioms.LOCK_METHODS)
             if acquired is not None and (lock := self._lock_ref(acquired)) is not None:
-                opened.append((lock, self._open_region(lock, "acquire", statement, statement, extent_end=statements[-1])))
+                region = self._open_region(lock, "acquire", statement, statement, extent_end=statements[-1])
+                opened.append((lock, region))
             elif released is not None:
                 self._close_region(opened, self._lock_ref(released))
             elif statement.type == "try_statement" and (unlocked := self._finally_unlock(statement)):
@@ -540,7 +541,7 @@ class _Extractor:
 
     def _lock_ref(self, receiver: Node) -> Ref | None:
         receiver = _unparenthesized(receiver)
-        if receiver.type == "method_invocation" and _text(receiver.child_by_field_name("name")) in idioms.READ_WRITE_VIEWS:
+        if receiver.type == "method_invocation" and _method_called(receiver) in idioms.READ_WRITE_VIEWS:
             inner = receiver.child_by_field_name("object")
             return self._path(inner) if inner is not None else None
         return self._path(receiver)
@@ -870,7 +871,8 @@ class _Extractor:
             self._fn.calls.append(Call(call_id, callee, CONSTRUCTOR, "this", self._site(node), call_args, -1, Flow()))
         else:
             super_id = self._super_call(target)
-            self._fn.calls.append(Call(call_id, None, CONSTRUCTOR, "super", self._site(node), call_args, super_id, Flow()))
+            site = self._site(node)
+            self._fn.calls.append(Call(call_id, None, CONSTRUCTOR, "super", site, call_args, super_id, Flow()))
 
     def _arg(self, node: Node, call_id: int, index: int) -> Arg:
         text = _text(node)
@@ -1038,6 +1040,10 @@ def _adds_to(value: Node, target: str) -> bool:
     )
 
 
+def _method_called(invocation: Node) -> str:
+    return _text(invocation.child_by_field_name("name"))
+
+
 def _arity(node: Node) -> int:
     return len(_parameters(node.child_by_field_name("parameters")))
 
@@ -1100,7 +1106,7 @@ def _tested_lock(condition: Node) -> tuple[Node, Node] | None:
         return _tested_lock(_unparenthesized(condition.child_by_field_name("left"))) or _tested_lock(
             _unparenthesized(condition.child_by_field_name("right"))
         )
-    if condition.type == "method_invocation" and _text(condition.child_by_field_name("name")) in idioms.TRY_LOCK_METHODS:
+    if condition.type == "method_invocation" and _method_called(condition) in idioms.TRY_LOCK_METHODS:
         receiver = condition.child_by_field_name("object")
         return (receiver, condition) if receiver is not None else None
     return None
