@@ -159,3 +159,20 @@ def test_java_findings_in_sarif_with_their_chain_and_through_a_baseline(write_tr
     )
     consumer.write_text(text.replace("for (int attempt = 0; attempt < 3; attempt++)", "for (Message other : messages)"))
     assert main(["check", "--baseline", str(baseline), str(root)]) == 1
+
+
+@needs_java
+def test_every_kind_of_java_17_declaration_and_statement_is_read() -> None:
+    """Records, sealed interfaces, enums with methods, nested, local and anonymous classes,
+    initialiser blocks, switch expressions and patterns, text blocks, try-with-resources, labels."""
+    facts = facts_from_java((REPO / "tests" / "data" / "java" / "Everything.java").read_bytes())
+    assert not facts.error and facts.lines == 99
+    methods = {f.qualname for f in facts.functions if f.kind in ("method", "staticmethod")}
+    assert {"Circle.__init__", "Circle.area", "Shape.unit", "State.close", "Outer.Inner.read", "Outer.everything"} <= methods
+    assert {"Outer.<init:33>", "Outer.<init:34>"} <= methods  # the static and the instance initialiser
+    lambdas = [f for f in facts.functions if f.kind == "lambda"]
+    # `r` (a hand-off) and the anonymous class's toString; the stream's lambdas run on the spot.
+    assert len(lambdas) == 2
+    (everything,) = [f for f in facts.functions if f.qualname == "Outer.everything"]
+    assert [loop.kind for loop in everything.loops].count("while") == 1
+    assert sum(loop.batch for loop in everything.loops) >= 4  # the enhanced for and three stream stages

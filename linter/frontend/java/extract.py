@@ -57,6 +57,7 @@ Node = Any  # tree_sitter.Node: typed loosely, as the grammar is loaded on first
 
 THIS = "this"
 CONSTRUCTOR = "__init__"
+_METHOD_TYPES = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
 _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"})
 _VISIBILITIES = ("public", "protected", "private")
 _PACKAGE_PRIVATE = "package"
@@ -337,7 +338,7 @@ class _Extractor:
         self._defined_types.add(name)
         body = node.child_by_field_name("body")
         cls = _Class(qualname, name)
-        members = body.named_children if body is not None else []
+        members = _members(body)
         self._declare_fields(cls, members)
         self._class_stack.append(cls)
         methods = self._method_names(members)
@@ -350,7 +351,7 @@ class _Extractor:
         self._stack.pop()
         self.functions.append(body_fn.freeze())
         for member in members:
-            if member.type in ("method_declaration", "constructor_declaration"):
+            if member.type in _METHOD_TYPES:
                 self._method(member, methods[member.id])
             elif member.type in _CLASS_TYPES:
                 self._class(member)
@@ -400,7 +401,7 @@ class _Extractor:
         so that a call resolves to the overload of its number of arguments (see Symbols.callee)."""
         by_name: dict[str, list[Node]] = {}
         for member in members:
-            if member.type in ("method_declaration", "constructor_declaration"):
+            if member.type in _METHOD_TYPES:
                 by_name.setdefault(_method_name(member), []).append(member)
         names: dict[int, str] = {}
         for name, overloads in by_name.items():
@@ -434,12 +435,12 @@ class _Extractor:
 
     def _method(self, node: Node, name: str) -> None:
         cls = self._class_stack[-1]
-        is_constructor = node.type == "constructor_declaration"
+        is_constructor = node.type != "method_declaration"
         modifiers = _modifiers(node)
         static = "static" in modifiers
         qualname = f"{cls.qualname}.{name}"
         params = [] if static else [Param(THIS)]
-        name_node = node.child_by_field_name("name")
+        name_node = node.child_by_field_name("name") or node
         function = _function(
             qualname,
             CONSTRUCTOR if is_constructor else _method_name(node),
@@ -1049,7 +1050,17 @@ def _arity(node: Node) -> int:
 
 
 def _method_name(node: Node) -> str:
-    return CONSTRUCTOR if node.type == "constructor_declaration" else _text(node.child_by_field_name("name"))
+    return _text(node.child_by_field_name("name")) if node.type == "method_declaration" else CONSTRUCTOR
+
+
+def _members(body: Node | None) -> list[Node]:
+    """The declarations of a class body; an enum's follow its constants."""
+    if body is None:
+        return []
+    members = []
+    for child in body.named_children:
+        members.extend(child.named_children if child.type == "enum_body_declarations" else [child])
+    return members
 
 
 def _parameters(node: Node | None) -> list[Node]:
