@@ -16,6 +16,7 @@ run parses something, and only the findings of the most recent runs are kept.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
 import os
 import tempfile
@@ -27,6 +28,7 @@ from pathlib import Path
 from epochlint import __version__
 from epochlint.frontend import codec
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
+from epochlint.frontend.java import JAVA_DISTRIBUTIONS
 
 __all__ = ["CACHE_DIR", "FactsCache", "FindingsCache"]
 
@@ -45,12 +47,22 @@ _CACHEDIR_TAG = (
 
 @cache
 def frontend_digest() -> str:
-    """A digest of the frontend's source files: facts depend on nothing else."""
+    """A digest of the frontends' source files and of the Java grammar's version: facts depend on
+    nothing else."""
     digest = hashlib.sha256(__version__.encode())
     folder = Path(codec.__file__).parent
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    for distribution in JAVA_DISTRIBUTIONS:
+        digest.update(f"{distribution}={_installed_version(distribution)}".encode())
     return digest.hexdigest()
+
+
+def _installed_version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 class _EntryStore:

@@ -24,12 +24,14 @@ from epochlint.config import Config
 from epochlint.discovery import SourceFile
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
+from epochlint.frontend.java import facts_from_java, is_java
 from epochlint.prefilter import Vocabulary, read_text_facts, relevant_files
 
 __all__ = ["Collected", "collect_facts", "collector_paused", "read_source", "read_sources"]
 
 PARSED = "parsed"
 NOT_RELEVANT = "not-relevant"
+JAVA = "java"
 # Below this much source to parse, starting worker processes costs more than it saves.
 _PARALLEL_MIN_BYTES = 100_000
 # Runs that parse at least this much show a progress bar (on a terminal).
@@ -119,7 +121,7 @@ def collect_facts(
             if isinstance(data, str):
                 facts.append(FileFacts(lines=0, error=data))
                 continue
-            kind = PARSED if source.rel in relevant else NOT_RELEVANT
+            kind = JAVA if is_java(source.rel) else PARSED if source.rel in relevant else NOT_RELEVANT
             keys[index] = cache.key(kind, data)
             facts.append(cache.load(keys[index]))
             if facts[index] is None:
@@ -154,17 +156,25 @@ def collector_paused() -> Iterator[None]:
 
 
 def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: Config) -> set[str]:
+    """The Python files that can matter; Java files are always parsed (the text pass reads Python)."""
     vocabulary = Vocabulary(config)
-    texts = {rel: read_text_facts(data, vocabulary) for rel, data in readable.items()}
-    return relevant_files(texts, names)
+    texts = {rel: read_text_facts(data, vocabulary) for rel, data in readable.items() if not is_java(rel)}
+    return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}
 
 
 def facts_payload(task: Task) -> bytes:
     """Facts of one file, encoded: what a worker sends back."""
     kind, data = task
     with collector_paused():  # a syntax tree is acyclic too: freed by reference counting alone
-        facts = facts_from_source(data) if kind == PARSED else facts_without_parse(data)
+        facts = source_facts(kind, data)
     return codec.encode(facts)
+
+
+def source_facts(kind: str, data: bytes) -> FileFacts:
+    """The facts of one file by how it is to be read: a Java file, a relevant or another Python file."""
+    if kind == JAVA:
+        return facts_from_java(data)
+    return facts_from_source(data) if kind == PARSED else facts_without_parse(data)
 
 
 def _cores() -> int:

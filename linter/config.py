@@ -75,6 +75,11 @@ def name_words(name: str) -> list[str]:
     return words
 
 
+def snake_name(name: str) -> str:
+    """An identifier in lower snake case, so that Java's `offsetEpoch` is Python's `offset_epoch`."""
+    return "_".join(word.lower() for word in name_words(name))
+
+
 @dataclass(frozen=True)
 class Config:
     """The validated settings of one run. Build it with `load_config`; the defaults are the spec's.
@@ -205,8 +210,9 @@ class Config:
         is `current_leader`). A leading underscore does not change a name: `_offset_epoch` is
         `offset_epoch`."""
         attribute = attribute.lstrip("_")
-        if attribute in self.historical_epoch_sources:
+        if attribute in self.historical_epoch_sources or snake_name(attribute) in self.historical_epoch_sources:
             return True
+        attribute = snake_name(attribute)
         if attribute not in RECEIVER_EPOCH_ATTRIBUTES or not receiver:
             return False
         receivers = self._receiver_words
@@ -219,7 +225,8 @@ class Config:
     def current_epoch_source(self, name: str) -> bool:
         """Whether `name` (attribute or called function, last component; leading underscores
         aside) reads the current leader epoch."""
-        return name.rsplit(".", 1)[-1].lstrip("_") in self.current_epoch_sources
+        last = name.rsplit(".", 1)[-1].lstrip("_")
+        return last in self.current_epoch_sources or snake_name(last) in self.current_epoch_sources
 
     @cached_property
     def _epoch_re(self) -> re.Pattern[str]:

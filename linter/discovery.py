@@ -1,4 +1,5 @@
-"""Which files to analyse: the paths given, with directories expanded to their `*.py` files.
+"""Which files to analyse: the paths given, with directories expanded to their `*.py` files (and
+their `*.java` files, when the Java frontend is installed).
 
 Explicit file arguments are always taken (like ruff without --force-exclude); directories are walked
 with os.scandir, skipping the default excludes and the user's `exclude` patterns. The result is
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from epochlint.config import Config
+from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
 
@@ -175,7 +177,7 @@ class _Walker:
             if self.dir_excluded(entry.name, rel):
                 return None
             return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
-        if entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
+        if _is_source_name(entry.name) and entry.is_file(follow_symlinks=False):
             if not self.config.is_excluded(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
         return None
@@ -195,7 +197,7 @@ class _Walker:
         if stat.S_ISDIR(mode):
             if not self.dir_excluded(entry.name, rel):
                 self.links.append(_Dir(entry.path, real, rel, True))
-        elif stat.S_ISREG(mode) and entry.name.endswith(".py"):
+        elif stat.S_ISREG(mode) and _is_source_name(entry.name):
             if not self.config.is_excluded(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
 
@@ -220,7 +222,11 @@ class _Walker:
 
 
 def _names_source(name: str) -> bool:
-    return name.endswith(".py") and not name.startswith(EDITOR_LOCK_PREFIX)
+    return _is_source_name(name) and not name.startswith(EDITOR_LOCK_PREFIX)
+
+
+def _is_source_name(name: str) -> bool:
+    return name.endswith(".py") or name.endswith(JAVA_SUFFIX)
 
 
 def _preference(candidate: _Candidate) -> tuple[bool, str, str]:
@@ -261,4 +267,14 @@ def discover(
     for path in given:
         walker.add_argument(path)
     walker.walk_links()
-    return walker.result()
+    files, problems = walker.result()
+    return _without_unreadable_java(files), problems
+
+
+def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:
+    """The files, less the Java ones when the Java frontend is not installed (said in one line)."""
+    java = sum(1 for f in files if is_java(f.rel))
+    if not java or available():
+        return files
+    print(MISSING_NOTICE.format(count=java), file=sys.stderr)
+    return [f for f in files if not is_java(f.rel)]

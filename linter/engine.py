@@ -71,8 +71,16 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
             continue
         rel = result.source.rel
         is_package = PurePosixPath(rel).name == "__init__.py"
-        modules.append(ModuleInfo(names[rel], rel, is_package, result.facts))
+        modules.append(ModuleInfo(_module_name(rel, names[rel], result.facts), rel, is_package, result.facts))
     return Program(modules, config, errors)
+
+
+def _module_name(rel: str, from_path: str, facts: FileFacts) -> str:
+    """A Java file's module is its class's full name, from the package it declares; a Python
+    file's is the one its path gives."""
+    if facts.package:
+        return f"{facts.package}.{PurePosixPath(rel).stem}"
+    return from_path
 
 
 def unit_module_names(sources: Sequence[SourceFile], root: Path) -> dict[str, str]:

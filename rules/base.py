@@ -33,6 +33,8 @@ class Rule:
     why: ClassVar[str]
     seed: ClassVar[str]
     example: ClassVar[str]
+    # The same mistake in Java, where the rule applies to Java code (marked `// expect: CODE`).
+    java_example: ClassVar[str] = ""
     fix: ClassVar[str]
     valid: ClassVar[tuple[Example, ...]] = ()
     invalid: ClassVar[tuple[Example, ...]] = ()
@@ -56,6 +58,8 @@ class Rule:
             cls.seed.strip(),
             "## Example",
             "```python\n" + cls.example.strip("\n") + "\n```",
+            "## Java example" if cls.java_example else "",
+            "```java\n" + cls.java_example.strip("\n") + "\n```" if cls.java_example else "",
             "## Fix",
             cls.fix.strip(),
             autofix_documentation(cls.code),

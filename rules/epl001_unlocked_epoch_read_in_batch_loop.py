@@ -58,6 +58,44 @@ class MultiTopicsConsumer:
             if self.is_valid_consumer_epoch(message):
                 self.message_received(message)
 """
+    java_example = """
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+class MultiTopicsConsumer {
+    private final ReentrantLock incomingQueueLock = new ReentrantLock();
+    private long consumerEpoch;
+
+    public void redeliverUnacknowledgedMessages() {
+        incomingQueueLock.lock();
+        try {
+            consumerEpoch++;
+        } finally {
+            incomingQueueLock.unlock();
+        }
+    }
+
+    public void seek() {
+        incomingQueueLock.lock();
+        try {
+            consumerEpoch++;
+        } finally {
+            incomingQueueLock.unlock();
+        }
+    }
+
+    void receive(List<Message> messages) {
+        messages.forEach(msg -> { // expect: EPL001
+            if (msg.epoch >= consumerEpoch) {
+                deliver(msg);
+            }
+        });
+    }
+
+    void deliver(Message msg) {
+    }
+}
+"""
     fix = """
 Hold the guard for the whole batch, so that the epoch cannot change between two messages (the
 investigation's option 1):

@@ -174,6 +174,45 @@ class MultiTopicsConsumer:
             if message.consumer_epoch >= epoch:
                 self.message_received(message)
 """
+    java_example = """
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+class Consumer {
+    private final ReentrantLock lock = new ReentrantLock();
+    private long epoch;
+
+    public void redeliver() {
+        lock.lock();
+        try {
+            epoch++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void seek() {
+        lock.lock();
+        try {
+            epoch++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void receive(List<Message> messages) {
+        long current = epoch; // expect: EPL002
+        for (Message msg : messages) {
+            if (msg.epoch >= current) {
+                deliver(msg);
+            }
+        }
+    }
+
+    void deliver(Message msg) {
+    }
+}
+"""
     fix = """
 Decide while holding the guard, with the live field, for the whole batch (the investigation's
 option 1):

@@ -8,6 +8,7 @@ from epochlint.config import Config
 from epochlint.findings import ChainStep, Finding, RelatedLocation
 from epochlint.fix.epl003 import hint as commit_at_least_current
 from epochlint.frontend.facts import Call, Choice, Ref, Site
+from epochlint.frontend.java import is_java
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_SOURCE,
@@ -36,6 +37,8 @@ BUILD = "build"
 # The constructors whose epoch argument is committed, and the epoch's position in kafka-python's
 # definition when the project has none of its own (None: only the `leader_epoch` keyword).
 _SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 2, "TopicPartition": None}
+# Kafka's Java client: `new OffsetAndMetadata(offset, leaderEpoch, metadata)`.
+_JAVA_SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 1, "TopicPartition": None}
 _EPOCH_KEYWORD = "leader_epoch"
 _MAX = frozenset({"max", "builtins.max"})
 
@@ -101,7 +104,8 @@ class CommitEpochs(Domain):
         kafka-python's."""
         keys = {_EPOCH_KEYWORD}
         if ctx.callee.kind != "class":
-            position = _SINK_CLASSES[ctx.call.method]
+            java = is_java(self.program.symbols.module_of(ctx.fid).rel)
+            position = (_JAVA_SINK_CLASSES if java else _SINK_CLASSES)[ctx.call.method]
             if position is not None:
                 keys.add(str(position))
             return keys
@@ -203,6 +207,16 @@ class SubscriptionState:
 class ConsumerCoordinator:
     def maybe_auto_commit_offsets_now(self):
         self.commit_offsets_async(self.subscriptions.all_consumed())  # EPL003
+"""
+    java_example = """
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+
+class Committer {
+    void commitPosition(Consumer consumer, TopicPartition tp, FetchPosition position) {
+        OffsetAndMetadata offset = new OffsetAndMetadata(position.offset, position.offsetEpoch, "");
+        consumer.commitSync(Map.of(tp, offset)); // expect: EPL003
+    }
+}
 """
     fix = """
 Commit the current leader epoch, or, as the seed's defence in depth, the larger of the two, falling

@@ -48,6 +48,17 @@ class Consumer:
             self.consumer_epoch += 1
             self.send_redeliver_command(self.consumer_epoch)
 """
+    java_example = """
+class Consumer {
+    private volatile long consumerEpoch;
+    private final BlockingQueue<Message> incomingMessages = new LinkedBlockingQueue<>();
+
+    public synchronized void redeliverUnacknowledgedMessages() {
+        incomingMessages.clear(); // expect: EPL004
+        consumerEpoch++;
+    }
+}
+"""
     fix = """
 Bump the epoch first, then clear the queue:
 

@@ -56,6 +56,21 @@ class Reader:
             self.incoming_messages.clear()
         self.cnx.send_seek(message_id)
 """
+    java_example = """
+class Reader {
+    private long epoch;
+    private final List<Message> queue = new ArrayList<>();
+
+    public synchronized void redeliverUnacknowledgedMessages() {
+        epoch++;
+        queue.clear();
+    }
+
+    public synchronized void seek(MessageId messageId) { // expect: EPL005
+        queue.clear();
+    }
+}
+"""
     fix = """
 Bump the epoch in the rewind, under its guard, before clearing and before sending the command:
 
@@ -137,6 +152,8 @@ class Reader:
             cls = program.symbols.class_of_function(fid)
             if function.kind != "method" or not program.config.rewind_name(function.name):
                 continue
+            if function.visibility not in ("", "public"):
+                continue  # a Java method that is not public is no rewind operation of the API
             if _is_stub(program, fid):
                 continue
             if cls not in owned_by:

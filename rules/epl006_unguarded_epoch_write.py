@@ -52,6 +52,23 @@ class Consumer:
     def connection_opened(self, cnx):
         self.consumer_epoch += 1  # EPL006: incoming_queue_lock is not held
 """
+    java_example = """
+class Consumer {
+    private long epoch;
+
+    public synchronized void redeliver() {
+        epoch++;
+    }
+
+    public synchronized void seek() {
+        epoch++;
+    }
+
+    public void reconnect() {
+        epoch = 0; // expect: EPL006
+    }
+}
+"""
     fix = """
 Take the guard around the write, as the other writers do:
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from epochlint.config import name_words
+from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
 from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
 from epochlint.program.model import Program
@@ -65,6 +65,15 @@ def advance(self, tp, position, completed_fetch):
         position.current_leader,  # EPL007: the old position's leader, not metadata's
     )
     self._subscriptions.position(tp, next_position)
+"""
+    java_example = """
+class FetchCollector {
+    void advance(TopicPartition tp, FetchPosition position, CompletedFetch fetch) {
+        FetchPosition nextPosition = new FetchPosition(fetch.nextFetchOffset(), fetch.lastEpoch(),
+                position.currentLeader); // expect: EPL007
+        subscriptions.position(tp, nextPosition);
+    }
+}
 """
     fix = """
 Read the leader from current metadata when the position advances:
@@ -179,7 +188,7 @@ def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
     offset = next((arg for arg, slot in slots if slot == _OFFSET), None)
     for index, (arg, slot) in enumerate(slots):
         ref = _attribute(program, fid, arg)
-        if ref is None or not _LEADER_SLOT.search(slot):
+        if ref is None or not _LEADER_SLOT.search(snake_name(slot)):
             continue
         position = _position_prefix(program, fid, ref)
         if position is None or not _advances(program, fid, offset, position):

@@ -57,6 +57,34 @@ class MultiTopicsConsumer:
                 if self.is_valid_consumer_epoch(message):
                     self.enqueue(message)
 """
+    java_example = """
+import java.util.List;
+import java.util.concurrent.Semaphore;
+
+class Consumer {
+    private final Semaphore permit = new Semaphore(1);
+
+    private void enqueue(Message message) throws InterruptedException {
+        permit.acquire(); // expect: EPL008
+        try {
+            queue.add(message);
+        } finally {
+            permit.release();
+        }
+    }
+
+    void receive(List<Message> messages) throws InterruptedException {
+        permit.acquire();
+        try {
+            for (Message message : messages) {
+                enqueue(message);
+            }
+        } finally {
+            permit.release();
+        }
+    }
+}
+"""
     fix = """
 Make the lock reentrant where holding it across the call is intended (`threading.RLock()`, as Java's
 `ReentrantLock` is), or split the callee into a locked entry point and an unlocked body that the

@@ -56,6 +56,31 @@ class Consumer:
             with self._consumer_lock:  # ... and _queue_lock -> _consumer_lock here
                 self._queue.append(message)
 """
+    java_example = """
+class Consumer {
+    private final Object consumerLock = new Object();
+    private final Object queueLock = new Object();
+
+    void redeliver() {
+        synchronized (consumerLock) {
+            synchronized (queueLock) { // expect: EPL009
+                clear();
+            }
+        }
+    }
+
+    void receive() {
+        synchronized (queueLock) {
+            synchronized (consumerLock) {
+                clear();
+            }
+        }
+    }
+
+    void clear() {
+    }
+}
+"""
     fix = """
 Pick one global order for the locks and take them in that order everywhere (here: the consumer lock,
 then the queue lock), or do the inner work after releasing the outer lock. Where one lock is

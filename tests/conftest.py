@@ -16,7 +16,9 @@ from epochlint.rules import all_rules
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 KNOWN_CODES = frozenset(rule.code for rule in all_rules())
-_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>EPL\d{3}(?:\s*,\s*EPL\d{3})*)")
+# `# expect:` in Python, `// expect:` in Java.
+_EXPECT = re.compile(r"(?:#|//)\s*expect:\s*(?P<codes>EPL\d{3}(?:\s*,\s*EPL\d{3})*)")
+SOURCE_PATTERNS = ("*.py", "*.java")
 
 Mark = tuple[str, int, str]
 
@@ -24,7 +26,7 @@ Mark = tuple[str, int, str]
 def expected_marks(root: Path, folder: Path) -> Counter[Mark]:
     """(root-relative path, line, code) for every `# expect:` marker in the folder's files."""
     marks: Counter[Mark] = Counter()
-    for path in sorted(folder.rglob("*.py")):
+    for path in sorted(p for pattern in SOURCE_PATTERNS for p in folder.rglob(pattern)):
         rel = path.relative_to(root).as_posix()
         text = path.read_bytes().decode("utf-8", errors="replace")
         for number, line in enumerate(text.splitlines(), start=1):

@@ -30,6 +30,7 @@ from tests.audit_support import (  # noqa: E402
     units_under,
     write,
 )
+from epochlint.frontend.java import available as java_frontend_available  # noqa: E402
 from tests.conftest import FIXTURES, KNOWN_CODES  # noqa: E402
 from tests.test_audit_tasks import SLOW_SOURCE  # noqa: E402
 from tests.test_cli import RACY_CONSUMER  # noqa: E402
@@ -82,6 +83,20 @@ def test_a_multi_unit_tree_reports_what_check_reports_unit_by_unit(spark: SparkS
     assert limits == {"big.py": STATUS_TOO_LARGE, "consumer.py": STATUS_OK, "latin.py": STATUS_OK}
     kafka = {path: status for (unit, path), status in found.items() if unit.endswith("kafka_app")}
     assert kafka["app/broken.py"] == STATUS_PARSE_ERROR
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'")
+def test_a_unit_mixing_java_and_python_reports_what_check_reports(spark: SparkSession, tmp_path: Path) -> None:
+    java = FIXTURES / "java" / "EPL001"
+    files: dict[str, str] = {f"src/main/java/{p.name}": p.read_text() for p in sorted(java.glob("*.java"))}
+    files["tools/consumer.py"] = RACY_CONSUMER
+    write(tmp_path / "unit", files)
+    request = AuditRequest(tuple(resolve_units([tmp_path / "unit"], None, None, KNOWN_CODES)), str(tmp_path / "out"))
+    outcome = run_audit(spark, request)
+    assert outcome.complete and outcome.by_status == {STATUS_OK: len(files)}
+    assert_same_as_check(spark, request)
+    codes = sorted((row["path"].rsplit(".", 1)[-1], row["code"]) for row in read_table(spark, request, "findings").collect())
+    assert codes == [("java", "EPL001")] * 3 + [("py", "EPL001")]
 
 
 def test_a_file_that_hangs_the_parser_is_a_row_not_a_failed_job(spark: SparkSession, tmp_path: Path) -> None:

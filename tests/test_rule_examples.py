@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from epochlint.frontend.java import available as java_frontend_available
 from epochlint.rules import Example, Rule, all_rules
 from tests.conftest import actual_marks, expected_marks, run_check
 
@@ -38,3 +39,15 @@ def test_every_rule_documents_valid_and_invalid_examples() -> None:
     for rule in all_rules():
         assert rule.valid and rule.invalid, rule.code
         assert rule.code in rule.documentation() and rule.name in rule.documentation()
+
+
+JAVA_EXAMPLES = [rule for rule in all_rules() if rule.java_example]
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'")
+@pytest.mark.parametrize("rule", JAVA_EXAMPLES, ids=[rule.code for rule in JAVA_EXAMPLES])
+def test_java_example_reports_its_marks(rule: type[Rule], write_tree) -> None:  # type: ignore[no-untyped-def]
+    root: Path = write_tree({"Example.java": rule.java_example.lstrip("\n")})
+    expected = expected_marks(root, root)
+    assert expected and {code for (_, _, code) in expected} == {rule.code}
+    assert actual_marks(run_check(root)) == expected

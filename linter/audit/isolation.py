@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from epochlint.audit.parser_process import ANSWER, LENGTH, NOT_RELEVANT, READY, RELEVANT
+from epochlint.audit.parser_process import ANSWER, JAVA, LENGTH, NOT_RELEVANT, READY, RELEVANT
 from epochlint.audit.tables import STATUS_OK, STATUS_PARSE_ERROR, STATUS_TIMED_OUT
 from epochlint.frontend.codec import encode
 from epochlint.frontend.facts import FileFacts
@@ -50,13 +50,14 @@ class IsolatedParser:
         self.time_limit = time_limit
         self._child: subprocess.Popen[bytes] | None = None
 
-    def parse(self, data: bytes, relevant: bool = True) -> ParseOutcome:
-        """The facts of a file: from libcst when `relevant`, else only its line count once
-        Python's parser accepts it (as `check` does for files the prefilter rules out)."""
+    def parse(self, data: bytes, relevant: bool = True, java: bool = False) -> ParseOutcome:
+        """The facts of a file: from the Java frontend for a `java` file, from libcst when
+        `relevant`, else only its line count once Python's parser accepts it (as `check` does for
+        files the prefilter rules out)."""
         child = self._running_child()
         start = time.monotonic()
         try:
-            self._send(child, (RELEVANT if relevant else NOT_RELEVANT) + data)
+            self._send(child, (JAVA if java else RELEVANT if relevant else NOT_RELEVANT) + data)
             header = self._receive(child, ANSWER.size, start + self.time_limit)
             size, lines, error_size = ANSWER.unpack(header)
             body = self._receive(child, size, start + self.time_limit)

@@ -1,9 +1,9 @@
 """The child process that parses files for an audit task: `python -m epochlint.audit.parser_process`.
 
 Once its imports are done it writes READY; then it reads requests from stdin and answers on
-stdout, one at a time. A request is a 4-byte big-endian length, a kind (whether the prefilter
-found the file relevant: parse it with libcst, or only check it with Python's parser) and a file's
-bytes; an answer is a
+stdout, one at a time. A request is a 4-byte big-endian length, a kind (a Java file, for the Java
+frontend; or whether the prefilter found a Python file relevant: parse it with libcst, or only check
+it with Python's parser) and a file's bytes; an answer is a
 header (total length, the facts' line count, the length of their error text), the error text in
 UTF-8 and the encoded FileFacts. The parent kills it when a file takes too long, and sees a crash
 (a stack overflow in the native parser kills the process) as the end of its stdout; either way
@@ -16,14 +16,17 @@ import struct
 import sys
 from typing import BinaryIO
 
-from epochlint.collect import collector_paused
-from epochlint.frontend import facts_from_source, facts_without_parse
+from epochlint import collect
+from epochlint.collect import collector_paused, source_facts
 from epochlint.frontend.codec import encode
 from epochlint.frontend.facts import FileFacts
 
 LENGTH = struct.Struct(">I")
 RELEVANT = b"P"
 NOT_RELEVANT = b"N"
+JAVA = b"J"
+# How `check` names the same three ways of reading a file.
+_KINDS = {RELEVANT: collect.PARSED, NOT_RELEVANT: collect.NOT_RELEVANT, JAVA: collect.JAVA}
 ANSWER = struct.Struct(">III")
 READY = b"R"
 
@@ -45,7 +48,7 @@ def answer(request: bytes) -> bytes:
     kind, data = request[:1], request[1:]
     try:
         with collector_paused():
-            facts = facts_from_source(data) if kind == RELEVANT else facts_without_parse(data)
+            facts = source_facts(_KINDS.get(kind, collect.NOT_RELEVANT), data)
     except Exception as error:  # the parent needs an answer for this file, whatever went wrong
         facts = FileFacts(lines=0, error=f"internal error while parsing: {type(error).__name__}: {error}")
     error = facts.error.encode("utf-8", "replace")

@@ -38,6 +38,7 @@ from epochlint.discovery import SourceFile, UsageError, discover
 from epochlint.engine import FileResult, analyse, unit_module_names
 from epochlint.frontend.codec import FactsDecodeError, decode
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
+from epochlint.frontend.java import is_java
 from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 
 # Tags of the rows a unit's analysis emits.
@@ -112,7 +113,8 @@ def mark_relevant(unit: Unit, files: Iterable[ReadFile]) -> Iterator[ListingRow]
     sources = [SourceFile(Path(item.row.path), item.row.rel) for item in read]
     names = unit_module_names(sources, Path(unit.root))
     texts = {item.row.rel: item.text for item in read if item.text is not None}
-    relevant = relevant_files(texts, names)
+    # Java files are always parsed, as by `check` (the text pass reads Python).
+    relevant = relevant_files(texts, names) | {item.row.rel for item in read if is_java(item.row.rel)}
     for item in read:
         yield item.row if item.text is None else item.row._replace(relevant=item.row.rel in relevant)
 
@@ -139,7 +141,7 @@ def parse_files(files: Iterable[tuple[str, bool, str]], time_limit: float, run: 
         if hashlib.sha256(data).hexdigest() != digest:
             yield _unreadable_facts(digest, relevant, "the file changed while it was audited", run)
             continue
-        outcome = parser.parse(data, relevant)
+        outcome = parser.parse(data, relevant, java=is_java(path))
         cacheable = outcome.status != STATUS_TIMED_OUT  # a time-out may not happen on a quieter machine
         yield FactsRow(
             digest, relevant, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,

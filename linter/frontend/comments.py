@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from epochlint.frontend.facts import Suppression
 
-# The directives run to the end of the comment, or to a further `#` (`# epochlint: ignore  # why`).
-_DIRECTIVE = re.compile(r"#\s*epochlint:\s*(?P<body>[^#]*)")
+# `#` in Python, `//` (or a `/* */` block) in Java. A directive runs to the end of the comment, or
+# to a further `#` (`# epochlint: ignore  # why`).
+_DIRECTIVE = re.compile(r"(?:#|//|/\*)\s*epochlint:\s*(?P<body>(?:(?!\*/)[^#])*)")
 _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")
 # `# noqa: E501,EPL001`: the codes after the colon, up to the first word that is not a code.
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
@@ -33,10 +35,15 @@ def read_comments(text: str) -> Comments:
     """Find epochlint directives in real comments (never inside strings)."""
     if "epochlint:" not in text and "noqa" not in text.lower():
         return Comments()
+    return directives_in(_comment_tokens(text))
+
+
+def directives_in(comments: Iterable[tuple[int, int, str]]) -> Comments:
+    """The epochlint directives among comments given as (line, 1-based column, comment text)."""
     suppressions: list[Suppression] = []
     guards: list[tuple[int, str]] = []
     ignore_file = False
-    for line, column, comment in _comment_tokens(text):
+    for line, column, comment in comments:
         end_column = column + len(comment)
         if noqa := _noqa_codes(comment):
             suppressions.append(Suppression(line, noqa, column, end_column))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from epochlint.frontend import line_count
+from epochlint.frontend.builder import FunctionBuilder
 from epochlint.frontend.comments import read_comments
 from epochlint.frontend.facts import (
     FLOW_ARG,
@@ -76,65 +77,6 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
 
 
 @dataclass
-class _FunctionBuilder:
-    """The facts of one function while it is being read."""
-
-    qualname: str
-    name: str
-    kind: str
-    pos: Pos
-    locals: frozenset[str]
-    globals_declared: frozenset[str]
-    class_name: str = ""
-    parent: str = ""
-    is_async: bool = False
-    is_property: bool = False
-    params: tuple[Param, ...] = ()
-    decorators: tuple[str, ...] = ()
-    returns: str = ""
-    stub_body: bool = False
-    accesses: list[Access] = field(default_factory=list)
-    writes: list[Write] = field(default_factory=list)
-    binds: list[Bind] = field(default_factory=list)
-    calls: list[Call] = field(default_factory=list)
-    regions: list[Region] = field(default_factory=list)
-    loops: list[Loop] = field(default_factory=list)
-    awaits: list[Await] = field(default_factory=list)
-    choices: list[Choice] = field(default_factory=list)
-    branches: list[Branches] = field(default_factory=list)
-    region_stack: list[int] = field(default_factory=list)
-    loop_stack: list[int] = field(default_factory=list)
-    # Names bound by enclosing `with ExitStack() as name:` blocks.
-    exit_stacks: list[str] = field(default_factory=list)
-
-    def freeze(self) -> FunctionFacts:
-        return FunctionFacts(
-            qualname=self.qualname,
-            name=self.name,
-            kind=self.kind,
-            pos=self.pos,
-            class_name=self.class_name,
-            parent=self.parent,
-            is_async=self.is_async,
-            is_property=self.is_property,
-            params=self.params,
-            decorators=self.decorators,
-            returns=self.returns,
-            stub_body=self.stub_body,
-            globals_declared=tuple(sorted(self.globals_declared)),
-            accesses=tuple(self.accesses),
-            writes=tuple(self.writes),
-            binds=tuple(self.binds),
-            calls=tuple(self.calls),
-            regions=tuple(self.regions),
-            loops=tuple(self.loops),
-            awaits=tuple(self.awaits),
-            choices=tuple(self.choices),
-            branches=tuple(self.branches),
-        )
-
-
-@dataclass
 class _ClassBuilder:
     qualname: str
     name: str
@@ -155,7 +97,7 @@ class FactsExtractor(FastVisitor):
         self.classes: list[ClassFacts] = []
         self.imports: list[Import] = []
         self.module_globals: set[str] = set()
-        self._function_stack: list[_FunctionBuilder] = []
+        self._function_stack: list[FunctionBuilder] = []
         self._class_stack: list[_ClassBuilder] = []
         self._flow = Flow()
         self._next_id = 0
@@ -165,7 +107,7 @@ class FactsExtractor(FastVisitor):
     # -- helpers ---------------------------------------------------------------------------
 
     @property
-    def _fn(self) -> _FunctionBuilder:
+    def _fn(self) -> FunctionBuilder:
         return self._function_stack[-1]
 
     def _new_id(self) -> int:
@@ -213,7 +155,7 @@ class FactsExtractor(FastVisitor):
     def visit_Module(self, node: cst.Module) -> bool:
         names, _ = function_bindings(None, node)
         self.module_globals = set(names)
-        builder = _FunctionBuilder(
+        builder = FunctionBuilder(
             qualname="",
             name="<module>",
             kind="module",
@@ -248,7 +190,7 @@ class FactsExtractor(FastVisitor):
             decorators=tuple(dotted(d.decorator) for d in node.decorators),
         )
         names, declared = function_bindings(None, node.body)
-        body = _FunctionBuilder(
+        body = FunctionBuilder(
             qualname=f"{qualname}.<body>",
             name="<body>",
             kind="classbody",
@@ -351,7 +293,7 @@ class FactsExtractor(FastVisitor):
         returns: str = "",
     ) -> None:
         names, declared = function_bindings(params, body)
-        builder = _FunctionBuilder(
+        builder = FunctionBuilder(
             qualname=qualname,
             name=name,
             kind=kind,

@@ -11,12 +11,15 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 8
+FACTS_FORMAT = 9
 
 
 def within(inner: Pos, outer: Pos) -> bool:
     """Whether the span `inner` lies inside the span `outer`."""
     return outer[:2] <= inner[:2] and inner[2:] <= outer[2:]
+
+# Java: the monitor of an object, the lock `synchronized` holds, as an attribute of the object.
+MONITOR = "<monitor>"
 
 # How a value leaves the expression it is computed in.
 FLOW_RETURN = "return"
@@ -220,6 +223,8 @@ class FunctionFacts:
     # The body is only `...`, `pass`, a docstring or `raise NotImplementedError`: an abstract stub.
     stub_body: bool = False
     globals_declared: tuple[str, ...] = ()
+    # Java: "public", "protected", "private" or "package"; "" in Python (public unless named `_x`).
+    visibility: str = ""
     accesses: tuple[Access, ...] = ()
     writes: tuple[Write, ...] = ()
     binds: tuple[Bind, ...] = ()
@@ -240,6 +245,9 @@ class ClassFacts:
     decorators: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     attributes: tuple[str, ...] = ()
+    # Java field updaters the class declares, with the field each updates:
+    # `CONSUMER_EPOCH = AtomicLongFieldUpdater.newUpdater(C.class, "consumerEpoch")`.
+    updaters: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -282,3 +290,5 @@ class FileFacts:
     # Where the error lies: a syntax error's place; line 1, column 1 when the file could not be read
     # or decoded.
     error_pos: Pos = (1, 1, 1, 1)
+    # Java: the package the file declares (its classes' modules are named from it).
+    package: str = ""

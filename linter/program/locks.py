@@ -8,7 +8,7 @@ from functools import cached_property
 
 import networkx as nx
 
-from epochlint.frontend.facts import Call, Ref, Region, Site
+from epochlint.frontend.facts import MONITOR, Call, Ref, Region, Site
 from epochlint.program.callgraph import CallGraph, CallSite
 from epochlint.program.symbols import Entity, FieldId, Symbols, function_id
 
@@ -29,6 +29,9 @@ _LOCK_CONSTRUCTORS = {
     "asyncio.Condition": NON_REENTRANT,
     "asyncio.Semaphore": NON_REENTRANT,
     "asyncio.BoundedSemaphore": NON_REENTRANT,
+    "java.util.concurrent.locks.ReentrantLock": REENTRANT,
+    "java.util.concurrent.locks.ReentrantReadWriteLock": REENTRANT,
+    "java.util.concurrent.Semaphore": NON_REENTRANT,
 }
 _SEMAPHORES = frozenset(
     name for name in _LOCK_CONSTRUCTORS if name.rsplit(".", 1)[1].endswith("Semaphore")
@@ -156,7 +159,7 @@ class Locks:
     def is_lock(self, field: FieldId) -> bool:
         if field in self.not_locks:
             return False
-        return field in self.constructed or self.lock_name(field.leaf)
+        return field in self.constructed or field.leaf == MONITOR or self.lock_name(field.leaf)
 
     def is_element(self, lock: FieldId) -> bool:
         """Whether `lock` stands for the elements of a container of locks (or is acquired as one)."""
@@ -174,6 +177,8 @@ class Locks:
         return frozenset(found)
 
     def kind(self, lock: FieldId) -> str:
+        if lock.leaf == MONITOR:
+            return REENTRANT  # a Java monitor: `synchronized` re-enters what its thread holds
         info = self.constructed.get(lock)
         return info.kind if info is not None else UNKNOWN_KIND
 

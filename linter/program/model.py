@@ -471,6 +471,8 @@ class Program:
         module, function = self.symbols.functions[fid]
         if not function.qualname:
             return module.name
+        if module.facts.package and module.name == f"{module.facts.package}.{function.qualname.split('.')[0]}":
+            return f"{module.facts.package}.{function.qualname}"  # a Java class's file is named after it
         return f"{module.name}.{function.qualname}"
 
     def file_of_module(self, module: str) -> ModuleInfo:

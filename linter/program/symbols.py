@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.frontend.facts import MONITOR, Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
@@ -52,7 +53,9 @@ class FieldId:
 
     def display(self) -> str:
         owner = self.owner.split(":")[-1] if not self.is_global else self.owner
-        return ".".join((owner, *self.path))
+        if self.path == (MONITOR,):
+            return f"{owner}.this"  # a Java object's own monitor, as Java names it
+        return ".".join((owner, *(name for name in self.path if name != MONITOR)))
 
 
 def function_id(module: str, qualname: str) -> str:
@@ -197,6 +200,19 @@ class Symbols:
                     fields[cls].add(write.ref.attrs[0])
         return fields
 
+    @cached_property
+    def _updaters(self) -> dict[str, dict[str, str]]:
+        return {cid: dict(cls.updaters) for cid, (_, cls) in self.classes.items() if cls.updaters}
+
+    def updated_field(self, cid: str, attr: str) -> str:
+        """The field a Java field updater of the class (or a base) updates; `attr` itself otherwise."""
+        if self._updaters:
+            for klass in self.mro(cid):
+                updated = self._updaters.get(klass, {}).get(attr)
+                if updated:
+                    return updated
+        return attr
+
     def defining_class(self, cid: str, attr: str) -> str:
         """The class whose field `attr` is: the base-most class of the MRO that assigns it.
 
@@ -340,6 +356,8 @@ class Symbols:
             return entity
         if f"{absolute}.{name}" in self.modules:
             return Entity("module", f"{absolute}.{name}")
+        if is_java(module.rel) and absolute.endswith(f".{name}"):
+            return Entity("external", absolute)  # Java's `import a.b.C;` names the class a.b.C
         return Entity("external", f"{absolute}.{name}" if absolute else name)
 
     def member(self, entity: Entity, attr: str) -> Entity:
@@ -457,6 +475,17 @@ class Symbols:
 
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """What a call site calls: a function, a class (its constructor), or something external."""
+        return self._overload(self._callee(fid, call, depth), len(call.args))
+
+    def _overload(self, callee: Entity, arity: int) -> Entity:
+        """A Java overload of the resolved method that takes `arity` arguments, named `name~arity`
+        by the Java frontend, where the method found takes another number."""
+        if callee.kind != "function" or f"{callee.target}~{arity}" not in self.functions:
+            return callee
+        params = len(self.function(callee.target).params) - (1 if self.self_param(callee.target) else 0)
+        return callee if params == arity else Entity("function", f"{callee.target}~{arity}")
+
+    def _callee(self, fid: str, call: Call, depth: int) -> Entity:
         if call.callee is not None:
             return self.entity(fid, call.callee, depth)
         if call.receiver_call >= 0:
@@ -557,7 +586,7 @@ class Symbols:
         if root.kind not in ("instance", "class"):
             return None
         cls = root.target
-        first = attrs[0]
+        first = self.updated_field(cls, attrs[0])
         if first == "[]":
             return None
         if self.lookup_method(cls, first):

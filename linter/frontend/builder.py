@@ -1,0 +1,81 @@
+"""The facts of one function while a frontend reads it: lists that grow, frozen at the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from epochlint.frontend.facts import (
+    Access,
+    Await,
+    Bind,
+    Branches,
+    Call,
+    Choice,
+    FunctionFacts,
+    Loop,
+    Param,
+    Pos,
+    Region,
+    Write,
+)
+
+
+@dataclass
+class FunctionBuilder:
+    """The facts of one function while it is being read."""
+
+    qualname: str
+    name: str
+    kind: str
+    pos: Pos
+    locals: frozenset[str]
+    globals_declared: frozenset[str]
+    class_name: str = ""
+    parent: str = ""
+    is_async: bool = False
+    is_property: bool = False
+    params: tuple[Param, ...] = ()
+    decorators: tuple[str, ...] = ()
+    returns: str = ""
+    stub_body: bool = False
+    visibility: str = ""
+    accesses: list[Access] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    binds: list[Bind] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    awaits: list[Await] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+    branches: list[Branches] = field(default_factory=list)
+    region_stack: list[int] = field(default_factory=list)
+    loop_stack: list[int] = field(default_factory=list)
+    # Names bound by enclosing `with ExitStack() as name:` blocks.
+    exit_stacks: list[str] = field(default_factory=list)
+
+    def freeze(self) -> FunctionFacts:
+        return FunctionFacts(
+            qualname=self.qualname,
+            name=self.name,
+            kind=self.kind,
+            pos=self.pos,
+            class_name=self.class_name,
+            parent=self.parent,
+            is_async=self.is_async,
+            is_property=self.is_property,
+            params=self.params,
+            decorators=self.decorators,
+            returns=self.returns,
+            stub_body=self.stub_body,
+            visibility=self.visibility,
+            globals_declared=tuple(sorted(self.globals_declared)),
+            accesses=tuple(self.accesses),
+            writes=tuple(self.writes),
+            binds=tuple(self.binds),
+            calls=tuple(self.calls),
+            regions=tuple(self.regions),
+            loops=tuple(self.loops),
+            awaits=tuple(self.awaits),
+            choices=tuple(self.choices),
+            branches=tuple(self.branches),
+        )

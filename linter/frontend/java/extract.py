@@ -1,0 +1,1123 @@
+"""Java syntax (tree-sitter) to FileFacts, in one walk per file.
+
+The facts mean what they mean for Python, translated where Java says things differently:
+- `this` is the first parameter of every instance method; an unqualified name that is not a local is
+  a field of `this` (or, in a static context or when declared `static`, of the class);
+- constructors are `__init__` (their stores are initial values), field initialisers belong to the
+  class body;
+- `synchronized` methods and blocks hold the monitor of their object (the `MONITOR` attribute),
+  `L.lock()` ... `finally { L.unlock(); }` holds L, `if (L.tryLock())` holds it in its branch;
+- a lambda or method reference given to `forEach` or a stream operation runs on the spot, once per
+  element: it is read as the body of a batch loop at the call; any other lambda, method reference or
+  anonymous class is a function of its own, handed off;
+- `UPDATER.incrementAndGet(this)` on a field updater is a bump of the field the updater names (the
+  program maps the updater to its field by the class that declares it), `UPDATER.get(this)` a read
+  of it; `epoch.incrementAndGet()` on an `AtomicLong`/`AtomicInteger` field is a bump of that field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from epochlint.frontend import line_count
+from epochlint.frontend.builder import FunctionBuilder
+from epochlint.frontend.comments import directives_in
+from epochlint.frontend.facts import (
+    FLOW_ARG,
+    FLOW_ASSIGN,
+    FLOW_CONDITION,
+    FLOW_ITER,
+    FLOW_RECEIVER,
+    FLOW_RETURN,
+    MONITOR,
+    Access,
+    Arg,
+    Bind,
+    Branches,
+    Call,
+    Choice,
+    ClassFacts,
+    FileFacts,
+    Flow,
+    FunctionFacts,
+    Import,
+    Loop,
+    Param,
+    Pos,
+    Ref,
+    Region,
+    Site,
+    Write,
+)
+from epochlint.frontend.java import idioms
+
+Node = Any  # tree_sitter.Node: typed loosely, as the grammar is loaded on first use
+
+THIS = "this"
+CONSTRUCTOR = "__init__"
+_METHOD_TYPES = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
+_CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"})
+_VISIBILITIES = ("public", "protected", "private")
+_PACKAGE_PRIVATE = "package"
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+_PARSER: Any = None
+
+
+def _parser() -> Any:
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_java
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+    return _PARSER
+
+
+def extract_java(data: bytes, text: str) -> FileFacts:
+    tree = _parser().parse(data)
+    error = _first_error(tree.root_node)
+    if error is not None:
+        line, column = error.start_point
+        return FileFacts(lines=0, error=f"syntax error at line {line + 1}, column {column + 1}")
+    extractor = _Extractor()
+    extractor.program(tree.root_node)
+    comments = directives_in(extractor.comments)
+    return FileFacts(
+        lines=line_count(text),
+        imports=tuple(extractor.imports()),
+        functions=tuple(sorted(extractor.functions, key=lambda f: (f.pos, f.qualname))),
+        classes=tuple(sorted(extractor.classes, key=lambda c: (c.pos, c.qualname))),
+        suppressions=comments.suppressions,
+        ignore_file=comments.ignore_file,
+        guard_declarations=comments.guard_declarations,
+        package=extractor.package,
+    )
+
+
+def _first_error(node: Node) -> Node | None:
+    if not node.has_error:
+        return None
+    if node.type == "ERROR" or node.is_missing:
+        return node
+    for child in node.children:
+        found = _first_error(child)
+        if found is not None:
+            return found
+    return node
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8")
+
+
+def _pos(node: Node) -> Pos:
+    (line, column), (end_line, end_column) = node.start_point, node.end_point
+    return (line + 1, column + 1, end_line + 1, end_column + 1)
+
+
+def _span(start: Node, end: Node) -> Pos:
+    return (*_pos(start)[:2], *_pos(end)[2:])  # type: ignore[return-value]
+
+
+def type_name(node: Node | None) -> str:
+    """The class a type names, type arguments dropped (`ConsumerImpl<T>` -> `ConsumerImpl`); "" for
+    primitives and arrays, which hold no object of a class."""
+    if node is None:
+        return ""
+    if node.type == "generic_type":
+        return type_name(node.named_children[0])
+    if node.type in ("type_identifier", "scoped_type_identifier"):
+        name = _text(node)
+        return "" if name in idioms.PRIMITIVE_TYPES else name
+    return ""
+
+
+def _modifiers(node: Node) -> set[str]:
+    for child in node.children:
+        if child.type == "modifiers":
+            return {_text(m) for m in child.children if m.type not in ("marker_annotation", "annotation")}
+    return set()
+
+
+def _unparenthesized(node: Node) -> Node:
+    while node.type == "parenthesized_expression":
+        node = node.named_children[0]
+    return node
+
+
+@dataclass
+class _Function(FunctionBuilder):
+    """A function being read, and the function whose `this` is in scope ("" in a static context)."""
+
+    this_scope: str = ""
+
+
+def _function(qualname: str, name: str, kind: str, pos: Pos, **details: Any) -> _Function:
+    # Java declares its locals as it goes: they are added while the body is read.
+    return _Function(qualname, name, kind, pos, frozenset(), frozenset(), **details)
+
+
+@dataclass
+class _Class:
+    """A class being read: what its body declares, known before its methods are read."""
+
+    qualname: str
+    name: str
+    static_fields: set[str] = field(default_factory=set)
+    field_types: dict[str, str] = field(default_factory=dict)
+    updaters: dict[str, str] = field(default_factory=dict)
+
+
+class _Extractor:
+    def __init__(self) -> None:
+        self.package = ""
+        self.functions: list[FunctionFacts] = []
+        self.classes: list[ClassFacts] = []
+        self.comments: list[tuple[int, int, str]] = []
+        self._explicit_imports: list[Import] = []
+        self._defined_types: set[str] = set()
+        self._used_types: set[str] = set()
+        self._stack: list[_Function] = []
+        self._class_stack: list[_Class] = []
+        self._flow = Flow()
+        self._next_id = 0
+        self._call_ids: dict[int, int] = {}
+        # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function.
+        self._inlined_depth = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @property
+    def _fn(self) -> _Function:
+        return self._stack[-1]
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _site(self, node: Node) -> Site:
+        return Site(_pos(node), tuple(self._fn.region_stack), tuple(self._fn.loop_stack))
+
+    def _with_flow(self, node: Node | None, flow: Flow) -> None:
+        if node is None:
+            return
+        saved = self._flow
+        self._flow = flow
+        self._visit(node)
+        self._flow = saved
+
+    def _declare(self, name: str) -> None:
+        self._fn.locals = self._fn.locals | {name}
+
+    def _scope_of(self, name: str) -> str | None:
+        """The function that declares local `name`, None when it is not a local."""
+        for function in reversed(self._stack):
+            if name in function.locals:
+                return function.qualname
+        return None
+
+    def _this_ref(self, attrs: tuple[str, ...]) -> Ref | None:
+        scope = self._fn.this_scope
+        if scope:
+            return Ref(scope, THIS, attrs)
+        return self._class_ref(attrs)
+
+    def _class_ref(self, attrs: tuple[str, ...]) -> Ref | None:
+        """A static member of the innermost class, named from the file's top-level class."""
+        if not self._class_stack:
+            return None
+        outermost, *inner = self._class_stack[-1].qualname.split(".")
+        return Ref("", outermost, (*inner, *attrs))
+
+    def _resolve(self, name: str, attrs: tuple[str, ...] = ()) -> Ref | None:
+        """What a name path starting with a simple name denotes: a local, a field, or a class."""
+        scope = self._scope_of(name)
+        if scope is not None:
+            return Ref(scope, name, attrs)
+        cls = self._class_stack[-1] if self._class_stack else None
+        if cls is not None and name in cls.static_fields:
+            return self._class_ref((name, *attrs))
+        if cls is not None and name in cls.field_types:
+            return self._this_ref((name, *attrs))
+        if name[:1].isupper() and not _is_constant(name):
+            self._used_types.add(name)
+            return Ref("", name, attrs)
+        if _is_constant(name):
+            return self._class_ref((name, *attrs))
+        # Not declared here: a field the class inherits.
+        return self._this_ref((name, *attrs))
+
+    def _path(self, node: Node) -> Ref | None:
+        """The name path an expression is (`a.b.c`, `this.x`, `x[i].y`), None for anything else."""
+        attrs: list[str] = []
+        while True:
+            kind = node.type
+            if kind == "field_access":
+                target = node.child_by_field_name("field")
+                obj = node.child_by_field_name("object")
+                if target.type == "this":  # `Outer.this`
+                    return self._this_ref(tuple(reversed(attrs)))
+                attrs.append(_text(target))
+                if obj.type == "super":
+                    return self._this_ref(tuple(reversed(attrs)))
+                node = obj
+            elif kind == "array_access":
+                attrs.append("[]")
+                node = node.child_by_field_name("array")
+            elif kind == "parenthesized_expression":
+                node = node.named_children[0]
+            elif kind == "this":
+                return self._this_ref(tuple(reversed(attrs)))
+            elif kind == "identifier":
+                return self._resolve(_text(node), tuple(reversed(attrs)))
+            elif kind in ("type_identifier", "scoped_type_identifier"):
+                return self._resolve(_text(node).split(".")[0], (*_text(node).split(".")[1:], *reversed(attrs)))
+            else:
+                return None
+
+    def _type(self, node: Node | None) -> str:
+        """The class a declared type names, noted as used (it may be a class of this package)."""
+        name = type_name(node)
+        if name:
+            self._used_types.add(name.split(".")[0])
+        return name
+
+    def _visit_indices(self, node: Node) -> None:
+        """Visit the index expressions inside a name path (`a[i].b` visits i), and what a chain
+        that is not a name path starts from."""
+        while node.type in ("field_access", "array_access", "parenthesized_expression"):
+            if node.type == "array_access":
+                self._with_flow(node.child_by_field_name("index"), Flow())
+                node = node.child_by_field_name("array")
+            elif node.type == "field_access":
+                node = node.child_by_field_name("object")
+            else:
+                node = node.named_children[0]
+        if node.type not in ("identifier", "this", "super", "type_identifier", "scoped_type_identifier"):
+            self._visit(node)
+
+    # -- files and classes -----------------------------------------------------------------
+
+    def program(self, root: Node) -> None:
+        module = _function("", "<module>", "module", _pos(root))
+        self._stack.append(module)
+        for child in root.named_children:
+            self._visit(child)
+        self._stack.pop()
+        self.functions.append(module.freeze())
+
+    def imports(self) -> Iterator[Import]:
+        """The file's imports, and its own package's classes it names, which Java imports implicitly."""
+        yield from self._explicit_imports
+        imported = {i.alias for i in self._explicit_imports}
+        for name in sorted(self._used_types - imported - self._defined_types - idioms.JAVA_LANG):
+            yield Import(name, f"{self.package}.{name}" if self.package else name, name)
+
+    def _package(self, node: Node) -> None:
+        for child in node.named_children:
+            if child.type in ("scoped_identifier", "identifier"):
+                self.package = _text(child)
+
+    def _import(self, node: Node) -> None:
+        words = [c.type for c in node.children]
+        if "static" in words or "asterisk" in words:
+            return  # static members and whole packages: nothing a name path resolves through here
+        for child in node.named_children:
+            if child.type == "scoped_identifier":
+                dotted = _text(child)
+                name = dotted.rsplit(".", 1)[-1]
+                self._explicit_imports.append(Import(name, dotted, name, 0, _pos(node)))
+
+    def _class(self, node: Node) -> None:
+        name = _text(node.child_by_field_name("name"))
+        outer = self._class_stack[-1].qualname if self._class_stack else ""
+        in_function = self._fn.kind not in ("module", "classbody")
+        qualname = f"{self._fn.qualname}.{name}" if in_function else f"{outer}.{name}" if outer else name
+        self._defined_types.add(name)
+        body = node.child_by_field_name("body")
+        cls = _Class(qualname, name)
+        members = _members(body)
+        self._declare_fields(cls, members)
+        self._class_stack.append(cls)
+        methods = self._method_names(members)
+        body_fn = _function(f"{qualname}.<body>", "<body>", "classbody", _pos(node), class_name=qualname,
+                            parent=self._fn.qualname if in_function else "")
+        self._stack.append(body_fn)
+        for member in members:
+            if member.type == "field_declaration":
+                self._field_declaration(member)
+        self._stack.pop()
+        self.functions.append(body_fn.freeze())
+        for member in members:
+            if member.type in _METHOD_TYPES:
+                self._method(member, methods[member.id])
+            elif member.type in _CLASS_TYPES:
+                self._class(member)
+            elif member.type in ("static_initializer", "block"):
+                self._initializer(member)
+        self._class_stack.pop()
+        self.classes.append(
+            ClassFacts(
+                qualname=qualname,
+                name=name,
+                pos=_pos(node),
+                bases=tuple(self._bases(node)),
+                methods=tuple(sorted(set(methods.values()))),
+                attributes=tuple(sorted(cls.field_types)),
+                updaters=tuple(sorted(cls.updaters.items())),
+            )
+        )
+
+    def _bases(self, node: Node) -> Iterator[str]:
+        for child in node.named_children:
+            if child.type in ("superclass", "super_interfaces", "extends_interfaces"):
+                for base in _type_nodes(child):
+                    name = type_name(base)
+                    if name:
+                        self._used_types.add(name.split(".")[0])
+                        yield name
+
+    def _declare_fields(self, cls: _Class, members: list[Node]) -> None:
+        for member in members:
+            if member.type not in ("field_declaration", "constant_declaration"):
+                continue
+            static = "static" in _modifiers(member) or member.type == "constant_declaration"
+            declared = self._type(member.child_by_field_name("type"))
+            for declarator in member.children_by_field_name("declarator"):
+                name = _text(declarator.child_by_field_name("name"))
+                cls.field_types[name] = declared
+                if static:
+                    cls.static_fields.add(name)
+                updated = _updated_field(declared, declarator.child_by_field_name("value"))
+                if updated:
+                    cls.updaters[name] = updated
+
+    def _method_names(self, members: list[Node]) -> dict[int, str]:
+        """Names for the methods of a class. Overloads share a name in Java but not in the facts:
+        the overload with the most parameters keeps it (the others usually delegate to it), the
+        others are named with their number of parameters, `name~0`, `name~1` (then `name~1~2`...),
+        so that a call resolves to the overload of its number of arguments (see Symbols.callee)."""
+        by_name: dict[str, list[Node]] = {}
+        for member in members:
+            if member.type in _METHOD_TYPES:
+                by_name.setdefault(_method_name(member), []).append(member)
+        names: dict[int, str] = {}
+        for name, overloads in by_name.items():
+            primary = max(overloads, key=_arity)
+            taken = {name}
+            for member in overloads:
+                if member.id == primary.id:
+                    names[member.id] = name
+                    continue
+                candidate, counter = f"{name}~{_arity(member)}", 2
+                while candidate in taken:
+                    candidate, counter = f"{name}~{_arity(member)}~{counter}", counter + 1
+                taken.add(candidate)
+                names[member.id] = candidate
+        return names
+
+    def _field_declaration(self, node: Node) -> None:
+        """A field's declared class, and its initial value (stored in the class body: not a write)."""
+        declared = self._type(node.child_by_field_name("type"))
+        for declarator in node.children_by_field_name("declarator"):
+            name = _text(declarator.child_by_field_name("name"))
+            value = declarator.child_by_field_name("value")
+            self._fn.binds.append(Bind(name, self._site(declarator), "annotation", annotation=declared))
+            if value is None:
+                continue
+            self._with_flow(value, Flow(FLOW_ASSIGN, stores=()))
+            ref = self._class_ref((name,))
+            if ref is not None and "." not in self._class_stack[-1].qualname:
+                value_call, value_ref = self._value_of(value)
+                self._fn.writes.append(Write(ref, self._site(declarator), "assign", False, value_call, value_ref))
+
+    def _method(self, node: Node, name: str) -> None:
+        cls = self._class_stack[-1]
+        is_constructor = node.type != "method_declaration"
+        modifiers = _modifiers(node)
+        static = "static" in modifiers
+        qualname = f"{cls.qualname}.{name}"
+        params = [] if static else [Param(THIS)]
+        name_node = node.child_by_field_name("name") or node
+        function = _function(
+            qualname,
+            CONSTRUCTOR if is_constructor else _method_name(node),
+            "staticmethod" if static else "method",
+            _span(name_node, node),
+            class_name=cls.qualname,
+            parent=self._fn.qualname if self._fn.kind not in ("module", "classbody") else "",
+            returns="" if is_constructor else self._type(node.child_by_field_name("type")),
+            this_scope="" if static else qualname,
+            visibility=next((v for v in _VISIBILITIES if v in modifiers), _PACKAGE_PRIVATE),
+        )
+        self._stack.append(function)
+        for param in _parameters(node.child_by_field_name("parameters")):
+            params.append(self._parameter(param))
+        function.params = tuple(params)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            region = None
+            if "synchronized" in modifiers:
+                lock = Ref(qualname, THIS, (MONITOR,)) if not static else self._class_ref((MONITOR,))
+                region = self._open_region(lock, "with", name_node, node)  # type: ignore[arg-type]
+            self._block(body.named_children)
+            if region is not None:
+                function.region_stack.remove(region)
+        self._stack.pop()
+        self.functions.append(function.freeze())
+
+    def _parameter(self, param: Node) -> Param:
+        name_node = param.child_by_field_name("name")
+        if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
+            name_node = param
+        name = _text(name_node)
+        annotation = self._type(param.child_by_field_name("type"))
+        self._declare(name)
+        self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
+        return Param(name, annotation)
+
+    def _initializer(self, node: Node) -> None:
+        """A static or instance initialiser block: initial values, as a constructor's are."""
+        cls = self._class_stack[-1]
+        qualname = f"{cls.qualname}.<init:{node.start_point[0] + 1}>"
+        static = node.type == "static_initializer"
+        function = _function(qualname, CONSTRUCTOR, "staticmethod" if static else "method", _pos(node),
+                             class_name=cls.qualname, params=() if static else (Param(THIS),),
+                             this_scope="" if static else qualname)
+        self._stack.append(function)
+        self._visit(node)
+        self._stack.pop()
+        self.functions.append(function.freeze())
+
+    # -- statements --------------------------------------------------------------------------
+
+    def _visit(self, node: Node) -> None:
+        handler = getattr(self, f"_v_{node.type}", None)
+        if handler is not None:
+            handler(node)
+            return
+        if node.type in _CLASS_TYPES:
+            self._class(node)
+            return
+        for child in node.named_children:
+            self._visit(child)
+
+    def _v_package_declaration(self, node: Node) -> None:
+        self._package(node)
+
+    def _v_import_declaration(self, node: Node) -> None:
+        self._import(node)
+
+    def _v_line_comment(self, node: Node) -> None:
+        self.comments.append((node.start_point[0] + 1, node.start_point[1] + 1, _text(node)))
+
+    def _v_block_comment(self, node: Node) -> None:
+        self._v_line_comment(node)
+
+    def _v_block(self, node: Node) -> None:
+        self._block(node.named_children)
+
+    def _v_constructor_body(self, node: Node) -> None:
+        self._block(node.named_children)
+
+    def _block(self, statements: list[Node]) -> None:
+        """Visit a block, opening a held region at `L.lock()` and closing it at `L.unlock()` (or at
+        the end of a `try` whose `finally` unlocks L)."""
+        opened: list[tuple[Ref, int]] = []
+        for statement in statements:
+            released = _lock_statement(statement, *idioms.UNLOCK_METHODS)
+            self._visit(statement)
+            acquired = _lock_statement(statement, *idioms.LOCK_METHODS)
+            if acquired is not None and (lock := self._lock_ref(acquired)) is not None:
+                region = self._open_region(lock, "acquire", statement, statement, extent_end=statements[-1])
+                opened.append((lock, region))
+            elif released is not None:
+                self._close_region(opened, self._lock_ref(released))
+            elif statement.type == "try_statement" and (unlocked := self._finally_unlock(statement)):
+                self._close_region(opened, unlocked)
+        for _, region_id in reversed(opened):
+            self._fn.region_stack.remove(region_id)
+
+    def _lock_ref(self, receiver: Node) -> Ref | None:
+        receiver = _unparenthesized(receiver)
+        if receiver.type == "method_invocation" and _method_called(receiver) in idioms.READ_WRITE_VIEWS:
+            inner = receiver.child_by_field_name("object")
+            return self._path(inner) if inner is not None else None
+        return self._path(receiver)
+
+    def _finally_unlock(self, node: Node) -> Ref | None:
+        for child in node.named_children:
+            if child.type == "finally_clause":
+                block = child.named_children[-1]
+                for statement in block.named_children:
+                    released = _lock_statement(statement, *idioms.UNLOCK_METHODS)
+                    if released is not None:
+                        return self._lock_ref(released)
+        return None
+
+    def _open_region(self, lock: Ref, kind: str, at: Node, extent: Node, extent_end: Node | None = None) -> int:
+        region_id = self._new_id()
+        end_line = _pos(extent_end if extent_end is not None else extent)[2]
+        self._fn.regions.append(Region(region_id, lock, kind, _pos(at), end_line, tuple(self._fn.region_stack)))
+        self._fn.region_stack.append(region_id)
+        return region_id
+
+    def _close_region(self, opened: list[tuple[Ref, int]], lock: Ref | None) -> None:
+        for index in range(len(opened) - 1, -1, -1):
+            if opened[index][0] == lock:
+                self._fn.region_stack.remove(opened[index][1])
+                del opened[index]
+                return
+
+    def _v_synchronized_statement(self, node: Node) -> None:
+        target = _unparenthesized(node.named_children[0])
+        self._with_flow(target, Flow())
+        path = self._path(target)
+        lock = None if path is None else replace(path, attrs=(*path.attrs, MONITOR))
+        region = self._open_region(lock, "with", node, node) if lock is not None else None
+        self._visit(node.child_by_field_name("body"))
+        if region is not None:
+            self._fn.region_stack.remove(region)
+
+    def _v_expression_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            self._with_flow(child, Flow())
+
+    def _v_local_variable_declaration(self, node: Node) -> None:
+        declared = self._type(node.child_by_field_name("type"))
+        for declarator in node.children_by_field_name("declarator"):
+            name = _text(declarator.child_by_field_name("name"))
+            value = declarator.child_by_field_name("value")
+            self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
+            self._declare(name)
+            value_call, value_ref = self._value_of(value)
+            self._fn.binds.append(
+                Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared)
+            )
+
+    def _v_return_statement(self, node: Node) -> None:
+        flow = Flow() if self._inlined_depth else Flow(FLOW_RETURN)
+        for child in node.named_children:
+            self._with_flow(child, flow)
+
+    def _v_if_statement(self, node: Node) -> None:
+        condition = node.child_by_field_name("condition")
+        self._with_flow(condition, Flow(FLOW_CONDITION))
+        consequence = node.child_by_field_name("consequence")
+        tested = _tested_lock(_unparenthesized(condition))
+        region = None
+        if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
+            region = self._open_region(lock, "try_acquire", tested[1], consequence)
+        self._visit(consequence)
+        if region is not None and region in self._fn.region_stack:
+            self._fn.region_stack.remove(region)
+        alternative = node.child_by_field_name("alternative")
+        if alternative is not None:
+            self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative))))
+            self._visit(alternative)
+
+    def _loop(self, kind: str, header: Node, batch: bool, iterable: str = "") -> int:
+        loop_id = self._new_id()
+        self._fn.loops.append(Loop(loop_id, kind, self._site(header), batch, iterable))
+        self._fn.loop_stack.append(loop_id)
+        return loop_id
+
+    def _v_while_statement(self, node: Node) -> None:
+        self._loop("while", node, batch=False)
+        self._with_flow(node.child_by_field_name("condition"), Flow(FLOW_CONDITION))
+        self._visit(node.child_by_field_name("body"))
+        self._fn.loop_stack.pop()
+
+    def _v_do_statement(self, node: Node) -> None:
+        self._v_while_statement(node)
+
+    def _v_for_statement(self, node: Node) -> None:
+        for init in node.children_by_field_name("init"):
+            self._visit(init)
+        condition = node.child_by_field_name("condition")
+        # `for (i = 0; i < batch.size(); i++)` walks a collection; `i < 3` or `i < retries` counts.
+        counts_collection = condition is not None and any(
+            marker in _text(condition) for marker in (".size()", ".length")
+        )
+        self._loop("for", node, batch=counts_collection, iterable=_text(condition) if condition else "")
+        self._with_flow(condition, Flow(FLOW_CONDITION))
+        self._visit(node.child_by_field_name("body"))
+        for update in node.children_by_field_name("update"):
+            self._with_flow(update, Flow())
+        self._fn.loop_stack.pop()
+
+    def _v_enhanced_for_statement(self, node: Node) -> None:
+        value = node.child_by_field_name("value")
+        self._with_flow(value, Flow(FLOW_ITER))
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        header = _span(node, value)
+        loop_id = self._new_id()
+        site = replace(self._site(node), pos=header)
+        self._fn.loops.append(Loop(loop_id, "for", site, value.type != "array_creation_expression", _text(value)))
+        self._fn.loop_stack.append(loop_id)
+        name = _text(name_node)
+        self._declare(name)
+        value_call, value_ref = self._value_of(value)
+        self._fn.binds.append(
+            Bind(name, self._site(name_node), "iter", value_call, value_ref,
+                 annotation=self._type(node.child_by_field_name("type")))
+        )
+        self._visit(body)
+        self._fn.loop_stack.pop()
+
+    def _v_catch_formal_parameter(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self._declare(_text(name))
+
+    def _v_resource(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is not None:
+            self._with_flow(value, Flow(FLOW_ASSIGN, (_text(name),)))
+            self._declare(_text(name))
+            value_call, value_ref = self._value_of(value)
+            self._fn.binds.append(Bind(_text(name), self._site(name), "with", value_call, value_ref))
+        else:
+            for child in node.named_children:
+                self._with_flow(child, Flow())
+
+    # -- expressions ---------------------------------------------------------------------------
+
+    def _v_identifier(self, node: Node) -> None:
+        ref = self._resolve(_text(node))
+        if ref is not None:
+            self._fn.accesses.append(Access(ref, self._site(node), self._flow))
+
+    def _v_this(self, node: Node) -> None:
+        ref = self._this_ref(())
+        if ref is not None:
+            self._fn.accesses.append(Access(ref, self._site(node), self._flow))
+
+    def _v_field_access(self, node: Node) -> None:
+        ref = self._path(node)
+        self._visit_indices(node)
+        if ref is not None:
+            self._fn.accesses.append(Access(ref, self._site(node), self._flow))
+
+    def _v_array_access(self, node: Node) -> None:
+        self._v_field_access(node)
+
+    def _v_binary_expression(self, node: Node) -> None:
+        operator = _text(node.child_by_field_name("operator"))
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator in ("&&", "||"):
+            kind = "and" if operator == "&&" else "or"
+            self._fn.choices.append(Choice(kind, _pos(node), (_pos(left), _pos(right)), self._flow))
+            self._visit(left)
+            self._visit(right)
+            return
+        flow = replace(self._flow, compared=True) if operator in _COMPARISONS else self._flow
+        self._with_flow(left, flow)
+        self._with_flow(right, flow)
+
+    def _v_ternary_expression(self, node: Node) -> None:
+        parts = tuple(_pos(node.child_by_field_name(n)) for n in ("condition", "consequence", "alternative"))
+        self._fn.choices.append(Choice("if", _pos(node), parts, self._flow))  # type: ignore[arg-type]
+        self._with_flow(node.child_by_field_name("condition"), Flow(FLOW_CONDITION))
+        self._visit(node.child_by_field_name("consequence"))
+        self._visit(node.child_by_field_name("alternative"))
+
+    def _v_cast_expression(self, node: Node) -> None:
+        self._visit(node.child_by_field_name("value"))
+
+    def _v_instanceof_expression(self, node: Node) -> None:
+        self._visit(node.child_by_field_name("left"))
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self._declare(_text(name))
+
+    def _v_lambda_expression(self, node: Node) -> None:
+        self._lambda(node)
+
+    def _v_method_reference(self, node: Node) -> None:
+        ref = self._method_reference(node)
+        if ref is not None:
+            self._fn.accesses.append(Access(ref, self._site(node), self._flow))
+
+    def _v_class_literal(self, node: Node) -> None:
+        return
+
+    def _v_assignment_expression(self, node: Node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = _text(node.child_by_field_name("operator"))
+        left = _unparenthesized(left)
+        ref = self._path(left)
+        is_local = ref is not None and not ref.attrs and ref.scope != ""
+        flow = Flow(FLOW_ASSIGN, (ref.name,)) if is_local and ref else Flow(FLOW_ASSIGN, stores=(ref,) if ref else ())
+        self._with_flow(right, flow)
+        if operator != "=":
+            self._with_flow(left, flow)
+        else:
+            self._visit_indices(left)
+        if ref is None:
+            return
+        self._store(left, ref, right, "assign" if operator == "=" else "augassign",
+                    bump=operator == "+=" or (operator == "=" and _adds_to(right, _text(left))))
+
+    def _v_update_expression(self, node: Node) -> None:
+        target = _unparenthesized(node.named_children[0])
+        ref = self._path(target)
+        self._with_flow(target, self._flow)
+        if ref is not None:
+            self._store(target, ref, None, "augassign", bump="++" in _text(node))
+
+    def _store(self, target: Node, ref: Ref, value: Node | None, kind: str, bump: bool) -> None:
+        is_item = bool(ref.attrs) and ref.attrs[-1] == "[]"
+        stripped = replace(ref, attrs=_strip_items(ref.attrs))
+        value_call, value_ref = self._value_of(value)
+        if stripped.attrs or stripped.scope == "":
+            self._fn.writes.append(
+                Write(stripped, self._site(target), "item" if is_item else kind, bump, value_call, value_ref)
+            )
+        if not ref.attrs and ref.scope:
+            self._fn.binds.append(Bind(ref.name, self._site(target), "assign", value_call, value_ref))
+
+    def _value_of(self, value: Node | None) -> tuple[int, Ref | None]:
+        if value is None:
+            return -1, None
+        value = _unparenthesized(value)
+        if value.type == "cast_expression":
+            return self._value_of(value.child_by_field_name("value"))
+        if value.type in ("method_invocation", "object_creation_expression"):
+            return self._call_ids.get(value.id, -1), None
+        if value.type in ("identifier", "field_access", "this"):
+            return -1, self._path(value)
+        return -1, None
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    def _v_method_invocation(self, node: Node) -> None:
+        obj = node.child_by_field_name("object")
+        method = _text(node.child_by_field_name("name"))
+        args = node.child_by_field_name("arguments").named_children
+        if self._atomic_operation(obj, method, args):
+            return
+        if method in idioms.ITERATING_METHODS and obj is not None and self._iterating_call(node, obj, method, args):
+            return
+        call_id = self._new_id()
+        self._call_ids[node.id] = call_id
+        flow = self._flow
+        callee: Ref | None = None
+        receiver_call = -1
+        if obj is None:
+            callee = self._this_ref((method,))
+        else:
+            receiver = self._path(obj)
+            if receiver is not None and obj.type != "super":
+                callee = replace(receiver, attrs=(*receiver.attrs, method))
+                self._fn.accesses.append(Access(receiver, self._site(obj), Flow(FLOW_RECEIVER, call=call_id)))
+                self._visit_indices(obj)
+            elif obj.type == "super":
+                receiver_call = self._super_call(obj)
+            else:
+                inner = _unparenthesized(obj)
+                self._with_flow(obj, Flow(FLOW_RECEIVER, call=call_id))
+                receiver_call = self._call_ids.get(inner.id, -1)
+        call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
+        text = f"{_text(obj)}.{method}" if obj is not None else method
+        self._fn.calls.append(Call(call_id, callee, method, text, self._site(node), call_args, receiver_call, flow))
+
+    def _super_call(self, node: Node) -> int:
+        """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
+        call_id = self._new_id()
+        self._fn.calls.append(Call(call_id, Ref("", "super"), "super", "super", self._site(node)))
+        return call_id
+
+    def _v_object_creation_expression(self, node: Node) -> None:
+        call_id = self._new_id()
+        self._call_ids[node.id] = call_id
+        flow = self._flow
+        type_node = node.child_by_field_name("type")
+        name = type_name(type_node)
+        callee = None
+        if name:
+            first, *rest = name.split(".")
+            callee = self._resolve(first, tuple(rest)) if first[:1].isupper() else None
+            if callee is None or callee.scope or (callee.attrs and callee.attrs != tuple(rest)):
+                self._used_types.add(first)
+                callee = Ref("", first, tuple(rest))
+        args = node.child_by_field_name("arguments").named_children
+        call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
+        body = next((c for c in node.named_children if c.type == "class_body"), None)
+        if body is not None:
+            # An anonymous class: its methods run when whoever receives the object calls them.
+            call_args = (*call_args, *self._anonymous_methods(body))
+        method = name.rsplit(".", 1)[-1] if name else ""
+        self._fn.calls.append(Call(call_id, callee, method, name, self._site(node), call_args, -1, flow))
+
+    def _anonymous_methods(self, body: Node) -> Iterator[Arg]:
+        for member in body.named_children:
+            if member.type == "method_declaration":
+                qualname = self._lambda(member, params_node=member.child_by_field_name("parameters"),
+                                        body=member.child_by_field_name("body"))
+                yield Arg("", "lambda", function=qualname, text=_text(member.child_by_field_name("name")))
+
+    def _v_explicit_constructor_invocation(self, node: Node) -> None:
+        """`this(...)` and `super(...)` in a constructor: a call of the other constructor."""
+        call_id = self._new_id()
+        target = node.child_by_field_name("constructor")
+        args = node.child_by_field_name("arguments").named_children
+        call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
+        if target.type == "this":
+            callee = self._this_ref((CONSTRUCTOR,))
+            self._fn.calls.append(Call(call_id, callee, CONSTRUCTOR, "this", self._site(node), call_args, -1, Flow()))
+        else:
+            super_id = self._super_call(target)
+            site = self._site(node)
+            self._fn.calls.append(Call(call_id, None, CONSTRUCTOR, "super", site, call_args, super_id, Flow()))
+
+    def _arg(self, node: Node, call_id: int, index: int) -> Arg:
+        text = _text(node)
+        flow = Flow(FLOW_ARG, (str(index),), call_id)
+        value = _unparenthesized(node)
+        if value.type == "lambda_expression":
+            saved = self._flow
+            self._flow = flow
+            qualname = self._lambda(value)
+            self._flow = saved
+            return Arg("", "lambda", function=qualname, text=text)
+        self._with_flow(node, flow)
+        if value.type == "method_reference":
+            ref = self._method_reference(value)
+            return Arg("", "ref", ref=ref, text=text) if ref is not None else Arg("", "other", text=text)
+        if value.type in ("method_invocation", "object_creation_expression"):
+            return Arg("", "call", call=self._call_ids.get(value.id, -1), text=text)
+        if value.type == "cast_expression":
+            value = _unparenthesized(value.child_by_field_name("value"))
+        ref = self._path(value) if value.type in ("identifier", "field_access", "this", "array_access") else None
+        if ref is not None:
+            return Arg("", "ref", ref=ref, text=text)
+        if value.type.endswith("_literal") or value.type in ("true", "false", "null_literal"):
+            return Arg("", "const", text=text)
+        return Arg("", "other", text=text)
+
+    def _method_reference(self, node: Node) -> Ref | None:
+        """`this::m`, `obj::m`, `Type::m` as the name path of the method (`new` refers to no method)."""
+        parts = node.named_children
+        method = _text(node.children[-1])
+        if method == "new" or not parts:
+            return None
+        target = parts[0]
+        base = self._path(target) if target.type != "super" else self._this_ref(())
+        return replace(base, attrs=(*base.attrs, method)) if base is not None else None
+
+    def _lambda(self, node: Node, params_node: Node | None = None, body: Node | None = None) -> str:
+        """A lambda (or an anonymous class's method) as a function of its own, handed off."""
+        line, column = node.start_point
+        qualname = f"{self._fn.qualname}.<lambda:{line + 1}:{column + 1}>"
+        function = _function(qualname, "<lambda>", "lambda", _pos(node), parent=self._fn.qualname,
+                             this_scope=self._fn.this_scope)
+        self._stack.append(function)
+        params_node = params_node if params_node is not None else node.child_by_field_name("parameters")
+        function.params = tuple(self._parameter(p) for p in _lambda_parameters(params_node))
+        body = body if body is not None else node.child_by_field_name("body")
+        saved_depth, self._inlined_depth = self._inlined_depth, 0
+        if body.type == "block":
+            self._block(body.named_children)
+        else:
+            self._with_flow(body, Flow(FLOW_RETURN))
+        self._inlined_depth = saved_depth
+        self._stack.pop()
+        self.functions.append(function.freeze())
+        return qualname
+
+    def _iterating_call(self, node: Node, obj: Node, method: str, args: list[Node]) -> bool:
+        """`batch.forEach(m -> ...)`, `batch.stream().filter(...)`: a batch loop at the call whose body
+        is the function argument, run once per element with the caller's locks."""
+        functions = [a for a in args if _unparenthesized(a).type in ("lambda_expression", "method_reference")]
+        if len(functions) != 1:
+            return False
+        self._with_flow(obj, Flow(FLOW_ITER))
+        iterable = self._path(obj)
+        receiver_call = self._call_ids.get(_unparenthesized(obj).id, -1)
+        # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
+        header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
+        loop_id = self._new_id()
+        self._fn.loops.append(Loop(loop_id, "for", replace(self._site(node), pos=header), True, _text(obj)))
+        self._fn.loop_stack.append(loop_id)
+        body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
+        function = _unparenthesized(functions[0])
+        for arg in args:
+            if arg is not functions[0]:
+                self._with_flow(arg, Flow())
+        if function.type == "method_reference":
+            self._element_call(function, body_flow)
+        else:
+            self._inline_lambda(function, iterable, receiver_call, body_flow)
+        self._fn.loop_stack.pop()
+        return True
+
+    def _element_call(self, node: Node, flow: Flow) -> None:
+        """`batch.forEach(this::handle)`: `handle` is called on each element."""
+        ref = self._method_reference(node)
+        call_id = self._new_id()
+        callee = ref if ref is not None and (ref.name == THIS or ref.scope) else None
+        method = _text(node.children[-1])
+        self._fn.calls.append(Call(call_id, callee, method, _text(node), self._site(node), (), -1, flow))
+
+    def _inline_lambda(self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow) -> None:
+        params = list(_lambda_parameters(node.child_by_field_name("parameters")))
+        for param in params:
+            name_node = param.child_by_field_name("name") or param
+            name = _text(name_node)
+            self._declare(name)
+            annotation = self._type(param.child_by_field_name("type"))
+            kind = "iter" if len(params) == 1 else "iter_part"
+            index = -1 if len(params) == 1 else params.index(param)
+            self._fn.binds.append(
+                Bind(name, self._site(name_node), kind, receiver_call, iterable if receiver_call < 0 else None,
+                     annotation, index)
+            )
+        body = node.child_by_field_name("body")
+        self._inlined_depth += 1
+        if body.type == "block":
+            self._block(body.named_children)
+        else:
+            self._with_flow(body, flow)
+        self._inlined_depth -= 1
+
+    def _atomic_operation(self, obj: Node | None, method: str, args: list[Node]) -> bool:
+        """`UPDATER.incrementAndGet(this)` (a field updater) or `epoch.incrementAndGet()` (an atomic
+        number field): a read and/or a write of the field that holds the value."""
+        if obj is None or method not in idioms.ATOMIC_BUMPS | idioms.ATOMIC_STORES | idioms.ATOMIC_LOADS:
+            return False
+        holder = self._path(obj)
+        if holder is None or not holder.attrs or holder.name != THIS and holder.scope:
+            return False
+        rest = args
+        if args and _unparenthesized(args[0]).type == "this" or (
+            args and _unparenthesized(args[0]).type == "field_access"
+            and _unparenthesized(args[0]).child_by_field_name("field").type == "this"
+        ):
+            # A field updater: the field is `this.<updater>`, mapped to the updated field by the program.
+            field_ref = self._this_ref(holder.attrs[-1:])
+            rest = args[1:]
+        elif holder.name == THIS and self._atomic_field(holder.attrs[-1]):
+            field_ref = holder
+        else:
+            return False
+        if field_ref is None:
+            return False
+        for arg in rest:
+            self._with_flow(arg, Flow())
+        site = self._site(obj.parent)
+        if method not in idioms.ATOMIC_STORES or method.startswith("getAnd") or "compare" in method.lower():
+            self._fn.accesses.append(Access(field_ref, site, self._flow))
+        if method in idioms.ATOMIC_BUMPS or method in idioms.ATOMIC_STORES:
+            kind = "augassign" if method in idioms.ATOMIC_BUMPS else "assign"
+            self._fn.writes.append(Write(field_ref, site, kind, method in idioms.ATOMIC_BUMPS))
+        return True
+
+    def _atomic_field(self, name: str) -> bool:
+        return any(cls.field_types.get(name) in idioms.ATOMIC_NUMBER_TYPES for cls in self._class_stack)
+
+
+def _is_constant(name: str) -> bool:
+    return name.isupper() and any(ch.isalpha() for ch in name)
+
+
+def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
+    while attrs and attrs[-1] == "[]":
+        attrs = attrs[:-1]
+    return attrs
+
+
+def _adds_to(value: Node, target: str) -> bool:
+    """`x = x + k`: a bump of x."""
+    value = _unparenthesized(value)
+    return (
+        value.type == "binary_expression"
+        and _text(value.child_by_field_name("operator")) == "+"
+        and _text(value.child_by_field_name("left")) == target
+    )
+
+
+def _method_called(invocation: Node) -> str:
+    return _text(invocation.child_by_field_name("name"))
+
+
+def _arity(node: Node) -> int:
+    return len(_parameters(node.child_by_field_name("parameters")))
+
+
+def _method_name(node: Node) -> str:
+    return _text(node.child_by_field_name("name")) if node.type == "method_declaration" else CONSTRUCTOR
+
+
+def _members(body: Node | None) -> list[Node]:
+    """The declarations of a class body; an enum's follow its constants."""
+    if body is None:
+        return []
+    members = []
+    for child in body.named_children:
+        members.extend(child.named_children if child.type == "enum_body_declarations" else [child])
+    return members
+
+
+def _parameters(node: Node | None) -> list[Node]:
+    if node is None:
+        return []
+    return [p for p in node.named_children if p.type in ("formal_parameter", "spread_parameter")]
+
+
+def _lambda_parameters(node: Node | None) -> list[Node]:
+    if node is None:
+        return []
+    if node.type == "identifier":
+        return [node]
+    if node.type == "inferred_parameters":
+        return [p for p in node.named_children if p.type == "identifier"]
+    return _parameters(node)
+
+
+def _type_nodes(node: Node) -> Iterator[Node]:
+    for child in node.named_children:
+        if child.type == "type_list":
+            yield from child.named_children
+        else:
+            yield child
+
+
+def _updated_field(declared: str, value: Node | None) -> str:
+    """The field a field updater is built for: `newUpdater(C.class, "consumerEpoch")`."""
+    if declared not in idioms.FIELD_UPDATER_TYPES or value is None or value.type != "method_invocation":
+        return ""
+    for arg in value.child_by_field_name("arguments").named_children:
+        if arg.type == "string_literal":
+            return _text(arg).strip('"')
+    return ""
+
+
+def _lock_statement(statement: Node, *methods: str) -> Node | None:
+    """The receiver of `L.lock();` (or `L.unlock();`) as a statement of its own."""
+    if statement.type != "expression_statement" or not statement.named_children:
+        return None
+    call = statement.named_children[0]
+    if call.type != "method_invocation" or call.child_by_field_name("object") is None:
+        return None
+    if _text(call.child_by_field_name("name")) not in methods:
+        return None
+    if call.child_by_field_name("arguments").named_children:
+        return None
+    return call.child_by_field_name("object")
+
+
+def _tested_lock(condition: Node) -> tuple[Node, Node] | None:
+    """`if (L.tryLock(...))`, alone or as an operand of `&&`: (the receiver L, the call)."""
+    if condition.type == "binary_expression" and _text(condition.child_by_field_name("operator")) == "&&":
+        return _tested_lock(_unparenthesized(condition.child_by_field_name("left"))) or _tested_lock(
+            _unparenthesized(condition.child_by_field_name("right"))
+        )
+    if condition.type == "method_invocation" and _method_called(condition) in idioms.TRY_LOCK_METHODS:
+        receiver = condition.child_by_field_name("object")
+        return (receiver, condition) if receiver is not None else None
+    return None

@@ -1,0 +1,53 @@
+"""The Java library calls whose meaning the Java frontend translates into facts."""
+
+from __future__ import annotations
+
+# Methods of a stream, a collection or a map that call their function argument on the spot, once
+# per element: the call is a batch loop over the receiver, and the function its body.
+ITERATING_METHODS = frozenset(
+    {
+        "forEach", "forEachOrdered", "forEachRemaining", "map", "mapToInt", "mapToLong", "mapToDouble",
+        "mapToObj", "flatMap", "filter", "anyMatch", "allMatch", "noneMatch", "peek", "takeWhile",
+        "dropWhile", "removeIf", "replaceAll", "reduce",
+    }
+)
+# What an iterating method does with its function's value: a decision (kept or dropped).
+DECIDING_METHODS = frozenset({"filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"})
+
+# Field updaters (`AtomicLongFieldUpdater`, `AtomicIntegerFieldUpdater`, `AtomicReferenceFieldUpdater`)
+# and atomic numbers (`AtomicLong`, `AtomicInteger`): the operations on the value they hold.
+FIELD_UPDATER_TYPES = frozenset(
+    {"AtomicLongFieldUpdater", "AtomicIntegerFieldUpdater", "AtomicReferenceFieldUpdater"}
+)
+ATOMIC_NUMBER_TYPES = frozenset({"AtomicLong", "AtomicInteger"})
+ATOMIC_BUMPS = frozenset({"incrementAndGet", "getAndIncrement", "addAndGet", "getAndAdd"})
+ATOMIC_STORES = frozenset(
+    {
+        "set", "lazySet", "setRelease", "setPlain", "setOpaque", "getAndSet", "compareAndSet",
+        "weakCompareAndSet", "weakCompareAndSetPlain", "weakCompareAndSetVolatile", "compareAndExchange",
+        "decrementAndGet", "getAndDecrement", "updateAndGet", "getAndUpdate", "accumulateAndGet",
+        "getAndAccumulate",
+    }
+)
+ATOMIC_LOADS = frozenset({"get", "getPlain", "getOpaque", "getAcquire", "longValue", "intValue"})
+
+# `L.lock()` ... `L.unlock()` on a `java.util.concurrent.locks.Lock`; `readLock()`/`writeLock()` of a
+# `ReentrantReadWriteLock` are held as the read-write lock itself (readers and writers exclude each other).
+# A `Semaphore` is held from `acquire()` to `release()` (a lock when its count is 1).
+LOCK_METHODS = frozenset({"lock", "lockInterruptibly", "acquire", "acquireUninterruptibly"})
+UNLOCK_METHODS = frozenset({"unlock", "release"})
+TRY_LOCK_METHODS = frozenset({"tryLock", "tryAcquire"})
+READ_WRITE_VIEWS = frozenset({"readLock", "writeLock"})
+
+# Types every Java file sees without an import: never taken for a class of the file's own package.
+JAVA_LANG = frozenset(
+    {
+        "Object", "String", "StringBuilder", "Integer", "Long", "Short", "Byte", "Double", "Float",
+        "Boolean", "Character", "Number", "Math", "System", "Thread", "Runnable", "Iterable", "Class",
+        "Exception", "RuntimeException", "Error", "Throwable", "IllegalStateException",
+        "IllegalArgumentException", "InterruptedException", "NullPointerException", "Override",
+        "Deprecated", "SuppressWarnings", "FunctionalInterface", "AutoCloseable", "Comparable", "Enum",
+        "Void", "CharSequence", "ThreadLocal", "SafeVarargs", "UnsupportedOperationException",
+    }
+)
+PRIMITIVE_TYPES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void", "var"})

@@ -1,0 +1,178 @@
+"""The Java frontend as a user meets it: discovery with and without it installed, its facts on the
+Java idioms the rules depend on, and bad Java input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from jsonschema.validators import validator_for
+
+from epochlint import discovery
+from epochlint.cli import main
+from epochlint.frontend.java import available as java_frontend_available
+from epochlint.frontend.java import facts_from_java
+from tests.conftest import REPO, run_check
+
+WriteTree = Callable[..., Path]
+
+needs_java = pytest.mark.skipif(
+    not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'"
+)
+
+CONSUMER = """\
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+
+class Consumer {
+    private static final AtomicLongFieldUpdater<Consumer> EPOCH =
+            AtomicLongFieldUpdater.newUpdater(Consumer.class, "epoch");
+    private volatile long epoch;
+
+    public synchronized void redeliver() {
+        EPOCH.incrementAndGet(this);
+    }
+
+    public void redeliver(int times) {
+        redeliver();
+    }
+
+    void later(java.util.concurrent.Executor executor) {
+        executor.execute(() -> EPOCH.get(this));
+    }
+}
+"""
+
+
+def test_java_files_are_left_out_with_one_notice_without_the_frontend(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root: Path = write_tree({"Consumer.java": CONSUMER, "consumer.py": "x = 1\n"})
+    monkeypatch.setattr(discovery, "available", lambda: False)
+    result = run_check(root)
+    assert result.files_analysed == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "epochlint: notice: 1 Java file(s) not analysed: the Java frontend is not installed "
+        "(pip install 'epochlint[java]')"
+    ]
+
+
+def test_check_of_python_code_never_imports_tree_sitter(tmp_path: Path) -> None:
+    (tmp_path / "consumer.py").write_text("import threading\nlock = threading.Lock()\n")
+    script = (
+        "import sys\nfrom epochlint.cli import main\n"
+        f"main(['check', '--no-cache', {str(tmp_path)!r}])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+
+
+@needs_java
+def test_updater_operations_are_reads_and_bumps_of_the_field_it_names() -> None:
+    facts = facts_from_java(CONSUMER.encode())
+    (consumer,) = [c for c in facts.classes if c.name == "Consumer"]
+    assert consumer.updaters == (("EPOCH", "epoch"),)
+    functions = {f.qualname: f for f in facts.functions}
+    (bump,) = functions["Consumer.redeliver~0"].writes
+    assert bump.bump and bump.ref.attrs == ("EPOCH",) and bump.ref.name == "this"
+    # The one-argument overload keeps the name; its call of `redeliver()` names the method, and the
+    # program resolves it to the overload without arguments.
+    assert "Consumer.redeliver" in functions and functions["Consumer.redeliver"].params[1].name == "times"
+    assert functions["Consumer.redeliver~0"].name == "redeliver"
+    (lambda_,) = [f for f in facts.functions if f.kind == "lambda"]
+    assert [a.ref.attrs for a in lambda_.accesses] == [("EPOCH",)]
+    (execute,) = [c for c in functions["Consumer.later"].calls if c.method == "execute"]
+    assert execute.args[0].kind == "lambda" and execute.args[0].function == lambda_.qualname
+
+
+@needs_java
+def test_overload_calls_resolve_by_number_of_arguments(write_tree: WriteTree) -> None:
+    root: Path = write_tree(
+        {
+            "Reader.java": """\
+class Reader {
+    private long epoch;
+    private final java.util.List<Object> queue = new java.util.ArrayList<>();
+
+    public synchronized void seek() {
+        epoch++;
+        queue.clear();
+    }
+
+    public synchronized void seek(long offset) {
+        seek();
+    }
+
+    public synchronized void redeliver() {
+        epoch++;
+    }
+}
+""",
+        }
+    )
+    # seek(long) bumps through seek(): no EPL005.
+    assert run_check(root).findings == ()
+
+
+@needs_java
+def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
+    root: Path = write_tree({"Broken.java": "class Broken {\n  void f( {\n}\n", "Consumer.java": CONSUMER})
+    findings = run_check(root).findings
+    assert [(f.location.path, f.code) for f in findings] == [("Broken.java", "EPL900")]
+    assert findings[0].message.startswith("Cannot analyse this file: syntax error at line 2")
+
+
+@needs_java
+def test_undecodable_java_file_is_reported_in_one_line(write_tree: WriteTree) -> None:
+    root: Path = write_tree({"Latin.java": b"class Latin { String s = \"\xe9\"; }\n"})
+    (finding,) = run_check(root).findings
+    assert finding.code == "EPL900" and "cannot decode line 1 as utf-8" in finding.message
+
+
+@needs_java
+def test_java_findings_in_sarif_with_their_chain_and_through_a_baseline(write_tree: WriteTree) -> None:
+    from tests.test_report_formats import SCHEMA_PATH
+
+    fixture = REPO / "fixtures" / "java" / "EPL001"
+    root: Path = write_tree({p.name: p.read_text() for p in fixture.glob("*.java")})
+    sarif_file, baseline = root / "out.sarif", root / "baseline.json"
+    assert main(["check", "--output-format", "sarif", "--output-file", str(sarif_file), str(root)]) == 1
+    document = json.loads(sarif_file.read_text())
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    validator_for(schema)(schema).validate(document)
+    results = document["runs"][0]["results"]
+    assert sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results) == [
+        "AtomicEpochConsumer.java", "MultiTopicsConsumer.java", "MultiTopicsConsumer.java"
+    ]
+    assert all(r["codeFlows"] for r in results if "via" in r["message"]["text"])
+    assert main(["check", "--write-baseline", str(baseline), str(root)]) == 0
+    assert main(["check", "--baseline", str(baseline), str(root)]) == 0
+    consumer = root / "MultiTopicsConsumer.java"
+    # A new batch loop (the retry loop made to walk a batch) is the one finding the baseline lets through.
+    text = consumer.read_text().replace(
+        "public void retryThreeTimes(Message msg)", "public void retryEach(List<Message> messages, Message msg)"
+    )
+    consumer.write_text(text.replace("for (int attempt = 0; attempt < 3; attempt++)", "for (Message other : messages)"))
+    assert main(["check", "--baseline", str(baseline), str(root)]) == 1
+
+
+@needs_java
+def test_every_kind_of_java_17_declaration_and_statement_is_read() -> None:
+    """Records, sealed interfaces, enums with methods, nested, local and anonymous classes,
+    initialiser blocks, switch expressions and patterns, text blocks, try-with-resources, labels."""
+    facts = facts_from_java((REPO / "tests" / "data" / "java" / "Everything.java").read_bytes())
+    assert not facts.error and facts.lines == 99
+    methods = {f.qualname for f in facts.functions if f.kind in ("method", "staticmethod")}
+    assert {"Circle.__init__", "Circle.area", "Shape.unit", "State.close", "Outer.Inner.read", "Outer.everything"} <= methods
+    assert {"Outer.<init:33>", "Outer.<init:34>"} <= methods  # the static and the instance initialiser
+    lambdas = [f for f in facts.functions if f.kind == "lambda"]
+    # `r` (a hand-off) and the anonymous class's toString; the stream's lambdas run on the spot.
+    assert len(lambdas) == 2
+    (everything,) = [f for f in facts.functions if f.qualname == "Outer.everything"]
+    assert [loop.kind for loop in everything.loops].count("while") == 1
+    assert sum(loop.batch for loop in everything.loops) >= 4  # the enhanced for and three stream stages
