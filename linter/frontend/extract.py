@@ -22,6 +22,8 @@ from epochlint.frontend.facts import (
     Await,
     Bind,
     Branches,
+    Exit,
+    Fallback,
     Call,
     Choice,
     ClassFacts,
@@ -101,6 +103,8 @@ class _FunctionBuilder:
     awaits: list[Await] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
     branches: list[Branches] = field(default_factory=list)
+    exits: list[Exit] = field(default_factory=list)
+    fallbacks: list[Fallback] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -127,6 +131,8 @@ class _FunctionBuilder:
             awaits=tuple(self.awaits),
             choices=tuple(self.choices),
             branches=tuple(self.branches),
+            exits=tuple(self.exits),
+            fallbacks=tuple(self.fallbacks),
         )
 
 
@@ -157,6 +163,8 @@ class FactsExtractor(FastVisitor):
         self._next_id = 0
         # Call ids by node identity, so that an assignment can name the call that made its value.
         self._call_ids: dict[int, int] = {}
+        # The suites being walked, innermost last: where a `return` or `raise` ends its path.
+        self._blocks: list[Pos] = []
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -397,11 +405,15 @@ class FactsExtractor(FastVisitor):
     # -- statements and held regions ---------------------------------------------------------
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
-        self._visit_statements(node.body)
-        return False
+        return self._visit_suite(node)
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        return self._visit_suite(node)
+
+    def _visit_suite(self, node: cst.IndentedBlock | cst.SimpleStatementSuite) -> bool:
+        self._blocks.append(self._pos(node))
         self._visit_statements(node.body)
+        self._blocks.pop()
         return False
 
     def _visit_statements(self, statements: object) -> None:
@@ -511,6 +523,9 @@ class FactsExtractor(FastVisitor):
         region_id = None
         if tested is not None:
             region_id = self._open_region(tested[0], "try_acquire", tested[1], node.body)
+        missing = _tested_missing(node.test)
+        if missing is not None:
+            self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
         self.walk(node.body)
         if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
@@ -519,6 +534,25 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), arms))
             self.walk(node.orelse)
         return False
+
+    def visit_Match(self, node: cst.Match) -> bool:
+        self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
+        for case in node.cases:
+            self._visit_with_flow(case.pattern, Flow())
+            self._visit_with_flow(case.guard, Flow(FLOW_CONDITION))
+            self.walk(case.body)
+        if len(node.cases) > 1:
+            arms = tuple(self._pos(case.body) for case in node.cases)
+            self._fn.branches.append(Branches(self._pos(node), arms))
+        return False
+
+    def _exit(self, node: cst.Return | cst.Raise) -> None:
+        if self._blocks:
+            self._fn.exits.append(Exit(self._pos(node), self._blocks[-1]))
+
+    def visit_Raise(self, node: cst.Raise) -> bool:
+        self._exit(node)
+        return True
 
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
@@ -574,6 +608,7 @@ class FactsExtractor(FastVisitor):
         return (start[0], start[1], end[2], end[3])
 
     def visit_Return(self, node: cst.Return) -> bool:
+        self._exit(node)
         self._visit_with_flow(node.value, Flow(FLOW_RETURN))
         return False
 
@@ -688,7 +723,9 @@ class FactsExtractor(FastVisitor):
                 element_value = None
                 if values is not None and index < len(values):
                     element_value = values[index].value
-                self._store(element.value, element_value, statement, bump=False, kind=kind)
+                # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
+                bump = _is_bump(element.value, element_value)
+                self._store(element.value, element_value, statement, bump=bump, kind=kind)
             return
         if isinstance(target, cst.StarredElement):
             self._store(target.value, None, statement, bump=False, kind=kind)
@@ -1007,6 +1044,18 @@ def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
     return any(
         code_of(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
     )
+
+
+def _tested_missing(test: cst.BaseExpression) -> str | None:
+    """The local name that `if name is None:` or `if not name:` tests for missing."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression.value if isinstance(test.expression, cst.Name) else None
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        is_none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+        if is_none and isinstance(target.operator, cst.Is):
+            return test.left.value
+    return None
 
 
 def extract(module: cst.Module) -> FileFacts:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 6
+FACTS_FORMAT = 7
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -185,13 +185,31 @@ class Choice:
 
 @dataclass(frozen=True)
 class Branches:
-    """An `if` statement with an `else` (or `elif`): one pass through it runs at most one arm.
+    """An `if` statement with an `else` (or `elif`), or a `match`: one pass through it runs at most
+    one arm.
 
-    `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there).
+    `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there); or
+    each `case` body.
     """
 
     pos: Pos
     arms: tuple[Pos, ...]
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """`if name is None:` (or `if not name:`): its body runs only when the local holds nothing."""
+
+    name: str
+    body: Pos
+
+
+@dataclass(frozen=True)
+class Exit:
+    """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path."""
+
+    pos: Pos
+    block: Pos
 
 
 @dataclass(frozen=True)
@@ -227,6 +245,8 @@ class FunctionFacts:
     awaits: tuple[Await, ...] = ()
     choices: tuple[Choice, ...] = ()
     branches: tuple[Branches, ...] = ()
+    exits: tuple[Exit, ...] = ()
+    fallbacks: tuple[Fallback, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,11 @@ class Domain:
         """The value a local takes from one assignment (`site` is the assigned value's)."""
         return value
 
+    def fallback(self, held: Value, value: Value) -> Value:
+        """The value a local takes from an assignment that runs only when it holds nothing
+        (`if x is None: x = value`), where its other assignments give it `held`."""
+        return value
+
     def passes(self, label: Label, how: str) -> bool:
         """Whether `label` crosses a call boundary `how` ("arg" into a callee, "return")."""
         return True
@@ -271,6 +276,8 @@ class _Index:
     writers: list[tuple[int, Dest]] = field(default_factory=list)
     # Loads of each local name (any attribute path rooted at it).
     loads: dict[str, list[Access]] = field(default_factory=dict)
+    # The bodies that run only when a local holds nothing (`if x is None:`), by local name.
+    fallbacks: dict[str, list[Pos]] = field(default_factory=dict)
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -324,6 +331,8 @@ def _build_index(program: Program, fid: str) -> _Index:
         bind for bind in function.binds
         if bind.kind in ("iter", "iter_part", "with") and (bind.value_ref or bind.value_call >= 0)
     ]
+    for fallback in function.fallbacks:
+        index.fallbacks.setdefault(fallback.name, []).append(fallback.body)
     for call in function.calls:
         if call.method in CONTAINER_WRITERS and call.callee is not None and call.callee.attrs:
             receiver = Ref(call.callee.scope, call.callee.name, call.callee.attrs[:-1])
@@ -701,9 +710,17 @@ class _Frame:
                 continue
             name = str(dest[1])
             target = result.setdefault(name, {})
+            fallbacks: list[Value] = []
             for position in producers:
                 producer = index.producers[position]
-                merge(target, self.domain.assign(self.fid, name, self.values[position], producer.site))
+                value = self.domain.assign(self.fid, name, self.values[position], producer.site)
+                bodies = index.fallbacks.get(name, ())
+                if any(within(producer.site.pos, body) for body in bodies):
+                    fallbacks.append(value)
+                else:
+                    merge(target, value)
+            for value in fallbacks:
+                merge(target, self.domain.fallback(dict(target), value))
         for bind in index.binds:
             merge(result.setdefault(bind.name, {}), self._bound_value(bind))
         for call_id, dest in index.writers:
