@@ -105,6 +105,7 @@ class _FunctionBuilder:
     branches: list[Branches] = field(default_factory=list)
     exits: list[Exit] = field(default_factory=list)
     fallbacks: list[Fallback] = field(default_factory=list)
+    comparisons: list[Pos] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -133,6 +134,7 @@ class _FunctionBuilder:
             branches=tuple(self.branches),
             exits=tuple(self.exits),
             fallbacks=tuple(self.fallbacks),
+            comparisons=tuple(self.comparisons),
         )
 
 
@@ -668,7 +670,13 @@ class FactsExtractor(FastVisitor):
         return Flow(FLOW_ASSIGN, names, stores=stores)
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
+        pairs = _paired_elements(node)
+        if pairs:
+            # `a, b = x, y`: each target takes its own value, not the whole tuple's.
+            for target, value in pairs:
+                self._visit_with_flow(value, self._assign_flow(target))
+        else:
+            self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for target in node.targets:
             self._store(target.target, node.value, node, bump=_is_bump(target.target, node.value))
         return False
@@ -836,6 +844,7 @@ class FactsExtractor(FastVisitor):
             self.walk(node)
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
+        self._fn.comparisons.append(self._pos(node))
         flow = replace(self._flow, compared=True)
         self._visit_with_flow(node.left, flow)
         for target in node.comparisons:
@@ -1044,6 +1053,19 @@ def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
     return any(
         code_of(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
     )
+
+
+def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(target, value) pairs of `a, b = x, y`; empty when targets and values do not pair up."""
+    if len(node.targets) != 1:
+        return []
+    target, value = node.targets[0].target, node.value
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return []
+    elements = (*target.elements, *value.elements)
+    if len(target.elements) != len(value.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+        return []
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
 
 
 def _tested_missing(test: cst.BaseExpression) -> str | None:

@@ -247,6 +247,8 @@ class FunctionFacts:
     branches: tuple[Branches, ...] = ()
     exits: tuple[Exit, ...] = ()
     fallbacks: tuple[Fallback, ...] = ()
+    # The spans of comparisons (`a != b`, `x < y <= z`): which values are compared with which.
+    comparisons: tuple[Pos, ...] = ()
 
 
 @dataclass(frozen=True)
