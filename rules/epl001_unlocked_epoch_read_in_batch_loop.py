@@ -30,7 +30,9 @@ A loop over a batch of messages (`for`, `async for`, a comprehension, or `map`/`
 `min`/`max`/`any`/`all` with a function) reads an epoch field, directly or through any depth of
 calls, properties and accessors, while the field's guard is not held around the loop. The guard is
 the lock held at a strict majority of the field's writes. An accessor that takes the lock only
-around the read does not help: the value leaves the lock before the loop uses it.
+around the read does not help: the value leaves the lock before the loop uses it. Not reported when
+every unprotected read is only logged (`print`, the `logging` module, a logger's `debug`/`info`/
+`warning`/`warn`/`error`/`exception`/`critical`/`log`), directly or through locals.
 """
     why = """
 A redeliver, seek or reconnect running on another thread can bump the epoch between two iterations.
@@ -165,7 +167,9 @@ class Consumer:
             guards = program.guards(field)
             if not guards or held_around & guards:
                 continue
-            unprotected = [r for r in by_field[field] if not program.protected(r, guards)]
+            unprotected = [
+                r for r in by_field[field] if not program.protected(r, guards) and not program.only_logged(r)
+            ]
             if is_async:
                 unprotected = [
                     r for r in unprotected if program.interleaves_after(loop, r.steps[0].site)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Access, Flow, Pos, Ref, Site, within
+from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Access, Flow, Pos, Ref, Site, within
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -38,7 +38,6 @@ DECISION = "decision"
 
 # Builtins whose result is computed from their arguments: they carry an epoch along.
 _CARRYING_BUILTINS = frozenset({"int", "float", "abs", "max", "min", "round", "bool"})
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 # A place in one frame: a function and a site in it.
 Frame = tuple[str, Site]
@@ -110,26 +109,12 @@ class EpochSnapshots(Domain):
         return label.kind in (SNAPSHOT, PARAM)
 
     def value_events(self, fid: str, site: Site, flow: Flow, value: Value) -> Iterable[Event]:
-        if not (flow.compared or flow.kind == FLOW_CONDITION) or self._logged(fid, flow):
+        if not (flow.compared or flow.kind == FLOW_CONDITION) or self.program.is_logging(fid, flow):
             return
         hop = Hop(fid, site, HOP_USE, "used in a decision")
         for label, path in value.items():
             if self.keeps_event(label):
                 yield Event(DECISION, label, (*path, hop), fid, site)
-
-    def _logged(self, fid: str, flow: Flow) -> bool:
-        """Uses that only log: arguments of `print`, of the `logging` module, of a logger method."""
-        if flow.kind != FLOW_ARG:
-            return False
-        call = self.program.symbols.call(fid, flow.call)
-        if call is None:
-            return False
-        if call.method in _LOG_METHODS and (call.receiver_call >= 0 or (call.callee and call.callee.attrs)):
-            return True
-        callee = self.program.symbols.callee(fid, call)
-        return callee.kind == "external" and (
-            callee.target == "print" or callee.target.startswith("logging.")
-        )
 
 
 class EpochSnapshotOutsideLock(Rule):

@@ -9,6 +9,7 @@ from functools import cached_property
 from epochlint.config import Config
 from epochlint.findings import Location
 from epochlint.frontend.facts import (
+    FLOW_ARG,
     FLOW_ASSIGN,
     FLOW_RETURN,
     Access,
@@ -30,6 +31,8 @@ from epochlint.program.modules import ModuleInfo
 from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
 
 _PARAMETER_ROUNDS = 2
+# A logger's methods: a value passed to one is only logged.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 @dataclass(frozen=True)
@@ -365,6 +368,32 @@ class Program:
             if not self._escapes_region(top, lock):
                 return True
         return False
+
+    def only_logged(self, read: ReachedRead) -> bool:
+        """Whether the value read (where it stops being returned up the path) is only logged:
+        passed to a log call, or kept in locals whose every use is one."""
+        steps = read.steps
+        level = len(steps) - 1
+        while level > 0 and self._returned(steps[level]):
+            level -= 1
+        step = steps[level]
+        if step.flow.kind != FLOW_ASSIGN:
+            return self.is_logging(step.function, step.flow)
+        uses = [u for u in self._local_uses(step.function, step.flow.targets) if u.flow.kind != FLOW_ASSIGN]
+        return bool(uses) and all(self.is_logging(step.function, use.flow) for use in uses)
+
+    def is_logging(self, fid: str, flow: Flow) -> bool:
+        """Whether a value going to `flow` is an argument of `print`, of the `logging` module, or
+        of a logger's method (`log.debug`, `self._logger.warning`, `getLogger(...).info`)."""
+        if flow.kind != FLOW_ARG:
+            return False
+        call = self.symbols.call(fid, flow.call)
+        if call is None:
+            return False
+        if call.method in _LOG_METHODS and (call.receiver_call >= 0 or (call.callee and call.callee.attrs)):
+            return True
+        callee = self.symbols.callee(fid, call)
+        return callee.kind == "external" and (callee.target == "print" or callee.target.startswith("logging."))
 
     def _returned(self, step: Step) -> bool:
         """Whether the value at `step` leaves its function by `return` (directly or via a local)."""
