@@ -26,8 +26,8 @@ class UnlockedEpochReadInBatchLoop(Rule):
     name = "unlocked-epoch-read-in-batch-loop"
     summary = "A batch loop reads an epoch field without holding the lock that guards it."
     what = """
-A loop over a batch of messages (`for`, `async for`, a comprehension, or `map`/`filter`/`sorted`/
-`min`/`max`/`any`/`all` with a function) reads an epoch field, directly or through any depth of
+A loop over a batch of messages (`for`, `async for`, a comprehension, `map`/`filter`/`sorted`/
+`min`/`max`/`any`/`all` or `functools.reduce` with a function, or `batch.sort(key=f)`) reads an epoch field, directly or through any depth of
 calls, properties and accessors, while the field's guard is not held around the loop. The guard is
 the lock held at a strict majority of the field's writes. An accessor that takes the lock only
 around the read does not help: the value leaves the lock before the loop uses it. Not reported when
