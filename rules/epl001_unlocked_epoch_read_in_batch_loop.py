@@ -32,7 +32,11 @@ calls, properties and accessors, while the field's guard is not held around the 
 the lock held at a strict majority of the field's writes. An accessor that takes the lock only
 around the read does not help: the value leaves the lock before the loop uses it. Not reported when
 every unprotected read is only logged (`print`, the `logging` module, a logger's `debug`/`info`/
-`warning`/`warn`/`error`/`exception`/`critical`/`log`), directly or through locals.
+`warning`/`warn`/`error`/`exception`/`critical`/`log`), directly or through locals. In a
+coroutine (and a plain function reached only from coroutines) a read is unprotected only when an
+interleaving point can run between it and a use of its value, judged where they are: an `await` in
+the callee that reads, after the read, counts; one in the loop after the call counts only when the
+value read is used after it (a value tested by an `if` is used until that `if` ends).
 """
     why = """
 A redeliver, seek or reconnect running on another thread can bump the epoch between two iterations.
@@ -172,7 +176,7 @@ class Consumer:
             ]
             if is_async:
                 unprotected = [
-                    r for r in unprotected if program.interleaves_after(loop, r.steps[0].site)
+                    r for r in unprotected if program.interleaves_before_use(loop, r)
                 ]
             if unprotected:
                 yield ReportedLoop(loop, field, guards, unprotected)

@@ -24,6 +24,7 @@ from epochlint.frontend.facts import (
     Branches,
     Exit,
     Fallback,
+    Governs,
     Call,
     Choice,
     ClassFacts,
@@ -106,6 +107,7 @@ class _FunctionBuilder:
     exits: list[Exit] = field(default_factory=list)
     fallbacks: list[Fallback] = field(default_factory=list)
     comparisons: list[Pos] = field(default_factory=list)
+    governs: list[Governs] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -135,6 +137,7 @@ class _FunctionBuilder:
             exits=tuple(self.exits),
             fallbacks=tuple(self.fallbacks),
             comparisons=tuple(self.comparisons),
+            governs=tuple(self.governs),
         )
 
 
@@ -520,6 +523,7 @@ class FactsExtractor(FastVisitor):
         return False
 
     def visit_If(self, node: cst.If) -> bool:
+        self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         tested = self._tested_acquire(node.test)
         region_id = None
@@ -560,6 +564,7 @@ class FactsExtractor(FastVisitor):
         loop_id = self._new_id()
         self._fn.loops.append(Loop(loop_id, "while", self._site(node), batch=False))
         self._fn.loop_stack.append(loop_id)
+        self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         self.walk(node.body)
         self._fn.loop_stack.pop()

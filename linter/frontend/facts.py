@@ -205,6 +205,14 @@ class Fallback:
 
 
 @dataclass(frozen=True)
+class Governs:
+    """An `if` or `while` statement and its test: a value tested there is used until it ends."""
+
+    test: Pos
+    statement: Pos
+
+
+@dataclass(frozen=True)
 class Exit:
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path."""
 
@@ -249,6 +257,7 @@ class FunctionFacts:
     fallbacks: tuple[Fallback, ...] = ()
     # The spans of comparisons (`a != b`, `x < y <= z`): which values are compared with which.
     comparisons: tuple[Pos, ...] = ()
+    governs: tuple[Governs, ...] = ()
 
 
 @dataclass(frozen=True)
