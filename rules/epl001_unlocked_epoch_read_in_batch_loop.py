@@ -29,7 +29,9 @@ class UnlockedEpochReadInBatchLoop(Rule):
 A loop over a batch of messages (`for`, `async for`, a comprehension, `map`/`filter`/`sorted`/
 `min`/`max`/`any`/`all` or `functools.reduce` with a function, or `batch.sort(key=f)`) reads an epoch field, directly or through any depth of
 calls, properties and accessors, while the field's guard is not held around the loop. The guard is
-the lock held at a strict majority of the field's writes. An accessor that takes the lock only
+the lock held at a strict majority of the field's writes. A generator's body runs where its result
+is iterated, not where it is called: its reads are judged with the locks held around the loops
+that consume it. An accessor that takes the lock only
 around the read does not help: the value leaves the lock before the loop uses it. Not reported when
 every unprotected read is only logged (`print`, the `logging` module, a logger's `debug`/`info`/
 `warning`/`warn`/`error`/`exception`/`critical`/`log`), directly or through locals. In a

@@ -108,6 +108,7 @@ class _FunctionBuilder:
     fallbacks: list[Fallback] = field(default_factory=list)
     comparisons: list[Pos] = field(default_factory=list)
     governs: list[Governs] = field(default_factory=list)
+    is_generator: bool = False
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -138,6 +139,7 @@ class _FunctionBuilder:
             fallbacks=tuple(self.fallbacks),
             comparisons=tuple(self.comparisons),
             governs=tuple(self.governs),
+            is_generator=self.is_generator,
         )
 
 
@@ -868,6 +870,7 @@ class FactsExtractor(FastVisitor):
         return True
 
     def visit_Yield(self, node: cst.Yield) -> bool:
+        self._fn.is_generator = True
         if isinstance(node.value, cst.From):
             self._visit_with_flow(node.value.item, Flow(FLOW_YIELD))
         else:

@@ -258,6 +258,8 @@ class FunctionFacts:
     # The spans of comparisons (`a != b`, `x < y <= z`): which values are compared with which.
     comparisons: tuple[Pos, ...] = ()
     governs: tuple[Governs, ...] = ()
+    # A generator function: its body runs where its result is iterated, not where it is called.
+    is_generator: bool = False
 
 
 @dataclass(frozen=True)
