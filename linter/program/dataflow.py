@@ -457,6 +457,10 @@ class Analysis:
         self.fields: dict[FieldId, dict[Label, Path]] = {}
         self._events: dict[str, list[Event]] = {}
         self._stores: dict[str, dict[FieldId, dict[Label, Path]]] = {}
+        # The functions that store into each field: a field's value is the union of theirs only
+        # (scanning every function's stores at each change made the solve quadratic in the unit).
+        self._storers: dict[FieldId, set[str]] = {}
+        self._solved_first: dict[str, int] = {}
         self._reads: dict[tuple[str, Ref, Pos], tuple[Value, bool]] = {}
         self._run()
 
@@ -562,9 +566,14 @@ class Analysis:
             again.update(site.caller for site in self.program.calls.sites_to.get(fid, ()))
         old = self._stores.get(fid, {})
         self._stores[fid] = stores
+        self._solved_first.setdefault(fid, len(self._solved_first))
+        for target in stores:
+            self._storers.setdefault(target, set()).add(fid)
         for target in set(old) | set(stores):
             if frozenset(old.get(target, EMPTY)) != frozenset(stores.get(target, EMPTY)):
-                self.fields[target] = union(s[target] for s in self._stores.values() if target in s)
+                # In the order the functions were first solved, as the paths' ties were broken before.
+                storers = sorted(self._storers.get(target, ()), key=self._solved_first.__getitem__)
+                self.fields[target] = union(self._stores[f][target] for f in storers if target in self._stores[f])
                 again.update(readers.get(target, ()))
         return again
 
