@@ -26,11 +26,19 @@ class UnlockedEpochReadInBatchLoop(Rule):
     name = "unlocked-epoch-read-in-batch-loop"
     summary = "A batch loop reads an epoch field without holding the lock that guards it."
     what = """
-A loop over a batch of messages (`for`, `async for`, a comprehension, or `map`/`filter`/`sorted`/
-`min`/`max`/`any`/`all` with a function) reads an epoch field, directly or through any depth of
+A loop over a batch of messages (`for`, `async for`, a comprehension, `map`/`filter`/`sorted`/
+`min`/`max`/`any`/`all` or `functools.reduce` with a function, or `batch.sort(key=f)`) reads an epoch field, directly or through any depth of
 calls, properties and accessors, while the field's guard is not held around the loop. The guard is
-the lock held at a strict majority of the field's writes. An accessor that takes the lock only
-around the read does not help: the value leaves the lock before the loop uses it.
+the lock held at a strict majority of the field's writes. A generator's body runs where its result
+is iterated, not where it is called: its reads are judged with the locks held around the loops
+that consume it. An accessor that takes the lock only
+around the read does not help: the value leaves the lock before the loop uses it. Not reported when
+every unprotected read is only logged (`print`, the `logging` module, a logger's `debug`/`info`/
+`warning`/`warn`/`error`/`exception`/`critical`/`log`), directly or through locals. In a
+coroutine (and a plain function reached only from coroutines) a read is unprotected only when an
+interleaving point can run between it and a use of its value, judged where they are: an `await` in
+the callee that reads, after the read, counts; one in the loop after the call counts only when the
+value read is used after it (a value tested by an `if` is used until that `if` ends).
 """
     why = """
 A redeliver, seek or reconnect running on another thread can bump the epoch between two iterations.
@@ -203,10 +211,12 @@ class Consumer:
             guards = program.guards(field)
             if not guards or held_around & guards:
                 continue
-            unprotected = [r for r in by_field[field] if not program.protected(r, guards)]
+            unprotected = [
+                r for r in by_field[field] if not program.protected(r, guards) and not program.only_logged(r)
+            ]
             if is_async:
                 unprotected = [
-                    r for r in unprotected if program.interleaves_after(loop, r.steps[0].site)
+                    r for r in unprotected if program.interleaves_before_use(loop, r)
                 ]
             if unprotected:
                 yield ReportedLoop(loop, field, guards, unprotected)

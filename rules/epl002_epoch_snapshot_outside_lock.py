@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_ARG, FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site
+from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Access, Flow, Pos, Ref, Site, within
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -38,7 +38,6 @@ DECISION = "decision"
 
 # Builtins whose result is computed from their arguments: they carry an epoch along.
 _CARRYING_BUILTINS = frozenset({"int", "float", "abs", "max", "min", "round", "bool"})
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 # A place in one frame: a function and a site in it.
 Frame = tuple[str, Site]
@@ -110,26 +109,12 @@ class EpochSnapshots(Domain):
         return label.kind in (SNAPSHOT, PARAM)
 
     def value_events(self, fid: str, site: Site, flow: Flow, value: Value) -> Iterable[Event]:
-        if not (flow.compared or flow.kind == FLOW_CONDITION) or self._logged(fid, flow):
+        if not (flow.compared or flow.kind == FLOW_CONDITION) or self.program.is_logging(fid, flow):
             return
         hop = Hop(fid, site, HOP_USE, "used in a decision")
         for label, path in value.items():
             if self.keeps_event(label):
                 yield Event(DECISION, label, (*path, hop), fid, site)
-
-    def _logged(self, fid: str, flow: Flow) -> bool:
-        """Uses that only log: arguments of `print`, of the `logging` module, of a logger method."""
-        if flow.kind != FLOW_ARG:
-            return False
-        call = self.program.symbols.call(fid, flow.call)
-        if call is None:
-            return False
-        if call.method in _LOG_METHODS and (call.receiver_call >= 0 or (call.callee and call.callee.attrs)):
-            return True
-        callee = self.program.symbols.callee(fid, call)
-        return callee.kind == "external" and (
-            callee.target == "print" or callee.target.startswith("logging.")
-        )
 
 
 class EpochSnapshotOutsideLock(Rule):
@@ -142,8 +127,13 @@ decision that reads it (`ok = msg.epoch >= self._epoch`), or the result of an ac
 that returns it. The local, or a local computed from it, is later used in a decision: compared,
 tested in a condition, or passed or returned to where it is compared (through any depth of calls).
 The read and that use are not inside one and the same held region of the guard: the snapshot was
-taken outside the lock, or under it in a region that ended before the use. Not decisions: uses that
-only log, and sending the epoch on (a command or a message tagged with it, to be compared later
+taken outside the lock, or under it in a region that ended before the use. In a tuple assignment
+only the targets that receive a value computed from the field are snapshots (`epoch, expired =
+self._epoch, self.is_expired()` snapshots `epoch` alone); a walrus assigns its local, and the
+expression's own value is the read, not a use. Not a stale use: re-validating the snapshot against
+the live field read under the guard (the optimistic idiom: `with L: if epoch != self._epoch:
+return`, directly or through an accessor that reads the field under the guard); a snapshot whose
+every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on (a command or a message tagged with it, to be compared later
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
 no interleaving point between the read and the use; a field without a guard; a read in a batch loop
 that EPL001 already reports for the field. Reported once, at the local that takes the read.
@@ -309,7 +299,10 @@ class Consumer:
             if (str(snapshot.key[0]), _arrival(events[0].path, str(snapshot.key[0])), field) in reported:
                 continue
             guards = program.guards(field)
-            unprotected = [e for e in events if not _protected(program, e.path, guards)]
+            unprotected = [
+                e for e in events
+                if not _protected(program, e.path, guards) and not _revalidates(program, e.path[-1], field, guards)
+            ]
             if unprotected:
                 yield self._finding(program, snapshot, field, guards, unprotected)
 
@@ -437,6 +430,34 @@ def _interleaves(program: Program, reads: list[Frame], uses: list[Frame]) -> boo
             if (point.site.pos[:2] > site.pos[:2]) == after:
                 return True
     return False
+
+
+def _revalidates(program: Program, use: Hop, field: FieldId, guards: frozenset[FieldId]) -> bool:
+    """Whether the use compares the snapshot with `field` itself read under a guard (the optimistic
+    idiom: `with L: if epoch != self._epoch: return`), directly or through an accessor."""
+    function = program.symbols.function(use.fid)
+    comparison = min(
+        (pos for pos in function.comparisons if within(use.site.pos, pos)),
+        key=lambda pos: (pos[2] - pos[0], pos[3] - pos[1]),
+        default=None,
+    )
+    if comparison is None:
+        return False
+    others = [a for a in function.accesses if within(a.site.pos, comparison) and not within(a.site.pos, use.site.pos)]
+    if any(_reads_guarded(program, use.fid, access, field, guards) for access in others):
+        return True
+    calls = [c for c in function.calls if within(c.site.pos, comparison) and not within(c.site.pos, use.site.pos)]
+    return any(
+        _reads_guarded(program, site.callee, access, field, guards)
+        for call in calls
+        for site in program.calls.sites_of_call.get((use.fid, call.id), ())
+        if not site.via_argument
+        for access in program.symbols.function(site.callee).accesses
+    )
+
+
+def _reads_guarded(program: Program, fid: str, access: Access, field: FieldId, guards: frozenset[FieldId]) -> bool:
+    return program.dataflow.field_of(fid, access.ref) == field and bool(program.locks.held(fid, access.site) & guards)
 
 
 def _held_at(program: Program, reads: list[Frame], guards: frozenset[FieldId]) -> bool:

@@ -34,9 +34,10 @@ COMMIT = "commit"
 # The step where a commit value is built from the epoch (the `--fix` of EPL003 starts there).
 BUILD = "build"
 
-# The constructors whose epoch argument is committed, and the epoch's position in kafka-python's
-# definition when the project has none of its own (None: only the `leader_epoch` keyword).
-_SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 2, "TopicPartition": None}
+# The constructors whose epoch argument is committed, and the epoch's position when the project has
+# no definition of its own: kafka-python's `OffsetAndMetadata(offset, metadata, leader_epoch)`,
+# confluent-kafka's `TopicPartition(topic, partition, offset, metadata, leader_epoch)`.
+_SINK_CLASSES: dict[str, int] = {"OffsetAndMetadata": 2, "TopicPartition": 4}
 # Kafka's Java client: `new OffsetAndMetadata(offset, leaderEpoch, metadata)`.
 _JAVA_SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 1, "TopicPartition": None}
 _EPOCH_KEYWORD = "leader_epoch"
@@ -136,6 +137,10 @@ class CommitEpochs(Domain):
             parts = [parts[0], *(_without_historical(p) for p in parts[1:])]
         return super().choice(choice, parts)
 
+    def fallback(self, held: Value, value: Value) -> Value:
+        """`epoch = cur` then `if epoch is None: epoch = hist`: the seed's combined approach."""
+        return _without_historical(value) if _has_current(held) else value
+
     def rewrap(self, label: Label, inner: Label) -> Label | None:
         if label.kind == OFFSET and label.inner is not None and label.inner.kind == PARAM:
             return Label(OFFSET, label.key, inner) if inner.kind in (HISTORICAL, PARAM) else None
@@ -168,7 +173,8 @@ historical epoch is the epoch of data already consumed: an attribute named `offs
 call) from a record, batch, message, fetch or position value (`record.leader_epoch`,
 `completed_fetch.epoch`). It becomes a commit value as the epoch argument of `OffsetAndMetadata` or
 `TopicPartition` (the `leader_epoch` keyword, or the positional argument bound to an epoch
-parameter, by the project's own class or by kafka-python's `OffsetAndMetadata(offset, metadata,
+parameter, by the project's own class, by kafka-python's `OffsetAndMetadata(offset, metadata,
+leader_epoch)` or by confluent-kafka's `TopicPartition(topic, partition, offset, metadata,
 leader_epoch)`), and is reported when that value reaches a commit call: a callee with `commit` as a
 whole word in its name, `send_offsets_to_transaction` or `store_offsets`. The value is followed
 through locals, dicts and lists of offsets (comprehensions included), arguments, returns,
@@ -178,7 +184,9 @@ historical value, once per call whatever the number of sources. Not historical: 
 epoch (`current_leader`, `current_leader_epoch`, `metadata.leader_epoch_for(tp)`, also through a
 position: `position.current_leader.epoch`), `max(historical, current)`, and a fallback that uses
 the historical epoch only when the current one is missing (`cur if cur is not None else hist`,
-`cur or hist`). Sources, current sources and commit callees are configurable
+`cur or hist`, or as statements: `epoch = cur` then `if epoch is None: epoch = hist`).
+`min(historical, current)` and a conditional on anything else (`hist if flag else cur`) do carry
+the historical epoch. Sources, current sources and commit callees are configurable
 (`historical-epoch-sources`, `current-epoch-sources`, `commit-sinks`).
 """
     why = """

@@ -25,8 +25,11 @@ attribute to an empty container (`[]`, `{}`, `set()`, `deque()`, `Queue()`, `asy
 a call of a function that does either, judged by its body. Calls handed off to run later do not
 count. In a coroutine, a clear and a bump with no interleaving point between them (`await`,
 `async for`, `async with`, here or in the callees that make them) cannot be separated and are not
-reported. A clear and a bump in different arms of one `if` never run one after the other. One
-finding per clear, at the clear, or at the call that leads to it.
+reported. "After" means on some path: a clear and a bump in different arms of one `if` or in two
+`case` arms of one `match`, or with a `return` (`raise`) after the clear in its own block, never run
+one after the other. A tuple assignment stores its targets left to right (`self._incoming,
+self._epoch = [], self._epoch + 1` clears first). One finding per clear, at the clear, or at the
+call that leads to it.
 """
     why = """
 Between the clear and the bump, a receiver thread can enqueue a message read before the rewind. It

@@ -15,7 +15,7 @@ from epochlint.rules.base import Example, Rule
 # The slot of a position that holds the current leader and its epoch.
 _LEADER_SLOT = re.compile("current_leader|current_leader_epoch|leader_and_epoch", re.IGNORECASE)
 _OFFSET = "offset"
-_COPIERS = frozenset({"dataclasses.replace", "copy.replace"})
+_COPIERS = frozenset({"dataclasses.replace", "copy.replace", "attrs.evolve", "attr.evolve"})
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,14 @@ class StaleLeaderEpochCarriedForward(Rule):
 A new position is built for a new offset, and its current-leader slot (a parameter or keyword
 matching `current_leader`, `current_leader_epoch` or `leader_and_epoch`) is given an attribute of
 the previous position (`position.current_leader`) instead of the leader read from current metadata.
-A call builds a position when its callee's name contains `Position`, or when its result is assigned
-to a name or attribute with `position` as a whole word. Positional arguments are matched to the
+A call builds a position when its callee's name contains `Position` (a factory such as
+`FetchPosition.of(...)` too), or when its result is assigned to a name or attribute with `position`
+as a whole word. A position value is named with `position` or `positions` as a whole word (an
+element of `self._positions`) or is an instance of a `...Position` class. Positional arguments are matched to the
 parameters of the project's own definition of the callee; where there is none, an argument such as
 `position.current_leader` names its slot itself. Copies count too: `dataclasses.replace(position,
-offset=...)` and `position._replace(offset=...)` leave the leader as it was. Not reported: a
+offset=...)`, `attrs.evolve(position, offset=...)` and `position._replace(offset=...)` leave the
+leader as it was. Not reported: a
 position that keeps the old offset (`position.offset`), and a call that reads the old leader without
 building a position (a validation request, a log line).
 """
@@ -218,7 +221,9 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
 
 
 def _builds_position(program: Program, fid: str, call: Call) -> bool:
-    if "Position" in call.method:
+    # `FetchPosition(...)`, and a factory on a position class: `FetchPosition.of(...)`.
+    callee_names = (call.callee.name, *call.callee.attrs) if call.callee is not None else (call.method,)
+    if any("Position" in name for name in callee_names):
         return True
     function = program.symbols.function(fid)
     names = [b.name for b in function.binds if b.value_call == call.id]
@@ -227,12 +232,14 @@ def _builds_position(program: Program, fid: str, call: Call) -> bool:
 
 
 def _has_position_word(name: str) -> bool:
-    return any(word.lower() == "position" for word in name_words(name))
+    return any(word.lower() in ("position", "positions") for word in name_words(name))
 
 
 def _is_position(program: Program, fid: str, ref: Ref) -> bool:
-    """A value named like a position (`position`, `self._position`) or of a `...Position` class."""
-    if _has_position_word(ref.attrs[-1] if ref.attrs else ref.name):
+    """A value named like a position (`position`, `self._position`, an element of
+    `self._positions`) or of a `...Position` class."""
+    names = [attr for attr in ref.attrs if attr != "[]"]
+    if _has_position_word(names[-1] if names else ref.name):
         return True
     entity = program.symbols.entity(fid, ref)
     class_name = entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]

@@ -11,7 +11,10 @@ from epochlint.frontend.facts import (
     Branches,
     Call,
     Choice,
+    Exit,
+    Fallback,
     FunctionFacts,
+    Governs,
     Loop,
     Param,
     Pos,
@@ -48,6 +51,11 @@ class FunctionBuilder:
     awaits: list[Await] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
     branches: list[Branches] = field(default_factory=list)
+    exits: list[Exit] = field(default_factory=list)
+    fallbacks: list[Fallback] = field(default_factory=list)
+    comparisons: list[Pos] = field(default_factory=list)
+    governs: list[Governs] = field(default_factory=list)
+    is_generator: bool = False
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
     # Names bound by enclosing `with ExitStack() as name:` blocks.
@@ -78,4 +86,9 @@ class FunctionBuilder:
             awaits=tuple(self.awaits),
             choices=tuple(self.choices),
             branches=tuple(self.branches),
+            exits=tuple(self.exits),
+            fallbacks=tuple(self.fallbacks),
+            comparisons=tuple(self.comparisons),
+            governs=tuple(self.governs),
+            is_generator=self.is_generator,
         )

@@ -23,6 +23,9 @@ from epochlint.frontend.facts import (
     Await,
     Bind,
     Branches,
+    Exit,
+    Fallback,
+    Governs,
     Call,
     Choice,
     ClassFacts,
@@ -103,6 +106,8 @@ class FactsExtractor(FastVisitor):
         self._next_id = 0
         # Call ids by node identity, so that an assignment can name the call that made its value.
         self._call_ids: dict[int, int] = {}
+        # The suites being walked, innermost last: where a `return` or `raise` ends its path.
+        self._blocks: list[Pos] = []
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -344,11 +349,15 @@ class FactsExtractor(FastVisitor):
     # -- statements and held regions ---------------------------------------------------------
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
-        self._visit_statements(node.body)
-        return False
+        return self._visit_suite(node)
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        return self._visit_suite(node)
+
+    def _visit_suite(self, node: cst.IndentedBlock | cst.SimpleStatementSuite) -> bool:
+        self._blocks.append(self._pos(node))
         self._visit_statements(node.body)
+        self._blocks.pop()
         return False
 
     def _visit_statements(self, statements: object) -> None:
@@ -505,11 +514,15 @@ class FactsExtractor(FastVisitor):
         return False
 
     def visit_If(self, node: cst.If) -> bool:
+        self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         tested = self._tested_acquire(node.test)
         region_id = None
         if tested is not None:
             region_id = self._open_region(tested[0], "try_acquire", tested[1], node.body)
+        missing = _tested_missing(node.test)
+        if missing is not None:
+            self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
         self.walk(node.body)
         if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
@@ -519,10 +532,30 @@ class FactsExtractor(FastVisitor):
             self.walk(node.orelse)
         return False
 
+    def visit_Match(self, node: cst.Match) -> bool:
+        self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
+        for case in node.cases:
+            self._visit_with_flow(case.pattern, Flow())
+            self._visit_with_flow(case.guard, Flow(FLOW_CONDITION))
+            self.walk(case.body)
+        if len(node.cases) > 1:
+            arms = tuple(self._pos(case.body) for case in node.cases)
+            self._fn.branches.append(Branches(self._pos(node), arms))
+        return False
+
+    def _exit(self, node: cst.Return | cst.Raise) -> None:
+        if self._blocks:
+            self._fn.exits.append(Exit(self._pos(node), self._blocks[-1]))
+
+    def visit_Raise(self, node: cst.Raise) -> bool:
+        self._exit(node)
+        return True
+
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
         self._fn.loops.append(Loop(loop_id, "while", self._site(node), batch=False))
         self._fn.loop_stack.append(loop_id)
+        self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         self.walk(node.body)
         self._fn.loop_stack.pop()
@@ -573,6 +606,7 @@ class FactsExtractor(FastVisitor):
         return (start[0], start[1], end[2], end[3])
 
     def visit_Return(self, node: cst.Return) -> bool:
+        self._exit(node)
         self._visit_with_flow(node.value, Flow(FLOW_RETURN))
         return False
 
@@ -632,7 +666,13 @@ class FactsExtractor(FastVisitor):
         return Flow(FLOW_ASSIGN, names, stores=stores)
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
+        pairs = _paired_elements(node)
+        if pairs:
+            # `a, b = x, y`: each target takes its own value, not the whole tuple's.
+            for target, value in pairs:
+                self._visit_with_flow(value, self._assign_flow(target))
+        else:
+            self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for target in node.targets:
             self._store(target.target, node.value, node, bump=_is_bump(target.target, node.value))
         return False
@@ -687,7 +727,9 @@ class FactsExtractor(FastVisitor):
                 element_value = None
                 if values is not None and index < len(values):
                     element_value = values[index].value
-                self._store(element.value, element_value, statement, bump=False, kind=kind)
+                # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
+                bump = _is_bump(element.value, element_value)
+                self._store(element.value, element_value, statement, bump=bump, kind=kind)
             return
         if isinstance(target, cst.StarredElement):
             self._store(target.value, None, statement, bump=False, kind=kind)
@@ -802,6 +844,7 @@ class FactsExtractor(FastVisitor):
             self.walk(node)
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
+        self._fn.comparisons.append(self._pos(node))
         flow = replace(self._flow, compared=True)
         self._visit_with_flow(node.left, flow)
         for target in node.comparisons:
@@ -820,6 +863,7 @@ class FactsExtractor(FastVisitor):
         return True
 
     def visit_Yield(self, node: cst.Yield) -> bool:
+        self._fn.is_generator = True
         if isinstance(node.value, cst.From):
             self._visit_with_flow(node.value.item, Flow(FLOW_YIELD))
         else:
@@ -1080,6 +1124,31 @@ def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
     return any(
         code_of(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
     )
+
+
+def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(target, value) pairs of `a, b = x, y`; empty when targets and values do not pair up."""
+    if len(node.targets) != 1:
+        return []
+    target, value = node.targets[0].target, node.value
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return []
+    elements = (*target.elements, *value.elements)
+    if len(target.elements) != len(value.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+        return []
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+
+
+def _tested_missing(test: cst.BaseExpression) -> str | None:
+    """The local name that `if name is None:` or `if not name:` tests for missing."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression.value if isinstance(test.expression, cst.Name) else None
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        is_none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+        if is_none and isinstance(target.operator, cst.Is):
+            return test.left.value
+    return None
 
 
 def extract(module: cst.Module) -> FileFacts:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 9
+FACTS_FORMAT = 10
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -188,13 +188,39 @@ class Choice:
 
 @dataclass(frozen=True)
 class Branches:
-    """An `if` statement with an `else` (or `elif`): one pass through it runs at most one arm.
+    """An `if` statement with an `else` (or `elif`), or a `match`: one pass through it runs at most
+    one arm.
 
-    `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there).
+    `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there); or
+    each `case` body.
     """
 
     pos: Pos
     arms: tuple[Pos, ...]
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """`if name is None:` (or `if not name:`): its body runs only when the local holds nothing."""
+
+    name: str
+    body: Pos
+
+
+@dataclass(frozen=True)
+class Governs:
+    """An `if` or `while` statement and its test: a value tested there is used until it ends."""
+
+    test: Pos
+    statement: Pos
+
+
+@dataclass(frozen=True)
+class Exit:
+    """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path."""
+
+    pos: Pos
+    block: Pos
 
 
 @dataclass(frozen=True)
@@ -234,6 +260,13 @@ class FunctionFacts:
     awaits: tuple[Await, ...] = ()
     choices: tuple[Choice, ...] = ()
     branches: tuple[Branches, ...] = ()
+    exits: tuple[Exit, ...] = ()
+    fallbacks: tuple[Fallback, ...] = ()
+    # The spans of comparisons (`a != b`, `x < y <= z`): which values are compared with which.
+    comparisons: tuple[Pos, ...] = ()
+    governs: tuple[Governs, ...] = ()
+    # A generator function: its body runs where its result is iterated, not where it is called.
+    is_generator: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from epochlint.frontend.facts import Arg, Call, Pos, Site
 from epochlint.program.symbols import Entity, Symbols, function_id
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
-ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all"})
+ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce"})
+# `batch.sort(key=f)` is a batch loop too.
+_ITERATING_METHODS = frozenset({"sort"})
 # Calls that run a function argument on the spot but are not batch loops.
-_ON_THE_SPOT = frozenset({"functools.reduce", "reduce"})
-_ON_THE_SPOT_METHODS = frozenset({"sort", "wait_for"})
+_ON_THE_SPOT_METHODS = frozenset({"wait_for"})
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
 _TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "gather"})
 
@@ -129,15 +130,13 @@ class CallGraph:
 
     def _iterates(self, callee: Entity, call: Call) -> bool:
         name = callee.target if callee.kind == "external" else ""
-        if name in ITERATING_BUILTINS:
+        if name in ITERATING_BUILTINS or (callee.kind != "function" and call.method in _ITERATING_METHODS):
             return True
         return bool(self.iteration_helpers) and (
             name in self.iteration_helpers or call.method in self.iteration_helpers
         )
 
     def _runs_on_the_spot(self, callee: Entity, call: Call) -> bool:
-        if callee.kind == "external" and callee.target in _ON_THE_SPOT:
-            return True
         return callee.kind != "function" and call.method in _ON_THE_SPOT_METHODS
 
     def handed_off(self, fid: str) -> bool:

@@ -199,6 +199,11 @@ class Domain:
         """The value a local takes from one assignment (`site` is the assigned value's)."""
         return value
 
+    def fallback(self, held: Value, value: Value) -> Value:
+        """The value a local takes from an assignment that runs only when it holds nothing
+        (`if x is None: x = value`), where its other assignments give it `held`."""
+        return value
+
     def passes(self, label: Label, how: str) -> bool:
         """Whether `label` crosses a call boundary `how` ("arg" into a callee, "return")."""
         return True
@@ -271,6 +276,8 @@ class _Index:
     writers: list[tuple[int, Dest]] = field(default_factory=list)
     # Loads of each local name (any attribute path rooted at it).
     loads: dict[str, list[Access]] = field(default_factory=dict)
+    # The bodies that run only when a local holds nothing (`if x is None:`), by local name.
+    fallbacks: dict[str, list[Pos]] = field(default_factory=dict)
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -324,6 +331,8 @@ def _build_index(program: Program, fid: str) -> _Index:
         bind for bind in function.binds
         if bind.kind in ("iter", "iter_part", "with") and (bind.value_ref or bind.value_call >= 0)
     ]
+    for fallback in function.fallbacks:
+        index.fallbacks.setdefault(fallback.name, []).append(fallback.body)
     for call in function.calls:
         if call.method in CONTAINER_WRITERS and call.callee is not None and call.callee.attrs:
             receiver = Ref(call.callee.scope, call.callee.name, call.callee.attrs[:-1])
@@ -448,6 +457,10 @@ class Analysis:
         self.fields: dict[FieldId, dict[Label, Path]] = {}
         self._events: dict[str, list[Event]] = {}
         self._stores: dict[str, dict[FieldId, dict[Label, Path]]] = {}
+        # The functions that store into each field: a field's value is the union of theirs only
+        # (scanning every function's stores at each change made the solve quadratic in the unit).
+        self._storers: dict[FieldId, set[str]] = {}
+        self._solved_first: dict[str, int] = {}
         self._reads: dict[tuple[str, Ref, Pos], tuple[Value, bool]] = {}
         self._run()
 
@@ -553,9 +566,14 @@ class Analysis:
             again.update(site.caller for site in self.program.calls.sites_to.get(fid, ()))
         old = self._stores.get(fid, {})
         self._stores[fid] = stores
+        self._solved_first.setdefault(fid, len(self._solved_first))
+        for target in stores:
+            self._storers.setdefault(target, set()).add(fid)
         for target in set(old) | set(stores):
             if frozenset(old.get(target, EMPTY)) != frozenset(stores.get(target, EMPTY)):
-                self.fields[target] = union(s[target] for s in self._stores.values() if target in s)
+                # In the order the functions were first solved, as the paths' ties were broken before.
+                storers = sorted(self._storers.get(target, ()), key=self._solved_first.__getitem__)
+                self.fields[target] = union(self._stores[f][target] for f in storers if target in self._stores[f])
                 again.update(readers.get(target, ()))
         return again
 
@@ -701,9 +719,17 @@ class _Frame:
                 continue
             name = str(dest[1])
             target = result.setdefault(name, {})
+            fallbacks: list[Value] = []
             for position in producers:
                 producer = index.producers[position]
-                merge(target, self.domain.assign(self.fid, name, self.values[position], producer.site))
+                value = self.domain.assign(self.fid, name, self.values[position], producer.site)
+                bodies = index.fallbacks.get(name, ())
+                if any(within(producer.site.pos, body) for body in bodies):
+                    fallbacks.append(value)
+                else:
+                    merge(target, value)
+            for value in fallbacks:
+                merge(target, self.domain.fallback(dict(target), value))
         for bind in index.binds:
             merge(result.setdefault(bind.name, {}), self._bound_value(bind))
         for call_id, dest in index.writers:

@@ -368,12 +368,16 @@ class LockOrder:
                 yield Event(callee, event.target, chain, event.field)
 
     def exclusive(self, fid: str, first: Pos, then: Pos) -> bool:
-        """Whether two places of `fid` lie in different arms of one `if` statement."""
-        for branches in self.symbols.function(fid).branches:
+        """Whether no path through `fid` runs `then` after `first`: they lie in different arms of
+        one `if` or `match`, or a `return` (`raise`) in a suite holding `first` comes between."""
+        function = self.symbols.function(fid)
+        for branches in function.branches:
             arms = {i for place in (first, then) for i, arm in enumerate(branches.arms) if within(place, arm)}
             if len(arms) == 2:
                 return True
-        return False
+        return any(
+            first[:2] < end.pos[:2] < then[:2] and within(first, end.block) for end in function.exits
+        )
 
     # -- asyncio -------------------------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ from functools import cached_property
 
 import networkx as nx
 
-from epochlint.frontend.facts import MONITOR, Call, Ref, Region, Site
-from epochlint.program.callgraph import CallGraph, CallSite
+from epochlint.frontend.facts import MONITOR, Bind, Call, FunctionFacts, Ref, Region, Site
+from epochlint.program.callgraph import CALL, CallGraph, CallSite
 from epochlint.program.symbols import Entity, FieldId, Symbols, function_id
 
 REENTRANT = "reentrant"
@@ -74,6 +74,7 @@ class Locks:
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
         self.entry: dict[str, frozenset[FieldId]] = {}
+        self._iterations: dict[str, dict[int, list[Bind]]] = {}
         self._compute_entry_locksets()
 
     # -- identities ------------------------------------------------------------------------
@@ -267,9 +268,38 @@ class Locks:
             caller_entry = state.get(site.caller, self.entry.get(site.caller, frozenset()))
             if caller_entry is None:
                 continue  # not yet known in this cycle: the top element
-            at_site = self.local_locks(site.caller, site.site) | caller_entry
+            at_site = self._locks_where_run(site) | caller_entry
             result = at_site if result is None else result & at_site
         return result
+
+    def _locks_where_run(self, site: CallSite) -> frozenset[FieldId]:
+        """The caller's locks where the callee's body runs: at the call, or, for a generator whose
+        result the caller iterates (`for m in gen(...)`, `xs = gen(...)` then `for m in xs`), at
+        the loops that iterate it."""
+        if site.kind == CALL and site.call_id >= 0 and self.symbols.function(site.callee).is_generator:
+            iterations = self._iterations.get(site.caller)
+            if iterations is None:
+                iterations = self._iterations[site.caller] = _iterations(self.symbols.function(site.caller))
+            loops = iterations.get(site.call_id)
+            if loops:
+                return frozenset.intersection(*(self.local_locks(site.caller, bind.site) for bind in loops))
+        return self.local_locks(site.caller, site.site)
+
+
+def _iterations(function: FunctionFacts) -> dict[int, list[Bind]]:
+    """Call id -> the loop targets that iterate the call's result, directly or through a local."""
+    assigned = {b.name: b.value_call for b in function.binds if b.kind == "assign" and b.value_call >= 0}
+    result: dict[int, list[Bind]] = {}
+    for bind in function.binds:
+        if bind.kind not in ("iter", "iter_part"):
+            continue
+        call_id = bind.value_call
+        ref = bind.value_ref
+        if call_id < 0 and ref is not None and not ref.attrs and ref.scope == function.qualname:
+            call_id = assigned.get(ref.name, -1)
+        if call_id >= 0:
+            result.setdefault(call_id, []).append(bind)
+    return result
 
 
 def _builds_an_object(callee: Entity) -> bool:

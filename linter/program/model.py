@@ -9,7 +9,9 @@ from functools import cached_property
 from epochlint.config import Config
 from epochlint.findings import Location
 from epochlint.frontend.facts import (
+    FLOW_ARG,
     FLOW_ASSIGN,
+    FLOW_CONDITION,
     FLOW_RETURN,
     Access,
     Arg,
@@ -30,6 +32,8 @@ from epochlint.program.modules import ModuleInfo
 from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
 
 _PARAMETER_ROUNDS = 2
+# A logger's methods: a value passed to one is only logged.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 @dataclass(frozen=True)
@@ -366,9 +370,7 @@ class Program:
         by a region at that level covers it if no use of the value falls outside the region.
         """
         steps = read.steps
-        level = len(steps) - 1
-        while level > 0 and self._returned(steps[level]):
-            level -= 1
+        level = self._use_level(steps)
         for index in range(level):
             step = steps[index]
             if self.locks.local_locks(step.function, step.site) & guards:
@@ -378,6 +380,37 @@ class Program:
             if not self._escapes_region(top, lock):
                 return True
         return False
+
+    def only_logged(self, read: ReachedRead) -> bool:
+        """Whether the value read (where it stops being returned up the path) is only logged:
+        passed to a log call, or kept in locals whose every use is one."""
+        steps = read.steps
+        level = self._use_level(steps)
+        step = steps[level]
+        if step.flow.kind != FLOW_ASSIGN:
+            return self.is_logging(step.function, step.flow)
+        uses = [u for u in self._local_uses(step.function, step.flow.targets) if u.flow.kind != FLOW_ASSIGN]
+        return bool(uses) and all(self.is_logging(step.function, use.flow) for use in uses)
+
+    def is_logging(self, fid: str, flow: Flow) -> bool:
+        """Whether a value going to `flow` is an argument of `print`, of the `logging` module, or
+        of a logger's method (`log.debug`, `self._logger.warning`, `getLogger(...).info`)."""
+        if flow.kind != FLOW_ARG:
+            return False
+        call = self.symbols.call(fid, flow.call)
+        if call is None:
+            return False
+        if call.method in _LOG_METHODS and (call.receiver_call >= 0 or (call.callee and call.callee.attrs)):
+            return True
+        callee = self.symbols.callee(fid, call)
+        return callee.kind == "external" and (callee.target == "print" or callee.target.startswith("logging."))
+
+    def _use_level(self, steps: tuple[Step, ...]) -> int:
+        """The step where the value read stops climbing the path by `return`: where it is used."""
+        level = len(steps) - 1
+        while level > 0 and self._returned(steps[level]):
+            level -= 1
+        return level
 
     def _returned(self, step: Step) -> bool:
         """Whether the value at `step` leaves its function by `return` (directly or via a local)."""
@@ -444,20 +477,51 @@ class Program:
     def in_async_context(self, fid: str) -> bool:
         return self._async_context.get(fid, False)
 
-    def interleaves_after(self, loop: BatchLoop, site: Site) -> bool:
-        """Whether an interleaving point in the loop's body can run after `site` in one iteration.
-
-        The `async for` header itself interleaves before each message is read, not after it.
+    def interleaves_before_use(self, loop: BatchLoop, read: ReachedRead) -> bool:
+        """Whether, in one iteration of `loop`, an interleaving point can run between the read and
+        a use of the value read, judged where they are: in the callees the value is read in and
+        returned through (after the point where it goes on), and in the frame that uses it (before
+        its last use). An `await` in a caller above that frame does not separate them.
         """
-        function = self.symbols.function(loop.function)
-        for point in function.awaits:
-            if loop.loop_id < 0 or loop.loop_id not in point.site.loops:
-                continue
-            if loop.is_async_for and within(point.site.pos, loop.site.pos):
-                continue
-            if point.site.pos[:2] >= site.pos[:2]:
+        steps = read.steps
+        level = self._use_level(steps)
+        for index in range(level, len(steps)):
+            step = steps[index]
+            end = self._use_end(step) if index == level else None
+            if self._awaits_after(loop if index == 0 else None, step, end):
                 return True
         return False
+
+    def _awaits_after(self, loop: BatchLoop | None, step: Step, end: tuple[int, int] | None) -> bool:
+        """Whether `step`'s function has an interleaving point after `step` (and before `end`);
+        in the loop's own function, only those in the loop's body count, not the `async for`
+        header, which interleaves before each message is read."""
+        for point in self.symbols.function(step.function).awaits:
+            at = point.site.pos[:2]
+            if loop is not None and (
+                loop.loop_id < 0
+                or loop.loop_id not in point.site.loops
+                or (loop.is_async_for and within(point.site.pos, loop.site.pos))
+            ):
+                continue
+            if step.site.pos[:2] < at and (end is None or at < end):
+                return True
+        return False
+
+    def _use_end(self, step: Step) -> tuple[int, int]:
+        """Where the last use of the value at `step` ends: a value tested by an `if` or `while` is
+        used until the statement ends; one kept in locals, until the last use of those ends."""
+        function = self.symbols.function(step.function)
+        uses = [(step.site, step.flow)]
+        if step.flow.kind == FLOW_ASSIGN:
+            uses += [(use.site, use.flow) for use in self._local_uses(step.function, step.flow.targets)]
+        end = step.site.pos[2:]
+        for site, flow in uses:
+            end = max(end, site.pos[2:])
+            if flow.kind == FLOW_CONDITION:
+                governed = [g.statement[2:] for g in function.governs if within(site.pos, g.test)]
+                end = max([end, *governed])
+        return end
 
     # -- naming --------------------------------------------------------------------------------
 
