@@ -89,10 +89,19 @@ def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:
         abs_dir = source.path.parent
         while str(rel_dir) not in checked and str(rel_dir) != ".":
             checked.add(str(rel_dir))
-            if (abs_dir / "__init__.py").is_file():
+            if _is_file(abs_dir / "__init__.py"):
                 found.add(str(rel_dir))
             rel_dir, abs_dir = rel_dir.parent, abs_dir.parent
     return found
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; a folder that cannot be searched (no execute permission) holds none
+    that can be read, so its files are reported unreadable, not the run ended."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding], list[type[Rule]]]:
