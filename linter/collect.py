@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -22,6 +21,7 @@ from typing import ContextManager
 from epochlint.cache import FactsCache
 from epochlint.config import Config
 from epochlint.discovery import SourceFile
+from epochlint.fileio import read_regular
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.prefilter import Vocabulary, read_text_facts, relevant_files
@@ -61,33 +61,11 @@ def read_source(source: SourceFile, max_size: int) -> bytes | str:
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
     try:
-        return _read_regular(descriptor, max_size)
+        return read_regular(descriptor, max_size)
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
     finally:
         os.close(descriptor)
-
-
-def _read_regular(descriptor: int, max_size: int) -> bytes | str:
-    status = os.fstat(descriptor)
-    if stat.S_ISDIR(status.st_mode):
-        return "is a directory, not a file"
-    if not stat.S_ISREG(status.st_mode):
-        return "not a regular file"
-    if status.st_size > max_size:
-        return f"file is {status.st_size} bytes, over the size limit of {max_size}"
-    # Never more than the file held when it was opened (a read of n bytes allocates n up front).
-    chunks: list[bytes] = []
-    wanted = status.st_size + 1
-    while wanted > 0:
-        chunk = os.read(descriptor, wanted)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        wanted -= len(chunk)
-    if wanted <= 0:
-        return "file changed while it was read (it grew)"
-    return b"".join(chunks)
 
 
 def read_sources(sources: Sequence[SourceFile], config: Config) -> list[bytes | str]:

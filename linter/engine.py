@@ -243,7 +243,19 @@ def _decode_analysis(payload: bytes | None) -> _Analysed | None:
         analysed = restricted_loads(payload, _CACHED_CLASSES)
     except FactsDecodeError:
         return None
-    return analysed if isinstance(analysed, _Analysed) else None
+    return analysed if _well_formed(analysed) else None
+
+
+def _well_formed(analysed: object) -> bool:
+    """Whether a decoded entry has the types a run's report relies on (else it is not used)."""
+    return (
+        isinstance(analysed, _Analysed)
+        and isinstance(analysed.findings, tuple)
+        and all(isinstance(finding, Finding) for finding in analysed.findings)
+        and isinstance(analysed.rules, tuple)
+        and all(isinstance(rule, RuleInfo) for rule in analysed.rules)
+        and type(analysed.not_relevant) is int
+    )
 
 
 def rule_info(rule: type[Rule]) -> RuleInfo:

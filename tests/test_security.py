@@ -3,8 +3,11 @@ clear one-line error, never a crash, a hang, a lost file or a silenced finding."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pickle
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -23,11 +26,12 @@ HANG_GUARD_SECONDS = 300
 
 
 def epochlint(cwd: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    """`epochlint ARGUMENTS` in its own process (a crash there must not end the tests), from `cwd`."""
-    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    """`epochlint ARGUMENTS` in its own process (a crash there must not end the tests), from `cwd`,
+    with the user's own cache (the cache's key) in `cwd/user-cache`."""
+    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "XDG_CACHE_HOME": str(cwd / "user-cache")}
     command = [sys.executable, "-c", "import sys; from epochlint.cli import main; sys.exit(main(sys.argv[1:]))"]
     return subprocess.run(
-        [*command, *arguments], cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS
+        [*command, *arguments], cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS, check=False
     )
 
 
@@ -97,3 +101,84 @@ def test_a_ladder_of_22_diamonds_is_analysed(write_tree: WriteTree) -> None:
     root = write_tree({"consumer.py": _consumer_inheriting("D22", ladder)})
     findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
     assert codes_by_path(findings) == {"consumer.py": ["EPL001"]}
+
+
+# --- the cache: never follow a link it did not make, never trust what it cannot authenticate -----
+
+
+def cached_run(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return epochlint(root, "check", "--output-format", "json", *arguments)
+
+
+def test_a_cache_folder_that_is_a_link_is_refused_and_nothing_is_deleted_through_it(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # A committed `.epochlint_cache -> ../victim` made pruning delete the victim's files.
+    victim = tmp_path_factory.mktemp("victim")
+    for name in ("facts", "findings"):
+        (victim / name).mkdir()
+        for index in range(12):
+            (victim / name / f"precious-{index}").write_text("keep me\n")
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / ".epochlint_cache").symlink_to(victim)
+    run = cached_run(root)
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert "epochlint: warning: not using the cache: .epochlint_cache" in run.stderr
+    assert "symbolic link" in run.stderr
+    assert sorted(p.name for p in victim.rglob("*")) == sorted(["facts", "findings", *[f"precious-{i}" for i in range(12)] * 2])
+
+
+def test_a_dangling_tag_link_in_the_cache_is_not_followed(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Writing the tag file through the link created its target anywhere the user can write.
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "created-by-the-run"
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / ".epochlint_cache").mkdir()
+    (root / ".epochlint_cache" / "CACHEDIR.TAG").symlink_to(elsewhere)
+    run = cached_run(root)
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert not os.path.lexists(elsewhere)
+    assert "not using the cache: CACHEDIR.TAG" in run.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cache_entries_that_are_links_are_never_read(write_tree: WriteTree) -> None:
+    # An entry linked to /dev/zero was read until memory ran out; one linked to a FIFO, forever.
+    root = write_tree({"consumer.py": CONSUMER})
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+    fifo = root / "fifo"
+    os.mkfifo(fifo)
+    entries = [p for p in (root / ".epochlint_cache").rglob("*") if p.is_file() and p.parent.name in ("facts", "findings")]
+    assert entries
+    for entry in entries:
+        entry.unlink()
+        entry.symlink_to(fifo)
+    assert codes_by_path(json_findings(cached_run(root, "fifo", "consumer.py"))) == {"consumer.py": ["EPL001"], "fifo": ["EPL900"]}
+    assert codes_by_path(json_findings(cached_run(root, "consumer.py"))) == {"consumer.py": ["EPL001"]}
+
+
+def _planted_findings(entry: Path) -> bytes:
+    """A findings entry saying the run found nothing, with the digest anyone could compute before
+    entries were keyed (sha256 of the entry's name and payload)."""
+    from epochlint.engine import _Analysed
+
+    payload = pickle.dumps(_Analysed((), (), 0), protocol=5)
+    return hashlib.sha256(entry.name.encode() + b"\0" + payload).digest() + payload
+
+
+def test_a_planted_findings_entry_does_not_silence_the_findings(write_tree: WriteTree) -> None:
+    # Committed with `git add -f`, it made a fresh clone print "All checks passed".
+    root = write_tree({"consumer.py": CONSUMER})
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+    [entry] = (root / ".epochlint_cache" / "findings").iterdir()
+    entry.write_bytes(_planted_findings(entry))
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+
+
+def test_the_cache_key_is_private_to_its_user(write_tree: WriteTree) -> None:
+    root = write_tree({"consumer.py": CONSUMER})
+    json_findings(cached_run(root))
+    key = root / "user-cache" / "epochlint" / "key"
+    assert key.stat().st_size == 32
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
