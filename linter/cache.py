@@ -233,8 +233,8 @@ def _write_once(path: Path, text: str) -> None:
         return
     except OSError:
         return
-    with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-        stream.write(text)
+    with suppress(OSError), os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+        stream.write(text)  # a tag cut short (a full disk) only labels the folder less well
 
 
 _warned: set[str] = set()

@@ -13,6 +13,7 @@ from typing import NoReturn, TextIO
 from epochlint import __version__
 from epochlint.config import Config, ConfigError, load_config
 from epochlint.discovery import UsageError
+from epochlint.fileio import write_atomically
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -184,9 +185,11 @@ def _check(args: argparse.Namespace) -> int:
     result = outcome.result
     render = FORMATS[args.output_format]
     if args.output_file is not None:
+        # Rendered whole first, then written atomically: a full disk leaves the previous report.
+        report = io.StringIO(newline="\n")
+        render(result, report)
         try:
-            with args.output_file.open("w", encoding="utf-8", newline="\n") as stream:
-                render(result, stream)
+            write_atomically(args.output_file, report.getvalue().encode("utf-8"))
         except OSError as error:
             raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
     else:

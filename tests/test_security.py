@@ -25,11 +25,14 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 HANG_GUARD_SECONDS = 300
 
 
-def epochlint(cwd: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+def epochlint(cwd: Path, *arguments: str, max_file_size: int = -1) -> subprocess.CompletedProcess[str]:
     """`epochlint ARGUMENTS` in its own process (a crash there must not end the tests), from `cwd`,
-    with the user's own cache (the cache's key) in `cwd/user-cache`."""
+    with the user's own cache (the cache's key) in `cwd/user-cache`; no file it writes can grow
+    past `max_file_size` bytes (as on a full disk) when that is given."""
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "XDG_CACHE_HOME": str(cwd / "user-cache")}
-    command = [sys.executable, "-c", "import sys; from epochlint.cli import main; sys.exit(main(sys.argv[1:]))"]
+    limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))" if max_file_size >= 0 else ""
+    driver = f"import resource, sys; {limit}; from epochlint.cli import main; sys.exit(main(sys.argv[1:]))"
+    command = [sys.executable, "-c", driver]
     return subprocess.run(
         [*command, *arguments], cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS, check=False
     )
@@ -182,3 +185,34 @@ def test_the_cache_key_is_private_to_its_user(write_tree: WriteTree) -> None:
     key = root / "user-cache" / "epochlint" / "key"
     assert key.stat().st_size == 32
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+# --- every file written whole or not at all ----------------------------------------------------------
+
+PADDED_CONSUMER = CONSUMER + "# padding\n" * 800
+WRITES = {
+    # (arguments, the file written, the error's start); each write would exceed the size limit.
+    "fix": (["--fix", "."], "consumer.py", "epochlint: cannot write the fix to consumer.py: File too large"),
+    "baseline": (["--write-baseline", "baseline.json", "."], "baseline.json", "epochlint: cannot write baseline"),
+    "output_file": (["--output-file", "report.txt", "."], "report.txt", "epochlint: cannot write report.txt"),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX resource limits")
+@pytest.mark.parametrize(("arguments", "written", "error"), WRITES.values(), ids=WRITES.keys())
+def test_a_write_that_fails_leaves_the_original_whole(
+    write_tree: WriteTree, arguments: list[str], written: str, error: str
+) -> None:
+    # A full disk left a fixed file truncated at 8,192 of 8,203 bytes while the report said
+    # "fixes applied: 0"; baselines and reports were written in place too.
+    root = write_tree({"consumer.py": PADDED_CONSUMER})
+    target = root / written
+    original = PADDED_CONSUMER if written == "consumer.py" else "the previous one\n" * 2
+    target.write_text(original)
+    # The new content is longer than the original: the limit stops it, and nothing else.
+    run = epochlint(root, "check", *arguments, max_file_size=len(original.encode()))
+    assert run.returncode == 2, (run.returncode, run.stderr)
+    assert run.stderr.strip().splitlines()[-1].startswith(error), run.stderr
+    assert "Traceback" not in run.stderr
+    assert target.read_text() == original
+    assert [p.name for p in root.iterdir() if p.name.endswith(".tmp")] == []
