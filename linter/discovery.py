@@ -10,12 +10,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from epochlint.config import Config
+from epochlint.text import escaped
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
 
@@ -33,7 +33,7 @@ DEFAULT_EXCLUDES: frozenset[str] = frozenset(
 @dataclass(frozen=True)
 class SourceFile:
     """A file to analyse. `path` is absolute and usable with open(); `rel` is for reports and
-    patterns: posix, relative to the project root (or, outside it, to the common ancestor), printable."""
+    patterns: posix, relative to the project root (`../` outside it), printable."""
 
     path: Path
     rel: str
@@ -68,17 +68,10 @@ class _Candidate:
 
 
 def printable(text: str) -> str:
-    """`text` with undecodable bytes (surrogate escapes) and control characters replaced by U+FFFD,
-    so that a report line stays one printable line whatever a file is called."""
-    if text.isprintable():
-        return text
-    decoded = os.fsencode(text).decode(sys.getfilesystemencoding(), "replace")
-    return "".join("\ufffd" if _is_control(ch) else ch for ch in decoded)
-
-
-def _is_control(ch: str) -> bool:
-    code = ord(ch)
-    return code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000
+    """`text` with undecodable bytes (surrogate escapes), control characters and characters that
+    move or reorder text written as escapes (`\\xe8`), so that a report line stays one printable
+    line whatever a file is called, and two names never show (nor are keyed) as one."""
+    return text if text.isprintable() else escaped(text)
 
 
 def _is_under(path: str, base: str) -> bool:
@@ -107,9 +100,9 @@ class _Walker:
         self.links: list[_Dir] = []
 
     def rel(self, path: str) -> str:
-        """Posix path relative to the root when inside it, else relative to the common ancestor."""
-        base = self.root if _is_under(path, self.root) else os.path.commonpath([path, self.root])
-        relative = "" if path == base else os.path.relpath(path, base)
+        """Posix path relative to the root, with `../` for a file outside it: `../other/x.py` must
+        never be taken for the project's own `other/x.py`."""
+        relative = "" if path == self.root else os.path.relpath(path, self.root)
         return relative.replace(os.sep, "/")
 
     def add_argument(self, path: str) -> None:

@@ -30,8 +30,8 @@ def epochlint(cwd: Path, *arguments: str, max_file_size: int = -1) -> subprocess
     with the user's own cache (the cache's key) in `cwd/user-cache`; no file it writes can grow
     past `max_file_size` bytes (as on a full disk) when that is given."""
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "XDG_CACHE_HOME": str(cwd / "user-cache")}
-    limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))" if max_file_size >= 0 else ""
-    driver = f"import resource, sys; {limit}; from epochlint.cli import main; sys.exit(main(sys.argv[1:]))"
+    limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))" if max_file_size >= 0 else "pass"
+    driver = f"import resource, sys\n{limit}\nfrom epochlint.cli import main\nsys.exit(main(sys.argv[1:]))"
     command = [sys.executable, "-c", driver]
     return subprocess.run(
         [*command, *arguments], cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS, check=False
@@ -216,3 +216,66 @@ def test_a_write_that_fails_leaves_the_original_whole(
     assert "Traceback" not in run.stderr
     assert target.read_text() == original
     assert [p.name for p in root.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# --- paths: distinct files keep distinct names ---------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs a file system that takes any bytes")
+def test_names_differing_only_in_undecodable_bytes_are_both_analysed(write_tree: WriteTree) -> None:
+    # Both became `consumer_\ufffd.py`: one file's findings replaced the other's ("All checks passed").
+    root = write_tree({"pyproject.toml": "[project]\nname = 'sample'\n"})
+    (root / "consumer.py").unlink(missing_ok=True)
+    Path(os.fsdecode(bytes(root) + b"/consumer_\xe8.py")).write_text(CONSUMER)
+    Path(os.fsdecode(bytes(root) + b"/consumer_\xe9.py")).write_text("x = 1\n")
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
+    assert codes_by_path(findings) == {"consumer_\\xe8.py": ["EPL001"]}
+    console = epochlint(root, "check", "--no-cache", ".")
+    assert "consumer_\\xe8.py:17:9: EPL001" in console.stdout
+    assert "in 2 files" in console.stdout
+
+
+def test_a_file_outside_the_project_never_takes_the_name_of_one_inside(tmp_path: Path) -> None:
+    # `check . ../other/x.py` named the outside file `other/x.py` (from the common ancestor), as
+    # the project's own `other/x.py`: one hid the other's findings.
+    root = tmp_path / "project"
+    for path, text in {
+        root / "pyproject.toml": "[project]\nname = 'sample'\n",
+        root / "other" / "x.py": "y = 2\n",
+        tmp_path / "other" / "x.py": CONSUMER,
+    }.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py")
+    assert codes_by_path(json_findings(run)) == {"../other/x.py": ["EPL001"]}
+    assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+# --- output: nothing the analysed code holds reaches the terminal or the log as it is ---------------
+
+TROJAN = "\u202e"
+SEPARATOR = "\u2028"
+
+
+@pytest.mark.parametrize("output_format", ["console", "github"])
+def test_bidi_overrides_and_line_separators_are_escaped_in_the_output(write_tree: WriteTree, output_format: str) -> None:
+    consumer = CONSUMER.replace("for message in batch:", f"for message in batch:  # {TROJAN}{SEPARATOR}\x1b[2J")
+    root = write_tree({f"consumer{TROJAN}.py": consumer})
+    run = epochlint(root, "check", "--no-cache", "--output-format", output_format, ".")
+    assert run.returncode == 1, run.stderr
+    assert "EPL001" in run.stdout
+    for unsafe in (TROJAN, SEPARATOR, "\x1b"):
+        assert unsafe not in run.stdout
+    assert "consumer\\u202e.py" in run.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_the_console_never_reads_a_fifo_to_show_a_frame(write_tree: WriteTree) -> None:
+    # `check p.py` on a FIFO blocked forever: its EPL900 frame was read from the file, unguarded.
+    root = write_tree({"consumer.py": CONSUMER})
+    os.mkfifo(root / "p.py")
+    os.symlink("/dev/zero", root / "zero.py")
+    run = epochlint(root, "check", "--no-cache", "p.py", "zero.py", "consumer.py")
+    assert run.returncode == 1, run.stderr
+    assert "p.py:1:1: EPL900" in run.stdout and "zero.py:1:1: EPL900" in run.stdout
+    assert "consumer.py:17:9: EPL001" in run.stdout
