@@ -168,9 +168,14 @@ class _Walker:
             if self.dir_excluded(entry.name, rel):
                 return None
             return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
-        if entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
-            if not self.config.is_excluded(rel, is_dir=False):
-                self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
+        if not entry.name.endswith(".py") or self.config.is_excluded(rel, is_dir=False):
+            return None
+        if entry.is_file(follow_symlinks=False):
+            self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
+        else:
+            # Named like a source file but not one: never read (it could block), never dropped.
+            kind = _special_kind(entry.stat(follow_symlinks=False).st_mode)
+            self.problems.append(DiscoveryProblem(rel, f"is {kind}, not a regular file"))
         return None
 
     def link(self, entry: os.DirEntry[str], rel: str) -> None:
@@ -184,6 +189,8 @@ class _Walker:
             return
         real = os.path.realpath(entry.path)
         if not self.follow_external and not any(_is_under(real, r) for r in self.given_roots):
+            if self.reports_outside_link(entry.name, rel, mode):
+                self.problems.append(DiscoveryProblem(rel, _OUTSIDE_LINK))
             return
         if stat.S_ISDIR(mode):
             if not self.dir_excluded(entry.name, rel):
@@ -191,6 +198,12 @@ class _Walker:
         elif stat.S_ISREG(mode) and entry.name.endswith(".py"):
             if not self.config.is_excluded(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
+
+    def reports_outside_link(self, name: str, rel: str, mode: int) -> bool:
+        """Whether a link out of the analysed paths would have been walked or read if followed."""
+        if stat.S_ISDIR(mode):
+            return not self.dir_excluded(name, rel)
+        return name.endswith(".py") and not self.config.is_excluded(rel, is_dir=False)
 
     def dir_excluded(self, name: str, rel: str) -> bool:
         if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
@@ -210,6 +223,19 @@ class _Walker:
         unique = {DiscoveryProblem(printable(p.rel), p.reason) for p in self.problems}
         problems = sorted(unique, key=lambda p: (p.rel, p.reason))
         return files, problems
+
+
+_OUTSIDE_LINK = "symbolic link to outside the analysed paths, not followed"
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
 
 
 def _names_source(name: str) -> bool:
@@ -244,7 +270,9 @@ def discover(
 
     Raises UsageError for a path that does not exist. Symlinks inside walked directories are
     followed when their target lies inside one of the given paths (or always, with
-    `follow_external_symlinks`); a link that leads back into the tree is never walked twice.
+    `follow_external_symlinks`); a link that leads back into the tree is never walked twice. A
+    link to a `.py` file or a folder outside the given paths is reported, not followed, and so is
+    a FIFO, socket or device named `*.py`: nothing is skipped silently.
     """
     given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
     for original, path in zip(paths, given):

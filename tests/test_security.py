@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import pickle
+import socket
 import stat
 import subprocess
 import sys
@@ -279,3 +280,32 @@ def test_the_console_never_reads_a_fifo_to_show_a_frame(write_tree: WriteTree) -
     assert run.returncode == 1, run.stderr
     assert "p.py:1:1: EPL900" in run.stdout and "zero.py:1:1: EPL900" in run.stdout
     assert "consumer.py:17:9: EPL001" in run.stdout
+
+
+# --- nothing skipped silently -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and Unix sockets")
+def test_a_fifo_or_socket_named_py_in_a_walked_folder_is_reported(write_tree: WriteTree) -> None:
+    root = write_tree({"consumer.py": CONSUMER})
+    os.mkfifo(root / "pipe.py")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(root / "sock.py"))
+        findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
+    messages = {path: message for path, _, message in findings}
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "pipe.py": ["EPL900"], "sock.py": ["EPL900"]}
+    assert "a FIFO (named pipe)" in messages["pipe.py"]
+    assert "a socket" in messages["sock.py"]
+
+
+def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "racy.py").write_text(CONSUMER)
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / "linked.py").symlink_to(outside / "racy.py")
+    (root / "vendored").symlink_to(outside, target_is_directory=True)
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "linked.py": ["EPL900"], "vendored": ["EPL900"]}
+    assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
