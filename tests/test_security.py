@@ -309,3 +309,33 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
     findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
     assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "linked.py": ["EPL900"], "vendored": ["EPL900"]}
     assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
+
+
+# --- configured patterns that would hang ---------------------------------------------------------------
+
+HANGING_PATTERNS = {
+    # Each ran for minutes against long names (killed after 30-60 s).
+    "epoch-pattern": 'epoch-pattern = "(a+)+$"',
+    "lock-pattern": 'lock-pattern = "(a|aa)+$"',
+    "exclude": 'exclude = ["*a*a*a*a*a*a*a*a*b"]',
+}
+
+
+@pytest.mark.parametrize(("key", "setting"), HANGING_PATTERNS.items(), ids=HANGING_PATTERNS.keys())
+def test_a_pattern_that_could_hang_is_a_configuration_error_naming_its_key(
+    write_tree: WriteTree, key: str, setting: str
+) -> None:
+    root = write_tree({"consumer.py": CONSUMER, "a" * 200 + ".py": "a" * 100 + " = 1\n"}, f"[tool.epochlint]\n{setting}\n")
+    run = epochlint(root, "check", "--no-cache", ".")
+    assert run.returncode == 2, (run.returncode, run.stdout[-500:])
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith("epochlint: error: pyproject.toml: [tool.epochlint] " + key), line
+    assert "exponential" in line or "minutes" in line
+
+
+def test_patterns_with_ordinary_repetition_are_accepted(write_tree: WriteTree) -> None:
+    settings = 'epoch-pattern = "(?:leader_)?epoch"\nlock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
+    root = write_tree({"consumer.py": CONSUMER}, f"[tool.epochlint]\n{settings}")
+    assert codes_by_path(json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))) == {
+        "consumer.py": ["EPL001"]
+    }
