@@ -177,7 +177,8 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
     # Largest first, so that no worker is left with a big file at the end.
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+        workers = min(jobs, len(tasks))
+        with ProcessPoolExecutor(workers, context, initializer=_die_with, initargs=(os.getpid(),)) as pool:
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             for future in as_completed(futures):
                 done[futures[future]] = future.result()
@@ -187,6 +188,25 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
         rest = {i: task for i, task in tasks.items() if i not in done}
         done.update(_run_here(rest, advance))
     return done
+
+
+# Linux's prctl(2) option: the signal a process gets when its parent ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """Make this worker end when the run that started it ends, however it ends (SIGTERM, SIGKILL):
+    else a killed run leaves its workers parsing on, orphaned. Linux only; elsewhere workers
+    notice a dead parent only at their next task."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)  # the parent ended before the request took effect
 
 
 def _progress_bar(total: int) -> ContextManager[Callable[[], None]]:

@@ -3,14 +3,17 @@ clear one-line error, never a crash, a hang, a lost file or a silenced finding."
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import pickle
+import signal
 import socket
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,16 +29,21 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 HANG_GUARD_SECONDS = 300
 
 
-def epochlint(cwd: Path, *arguments: str, max_file_size: int = -1) -> subprocess.CompletedProcess[str]:
-    """`epochlint ARGUMENTS` in its own process (a crash there must not end the tests), from `cwd`,
-    with the user's own cache (the cache's key) in `cwd/user-cache`; no file it writes can grow
-    past `max_file_size` bytes (as on a full disk) when that is given."""
+def epochlint_command(cwd: Path, *arguments: str, max_file_size: int = -1) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of `epochlint ARGUMENTS` in its own process, with the
+    user's own cache (the cache's key) in `cwd/user-cache`; no file it writes can grow past
+    `max_file_size` bytes (as on a full disk) when that is given."""
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "XDG_CACHE_HOME": str(cwd / "user-cache")}
     limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))" if max_file_size >= 0 else "pass"
     driver = f"import resource, sys\n{limit}\nfrom epochlint.cli import main\nsys.exit(main(sys.argv[1:]))"
-    command = [sys.executable, "-c", driver]
+    return [sys.executable, "-c", driver, *arguments], environment
+
+
+def epochlint(cwd: Path, *arguments: str, max_file_size: int = -1) -> subprocess.CompletedProcess[str]:
+    """`epochlint ARGUMENTS` run to its end from `cwd` (a crash there must not end the tests)."""
+    command, environment = epochlint_command(cwd, *arguments, max_file_size=max_file_size)
     return subprocess.run(
-        [*command, *arguments], cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS, check=False
+        command, cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS, check=False
     )
 
 
@@ -339,3 +347,61 @@ def test_patterns_with_ordinary_repetition_are_accepted(write_tree: WriteTree) -
     assert codes_by_path(json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))) == {
         "consumer.py": ["EPL001"]
     }
+
+
+# --- no orphans ----------------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                # The fields after the command's name (in parentheses): state, then parent.
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def _wait_for(condition: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers end with their run on Linux")
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_run_killed_during_a_parallel_parse_leaves_no_worker(write_tree: WriteTree, signal_number: int) -> None:
+    # Ten workers were found parsing on 45 minutes after their run was killed.
+    body = CONSUMER.split("class BatchConsumer:")[1]
+    module = "import threading\n" + "".join(f"class C{i}:{body}" for i in range(80))
+    root = write_tree({f"m{index}.py": module for index in range(24)})
+    command, environment = epochlint_command(root, "check", "--no-cache", "--jobs", "2", ".")
+    run = subprocess.Popen(command, cwd=root, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+
+    def both_workers_started() -> bool:
+        workers.update(_children(run.pid))
+        return len(workers) >= 2
+
+    try:
+        assert _wait_for(both_workers_started)
+        run.send_signal(signal_number)
+        run.wait(HANG_GUARD_SECONDS)
+        assert _wait_for(lambda: not any(_running(worker) for worker in workers)), "workers outlived their run"
+    finally:
+        run.kill()
+        for worker in workers:
+            if _running(worker):
+                os.kill(worker, signal.SIGKILL)
