@@ -405,3 +405,41 @@ def test_a_run_killed_during_a_parallel_parse_leaves_no_worker(write_tree: Write
         for worker in workers:
             if _running(worker):
                 os.kill(worker, signal.SIGKILL)
+
+
+# --- super-linear inputs: the right answer, or an EPL900 saying why -----------------------------------
+
+LOCKED_MODULE = "import threading\n\nLOCK = threading.Lock()\n\n"  # a lock: the file is analysed
+
+
+def test_a_with_of_5000_items_is_python_s_own_error_not_a_73_mb_fact(write_tree: WriteTree) -> None:
+    names = ", ".join(f"a{i}" for i in range(5000))
+    root = write_tree({"consumer.py": CONSUMER, "withs.py": f"{LOCKED_MODULE}def f({names}):\n    with {names}:\n        pass\n"})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "withs.py": ["EPL900"]}
+    [message] = [m for p, _, m in findings if p == "withs.py"]
+    assert "syntax error at line 6: too many statically nested blocks" in message
+
+
+def test_a_comprehension_python_accepts_is_not_called_a_syntax_error(write_tree: WriteTree) -> None:
+    clauses = " ".join(f"for a{i} in b" for i in range(5000))
+    source = f"{LOCKED_MODULE}x = [a {clauses}]\n"
+    compile(source, "comprehension.py", "exec")  # valid Python
+    root = write_tree({"consumer.py": CONSUMER, "comprehension.py": source})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "comprehension.py": ["EPL900"]}
+    [message] = [m for p, _, m in findings if p == "comprehension.py"]
+    assert not message.startswith("Cannot analyse this file: syntax error")
+    assert "beyond the limits of the parser" in message and "Python itself reports no syntax error" in message
+
+
+def test_many_batch_loops_with_lambdas_are_each_reported(write_tree: WriteTree) -> None:
+    loops = 60
+    body = "".join(
+        f"        for m{i} in batch:\n            key{i} = lambda m: m.offset\n            if m{i}.epoch >= self._epoch:\n"
+        f"                key{i}(m{i})\n"
+        for i in range(loops)
+    )
+    root = write_tree({"consumer.py": CONSUMER + f"\n    def many(self, batch: list) -> None:\n{body}"})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"] * (loops + 1)}
