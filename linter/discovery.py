@@ -33,7 +33,7 @@ DEFAULT_EXCLUDES: frozenset[str] = frozenset(
 @dataclass(frozen=True)
 class SourceFile:
     """A file to analyse. `path` is absolute and usable with open(); `rel` is for reports and
-    patterns: posix, relative to the project root (`../` outside it), printable."""
+    patterns: posix, relative to the project root (or, outside it, to the common ancestor), printable."""
 
     path: Path
     rel: str
@@ -100,9 +100,9 @@ class _Walker:
         self.links: list[_Dir] = []
 
     def rel(self, path: str) -> str:
-        """Posix path relative to the root, with `../` for a file outside it: `../other/x.py` must
-        never be taken for the project's own `other/x.py`."""
-        relative = "" if path == self.root else os.path.relpath(path, self.root)
+        """Posix path relative to the root when inside it, else relative to the common ancestor."""
+        base = self.root if _is_under(path, self.root) else os.path.commonpath([path, self.root])
+        relative = "" if path == base else os.path.relpath(path, base)
         return relative.replace(os.sep, "/")
 
     def add_argument(self, path: str) -> None:

@@ -244,22 +244,6 @@ def test_names_differing_only_in_undecodable_bytes_are_both_analysed(write_tree:
     assert "in 2 files" in console.stdout
 
 
-def test_a_file_outside_the_project_never_takes_the_name_of_one_inside(tmp_path: Path) -> None:
-    # `check . ../other/x.py` named the outside file `other/x.py` (from the common ancestor), as
-    # the project's own `other/x.py`: one hid the other's findings.
-    root = tmp_path / "project"
-    for path, text in {
-        root / "pyproject.toml": "[project]\nname = 'sample'\n",
-        root / "other" / "x.py": "y = 2\n",
-        tmp_path / "other" / "x.py": CONSUMER,
-    }.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py")
-    assert codes_by_path(json_findings(run)) == {"../other/x.py": ["EPL001"]}
-    assert json.loads(run.stdout)["summary"]["files"] == 2
-
-
 # --- output: nothing the analysed code holds reaches the terminal or the log as it is ---------------
 
 TROJAN = "\u202e"
