@@ -5,8 +5,14 @@ version, the facts format, a digest of the frontend's own source (so that an edi
 reads facts an older one wrote), the configuration's fingerprint, and the kind of facts (parsed,
 or not relevant). Entries are written to a temporary file and renamed into place, so concurrent
 runs and interrupted runs never leave half an entry under a key. An entry is checked against a
-digest of its key and payload before it is decoded: a truncated, corrupted or foreign entry is a
-miss, never trusted. A cache that cannot be created or written is simply not used.
+keyed digest (HMAC) of its key and payload before it is decoded, with a secret key kept per user
+outside the project (`$XDG_CACHE_HOME/epochlint/key`, mode 0600): a truncated, corrupted, foreign
+or planted entry (committed to the repository, say) is a miss, never trusted. A cache that cannot
+be created or written is simply not used.
+
+The cache never follows a symbolic link it did not create: a cache folder, entry or tag file that
+is a link (committed to make pruning delete files elsewhere, or a read run forever on `/dev/zero`)
+is refused with a one-line warning, and the run goes on without the cache.
 
 The findings cache beside it keeps whole runs' findings by a key over all their inputs. Neither
 grows without bound: reading an entry marks it used, facts unused for a month are deleted when a
@@ -16,9 +22,12 @@ run parses something, and only the findings of the most recent runs are kept.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.metadata
 import importlib.util
 import os
+import stat
+import sys
 import tempfile
 import time
 from contextlib import suppress
@@ -26,6 +35,7 @@ from functools import cache
 from pathlib import Path
 
 from epochlint import __version__
+from epochlint.fileio import read_regular, write_atomically
 from epochlint.frontend import codec
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 from epochlint.frontend.java import JAVA_DISTRIBUTIONS
@@ -38,6 +48,10 @@ _FACTS_KEPT_SECONDS = 30 * 24 * 3600
 # Findings of the most recent runs: enough to switch between a few branches without analysing.
 _FINDINGS_KEPT = 8
 _DIGEST_SIZE = 32
+_KEY_SIZE = 32
+# No entry is this big (facts of the largest file analysed are far smaller): a bound on any read.
+_MAX_ENTRY_BYTES = 1 << 30
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by epochlint.\n"
@@ -78,26 +92,34 @@ class _EntryStore:
         top = root / CACHE_DIR
         directory = top / folder
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            usable = _own_folder(top) and _own_folder(directory)
             _write_once(top / "CACHEDIR.TAG", _CACHEDIR_TAG)
             _write_once(top / ".gitignore", "# Created by epochlint.\n*\n")
-        except OSError:
-            return directory if directory.is_dir() else None
-        return directory
+        except _Refused as refusal:
+            _warn(f"not using the cache: {refusal}")
+            return None
+        return directory if usable and _machine_key() is not None else None
 
     def _read(self, key: str) -> bytes | None:
         if self._directory is None:
             return None
         path = self._directory / key
         try:
-            entry = path.read_bytes()
+            descriptor = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+        except OSError:
+            return None  # absent, or a link: never followed
+        try:
+            entry = read_regular(descriptor, _MAX_ENTRY_BYTES)
+            if isinstance(entry, str):
+                return None
+            stored, payload = entry[:_DIGEST_SIZE], entry[_DIGEST_SIZE:]
+            if not hmac.compare_digest(stored, _entry_digest(key, payload)):
+                return None
+            os.utime(descriptor)  # used now: pruning goes by the time an entry was last used
         except OSError:
             return None
-        stored, payload = entry[:_DIGEST_SIZE], entry[_DIGEST_SIZE:]
-        if stored != _entry_digest(key, payload):
-            return None
-        with suppress(OSError):
-            os.utime(path)  # used now: pruning goes by the time an entry was last used
+        finally:
+            os.close(descriptor)
         return payload
 
     def prune(self, *, keep: int | None = None, unused_for: float | None = None) -> None:
@@ -109,7 +131,7 @@ class _EntryStore:
         now = time.time()
         try:
             entries = sorted(
-                ((entry.stat().st_mtime, entry.path) for entry in os.scandir(self._directory)),
+                ((entry.stat(follow_symlinks=False).st_mtime, entry.path) for entry in os.scandir(self._directory)),
                 reverse=True,
             )
         except OSError:
@@ -126,15 +148,7 @@ class _EntryStore:
         if self._directory is None:
             return
         try:
-            handle, temporary = tempfile.mkstemp(dir=self._directory, prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as stream:
-                    stream.write(_entry_digest(key, payload) + payload)
-                os.replace(temporary, self._directory / key)
-            except BaseException:
-                with suppress(OSError):
-                    os.unlink(temporary)
-                raise
+            write_atomically(self._directory / key, _entry_digest(key, payload) + payload)
         except OSError:
             self._directory = None
 
@@ -201,10 +215,96 @@ def analysis_digest() -> str:
     return digest.hexdigest()
 
 
-def _entry_digest(key: str, payload: bytes) -> bytes:
-    return hashlib.sha256(key.encode() + b"\0" + payload).digest()
+class _Refused(Exception):
+    """Why the cache is not used: something in its place that epochlint did not make."""
+
+
+def _own_folder(path: Path) -> bool:
+    """Whether `path` is a real folder (made now if missing); a link there is refused (a file
+    there, which nothing can follow, only means no cache)."""
+    try:
+        os.mkdir(path)
+    except OSError:
+        pass  # there already, or not makeable here (a read-only project): what is there decides
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        raise _Refused(f"{path.name} in {path.parent} is a symbolic link")
+    return stat.S_ISDIR(mode)
 
 
 def _write_once(path: Path, text: str) -> None:
-    if not path.exists():
-        path.write_text(text, encoding="utf-8")
+    """Create `path` with `text` unless something (a file, a link, even a dangling one) is there."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW, 0o644)
+    except FileExistsError:
+        if os.path.islink(path):
+            raise _Refused(f"{path.name} in {path.parent} is a symbolic link") from None
+        return
+    except OSError:
+        return
+    with suppress(OSError), os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+        stream.write(text)  # a tag cut short (a full disk) only labels the folder less well
+
+
+_warned: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """A one-line warning on stderr, once per run for each message."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"epochlint: warning: {message}", file=sys.stderr)
+
+
+def _key_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "epochlint", "key")
+
+
+@cache
+def _machine_key() -> bytes | None:
+    """This user's secret key for the entries' digests, made on first use; None when it cannot be
+    had (no cache then: an entry that cannot be authenticated is never used)."""
+    path = _key_path()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not os.path.lexists(path):
+            _create_key(path)
+        descriptor = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+        try:
+            key = read_regular(descriptor, _KEY_SIZE)
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        _warn(f"not using the cache: cannot make its key {path}: {error.strerror or error}")
+        return None
+    if isinstance(key, str) or len(key) != _KEY_SIZE:
+        _warn(f"not using the cache: its key {path} is not a {_KEY_SIZE}-byte file")
+        return None
+    return key
+
+
+def _create_key(path: Path) -> None:
+    """Write a new random key, whole and readable by its owner alone; of two runs making one at
+    once, the first to link it in wins and both read that one."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".key-")  # mode 0600
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(os.urandom(_KEY_SIZE))
+            stream.flush()
+            os.fsync(stream.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temporary)
+
+
+def _entry_digest(key: str, payload: bytes) -> bytes:
+    machine_key = _machine_key()
+    assert machine_key is not None  # a store without a key has no folder, so reads and writes nothing
+    return hmac.new(machine_key, key.encode() + b"\0" + payload, hashlib.sha256).digest()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from epochlint import __version__
 from epochlint.config import Config, ConfigError, load_config
 from epochlint.discovery import UsageError
+from epochlint.fileio import write_atomically
 
 if TYPE_CHECKING:
     from epochlint.report.formats import Renderer
@@ -239,9 +240,11 @@ def _check(args: argparse.Namespace) -> int:
     result = outcome.result
     render = _renderer(args)
     if args.output_file is not None:
+        # Rendered whole first, then written atomically: a full disk leaves the previous report.
+        report = io.StringIO(newline="\n")
+        render(result, report)
         try:
-            with args.output_file.open("w", encoding="utf-8", newline="\n") as stream:
-                render(result, stream)
+            write_atomically(args.output_file, report.getvalue().encode("utf-8"))
         except OSError as error:
             raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
     else:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -22,6 +21,7 @@ from typing import ContextManager
 from epochlint.cache import FactsCache
 from epochlint.config import Config
 from epochlint.discovery import SourceFile
+from epochlint.fileio import read_regular
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
@@ -63,33 +63,11 @@ def read_source(source: SourceFile, max_size: int) -> bytes | str:
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
     try:
-        return _read_regular(descriptor, max_size)
+        return read_regular(descriptor, max_size)
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
     finally:
         os.close(descriptor)
-
-
-def _read_regular(descriptor: int, max_size: int) -> bytes | str:
-    status = os.fstat(descriptor)
-    if stat.S_ISDIR(status.st_mode):
-        return "is a directory, not a file"
-    if not stat.S_ISREG(status.st_mode):
-        return "not a regular file"
-    if status.st_size > max_size:
-        return f"file is {status.st_size} bytes, over the size limit of {max_size}"
-    # Never more than the file held when it was opened (a read of n bytes allocates n up front).
-    chunks: list[bytes] = []
-    wanted = status.st_size + 1
-    while wanted > 0:
-        chunk = os.read(descriptor, wanted)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        wanted -= len(chunk)
-    if wanted <= 0:
-        return "file changed while it was read (it grew)"
-    return b"".join(chunks)
 
 
 def read_sources(sources: Sequence[SourceFile], config: Config) -> list[bytes | str]:
@@ -209,7 +187,8 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
     # Largest first, so that no worker is left with a big file at the end.
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+        workers = min(jobs, len(tasks))
+        with ProcessPoolExecutor(workers, context, initializer=_die_with, initargs=(os.getpid(),)) as pool:
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             for future in as_completed(futures):
                 done[futures[future]] = future.result()
@@ -219,6 +198,25 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
         rest = {i: task for i, task in tasks.items() if i not in done}
         done.update(_run_here(rest, advance))
     return done
+
+
+# Linux's prctl(2) option: the signal a process gets when its parent ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """Make this worker end when the run that started it ends, however it ends (SIGTERM, SIGKILL):
+    else a killed run leaves its workers parsing on, orphaned. Linux only; elsewhere workers
+    notice a dead parent only at their next task."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)  # the parent ended before the request took effect
 
 
 def _progress_bar(total: int) -> ContextManager[Callable[[], None]]:

@@ -13,12 +13,17 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import pathspec
+
+# The standard library's own parser of regular expressions (what re.compile uses): the shape of a
+# configured pattern is checked on its parse tree.
+from re import _constants, _parser as _regex_parser  # type: ignore[attr-defined]
 
 __all__ = [
     "HANDLER_SUFFIX_WORDS",
@@ -237,6 +242,12 @@ class Config:
         return re.compile(self.lock_pattern, re.IGNORECASE)
 
 
+_REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
+# More `*` than this in one name of an exclude pattern makes matching a long name take seconds
+# (4: about 3 s for a 250-character name, 5: a minute and a half; 3: 0.06 s).
+_MAX_WILDCARDS = 3
+
+
 def _best_match(selectors: Sequence[str], code: str) -> int:
     """Length of the most specific selector matching `code` (0 for ALL), -1 when none does."""
     best = -1
@@ -353,6 +364,13 @@ def _check_pattern(pattern: str, where: str) -> None:
     if pattern.startswith("#"):
         # In gitignore syntax this line is a comment: the user would exclude nothing, silently.
         raise _fail(where, f"pattern {_show(pattern)} is a comment in gitignore syntax (write '\\{pattern}')")
+    wildcards = max(segment.replace("**", "").count("*") for segment in pattern.split("/"))
+    if wildcards > _MAX_WILDCARDS:
+        raise _fail(
+            where,
+            f"pattern {_show(pattern)} has {wildcards} '*' wildcards in one name: more than {_MAX_WILDCARDS}"
+            " can take minutes to match against a long file name; write it with fewer",
+        )
     try:
         _compile_patterns((pattern,))
     except (ValueError, re.error) as error:
@@ -373,9 +391,40 @@ def _regex(value: object, where: str) -> re.Pattern[str]:
     if not value:
         raise _fail(where, "expected a regular expression, got an empty string")
     try:
-        return re.compile(value, re.IGNORECASE)
+        compiled = re.compile(value, re.IGNORECASE)
     except re.error as error:
         raise _fail(where, f"invalid regular expression {value!r} ({error})") from None
+    if _repeats_a_repetition(_regex_parser.parse(value)):
+        raise _fail(
+            where,
+            f"regular expression {value!r} repeats a group that itself repeats or has alternatives"
+            " (as `(a+)+` or `(a|aa)+`): matching it can take exponential time on some names; write it"
+            " without the outer repetition",
+        )
+    return compiled
+
+
+def _repeats_a_repetition(parsed: Iterable[tuple[Any, Any]], inside_repeat: bool = False) -> bool:
+    """Whether a parsed expression has a repetition (`*`, `+`, `{2,}`) inside another, or
+    alternatives inside one: what makes a backtracking matcher take exponential time."""
+    for op, argument in parsed:
+        if op in _REPEATS:
+            _, most, body = argument
+            repeats = most > 1
+            if (inside_repeat and repeats) or _repeats_a_repetition(body, inside_repeat or repeats):
+                return True
+        elif op is _constants.BRANCH:
+            if inside_repeat or any(_repeats_a_repetition(branch, inside_repeat) for branch in argument[1]):
+                return True
+        elif op is _constants.SUBPATTERN and _repeats_a_repetition(argument[-1], inside_repeat):
+            return True
+        elif op in (_constants.ASSERT, _constants.ASSERT_NOT) and _repeats_a_repetition(argument[1], inside_repeat):
+            return True
+        elif op is _constants.GROUPREF_EXISTS and any(
+            _repeats_a_repetition(branch, inside_repeat) for branch in argument[1:] if branch is not None
+        ):
+            return True
+    return False
 
 
 def _epoch_pattern(value: object, where: str, _known: frozenset[str]) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from epochlint.config import Config
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
+from epochlint.text import escaped
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
 
@@ -70,17 +71,10 @@ class _Candidate:
 
 
 def printable(text: str) -> str:
-    """`text` with undecodable bytes (surrogate escapes) and control characters replaced by U+FFFD,
-    so that a report line stays one printable line whatever a file is called."""
-    if text.isprintable():
-        return text
-    decoded = os.fsencode(text).decode(sys.getfilesystemencoding(), "replace")
-    return "".join("\ufffd" if _is_control(ch) else ch for ch in decoded)
-
-
-def _is_control(ch: str) -> bool:
-    code = ord(ch)
-    return code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000
+    """`text` with undecodable bytes (surrogate escapes), control characters and characters that
+    move or reorder text written as escapes (`\\xe8`), so that a report line stays one printable
+    line whatever a file is called, and two names never show (nor are keyed) as one."""
+    return text if text.isprintable() else escaped(text)
 
 
 def _is_under(path: str, base: str) -> bool:
@@ -177,9 +171,14 @@ class _Walker:
             if self.dir_excluded(entry.name, rel):
                 return None
             return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
-        if _is_source_name(entry.name) and entry.is_file(follow_symlinks=False):
-            if not self.config.is_excluded(rel, is_dir=False):
-                self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
+        if not _is_source_name(entry.name) or self.config.is_excluded(rel, is_dir=False):
+            return None
+        if entry.is_file(follow_symlinks=False):
+            self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
+        else:
+            # Named like a source file but not one: never read (it could block), never dropped.
+            kind = _special_kind(entry.stat(follow_symlinks=False).st_mode)
+            self.problems.append(DiscoveryProblem(rel, f"is {kind}, not a regular file"))
         return None
 
     def link(self, entry: os.DirEntry[str], rel: str) -> None:
@@ -193,6 +192,8 @@ class _Walker:
             return
         real = os.path.realpath(entry.path)
         if not self.follow_external and not any(_is_under(real, r) for r in self.given_roots):
+            if self.reports_outside_link(entry.name, rel, mode):
+                self.problems.append(DiscoveryProblem(rel, _OUTSIDE_LINK))
             return
         if stat.S_ISDIR(mode):
             if not self.dir_excluded(entry.name, rel):
@@ -200,6 +201,12 @@ class _Walker:
         elif stat.S_ISREG(mode) and _is_source_name(entry.name):
             if not self.config.is_excluded(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
+
+    def reports_outside_link(self, name: str, rel: str, mode: int) -> bool:
+        """Whether a link out of the analysed paths would have been walked or read if followed."""
+        if stat.S_ISDIR(mode):
+            return not self.dir_excluded(name, rel)
+        return _is_source_name(name) and not self.config.is_excluded(rel, is_dir=False)
 
     def dir_excluded(self, name: str, rel: str) -> bool:
         if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
@@ -219,6 +226,19 @@ class _Walker:
         unique = {DiscoveryProblem(printable(p.rel), p.reason) for p in self.problems}
         problems = sorted(unique, key=lambda p: (p.rel, p.reason))
         return files, problems
+
+
+_OUTSIDE_LINK = "symbolic link to outside the analysed paths, not followed"
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
 
 
 def _names_source(name: str) -> bool:
@@ -257,7 +277,9 @@ def discover(
 
     Raises UsageError for a path that does not exist. Symlinks inside walked directories are
     followed when their target lies inside one of the given paths (or always, with
-    `follow_external_symlinks`); a link that leads back into the tree is never walked twice.
+    `follow_external_symlinks`); a link that leads back into the tree is never walked twice. A
+    link to a `.py` file or a folder outside the given paths is reported, not followed, and so is
+    a FIFO, socket or device named `*.py`: nothing is skipped silently.
     """
     given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
     for original, path in zip(paths, given):

@@ -97,10 +97,19 @@ def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:
         abs_dir = source.path.parent
         while str(rel_dir) not in checked and str(rel_dir) != ".":
             checked.add(str(rel_dir))
-            if (abs_dir / "__init__.py").is_file():
+            if _is_file(abs_dir / "__init__.py"):
                 found.add(str(rel_dir))
             rel_dir, abs_dir = rel_dir.parent, abs_dir.parent
     return found
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; a folder that cannot be searched (no execute permission) holds none
+    that can be read, so its files are reported unreadable, not the run ended."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding], list[type[Rule]]]:
@@ -270,7 +279,19 @@ def _decode_analysis(payload: bytes | None) -> _Analysed | None:
         analysed = restricted_loads(payload, _CACHED_CLASSES)
     except FactsDecodeError:
         return None
-    return analysed if isinstance(analysed, _Analysed) else None
+    return analysed if _well_formed(analysed) else None
+
+
+def _well_formed(analysed: object) -> bool:
+    """Whether a decoded entry has the types a run's report relies on (else it is not used)."""
+    return (
+        isinstance(analysed, _Analysed)
+        and isinstance(analysed.findings, tuple)
+        and all(isinstance(finding, Finding) for finding in analysed.findings)
+        and isinstance(analysed.rules, tuple)
+        and all(isinstance(rule, RuleInfo) for rule in analysed.rules)
+        and type(analysed.not_relevant) is int
+    )
 
 
 def rule_info(rule: type[Rule]) -> RuleInfo:

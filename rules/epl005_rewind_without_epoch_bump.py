@@ -148,6 +148,7 @@ class Reader:
 
     def check(self, program: Program) -> Iterable[Finding]:
         owned_by: dict[str, frozenset[FieldId]] = {}
+        fields = _FieldsByOwner(program)
         for fid, (_, function) in sorted(program.symbols.functions.items()):
             cls = program.symbols.class_of_function(fid)
             if function.kind != "method" or not program.config.rewind_name(function.name):
@@ -157,7 +158,7 @@ class Reader:
             if _is_stub(program, fid):
                 continue
             if cls not in owned_by:
-                owned_by[cls] = _guarded_epoch_fields(program, cls)
+                owned_by[cls] = _guarded_epoch_fields(program, cls, fields)
             owned = owned_by[cls]
             if not owned:
                 continue
@@ -193,7 +194,23 @@ class Reader:
         )
 
 
-def _guarded_epoch_fields(program: Program, cls: str) -> frozenset[FieldId]:
+class _FieldsByOwner:
+    """The program's guarded epoch fields and its single-attribute fields, by owning class: made
+    once per run (looked through per class, they made the rule quadratic in the classes)."""
+
+    def __init__(self, program: Program) -> None:
+        bumped = program.lock_order.bumped_fields
+        self.guarded: dict[str, list[FieldId]] = {}
+        for field in program.epoch_fields():
+            if program.guards(field) and field in bumped:
+                self.guarded.setdefault(field.owner, []).append(field)
+        self.holders: dict[str, list[FieldId]] = {}
+        for field in program.field_writes:
+            if len(field.path) == 1:
+                self.holders.setdefault(field.owner, []).append(field)
+
+
+def _guarded_epoch_fields(program: Program, cls: str, fields: _FieldsByOwner) -> frozenset[FieldId]:
     """Guarded epoch fields of `self` in class `cls`: its own, inherited, or on a holder object
     (a field of `self` whose class is known), through any depth of holders.
 
@@ -201,20 +218,16 @@ def _guarded_epoch_fields(program: Program, cls: str) -> frozenset[FieldId]:
     leader epoch learnt from metadata, reset by a seek) is not a counter a rewind could advance.
     """
     symbols = program.symbols
-    bumped = program.lock_order.bumped_fields
-    guarded = [f for f in program.epoch_fields() if program.guards(f) and f in bumped]
     found: set[FieldId] = set()
     pending, seen = [cls], {cls}
     while pending:
-        owners = set(symbols.mro(pending.pop()))
-        found.update(f for f in guarded if f.owner in owners)
-        for field in program.field_writes:
-            if field.owner not in owners or len(field.path) != 1:
-                continue
-            holder = symbols.field_type(field.owner, field.path[0])
-            if holder is not None and holder.target not in seen:
-                seen.add(holder.target)
-                pending.append(holder.target)
+        for owner in symbols.mro(pending.pop()):
+            found.update(fields.guarded.get(owner, ()))
+            for field in fields.holders.get(owner, ()):
+                holder = symbols.field_type(field.owner, field.path[0])
+                if holder is not None and holder.target not in seen:
+                    seen.add(holder.target)
+                    pending.append(holder.target)
     return frozenset(found)
 
 

@@ -316,8 +316,8 @@ def test_a_file_name_that_is_not_utf8_is_analysed_and_reported_printably(write_t
     (root / "line\nbreak.py").write_text(CONSUMER)
     result = run_check(root)
     assert_race_reported(result, "consumer.py", CONSUMER)
-    assert_race_reported(result, "caf\ufffd.py", CONSUMER)
-    assert_race_reported(result, "line\ufffdbreak.py", CONSUMER)
+    assert_race_reported(result, "caf\\xe9.py", CONSUMER)
+    assert_race_reported(result, "line\\x0abreak.py", CONSUMER)
     assert all(path.isprintable() for path in {f.location.path for f in result.findings})
 
 
@@ -396,11 +396,11 @@ sys.exit(main(["check", "--no-cache", "--output-format", "json"]))
 """
 
 
-def _unprivileged(cwd: Path) -> subprocess.CompletedProcess[str]:
+def _unprivileged(cwd: Path, driver: str = _DRIVER) -> subprocess.CompletedProcess[str]:
     prefix = _WITHOUT_ROOT_OVERRIDE if os.geteuid() == 0 else []
     environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     return subprocess.run(
-        [*prefix, sys.executable, "-c", _DRIVER], cwd=cwd, capture_output=True, text=True, env=environment, timeout=120
+        [*prefix, sys.executable, "-c", driver], cwd=cwd, capture_output=True, text=True, env=environment, timeout=120
     )
 
 
@@ -430,6 +430,24 @@ def test_unreadable_files_and_folders_are_reported(write_tree: WriteTree) -> Non
         "Cannot analyse this file: cannot read the file: Permission denied."
     )
     assert messages["private"] == "Cannot analyse this file: cannot read directory: Permission denied."
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0 and _SETPRIV is None, reason="needs setpriv as root")
+def test_a_readable_but_unsearchable_folder_is_reported_not_a_crash(write_tree: WriteTree) -> None:
+    # Its names can be listed but nothing in it opened: looking for its `__init__.py` ended the run
+    # with an internal error (PermissionError).
+    root = write_tree({"consumer.py": CONSUMER, "sealed/__init__.py": "", "sealed/inner.py": CONSUMER})
+    (root / "sealed").chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    try:
+        run = _unprivileged(root, 'import sys; from epochlint.cli import main; sys.exit(main(["check", "--no-cache", "--output-format", "json"]))')
+    finally:
+        (root / "sealed").chmod(stat.S_IRWXU)
+    assert run.returncode == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    findings = {(f["path"], f["code"], f["message"]) for f in json.loads(run.stdout)["findings"]}
+    unreadable = "Cannot analyse this file: cannot read the file: Permission denied."
+    assert {(p, c) for p, c, _ in findings} == {("consumer.py", "EPL001"), ("sealed/__init__.py", "EPL900"), ("sealed/inner.py", "EPL900")}
+    assert {m for p, _, m in findings if p.startswith("sealed/")} == {unreadable}
 
 
 def test_a_function_returning_a_method_call_on_its_own_result_is_analysed(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 import libcst as cst
 
 from epochlint.config import Config
-from epochlint.discovery import SourceFile, discover
+from epochlint.discovery import SourceFile, UsageError, discover
+from epochlint.fileio import write_atomically
 from epochlint.collect import collect_facts, read_sources
 from epochlint.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
 from epochlint.findings import Finding
@@ -66,15 +67,23 @@ def plan_fixes(
 
 
 def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
-    """Write the fixed files; a file that changed on disk since it was read is left alone."""
+    """Write the fixed files, each whole or not at all; a file that changed on disk since it was read
+    (or can no longer be read) is left alone. A file that cannot be written (a full disk) stays as
+    it was and ends the run with a usage error."""
     written = []
     for fix in fixes:
         try:
             if fix.source.path.read_bytes() != fix.before:
                 continue
-            fix.source.path.write_bytes(fix.after)
         except OSError:
             continue
+        try:
+            write_atomically(fix.source.path, fix.after)
+        except OSError as error:
+            raise UsageError(
+                f"epochlint: cannot write the fix to {fix.source.rel}: {error.strerror or error}"
+                f" (left unchanged; files fixed before it: {len(written)})"
+            ) from None
         written.append(fix)
     return written
 

@@ -79,6 +79,20 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
             return None
 
 
+# CPython compiles each item of a `with` as one more nested block and refuses more than 20 ("too
+# many statically nested blocks"). Each item's region would be recorded at every place inside
+# the ones before it: thousands of items made facts quadratic in size (73 MB for 5,000).
+MAX_WITH_ITEMS = 20
+
+
+class TooManyBlocks(Exception):
+    """A `with` statement (at `line`) with more items than Python itself compiles."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 @dataclass
 class _ClassBuilder:
     qualname: str
@@ -493,6 +507,8 @@ class FactsExtractor(FastVisitor):
         return None
 
     def visit_With(self, node: cst.With) -> bool:
+        if len(node.items) > MAX_WITH_ITEMS:
+            raise TooManyBlocks(self._pos(node)[0])
         opened = []
         is_async = node.asynchronous is not None
         for item in node.items:

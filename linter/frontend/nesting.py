@@ -10,12 +10,14 @@ each operator, keyword, attribute dot, call, subscript or adjacent string that n
 one level further inside the current expression. Commas, semicolons, `=` and the end of a logical
 line start a new expression, except in a lambda's parameter list, which nests like a bracket. A
 chain of `elif` branches is one level per branch (libcst nests each in the one before).
-Comparisons are flat in libcst and do not count.
+Comparisons are flat in libcst and do not count. An f-string is one level, plus the depth of the
+deepest expression in its replacement fields (libcst parses those too, just as deep).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = ["MAX_BRACKETS", "MAX_DEPTH", "too_deeply_nested"]
 
@@ -105,7 +107,47 @@ def _first_excess(data: bytes, max_depth: int, max_brackets: int) -> tuple[str, 
             return f"brackets nested more than {max_brackets} deep", match.start(kind)
         if nesting.depth() > max_depth:
             return f"more than {max_depth} levels", match.start(kind)
+        if kind == "string" and b"f" in text[:2].lower():
+            brackets_left = max_brackets - nesting.brackets
+            inside = _fstring_excess(text, max_depth - nesting.depth() - 1, brackets_left)
+            if inside is not None:
+                brackets = inside.startswith("brackets")
+                limit = f"brackets nested more than {max_brackets} deep" if brackets else f"more than {max_depth} levels"
+                return f"{limit} (in an f-string)", match.start(kind)
     return None
+
+
+def _fstring_excess(literal: bytes, depth_left: int, brackets_left: int) -> str | None:
+    """What limit the replacement fields of an f-string `literal` go past, given what is left of
+    each limit where the f-string stands."""
+    for expression in _replacement_fields(literal):
+        found = _first_excess(expression, max(depth_left, 0), max(brackets_left, 0))
+        if found is not None:
+            return found[0]
+    return None
+
+
+def _replacement_fields(literal: bytes) -> Iterator[bytes]:
+    """The text of each outermost `{...}` of an f-string literal (`{{` is a literal brace), format
+    specifications included: an overestimate of the code inside is all the scan needs."""
+    body = literal[literal.index(literal[-1:]) :]
+    depth, start, index = 0, 0, 0
+    while index < len(body):
+        char = body[index : index + 1]
+        if depth == 0 and char == b"{" and body[index + 1 : index + 2] == b"{":
+            index += 2
+            continue
+        if char == b"{" or (depth > 0 and char in b"[("):
+            depth += 1
+            if depth == 1:
+                start = index + 1
+        elif char in b"}])" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                yield body[start:index]
+        index += 1
+    if depth > 0:
+        yield body[start:]
 
 
 class _Nesting:

@@ -106,6 +106,27 @@ class Event:
         return self.chain[0].site if self.chain else self.target
 
 
+@dataclass(frozen=True)
+class Reached:
+    """Functions reached from a start, in breadth-first order (iterating gives them), each with the
+    call that first reached it (None for the start). A chain is rebuilt when asked for, never kept
+    per function: along a call chain of n functions, that would keep n*n/2 call sites."""
+
+    via: dict[str, CallSite | None]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.via)
+
+    def chain(self, fid: str) -> tuple[CallSite, ...]:
+        """The calls from the start to `fid`, in order."""
+        steps = []
+        site = self.via[fid]
+        while site is not None:
+            steps.append(site)
+            site = self.via[site.caller]
+        return tuple(reversed(steps))
+
+
 class LockOrder:
     """Acquisitions, the lock-order graph, and bumps and clears reached through calls."""
 
@@ -114,15 +135,13 @@ class LockOrder:
         self.symbols = program.symbols
         self.calls = program.calls
         self.locks = program.locks
-        self._reach: dict[tuple[str, bool, FieldId | None], dict[str, tuple[CallSite, ...]]] = {}
+        self._reach: dict[tuple[str, bool, FieldId | None], Reached] = {}
         self._acquired_from: dict[tuple[str, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
 
     # -- reachability ----------------------------------------------------------------------------
 
-    def reach(
-        self, start: str, handoffs: bool = False, free: FieldId | None = None
-    ) -> dict[str, tuple[CallSite, ...]]:
-        """Functions reached from `start` through resolved calls, each with its shortest chain.
+    def reach(self, start: str, handoffs: bool = False, free: FieldId | None = None) -> Reached:
+        """Functions reached from `start` through resolved calls, each by a shortest chain.
 
         Hand-offs are followed only when asked: they run the callee, but later and elsewhere.
         With `free`, calls that run only where a non-blocking acquire of that lock succeeded are
@@ -132,19 +151,19 @@ class LockOrder:
         cached = self._reach.get(key)
         if cached is not None:
             return cached
-        chains: dict[str, tuple[CallSite, ...]] = {start: ()}
+        via: dict[str, CallSite | None] = {start: None}
         pending = deque([start])
         while pending:
             fid = pending.popleft()
             for site in self.calls.sites_from.get(fid, ()):
-                if site.callee in chains or not (handoffs or site.inherits_locks):
+                if site.callee in via or not (handoffs or site.inherits_locks):
                     continue
                 if free is not None and self._probed(site, free):
                     continue
-                chains[site.callee] = (*chains[fid], site)
+                via[site.callee] = site
                 pending.append(site.callee)
-        self._reach[key] = chains
-        return chains
+        reached = self._reach[key] = Reached(via)
+        return reached
 
     def _probed(self, site: CallSite, lock: FieldId, held: int = -1) -> bool:
         """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded
@@ -184,10 +203,11 @@ class LockOrder:
         cached = self._acquired_from.get(key)
         if cached is None:
             cached = {}
-            for fid, chain in self.reach(start, free=free).items():
+            reached = self.reach(start, free=free)
+            for fid in reached:
                 for acquisition in self.acquisitions.get(fid, ()):
-                    if acquisition.kind != TRIED:
-                        cached.setdefault(acquisition, chain)
+                    if acquisition.kind != TRIED and acquisition not in cached:
+                        cached[acquisition] = reached.chain(fid)
             self._acquired_from[key] = cached
         return cached
 
@@ -353,19 +373,23 @@ class LockOrder:
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks:
                 continue
-            for callee, chain in self.reach(site.callee).items():
+            reached = self.reach(site.callee)
+            for callee in reached:
                 inner = direct(callee)
                 if inner:
                     first = inner[0]
-                    found.append(Event(callee, first.target, (site, *chain), first.field, first.what))
+                    found.append(Event(callee, first.target, (site, *reached.chain(callee)), first.field, first.what))
                     break
         return sorted(found, key=lambda e: e.site.pos)
 
     def bumps_reached(self, fid: str) -> Iterator[Event]:
         """Every bump `fid` can make, itself or through any call, hand-offs included."""
-        for callee, chain in self.reach(fid, handoffs=True).items():
-            for event in self.bumps_in(callee):
-                yield Event(callee, event.target, chain, event.field)
+        reached = self.reach(fid, handoffs=True)
+        for callee in reached:
+            bumps = self.bumps_in(callee)
+            if bumps:
+                chain = reached.chain(callee)
+                yield from (Event(callee, event.target, chain, event.field) for event in bumps)
 
     def exclusive(self, fid: str, first: Pos, then: Pos) -> bool:
         """Whether no path through `fid` runs `then` after `first`: they lie in different arms of

@@ -98,6 +98,7 @@ class Program:
     def __init__(self, modules: list[ModuleInfo], config: Config, errors: list[FileError]) -> None:
         self.config = config
         self.errors = errors
+        self._batch_loops: dict[str, frozenset[int]] = {}
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)
         self.symbols.type_fields()
@@ -256,8 +257,15 @@ class Program:
                 if site.iterating:
                     yield BatchLoop(fid, site.site, call_id=site.call_id)
 
-    def _batch_loop_ids(self, fid: str) -> set[int]:
-        return {loop.id for loop in self.symbols.function(fid).loops if _is_batch(loop)}
+    def _batch_loop_ids(self, fid: str) -> frozenset[int]:
+        # Asked once per access of a function: made once per function (a function with a thousand
+        # batch loops and accesses took minutes when it was made per access).
+        found = self._batch_loops.get(fid)
+        if found is None:
+            found = self._batch_loops[fid] = frozenset(
+                loop.id for loop in self.symbols.function(fid).loops if _is_batch(loop)
+            )
+        return found
 
     def innermost_batch_loop(self, fid: str, site: Site) -> int:
         batch = self._batch_loop_ids(fid)

@@ -7,6 +7,7 @@ method name alone.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
@@ -150,30 +151,28 @@ class Symbols:
     def mro(self, cid: str) -> tuple[str, ...]:
         cached = self._mro_cache.get(cid)
         if cached is None:
-            cached = self._mro_cache[cid] = self._linearize(cid, ())
+            self._linearize_ancestry(cid)
+            cached = self._mro_cache[cid]
         return cached
 
-    def _linearize(self, cid: str, seen: tuple[str, ...]) -> tuple[str, ...]:
-        """C3 linearization; an inconsistent hierarchy falls back to depth-first order."""
-        if cid in seen:
-            return ()
-        parents = self._bases.get(cid, ())
-        sequences = [list(self._linearize(p, (*seen, cid))) for p in parents] + [list(parents)]
-        result = [cid]
-        while any(sequences):
-            for sequence in sequences:
-                if not sequence:
-                    continue
-                head = sequence[0]
-                if not any(head in other[1:] for other in sequences):
-                    break
-            else:
-                for sequence in sequences:
-                    result.extend(c for c in sequence if c not in result)
-                return tuple(result)
-            result.append(head)
-            sequences = [[c for c in sequence if c != head] for sequence in sequences]
-        return tuple(result)
+    def _linearize_ancestry(self, start: str) -> None:
+        """Linearize `start` and each of its ancestors not yet linearized, parents first, once each.
+
+        Without recursion: an inheritance chain may be thousands of classes long. A parent still
+        being linearized (a cycle of bases, which Python refuses) contributes nothing."""
+        in_progress = {start}
+        stack = [(start, iter(self._bases.get(start, ())))]
+        while stack:
+            cid, parents = stack[-1]
+            parent = next((p for p in parents if p not in self._mro_cache and p not in in_progress), None)
+            if parent is not None:
+                in_progress.add(parent)
+                stack.append((parent, iter(self._bases.get(parent, ()))))
+                continue
+            stack.pop()
+            in_progress.discard(cid)
+            bases = self._bases.get(cid, ())
+            self._mro_cache[cid] = _c3_merge(cid, [*(self._mro_cache.get(p, ()) for p in bases), bases])
 
     def lookup_method(self, cid: str, name: str, after: str = "") -> str:
         """The function id of method `name` on class `cid` by MRO (after class `after` for super())."""
@@ -646,3 +645,28 @@ def _unwrap_annotation(text: str) -> str:
         if len(parts) == 1:
             text = parts[0]
     return text.strip().strip("'\"")
+
+
+def _c3_merge(cid: str, sequences: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """C3 linearization of `cid` from its parents' linearizations and its parents; an inconsistent
+    hierarchy falls back to depth-first order. Linear in the sequences' length: each sequence is
+    consumed by a position, and how many tails still hold each class is counted, not searched."""
+    positions = [0] * len(sequences)
+    in_tails = Counter(c for sequence in sequences for c in sequence[1:])
+    result, placed = [cid], {cid}
+    while True:
+        heads = [s[p] for s, p in zip(sequences, positions) if p < len(s)]
+        if not heads:
+            return tuple(result)
+        head = next((h for h in heads if not in_tails[h]), None)
+        if head is None:
+            rest = (c for sequence, position in zip(sequences, positions) for c in sequence[position:])
+            return tuple(result) + tuple(dict.fromkeys(c for c in rest if c not in placed))
+        if head not in placed:
+            placed.add(head)
+            result.append(head)
+        for index, sequence in enumerate(sequences):
+            if positions[index] < len(sequence) and sequence[positions[index]] == head:
+                positions[index] += 1
+                if positions[index] < len(sequence):
+                    in_tails[sequence[positions[index]]] -= 1

@@ -13,15 +13,16 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from epochlint.collect import read_source
+from epochlint.discovery import SourceFile
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RunResult
+from epochlint.text import UNSAFE_IN_SOURCE, escaped
 
 WARNING_CODES = frozenset({"EPL900"})
 MAX_FRAME_LINES = 4
 # A frame shows at most this many characters of a line (a minified or generated line can be megabytes).
 MAX_FRAME_WIDTH = 200
-# Control characters of the analysed file (NUL, ESC...) must not reach the terminal or the CI log.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Bigger files are what EPL900 reports as over the size limit; reading them only for a frame is waste.
 MAX_SOURCE_BYTES = 10 * 1024 * 1024
 TAB_SIZE = 4
@@ -42,11 +43,12 @@ class SourceCache:
         return self._lines[path]
 
     def _read(self, path: str) -> list[str] | None:
+        # Read as the analysis read it: without blocking (a FIFO put there), never more than the
+        # file's size and the limit (a link to /dev/zero), a regular file only.
+        data = read_source(SourceFile(self._root / path, path), MAX_SOURCE_BYTES)
+        if isinstance(data, str):
+            return None
         try:
-            file = self._root / path
-            if file.stat().st_size > MAX_SOURCE_BYTES:
-                return None
-            data = file.read_bytes()
             # Honour BOMs and coding cookies, so columns match what the parser saw.
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
             return LINE_BREAK.split(data.decode(encoding))
@@ -72,7 +74,7 @@ def write_report(
     if not summary:
         return
     for note in result.notes:
-        console.print(Text.assemble(("note: ", "dim"), note))
+        console.print(Text.assemble(("note: ", "dim"), escaped(note)))
     for line in summary_lines(result):
         console.print(line)
 
@@ -113,18 +115,18 @@ def header(finding: Finding) -> Text:
         ": ",
         (finding.code, _code_style(finding)),
         " ",
-        finding.message,
+        escaped(finding.message),
     )
 
 
 def chain_line(step: ChainStep, arrow: str) -> Text:
     where = f"{step.function}: " if step.function else ""
-    return Text.assemble(f"  {arrow} ", (position(step.location), "cyan"), f"  {where}{step.message}")
+    return Text.assemble(f"  {arrow} ", (position(step.location), "cyan"), escaped(f"  {where}{step.message}"))
 
 
 def related_line(related: RelatedLocation) -> Text:
     return Text.assemble(
-        ("  note: ", "dim"), (position(related.location), "cyan"), f" {related.message}"
+        ("  note: ", "dim"), (position(related.location), "cyan"), escaped(f" {related.message}")
     )
 
 
@@ -147,8 +149,9 @@ def frame(location: Location, source: list[str] | None, style: str) -> list[Text
 
 
 def _displayable(line: str) -> str:
-    """`line` as a frame shows it: control characters as U+FFFD (columns unchanged), long lines cut."""
-    shown = _CONTROL.sub("\ufffd", line)
+    """`line` as a frame shows it: control characters and those that move or reorder text as U+FFFD
+    (columns unchanged), long lines cut."""
+    shown = UNSAFE_IN_SOURCE.sub("\ufffd", line)
     return shown if len(shown) <= MAX_FRAME_WIDTH else shown[:MAX_FRAME_WIDTH] + "..."
 
 

@@ -6,6 +6,7 @@ from typing import TextIO
 
 from epochlint.findings import ChainStep, Finding
 from epochlint.report import RunResult
+from epochlint.text import escaped
 
 WARNING_CODES = frozenset({"EPL900"})
 
@@ -16,8 +17,9 @@ def render(result: RunResult, stream: TextIO) -> None:
 
 
 def escape_data(value: str) -> str:
-    # `%` first, or the escapes added below would themselves be escaped.
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # `%` first, or the escapes added below would themselves be escaped; then what else must not
+    # reach the log as it is (ESC, U+2028, U+202E...) as its escape.
+    return escaped(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:

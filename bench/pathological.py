@@ -1,0 +1,171 @@
+"""Pathological inputs at growing sizes: how a cold one-job `epochlint check` grows with each.
+
+    .venv/bin/python bench/pathological.py [--scale F] [--timeout S] [--only NAME ...]
+
+Each input is generated into a fresh temporary folder (beside the racy consumer every run must
+still report), checked as a separate process with `--no-cache --jobs 1`, and measured: wall time,
+exit status, and what it reported for the input (its findings' codes, or how it ended). The last
+column is the time ratio to the previous size: near the size ratio (2) means linear growth, near 4
+quadratic. `--scale` multiplies every size (0.25 for a quick look); a run past `--timeout` seconds
+is stopped and shown as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+CONSUMER = (REPOSITORY / "fixtures" / "EPL900" / "consumer.py").read_text(encoding="utf-8")
+_CONSUMER_BODY = CONSUMER.split("class BatchConsumer:")[1]
+
+Files = dict[str, str]
+
+
+def diamond_ladder(levels: int) -> Files:
+    classes = ["class D0:\n    def helper(self):\n        return 1"]
+    for i in range(levels):
+        classes += [f"class L{i}(D{i}): pass", f"class R{i}(D{i}): pass", f"class D{i + 1}(L{i}, R{i}): pass"]
+    return {"ladder.py": _with_consumer_inheriting(f"D{levels}", classes)}
+
+
+def inheritance_chain(length: int) -> Files:
+    classes = ["class C0:\n    def helper(self):\n        return 1"]
+    classes += [f"class C{i}(C{i - 1}): pass" for i in range(1, length)]
+    return {"chain.py": _with_consumer_inheriting(f"C{length - 1}", classes)}
+
+
+def _with_consumer_inheriting(base: str, classes: list[str]) -> str:
+    consumer = CONSUMER.replace("class BatchConsumer:", f"class BatchConsumer({base}):")
+    return "\n".join(classes) + "\n\n" + consumer.replace("accepted = []", "accepted = [self.helper()]")
+
+
+def call_chain(length: int) -> Files:
+    # The consumer's loop calls f0, which calls f1, ... which takes a lock: one chain of `length` calls.
+    functions = [f"def f{i}(lock):\n    f{i + 1}(lock)\n" for i in range(length)]
+    functions.append(f"def f{length}(lock):\n    with lock:\n        pass\n")
+    consumer = CONSUMER.replace("accepted = []", "accepted = []\n        f0(self._lock)")
+    return {"calls.py": "\n".join(functions) + "\n" + consumer}
+
+
+def import_chain(modules: int) -> Files:
+    files = {f"m{i}.py": f"from m{i + 1} import step{i + 1}\n\n\ndef step{i}(lock):\n    step{i + 1}(lock)\n" for i in range(modules)}
+    files[f"m{modules}.py"] = f"def step{modules}(lock):\n    with lock:\n        pass\n"
+    files["consumer.py"] = "from m0 import step0\n" + CONSUMER.replace("accepted = []", "accepted = []\n        step0(self._lock)")
+    return files
+
+
+def batch_loops_with_lambdas(loops: int) -> Files:
+    body = "".join(
+        f"        for m{i} in batch:\n            key{i} = lambda m: m.epoch >= self._epoch\n" for i in range(loops)
+    )
+    method = f"    def many(self, batch: list) -> None:\n{body}"
+    return {"loops.py": CONSUMER + "\n" + method}
+
+
+def with_items(items: int) -> Files:
+    names = ", ".join(f"a{i}" for i in range(items))
+    return {"withs.py": f"def f({names}):\n    with {names}:\n        pass\n"}
+
+
+def module_globals(count: int) -> Files:
+    return {"globals.py": "".join(f"value_{i} = {i}\n" for i in range(count))}
+
+
+def consumer_classes(lines: int) -> Files:
+    per_class = _CONSUMER_BODY.count("\n") + 1
+    classes = "".join(f"class Consumer{i}:{_CONSUMER_BODY}\n" for i in range(max(1, lines // per_class)))
+    return {"classes.py": "import threading\n" + classes}
+
+
+def one_long_line(size: int) -> Files:
+    return {"line.py": "x = [" + "1, " * (size // 3) + "]\n"}
+
+
+def fstring_nesting(depth: int) -> Files:
+    return {"fstring.py": "x = f'{" + "(" * depth + "a" + ")" * depth + "}'\n"}
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    make: Callable[[int], Files]
+    sizes: tuple[int, ...]
+    unit: str
+
+
+INPUTS = (
+    Input("diamond_ladder", diamond_ladder, (11, 22, 44), "diamonds"),
+    Input("inheritance_chain", inheritance_chain, (250, 500, 1000), "classes"),
+    Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
+    Input("import_chain", import_chain, (250, 500, 1000), "modules"),
+    Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),
+    Input("with_items", with_items, (1250, 2500, 5000), "items"),
+    Input("module_globals", module_globals, (25_000, 50_000, 100_000), "globals"),
+    Input("consumer_classes", consumer_classes, (12_500, 25_000, 50_000), "lines"),
+    Input("one_long_line", one_long_line, (250_000, 500_000, 1_000_000), "bytes"),
+    Input("fstring_nesting", fstring_nesting, (500, 1000, 2000), "brackets"),
+)
+
+
+@dataclass(frozen=True)
+class Measure:
+    seconds: float
+    outcome: str
+
+
+def measure(files: Files, timeout: float) -> Measure:
+    with tempfile.TemporaryDirectory(prefix="epochlint-pathological-") as folder:
+        root = Path(folder)
+        (root / "pyproject.toml").write_text("[project]\nname = 'pathological'\n")
+        for rel, text in {"racy_consumer.py": CONSUMER, **files}.items():
+            (root / rel).write_text(text, encoding="utf-8")
+        command = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json", "."]
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return Measure(timeout, "stopped (timeout)")
+        seconds = time.perf_counter() - started
+    return Measure(seconds, _outcome(done, set(files)))
+
+
+def _outcome(done: subprocess.CompletedProcess[str], inputs: set[str]) -> str:
+    if done.returncode not in (0, 1):
+        return f"exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1][:60]}"
+    findings = json.loads(done.stdout)["findings"]
+    racy_found = any(f["path"] == "racy_consumer.py" and f["code"] == "EPL001" for f in findings)
+    codes = sorted({f["code"] for f in findings if f["path"] in inputs})
+    return ("racy found" if racy_found else "RACE MISSED") + f"; input: {', '.join(codes) or 'no findings'}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--only", nargs="*", default=None)
+    args = parser.parse_args()
+    print("| input | size | seconds | x previous | outcome |")
+    print("|---|---:|---:|---:|---|")
+    for entry in INPUTS:
+        if args.only and entry.name not in args.only:
+            continue
+        previous = None
+        for size in entry.sizes:
+            scaled = max(1, int(size * args.scale))
+            result = measure(entry.make(scaled), args.timeout)
+            ratio = f"{result.seconds / previous:.1f}" if previous else ""
+            print(f"| {entry.name} | {scaled:,} {entry.unit} | {result.seconds:.1f} | {ratio} | {result.outcome} |", flush=True)
+            previous = result.seconds
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Reading and writing files safely: bounded reads from an open descriptor, and atomic writes.
+
+Every file epochlint writes (fixed sources, baselines, reports, cache entries) is written whole to a
+temporary file in the same folder, flushed to disk, then renamed over the target: a full disk, a
+kill or a crash leaves the original as it was, never a truncated file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from contextlib import suppress
+from pathlib import Path
+
+__all__ = ["read_regular", "write_atomically"]
+
+
+def read_regular(descriptor: int, max_size: int) -> bytes | str:
+    """The bytes of the regular file open as `descriptor`, or why they are not read (one line): not a
+    regular file (a FIFO, a device), over `max_size`, or growing while read. Never more than the
+    file held when it was checked (a read of n bytes allocates n up front)."""
+    status = os.fstat(descriptor)
+    if stat.S_ISDIR(status.st_mode):
+        return "is a directory, not a file"
+    if not stat.S_ISREG(status.st_mode):
+        return "not a regular file"
+    if status.st_size > max_size:
+        return f"file is {status.st_size} bytes, over the size limit of {max_size}"
+    chunks: list[bytes] = []
+    wanted = status.st_size + 1
+    while wanted > 0:
+        chunk = os.read(descriptor, wanted)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    if wanted <= 0:
+        return "file changed while it was read (it grew)"
+    return b"".join(chunks)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace `path` by `data` in one step; an existing file keeps its permissions. Raises OSError
+    (the original untouched, no temporary file left) when it cannot be done."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions of the file being replaced, or those a new file gets (the umask's)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -1,0 +1,32 @@
+"""Text from analysed files and their names, made safe to show: on a terminal, in a CI log.
+
+Control characters (ESC starts terminal escapes), line and paragraph separators (U+2028, U+2029),
+and the characters that reorder text (bidirectional overrides and isolates, U+202E among them:
+"Trojan Source") never reach the output as they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["UNSAFE", "UNSAFE_IN_SOURCE", "escaped"]
+
+# Line and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates.
+_MOVING = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# Undecodable bytes of a file name are lone surrogates (surrogateescape): unsafe too.
+UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_MOVING}\ud800-\udfff]")
+# In a line of source as a frame shows it, tabs are expanded: all else unsafe above is not shown.
+UNSAFE_IN_SOURCE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_MOVING}]")
+
+
+def escaped(text: str) -> str:
+    """`text` with each unsafe character written as its escape (`\\x1b`, `\\u202e`), and each
+    undecodable byte of a file name as `\\xe8`: distinct names stay distinct, and readable."""
+    return UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -1,0 +1,429 @@
+"""Attacks on a run: hostile source files, trees and caches. Each must end in the right findings or a
+clear one-line error, never a crash, a hang, a lost file or a silenced finding."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+WriteTree = Callable[..., Path]
+
+CONSUMER = (FIXTURES / "EPL900" / "consumer.py").read_text(encoding="utf-8")
+REPOSITORY = Path(__file__).resolve().parent.parent
+# A guard against a hang only: every run here takes a few seconds.
+HANG_GUARD_SECONDS = 300
+
+
+def epochlint_command(cwd: Path, *arguments: str, max_file_size: int = -1) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of `epochlint ARGUMENTS` in its own process, with the
+    user's own cache (the cache's key) in `cwd/user-cache`; no file it writes can grow past
+    `max_file_size` bytes (as on a full disk) when that is given."""
+    environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "XDG_CACHE_HOME": str(cwd / "user-cache")}
+    limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))" if max_file_size >= 0 else "pass"
+    driver = f"import resource, sys\n{limit}\nfrom epochlint.cli import main\nsys.exit(main(sys.argv[1:]))"
+    return [sys.executable, "-c", driver, *arguments], environment
+
+
+def epochlint(cwd: Path, *arguments: str, max_file_size: int = -1) -> subprocess.CompletedProcess[str]:
+    """`epochlint ARGUMENTS` run to its end from `cwd` (a crash there must not end the tests)."""
+    command, environment = epochlint_command(cwd, *arguments, max_file_size=max_file_size)
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS, check=False
+    )
+
+
+def json_findings(run: subprocess.CompletedProcess[str]) -> list[tuple[str, str, str]]:
+    """(path, code, message) of each finding of a `--output-format json` run that ended normally."""
+    assert run.returncode in (0, 1) and "Traceback" not in run.stderr, (run.returncode, run.stderr[-2000:])
+    return [(f["path"], f["code"], f["message"]) for f in json.loads(run.stdout)["findings"]]
+
+
+def codes_by_path(findings: list[tuple[str, str, str]]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path, code, _ in findings:
+        found.setdefault(path, []).append(code)
+    return found
+
+
+# --- crashes with no output ------------------------------------------------------------------------
+
+NESTED_FSTRINGS = {
+    # Both crashed libcst's native parser (the process died, no finding printed): the nesting
+    # scan took strings as opaque.
+    "brackets_2000": b"x = f'{" + b"(" * 2000 + b"a" + b")" * 2000 + b"}'\n",
+    "unary_plus_10000": b"x = f'{" + b"+" * 10000 + b"a}'\n",
+    "in_a_nested_fstring": b"x = f'{f\"{" + b"-" * 5000 + b"a}\"}'\n",
+}
+
+
+@pytest.mark.parametrize("content", NESTED_FSTRINGS.values(), ids=NESTED_FSTRINGS.keys())
+def test_a_deeply_nested_fstring_is_one_epl900_beside_the_other_findings(write_tree: WriteTree, content: bytes) -> None:
+    root = write_tree({"consumer.py": CONSUMER, "deep.py": content})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "deep.py": ["EPL900"]}
+    [message] = [message for path, _, message in findings if path == "deep.py"]
+    assert "nested" in message, message
+
+
+def test_fstrings_of_ordinary_depth_are_analysed(write_tree: WriteTree) -> None:
+    consumer = CONSUMER.replace("accepted = []", "accepted = [f'{(((message)))!r:>{width}} {{(( [[' + f\"{x}\"]")
+    root = write_tree({"consumer.py": consumer})
+    assert codes_by_path(json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))) == {
+        "consumer.py": ["EPL001"]
+    }
+
+
+def _consumer_inheriting(base: str, classes: list[str]) -> str:
+    """Class definitions, then the racy consumer as a subclass of `base` calling an inherited method."""
+    consumer = CONSUMER.replace("class BatchConsumer:", f"class BatchConsumer({base}):")
+    consumer = consumer.replace("accepted = []", "accepted = [self.helper()]")
+    return "\n".join(classes) + "\n\n" + consumer
+
+
+def test_an_inheritance_chain_of_500_classes_is_analysed(write_tree: WriteTree) -> None:
+    # Ended in RecursionError (one recursive call per class to linearize the hierarchy).
+    chain = ["class C0:\n    def helper(self):\n        return 1"]
+    chain += [f"class C{i}(C{i - 1}):\n    pass" for i in range(1, 500)]
+    root = write_tree({"consumer.py": _consumer_inheriting("C499", chain)})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"]}
+
+
+def test_a_ladder_of_22_diamonds_is_analysed(write_tree: WriteTree) -> None:
+    # Each class's order was computed again for every path to it: 2**22 times for the last one
+    # (past two minutes; it finishes in a second once each class is linearized once).
+    ladder = ["class D0:\n    def helper(self):\n        return 1"]
+    for i in range(22):
+        ladder += [f"class L{i}(D{i}):\n    pass", f"class R{i}(D{i}):\n    pass", f"class D{i + 1}(L{i}, R{i}):\n    pass"]
+    root = write_tree({"consumer.py": _consumer_inheriting("D22", ladder)})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"]}
+
+
+# --- the cache: never follow a link it did not make, never trust what it cannot authenticate -----
+
+
+def cached_run(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return epochlint(root, "check", "--output-format", "json", *arguments)
+
+
+def test_a_cache_folder_that_is_a_link_is_refused_and_nothing_is_deleted_through_it(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # A committed `.epochlint_cache -> ../victim` made pruning delete the victim's files.
+    victim = tmp_path_factory.mktemp("victim")
+    for name in ("facts", "findings"):
+        (victim / name).mkdir()
+        for index in range(12):
+            (victim / name / f"precious-{index}").write_text("keep me\n")
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / ".epochlint_cache").symlink_to(victim)
+    run = cached_run(root)
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert "epochlint: warning: not using the cache: .epochlint_cache" in run.stderr
+    assert "symbolic link" in run.stderr
+    assert sorted(p.name for p in victim.rglob("*")) == sorted(["facts", "findings", *[f"precious-{i}" for i in range(12)] * 2])
+
+
+def test_a_dangling_tag_link_in_the_cache_is_not_followed(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Writing the tag file through the link created its target anywhere the user can write.
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "created-by-the-run"
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / ".epochlint_cache").mkdir()
+    (root / ".epochlint_cache" / "CACHEDIR.TAG").symlink_to(elsewhere)
+    run = cached_run(root)
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert not os.path.lexists(elsewhere)
+    assert "not using the cache: CACHEDIR.TAG" in run.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cache_entries_that_are_links_are_never_read(write_tree: WriteTree) -> None:
+    # An entry linked to /dev/zero was read until memory ran out; one linked to a FIFO, forever.
+    root = write_tree({"consumer.py": CONSUMER})
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+    fifo = root / "fifo"
+    os.mkfifo(fifo)
+    entries = [p for p in (root / ".epochlint_cache").rglob("*") if p.is_file() and p.parent.name in ("facts", "findings")]
+    assert entries
+    for entry in entries:
+        entry.unlink()
+        entry.symlink_to(fifo)
+    assert codes_by_path(json_findings(cached_run(root, "fifo", "consumer.py"))) == {"consumer.py": ["EPL001"], "fifo": ["EPL900"]}
+    assert codes_by_path(json_findings(cached_run(root, "consumer.py"))) == {"consumer.py": ["EPL001"]}
+
+
+def _planted_findings(entry: Path) -> bytes:
+    """A findings entry saying the run found nothing, with the digest anyone could compute before
+    entries were keyed (sha256 of the entry's name and payload)."""
+    from epochlint.engine import _Analysed
+
+    payload = pickle.dumps(_Analysed((), (), 0), protocol=5)
+    return hashlib.sha256(entry.name.encode() + b"\0" + payload).digest() + payload
+
+
+def test_a_planted_findings_entry_does_not_silence_the_findings(write_tree: WriteTree) -> None:
+    # Committed with `git add -f`, it made a fresh clone print "All checks passed".
+    root = write_tree({"consumer.py": CONSUMER})
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+    [entry] = (root / ".epochlint_cache" / "findings").iterdir()
+    entry.write_bytes(_planted_findings(entry))
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+
+
+def test_the_cache_key_is_private_to_its_user(write_tree: WriteTree) -> None:
+    root = write_tree({"consumer.py": CONSUMER})
+    json_findings(cached_run(root))
+    key = root / "user-cache" / "epochlint" / "key"
+    assert key.stat().st_size == 32
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+# --- every file written whole or not at all ----------------------------------------------------------
+
+PADDED_CONSUMER = CONSUMER + "# padding\n" * 800
+WRITES = {
+    # (arguments, the file written, the error's start); each write would exceed the size limit.
+    "fix": (["--fix", "."], "consumer.py", "epochlint: error: cannot write the fix to consumer.py: File too large"),
+    "baseline": (["--write-baseline", "baseline.json", "."], "baseline.json", "epochlint: error: cannot write baseline"),
+    "output_file": (["--output-file", "report.txt", "."], "report.txt", "epochlint: error: cannot write report.txt"),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX resource limits")
+@pytest.mark.parametrize(("arguments", "written", "error"), WRITES.values(), ids=WRITES.keys())
+def test_a_write_that_fails_leaves_the_original_whole(
+    write_tree: WriteTree, arguments: list[str], written: str, error: str
+) -> None:
+    # A full disk left a fixed file truncated at 8,192 of 8,203 bytes while the report said
+    # "fixes applied: 0"; baselines and reports were written in place too.
+    root = write_tree({"consumer.py": PADDED_CONSUMER})
+    target = root / written
+    original = PADDED_CONSUMER if written == "consumer.py" else "the previous one\n" * 2
+    target.write_text(original)
+    # The new content is longer than the original: the limit stops it, and nothing else.
+    run = epochlint(root, "check", *arguments, max_file_size=len(original.encode()))
+    assert run.returncode == 2, (run.returncode, run.stderr)
+    assert run.stderr.strip().splitlines()[-1].startswith(error), run.stderr
+    assert "Traceback" not in run.stderr
+    assert target.read_text() == original
+    assert [p.name for p in root.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# --- paths: distinct files keep distinct names ---------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs a file system that takes any bytes")
+def test_names_differing_only_in_undecodable_bytes_are_both_analysed(write_tree: WriteTree) -> None:
+    # Both became `consumer_\ufffd.py`: one file's findings replaced the other's ("All checks passed").
+    root = write_tree({"pyproject.toml": "[project]\nname = 'sample'\n"})
+    (root / "consumer.py").unlink(missing_ok=True)
+    Path(os.fsdecode(bytes(root) + b"/consumer_\xe8.py")).write_text(CONSUMER)
+    Path(os.fsdecode(bytes(root) + b"/consumer_\xe9.py")).write_text("x = 1\n")
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
+    assert codes_by_path(findings) == {"consumer_\\xe8.py": ["EPL001"]}
+    console = epochlint(root, "check", "--no-cache", ".")
+    assert "consumer_\\xe8.py:17:9: EPL001" in console.stdout
+    assert "in 2 files" in console.stdout
+
+
+# --- output: nothing the analysed code holds reaches the terminal or the log as it is ---------------
+
+TROJAN = "\u202e"
+SEPARATOR = "\u2028"
+
+
+@pytest.mark.parametrize("output_format", ["console", "github"])
+def test_bidi_overrides_and_line_separators_are_escaped_in_the_output(write_tree: WriteTree, output_format: str) -> None:
+    consumer = CONSUMER.replace("for message in batch:", f"for message in batch:  # {TROJAN}{SEPARATOR}\x1b[2J")
+    root = write_tree({f"consumer{TROJAN}.py": consumer})
+    run = epochlint(root, "check", "--no-cache", "--output-format", output_format, ".")
+    assert run.returncode == 1, run.stderr
+    assert "EPL001" in run.stdout
+    for unsafe in (TROJAN, SEPARATOR, "\x1b"):
+        assert unsafe not in run.stdout
+    assert "consumer\\u202e.py" in run.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_the_console_never_reads_a_fifo_to_show_a_frame(write_tree: WriteTree) -> None:
+    # `check p.py` on a FIFO blocked forever: its EPL900 frame was read from the file, unguarded.
+    root = write_tree({"consumer.py": CONSUMER})
+    os.mkfifo(root / "p.py")
+    os.symlink("/dev/zero", root / "zero.py")
+    run = epochlint(root, "check", "--no-cache", "p.py", "zero.py", "consumer.py")
+    assert run.returncode == 1, run.stderr
+    assert "p.py:1:1: EPL900" in run.stdout and "zero.py:1:1: EPL900" in run.stdout
+    assert "consumer.py:17:9: EPL001" in run.stdout
+
+
+# --- nothing skipped silently -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and Unix sockets")
+def test_a_fifo_or_socket_named_py_in_a_walked_folder_is_reported(write_tree: WriteTree) -> None:
+    root = write_tree({"consumer.py": CONSUMER})
+    os.mkfifo(root / "pipe.py")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(root / "sock.py"))
+        findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
+    messages = {path: message for path, _, message in findings}
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "pipe.py": ["EPL900"], "sock.py": ["EPL900"]}
+    assert "a FIFO (named pipe)" in messages["pipe.py"]
+    assert "a socket" in messages["sock.py"]
+
+
+def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "racy.py").write_text(CONSUMER)
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / "linked.py").symlink_to(outside / "racy.py")
+    (root / "vendored").symlink_to(outside, target_is_directory=True)
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "linked.py": ["EPL900"], "vendored": ["EPL900"]}
+    assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
+
+
+# --- configured patterns that would hang ---------------------------------------------------------------
+
+HANGING_PATTERNS = {
+    # Each ran for minutes against long names (killed after 30-60 s).
+    "epoch-pattern": 'epoch-pattern = "(a+)+$"',
+    "lock-pattern": 'lock-pattern = "(a|aa)+$"',
+    "exclude": 'exclude = ["*a*a*a*a*a*a*a*a*b"]',
+}
+
+
+@pytest.mark.parametrize(("key", "setting"), HANGING_PATTERNS.items(), ids=HANGING_PATTERNS.keys())
+def test_a_pattern_that_could_hang_is_a_configuration_error_naming_its_key(
+    write_tree: WriteTree, key: str, setting: str
+) -> None:
+    root = write_tree({"consumer.py": CONSUMER, "a" * 200 + ".py": "a" * 100 + " = 1\n"}, f"[tool.epochlint]\n{setting}\n")
+    run = epochlint(root, "check", "--no-cache", ".")
+    assert run.returncode == 2, (run.returncode, run.stdout[-500:])
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith("epochlint: error: pyproject.toml: [tool.epochlint] " + key), line
+    assert "exponential" in line or "minutes" in line
+
+
+def test_patterns_with_ordinary_repetition_are_accepted(write_tree: WriteTree) -> None:
+    settings = 'epoch-pattern = "(?:leader_)?epoch"\nlock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
+    root = write_tree({"consumer.py": CONSUMER}, f"[tool.epochlint]\n{settings}")
+    assert codes_by_path(json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))) == {
+        "consumer.py": ["EPL001"]
+    }
+
+
+# --- no orphans ----------------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                # The fields after the command's name (in parentheses): state, then parent.
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def _wait_for(condition: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers end with their run on Linux")
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_run_killed_during_a_parallel_parse_leaves_no_worker(write_tree: WriteTree, signal_number: int) -> None:
+    # Ten workers were found parsing on 45 minutes after their run was killed.
+    body = CONSUMER.split("class BatchConsumer:")[1]
+    module = "import threading\n" + "".join(f"class C{i}:{body}" for i in range(80))
+    root = write_tree({f"m{index}.py": module for index in range(24)})
+    command, environment = epochlint_command(root, "check", "--no-cache", "--jobs", "2", ".")
+    run = subprocess.Popen(command, cwd=root, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+
+    def both_workers_started() -> bool:
+        workers.update(_children(run.pid))
+        return len(workers) >= 2
+
+    try:
+        assert _wait_for(both_workers_started)
+        run.send_signal(signal_number)
+        run.wait(HANG_GUARD_SECONDS)
+        assert _wait_for(lambda: not any(_running(worker) for worker in workers)), "workers outlived their run"
+    finally:
+        run.kill()
+        for worker in workers:
+            if _running(worker):
+                os.kill(worker, signal.SIGKILL)
+
+
+# --- super-linear inputs: the right answer, or an EPL900 saying why -----------------------------------
+
+LOCKED_MODULE = "import threading\n\nLOCK = threading.Lock()\n\n"  # a lock: the file is analysed
+
+
+def test_a_with_of_5000_items_is_python_s_own_error_not_a_73_mb_fact(write_tree: WriteTree) -> None:
+    names = ", ".join(f"a{i}" for i in range(5000))
+    root = write_tree({"consumer.py": CONSUMER, "withs.py": f"{LOCKED_MODULE}def f({names}):\n    with {names}:\n        pass\n"})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "withs.py": ["EPL900"]}
+    [message] = [m for p, _, m in findings if p == "withs.py"]
+    assert "syntax error at line 6: too many statically nested blocks" in message
+
+
+def test_a_comprehension_python_accepts_is_not_called_a_syntax_error(write_tree: WriteTree) -> None:
+    clauses = " ".join(f"for a{i} in b" for i in range(5000))
+    source = f"{LOCKED_MODULE}x = [a {clauses}]\n"
+    compile(source, "comprehension.py", "exec")  # valid Python
+    root = write_tree({"consumer.py": CONSUMER, "comprehension.py": source})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "comprehension.py": ["EPL900"]}
+    [message] = [m for p, _, m in findings if p == "comprehension.py"]
+    assert not message.startswith("Cannot analyse this file: syntax error")
+    assert "beyond the limits of the parser" in message and "Python itself reports no syntax error" in message
+
+
+def test_many_batch_loops_with_lambdas_are_each_reported(write_tree: WriteTree) -> None:
+    loops = 60
+    body = "".join(
+        f"        for m{i} in batch:\n            key{i} = lambda m: m.offset\n            if m{i}.epoch >= self._epoch:\n"
+        f"                key{i}(m{i})\n"
+        for i in range(loops)
+    )
+    root = write_tree({"consumer.py": CONSUMER + f"\n    def many(self, batch: list) -> None:\n{body}"})
+    findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
+    assert codes_by_path(findings) == {"consumer.py": ["EPL001"] * (loops + 1)}
