@@ -50,7 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands.required = True
 
     check = commands.add_parser("check", help="analyse files and report findings")
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
+    check.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .); - reads one file from stdin"
+    )
+    check.add_argument(
+        "--stdin-filename",
+        type=Path,
+        metavar="FILE",
+        help="with -, the file that stdin holds: analysed in place of FILE, inside the project found from FILE",
+    )
     check.add_argument(
         "--output-format", choices=OUTPUT_FORMATS, default="console", help="how to print findings"
     )
@@ -161,10 +169,16 @@ def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) 
 
 
 def _check(args: argparse.Namespace) -> int:
+    from epochlint.discovery import in_memory_path
     from epochlint.report.formats import FORMATS
     from epochlint.workflow import CheckRequest, run_check
 
+    stdin_file = _stdin_file(args)
+    if stdin_file is not None:
+        # The file on stdin, inside the whole project its name places it in.
+        args.paths, args.whole_project = [stdin_file], True
     config = _load(args, {"select": args.select, "ignore": args.ignore})
+    in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),
         args.whole_project,
@@ -176,6 +190,7 @@ def _check(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(),
         jobs=args.jobs,
         prefilter=not args.no_prefilter,
+        in_memory=in_memory,
     )
     outcome = run_check(request, config)
     if outcome.diff is not None:
@@ -194,6 +209,22 @@ def _check(args: argparse.Namespace) -> int:
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _stdin_file(args: argparse.Namespace) -> Path | None:
+    """The file stdin stands for, when the path is `-`; None when files are read from disk."""
+    reads_stdin = Path("-") in args.paths
+    if not reads_stdin:
+        if args.stdin_filename is not None:
+            raise UsageError("epochlint: error: --stdin-filename needs - as the path (to read the file from stdin)")
+        return None
+    if len(args.paths) > 1:
+        raise UsageError("epochlint: error: - (stdin) cannot be combined with other paths")
+    if args.stdin_filename is None:
+        raise UsageError("epochlint: error: - (stdin) needs --stdin-filename, the name of the file stdin holds")
+    if args.fix:
+        raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
+    return args.stdin_filename
 
 
 def _rules(stream: TextIO) -> int:

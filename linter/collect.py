@@ -17,6 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ContextManager
 
 from epochlint.cache import FactsCache
@@ -26,7 +27,7 @@ from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.prefilter import Vocabulary, read_text_facts, relevant_files
 
-__all__ = ["Collected", "collect_facts", "collector_paused", "read_source", "read_sources"]
+__all__ = ["Collected", "collect_facts", "collector_paused", "held_in_memory", "read_source", "read_sources"]
 
 PARSED = "parsed"
 NOT_RELEVANT = "not-relevant"
@@ -90,9 +91,34 @@ def _read_regular(descriptor: int, max_size: int) -> bytes | str:
     return b"".join(chunks)
 
 
-def read_sources(sources: Sequence[SourceFile], config: Config) -> list[bytes | str]:
-    """Every file's bytes, or why they cannot be read, in the order of `sources`."""
-    return [read_source(source, config.max_file_size) for source in sources]
+def read_sources(
+    sources: Sequence[SourceFile], config: Config, in_memory: Mapping[Path, bytes] | None = None
+) -> list[bytes | str]:
+    """Every file's bytes, or why they cannot be read, in the order of `sources`; a file held in
+    `in_memory` (by `in_memory_path`: an unsaved buffer, stdin) is read from there, not from disk."""
+    held = held_in_memory(sources, in_memory or {})
+    return [_held_or_read(source, held.get(source.rel), config.max_file_size) for source in sources]
+
+
+def held_in_memory(sources: Sequence[SourceFile], in_memory: Mapping[Path, bytes]) -> dict[str, bytes]:
+    """The content `in_memory` holds for some of `sources`, by their root-relative names."""
+    if not in_memory:
+        return {}
+    by_real_path = {os.path.realpath(path): data for path, data in in_memory.items()}
+    held = {}
+    for source in sources:
+        data = by_real_path.get(os.path.realpath(source.path))
+        if data is not None:
+            held[source.rel] = data
+    return held
+
+
+def _held_or_read(source: SourceFile, held: bytes | None, max_size: int) -> bytes | str:
+    if held is None:
+        return read_source(source, max_size)
+    if len(held) > max_size:
+        return f"file is {len(held)} bytes, over the size limit of {max_size}"
+    return held
 
 
 def collect_facts(

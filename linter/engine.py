@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -14,7 +14,7 @@ from epochlint import __version__
 from epochlint import findings as findings_module
 from epochlint import report as report_module
 from epochlint.cache import FindingsCache
-from epochlint.collect import collect_facts, collector_paused, read_source, read_sources
+from epochlint.collect import collect_facts, collector_paused, held_in_memory, read_source, read_sources
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
@@ -153,17 +153,21 @@ def check(
     jobs: int | None = None,
     prefilter: bool = True,
     progress: bool = False,
+    in_memory: Mapping[Path, bytes] | None = None,
 ) -> RunResult:
     """One whole `epochlint check` run over `paths`.
 
     Facts come from the cache under the project root where it has them (`use_cache`); files the
     prefilter finds irrelevant are not parsed (`prefilter`); the rest are parsed by `jobs`
     processes (default: one per core), with a progress bar on stderr for large runs (`progress`).
+    The files in `in_memory` (by `in_memory_path`) are analysed with that content instead of
+    what is on disk, or as new files when there is none.
     """
-    sources, problems = discover(paths, config)
+    held = in_memory or {}
+    sources, problems = discover(paths, config, in_memory=held.keys())
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
-    contents = read_sources(sources, config)
+    contents = read_sources(sources, config, held)
     cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
     key = cache.key(_analysis_inputs(sources, contents, problems, names, config, prefilter))
     analysed = _decode_analysis(cache.load(key))
@@ -189,6 +193,7 @@ def check(
         files_analysed=len(sources) + len(unreadable),
         tool_version=__version__,
         files_not_relevant=analysed.not_relevant,
+        in_memory=tuple(sorted(held_in_memory(sources, held).items())),
     )
 
 

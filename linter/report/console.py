@@ -6,6 +6,7 @@ import io
 import re
 import tokenize
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -32,8 +33,9 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 class SourceCache:
     """Source lines per relative path, read at most once; None when the file can't be shown."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, in_memory: Mapping[str, bytes] | None = None) -> None:
         self._root = root
+        self._in_memory = in_memory or {}
         self._lines: dict[str, list[str] | None] = {}
 
     def lines(self, path: str) -> list[str] | None:
@@ -43,10 +45,12 @@ class SourceCache:
 
     def _read(self, path: str) -> list[str] | None:
         try:
-            file = self._root / path
-            if file.stat().st_size > MAX_SOURCE_BYTES:
-                return None
-            data = file.read_bytes()
+            data = self._in_memory.get(path)
+            if data is None:
+                file = self._root / path
+                if file.stat().st_size > MAX_SOURCE_BYTES:
+                    return None
+                data = file.read_bytes()
             # Honour BOMs and coding cookies, so columns match what the parser saw.
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
             return LINE_BREAK.split(data.decode(encoding))
@@ -56,7 +60,7 @@ class SourceCache:
 
 def render(result: RunResult, stream: TextIO) -> None:
     console = make_console(stream)
-    sources = SourceCache(result.root)
+    sources = SourceCache(result.root, dict(result.in_memory))
     arrow = "↳" if _is_unicode(console) else "->"
     for finding in result.findings:
         for line in finding_lines(finding, sources, arrow):
