@@ -1,4 +1,4 @@
-"""The `epochlint` command line: check, rules, rule, graph."""
+"""The `epochlint` command line: check, server, rules, rule, graph."""
 
 from __future__ import annotations
 
@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply the fixes that are mechanical and safe")
     check.add_argument("--diff", action="store_true", help="show those fixes as a diff instead of writing them")
 
+    commands.add_parser(
+        "server", help="run the Language Server for editors, on stdin and stdout (needs epochlint[lsp])"
+    )
     commands.add_parser("rules", help="list every rule")
     rule = commands.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", metavar="CODE")
@@ -114,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "rules":
             return _rules(sys.stdout)
+        if args.command == "server":
+            return _server()
         if args.command == "rule":
             return _rule(args.code, sys.stdout)
         if args.command == "audit":
@@ -225,6 +230,17 @@ def _stdin_file(args: argparse.Namespace) -> Path | None:
     if args.fix:
         raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
     return args.stdin_filename
+
+
+def _server() -> int:
+    try:
+        from epochlint.server import serve
+    except ImportError as error:
+        raise UsageError(
+            f"epochlint: error: the server needs pygls ({error}); install it with: pip install 'epochlint[lsp]'"
+        ) from None
+    serve()
+    return EXIT_CLEAN
 
 
 def _rules(stream: TextIO) -> int:
