@@ -73,6 +73,11 @@ class _EntryStore:
             return directory if directory.is_dir() else None
         return directory
 
+    @property
+    def enabled(self) -> bool:
+        """Whether entries are kept (False: no cache, or it could not be written)."""
+        return self._directory is not None
+
     def _read(self, key: str) -> bytes | None:
         if self._directory is None:
             return None

@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
     )
     check.add_argument(
-        "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per core)"
+        "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per idle core)"
     )
     check.add_argument(
         "--no-prefilter",

@@ -1,8 +1,9 @@
 """The facts of every file of one run: read each file, decide which can matter, take what the
 cache has, and parse the rest, on every core when there is enough of it.
 
-Results never depend on the order work finishes in, nor on the number of workers: facts go
-through the same codec whether they come from a worker, this process or the cache.
+Results never depend on the order work finishes in, nor on the number of workers: facts from a
+worker or the cache are decoded into the same values this process builds (and uses as they are,
+without an encode and decode round trip; they are encoded only to be cached).
 """
 
 from __future__ import annotations
@@ -41,9 +42,11 @@ Task = tuple[str, bytes]
 
 @dataclass(frozen=True)
 class Collected:
-    """Facts aligned with the sources, and how many files were found not relevant."""
+    """Facts aligned with the sources, the key each has in the facts cache (for a file that cannot
+    be read, its reason), and how many files were found not relevant."""
 
     facts: list[FileFacts]
+    keys: list[str]
     not_relevant: int
 
 
@@ -144,19 +147,20 @@ def collect_facts(
         for index, (source, data) in enumerate(zip(sources, contents)):
             if isinstance(data, str):
                 facts.append(FileFacts(lines=0, error=data))
+                keys[index] = f"unreadable\0{data}"
                 continue
             kind = PARSED if source.rel in relevant else NOT_RELEVANT
             keys[index] = cache.key(kind, data)
             facts.append(cache.load(keys[index]))
             if facts[index] is None:
                 tasks[index] = (kind, data)
-    for index, payload in _run(tasks, jobs or _cores(), progress).items():
-        cache.store(keys[index], payload)
-        with collector_paused():
-            facts[index] = codec.decode(payload)
+    for index, (parsed, payload) in _run(tasks, jobs or default_jobs(), progress, cache.enabled).items():
+        if payload is not None:
+            cache.store(keys[index], payload)
+        facts[index] = parsed
     if tasks:
         cache.forget_unused()
-    return Collected([f for f in facts if f is not None], len(readable) - len(relevant))
+    return Collected([f for f in facts if f is not None], [keys[i] for i in range(len(facts))], len(readable) - len(relevant))
 
 
 @contextmanager
@@ -185,12 +189,31 @@ def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: C
     return relevant_files(texts, names)
 
 
-def facts_payload(task: Task) -> bytes:
-    """Facts of one file, encoded: what a worker sends back."""
+def file_facts(task: Task) -> FileFacts:
+    """Facts of one file: parsed, or only counted when no rule can need it."""
     kind, data = task
     with collector_paused():  # a syntax tree is acyclic too: freed by reference counting alone
-        facts = facts_from_source(data) if kind == PARSED else facts_without_parse(data)
-    return codec.encode(facts)
+        return facts_from_source(data) if kind == PARSED else facts_without_parse(data)
+
+
+def facts_payload(task: Task) -> bytes:
+    """Facts of one file, encoded: what a worker sends back."""
+    return codec.encode(file_facts(task))
+
+
+# A file's facts, and their encoding when they are to be cached (None: not wanted).
+Done = tuple[FileFacts, bytes | None]
+
+
+def default_jobs() -> int:
+    """Processes worth starting: one per core that other work does not keep busy. Two parsing
+    processes on cores that are already loaded are no faster than one, and cost more CPU."""
+    cores = _cores()
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this system
+        return cores
+    return max(1, min(cores, round(cores - busy)))
 
 
 def _cores() -> int:
@@ -199,41 +222,44 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _run(tasks: Mapping[int, Task], jobs: int, progress: bool) -> dict[int, bytes]:
+def _run(tasks: Mapping[int, Task], jobs: int, progress: bool, encode: bool) -> dict[int, Done]:
     size = sum(len(data) for _, data in tasks.values())
     with _progress_bar(len(tasks) if progress and size >= _PROGRESS_MIN_BYTES else 0) as advance:
         if jobs < 2 or len(tasks) < 2 or size < _PARALLEL_MIN_BYTES:
-            return _run_here(tasks, advance)
-        return _run_in_pool(tasks, jobs, advance)
+            return _run_here(tasks, advance, encode)
+        return _run_in_pool(tasks, jobs, advance, encode)
 
 
-def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None]) -> dict[int, bytes]:
-    done = {}
+def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], encode: bool) -> dict[int, Done]:
+    done: dict[int, Done] = {}
     for index, task in tasks.items():
-        done[index] = facts_payload(task)
+        facts = file_facts(task)
+        done[index] = (facts, codec.encode(facts) if encode else None)
         advance()
     return done
 
 
-def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None]) -> dict[int, bytes]:
+def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None], encode: bool) -> dict[int, Done]:
     # Workers are forked where possible, after libcst is loaded here, so none imports it again.
     import epochlint.frontend.extract  # noqa: F401
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    done: dict[int, bytes] = {}
+    done: dict[int, Done] = {}
     # Largest first, so that no worker is left with a big file at the end.
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             for future in as_completed(futures):
-                done[futures[future]] = future.result()
+                payload = future.result()
+                with collector_paused():
+                    done[futures[future]] = (codec.decode(payload), payload if encode else None)
                 advance()
     except BrokenProcessPool:
         # A worker died (killed, out of memory): what it had is done here instead.
         rest = {i: task for i, task in tasks.items() if i not in done}
-        done.update(_run_here(rest, advance))
+        done.update(_run_here(rest, advance, encode))
     return done
 
 

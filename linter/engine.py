@@ -8,19 +8,20 @@ import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from epochlint import __version__
 from epochlint import findings as findings_module
 from epochlint import report as report_module
-from epochlint.cache import FindingsCache
-from epochlint.collect import collect_facts, collector_paused, held_in_memory, read_source, read_sources
+from epochlint.cache import FactsCache, FindingsCache
+from epochlint.collect import Collected, collect_facts, collector_paused, held_in_memory, read_source, read_sources
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
 from epochlint.frontend import facts_from_source
 from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
+from epochlint.layout import Relayout, relayout
 from epochlint.program.modules import ModuleInfo, module_names
 from epochlint.report import RuleInfo, RunResult
 
@@ -97,24 +98,43 @@ def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:
 
 def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding], list[type[Rule]]]:
     """The findings of one analysis unit, and the rules that ran."""
+    found, rules = unsuppressed_findings(results, config)
+    return reported(found, {r.source.rel: r.facts for r in results}), rules
+
+
+def unsuppressed_findings(
+    results: Sequence[FileResult], config: Config
+) -> tuple[list[Finding], list[type[Rule]]]:
+    """The findings of one analysis unit before suppressions (see `reported`), and the rules that ran."""
     rules = selected_rules(config)
     with collector_paused():
-        return run_rules(build_program(results, config), rules), rules
+        return rule_findings(build_program(results, config), rules), rules
 
 
 def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
     """Run the rules, drop suppressed and deselected findings, fingerprint and sort the rest."""
-    modules_by_rel = {m.rel: m for m in program.modules.values()}
+    facts_by_rel = {m.rel: m.facts for m in program.modules.values()}
+    return reported(rule_findings(program, rules), facts_by_rel)
+
+
+def rule_findings(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
+    """What the rules find where their codes are enabled, suppressed or not, in no set order."""
     findings = []
     for rule in rules:
         for finding in rule().check(program):
-            if not program.config.is_code_enabled(finding.code, finding.location.path):
-                continue
-            module = modules_by_rel.get(finding.location.path)
-            if module is not None and _suppressed(module.facts, finding):
-                continue
-            findings.append(finding)
-    return _fingerprinted(sorted(set(findings), key=Finding.sort_key))
+            if program.config.is_code_enabled(finding.code, finding.location.path):
+                findings.append(finding)
+    return findings
+
+
+def reported(findings: Sequence[Finding], facts_by_rel: Mapping[str, FileFacts]) -> list[Finding]:
+    """`findings` without the suppressed ones and duplicates, sorted and fingerprinted."""
+    kept = []
+    for finding in findings:
+        facts = facts_by_rel.get(finding.location.path)
+        if facts is None or not _suppressed(facts, finding):
+            kept.append(finding)
+    return _fingerprinted(sorted(set(kept), key=Finding.sort_key))
 
 
 def _suppressed(facts: FileFacts, finding: Finding) -> bool:
@@ -159,7 +179,7 @@ def check(
 
     Facts come from the cache under the project root where it has them (`use_cache`); files the
     prefilter finds irrelevant are not parsed (`prefilter`); the rest are parsed by `jobs`
-    processes (default: one per core), with a progress bar on stderr for large runs (`progress`).
+    processes (default: one per idle core), with a progress bar on stderr for large runs (`progress`).
     The files in `in_memory` (by `in_memory_path`) are analysed with that content instead of
     what is on disk, or as new files when there is none.
     """
@@ -170,7 +190,7 @@ def check(
     contents = read_sources(sources, config, held)
     cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
     key = cache.key(_analysis_inputs(sources, contents, problems, names, config, prefilter))
-    analysed = _decode_analysis(cache.load(key))
+    analysed = _decode(cache.load(key), _Analysed)
     if analysed is None:
         collected = collect_facts(
             sources, contents, names, config, use_cache=use_cache, jobs=jobs, prefilter=prefilter, progress=progress
@@ -179,12 +199,23 @@ def check(
         results.extend(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
-        findings, rules = analyse(results, config)
-        analysed = _Analysed(
-            tuple(findings),
-            tuple(rule_info(rule) for rule in rules),
-            collected.not_relevant,
-        )
+        # The same files, names and configuration as an earlier analysis, only laid out otherwise:
+        # its findings, moved, are this one's.
+        layout_key = cache.key(_analysis_inputs(sources, None, problems, names, config, prefilter))
+        earlier = _decode(cache.load(layout_key), _LaidOut)
+        facts_cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
+        moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
+        if moved is None or earlier is None:
+            found, rules = unsuppressed_findings(results, config)
+            earlier = _LaidOut(
+                tuple((s.rel, k) for s, k in zip(sources, collected.keys)),
+                tuple(found),
+                tuple(rule_info(rule) for rule in rules),
+            )
+            cache.store(layout_key, pickle.dumps(earlier, protocol=5))
+            moved = found
+        findings = reported(moved, {r.source.rel: r.facts for r in results})
+        analysed = _Analysed(tuple(findings), earlier.rules, collected.not_relevant)
         cache.store(key, pickle.dumps(analysed, protocol=5))
     return RunResult(
         root=config.root,
@@ -206,40 +237,88 @@ class _Analysed:
     not_relevant: int
 
 
+@dataclass(frozen=True)
+class _LaidOut:
+    """The latest full analysis of one set of files: the key of each file's facts, and the rules'
+    findings before suppressions. Kept in the findings cache by a key over everything but the files'
+    content, for the next run to reuse where its files differ only in layout."""
+
+    facts_keys: tuple[tuple[str, str], ...]
+    findings: tuple[Finding, ...]
+    rules: tuple[RuleInfo, ...]
+
+
+def _moved(
+    earlier: _LaidOut, sources: Sequence[SourceFile], collected: Collected, facts_cache: FactsCache
+) -> list[Finding] | None:
+    """The earlier findings moved to where the files' new layout puts them; None when a file
+    changed more than its layout (or its earlier facts are gone)."""
+    if [rel for rel, _ in earlier.facts_keys] != [s.rel for s in sources]:
+        return None
+    moves: list[tuple[str, Relayout]] = []
+    for (rel, old_key), new_key, new_facts in zip(earlier.facts_keys, collected.keys, collected.facts):
+        if old_key == new_key:
+            continue
+        old_facts = facts_cache.load(old_key)
+        move = relayout(old_facts, new_facts) if old_facts is not None else None
+        if move is None:
+            return None
+        moves.append((rel, move))
+    findings = []
+    for finding in earlier.findings:
+        for rel, move in moves:
+            moved = move.finding(finding, rel)
+            if moved is None:
+                return None
+            finding = moved
+        findings.append(finding)
+    return findings
+
+
 _CACHED_CLASSES = {
     findings_module.__name__: dataclasses_of(findings_module),
     report_module.__name__: frozenset({RuleInfo.__name__}),
-    __name__: frozenset({_Analysed.__name__}),
+    __name__: frozenset({_Analysed.__name__, _LaidOut.__name__}),
 }
 
 
 def _analysis_inputs(
     sources: Sequence[SourceFile],
-    contents: Sequence[bytes | str],
+    contents: Sequence[bytes | str] | None,
     problems: Sequence[DiscoveryProblem],
     names: dict[str, str],
     config: Config,
     prefilter: bool,
 ) -> bytes:
-    """Everything the findings of a run depend on, but for the engine's code (in the cache's salt)."""
+    """Everything the findings of a run depend on, but for the engine's code (in the cache's salt);
+    without `contents`, everything but the files' content."""
     files = [
-        (s.rel, names.get(s.rel, ""), hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else data)
-        for s, data in zip(sources, contents)
+        (s.rel, names.get(s.rel, ""), _content_digest(contents[index]) if contents is not None else "")
+        for index, s in enumerate(sources)
     ]
     unreadable = [(p.rel, names.get(p.rel, ""), p.reason) for p in problems]
     inputs = {"config": config.fingerprint(), "prefilter": prefilter, "files": files, "unreadable": unreadable}
+    if contents is None:
+        inputs["layout"] = True
     return json.dumps(inputs, sort_keys=True, ensure_ascii=True).encode("ascii")
 
 
-def _decode_analysis(payload: bytes | None) -> _Analysed | None:
-    """A cached analysis, or None when there is none to trust."""
+def _content_digest(data: bytes | str) -> str:
+    return hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else data
+
+
+_Cached = TypeVar("_Cached")
+
+
+def _decode(payload: bytes | None, kind: type[_Cached]) -> _Cached | None:
+    """A cached analysis of type `kind`, or None when there is none to trust."""
     if payload is None:
         return None
     try:
         analysed = restricted_loads(payload, _CACHED_CLASSES)
     except FactsDecodeError:
         return None
-    return analysed if isinstance(analysed, _Analysed) else None
+    return analysed if isinstance(analysed, kind) else None
 
 
 def rule_info(rule: type[Rule]) -> RuleInfo:

@@ -30,7 +30,7 @@ class CheckRequest:
     use_cache: bool = True
     # Show a progress bar on stderr while a large run parses.
     progress: bool = False
-    # Processes that parse (default: one per core).
+    # Processes that parse (default: one per idle core).
     jobs: int | None = None
     # Parse only the files that can matter (off: parse every file, for comparison).
     prefilter: bool = True
