@@ -190,6 +190,7 @@ def check(
     contents = read_sources(sources, config, held)
     cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
     key = cache.key(_analysis_inputs(sources, contents, problems, names, config, prefilter))
+    layout_key = cache.key(_analysis_inputs(sources, None, problems, names, config, prefilter))
     analysed = _decode(cache.load(key), _Analysed)
     if analysed is None:
         collected = collect_facts(
@@ -199,24 +200,14 @@ def check(
         results.extend(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
-        # The same files, names and configuration as an earlier analysis, only laid out otherwise:
-        # its findings, moved, are this one's.
-        layout_key = cache.key(_analysis_inputs(sources, None, problems, names, config, prefilter))
         earlier = _decode(cache.load(layout_key), _LaidOut)
         facts_cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
-        moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
-        if moved is None or earlier is None:
-            found, rules = unsuppressed_findings(results, config)
-            earlier = _LaidOut(
-                tuple((s.rel, k) for s, k in zip(sources, collected.keys)),
-                tuple(found),
-                tuple(rule_info(rule) for rule in rules),
-            )
-            cache.store(layout_key, pickle.dumps(earlier, protocol=5))
-            moved = found
-        findings = reported(moved, {r.source.rel: r.facts for r in results})
-        analysed = _Analysed(tuple(findings), earlier.rules, collected.not_relevant)
+        laid_out = _laid_out(earlier, sources, results, collected, facts_cache, config)
+        findings = reported(laid_out.findings, {r.source.rel: r.facts for r in results})
+        analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
         cache.store(key, pickle.dumps(analysed, protocol=5))
+    # The next run whose files differ from these only in layout starts from this one's findings.
+    cache.store(layout_key, pickle.dumps(analysed.laid_out, protocol=5))
     return RunResult(
         root=config.root,
         findings=analysed.findings,
@@ -228,6 +219,19 @@ def check(
     )
 
 
+
+
+@dataclass(frozen=True)
+class _LaidOut:
+    """The latest run's files, by the key of each one's facts, and the rules' findings before
+    suppressions. Kept in the findings cache by a key over everything but the files' content, for
+    the next run to reuse where its files differ only in layout."""
+
+    facts_keys: tuple[tuple[str, str], ...]
+    findings: tuple[Finding, ...]
+    rules: tuple[RuleInfo, ...]
+
+
 @dataclass(frozen=True)
 class _Analysed:
     """What the analysis of one set of inputs found: kept in the findings cache."""
@@ -235,17 +239,25 @@ class _Analysed:
     findings: tuple[Finding, ...]
     rules: tuple[RuleInfo, ...]
     not_relevant: int
+    laid_out: _LaidOut
 
 
-@dataclass(frozen=True)
-class _LaidOut:
-    """The latest full analysis of one set of files: the key of each file's facts, and the rules'
-    findings before suppressions. Kept in the findings cache by a key over everything but the files'
-    content, for the next run to reuse where its files differ only in layout."""
-
-    facts_keys: tuple[tuple[str, str], ...]
-    findings: tuple[Finding, ...]
-    rules: tuple[RuleInfo, ...]
+def _laid_out(
+    earlier: _LaidOut | None,
+    sources: Sequence[SourceFile],
+    results: Sequence[FileResult],
+    collected: Collected,
+    facts_cache: FactsCache,
+    config: Config,
+) -> _LaidOut:
+    """The findings before suppressions of `results`: the earlier ones moved where the files'
+    new layout puts them when they differ only in layout, else from a whole-program analysis."""
+    facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
+    moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
+    if moved is not None and earlier is not None:
+        return _LaidOut(facts_keys, tuple(moved), earlier.rules)
+    found, rules = unsuppressed_findings(results, config)
+    return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules))
 
 
 def _moved(
