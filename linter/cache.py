@@ -100,6 +100,11 @@ class _EntryStore:
             return None
         return directory if usable and _machine_key() is not None else None
 
+    @property
+    def enabled(self) -> bool:
+        """Whether entries are kept (False: no cache, or it could not be written)."""
+        return self._directory is not None
+
     def _read(self, key: str) -> bytes | None:
         if self._directory is None:
             return None

@@ -1,4 +1,4 @@
-"""The `epochlint` command line: check, rules, rule, graph."""
+"""The `epochlint` command line: check, server, rules, rule, graph."""
 
 from __future__ import annotations
 
@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.required = True
 
     _add_check_parser(commands)
+    commands.add_parser(
+        "server", help="run the Language Server for editors, on stdin and stdout (needs epochlint[lsp])"
+    )
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=RULES_FORMATS, default="table", help="a table, or JSON for tools")
     rule = commands.add_parser("rule", help="show a rule's documentation")
@@ -93,7 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check = commands.add_parser("check", help="analyse files and report findings", epilog=EXIT_STATUSES)
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
+    check.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .); - reads one file from stdin"
+    )
+    check.add_argument(
+        "--stdin-filename",
+        type=Path,
+        metavar="FILE",
+        help="with -, the file that stdin holds: analysed in place of FILE, inside the project found from FILE",
+    )
     check.add_argument(
         "--output-format",
         choices=OUTPUT_FORMATS,
@@ -113,7 +124,7 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
     )
     check.add_argument(
-        "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per core)"
+        "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per idle core)"
     )
     check.add_argument(
         "--no-prefilter",
@@ -161,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "rules":
             return _rules(args.output_format, sys.stdout)
+        if args.command == "server":
+            return _server()
         if args.command == "rule":
             return _rule(args.code, sys.stdout)
         if args.command == "audit":
@@ -216,11 +229,17 @@ def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) 
 
 
 def _check(args: argparse.Namespace) -> int:
+    from epochlint.discovery import in_memory_path
     from epochlint.workflow import CheckRequest, run_check
 
     if args.statistics and args.output_format not in STATISTICS_FORMATS:
         raise UsageError(f"--statistics prints its counts as console text or json, not as {args.output_format}")
+    stdin_file = _stdin_file(args)
+    if stdin_file is not None:
+        # The file on stdin, inside the whole project its name places it in.
+        args.paths, args.whole_project = [stdin_file], True
     config = _load(args, {"select": args.select, "ignore": args.ignore})
+    in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),
         args.whole_project,
@@ -232,6 +251,7 @@ def _check(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty() and not args.quiet,
         jobs=args.jobs,
         prefilter=not args.no_prefilter,
+        in_memory=in_memory,
     )
     outcome = run_check(request, config)
     if outcome.diff is not None:
@@ -263,6 +283,33 @@ def _renderer(args: argparse.Namespace) -> Renderer:
     if args.quiet and args.output_format in QUIET_FORMATS:
         return QUIET_FORMATS[args.output_format]
     return FORMATS[args.output_format]
+
+
+def _stdin_file(args: argparse.Namespace) -> Path | None:
+    """The file stdin stands for, when the path is `-`; None when files are read from disk."""
+    reads_stdin = Path("-") in args.paths
+    if not reads_stdin:
+        if args.stdin_filename is not None:
+            raise UsageError("epochlint: error: --stdin-filename needs - as the path (to read the file from stdin)")
+        return None
+    if len(args.paths) > 1:
+        raise UsageError("epochlint: error: - (stdin) cannot be combined with other paths")
+    if args.stdin_filename is None:
+        raise UsageError("epochlint: error: - (stdin) needs --stdin-filename, the name of the file stdin holds")
+    if args.fix:
+        raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
+    return args.stdin_filename
+
+
+def _server() -> int:
+    try:
+        from epochlint.server import serve
+    except ImportError as error:
+        raise UsageError(
+            f"epochlint: error: the server needs pygls ({error}); install it with: pip install 'epochlint[lsp]'"
+        ) from None
+    serve()
+    return EXIT_CLEAN
 
 
 def _rules(output_format: str, stream: TextIO) -> int:

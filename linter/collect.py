@@ -1,8 +1,9 @@
 """The facts of every file of one run: read each file, decide which can matter, take what the
 cache has, and parse the rest, on every core when there is enough of it.
 
-Results never depend on the order work finishes in, nor on the number of workers: facts go
-through the same codec whether they come from a worker, this process or the cache.
+Results never depend on the order work finishes in, nor on the number of workers: facts from a
+worker or the cache are decoded into the same values this process builds (and uses as they are,
+without an encode and decode round trip; they are encoded only to be cached).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ContextManager
 
 from epochlint.cache import FactsCache
@@ -27,7 +29,7 @@ from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
 from epochlint.prefilter import Vocabulary, read_text_facts, relevant_files
 
-__all__ = ["Collected", "collect_facts", "collector_paused", "read_source", "read_sources"]
+__all__ = ["Collected", "collect_facts", "collector_paused", "held_in_memory", "read_source", "read_sources"]
 
 PARSED = "parsed"
 NOT_RELEVANT = "not-relevant"
@@ -42,9 +44,11 @@ Task = tuple[str, bytes]
 
 @dataclass(frozen=True)
 class Collected:
-    """Facts aligned with the sources, and how many files were found not relevant."""
+    """Facts aligned with the sources, the key each has in the facts cache (for a file that cannot
+    be read, its reason), and how many files were found not relevant."""
 
     facts: list[FileFacts]
+    keys: list[str]
     not_relevant: int
 
 
@@ -70,9 +74,34 @@ def read_source(source: SourceFile, max_size: int) -> bytes | str:
         os.close(descriptor)
 
 
-def read_sources(sources: Sequence[SourceFile], config: Config) -> list[bytes | str]:
-    """Every file's bytes, or why they cannot be read, in the order of `sources`."""
-    return [read_source(source, config.max_file_size) for source in sources]
+def read_sources(
+    sources: Sequence[SourceFile], config: Config, in_memory: Mapping[Path, bytes] | None = None
+) -> list[bytes | str]:
+    """Every file's bytes, or why they cannot be read, in the order of `sources`; a file held in
+    `in_memory` (by `in_memory_path`: an unsaved buffer, stdin) is read from there, not from disk."""
+    held = held_in_memory(sources, in_memory or {})
+    return [_held_or_read(source, held.get(source.rel), config.max_file_size) for source in sources]
+
+
+def held_in_memory(sources: Sequence[SourceFile], in_memory: Mapping[Path, bytes]) -> dict[str, bytes]:
+    """The content `in_memory` holds for some of `sources`, by their root-relative names."""
+    if not in_memory:
+        return {}
+    by_real_path = {os.path.realpath(path): data for path, data in in_memory.items()}
+    held = {}
+    for source in sources:
+        data = by_real_path.get(os.path.realpath(source.path))
+        if data is not None:
+            held[source.rel] = data
+    return held
+
+
+def _held_or_read(source: SourceFile, held: bytes | None, max_size: int) -> bytes | str:
+    if held is None:
+        return read_source(source, max_size)
+    if len(held) > max_size:
+        return f"file is {len(held)} bytes, over the size limit of {max_size}"
+    return held
 
 
 def collect_facts(
@@ -98,19 +127,20 @@ def collect_facts(
         for index, (source, data) in enumerate(zip(sources, contents)):
             if isinstance(data, str):
                 facts.append(FileFacts(lines=0, error=data))
+                keys[index] = f"unreadable\0{data}"
                 continue
             kind = JAVA if is_java(source.rel) else PARSED if source.rel in relevant else NOT_RELEVANT
             keys[index] = cache.key(kind, data)
             facts.append(cache.load(keys[index]))
             if facts[index] is None:
                 tasks[index] = (kind, data)
-    for index, payload in _run(tasks, jobs or _cores(), progress).items():
-        cache.store(keys[index], payload)
-        with collector_paused():
-            facts[index] = codec.decode(payload)
+    for index, (parsed, payload) in _run(tasks, jobs or default_jobs(), progress, cache.enabled).items():
+        if payload is not None:
+            cache.store(keys[index], payload)
+        facts[index] = parsed
     if tasks:
         cache.forget_unused()
-    return Collected([f for f in facts if f is not None], len(readable) - len(relevant))
+    return Collected([f for f in facts if f is not None], [keys[i] for i in range(len(facts))], len(readable) - len(relevant))
 
 
 @contextmanager
@@ -140,12 +170,31 @@ def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: C
     return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}
 
 
-def facts_payload(task: Task) -> bytes:
-    """Facts of one file, encoded: what a worker sends back."""
+def file_facts(task: Task) -> FileFacts:
+    """Facts of one file: parsed, or only counted when no rule can need it."""
     kind, data = task
     with collector_paused():  # a syntax tree is acyclic too: freed by reference counting alone
-        facts = source_facts(kind, data)
-    return codec.encode(facts)
+        return source_facts(kind, data)
+
+
+def facts_payload(task: Task) -> bytes:
+    """Facts of one file, encoded: what a worker sends back."""
+    return codec.encode(file_facts(task))
+
+
+# A file's facts, and their encoding when they are to be cached (None: not wanted).
+Done = tuple[FileFacts, bytes | None]
+
+
+def default_jobs() -> int:
+    """Processes worth starting: one per core that other work does not keep busy. Two parsing
+    processes on cores that are already loaded are no faster than one, and cost more CPU."""
+    cores = _cores()
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this system
+        return cores
+    return max(1, min(cores, round(cores - busy)))
 
 
 def source_facts(kind: str, data: bytes) -> FileFacts:
@@ -161,29 +210,30 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _run(tasks: Mapping[int, Task], jobs: int, progress: bool) -> dict[int, bytes]:
+def _run(tasks: Mapping[int, Task], jobs: int, progress: bool, encode: bool) -> dict[int, Done]:
     size = sum(len(data) for _, data in tasks.values())
     with _progress_bar(len(tasks) if progress and size >= _PROGRESS_MIN_BYTES else 0) as advance:
         if jobs < 2 or len(tasks) < 2 or size < _PARALLEL_MIN_BYTES:
-            return _run_here(tasks, advance)
-        return _run_in_pool(tasks, jobs, advance)
+            return _run_here(tasks, advance, encode)
+        return _run_in_pool(tasks, jobs, advance, encode)
 
 
-def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None]) -> dict[int, bytes]:
-    done = {}
+def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], encode: bool) -> dict[int, Done]:
+    done: dict[int, Done] = {}
     for index, task in tasks.items():
-        done[index] = facts_payload(task)
+        facts = file_facts(task)
+        done[index] = (facts, codec.encode(facts) if encode else None)
         advance()
     return done
 
 
-def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None]) -> dict[int, bytes]:
+def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None], encode: bool) -> dict[int, Done]:
     # Workers are forked where possible, after libcst is loaded here, so none imports it again.
     import epochlint.frontend.extract  # noqa: F401
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    done: dict[int, bytes] = {}
+    done: dict[int, Done] = {}
     # Largest first, so that no worker is left with a big file at the end.
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
     try:
@@ -191,12 +241,14 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
         with ProcessPoolExecutor(workers, context, initializer=_die_with, initargs=(os.getpid(),)) as pool:
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             for future in as_completed(futures):
-                done[futures[future]] = future.result()
+                payload = future.result()
+                with collector_paused():
+                    done[futures[future]] = (codec.decode(payload), payload if encode else None)
                 advance()
     except BrokenProcessPool:
         # A worker died (killed, out of memory): what it had is done here instead.
         rest = {i: task for i, task in tasks.items() if i not in done}
-        done.update(_run_here(rest, advance))
+        done.update(_run_here(rest, advance, encode))
     return done
 
 

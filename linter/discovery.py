@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from epochlint.config import Config
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
 from epochlint.text import escaped
 
-__all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover"]
+__all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover", "in_memory_path", "relative_name"]
 
 # Emacs leaves a dangling `.#name.py` link beside each file being edited.
 EDITOR_LOCK_PREFIX = ".#"
@@ -272,24 +272,30 @@ def discover(
     paths: Sequence[Path],
     config: Config,
     follow_external_symlinks: bool = False,
+    in_memory: Collection[Path] = (),
 ) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
     """The files to analyse under `paths` (the current directory when empty), and the problems met.
 
-    Raises UsageError for a path that does not exist. Symlinks inside walked directories are
-    followed when their target lies inside one of the given paths (or always, with
-    `follow_external_symlinks`); a link that leads back into the tree is never walked twice. A
-    link to a `.py` file or a folder outside the given paths is reported, not followed, and so is
-    a FIFO, socket or device named `*.py`: nothing is skipped silently.
+    Raises UsageError for a path that does not exist, but for the `in_memory` files (an editor's
+    unsaved buffer, stdin), which are analysed whether or not they exist on disk (absolute paths,
+    as `in_memory_path` makes them). Symlinks inside walked directories are followed when their
+    target lies inside one of the given paths (or always, with `follow_external_symlinks`); a link
+    that leads back into the tree is never walked twice. A link to a `.py` file or a folder outside
+    the given paths is reported, not followed, and so is a FIFO, socket or device named `*.py`:
+    nothing is skipped silently.
     """
     given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
+    memory = {os.fspath(p) for p in in_memory}
     for original, path in zip(paths, given):
-        if not os.path.lexists(path):
+        if not os.path.lexists(path) and path not in memory:
             raise UsageError(f"epochlint: path not found: {printable(os.fspath(original))}")
     walker = _Walker(config, follow_external_symlinks, given)
     for path in given:
-        walker.add_argument(path)
+        if path not in memory:
+            walker.add_argument(path)
     walker.walk_links()
     files, problems = walker.result()
+    files, problems = _with_in_memory(files, problems, memory, walker)
     return _without_unreadable_java(files), problems
 
 
@@ -300,3 +306,31 @@ def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:
         return files
     print(MISSING_NOTICE.format(count=java), file=sys.stderr)
     return [f for f in files if not is_java(f.rel)]
+
+
+def relative_name(path: Path, config: Config) -> str:
+    """The name findings give the file at `path` (as `SourceFile.rel`)."""
+    return printable(_Walker(config, False, []).rel(os.path.abspath(path)))
+
+
+def in_memory_path(path: Path) -> Path:
+    """How `discover` and `read_sources` name a file held in memory: absolute, not resolved."""
+    return Path(os.path.abspath(path))
+
+
+def _with_in_memory(
+    files: list[SourceFile], problems: list[DiscoveryProblem], memory: set[str], walker: _Walker
+) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
+    """The files found on disk, each in-memory file among them once (under the name it has on disk
+    when the walk found it), and no problem reported for a file whose content is in memory."""
+    if not memory:
+        return files, problems
+    found_real = {os.path.realpath(f.path) for f in files}
+    added = [
+        SourceFile(Path(path), printable(walker.rel(path)))
+        for path in sorted(memory)
+        if os.path.realpath(path) not in found_real
+    ]
+    merged = sorted([*files, *added], key=lambda f: (f.rel, str(f.path)))
+    names = {f.rel for f in added}
+    return merged, [p for p in problems if p.rel not in names]

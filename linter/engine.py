@@ -5,22 +5,23 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from epochlint import __version__
 from epochlint import findings as findings_module
 from epochlint import report as report_module
-from epochlint.cache import FindingsCache
-from epochlint.collect import collect_facts, collector_paused, read_source, read_sources
+from epochlint.cache import FactsCache, FindingsCache
+from epochlint.collect import Collected, collect_facts, collector_paused, held_in_memory, read_source, read_sources
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
 from epochlint.frontend import facts_from_source
 from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
+from epochlint.layout import Relayout, relayout
 from epochlint.program.modules import ModuleInfo, module_names
 from epochlint.report import RuleInfo, RunResult
 
@@ -114,49 +115,73 @@ def _is_file(path: Path) -> bool:
 
 def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding], list[type[Rule]]]:
     """The findings of one analysis unit, and the rules that ran."""
+    found, rules = unsuppressed_findings(results, config)
+    return reported(found, {r.source.rel: r.facts for r in results}, config, rules), rules
+
+
+def unsuppressed_findings(
+    results: Sequence[FileResult], config: Config
+) -> tuple[list[Finding], list[type[Rule]]]:
+    """The findings of one analysis unit before suppressions (see `reported`), and the rules that ran."""
     rules = selected_rules(config)
     with collector_paused():
-        return run_rules(build_program(results, config), rules), rules
+        return rule_findings(build_program(results, config), rules), rules
 
 
 def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
-    """Run the rules, drop suppressed and deselected findings, fingerprint and sort the rest.
+    """Run the rules, drop suppressed and deselected findings, fingerprint and sort the rest."""
+    facts_by_rel = {m.rel: m.facts for m in program.modules.values()}
+    return reported(rule_findings(program, rules), facts_by_rel, program.config, rules)
 
-    The rules about suppressions run last, on which findings each suppression silenced.
-    """
+
+def rule_findings(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
+    """What the rules (but those about suppressions) find where their codes are enabled,
+    suppressed or not, in no set order."""
+    from epochlint.rules.base import SuppressionRule
+
+    findings = []
+    for rule in rules:
+        if issubclass(rule, SuppressionRule):
+            continue
+        for finding in rule().check(program):
+            if program.config.is_code_enabled(finding.code, finding.location.path):
+                findings.append(finding)
+    return findings
+
+
+def reported(
+    findings: Sequence[Finding], facts_by_rel: Mapping[str, FileFacts], config: Config, rules: Sequence[type[Rule]]
+) -> list[Finding]:
+    """`findings` without the suppressed ones and duplicates, sorted and fingerprinted. The rules
+    about suppressions run last, on which findings each suppression silenced."""
     from epochlint.rules.base import SuppressionRule, SuppressionUse
 
-    modules_by_rel = {m.rel: m for m in program.modules.values()}
-    findings: list[Finding] = []
+    kept: list[Finding] = []
     silenced: set[tuple[str, int, str]] = set()
-    for rule in rules:
-        if not issubclass(rule, SuppressionRule):
-            _keep_reported(rule().check(program), program, modules_by_rel, findings, silenced, blanket=True)
+    _keep_reported(findings, facts_by_rel, kept, silenced, blanket=True)
     use = SuppressionUse(frozenset(silenced), frozenset(rule.code for rule in rules))
     for rule in rules:
         if issubclass(rule, SuppressionRule):
+            found = rule().check_suppressions(facts_by_rel, config, use)
+            enabled = [f for f in found if config.is_code_enabled(f.code, f.location.path)]
             # A bare `ignore` cannot silence the finding that reports it as unused.
-            found = rule().check_suppressions(program, use)
-            _keep_reported(found, program, modules_by_rel, findings, set(), blanket=False)
-    return _fingerprinted(sorted(set(findings), key=Finding.sort_key))
+            _keep_reported(enabled, facts_by_rel, kept, set(), blanket=False)
+    return _fingerprinted(sorted(set(kept), key=Finding.sort_key))
 
 
 def _keep_reported(
     found: Iterable[Finding],
-    program: Program,
-    modules_by_rel: dict[str, ModuleInfo],
+    facts_by_rel: Mapping[str, FileFacts],
     kept: list[Finding],
     silenced: set[tuple[str, int, str]],
     *,
     blanket: bool,
 ) -> None:
-    """Add to `kept` the findings that are selected and not suppressed (by a bare `ignore` too, with
-    `blanket`); note the suppressed ones in `silenced`."""
+    """Add to `kept` the findings that are not suppressed (by a bare `ignore` too, with `blanket`);
+    note the suppressed ones in `silenced`."""
     for finding in found:
-        if not program.config.is_code_enabled(finding.code, finding.location.path):
-            continue
-        module = modules_by_rel.get(finding.location.path)
-        if module is not None and _suppressed(module.facts, finding, blanket):
+        facts = facts_by_rel.get(finding.location.path)
+        if facts is not None and _suppressed(facts, finding, blanket):
             silenced.add((finding.location.path, finding.location.line, finding.code))
             continue
         kept.append(finding)
@@ -198,20 +223,25 @@ def check(
     jobs: int | None = None,
     prefilter: bool = True,
     progress: bool = False,
+    in_memory: Mapping[Path, bytes] | None = None,
 ) -> RunResult:
     """One whole `epochlint check` run over `paths`.
 
     Facts come from the cache under the project root where it has them (`use_cache`); files the
     prefilter finds irrelevant are not parsed (`prefilter`); the rest are parsed by `jobs`
-    processes (default: one per core), with a progress bar on stderr for large runs (`progress`).
+    processes (default: one per idle core), with a progress bar on stderr for large runs (`progress`).
+    The files in `in_memory` (by `in_memory_path`) are analysed with that content instead of
+    what is on disk, or as new files when there is none.
     """
-    sources, problems = discover(paths, config)
+    held = in_memory or {}
+    sources, problems = discover(paths, config, in_memory=held.keys())
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
-    contents = read_sources(sources, config)
+    contents = read_sources(sources, config, held)
     cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
     key = cache.key(_analysis_inputs(sources, contents, problems, names, config, prefilter))
-    analysed = _decode_analysis(cache.load(key))
+    layout_key = cache.key(_analysis_inputs(sources, None, problems, names, config, prefilter))
+    analysed = _decode(cache.load(key), _Analysed)
     if analysed is None:
         collected = collect_facts(
             sources, contents, names, config, use_cache=use_cache, jobs=jobs, prefilter=prefilter, progress=progress
@@ -220,13 +250,15 @@ def check(
         results.extend(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
-        findings, rules = analyse(results, config)
-        analysed = _Analysed(
-            tuple(findings),
-            tuple(rule_info(rule) for rule in rules),
-            collected.not_relevant,
-        )
+        earlier = _decode(cache.load(layout_key), _LaidOut)
+        facts_cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
+        laid_out = _laid_out(earlier, sources, results, collected, facts_cache, config)
+        facts_by_rel = {r.source.rel: r.facts for r in results}
+        findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
+        analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
         cache.store(key, pickle.dumps(analysed, protocol=5))
+    # The next run whose files differ from these only in layout starts from this one's findings.
+    cache.store(layout_key, pickle.dumps(analysed.laid_out, protocol=5))
     return RunResult(
         root=config.root,
         findings=analysed.findings,
@@ -234,7 +266,21 @@ def check(
         files_analysed=len(sources) + len(unreadable),
         tool_version=__version__,
         files_not_relevant=analysed.not_relevant,
+        in_memory=tuple(sorted(held_in_memory(sources, held).items())),
     )
+
+
+
+
+@dataclass(frozen=True)
+class _LaidOut:
+    """The latest run's files, by the key of each one's facts, and the rules' findings before
+    suppressions. Kept in the findings cache by a key over everything but the files' content, for
+    the next run to reuse where its files differ only in layout."""
+
+    facts_keys: tuple[tuple[str, str], ...]
+    findings: tuple[Finding, ...]
+    rules: tuple[RuleInfo, ...]
 
 
 @dataclass(frozen=True)
@@ -244,53 +290,125 @@ class _Analysed:
     findings: tuple[Finding, ...]
     rules: tuple[RuleInfo, ...]
     not_relevant: int
+    laid_out: _LaidOut
+
+
+def _laid_out(
+    earlier: _LaidOut | None,
+    sources: Sequence[SourceFile],
+    results: Sequence[FileResult],
+    collected: Collected,
+    facts_cache: FactsCache,
+    config: Config,
+) -> _LaidOut:
+    """The findings before suppressions of `results`: the earlier ones moved where the files'
+    new layout puts them when they differ only in layout, else from a whole-program analysis."""
+    facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
+    moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
+    if moved is not None and earlier is not None:
+        return _LaidOut(facts_keys, tuple(moved), earlier.rules)
+    found, rules = unsuppressed_findings(results, config)
+    return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules))
+
+
+def _moved(
+    earlier: _LaidOut, sources: Sequence[SourceFile], collected: Collected, facts_cache: FactsCache
+) -> list[Finding] | None:
+    """The earlier findings moved to where the files' new layout puts them; None when a file
+    changed more than its layout (or its earlier facts are gone)."""
+    if [rel for rel, _ in earlier.facts_keys] != [s.rel for s in sources]:
+        return None
+    moves: list[tuple[str, Relayout]] = []
+    for (rel, old_key), new_key, new_facts in zip(earlier.facts_keys, collected.keys, collected.facts):
+        if old_key == new_key:
+            continue
+        old_facts = facts_cache.load(old_key)
+        move = relayout(old_facts, new_facts) if old_facts is not None else None
+        if move is None:
+            return None
+        moves.append((rel, move))
+    findings = []
+    for finding in earlier.findings:
+        for rel, move in moves:
+            moved = move.finding(finding, rel)
+            if moved is None:
+                return None
+            finding = moved
+        findings.append(finding)
+    return findings
 
 
 _CACHED_CLASSES = {
     findings_module.__name__: dataclasses_of(findings_module),
     report_module.__name__: frozenset({RuleInfo.__name__}),
-    __name__: frozenset({_Analysed.__name__}),
+    __name__: frozenset({_Analysed.__name__, _LaidOut.__name__}),
 }
 
 
 def _analysis_inputs(
     sources: Sequence[SourceFile],
-    contents: Sequence[bytes | str],
+    contents: Sequence[bytes | str] | None,
     problems: Sequence[DiscoveryProblem],
     names: dict[str, str],
     config: Config,
     prefilter: bool,
 ) -> bytes:
-    """Everything the findings of a run depend on, but for the engine's code (in the cache's salt)."""
+    """Everything the findings of a run depend on, but for the engine's code (in the cache's salt);
+    without `contents`, everything but the files' content."""
     files = [
-        (s.rel, names.get(s.rel, ""), hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else data)
-        for s, data in zip(sources, contents)
+        (s.rel, names.get(s.rel, ""), _content_digest(contents[index]) if contents is not None else "")
+        for index, s in enumerate(sources)
     ]
     unreadable = [(p.rel, names.get(p.rel, ""), p.reason) for p in problems]
     inputs = {"config": config.fingerprint(), "prefilter": prefilter, "files": files, "unreadable": unreadable}
+    if contents is None:
+        inputs["layout"] = True
     return json.dumps(inputs, sort_keys=True, ensure_ascii=True).encode("ascii")
 
 
-def _decode_analysis(payload: bytes | None) -> _Analysed | None:
-    """A cached analysis, or None when there is none to trust."""
+def _content_digest(data: bytes | str) -> str:
+    return hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else data
+
+
+_Cached = TypeVar("_Cached")
+
+
+def _decode(payload: bytes | None, kind: type[_Cached]) -> _Cached | None:
+    """A cached analysis of type `kind`, or None when there is none to trust."""
     if payload is None:
         return None
     try:
         analysed = restricted_loads(payload, _CACHED_CLASSES)
     except FactsDecodeError:
         return None
-    return analysed if _well_formed(analysed) else None
+    return analysed if isinstance(analysed, kind) and _well_formed(analysed) else None
 
 
-def _well_formed(analysed: object) -> bool:
+def _well_formed(cached: _Analysed | _LaidOut) -> bool:
     """Whether a decoded entry has the types a run's report relies on (else it is not used)."""
+    if isinstance(cached, _Analysed):
+        return (
+            type(cached.not_relevant) is int
+            and _findings_and_rules(cached.findings, cached.rules)
+            and isinstance(cached.laid_out, _LaidOut)
+            and _well_formed(cached.laid_out)
+        )
     return (
-        isinstance(analysed, _Analysed)
-        and isinstance(analysed.findings, tuple)
-        and all(isinstance(finding, Finding) for finding in analysed.findings)
-        and isinstance(analysed.rules, tuple)
-        and all(isinstance(rule, RuleInfo) for rule in analysed.rules)
-        and type(analysed.not_relevant) is int
+        _findings_and_rules(cached.findings, cached.rules)
+        and isinstance(cached.facts_keys, tuple)
+        and all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
+            for pair in cached.facts_keys
+        )
+    )
+
+
+def _findings_and_rules(findings: object, rules: object) -> bool:
+    return (
+        isinstance(findings, tuple)
+        and all(isinstance(finding, Finding) for finding in findings)
+        and isinstance(rules, tuple)
+        and all(isinstance(rule, RuleInfo) for rule in rules)
     )
 
 

@@ -3,8 +3,8 @@ not in the baseline), the baseline it records, and the fixes it makes or shows."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
@@ -30,10 +30,13 @@ class CheckRequest:
     use_cache: bool = True
     # Show a progress bar on stderr while a large run parses.
     progress: bool = False
-    # Processes that parse (default: one per core).
+    # Processes that parse (default: one per idle core).
     jobs: int | None = None
     # Parse only the files that can matter (off: parse every file, for comparison).
     prefilter: bool = True
+    # Files analysed with this content instead of the disk's (stdin, unsaved buffers), by
+    # `in_memory_path`; never written by `fix`.
+    in_memory: Mapping[Path, bytes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -47,26 +50,19 @@ class CheckOutcome:
 def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     entries = read_baseline(request.baseline) if request.baseline is not None else ()
     analysed = [config.root, *request.paths] if request.whole_project else list(request.paths)
-    found = check(
-        analysed,
-        config,
-        use_cache=request.use_cache,
-        jobs=request.jobs,
-        prefilter=request.prefilter,
-        progress=request.progress,
-    )
+    found = _found(request, config, analysed, progress=request.progress)
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
         from epochlint.fix.run import plan_fixes, unified_diff, write_fixes  # libcst: only to fix
 
-        fixes = plan_fixes(analysed, config, found.findings, reported.findings, use_cache=request.use_cache)
+        fixes = plan_fixes(
+            analysed, config, found.findings, reported.findings, use_cache=request.use_cache, in_memory=request.in_memory
+        )
         if request.diff:
             return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes))
         fixed = write_fixes(fixes)
         if fixed:
-            found = check(
-                analysed, config, use_cache=request.use_cache, jobs=request.jobs, prefilter=request.prefilter
-            )
+            found = _found(request, config, analysed, progress=False)
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
         reported = _noted(reported, f"fixes applied: {count} (files changed: {len(fixed)})")
@@ -75,6 +71,18 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
         reported = _noted(replace(reported, findings=(), baseline_recorded=len(reported.findings)), recorded)
     return CheckOutcome(reported)
+
+
+def _found(request: CheckRequest, config: Config, analysed: Sequence[Path], progress: bool) -> RunResult:
+    return check(
+        analysed,
+        config,
+        use_cache=request.use_cache,
+        jobs=request.jobs,
+        prefilter=request.prefilter,
+        progress=progress,
+        in_memory=request.in_memory,
+    )
 
 
 def _reported(
@@ -86,9 +94,9 @@ def _reported(
 ) -> RunResult:
     result = found
     if request.baseline is not None:
-        result = without_baseline(result, entries, _files(analysed, config))
+        result = without_baseline(result, entries, _files(analysed, config, request.in_memory))
     if request.whole_project:
-        result = involving(result, _files(request.paths, config))
+        result = involving(result, _files(request.paths, config, request.in_memory))
     return result
 
 
@@ -104,9 +112,9 @@ def _locations(finding: Finding) -> Iterator[Location]:
     yield from (related.location for related in finding.related)
 
 
-def _files(paths: Sequence[Path], config: Config) -> frozenset[str]:
+def _files(paths: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes]) -> frozenset[str]:
     """Root-relative names of the files under `paths`, as findings name them."""
-    sources, problems = discover(paths, config)
+    sources, problems = discover(paths, config, in_memory=in_memory.keys())
     return frozenset(s.rel for s in sources) | frozenset(p.rel for p in problems)
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from epochlint.config import Config
     from epochlint.findings import Finding
+    from epochlint.frontend.facts import FileFacts
     from epochlint.program.model import Program
 
 
@@ -81,5 +83,7 @@ class SuppressionRule(Rule):
     """A rule about the suppression comments themselves: it runs after every other rule, on what
     their findings made of the comments, instead of `check`."""
 
-    def check_suppressions(self, program: Program, use: SuppressionUse) -> Iterable[Finding]:
+    def check_suppressions(
+        self, facts_by_rel: Mapping[str, FileFacts], config: Config, use: SuppressionUse
+    ) -> Iterable[Finding]:
         raise NotImplementedError

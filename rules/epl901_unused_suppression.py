@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from epochlint.findings import Finding, Location
-from epochlint.frontend.facts import Suppression
-from epochlint.program.model import Program
+from epochlint.config import Config
+from epochlint.frontend.facts import FileFacts, Suppression
 from epochlint.rules.base import Example, SuppressionRule, SuppressionUse
 
 
@@ -83,17 +83,19 @@ class Consumer:
         ),
     )
 
-    def check_suppressions(self, program: Program, use: SuppressionUse) -> Iterable[Finding]:
+    def check_suppressions(
+        self, facts_by_rel: Mapping[str, FileFacts], config: Config, use: SuppressionUse
+    ) -> Iterable[Finding]:
         from epochlint.rules import rule_codes
 
         known = rule_codes()
-        for module in program.modules.values():
-            if module.facts.ignore_file:
+        for rel, facts in facts_by_rel.items():
+            if facts.ignore_file:
                 continue
-            for suppression in module.facts.suppressions:
-                problems = list(_problems(program, module.rel, suppression, use, known))
+            for suppression in facts.suppressions:
+                problems = list(_problems(config, rel, suppression, use, known))
                 if problems:
-                    yield self._finding(module.rel, suppression, problems)
+                    yield self._finding(rel, suppression, problems)
 
     def _finding(self, rel: str, suppression: Suppression, problems: list[str]) -> Finding:
         location = Location(rel, suppression.line, suppression.column, suppression.line, suppression.end_column)
@@ -107,10 +109,10 @@ class Consumer:
 
 
 def _problems(
-    program: Program, rel: str, suppression: Suppression, use: SuppressionUse, known: frozenset[str]
+    config: Config, rel: str, suppression: Suppression, use: SuppressionUse, known: frozenset[str]
 ) -> Iterator[str]:
     """What is wrong with one suppression: its unknown codes, its codes that silenced nothing."""
-    judged = {code for code in use.ran if code != UnusedSuppression.code and program.config.is_code_enabled(code, rel)}
+    judged = {code for code in use.ran if code != UnusedSuppression.code and config.is_code_enabled(code, rel)}
     silenced_here = {code for path, line, code in use.silenced if path == rel and line == suppression.line}
     if not suppression.codes:
         if judged == known - {UnusedSuppression.code} and not silenced_here:

@@ -524,7 +524,7 @@ def test_an_internal_error_is_one_line_and_exit_2(
     def broken(*_: object) -> None:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(engine, "analyse", broken)
+    monkeypatch.setattr(engine, "unsuppressed_findings", broken)
     monkeypatch.chdir(racy)
     assert cli.main(["check", ".", "--no-cache"]) == 2
     err = capsys.readouterr().err

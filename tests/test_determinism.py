@@ -83,8 +83,8 @@ def test_two_runs_in_one_process_are_byte_identical(messy_tree: Path) -> None:
 
 def test_serial_parallel_cold_and_warm_are_byte_identical(messy_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     parses: list[str] = []
-    real_payload = collect.facts_payload
-    monkeypatch.setattr(collect, "facts_payload", lambda task: parses.append(task[0]) or real_payload(task))
+    real_facts = collect.file_facts
+    monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[0]) or real_facts(task))
     _without_cache(messy_tree)
     serial_uncached = run([messy_tree], use_cache=False, jobs=1)
     cold_serial = run([messy_tree], jobs=1)
@@ -94,7 +94,7 @@ def test_serial_parallel_cold_and_warm_are_byte_identical(messy_tree: Path, monk
     _without_findings_cache(messy_tree)
     warm_facts_only = run([messy_tree], jobs=1)
     assert parses == [], "the warm runs parsed nothing"
-    monkeypatch.setattr(collect, "facts_payload", real_payload)
+    monkeypatch.setattr(collect, "file_facts", real_facts)
     parallel_uncached = run([messy_tree], use_cache=False, jobs=2)
     warm_parallel = run([messy_tree], jobs=2)
     _without_cache(messy_tree)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,12 +48,14 @@ def plan_fixes(
     wanted: Sequence[Finding],
     *,
     use_cache: bool = True,
+    in_memory: Mapping[Path, bytes] | None = None,
 ) -> list[FileFix]:
-    """Verified fixes for the `wanted` findings; `found` is every finding of the run over `paths`."""
+    """Verified fixes for the `wanted` findings; `found` is every finding of the run over `paths`
+    (with the files in `in_memory` read from there, as `engine.check` reads them)."""
     candidates = [finding for finding in wanted if fixable(finding)]
     if not candidates:
         return []
-    project = _Project(paths, config, use_cache)
+    project = _Project(paths, config, use_cache, in_memory or {})
     fixes = project.fix(candidates)
     if project.keeps(found, fixes):
         return fixes
@@ -109,13 +111,17 @@ def _identity(finding: Finding) -> Identity:
 class _Project:
     """The analysed files, read once, to be analysed again with some of them fixed."""
 
-    def __init__(self, paths: Sequence[Path], config: Config, use_cache: bool) -> None:
+    def __init__(
+        self, paths: Sequence[Path], config: Config, use_cache: bool, in_memory: Mapping[Path, bytes]
+    ) -> None:
         self.config = config
         # Files that cannot be discovered or read have no facts and no fix: they never change.
-        sources, _ = discover(paths, config)
+        sources, _ = discover(paths, config, in_memory=in_memory.keys())
         self.files = {source.rel: source for source in sources}
         names = unit_module_names(sources, config.root)
-        collected = collect_facts(sources, read_sources(sources, config), names, config, use_cache=use_cache)
+        contents = read_sources(sources, config, in_memory)
+        self.contents = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
+        collected = collect_facts(sources, contents, names, config, use_cache=use_cache)
         self.results = [FileResult(source, facts) for source, facts in zip(sources, collected.facts)]
         self._trees: dict[str, tuple[bytes, SourceTree] | None] = {}
 
@@ -148,12 +154,11 @@ class _Project:
         """The file's bytes and tree; None when it cannot be read or parsed (it is never fixed)."""
         if rel not in self._trees:
             self._trees[rel] = None
-            source = self.files.get(rel)
-            if source is not None:
+            data = self.contents.get(rel)
+            if data is not None:
                 try:
-                    data = source.path.read_bytes()
                     self._trees[rel] = (data, SourceTree(data))
-                except (OSError, cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, RecursionError):
+                except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, RecursionError):
                     return None
         return self._trees[rel]
 

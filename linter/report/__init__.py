@@ -36,3 +36,6 @@ class RunResult:
     notes: tuple[str, ...] = field(default=())
     # Files read but not parsed: the prefilter found nothing in them that a rule could need.
     files_not_relevant: int = 0
+    # (root-relative name, content) of the files analysed from memory (stdin, unsaved buffers),
+    # not from disk: what a report quotes of them.
+    in_memory: tuple[tuple[str, bytes], ...] = ()

@@ -6,6 +6,7 @@ import io
 import re
 import tokenize
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -33,8 +34,9 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 class SourceCache:
     """Source lines per relative path, read at most once; None when the file can't be shown."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, in_memory: Mapping[str, bytes] | None = None) -> None:
         self._root = root
+        self._in_memory = in_memory or {}
         self._lines: dict[str, list[str] | None] = {}
 
     def lines(self, path: str) -> list[str] | None:
@@ -43,9 +45,10 @@ class SourceCache:
         return self._lines[path]
 
     def _read(self, path: str) -> list[str] | None:
-        # Read as the analysis read it: without blocking (a FIFO put there), never more than the
-        # file's size and the limit (a link to /dev/zero), a regular file only.
-        data = read_source(SourceFile(self._root / path, path), MAX_SOURCE_BYTES)
+        # An unsaved buffer or stdin first; else read as the analysis read it: without blocking (a
+        # FIFO put there), never more than the file's size and the limit (a link to /dev/zero), a
+        # regular file only.
+        data = self._in_memory.get(path) or read_source(SourceFile(self._root / path, path), MAX_SOURCE_BYTES)
         if isinstance(data, str):
             return None
         try:
@@ -66,7 +69,7 @@ def write_report(
     """Each finding as `lines_of` shows it (default: header, frame, chain, notes), then, with
     `summary`, the run's notes and summary (`--quiet` leaves them out)."""
     console = make_console(stream)
-    sources = SourceCache(result.root)
+    sources = SourceCache(result.root, dict(result.in_memory))
     arrow = "↳" if _is_unicode(console) else "->"
     for finding in result.findings:
         for line in (lines_of or finding_lines)(finding, sources, arrow):

@@ -1,0 +1,269 @@
+"""`epochlint server`: a Language Server (on pygls) for editors.
+
+It publishes the findings of the open files when they are opened, saved, and changed (after a
+pause in typing), from a whole-project analysis with the unsaved buffers in place of their files
+on disk: the same run `check - --stdin-filename` makes, through `engine.check`'s in-memory files,
+with the project's configuration and its caches. Each diagnostic has the rule's code, a link to its
+documentation, and its chain as related information. Code actions make the fixes `check --fix`
+makes (verified the same way) and insert a suppression comment.
+
+pygls is imported here only: `check` never loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument
+
+from epochlint import __version__
+from epochlint.config import Config, ConfigError, load_config
+from epochlint.discovery import UsageError, in_memory_path, relative_name
+from epochlint.engine import check
+from epochlint.findings import Finding, Location
+from epochlint.report import RunResult
+
+__all__ = ["DEBOUNCE_SECONDS", "serve"]
+
+# Wait this long after the last keystroke before analysing: typing never queues analyses.
+DEBOUNCE_SECONDS = 0.3
+# Where the rules' documentation lives in a checkout (docs/rules/EPLxxx.md beside `linter/`). The
+# project publishes no documentation site yet: an install without the checkout links to none.
+RULE_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
+SOURCE = "epochlint"
+
+
+@dataclass(frozen=True)
+class ProjectRun:
+    """One analysis of a project with some files held in memory, and what it found."""
+
+    config: Config
+    in_memory: Mapping[Path, bytes]
+    result: RunResult
+
+
+def analyse_buffers(buffers: Mapping[Path, bytes]) -> tuple[dict[Path, ProjectRun], list[str]]:
+    """Analyse each project that holds one of `buffers` (by `in_memory_path`) with them in place of
+    the files on disk: the run of each buffer's file, and the errors met (one line each)."""
+    from epochlint.rules import rule_codes
+
+    by_root: dict[Path, tuple[Config, dict[Path, bytes]]] = {}
+    errors: list[str] = []
+    for path, data in buffers.items():
+        try:
+            config = load_config([path], None, rule_codes())
+        except ConfigError as error:
+            errors.append(str(error))
+            continue
+        by_root.setdefault(config.root, (config, {}))[1][path] = data
+    runs: dict[Path, ProjectRun] = {}
+    for config, held in by_root.values():
+        try:
+            result = check([config.root], config, jobs=1, in_memory=held)
+        except UsageError as error:
+            errors.append(str(error))
+            continue
+        run = ProjectRun(config, held, result)
+        runs.update((path, run) for path in held)
+    return runs, errors
+
+
+def located_in(run: ProjectRun, path: Path) -> list[Finding]:
+    rel = relative_name(path, run.config)
+    return [finding for finding in run.result.findings if finding.location.path == rel]
+
+
+class EpochlintServer(LanguageServer):
+    """The open documents' latest analysis, and the pending one."""
+
+    def __init__(self) -> None:
+        super().__init__(SOURCE, __version__)
+        self.runs: dict[str, ProjectRun] = {}
+        self._pending: asyncio.TimerHandle | None = None
+
+    def schedule(self, delay: float) -> None:
+        """Analyse the open documents after `delay` seconds, unless asked again before."""
+        if self._pending is not None:
+            self._pending.cancel()
+        self._pending = asyncio.get_running_loop().call_later(delay, self.analyse_and_publish)
+
+    def analyse_and_publish(self) -> None:
+        self._pending = None
+        documents = {uri: doc for uri, doc in self.workspace.text_documents.items() if _fs_path(uri)}
+        buffers = {in_memory_path(_fs_path(uri)): _encoded(doc) for uri, doc in documents.items()}
+        runs, errors = analyse_buffers(buffers)
+        for error in errors:
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, error))
+        self.runs = {}
+        for uri, document in documents.items():
+            run = runs.get(in_memory_path(_fs_path(uri)))
+            if run is None:
+                continue
+            self.runs[uri] = run
+            findings = located_in(run, in_memory_path(_fs_path(uri)))
+            diagnostics = [diagnostic(finding, document, run.config) for finding in findings]
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
+            )
+
+    def forget(self, uri: str) -> None:
+        self.runs.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def _fs_path(uri: str) -> Path:
+    path = to_fs_path(uri)
+    return Path(path) if path else Path()
+
+
+def _encoded(document: TextDocument) -> bytes:
+    return document.source.encode("utf-8")
+
+
+def _rule_documentation(code: str) -> types.CodeDescription | None:
+    page = RULE_DOCS / f"{code}.md"
+    return types.CodeDescription(href=page.as_uri()) if page.is_file() else None
+
+
+def diagnostic(finding: Finding, document: TextDocument, config: Config) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=_range(finding.location, document),
+        message=finding.message,
+        severity=types.DiagnosticSeverity.Warning,
+        code=finding.code,
+        code_description=_rule_documentation(finding.code),
+        source=SOURCE,
+        related_information=list(_related(finding, document, config)),
+        data={"fingerprint": finding.fingerprint},
+    )
+
+
+def _related(finding: Finding, document: TextDocument, config: Config) -> Iterator[types.DiagnosticRelatedInformation]:
+    for step in finding.chain:
+        message = f"{step.function}: {step.message}" if step.function else step.message
+        yield _information(step.location, message, document, config)
+    for related in finding.related:
+        yield _information(related.location, related.message, document, config)
+
+
+def _information(
+    location: Location, message: str, document: TextDocument, config: Config
+) -> types.DiagnosticRelatedInformation:
+    uri = from_fs_path(str(config.root / location.path)) or document.uri
+    # Columns count code points; the document's codec turns them into the client's units, where
+    # the text is at hand (elsewhere, code points: the same for ASCII lines).
+    within = document if uri == document.uri else None
+    return types.DiagnosticRelatedInformation(types.Location(uri, _range(location, within)), message)
+
+
+def _range(location: Location, document: TextDocument | None) -> types.Range:
+    start = types.Position(location.line - 1, location.column - 1)
+    end = types.Position(location.end_line - 1, location.end_column - 1)
+    if document is None:
+        return types.Range(start, end)
+    return types.Range(document.position_to_client_units(start), document.position_to_client_units(end))
+
+
+def code_actions(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """The fix (where one exists and is verified) and a suppression, for each finding in range."""
+    run = server.runs.get(params.text_document.uri)
+    document = server.workspace.get_text_document(params.text_document.uri)
+    path = in_memory_path(_fs_path(document.uri))
+    if run is None or run.in_memory.get(path) != _encoded(document):
+        return []  # analysed text is out of date: the next diagnostics bring their own actions
+    findings = [f for f in located_in(run, path) if _overlaps(_range(f.location, document), params.range)]
+    actions: list[types.CodeAction] = []
+    for finding in findings:
+        actions.extend(_fix_actions(run, finding, document))
+        actions.append(_suppression_action(finding, document))
+    return actions
+
+
+def _overlaps(found: types.Range, wanted: types.Range) -> bool:
+    def key(position: types.Position) -> tuple[int, int]:
+        return (position.line, position.character)
+
+    return key(found.start) <= key(wanted.end) and key(wanted.start) <= key(found.end)
+
+
+def _fix_actions(run: ProjectRun, finding: Finding, document: TextDocument) -> list[types.CodeAction]:
+    from epochlint.fix import fixable
+    from epochlint.fix.run import plan_fixes
+
+    if not fixable(finding):
+        return []
+    fixes = plan_fixes([run.config.root], run.config, run.result.findings, [finding], in_memory=run.in_memory)
+    edits: dict[str, list[types.TextEdit]] = {}
+    for fix in fixes:
+        uri = from_fs_path(str(fix.source.path)) or document.uri
+        edits[uri] = [_whole_text_edit(fix.before.decode(fix.encoding), fix.after.decode(fix.encoding))]
+    if not edits:
+        return []
+    return [
+        types.CodeAction(
+            title=f"Fix {finding.code}: {finding.name}",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic(finding, document, run.config)],
+            edit=types.WorkspaceEdit(changes=edits),
+            is_preferred=True,
+        )
+    ]
+
+
+def _whole_text_edit(before: str, after: str) -> types.TextEdit:
+    lines = before.split("\n")
+    end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    return types.TextEdit(types.Range(types.Position(0, 0), end), after)
+
+
+def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeAction:
+    line = finding.location.line - 1
+    text = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
+    end = document.position_to_client_units(types.Position(line, len(text)))
+    edit = types.TextEdit(types.Range(end, end), f"  # epochlint: ignore[{finding.code}]")
+    return types.CodeAction(
+        title=f"Suppress {finding.code} on this line",
+        kind=types.CodeActionKind.QuickFix,
+        edit=types.WorkspaceEdit(changes={document.uri: [edit]}),
+    )
+
+
+def build_server() -> EpochlintServer:
+    server = EpochlintServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(server: EpochlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        server.schedule(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(server: EpochlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        server.schedule(DEBOUNCE_SECONDS)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(server: EpochlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        server.schedule(0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(server: EpochlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        server.forget(params.text_document.uri)
+        server.schedule(0)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return code_actions(server, params)
+
+    return server
+
+
+def serve() -> None:
+    """Speak LSP on stdin and stdout until the client says exit."""
+    build_server().start_io()

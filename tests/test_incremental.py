@@ -1,0 +1,126 @@
+"""One file changed: an edit that only moves code (a comment, lines added above) re-derives nothing,
+and every run's output is byte for byte a from-scratch run's, on every fixture folder and on edits
+of a module many others import and of a leaf."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import epochlint.engine as engine
+from epochlint.engine import check
+from tests.conftest import FIXTURES
+from tests.test_speed_design import _config, _json
+from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS
+
+FOLDERS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+_FIRST_DEFINITION = re.compile(r"^(?:class |def |async def )", re.MULTILINE)
+
+Edit = Callable[[str], str]
+
+
+def lines_added_above(text: str) -> str:
+    """Two lines (a blank and a comment) before the first top-level definition: all below moves down."""
+    found = _FIRST_DEFINITION.search(text)
+    if found is None:
+        return text
+    return f"{text[: found.start()]}\n# moved down by two lines\n{text[found.start() :]}"
+
+
+def comment_added(text: str) -> str:
+    """A trailing comment on the first top-level definition's line."""
+    found = _FIRST_DEFINITION.search(text)
+    if found is None:
+        return text
+    end = text.index("\n", found.start())
+    return f"{text[:end]}  # a comment{text[end:]}"
+
+
+def edited(path: Path, edit: Edit) -> None:
+    # Latin-1 maps every byte to one character: files in any encoding keep their other bytes.
+    path.write_bytes(edit(path.read_bytes().decode("latin-1")).encode("latin-1"))
+
+
+class Analyses:
+    """Counts the whole-program analyses the cached runs make (from-scratch runs make one each)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = engine.unsuppressed_findings
+
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(engine, "unsuppressed_findings", counted)
+
+
+def assert_as_from_scratch(root: Path, analyses: Analyses | None = None) -> str:
+    """The cached run's JSON report, after checking it is a from-scratch run's."""
+    config = _config(root)
+    incremental = _json(check([root], config, jobs=1))
+    counted = analyses.count if analyses is not None else 0
+    assert incremental == _json(check([root], config, use_cache=False, jobs=1))
+    if analyses is not None:
+        analyses.count = counted
+    return incremental
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_layout_edits_of_every_file_give_from_scratch_findings_without_analysing(
+    folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES / folder, root / "fixtures" / folder)
+    (root / "pyproject.toml").write_text("[tool.epochlint]\n")
+    before = assert_as_from_scratch(root)
+    analyses = Analyses(monkeypatch)
+    for edit in (lines_added_above, comment_added):
+        for path in sorted(root.rglob("*.py")):
+            edited(path, edit)
+        after = assert_as_from_scratch(root, analyses)
+        assert after.count('"code"') == before.count('"code"'), "the same findings, moved"
+    # Syntax errors name their line, and lambdas are named by their place (`<lambda:12:8>`): moving
+    # them changes what the analysis reads. Anything else moved re-derives nothing.
+    names_places = folder == "EPL900" or any("lambda" in p.read_text("latin-1") for p in root.rglob("*.py"))
+    if not names_places:
+        assert analyses.count == 0, "moved code re-derives nothing"
+
+
+@pytest.fixture
+def project(write_tree) -> Path:  # type: ignore[no-untyped-def]
+    """`pkg/base.py`, imported by every consumer (central), and the consumers (leaves)."""
+    files = {"pkg/__init__.py": "", "pkg/base.py": BASE}
+    for name in ("orders", "payments", "audit"):
+        files[f"pkg/{name}.py"] = RACY_SUBCLASS if name == "orders" else LOCKED_SUBCLASS
+    return write_tree(files)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("module", ["pkg/base.py", "pkg/orders.py"], ids=["central", "leaf"])
+def test_edits_of_a_central_and_a_leaf_module(project: Path, module: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert '"EPL001"' in assert_as_from_scratch(project)
+    analyses = Analyses(monkeypatch)
+    edited(project / module, lines_added_above)
+    edited(project / module, comment_added)
+    assert '"EPL001"' in assert_as_from_scratch(project, analyses)
+    assert analyses.count == 0
+    # A change of what the code does is analysed, and found.
+    if module == "pkg/orders.py":
+        (project / module).write_text(LOCKED_SUBCLASS)
+    else:
+        edited(project / module, lambda text: text.replace("with self._lock:\n            self._epoch += 1", "self._epoch += 1"))
+    result = assert_as_from_scratch(project, analyses)
+    assert analyses.count == 1
+    assert '"EPL001"' not in result
+
+
+def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert_as_from_scratch(project)
+    analyses = Analyses(monkeypatch)
+    edited(project / "pkg" / "orders.py", lambda text: text.replace("in batch:", "in batch:  # epochlint: ignore[EPL001]"))
+    assert '"EPL001"' not in assert_as_from_scratch(project, analyses)
+    assert analyses.count == 0

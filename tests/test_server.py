@@ -1,0 +1,141 @@
+"""`epochlint server`, driven by a real LSP client (pytest-lsp) over stdin and stdout of a server
+subprocess: diagnostics of unsaved buffers analysed with the rest of the project from disk, and
+the code actions that fix or suppress them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+pytest_lsp = pytest.importorskip("pytest_lsp", reason="the server's tests need pytest-lsp (the test extra)")
+pytest.importorskip("pygls", reason="the server needs pygls (the lsp extra)")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+from tests.conftest import KNOWN_CODES  # noqa: E402
+from tests.test_cli import ENV  # noqa: E402
+from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS  # noqa: E402
+
+from epochlint.config import load_config  # noqa: E402
+from epochlint.engine import check  # noqa: E402
+
+# What is on disk before the buffer is edited: the consumer without its batch loop yet.
+CONSUMER_ON_DISK = "from pkg.base import Base\n\n\nclass Consumer(Base):\n    pass\n"
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
+)
+async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(BASE)
+    (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def diagnostics_after(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return list(client.diagnostics[uri])
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def applied(text: str, edits: list[types.TextEdit]) -> str:
+    """`text` with `edits` made (ASCII text: characters are UTF-16 units)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(position: types.Position) -> int:
+        return starts[position.line] + position.character if position.line < len(lines) else len(text)
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+    return text
+
+
+@pytest.mark.asyncio
+async def test_unsaved_racy_loop_is_reported_fixed_and_cleared(client: LanguageClient, tmp_path: Path) -> None:
+    consumer = tmp_path / "pkg" / "consumer.py"
+    uri = consumer.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, CONSUMER_ON_DISK))
+    )
+    assert await diagnostics_after(client, uri) == []
+
+    change(client, uri, 2, RACY_SUBCLASS)
+    (found,) = await diagnostics_after(client, uri)
+    assert found.code == "EPL001"
+    assert found.range.start == types.Position(5, 8)  # `for message in batch:`, line 6
+    assert found.code_description is not None and found.code_description.href.endswith("docs/rules/EPL001.md")
+    related = found.related_information or []
+    # The race runs through the file on disk, which the chain names.
+    assert (tmp_path / "pkg" / "base.py").as_uri() in {info.location.uri for info in related}
+    assert consumer.read_text() == CONSUMER_ON_DISK
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=found.range,
+            context=types.CodeActionContext(diagnostics=[found]),
+        )
+    )
+    titles = [action.title for action in actions or [] if isinstance(action, types.CodeAction)]
+    assert any(title.startswith("Suppress EPL001") for title in titles), titles
+    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Fix EPL001")]
+    assert fix.edit is not None and fix.edit.changes is not None
+    fixed = applied(RACY_SUBCLASS, list(fix.edit.changes[uri]))
+    consumer.write_text(fixed)
+    config = load_config([tmp_path], None, KNOWN_CODES)
+    assert check([tmp_path], config, use_cache=False).findings == ()
+
+    change(client, uri, 3, LOCKED_SUBCLASS)
+    assert await diagnostics_after(client, uri) == []
+
+
+@pytest.mark.asyncio
+async def test_suppression_action_silences_the_finding(client: LanguageClient, tmp_path: Path) -> None:
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, RACY_SUBCLASS)))
+    (found,) = await diagnostics_after(client, uri)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
+    )
+    (suppress,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Suppress")]
+    assert suppress.edit is not None and suppress.edit.changes is not None
+    suppressed = applied(RACY_SUBCLASS, list(suppress.edit.changes[uri]))
+    assert "for message in batch:  # epochlint: ignore[EPL001]" in suppressed
+    change(client, uri, 2, suppressed)
+    assert await diagnostics_after(client, uri) == []
+
+
+def test_check_never_imports_the_server_library(tmp_path: Path) -> None:
+    (tmp_path / "consumer.py").write_text(RACY_SUBCLASS)
+    probe = (
+        "import sys\nfrom epochlint.cli import main\nmain(['check', '--exit-zero', '.'])\n"
+        "print('loaded:', sorted(m for m in ('pygls', 'lsprotocol') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "loaded: []"

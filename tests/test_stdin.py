@@ -1,0 +1,112 @@
+"""`epochlint check - --stdin-filename FILE`: the text on stdin analysed as FILE, inside the whole
+project found from FILE, the other files read from disk."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.test_cli import ENV, FIXED_CONSUMER, RACY_CONSUMER, WriteTree, replaced
+
+ON_BATCH = "    def on_batch"
+# The consumer's lock, epoch and epoch check, in a base class of their own (pkg/base.py).
+BASE = replaced(RACY_CONSUMER[: RACY_CONSUMER.index(ON_BATCH)].rstrip() + "\n", "class Consumer:", "class Base:")
+# The race runs through `Base._is_current`, in another file, unchanged on disk.
+SUBCLASS = "from pkg.base import Base\n\n\nclass Consumer(Base):\n"
+RACY_SUBCLASS = SUBCLASS + RACY_CONSUMER[RACY_CONSUMER.index(ON_BATCH) :]
+LOCKED_SUBCLASS = SUBCLASS + FIXED_CONSUMER[FIXED_CONSUMER.index(ON_BATCH) :]
+
+
+def check_stdin(cwd: Path, text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "epochlint", "check", *args],
+        cwd=cwd,
+        input=text,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=ENV,
+        timeout=120,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def project(write_tree: WriteTree, consumer: str) -> Path:
+    return write_tree({"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/consumer.py": consumer})
+
+
+def json_findings(result: subprocess.CompletedProcess[str]) -> list[tuple[str, int, str]]:
+    return [(f["path"], f["line"], f["code"]) for f in json.loads(result.stdout)["findings"]]
+
+
+def test_stdin_replaces_the_file_on_disk(write_tree: WriteTree) -> None:
+    root = project(write_tree, LOCKED_SUBCLASS)
+    racy = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py", "--output-format", "json")
+    assert racy.returncode == 1, racy.stderr
+    assert json_findings(racy) == [("pkg/consumer.py", 6, "EPL001")]
+    # The chain runs into the file on disk, read from there.
+    chain = json.loads(racy.stdout)["findings"][0]["chain"]
+    assert chain[-1]["path"] == "pkg/base.py"
+
+    root_racy_on_disk = project(write_tree, RACY_SUBCLASS)
+    clean = check_stdin(root_racy_on_disk, LOCKED_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py")
+    assert clean.returncode == 0, clean.stdout
+
+
+def test_console_report_quotes_the_stdin_text(write_tree: WriteTree) -> None:
+    root = project(write_tree, "# on disk: nothing like the buffer\n")
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py")
+    assert result.returncode == 1
+    assert "pkg/consumer.py:6:9: EPL001" in result.stdout
+    assert "6 |         for message in batch:" in result.stdout
+
+
+def test_a_file_only_on_stdin_is_named_by_its_stdin_filename(write_tree: WriteTree) -> None:
+    root = project(write_tree, LOCKED_SUBCLASS)
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/new_consumer.py", "--output-format", "json")
+    assert json_findings(result) == [("pkg/new_consumer.py", 6, "EPL001")]
+
+
+def test_only_findings_involving_the_stdin_file_are_reported(write_tree: WriteTree) -> None:
+    root = project(write_tree, RACY_SUBCLASS)
+    (root / "pkg" / "other.py").write_text(RACY_SUBCLASS)
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/other.py", "--output-format", "json")
+    assert json_findings(result) == [("pkg/other.py", 6, "EPL001")]
+
+
+def test_the_project_is_found_from_the_stdin_filename(write_tree: WriteTree, tmp_path: Path) -> None:
+    root = project(write_tree, LOCKED_SUBCLASS)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    given = str(root / "pkg" / "consumer.py")
+    result = check_stdin(elsewhere, RACY_SUBCLASS, "-", "--stdin-filename", given, "--output-format", "json")
+    assert json_findings(result) == [("pkg/consumer.py", 6, "EPL001")]
+
+
+def test_diff_shows_the_fix_of_the_stdin_text(write_tree: WriteTree) -> None:
+    root = project(write_tree, "")
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py", "--diff")
+    assert result.returncode == 1
+    assert "+        with self._lock:" in result.stdout
+    assert (root / "pkg" / "consumer.py").read_text() == ""
+
+
+def test_dash_without_stdin_filename_is_a_one_line_usage_error(write_tree: WriteTree) -> None:
+    root = project(write_tree, LOCKED_SUBCLASS)
+    for args in (["-"], ["-", "pkg", "--stdin-filename", "pkg/consumer.py"], ["pkg", "--stdin-filename", "x.py"]):
+        result = check_stdin(root, RACY_SUBCLASS, *args)
+        assert result.returncode == 2, args
+        assert result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("epochlint: error: "), result.stderr
+
+
+def test_fix_is_refused_for_stdin(write_tree: WriteTree) -> None:
+    root = project(write_tree, LOCKED_SUBCLASS)
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py", "--fix")
+    assert result.returncode == 2
+    assert "--fix" in result.stderr
+    assert (root / "pkg" / "consumer.py").read_text() == LOCKED_SUBCLASS
