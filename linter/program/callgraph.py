@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from epochlint.frontend.facts import Arg, Call, Pos, Site
-from epochlint.program.symbols import Entity, Symbols, function_id
+from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
 ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all"})
@@ -94,11 +94,10 @@ class CallGraph:
 
     def _call_sites(self, fid: str, call: Call, handed_off: bool) -> list[CallSite]:
         sites = []
-        callee = self.symbols.callee(fid, call)
-        target = self._target(callee)
-        if target:
+        for target, callee in call_targets(self.symbols, fid, call):
             kind = HANDOFF if handed_off else CONSTRUCTOR if callee.kind == "class" else CALL
             sites.append(CallSite(fid, target, kind, call.site, call.id))
+        callee = self.symbols.callee(fid, call)
         runs_on_the_spot = self._runs_on_the_spot(callee, call)
         iterating = self._iterates(callee, call)
         for arg in call.args:
@@ -111,21 +110,9 @@ class CallGraph:
             )
         return sites
 
-    def _target(self, callee: Entity) -> str:
-        if callee.kind in ("function", "property"):
-            return callee.target
-        if callee.kind == "class":
-            return self.symbols.lookup_method(callee.target, "__init__")
-        return ""
-
     def _function_argument(self, fid: str, arg: Arg) -> str:
-        if arg.kind == "lambda":
-            return function_id(self.symbols.module_of(fid).name, arg.function)
-        if arg.kind == "ref" and arg.ref is not None:
-            entity = self.symbols.entity(fid, arg.ref)
-            if entity.kind == "function":
-                return entity.target
-        return ""
+        entity = argument_value(self.symbols, fid, arg)
+        return entity.target if entity.kind == "function" else ""
 
     def _iterates(self, callee: Entity, call: Call) -> bool:
         name = callee.target if callee.kind == "external" else ""
@@ -142,3 +129,67 @@ class CallGraph:
 
     def handed_off(self, fid: str) -> bool:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))
+
+
+def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:
+    """The functions a call site runs (a class's constructor for a class), with what was called."""
+    targets = []
+    for callee in sorted(symbols.callees(fid, call), key=lambda e: (e.kind, e.target)):
+        if callee.kind in ("function", "property"):
+            targets.append((callee.target, callee))
+        elif callee.kind == "class":
+            init = symbols.lookup_method(callee.target, "__init__")
+            if init:
+                targets.append((init, callee))
+    return targets
+
+
+def argument_value(symbols: Symbols, fid: str, arg: Arg) -> Entity:
+    """What an argument passes, where it is a name path or a lambda."""
+    if arg.kind == "lambda":
+        return Entity("function", function_id(symbols.module_of(fid).name, arg.function))
+    if arg.kind == "ref" and arg.ref is not None:
+        entity = symbols.entity(fid, arg.ref)
+        return symbols.global_value(entity.target) if entity.kind == "global" else entity
+    return Entity("unknown")
+
+
+_MAX_ROUNDS = 4
+
+
+def learn_bound_values(symbols: Symbols) -> None:
+    """Solve the flow of arguments into parameters over the whole unit, once, before the call
+    graph is built: classes of instances passed (where every call site agrees), and functions
+    and classes passed as values (all of them). Rounds go on while something new is learnt."""
+    for _ in range(_MAX_ROUNDS):
+        types, values = _bound_values(symbols)
+        new_types = {k: v for k, v in types.items() if k not in symbols.param_types}
+        new_values = {
+            k: v - symbols.param_values.get(k, frozenset())
+            for k, v in values.items()
+            if v - symbols.param_values.get(k, frozenset())
+        }
+        if not new_types and not new_values:
+            return
+        symbols.learn_parameter_types(new_types, new_values)
+
+
+def _bound_values(
+    symbols: Symbols,
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], frozenset[Entity]]]:
+    classes: dict[tuple[str, str], set[str]] = {}
+    values: dict[tuple[str, str], set[Entity]] = {}
+    for fid in sorted(symbols.functions):
+        for call in symbols.function(fid).calls:
+            for target, _ in call_targets(symbols, fid, call):
+                for param, arg in bound_arguments(symbols.function(target), call):
+                    key = (target, param)
+                    if arg.kind == "ref" and arg.ref is not None:
+                        entity = symbols.entity(fid, arg.ref)
+                        if entity.kind == "instance":
+                            classes.setdefault(key, set()).add(entity.target)
+                    value = argument_value(symbols, fid, arg)
+                    if value.kind in ("function", "class"):
+                        values.setdefault(key, set()).add(value)
+    types = {key: next(iter(found)) for key, found in classes.items() if len(found) == 1}
+    return types, {key: frozenset(found) for key, found in values.items()}

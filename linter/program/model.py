@@ -22,15 +22,12 @@ from epochlint.frontend.facts import (
     Write,
     within,
 )
-from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
+from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, learn_bound_values
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
 from epochlint.program.modules import ModuleInfo
-from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
-
-_PARAMETER_ROUNDS = 2
-
+from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, bound_arguments, function_id
 
 @dataclass(frozen=True)
 class FileError:
@@ -95,57 +92,17 @@ class Program:
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)
         self.symbols.type_fields()
-        helpers = frozenset(config.iteration_helpers)
-        self.calls = CallGraph(self.symbols, helpers)
-        for _ in range(_PARAMETER_ROUNDS):
-            learnt = self._parameter_types()
-            if not learnt:
-                break
-            self.symbols.learn_parameter_types(learnt)
-            self.calls = CallGraph(self.symbols, helpers)
+        learn_bound_values(self.symbols)
+        self.calls = CallGraph(self.symbols, frozenset(config.iteration_helpers))
         self.locks = Locks(
             self.symbols, self.calls, config.lock_name, dict(config.lock_decorators)
         )
 
     # -- construction -------------------------------------------------------------------------
 
-    def _parameter_types(self) -> dict[tuple[str, str], str]:
-        """New parameter classes, learnt from the arguments bound to them at resolved call sites."""
-        seen: dict[tuple[str, str], set[str]] = {}
-        for fid, sites in self.calls.sites_from.items():
-            for site in sites:
-                if site.call_id < 0 or site.via_argument:
-                    continue
-                call = self.symbols.call(fid, site.call_id)
-                if call is None:
-                    continue
-                for param, arg in self.bound_arguments(site.callee, call):
-                    if arg.ref is None:
-                        continue
-                    entity = self.symbols.entity(fid, arg.ref)
-                    if entity.kind == "instance":
-                        seen.setdefault((site.callee, param), set()).add(entity.target)
-        learnt = {key: next(iter(v)) for key, v in seen.items() if len(v) == 1}
-        return {k: v for k, v in learnt.items() if k not in self.symbols.param_types}
-
     def bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
         """(parameter, argument) pairs of a resolved call, by position and keyword."""
-        function = self.symbols.function(callee)
-        params = [p for p in function.params if p.kind in ("positional", "keyword")]
-        if function.kind in ("method", "classmethod") and params:
-            params = params[1:]
-        by_name = {p.name: p for p in params}
-        positional = [p for p in params if p.kind == "positional"]
-        index = 0
-        for arg in call.args:
-            if arg.kind == "star":
-                return
-            if arg.keyword:
-                if arg.keyword in by_name:
-                    yield arg.keyword, arg
-            elif index < len(positional):
-                yield positional[index].name, arg
-                index += 1
+        return bound_arguments(self.symbols.function(callee), call)
 
     # -- configuration-driven names ----------------------------------------------------------------
 

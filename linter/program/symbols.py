@@ -7,7 +7,7 @@ method name alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
@@ -79,6 +79,8 @@ class Symbols:
             self._self_of[fid] = function.params[0].name if has_self else ""
         # Parameter classes learnt from the arguments at resolved call sites.
         self.param_types: dict[tuple[str, str], str] = {}
+        # Functions and classes passed as arguments, by (function id, parameter).
+        self.param_values: dict[tuple[str, str], frozenset[Entity]] = {}
         # Field types are computed in two passes; while the first runs, fields are untyped.
         self._field_types: dict[tuple[str, str], Entity] = {}
         # Resolutions, forgotten together whenever field or parameter types change.
@@ -121,9 +123,14 @@ class Symbols:
     def self_param(self, fid: str) -> str:
         return self._self_of[fid]
 
-    def learn_parameter_types(self, learnt: dict[tuple[str, str], str]) -> None:
-        """Add parameter classes learnt from call sites; what was resolved before is forgotten."""
+    def learn_parameter_types(
+        self, learnt: dict[tuple[str, str], str], values: dict[tuple[str, str], frozenset[Entity]]
+    ) -> None:
+        """Add parameter classes and values learnt from call sites; what was resolved before is
+        forgotten."""
         self.param_types.update(learnt)
+        for key, entities in values.items():
+            self.param_values[key] = self.param_values.get(key, frozenset()) | entities
         self._forget_resolutions()
         self.type_fields()
 
@@ -344,6 +351,8 @@ class Symbols:
 
     def member(self, entity: Entity, attr: str) -> Entity:
         """What `entity.attr` denotes."""
+        if entity.kind == "global":
+            entity = self.global_value(entity.target)
         if entity.kind == "module":
             return self.module_member(entity.target, attr)
         if entity.kind == "external":
@@ -405,14 +414,40 @@ class Symbols:
             return Entity("function", nested)
         if nested in self.classes:
             return Entity("class", nested)
-        learnt = self.param_types.get((scope, ref.name))
-        candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(ref.name, ())}
-        if learnt:
-            candidates.add(Entity("instance", learnt))
-        candidates.discard(UNKNOWN)
+        candidates = self.local_values(scope, ref.name, depth)
         if len(candidates) == 1:
             return next(iter(candidates))
         return UNKNOWN
+
+    def local_values(self, scope: str, name: str, depth: int = 0) -> frozenset[Entity]:
+        """Every known value of local `name` of function `scope`: its bindings, and the classes
+        and functions bound to it as a parameter at resolved call sites."""
+        candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(name, ())}
+        learnt = self.param_types.get((scope, name))
+        if learnt:
+            candidates.add(Entity("instance", learnt))
+        candidates.update(self.param_values.get((scope, name), ()))
+        candidates.discard(UNKNOWN)
+        return frozenset(candidates)
+
+    def global_values(self, target: str) -> frozenset[Entity]:
+        """The values module-level code binds to global `module:name` (module code is its
+        module's function, its locals typed like any function's)."""
+        module, name = target.split(":", 1)
+        body = function_id(module, "")
+        if body not in self.functions:
+            return frozenset()
+        return frozenset(
+            value
+            for bind in self.binds(body).get(name, ())
+            if (value := self._bind_entity(body, bind, 0)) not in (UNKNOWN,)
+            and value.kind != "global"
+        )
+
+    def global_value(self, target: str) -> Entity:
+        """The one value of a module-level name, where every binding agrees."""
+        values = self.global_values(target)
+        return next(iter(values)) if len(values) == 1 else UNKNOWN
 
     def _bind_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         module = self.module_of(fid)
@@ -470,6 +505,59 @@ class Symbols:
             # The depth goes on: `a().b().c()` chains through returns that can loop back.
             return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
+
+    def callees(self, fid: str, call: Call) -> frozenset[Entity]:
+        """Everything a call site may call: every value a called name holds (a parameter bound
+        to two functions calls both), and on `self`/`cls` also the overrides in the class's
+        subclasses (class hierarchy analysis). A method of an unknown receiver stays unknown."""
+        ref = call.callee
+        if ref is not None and not ref.attrs and ref.scope:
+            scope = function_id(self.module_of(fid).name, ref.scope)
+            root = self.root_entity(fid, ref)
+            if root.kind == "unknown" and scope in self.functions:
+                return self._values_of_globals(self.local_values(scope, ref.name))
+            return self._values_of_globals(frozenset({root}))
+        entity = self.callee(fid, call)
+        found = self._values_of_globals(frozenset({entity}))
+        if entity.kind == "function" and ref is not None and len(ref.attrs) == 1:
+            found |= self._overrides(fid, ref, entity.target)
+        return found
+
+    def _values_of_globals(self, entities: frozenset[Entity]) -> frozenset[Entity]:
+        values: set[Entity] = set()
+        for entity in entities:
+            if entity.kind == "global":
+                values.update(self.global_values(entity.target))
+            else:
+                values.add(entity)
+        return frozenset(values)
+
+    def _overrides(self, fid: str, ref: Ref, method: str) -> frozenset[Entity]:
+        """The overrides of `method` in the subclasses of the class `self`/`cls` names in `fid`."""
+        if not ref.scope:
+            return frozenset()
+        scope = function_id(self.module_of(fid).name, ref.scope)
+        if scope not in self.functions or ref.name != self.self_param(scope):
+            return frozenset()
+        cls = self.class_of_function(scope)
+        found = set()
+        for sub in self.subclasses(cls):
+            override = self.lookup_method(sub, ref.attrs[0])
+            if override and override != method:
+                found.add(Entity("function", override))
+        return frozenset(found)
+
+    @cached_property
+    def _subclasses(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, list[str]] = {}
+        for cid in sorted(self.classes):
+            for ancestor in self.mro(cid)[1:]:
+                found.setdefault(ancestor, []).append(cid)
+        return {cid: tuple(subs) for cid, subs in found.items()}
+
+    def subclasses(self, cid: str) -> tuple[str, ...]:
+        """The project's classes that inherit from `cid`, directly or not."""
+        return self._subclasses.get(cid, ())
 
     def _enclosing_class(self, fid: str) -> str:
         parent = self.function(fid).parent
@@ -544,6 +632,9 @@ class Symbols:
         return self._field_on(root, ref.attrs)
 
     def _field_on(self, root: Entity, attrs: tuple[str, ...]) -> FieldId | None:
+        if root.kind == "global":
+            # A module-level singleton (`CURRENT = Generation()`): its fields are its class's.
+            root = self.global_value(root.target)
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
             if entity.kind == "global":
@@ -590,6 +681,25 @@ class Symbols:
             target = binds[0].value_ref
             ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
         return ref
+
+
+def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, Arg]]:
+    """(parameter, argument) pairs of a call of `function`, by position and keyword."""
+    params = [p for p in function.params if p.kind in ("positional", "keyword")]
+    if function.kind in ("method", "classmethod") and params:
+        params = params[1:]
+    by_name = {p.name: p for p in params}
+    positional = [p for p in params if p.kind == "positional"]
+    index = 0
+    for arg in call.args:
+        if arg.kind == "star":
+            return
+        if arg.keyword:
+            if arg.keyword in by_name:
+                yield arg.keyword, arg
+        elif index < len(positional):
+            yield positional[index].name, arg
+            index += 1
 
 
 def _memoized(cache: dict[_Key, Entity], key: _Key, compute: Callable[[], Entity]) -> Entity:
