@@ -35,6 +35,7 @@ from epochlint.frontend.facts import (
     Ref,
     Region,
     Site,
+    Stored,
     Write,
 )
 from epochlint.frontend.positions import code_and_positions
@@ -91,6 +92,7 @@ class _FunctionBuilder:
     is_property: bool = False
     params: tuple[Param, ...] = ()
     decorators: tuple[str, ...] = ()
+    decorator_values: tuple[Arg, ...] = ()
     returns: str = ""
     accesses: list[Access] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
@@ -101,6 +103,8 @@ class _FunctionBuilder:
     awaits: list[Await] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
     branches: list[Branches] = field(default_factory=list)
+    stored: list[Stored] = field(default_factory=list)
+    raised: list[Ref] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -127,6 +131,9 @@ class _FunctionBuilder:
             awaits=tuple(self.awaits),
             choices=tuple(self.choices),
             branches=tuple(self.branches),
+            stored=tuple(self.stored),
+            decorator_values=self.decorator_values,
+            raised=tuple(self.raised),
         )
 
 
@@ -278,6 +285,7 @@ class FactsExtractor(FastVisitor):
         decorators = tuple(dotted(d.decorator) for d in node.decorators)
         for decorator in node.decorators:
             self._visit_with_flow(decorator.decorator, Flow())
+        decorator_values = tuple(self._decorator_value(d.decorator) for d in node.decorators)
         self._visit_param_defaults(node.params)
         in_class = bool(self._class_stack) and self._fn.kind == "classbody"
         kind = "function"
@@ -306,9 +314,18 @@ class FactsExtractor(FastVisitor):
             is_async=node.asynchronous is not None,
             is_property=is_property,
             decorators=decorators,
+            decorator_values=decorator_values,
             returns=dotted(node.returns.annotation) if node.returns else "",
         )
         return False
+
+    def _decorator_value(self, decorator: cst.BaseExpression) -> Arg:
+        if isinstance(decorator, cst.Call):
+            return Arg("", "call", call=self._call_ids.get(id(decorator), -1))
+        path = name_path(decorator)
+        if path is not None:
+            return Arg("", "ref", ref=self._ref(*path))
+        return Arg("", "other")
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._visit_param_defaults(node.params)
@@ -344,6 +361,7 @@ class FactsExtractor(FastVisitor):
         is_async: bool = False,
         is_property: bool = False,
         decorators: tuple[str, ...] = (),
+        decorator_values: tuple[Arg, ...] = (),
         returns: str = "",
     ) -> None:
         names, declared = function_bindings(params, body)
@@ -360,6 +378,7 @@ class FactsExtractor(FastVisitor):
             is_property=is_property,
             params=tuple(self._param_facts(params)),
             decorators=decorators,
+            decorator_values=decorator_values,
             returns=returns,
         )
         saved_flow = self._flow
@@ -575,7 +594,15 @@ class FactsExtractor(FastVisitor):
 
     def visit_Return(self, node: cst.Return) -> bool:
         self._visit_with_flow(node.value, Flow(FLOW_RETURN))
+        if isinstance(node.value, cst.Lambda):
+            self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
         return False
+
+    def visit_Raise(self, node: cst.Raise) -> bool:
+        path = name_path(node.exc) if node.exc is not None else None
+        if path is not None:
+            self._fn.raised.append(self._ref(*path))
+        return True
 
     def visit_Expr(self, node: cst.Expr) -> bool:
         self._visit_with_flow(node.value, Flow(FLOW_EXPR))
@@ -715,6 +742,32 @@ class FactsExtractor(FastVisitor):
             self._fn.binds.append(
                 Bind(name, self._site(target), "assign", value_call, value_ref)
             )
+        self._store_values(name, attrs, value)
+
+    def _store_values(self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None) -> None:
+        """Stored facts: a lambda bound to a name, the elements of a literal container bound to a
+        name, and a value stored into an element of a named container."""
+        if value is None or attrs not in ((), ("[]",)):
+            return
+        target = self._ref(name)
+        if isinstance(value, cst.Lambda) and not attrs:
+            self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
+            return
+        if attrs:
+            elements = [value]
+        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            elements = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        elif isinstance(value, cst.Dict):
+            elements = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        else:
+            return
+        for element in elements:
+            if isinstance(element, cst.Lambda):
+                self._fn.stored.append(Stored(target, True, value_function=self.lambda_qualname(element)))
+                continue
+            value_call, value_ref = self._value_of(element)
+            if value_call >= 0 or value_ref is not None:
+                self._fn.stored.append(Stored(target, True, value_ref, value_call))
 
     def _value_of(self, value: cst.BaseExpression | None) -> tuple[int, Ref | None]:
         """The call id or the name path a stored value comes from, for type inference."""
@@ -837,6 +890,7 @@ class FactsExtractor(FastVisitor):
         flow = self._flow
         callee: Ref | None = None
         receiver_call = -1
+        callee_call = -1
         path = name_path(node.func)
         method = ""
         if path is not None:
@@ -859,6 +913,8 @@ class FactsExtractor(FastVisitor):
                     receiver_call = self._call_ids.get(id(inner), -1)
             else:
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
+                if isinstance(node.func, cst.Call):
+                    callee_call = self._call_ids.get(id(node.func), -1)
         args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(node.args))
         self._fn.calls.append(
             Call(
@@ -870,6 +926,7 @@ class FactsExtractor(FastVisitor):
                 args=args,
                 receiver_call=receiver_call,
                 flow=flow,
+                callee_call=callee_call,
             )
         )
         return False

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 6
+FACTS_FORMAT = 7
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -130,6 +130,8 @@ class Call:
     args: tuple[Arg, ...] = ()
     receiver_call: int = -1
     flow: Flow = Flow()
+    # `f()()`: the call whose result is called.
+    callee_call: int = -1
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,22 @@ class Branches:
 
 
 @dataclass(frozen=True)
+class Stored:
+    """A value kept where code can call it later, beyond what binds and writes say: a lambda bound
+    to a name (`x = lambda: ...`) or returned, or a value kept as an element of a container named
+    by `target` (`d = {"a": f}`, `handlers = [f, g]`, `d["b"] = f`).
+
+    `target` is None for the function's return value.
+    """
+
+    target: Ref | None
+    element: bool
+    value_ref: Ref | None = None
+    value_call: int = -1
+    value_function: str = ""
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     annotation: str = ""
@@ -227,6 +245,12 @@ class FunctionFacts:
     awaits: tuple[Await, ...] = ()
     choices: tuple[Choice, ...] = ()
     branches: tuple[Branches, ...] = ()
+    stored: tuple[Stored, ...] = ()
+    # The decorators as values, outermost first, evaluated where the function is defined (a name
+    # path, or a call made there: `@make_decorator()`).
+    decorator_values: tuple[Arg, ...] = ()
+    # `raise E` of a name path: the exception class is constructed there.
+    raised: tuple[Ref, ...] = ()
 
 
 @dataclass(frozen=True)

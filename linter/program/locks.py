@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from epochlint.frontend.facts import Ref, Region, Site
+from epochlint.frontend.facts import FLOW_RETURN, Call, Ref, Region, Site
 from epochlint.program.callgraph import CallGraph
-from epochlint.program.symbols import FieldId, Symbols
+from epochlint.program.symbols import Entity, FieldId, Symbols, bound_arguments
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"
@@ -76,7 +76,7 @@ class Locks:
                 call = self.symbols.call(fid, write.value_call)
                 if call is None:
                     continue
-                callee = self.symbols.callee(fid, call)
+                callee = self._lock_constructor(fid, call)
                 if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
                     continue
                 field = self.symbols.field(fid, write.ref)
@@ -94,6 +94,49 @@ class Locks:
                 elif callee.target in _CONDITIONS and callee.target.startswith("threading"):
                     kind = REENTRANT
                 self.constructed[field] = LockInfo(field, kind, same_as)
+
+        self._find_passed()
+
+    def _lock_constructor(self, fid: str, call: Call) -> Entity:
+        """The lock constructor a call runs: itself, or the one a project factory returns."""
+        callee = self.symbols.callee(fid, call)
+        if callee.kind != "function":
+            return callee
+        returned = {
+            self.symbols.callee(callee.target, inner)
+            for inner in self.symbols.function(callee.target).calls
+            if inner.flow.kind == FLOW_RETURN
+        }
+        return returned.pop() if len(returned) == 1 else callee
+
+    def _find_passed(self) -> None:
+        """A field set from a parameter (`self._pool_lock = pool_lock`) is the lock every
+        resolved call binds to that parameter (`Connection(pool_lock=self._lock)`)."""
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
+            params = {param.name for param in function.params}
+            for write in function.writes:
+                value = write.value_ref
+                if value is None or value.attrs or value.scope != function.qualname or value.name not in params:
+                    continue
+                field = self.symbols.field(fid, write.ref)
+                passed = self._locks_passed(fid, value.name)
+                if field is not None and field not in self.constructed and len(passed) == 1:
+                    lock = passed.pop()
+                    self.constructed[field] = LockInfo(field, self.kind(lock), lock)
+
+    def _locks_passed(self, fid: str, param: str) -> set[FieldId]:
+        """The locks bound to parameter `param` of `fid` at its resolved call sites; a site that
+        binds something else (or nothing known) adds None."""
+        passed: set[FieldId | None] = set()
+        for site in self.calls.sites_to.get(fid, ()):
+            call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
+            if call is None or site.via_argument:
+                continue
+            for name, arg in bound_arguments(self.symbols.function(fid), call):
+                if name == param:
+                    lock = self.lock_of(site.caller, arg.ref) if arg.ref is not None else None
+                    passed.add(lock)
+        return set() if None in passed else passed  # type: ignore[return-value]
 
     def canonical(self, field: FieldId) -> FieldId:
         seen = set()

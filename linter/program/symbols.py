@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.frontend.facts import Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref, Stored, Write
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -83,6 +83,7 @@ class Symbols:
         self.param_values: dict[tuple[str, str], frozenset[Entity]] = {}
         # Field types are computed in two passes; while the first runs, fields are untyped.
         self._field_types: dict[tuple[str, str], Entity] = {}
+        self._field_values: dict[tuple[str, str], frozenset[Entity]] = {}
         # Resolutions, forgotten together whenever field or parameter types change.
         self._entity_cache: dict[tuple[str, Ref], Entity] = {}
         self._root_cache: dict[tuple[str, str, str], Entity] = {}
@@ -151,6 +152,17 @@ class Symbols:
             bases[cid] = tuple(resolved)
         return bases
 
+    def external_bases(self, cid: str) -> tuple[str, ...]:
+        """The imported classes outside the unit that `cid` or its project bases derive from."""
+        found = []
+        for klass in self.mro(cid):
+            module, cls = self.classes[klass]
+            for base in cls.bases:
+                entity = self.resolve_dotted(module, base, classes_as_namespaces=False)
+                if entity.kind == "external" and "." in entity.target:
+                    found.append(entity.target)
+        return tuple(found)
+
     def mro(self, cid: str) -> tuple[str, ...]:
         cached = self._mro_cache.get(cid)
         if cached is None:
@@ -186,9 +198,26 @@ class Symbols:
             order = order[order.index(after) + 1 :]
         for klass in order:
             module, cls = self.classes[klass]
-            if name in cls.methods:
-                return function_id(module.name, f"{cls.qualname}.{name}")
+            method = self._method_aliases[klass].get(name, name)
+            if method in cls.methods:
+                return function_id(module.name, f"{cls.qualname}.{method}")
         return ""
+
+    @cached_property
+    def _method_aliases(self) -> dict[str, dict[str, str]]:
+        """Class-body aliases of methods (`again = bump`), by class: alias -> method name."""
+        aliases: dict[str, dict[str, str]] = {}
+        for cid, (module, cls) in self.classes.items():
+            body = function_id(module.name, f"{cls.qualname}.<body>")
+            found = aliases[cid] = {}
+            if body not in self.functions:
+                continue
+            for name, binds in self.binds(body).items():
+                values = {bind.value_ref for bind in binds}
+                value = values.pop() if len(values) == 1 else None
+                if value is not None and not value.attrs and value.name in cls.methods and name not in cls.methods:
+                    found[name] = value.name
+        return aliases
 
     @cached_property
     def _class_fields(self) -> dict[str, set[str]]:
@@ -221,6 +250,7 @@ class Symbols:
             types = self._infer_field_types()
             self._forget_resolutions()
             self._field_types = types
+        self._field_values = self._infer_field_values()
 
     def _forget_resolutions(self) -> None:
         self._entity_cache.clear()
@@ -233,20 +263,12 @@ class Symbols:
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for fid, (_, function) in self.functions.items():
-            cls = self.class_of_function(fid)
-            self_name = self.self_param(fid)
-            for write in function.writes:
-                ref = write.ref
-                if not (cls and ref.name == self_name and ref.scope == function.qualname):
-                    continue
-                if len(ref.attrs) != 1:
-                    continue
-                entity = self._stored_entity(fid, write.value_call, write.value_ref)
-                if write.kind == "item":
-                    entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
-                key = (self.defining_class(cls, ref.attrs[0]), ref.attrs[0])
-                seen.setdefault(key, set()).add(entity)
+        for fid, cls, write in self._self_field_writes():
+            entity = self._stored_entity(fid, write.value_call, write.value_ref)
+            if write.kind == "item":
+                entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
+            key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+            seen.setdefault(key, set()).add(entity)
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
@@ -426,7 +448,8 @@ class Symbols:
         learnt = self.param_types.get((scope, name))
         if learnt:
             candidates.add(Entity("instance", learnt))
-        candidates.update(self.param_values.get((scope, name), ()))
+        # Instances passed are typed by param_types, where every call site agrees.
+        candidates.update(v for v in self.param_values.get((scope, name), ()) if v.kind != "instance")
         candidates.discard(UNKNOWN)
         return frozenset(candidates)
 
@@ -506,46 +529,307 @@ class Symbols:
             return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
 
-    def callees(self, fid: str, call: Call) -> frozenset[Entity]:
-        """Everything a call site may call: every value a called name holds (a parameter bound
-        to two functions calls both), and on `self`/`cls` also the overrides in the class's
-        subclasses (class hierarchy analysis). A method of an unknown receiver stays unknown."""
-        ref = call.callee
-        if ref is not None and not ref.attrs and ref.scope:
-            scope = function_id(self.module_of(fid).name, ref.scope)
-            root = self.root_entity(fid, ref)
-            if root.kind == "unknown" and scope in self.functions:
-                return self._values_of_globals(self.local_values(scope, ref.name))
-            return self._values_of_globals(frozenset({root}))
-        entity = self.callee(fid, call)
-        found = self._values_of_globals(frozenset({entity}))
-        if entity.kind == "function" and ref is not None and len(ref.attrs) == 1:
-            found |= self._overrides(fid, ref, entity.target)
+    def callees(self, fid: str, call: Call, depth: int = 0) -> frozenset[Entity]:
+        """Everything a call site may call: every value the called path may hold (a parameter
+        bound to two functions calls both, a field two subclasses set holds both), with class
+        hierarchy analysis on `self`/`cls`. A method of an unknown receiver stays unknown."""
+        if depth > _MAX_DEPTH:
+            return frozenset()
+        if call.callee_call >= 0:
+            inner = self.call(fid, call.callee_call)
+            if inner is None:
+                return frozenset()
+            return frozenset(
+                value
+                for called in self.callees(fid, inner, depth + 1)
+                if called.kind == "function"
+                for value in self.return_values(called.target, depth + 1)
+            )
+        found = self.path_values(fid, call.callee, depth) if call.callee is not None else frozenset()
+        if not found:
+            found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         return found
 
-    def _values_of_globals(self, entities: frozenset[Entity]) -> frozenset[Entity]:
-        values: set[Entity] = set()
-        for entity in entities:
+    def path_values(self, fid: str, ref: Ref, depth: int = 0) -> frozenset[Entity]:
+        """Every value a name path may hold in `fid`, flow-insensitively: the union over the
+        values of its name, then of each attribute or element."""
+        if depth > _MAX_DEPTH:
+            return frozenset()
+        values = self._name_values(fid, ref, depth)
+        for attr in ref.attrs:
+            values = frozenset(
+                found for value in values for found in self._member_values(value, attr, depth + 1)
+            )
+        return values
+
+    def _name_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
+        module = self.module_of(fid).name
+        if not ref.scope:
+            entity = self.module_member(module, ref.name)
             if entity.kind == "global":
-                values.update(self.global_values(entity.target))
+                return self._global_values_all(entity.target, depth)
+            if entity.kind == "function":
+                return self.decorated_values(entity.target, depth)
+            return frozenset({entity}) - {UNKNOWN}
+        scope = function_id(module, ref.scope)
+        if scope not in self.functions:
+            return frozenset()
+        if ref.name == self.self_param(scope):
+            cls = self.class_of_function(scope)
+            kind = "class" if self.function(scope).kind == "classmethod" else "instance"
+            return frozenset(Entity(kind, c) for c in (cls, *self.subclasses(cls)))
+        nested = function_id(module, f"{ref.scope}.{ref.name}")
+        if nested in self.functions:
+            return self.decorated_values(nested, depth)
+        root = self.root_entity(fid, Ref(ref.scope, ref.name), depth)
+        values = set(self.local_values(scope, ref.name, depth)) | self._assigned_values(scope, ref.name, depth)
+        if root.kind != "unknown":
+            values.add(root)
+        return self._globals_expanded(frozenset(values), depth)
+
+    def decorated_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
+        """What the name a `def` binds holds: the function, or what its project decorators
+        return for it (a wrapper that calls it, or the function itself)."""
+        values = frozenset({Entity("function", fid)})
+        for decorator in reversed(self.decorators(fid, depth)):
+            returned = frozenset(
+                value for d in decorator if d.kind == "function" for value in self.return_values(d.target, depth + 1)
+            )
+            if returned:
+                values = returned
+        return values
+
+    def decorators(self, fid: str, depth: int = 0) -> list[frozenset[Entity]]:
+        """The values of a function's decorators, outermost first, as they are where it is defined."""
+        function = self.function(fid)
+        module = self.module_of(fid).name
+        parent = f"{function.class_name}.<body>" if function.class_name else function.parent
+        where = function_id(module, parent)
+        if where not in self.functions:
+            return []
+        found = []
+        for arg in function.decorator_values:
+            if arg.kind == "ref" and arg.ref is not None:
+                found.append(self.path_values(where, arg.ref, depth + 1))
+            elif arg.kind == "call" and (call := self.call(where, arg.call)) is not None:
+                found.append(self.call_values(where, call, depth + 1))
             else:
-                values.add(entity)
+                found.append(frozenset())
+        return found
+
+    def _global_values_all(self, target: str, depth: int) -> frozenset[Entity]:
+        module, name = target.split(":", 1)
+        body = function_id(module, "")
+        values = set(self.global_values(target))
+        if body in self.functions:
+            values |= self._assigned_values(body, name, depth)
         return frozenset(values)
 
-    def _overrides(self, fid: str, ref: Ref, method: str) -> frozenset[Entity]:
-        """The overrides of `method` in the subclasses of the class `self`/`cls` names in `fid`."""
-        if not ref.scope:
-            return frozenset()
-        scope = function_id(self.module_of(fid).name, ref.scope)
-        if scope not in self.functions or ref.name != self.self_param(scope):
-            return frozenset()
-        cls = self.class_of_function(scope)
-        found = set()
-        for sub in self.subclasses(cls):
-            override = self.lookup_method(sub, ref.attrs[0])
-            if override and override != method:
-                found.add(Entity("function", override))
+    def _assigned_values(self, scope: str, name: str, depth: int) -> frozenset[Entity]:
+        """Every value the assignments and loops binding local `name` of `scope` may bind, and
+        what is stored."""
+        values = set(self._stored_values(scope, name, depth))
+        values.update(self.param_values.get((scope, name), ()))
+        for bind in self.binds(scope).get(name, ()):
+            if bind.annotation:
+                continue
+            if bind.kind == "assign":
+                values.update(self._bound_source_values(scope, bind, depth))
+            elif bind.kind == "iter":
+                values.update(self._iterated_values(scope, bind, depth))
+        return frozenset(values)
+
+    def _bound_source_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
+        if bind.value_call >= 0:
+            call = self.call(fid, bind.value_call)
+            return self.call_values(fid, call, depth + 1) if call is not None else frozenset()
+        if bind.value_ref is not None:
+            return self.path_values(fid, bind.value_ref, depth + 1)
+        return frozenset()
+
+    def _iterated_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
+        """What a loop variable holds: elements of a container, what a generator yields, what
+        `__next__` of an iterated project object returns."""
+        values: set[Entity] = set()
+        if bind.value_call >= 0 and (call := self.call(fid, bind.value_call)) is not None:
+            for called in self.callees(fid, call, depth + 1):
+                if called.kind == "function":
+                    values.update(self._yielded_values(called.target, depth + 1))
+        for source in self._bound_source_values(fid, bind, depth):
+            values.update(self._member_values(source, "[]", depth + 1))
+        for _, method in self.iteration_methods(fid, bind, depth):
+            if method.endswith(".__next__"):
+                values.update(self.return_values(method, depth + 1))
+        return frozenset(values)
+
+    def _yielded_values(self, fid: str, depth: int) -> frozenset[Entity]:
+        return frozenset(
+            value
+            for access in self.function(fid).accesses
+            if access.flow.kind == "yield"
+            for value in self.path_values(fid, access.ref, depth + 1)
+        )
+
+    def iteration_methods(self, fid: str, bind: Bind, depth: int = 0) -> list[tuple[str, str]]:
+        """(class, method) of the `__iter__` and `__next__` a loop binding `bind` runs."""
+        found = []
+        for source in sorted(self._bound_source_values(fid, bind, depth), key=lambda e: (e.kind, e.target)):
+            if source.kind != "instance":
+                continue
+            iterate = self.lookup_method(source.target, "__iter__")
+            if not iterate:
+                continue
+            found.append((source.target, iterate))
+            for iterator in sorted(self.return_values(iterate, depth + 1), key=lambda e: e.target):
+                step = self.lookup_method(iterator.target, "__next__") if iterator.kind == "instance" else ""
+                if step:
+                    found.append((iterator.target, step))
+        return found
+
+    def _globals_expanded(self, values: frozenset[Entity], depth: int) -> frozenset[Entity]:
+        found: set[Entity] = set()
+        for value in values:
+            if value.kind == "global":
+                found.update(self._global_values_all(value.target, depth + 1))
+            else:
+                found.add(value)
         return frozenset(found)
+
+    def _stored_values(self, scope: str, name: str, depth: int) -> frozenset[Entity]:
+        """Lambdas bound to local `name` of `scope`, and the container its elements make."""
+        values: set[Entity] = set()
+        for fid, stored in self._stored_index.get((scope, name), ()):
+            if stored.element:
+                values.add(Entity("elements", f"{scope}|{name}"))
+            elif stored.value_function:
+                values.add(Entity("function", function_id(self.module_of(fid).name, stored.value_function)))
+        return frozenset(values)
+
+    @cached_property
+    def _stored_index(self) -> dict[tuple[str, str], list[tuple[str, Stored]]]:
+        """Stored values by the (scope, name) they are kept under; None targets (returns) by ""."""
+        index: dict[tuple[str, str], list[tuple[str, Stored]]] = {}
+        for fid, (module, function) in self.functions.items():
+            for stored in function.stored:
+                key = (fid, "") if stored.target is None else (
+                    function_id(module.name, stored.target.scope), stored.target.name
+                )
+                index.setdefault(key, []).append((fid, stored))
+        return index
+
+    def _element_values(self, container: str, depth: int) -> frozenset[Entity]:
+        scope, name = container.split("|", 1)
+        values: set[Entity] = set()
+        for fid, stored in self._stored_index.get((scope, name), ()):
+            if stored.element:
+                values.update(self._stored_value(fid, stored, depth + 1))
+        return frozenset(values)
+
+    def _stored_value(self, fid: str, stored: Stored, depth: int) -> frozenset[Entity]:
+        if stored.value_function:
+            return frozenset({Entity("function", function_id(self.module_of(fid).name, stored.value_function))})
+        if stored.value_ref is not None:
+            return self.path_values(fid, stored.value_ref, depth)
+        if stored.value_call >= 0:
+            call = self.call(fid, stored.value_call)
+            return self.call_values(fid, call, depth) if call is not None else frozenset()
+        return frozenset()
+
+    def call_values(self, fid: str, call: Call, depth: int = 0) -> frozenset[Entity]:
+        """Every value a call may return: instances of a class called, a function's returns."""
+        values: set[Entity] = set()
+        for called in self.callees(fid, call, depth + 1):
+            if called.kind == "class":
+                values.add(Entity("instance", called.target))
+            elif called.kind == "external" and "." in called.target:
+                values.add(Entity("external_instance", called.target))
+            elif called.kind == "function":
+                values.update(self.return_values(called.target, depth + 1))
+        return frozenset(values)
+
+    def return_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
+        """Every value function `fid` may return."""
+        if depth > _MAX_DEPTH:
+            return frozenset()
+        values: set[Entity] = set()
+        function = self.function(fid)
+        for call in function.calls:
+            if call.flow.kind == "return":
+                values.update(self.call_values(fid, call, depth + 1))
+        for access in function.accesses:
+            if access.flow.kind == "return" and not access.flow.call >= 0:
+                values.update(self.path_values(fid, access.ref, depth + 1))
+        for _, stored in self._stored_index.get((fid, ""), ()):
+            values.update(self._stored_value(fid, stored, depth + 1))
+        return frozenset(values)
+
+    def _member_values(self, entity: Entity, attr: str, depth: int) -> frozenset[Entity]:
+        if attr == "[]":
+            if entity.kind == "elements":
+                return self._element_values(entity.target, depth)
+            if entity.kind == "container":
+                return frozenset({Entity("instance", entity.target)})
+            return frozenset()
+        if entity.kind in ("class", "instance") and f"{entity.target}.{attr}" in self.classes:
+            return frozenset({Entity("class", f"{entity.target}.{attr}")})
+        if entity.kind == "external_instance":
+            return frozenset({Entity("external", f"{entity.target}.{attr}")})
+        if entity.kind == "instance" and not self.lookup_method(entity.target, attr):
+            owner = self.defining_class(entity.target, attr)
+            typed = self.field_type(owner, attr)
+            values = self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set())
+            return values or self._inherited_from_external(entity.target, attr)
+        member = self.member(entity, attr)
+        if member.kind == "unknown":
+            return self._inherited_from_external(entity.target, attr) if entity.kind == "class" else frozenset()
+        if member.kind == "function" and entity.kind == "instance" and entity.target in self._abstract_classes:
+            # A receiver typed as an abstract class runs the project's implementations.
+            return frozenset({member}) | {
+                Entity("function", override)
+                for sub in self.subclasses(entity.target)
+                if (override := self.lookup_method(sub, attr))
+            }
+        return frozenset({member})
+
+    def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
+        """What the project's classes do not define comes from their external bases."""
+        return frozenset(Entity("external", f"{base}.{attr}") for base in self.external_bases(cid))
+
+    @cached_property
+    def _abstract_classes(self) -> frozenset[str]:
+        """Classes deriving from `abc.ABC`, or with an `@abstractmethod`."""
+        found = set()
+        for cid, (module, cls) in self.classes.items():
+            bases = {self.resolve_dotted(module, base, classes_as_namespaces=False) for base in cls.bases}
+            abstract_methods = any(
+                decorator.rsplit(".", 1)[-1] == "abstractmethod"
+                for method in cls.methods
+                if (fid := function_id(module.name, f"{cls.qualname}.{method}")) in self.functions
+                for decorator in self.function(fid).decorators
+            )
+            if Entity("external", "abc.ABC") in bases or abstract_methods:
+                found.add(cid)
+        return frozenset(found)
+
+    def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
+        """Every value stored into each field by a method of its class (union types)."""
+        seen: dict[tuple[str, str], set[Entity]] = {}
+        for fid, cls, write in self._self_field_writes():
+            entity = self._stored_entity(fid, write.value_call, write.value_ref)
+            if write.kind == "assign" and entity.kind != "unknown":
+                key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+                seen.setdefault(key, set()).add(entity)
+        return {key: frozenset(values) for key, values in seen.items()}
+
+    def _self_field_writes(self) -> Iterator[tuple[str, str, Write]]:
+        """(method, its class, write) of every store into `self.field` (one attribute deep)."""
+        for fid, (_, function) in self.functions.items():
+            cls = self.class_of_function(fid)
+            self_name = self.self_param(fid)
+            for write in function.writes:
+                ref = write.ref
+                if cls and ref.name == self_name and ref.scope == function.qualname and len(ref.attrs) == 1:
+                    yield fid, cls, write
 
     @cached_property
     def _subclasses(self) -> dict[str, tuple[str, ...]]:

@@ -51,7 +51,8 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
 
 
 def _pycg_mapping(program: Program) -> dict[str, list[str]]:
-    """The call graph in PyCG's format: each function's callees, as PyCG names them.
+    """The call graph in PyCG's format: each function's callees, as PyCG names them, with the
+    imported functions and classes outside the program it calls (as nodes without callees).
 
     A function passed as an argument to a function of the program is called where that function
     calls it, so that hand-off is no call of its own here (one to `submit()` or `map()` is).
@@ -64,6 +65,9 @@ def _pycg_mapping(program: Program) -> dict[str, list[str]]:
         for callee in graph.successors(fid):
             if not all(_passed_to_own_function(program, site) for site in graph.edges[fid, callee]["sites"]):
                 callees.add(names[callee])
+        callees.update(program.calls.external_calls.get(fid, ()))
+    for name in set().union(*mapping.values()) - set(mapping):
+        mapping[name] = set()
     return {name: sorted(callees) for name, callees in sorted(mapping.items())}
 
 
