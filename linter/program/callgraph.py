@@ -213,7 +213,7 @@ def argument_values(symbols: Symbols, fid: str, arg: Arg) -> frozenset[Entity]:
     return frozenset({argument_value(symbols, fid, arg)})
 
 
-_MAX_ROUNDS = 4
+_MAX_ROUNDS = 3
 
 
 def learn_bound_values(symbols: Symbols) -> None:

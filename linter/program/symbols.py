@@ -88,6 +88,10 @@ class Symbols:
         self._entity_cache: dict[tuple[str, Ref], Entity] = {}
         self._root_cache: dict[tuple[str, str, str], Entity] = {}
         self._return_cache: dict[str, Entity] = {}
+        # Value sets, forgotten with the resolutions above.
+        self._callees_cache: dict[tuple[str, int], frozenset[Entity]] = {}
+        self._path_cache: dict[tuple[str, Ref], frozenset[Entity]] = {}
+        self._returns_cache: dict[str, frozenset[Entity]] = {}
         self._member_stack: set[tuple[str, str]] = set()
         self._member_cache: dict[tuple[str, str], Entity] = {}
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
@@ -256,6 +260,9 @@ class Symbols:
         self._entity_cache.clear()
         self._root_cache.clear()
         self._return_cache.clear()
+        self._callees_cache.clear()
+        self._path_cache.clear()
+        self._returns_cache.clear()
 
     def field_type(self, owner: str, attr: str) -> Entity | None:
         return self._field_types.get((owner, attr))
@@ -533,6 +540,9 @@ class Symbols:
         """Everything a call site may call: every value the called path may hold (a parameter
         bound to two functions calls both, a field two subclasses set holds both), with class
         hierarchy analysis on `self`/`cls`. A method of an unknown receiver stays unknown."""
+        return _memoized_set(self._callees_cache, (fid, call.id), lambda: self._callees(fid, call, depth))
+
+    def _callees(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         if depth > _MAX_DEPTH:
             return frozenset()
         if call.callee_call >= 0:
@@ -553,6 +563,9 @@ class Symbols:
     def path_values(self, fid: str, ref: Ref, depth: int = 0) -> frozenset[Entity]:
         """Every value a name path may hold in `fid`, flow-insensitively: the union over the
         values of its name, then of each attribute or element."""
+        return _memoized_set(self._path_cache, (fid, ref), lambda: self._path_values(fid, ref, depth))
+
+    def _path_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
         if depth > _MAX_DEPTH:
             return frozenset()
         values = self._name_values(fid, ref, depth)
@@ -749,6 +762,9 @@ class Symbols:
 
     def return_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
         """Every value function `fid` may return."""
+        return _memoized_set(self._returns_cache, fid, lambda: self._return_values(fid, depth))
+
+    def _return_values(self, fid: str, depth: int) -> frozenset[Entity]:
         if depth > _MAX_DEPTH:
             return frozenset()
         values: set[Entity] = set()
@@ -984,6 +1000,17 @@ def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, 
         elif index < len(positional):
             yield positional[index].name, arg
             index += 1
+
+
+def _memoized_set(
+    cache: dict[_Key, frozenset[Entity]], key: _Key, compute: Callable[[], frozenset[Entity]]
+) -> frozenset[Entity]:
+    """`cache[key]`, computed once; a computation that needs its own result sees it empty."""
+    cached = cache.get(key)
+    if cached is None:
+        cache[key] = frozenset()
+        cached = cache[key] = compute()
+    return cached
 
 
 def _memoized(cache: dict[_Key, Entity], key: _Key, compute: Callable[[], Entity]) -> Entity:
