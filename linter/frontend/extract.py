@@ -104,7 +104,7 @@ class _FunctionBuilder:
     choices: list[Choice] = field(default_factory=list)
     branches: list[Branches] = field(default_factory=list)
     stored: list[Stored] = field(default_factory=list)
-    raised: list[Ref] = field(default_factory=list)
+    raised: list[Access] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
 
@@ -601,7 +601,7 @@ class FactsExtractor(FastVisitor):
     def visit_Raise(self, node: cst.Raise) -> bool:
         path = name_path(node.exc) if node.exc is not None else None
         if path is not None:
-            self._fn.raised.append(self._ref(*path))
+            self._fn.raised.append(Access(self._ref(*path), self._site(node)))
         return True
 
     def visit_Expr(self, node: cst.Expr) -> bool:

@@ -250,7 +250,7 @@ class FunctionFacts:
     # path, or a call made there: `@make_decorator()`).
     decorator_values: tuple[Arg, ...] = ()
     # `raise E` of a name path: the exception class is constructed there.
-    raised: tuple[Ref, ...] = ()
+    raised: tuple[Access, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -92,10 +92,10 @@ class CallGraph:
         sites.extend(self._decorator_sites(fid))
         sites.extend(self._iteration_sites(fid))
         for raised in function.raised:
-            for value in sorted(self.symbols.path_values(fid, raised), key=lambda e: e.target):
+            for value in sorted(self.symbols.path_values(fid, raised.ref), key=lambda e: e.target):
                 init = self.symbols.lookup_method(value.target, "__init__") if value.kind == "class" else ""
                 if init:
-                    sites.append(CallSite(fid, init, CONSTRUCTOR, Site(function.pos)))
+                    sites.append(CallSite(fid, init, CONSTRUCTOR, raised.site))
         for access in function.accesses:
             entity = self.symbols.entity(fid, access.ref)
             if entity.kind == "property":
