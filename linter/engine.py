@@ -22,7 +22,7 @@ from epochlint.frontend import facts_from_source
 from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
 from epochlint.layout import Relayout, relayout
-from epochlint.program.modules import ModuleInfo, module_names
+from epochlint.program.modules import ModuleInfo, imported_names, module_names, namespace_module_names
 from epochlint.report import RuleInfo, RunResult
 
 # The program (networkx) and the rules are imported where they are used: a run whose findings
@@ -63,7 +63,8 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
     """Merge the facts of one analysis unit into a Program."""
     from epochlint.program.model import FileError, Program
 
-    names = unit_module_names([r.source for r in results], config.root)
+    imported = {name for r in results for name in imported_names(r.facts.imports)}
+    names = namespace_module_names(unit_module_names([r.source for r in results], config.root), imported)
     modules: list[ModuleInfo] = []
     errors: list[FileError] = []
     for result in results:

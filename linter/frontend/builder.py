@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from epochlint.frontend.facts import (
     Access,
+    Arg,
     Await,
     Bind,
     Branches,
@@ -19,6 +20,7 @@ from epochlint.frontend.facts import (
     Param,
     Pos,
     Region,
+    Stored,
     Write,
 )
 
@@ -39,6 +41,7 @@ class FunctionBuilder:
     is_property: bool = False
     params: tuple[Param, ...] = ()
     decorators: tuple[str, ...] = ()
+    decorator_values: tuple[Arg, ...] = ()
     returns: str = ""
     stub_body: bool = False
     visibility: str = ""
@@ -56,6 +59,8 @@ class FunctionBuilder:
     comparisons: list[Pos] = field(default_factory=list)
     governs: list[Governs] = field(default_factory=list)
     is_generator: bool = False
+    stored: list[Stored] = field(default_factory=list)
+    raised: list[Access] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
     # Names bound by enclosing `with ExitStack() as name:` blocks.
@@ -91,4 +96,7 @@ class FunctionBuilder:
             comparisons=tuple(self.comparisons),
             governs=tuple(self.governs),
             is_generator=self.is_generator,
+            stored=tuple(self.stored),
+            decorator_values=self.decorator_values,
+            raised=tuple(self.raised),
         )

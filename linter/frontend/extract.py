@@ -39,6 +39,7 @@ from epochlint.frontend.facts import (
     Ref,
     Region,
     Site,
+    Stored,
     Write,
 )
 from epochlint.frontend.positions import code_and_positions
@@ -243,6 +244,7 @@ class FactsExtractor(FastVisitor):
         decorators = tuple(dotted(d.decorator) for d in node.decorators)
         for decorator in node.decorators:
             self._visit_with_flow(decorator.decorator, Flow())
+        decorator_values = tuple(self._decorator_value(d.decorator) for d in node.decorators)
         self._visit_param_defaults(node.params)
         in_class = bool(self._class_stack) and self._fn.kind == "classbody"
         kind = "function"
@@ -271,9 +273,18 @@ class FactsExtractor(FastVisitor):
             is_async=node.asynchronous is not None,
             is_property=is_property,
             decorators=decorators,
+            decorator_values=decorator_values,
             returns=dotted(node.returns.annotation) if node.returns else "",
         )
         return False
+
+    def _decorator_value(self, decorator: cst.BaseExpression) -> Arg:
+        if isinstance(decorator, cst.Call):
+            return Arg("", "call", call=self._call_ids.get(id(decorator), -1))
+        path = name_path(decorator)
+        if path is not None:
+            return Arg("", "ref", ref=self._ref(*path))
+        return Arg("", "other")
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._visit_param_defaults(node.params)
@@ -309,6 +320,7 @@ class FactsExtractor(FastVisitor):
         is_async: bool = False,
         is_property: bool = False,
         decorators: tuple[str, ...] = (),
+        decorator_values: tuple[Arg, ...] = (),
         returns: str = "",
     ) -> None:
         names, declared = function_bindings(params, body)
@@ -325,6 +337,7 @@ class FactsExtractor(FastVisitor):
             is_property=is_property,
             params=tuple(self._param_facts(params)),
             decorators=decorators,
+            decorator_values=decorator_values,
             returns=returns,
             stub_body=_is_stub_body(body),
         )
@@ -563,10 +576,6 @@ class FactsExtractor(FastVisitor):
         if self._blocks:
             self._fn.exits.append(Exit(self._pos(node), self._blocks[-1]))
 
-    def visit_Raise(self, node: cst.Raise) -> bool:
-        self._exit(node)
-        return True
-
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
         self._fn.loops.append(Loop(loop_id, "while", self._site(node), batch=False))
@@ -624,7 +633,16 @@ class FactsExtractor(FastVisitor):
     def visit_Return(self, node: cst.Return) -> bool:
         self._exit(node)
         self._visit_with_flow(node.value, Flow(FLOW_RETURN))
+        if isinstance(node.value, cst.Lambda):
+            self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
         return False
+
+    def visit_Raise(self, node: cst.Raise) -> bool:
+        self._exit(node)
+        path = name_path(node.exc) if node.exc is not None else None
+        if path is not None:
+            self._fn.raised.append(Access(self._ref(*path), self._site(node)))
+        return True
 
     def visit_Expr(self, node: cst.Expr) -> bool:
         self._visit_with_flow(node.value, Flow(FLOW_EXPR))
@@ -776,6 +794,32 @@ class FactsExtractor(FastVisitor):
             self._fn.binds.append(
                 Bind(name, self._site(target), "assign", value_call, value_ref)
             )
+        self._store_values(name, attrs, value)
+
+    def _store_values(self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None) -> None:
+        """Stored facts: a lambda bound to a name, the elements of a literal container bound to a
+        name, and a value stored into an element of a named container."""
+        if value is None or attrs not in ((), ("[]",)):
+            return
+        target = self._ref(name)
+        if isinstance(value, cst.Lambda) and not attrs:
+            self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
+            return
+        if attrs:
+            elements = [value]
+        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            elements = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        elif isinstance(value, cst.Dict):
+            elements = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        else:
+            return
+        for element in elements:
+            if isinstance(element, cst.Lambda):
+                self._fn.stored.append(Stored(target, True, value_function=self.lambda_qualname(element)))
+                continue
+            value_call, value_ref = self._value_of(element)
+            if value_call >= 0 or value_ref is not None:
+                self._fn.stored.append(Stored(target, True, value_ref, value_call))
 
     def _value_of(self, value: cst.BaseExpression | None) -> tuple[int, Ref | None]:
         """The call id or the name path a stored value comes from, for type inference."""
@@ -900,6 +944,7 @@ class FactsExtractor(FastVisitor):
         flow = self._flow
         callee: Ref | None = None
         receiver_call = -1
+        callee_call = -1
         path = name_path(node.func)
         method = ""
         if path is not None:
@@ -922,6 +967,8 @@ class FactsExtractor(FastVisitor):
                     receiver_call = self._call_ids.get(id(inner), -1)
             else:
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
+                if isinstance(node.func, cst.Call):
+                    callee_call = self._call_ids.get(id(node.func), -1)
         args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(node.args))
         self._fn.calls.append(
             Call(
@@ -933,6 +980,7 @@ class FactsExtractor(FastVisitor):
                 args=args,
                 receiver_call=receiver_call,
                 flow=flow,
+                callee_call=callee_call,
             )
         )
         return False

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 10
+FACTS_FORMAT = 11
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -133,6 +133,8 @@ class Call:
     args: tuple[Arg, ...] = ()
     receiver_call: int = -1
     flow: Flow = Flow()
+    # `f()()`: the call whose result is called.
+    callee_call: int = -1
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,22 @@ class Exit:
 
 
 @dataclass(frozen=True)
+class Stored:
+    """A value kept where code can call it later, beyond what binds and writes say: a lambda bound
+    to a name (`x = lambda: ...`) or returned, or a value kept as an element of a container named
+    by `target` (`d = {"a": f}`, `handlers = [f, g]`, `d["b"] = f`).
+
+    `target` is None for the function's return value.
+    """
+
+    target: Ref | None
+    element: bool
+    value_ref: Ref | None = None
+    value_call: int = -1
+    value_function: str = ""
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     annotation: str = ""
@@ -267,6 +285,12 @@ class FunctionFacts:
     governs: tuple[Governs, ...] = ()
     # A generator function: its body runs where its result is iterated, not where it is called.
     is_generator: bool = False
+    stored: tuple[Stored, ...] = ()
+    # The decorators as values, outermost first, evaluated where the function is defined (a name
+    # path, or a call made there: `@make_decorator()`).
+    decorator_values: tuple[Arg, ...] = ()
+    # `raise E` of a name path: the exception class is constructed there.
+    raised: tuple[Access, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import networkx as nx
 
 from epochlint.frontend.facts import Arg, Call, Pos, Site
-from epochlint.program.symbols import Entity, Symbols, function_id
+from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
 ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce"})
@@ -60,6 +62,8 @@ class CallGraph:
         self.sites_to: dict[str, list[CallSite]] = {}
         # (caller, call id) -> the sites that call made, for rules that start from a call.
         self.sites_of_call: dict[tuple[str, int], list[CallSite]] = {}
+        # Calls of imported names outside the unit (`ext.function`), by caller: not graph nodes.
+        self.external_calls: dict[str, set[str]] = {}
         self.graph.add_nodes_from(symbols.functions)
         for fid in sorted(symbols.functions):
             for site in self._sites_in(fid):
@@ -87,19 +91,64 @@ class CallGraph:
         sites: list[CallSite] = []
         for call in function.calls:
             sites.extend(self._call_sites(fid, call, handed_off=call.id in spawned))
+        sites.extend(self._decorator_sites(fid))
+        sites.extend(self._iteration_sites(fid))
+        for raised in function.raised:
+            for value in sorted(self.symbols.path_values(fid, raised.ref), key=lambda e: e.target):
+                init = self.symbols.lookup_method(value.target, "__init__") if value.kind == "class" else ""
+                if init:
+                    sites.append(CallSite(fid, init, CONSTRUCTOR, raised.site))
         for access in function.accesses:
             entity = self.symbols.entity(fid, access.ref)
             if entity.kind == "property":
                 sites.append(CallSite(fid, entity.target, PROPERTY, access.site))
         return sites
 
+    def _iteration_sites(self, fid: str) -> list[CallSite]:
+        """A loop over an instance of a project class runs its `__iter__`, and `__next__` on
+        what that returns."""
+        sites = []
+        for bind in self.symbols.function(fid).binds:
+            if bind.kind not in ("iter", "iter_part") or bind.index > 0:
+                continue
+            for _, method in self.symbols.iteration_methods(fid, bind):
+                sites.append(CallSite(fid, method, CALL, bind.site))
+        return sites
+
+    def _decorator_sites(self, fid: str) -> list[CallSite]:
+        """The calls of the project decorators of the functions defined in `fid`, where they run."""
+        sites = []
+        for defined in self._defined_in.get(fid, ()):
+            function = self.symbols.function(defined)
+            for decorator in self.symbols.decorators(defined):
+                for value in sorted(decorator, key=lambda e: e.target):
+                    if value.kind == "function":
+                        sites.append(CallSite(fid, value.target, CALL, Site(function.pos)))
+        return sites
+
+    @cached_property
+    def _defined_in(self) -> dict[str, list[str]]:
+        """Decorated functions by the function whose code defines them."""
+        found: dict[str, list[str]] = {}
+        for fid, (module, function) in sorted(self.symbols.functions.items()):
+            if function.decorator_values:
+                parent = f"{function.class_name}.<body>" if function.class_name else function.parent
+                found.setdefault(function_id(module.name, parent), []).append(fid)
+        return found
+
     def _call_sites(self, fid: str, call: Call, handed_off: bool) -> list[CallSite]:
         sites = []
-        callee = self.symbols.callee(fid, call)
-        target = self._target(callee)
-        if target:
+        for target, callee in call_targets(self.symbols, fid, call):
             kind = HANDOFF if handed_off else CONSTRUCTOR if callee.kind == "class" else CALL
             sites.append(CallSite(fid, target, kind, call.site, call.id))
+        for callee in self.symbols.callees(fid, call):
+            # Builtins are named without a module (`print`): only imported names are kept.
+            if callee.kind == "external" and "." in callee.target:
+                self.external_calls.setdefault(fid, set()).add(callee.target)
+            if callee.kind == "class" and not self.symbols.lookup_method(callee.target, "__init__"):
+                for base in self.symbols.external_bases(callee.target)[:1]:
+                    self.external_calls.setdefault(fid, set()).add(f"{base}.__init__")
+        callee = self.symbols.callee(fid, call)
         runs_on_the_spot = self._runs_on_the_spot(callee, call)
         iterating = self._iterates(callee, call)
         for arg in call.args:
@@ -112,21 +161,9 @@ class CallGraph:
             )
         return sites
 
-    def _target(self, callee: Entity) -> str:
-        if callee.kind in ("function", "property"):
-            return callee.target
-        if callee.kind == "class":
-            return self.symbols.lookup_method(callee.target, "__init__")
-        return ""
-
     def _function_argument(self, fid: str, arg: Arg) -> str:
-        if arg.kind == "lambda":
-            return function_id(self.symbols.module_of(fid).name, arg.function)
-        if arg.kind == "ref" and arg.ref is not None:
-            entity = self.symbols.entity(fid, arg.ref)
-            if entity.kind == "function":
-                return entity.target
-        return ""
+        entity = argument_value(self.symbols, fid, arg)
+        return entity.target if entity.kind == "function" else ""
 
     def _iterates(self, callee: Entity, call: Call) -> bool:
         name = callee.target if callee.kind == "external" else ""
@@ -141,3 +178,101 @@ class CallGraph:
 
     def handed_off(self, fid: str) -> bool:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))
+
+
+def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:
+    """The functions a call site runs (a class's constructor for a class), with what was called."""
+    targets = []
+    for callee in sorted(symbols.callees(fid, call), key=lambda e: (e.kind, e.target)):
+        if callee.kind in ("function", "property"):
+            targets.append((callee.target, callee))
+        elif callee.kind == "class":
+            init = symbols.lookup_method(callee.target, "__init__")
+            if init:
+                targets.append((init, callee))
+    return targets
+
+
+def argument_value(symbols: Symbols, fid: str, arg: Arg) -> Entity:
+    """What an argument passes, where it is a name path or a lambda."""
+    if arg.kind == "lambda":
+        return Entity("function", function_id(symbols.module_of(fid).name, arg.function))
+    if arg.kind == "ref" and arg.ref is not None:
+        entity = symbols.entity(fid, arg.ref)
+        return symbols.global_value(entity.target) if entity.kind == "global" else entity
+    return Entity("unknown")
+
+
+def argument_values(symbols: Symbols, fid: str, arg: Arg) -> frozenset[Entity]:
+    """Every value an argument may pass."""
+    if arg.kind == "ref" and arg.ref is not None:
+        return symbols.path_values(fid, arg.ref)
+    if arg.kind == "call":
+        call = symbols.call(fid, arg.call)
+        return symbols.call_values(fid, call) if call is not None else frozenset()
+    return frozenset({argument_value(symbols, fid, arg)})
+
+
+_MAX_ROUNDS = 3
+
+
+def learn_bound_values(symbols: Symbols, counts: Callable[[str, str], bool]) -> None:
+    """Solve the flow of arguments into parameters over the whole unit, once, before the call
+    graph is built: classes of instances passed (where every call site agrees), and functions
+    and classes passed as values (all of them). Rounds go on while something new is learnt. Only
+    the calls from a caller to a callee that `counts` shape what the callee's parameters hold
+    (test code calling in does not)."""
+    for _ in range(_MAX_ROUNDS):
+        types, values = _bound_values(symbols, counts)
+        new_types = {k: v for k, v in types.items() if k not in symbols.param_types}
+        new_values = {
+            k: v - symbols.param_values.get(k, frozenset())
+            for k, v in values.items()
+            if v - symbols.param_values.get(k, frozenset())
+        }
+        if not new_types and not new_values:
+            return
+        symbols.learn_parameter_types(new_types, new_values)
+
+
+def _bound_values(
+    symbols: Symbols, counts: Callable[[str, str], bool]
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], frozenset[Entity]]]:
+    classes: dict[tuple[str, str], set[str]] = {}
+    values: dict[tuple[str, str], set[Entity]] = {}
+    for fid in sorted(symbols.functions):
+        for call in symbols.function(fid).calls:
+            for target, _ in call_targets(symbols, fid, call):
+                if not counts(fid, target):
+                    continue
+                for param, arg in bound_arguments(symbols.function(target), call):
+                    key = (target, param)
+                    if arg.kind == "ref" and arg.ref is not None:
+                        entity = symbols.entity(fid, arg.ref)
+                        if entity.kind == "global":
+                            entity = symbols.global_value(entity.target)
+                        if entity.kind == "instance":
+                            classes.setdefault(key, set()).add(entity.target)
+                    values.setdefault(key, set()).update(
+                        value
+                        for value in argument_values(symbols, fid, arg)
+                        if value.kind in ("function", "class", "elements", "instance")
+                    )
+        _bind_decorated(symbols, fid, values)
+    types = {key: next(iter(found)) for key, found in classes.items() if len(found) == 1}
+    return types, {key: frozenset(found) for key, found in values.items() if found}
+
+
+def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], set[Entity]]) -> None:
+    """A decorator is called with the function (or with what the decorator below returned)."""
+    passed = frozenset({Entity("function", fid)})
+    for decorator in reversed(symbols.decorators(fid)):
+        returned: set[Entity] = set()
+        for value in decorator:
+            if value.kind != "function":
+                continue
+            params = [p for p in symbols.function(value.target).params if p.kind == "positional"]
+            if params:
+                values.setdefault((value.target, params[0].name), set()).update(passed)
+            returned.update(symbols.return_values(value.target))
+        passed = frozenset(returned) or passed

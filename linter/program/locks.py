@@ -8,9 +8,9 @@ from functools import cached_property
 
 import networkx as nx
 
-from epochlint.frontend.facts import MONITOR, Bind, Call, FunctionFacts, Ref, Region, Site
+from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite
-from epochlint.program.symbols import Entity, FieldId, Symbols, function_id
+from epochlint.program.symbols import Entity, FieldId, Symbols, bound_arguments, function_id
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"
@@ -83,7 +83,7 @@ class Locks:
         """Fields built by a visible constructor: a lock of that kind, or (any other class) no lock."""
         built_otherwise: set[FieldId] = set()
         for fid, field, call, into_item in self._constructor_stores():
-            callee = self.symbols.callee(fid, call)
+            callee = self._lock_constructor(fid, call)
             made = self._lock_factory_of(fid, callee, call)
             if made:
                 # `defaultdict(threading.Lock)`: a container that fills itself with locks.
@@ -103,6 +103,7 @@ class Locks:
                 self.elements.add(field)
             self.constructed[field] = self._lock_info(fid, field, callee.target, call)
         self.not_locks.update(built_otherwise - self.constructed.keys())
+        self._find_passed()
 
     def _lock_factory_of(self, fid: str, callee: Entity, call: Call) -> str:
         """The lock constructor a `defaultdict(...)` builds its missing items with, "" if none."""
@@ -147,6 +148,47 @@ class Locks:
             if constructor == "threading.Condition" and same_as is not None:
                 kind = UNKNOWN_KIND
         return LockInfo(field, kind, same_as)
+
+    def _lock_constructor(self, fid: str, call: Call) -> Entity:
+        """The lock constructor a call runs: itself, or the one a project factory returns."""
+        callee = self.symbols.callee(fid, call)
+        if callee.kind != "function":
+            return callee
+        returned = {
+            self.symbols.callee(callee.target, inner)
+            for inner in self.symbols.function(callee.target).calls
+            if inner.flow.kind == FLOW_RETURN
+        }
+        return returned.pop() if len(returned) == 1 else callee
+
+    def _find_passed(self) -> None:
+        """A field set from a parameter (`self._pool_lock = pool_lock`) is the lock every
+        resolved call binds to that parameter (`Connection(pool_lock=self._lock)`)."""
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
+            params = {param.name for param in function.params}
+            for write in function.writes:
+                value = write.value_ref
+                if value is None or value.attrs or value.scope != function.qualname or value.name not in params:
+                    continue
+                field = self.symbols.field(fid, write.ref)
+                passed = self._locks_passed(fid, value.name)
+                if field is not None and field not in self.constructed and len(passed) == 1:
+                    lock = passed.pop()
+                    self.constructed[field] = LockInfo(field, self.kind(lock), lock)
+
+    def _locks_passed(self, fid: str, param: str) -> set[FieldId]:
+        """The locks bound to parameter `param` of `fid` at its resolved call sites; a site that
+        binds something else (or nothing known) adds None."""
+        passed: set[FieldId | None] = set()
+        for site in self.calls.sites_to.get(fid, ()):
+            call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
+            if call is None or site.via_argument:
+                continue
+            for name, arg in bound_arguments(self.symbols.function(fid), call):
+                if name == param:
+                    lock = self.lock_of(site.caller, arg.ref) if arg.ref is not None else None
+                    passed.add(lock)
+        return set() if None in passed else passed  # type: ignore[return-value]
 
     def canonical(self, field: FieldId) -> FieldId:
         seen = set()

@@ -24,14 +24,13 @@ from epochlint.frontend.facts import (
     Write,
     within,
 )
-from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite
+from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, learn_bound_values
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
 from epochlint.program.modules import ModuleInfo
-from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, function_id
+from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, bound_arguments, function_id
 
-_PARAMETER_ROUNDS = 2
 # A logger's methods: a value passed to one is only logged.
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
@@ -103,57 +102,17 @@ class Program:
         self.symbols = Symbols(modules)
         self.symbols.type_fields()
         self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
-        helpers = frozenset(config.iteration_helpers)
-        self.calls = CallGraph(self.symbols, helpers)
-        for _ in range(_PARAMETER_ROUNDS):
-            learnt = self._parameter_types()
-            if not learnt:
-                break
-            self.symbols.learn_parameter_types(learnt)
-            self.calls = CallGraph(self.symbols, helpers)
+        learn_bound_values(self.symbols, self.call_shapes_model)
+        self.calls = CallGraph(self.symbols, frozenset(config.iteration_helpers))
         self.locks = Locks(
             self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.shapes_model
         )
 
     # -- construction -------------------------------------------------------------------------
 
-    def _parameter_types(self) -> dict[tuple[str, str], str]:
-        """New parameter classes, learnt from the arguments bound to them at resolved call sites."""
-        seen: dict[tuple[str, str], set[str]] = {}
-        for fid, sites in self.calls.sites_from.items():
-            for site in sites:
-                if site.call_id < 0 or site.via_argument or not self.shapes_model(site):
-                    continue
-                call = self.symbols.call(fid, site.call_id)
-                if call is None:
-                    continue
-                for param, arg in self.bound_arguments(site.callee, call):
-                    if arg.ref is None:
-                        continue
-                    entity = self.symbols.entity(fid, arg.ref)
-                    if entity.kind == "instance":
-                        seen.setdefault((site.callee, param), set()).add(entity.target)
-        learnt = {key: next(iter(v)) for key, v in seen.items() if len(v) == 1}
-        return {k: v for k, v in learnt.items() if k not in self.symbols.param_types}
-
     def bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
         """(parameter, argument) pairs of a resolved call, by position and keyword."""
-        function = self.symbols.function(callee)
-        params = [p for p in function.params if p.kind in ("positional", "keyword")]
-        if function.kind in ("method", "classmethod") and params:
-            params = params[1:]
-        by_name = {p.name: p for p in params}
-        positional = [p for p in params if p.kind == "positional"]
-        index = 0
-        for arg in call.args:
-            if arg.kind == "star":
-                return
-            if arg.keyword:
-                if arg.keyword in by_name:
-                    yield arg.keyword, arg
-            elif index < len(positional):
-                yield positional[index].name, arg
-                index += 1
+        return bound_arguments(self.symbols.function(callee), call)
 
     def is_test(self, fid: str) -> bool:
         """Whether `fid` is test code: reported like any code, but it never shapes the model."""
@@ -162,7 +121,11 @@ class Program:
     def shapes_model(self, site: CallSite) -> bool:
         """Whether a call site counts for what its callee learns from its callers (entry locksets,
         parameter types, asyncio context): a test calling into non-test code does not."""
-        return self.is_test(site.callee) or not self.is_test(site.caller)
+        return self.call_shapes_model(site.caller, site.callee)
+
+    def call_shapes_model(self, caller: str, callee: str) -> bool:
+        """`shapes_model` for a call from function `caller` to function `callee`."""
+        return self.is_test(callee) or not self.is_test(caller)
 
     # -- configuration-driven names ----------------------------------------------------------------
 

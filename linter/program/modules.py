@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -34,6 +35,33 @@ def module_names(rels: list[str], package_dirs: set[str]) -> dict[str, str]:
             for rel in colliding:
                 names[rel] = _path_name(rel)
     return names
+
+
+def namespace_module_names(names: dict[str, str], imported: set[str]) -> dict[str, str]:
+    """Names of modules in namespace packages (folders without `__init__.py`, PEP 420).
+
+    A module that the unit imports by its folder path (`from nest import imported` for
+    `nest/imported.py`) is named by that path; one never imported so keeps its name, as a test
+    folder's modules are imported from their own folder.
+    """
+    taken = set(names.values())
+    renamed = dict(names)
+    for rel, name in names.items():
+        path_name = _path_name(rel)
+        if path_name != name and path_name in imported and path_name not in taken:
+            renamed[rel] = path_name
+    return renamed
+
+
+def imported_names(imports: Iterable[Import]) -> set[str]:
+    """The absolute dotted names a module's imports may name as modules."""
+    found = set()
+    for imported in imports:
+        if imported.level == 0:
+            found.add(imported.module)
+            if imported.name:
+                found.add(f"{imported.module}.{imported.name}")
+    return found
 
 
 def _module_name(rel: str, package_dirs: set[str]) -> str:

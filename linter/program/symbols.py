@@ -8,12 +8,12 @@ method name alone.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from epochlint.frontend.facts import MONITOR, Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref
+from epochlint.frontend.facts import MONITOR, Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref, Stored, Write
 from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
@@ -83,12 +83,19 @@ class Symbols:
             self._self_of[fid] = function.params[0].name if has_self else ""
         # Parameter classes learnt from the arguments at resolved call sites.
         self.param_types: dict[tuple[str, str], str] = {}
+        # Functions and classes passed as arguments, by (function id, parameter).
+        self.param_values: dict[tuple[str, str], frozenset[Entity]] = {}
         # Field types are computed in two passes; while the first runs, fields are untyped.
         self._field_types: dict[tuple[str, str], Entity] = {}
+        self._field_values: dict[tuple[str, str], frozenset[Entity]] = {}
         # Resolutions, forgotten together whenever field or parameter types change.
         self._entity_cache: dict[tuple[str, Ref], Entity] = {}
         self._root_cache: dict[tuple[str, str, str], Entity] = {}
         self._return_cache: dict[str, Entity] = {}
+        # Value sets, forgotten with the resolutions above.
+        self._callees_cache: dict[tuple[str, int], frozenset[Entity]] = {}
+        self._path_cache: dict[tuple[str, Ref], frozenset[Entity]] = {}
+        self._returns_cache: dict[str, frozenset[Entity]] = {}
         self._member_stack: set[tuple[str, str]] = set()
         self._member_cache: dict[tuple[str, str], Entity] = {}
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
@@ -125,9 +132,14 @@ class Symbols:
     def self_param(self, fid: str) -> str:
         return self._self_of[fid]
 
-    def learn_parameter_types(self, learnt: dict[tuple[str, str], str]) -> None:
-        """Add parameter classes learnt from call sites; what was resolved before is forgotten."""
+    def learn_parameter_types(
+        self, learnt: dict[tuple[str, str], str], values: dict[tuple[str, str], frozenset[Entity]]
+    ) -> None:
+        """Add parameter classes and values learnt from call sites; what was resolved before is
+        forgotten."""
         self.param_types.update(learnt)
+        for key, entities in values.items():
+            self.param_values[key] = self.param_values.get(key, frozenset()) | entities
         self._forget_resolutions()
         self.type_fields()
 
@@ -147,6 +159,17 @@ class Symbols:
                     resolved.append(entity.target)
             bases[cid] = tuple(resolved)
         return bases
+
+    def external_bases(self, cid: str) -> tuple[str, ...]:
+        """The imported classes outside the unit that `cid` or its project bases derive from."""
+        found = []
+        for klass in self.mro(cid):
+            module, cls = self.classes[klass]
+            for base in cls.bases:
+                entity = self.resolve_dotted(module, base, classes_as_namespaces=False)
+                if entity.kind == "external" and "." in entity.target:
+                    found.append(entity.target)
+        return tuple(found)
 
     def mro(self, cid: str) -> tuple[str, ...]:
         cached = self._mro_cache.get(cid)
@@ -181,9 +204,26 @@ class Symbols:
             order = order[order.index(after) + 1 :]
         for klass in order:
             module, cls = self.classes[klass]
-            if name in cls.methods:
-                return function_id(module.name, f"{cls.qualname}.{name}")
+            method = self._method_aliases[klass].get(name, name)
+            if method in cls.methods:
+                return function_id(module.name, f"{cls.qualname}.{method}")
         return ""
+
+    @cached_property
+    def _method_aliases(self) -> dict[str, dict[str, str]]:
+        """Class-body aliases of methods (`again = bump`), by class: alias -> method name."""
+        aliases: dict[str, dict[str, str]] = {}
+        for cid, (module, cls) in self.classes.items():
+            body = function_id(module.name, f"{cls.qualname}.<body>")
+            found = aliases[cid] = {}
+            if body not in self.functions:
+                continue
+            for name, binds in self.binds(body).items():
+                values = {bind.value_ref for bind in binds}
+                value = values.pop() if len(values) == 1 else None
+                if value is not None and not value.attrs and value.name in cls.methods and name not in cls.methods:
+                    found[name] = value.name
+        return aliases
 
     @cached_property
     def _class_fields(self) -> dict[str, set[str]]:
@@ -229,11 +269,15 @@ class Symbols:
             types = self._infer_field_types()
             self._forget_resolutions()
             self._field_types = types
+        self._field_values = self._infer_field_values()
 
     def _forget_resolutions(self) -> None:
         self._entity_cache.clear()
         self._root_cache.clear()
         self._return_cache.clear()
+        self._callees_cache.clear()
+        self._path_cache.clear()
+        self._returns_cache.clear()
 
     def field_type(self, owner: str, attr: str) -> Entity | None:
         return self._field_types.get((owner, attr))
@@ -241,20 +285,12 @@ class Symbols:
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for fid, (_, function) in self.functions.items():
-            cls = self.class_of_function(fid)
-            self_name = self.self_param(fid)
-            for write in function.writes:
-                ref = write.ref
-                if not (cls and ref.name == self_name and ref.scope == function.qualname):
-                    continue
-                if len(ref.attrs) != 1:
-                    continue
-                entity = self._stored_entity(fid, write.value_call, write.value_ref)
-                if write.kind == "item":
-                    entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
-                key = (self.defining_class(cls, ref.attrs[0]), ref.attrs[0])
-                seen.setdefault(key, set()).add(entity)
+        for fid, cls, write in self._self_field_writes():
+            entity = self._stored_entity(fid, write.value_call, write.value_ref)
+            if write.kind == "item":
+                entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
+            key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+            seen.setdefault(key, set()).add(entity)
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
@@ -361,6 +397,8 @@ class Symbols:
 
     def member(self, entity: Entity, attr: str) -> Entity:
         """What `entity.attr` denotes."""
+        if entity.kind == "global":
+            entity = self.global_value(entity.target)
         if entity.kind == "module":
             return self.module_member(entity.target, attr)
         if entity.kind == "external":
@@ -422,14 +460,41 @@ class Symbols:
             return Entity("function", nested)
         if nested in self.classes:
             return Entity("class", nested)
-        learnt = self.param_types.get((scope, ref.name))
-        candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(ref.name, ())}
-        if learnt:
-            candidates.add(Entity("instance", learnt))
-        candidates.discard(UNKNOWN)
+        candidates = self.local_values(scope, ref.name, depth)
         if len(candidates) == 1:
             return next(iter(candidates))
         return UNKNOWN
+
+    def local_values(self, scope: str, name: str, depth: int = 0) -> frozenset[Entity]:
+        """Every known value of local `name` of function `scope`: its bindings, and the classes
+        and functions bound to it as a parameter at resolved call sites."""
+        candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(name, ())}
+        learnt = self.param_types.get((scope, name))
+        if learnt:
+            candidates.add(Entity("instance", learnt))
+        # Instances passed are typed by param_types, where every call site agrees.
+        candidates.update(v for v in self.param_values.get((scope, name), ()) if v.kind != "instance")
+        candidates.discard(UNKNOWN)
+        return frozenset(candidates)
+
+    def global_values(self, target: str) -> frozenset[Entity]:
+        """The values module-level code binds to global `module:name` (module code is its
+        module's function, its locals typed like any function's)."""
+        module, name = target.split(":", 1)
+        body = function_id(module, "")
+        if body not in self.functions:
+            return frozenset()
+        return frozenset(
+            value
+            for bind in self.binds(body).get(name, ())
+            if (value := self._bind_entity(body, bind, 0)) not in (UNKNOWN,)
+            and value.kind != "global"
+        )
+
+    def global_value(self, target: str) -> Entity:
+        """The one value of a module-level name, where every binding agrees."""
+        values = self.global_values(target)
+        return next(iter(values)) if len(values) == 1 else UNKNOWN
 
     def _bind_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         module = self.module_of(fid)
@@ -498,6 +563,333 @@ class Symbols:
             # The depth goes on: `a().b().c()` chains through returns that can loop back.
             return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
+
+    def callees(self, fid: str, call: Call, depth: int = 0) -> frozenset[Entity]:
+        """Everything a call site may call: every value the called path may hold (a parameter
+        bound to two functions calls both, a field two subclasses set holds both), with class
+        hierarchy analysis on `self`/`cls`. A method of an unknown receiver stays unknown."""
+        return _memoized_set(
+            self._callees_cache,
+            (fid, call.id),
+            lambda: frozenset(self._overload(value, len(call.args)) for value in self._callees(fid, call, depth)),
+        )
+
+    def _callees(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+        if depth > _MAX_DEPTH:
+            return frozenset()
+        if call.callee_call >= 0:
+            inner = self.call(fid, call.callee_call)
+            if inner is None:
+                return frozenset()
+            return frozenset(
+                value
+                for called in self.callees(fid, inner, depth + 1)
+                if called.kind == "function"
+                for value in self.return_values(called.target, depth + 1)
+            )
+        found = self.path_values(fid, call.callee, depth) if call.callee is not None else frozenset()
+        if not found:
+            found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
+        return found
+
+    def path_values(self, fid: str, ref: Ref, depth: int = 0) -> frozenset[Entity]:
+        """Every value a name path may hold in `fid`, flow-insensitively: the union over the
+        values of its name, then of each attribute or element."""
+        return _memoized_set(self._path_cache, (fid, ref), lambda: self._path_values(fid, ref, depth))
+
+    def _path_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
+        if depth > _MAX_DEPTH:
+            return frozenset()
+        values = self._name_values(fid, ref, depth)
+        for attr in ref.attrs:
+            values = frozenset(
+                found for value in values for found in self._member_values(value, attr, depth + 1)
+            )
+        return values
+
+    def _name_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
+        module = self.module_of(fid).name
+        if not ref.scope:
+            entity = self.module_member(module, ref.name)
+            if entity.kind == "global":
+                return self._global_values_all(entity.target, depth)
+            if entity.kind == "function":
+                return self.decorated_values(entity.target, depth)
+            return frozenset({entity}) - {UNKNOWN}
+        scope = function_id(module, ref.scope)
+        if scope not in self.functions:
+            return frozenset()
+        if ref.name == self.self_param(scope):
+            cls = self.class_of_function(scope)
+            kind = "class" if self.function(scope).kind == "classmethod" else "instance"
+            return frozenset(Entity(kind, c) for c in (cls, *self.subclasses(cls)))
+        nested = function_id(module, f"{ref.scope}.{ref.name}")
+        if nested in self.functions:
+            return self.decorated_values(nested, depth)
+        root = self.root_entity(fid, Ref(ref.scope, ref.name), depth)
+        values = set(self.local_values(scope, ref.name, depth)) | self._assigned_values(scope, ref.name, depth)
+        if root.kind != "unknown":
+            values.add(root)
+        return self._globals_expanded(frozenset(values), depth)
+
+    def decorated_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
+        """What the name a `def` binds holds: the function, or what its project decorators
+        return for it (a wrapper that calls it, or the function itself)."""
+        values = frozenset({Entity("function", fid)})
+        for decorator in reversed(self.decorators(fid, depth)):
+            returned = frozenset(
+                value for d in decorator if d.kind == "function" for value in self.return_values(d.target, depth + 1)
+            )
+            if returned:
+                values = returned
+        return values
+
+    def decorators(self, fid: str, depth: int = 0) -> list[frozenset[Entity]]:
+        """The values of a function's decorators, outermost first, as they are where it is defined."""
+        function = self.function(fid)
+        module = self.module_of(fid).name
+        parent = f"{function.class_name}.<body>" if function.class_name else function.parent
+        where = function_id(module, parent)
+        if where not in self.functions:
+            return []
+        found = []
+        for arg in function.decorator_values:
+            if arg.kind == "ref" and arg.ref is not None:
+                found.append(self.path_values(where, arg.ref, depth + 1))
+            elif arg.kind == "call" and (call := self.call(where, arg.call)) is not None:
+                found.append(self.call_values(where, call, depth + 1))
+            else:
+                found.append(frozenset())
+        return found
+
+    def _global_values_all(self, target: str, depth: int) -> frozenset[Entity]:
+        module, name = target.split(":", 1)
+        body = function_id(module, "")
+        values = set(self.global_values(target))
+        if body in self.functions:
+            values |= self._assigned_values(body, name, depth)
+        return frozenset(values)
+
+    def _assigned_values(self, scope: str, name: str, depth: int) -> frozenset[Entity]:
+        """Every value the assignments and loops binding local `name` of `scope` may bind, and
+        what is stored."""
+        values = set(self._stored_values(scope, name, depth))
+        values.update(self.param_values.get((scope, name), ()))
+        for bind in self.binds(scope).get(name, ()):
+            if bind.annotation:
+                continue
+            if bind.kind == "assign":
+                values.update(self._bound_source_values(scope, bind, depth))
+            elif bind.kind == "iter":
+                values.update(self._iterated_values(scope, bind, depth))
+        return frozenset(values)
+
+    def _bound_source_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
+        if bind.value_call >= 0:
+            call = self.call(fid, bind.value_call)
+            return self.call_values(fid, call, depth + 1) if call is not None else frozenset()
+        if bind.value_ref is not None:
+            return self.path_values(fid, bind.value_ref, depth + 1)
+        return frozenset()
+
+    def _iterated_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
+        """What a loop variable holds: elements of a container, what a generator yields, what
+        `__next__` of an iterated project object returns."""
+        values: set[Entity] = set()
+        if bind.value_call >= 0 and (call := self.call(fid, bind.value_call)) is not None:
+            for called in self.callees(fid, call, depth + 1):
+                if called.kind == "function":
+                    values.update(self._yielded_values(called.target, depth + 1))
+        for source in self._bound_source_values(fid, bind, depth):
+            values.update(self._member_values(source, "[]", depth + 1))
+        for _, method in self.iteration_methods(fid, bind, depth):
+            if method.endswith(".__next__"):
+                values.update(self.return_values(method, depth + 1))
+        return frozenset(values)
+
+    def _yielded_values(self, fid: str, depth: int) -> frozenset[Entity]:
+        return frozenset(
+            value
+            for access in self.function(fid).accesses
+            if access.flow.kind == "yield"
+            for value in self.path_values(fid, access.ref, depth + 1)
+        )
+
+    def iteration_methods(self, fid: str, bind: Bind, depth: int = 0) -> list[tuple[str, str]]:
+        """(class, method) of the `__iter__` and `__next__` a loop binding `bind` runs."""
+        found = []
+        for source in sorted(self._bound_source_values(fid, bind, depth), key=lambda e: (e.kind, e.target)):
+            if source.kind != "instance":
+                continue
+            iterate = self.lookup_method(source.target, "__iter__")
+            if not iterate:
+                continue
+            found.append((source.target, iterate))
+            for iterator in sorted(self.return_values(iterate, depth + 1), key=lambda e: e.target):
+                step = self.lookup_method(iterator.target, "__next__") if iterator.kind == "instance" else ""
+                if step:
+                    found.append((iterator.target, step))
+        return found
+
+    def _globals_expanded(self, values: frozenset[Entity], depth: int) -> frozenset[Entity]:
+        found: set[Entity] = set()
+        for value in values:
+            if value.kind == "global":
+                found.update(self._global_values_all(value.target, depth + 1))
+            else:
+                found.add(value)
+        return frozenset(found)
+
+    def _stored_values(self, scope: str, name: str, depth: int) -> frozenset[Entity]:
+        """Lambdas bound to local `name` of `scope`, and the container its elements make."""
+        values: set[Entity] = set()
+        for fid, stored in self._stored_index.get((scope, name), ()):
+            if stored.element:
+                values.add(Entity("elements", f"{scope}|{name}"))
+            elif stored.value_function:
+                values.add(Entity("function", function_id(self.module_of(fid).name, stored.value_function)))
+        return frozenset(values)
+
+    @cached_property
+    def _stored_index(self) -> dict[tuple[str, str], list[tuple[str, Stored]]]:
+        """Stored values by the (scope, name) they are kept under; None targets (returns) by ""."""
+        index: dict[tuple[str, str], list[tuple[str, Stored]]] = {}
+        for fid, (module, function) in self.functions.items():
+            for stored in function.stored:
+                key = (fid, "") if stored.target is None else (
+                    function_id(module.name, stored.target.scope), stored.target.name
+                )
+                index.setdefault(key, []).append((fid, stored))
+        return index
+
+    def _element_values(self, container: str, depth: int) -> frozenset[Entity]:
+        scope, name = container.split("|", 1)
+        values: set[Entity] = set()
+        for fid, stored in self._stored_index.get((scope, name), ()):
+            if stored.element:
+                values.update(self._stored_value(fid, stored, depth + 1))
+        return frozenset(values)
+
+    def _stored_value(self, fid: str, stored: Stored, depth: int) -> frozenset[Entity]:
+        if stored.value_function:
+            return frozenset({Entity("function", function_id(self.module_of(fid).name, stored.value_function))})
+        if stored.value_ref is not None:
+            return self.path_values(fid, stored.value_ref, depth)
+        if stored.value_call >= 0:
+            call = self.call(fid, stored.value_call)
+            return self.call_values(fid, call, depth) if call is not None else frozenset()
+        return frozenset()
+
+    def call_values(self, fid: str, call: Call, depth: int = 0) -> frozenset[Entity]:
+        """Every value a call may return: instances of a class called, a function's returns."""
+        values: set[Entity] = set()
+        for called in self.callees(fid, call, depth + 1):
+            if called.kind == "class":
+                values.add(Entity("instance", called.target))
+            elif called.kind == "external" and "." in called.target:
+                values.add(Entity("external_instance", called.target))
+            elif called.kind == "function":
+                values.update(self.return_values(called.target, depth + 1))
+        return frozenset(values)
+
+    def return_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
+        """Every value function `fid` may return."""
+        return _memoized_set(self._returns_cache, fid, lambda: self._return_values(fid, depth))
+
+    def _return_values(self, fid: str, depth: int) -> frozenset[Entity]:
+        if depth > _MAX_DEPTH:
+            return frozenset()
+        values: set[Entity] = set()
+        function = self.function(fid)
+        for call in function.calls:
+            if call.flow.kind == "return":
+                values.update(self.call_values(fid, call, depth + 1))
+        for access in function.accesses:
+            if access.flow.kind == "return" and not access.flow.call >= 0:
+                values.update(self.path_values(fid, access.ref, depth + 1))
+        for _, stored in self._stored_index.get((fid, ""), ()):
+            values.update(self._stored_value(fid, stored, depth + 1))
+        return frozenset(values)
+
+    def _member_values(self, entity: Entity, attr: str, depth: int) -> frozenset[Entity]:
+        if attr == "[]":
+            if entity.kind == "elements":
+                return self._element_values(entity.target, depth)
+            if entity.kind == "container":
+                return frozenset({Entity("instance", entity.target)})
+            return frozenset()
+        if entity.kind in ("class", "instance") and f"{entity.target}.{attr}" in self.classes:
+            return frozenset({Entity("class", f"{entity.target}.{attr}")})
+        if entity.kind == "external_instance":
+            return frozenset({Entity("external", f"{entity.target}.{attr}")})
+        if entity.kind == "instance" and not self.lookup_method(entity.target, attr):
+            owner = self.defining_class(entity.target, attr)
+            typed = self.field_type(owner, attr)
+            values = self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set())
+            return values or self._inherited_from_external(entity.target, attr)
+        member = self.member(entity, attr)
+        if member.kind == "unknown":
+            return self._inherited_from_external(entity.target, attr) if entity.kind == "class" else frozenset()
+        if member.kind == "function" and entity.kind == "instance" and entity.target in self._abstract_classes:
+            # A receiver typed as an abstract class runs the project's implementations.
+            return frozenset({member}) | {
+                Entity("function", override)
+                for sub in self.subclasses(entity.target)
+                if (override := self.lookup_method(sub, attr))
+            }
+        return frozenset({member})
+
+    def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
+        """What the project's classes do not define comes from their external bases."""
+        return frozenset(Entity("external", f"{base}.{attr}") for base in self.external_bases(cid))
+
+    @cached_property
+    def _abstract_classes(self) -> frozenset[str]:
+        """Classes deriving from `abc.ABC`, or with an `@abstractmethod`."""
+        found = set()
+        for cid, (module, cls) in self.classes.items():
+            bases = {self.resolve_dotted(module, base, classes_as_namespaces=False) for base in cls.bases}
+            abstract_methods = any(
+                decorator.rsplit(".", 1)[-1] == "abstractmethod"
+                for method in cls.methods
+                if (fid := function_id(module.name, f"{cls.qualname}.{method}")) in self.functions
+                for decorator in self.function(fid).decorators
+            )
+            if Entity("external", "abc.ABC") in bases or abstract_methods:
+                found.add(cid)
+        return frozenset(found)
+
+    def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
+        """Every value stored into each field by a method of its class (union types)."""
+        seen: dict[tuple[str, str], set[Entity]] = {}
+        for fid, cls, write in self._self_field_writes():
+            entity = self._stored_entity(fid, write.value_call, write.value_ref)
+            if write.kind == "assign" and entity.kind != "unknown":
+                key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+                seen.setdefault(key, set()).add(entity)
+        return {key: frozenset(values) for key, values in seen.items()}
+
+    def _self_field_writes(self) -> Iterator[tuple[str, str, Write]]:
+        """(method, its class, write) of every store into `self.field` (one attribute deep)."""
+        for fid, (_, function) in self.functions.items():
+            cls = self.class_of_function(fid)
+            self_name = self.self_param(fid)
+            for write in function.writes:
+                ref = write.ref
+                if cls and ref.name == self_name and ref.scope == function.qualname and len(ref.attrs) == 1:
+                    yield fid, cls, write
+
+    @cached_property
+    def _subclasses(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, list[str]] = {}
+        for cid in sorted(self.classes):
+            for ancestor in self.mro(cid)[1:]:
+                found.setdefault(ancestor, []).append(cid)
+        return {cid: tuple(subs) for cid, subs in found.items()}
+
+    def subclasses(self, cid: str) -> tuple[str, ...]:
+        """The project's classes that inherit from `cid`, directly or not."""
+        return self._subclasses.get(cid, ())
 
     def _enclosing_class(self, fid: str) -> str:
         parent = self.function(fid).parent
@@ -572,6 +964,9 @@ class Symbols:
         return self._field_on(root, ref.attrs)
 
     def _field_on(self, root: Entity, attrs: tuple[str, ...]) -> FieldId | None:
+        if root.kind == "global":
+            # A module-level singleton (`CURRENT = Generation()`): its fields are its class's.
+            root = self.global_value(root.target)
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
             if entity.kind == "global":
@@ -618,6 +1013,36 @@ class Symbols:
             target = binds[0].value_ref
             ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
         return ref
+
+
+def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, Arg]]:
+    """(parameter, argument) pairs of a call of `function`, by position and keyword."""
+    params = [p for p in function.params if p.kind in ("positional", "keyword")]
+    if function.kind in ("method", "classmethod") and params:
+        params = params[1:]
+    by_name = {p.name: p for p in params}
+    positional = [p for p in params if p.kind == "positional"]
+    index = 0
+    for arg in call.args:
+        if arg.kind == "star":
+            return
+        if arg.keyword:
+            if arg.keyword in by_name:
+                yield arg.keyword, arg
+        elif index < len(positional):
+            yield positional[index].name, arg
+            index += 1
+
+
+def _memoized_set(
+    cache: dict[_Key, frozenset[Entity]], key: _Key, compute: Callable[[], frozenset[Entity]]
+) -> frozenset[Entity]:
+    """`cache[key]`, computed once; a computation that needs its own result sees it empty."""
+    cached = cache.get(key)
+    if cached is None:
+        cache[key] = frozenset()
+        cached = cache[key] = compute()
+    return cached
 
 
 def _memoized(cache: dict[_Key, Entity], key: _Key, compute: Callable[[], Entity]) -> Entity:

@@ -7,6 +7,7 @@ import json
 from typing import TextIO
 
 from epochlint.frontend.facts import Pos
+from epochlint.program.callgraph import HANDOFF, CallSite
 from epochlint.program.lockorder import OrderSite
 from epochlint.program.model import Program
 from epochlint.program.symbols import FieldId
@@ -16,14 +17,7 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
     graph = program.calls.graph
     names = {fid: program.display_function(fid) for fid in graph.nodes}
     if fmt == "pycg":
-        # PyCG names code in a class body by the class; merge it into the class's entry.
-        pycg_names = {fid: name.removesuffix(".<body>") for fid, name in names.items()}
-        mapping: dict[str, set[str]] = {}
-        for fid in graph.nodes:
-            callees = mapping.setdefault(pycg_names[fid], set())
-            callees.update(pycg_names[callee] for callee in graph.successors(fid))
-        mapping_sorted = {name: sorted(callees) for name, callees in sorted(mapping.items())}
-        stream.write(json.dumps(mapping_sorted, indent=2, sort_keys=True) + "\n")
+        stream.write(json.dumps(_pycg_mapping(program), indent=2, sort_keys=True) + "\n")
         return
     edges = []
     for caller, callee, data in graph.edges(data=True):
@@ -54,6 +48,49 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
         style = ' [style=dashed, label="handoff"]' if edge["kind"] == "handoff" else ""
         stream.write(f"  {json.dumps(edge['caller'])} -> {json.dumps(edge['callee'])}{style};\n")
     stream.write("}\n")
+
+
+def _pycg_mapping(program: Program) -> dict[str, list[str]]:
+    """The call graph in PyCG's format: each function's callees, as PyCG names them, with the
+    imported functions and classes outside the program it calls (as nodes without callees).
+
+    A function passed as an argument to a function of the program is called where that function
+    calls it, so that hand-off is no call of its own here (one to `submit()` or `map()` is).
+    """
+    graph = program.calls.graph
+    names = _pycg_names(program)
+    mapping: dict[str, set[str]] = {}
+    for fid in graph.nodes:
+        callees = mapping.setdefault(names[fid], set())
+        for callee in graph.successors(fid):
+            if not all(_passed_to_own_function(program, site) for site in graph.edges[fid, callee]["sites"]):
+                callees.add(names[callee])
+        callees.update(program.calls.external_calls.get(fid, ()))
+    for name in set().union(*mapping.values()) - set(mapping):
+        mapping[name] = set()
+    return {name: sorted(callees) for name, callees in sorted(mapping.items())}
+
+
+def _passed_to_own_function(program: Program, site: CallSite) -> bool:
+    if not (site.via_argument and site.kind == HANDOFF):
+        return False
+    made = program.calls.sites_of_call.get((site.caller, site.call_id), [])
+    return any(not other.via_argument for other in made)
+
+
+def _pycg_names(program: Program) -> dict[str, str]:
+    """PyCG's names: code in a class body is the class's; lambdas are numbered in the order they
+    appear in their scope (`main.<lambda1>`)."""
+    names = {fid: program.display_function(fid).removesuffix(".<body>") for fid in program.calls.graph.nodes}
+    lambdas: dict[str, list[str]] = {}
+    for fid in sorted(names, key=lambda f: program.symbols.function(f).pos):
+        function = program.symbols.function(fid)
+        if function.kind == "lambda":
+            lambdas.setdefault(function.qualname.rpartition(".")[0], []).append(fid)
+    for fids in lambdas.values():
+        for number, fid in enumerate(fids, start=1):
+            names[fid] = f"{names[fid].rpartition('.')[0]}.<lambda{number}>"
+    return names
 
 
 def write_lock_graph(program: Program, fmt: str, stream: TextIO) -> None:
