@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 from epochlint.audit.isolation import IsolatedParser
 from epochlint.audit.tables import (
+    STATUS_CONFIG_ERROR,
     STATUS_OK,
     STATUS_PENDING,
-    STATUS_TIMED_OUT,
     STATUS_TOO_LARGE,
     STATUS_UNREADABLE,
     FactsRow,
@@ -49,18 +49,27 @@ AnalysisRow = tuple[str, tuple[object, ...]]
 
 
 def list_unit(unit: Unit) -> Iterator[ListedFile]:
-    """The unit's files as `check` discovers them: sources first, then what could not be read."""
+    """The unit's files as `check` discovers them: sources first, then what could not be read.
+    A unit whose settings are invalid lists its files as the default settings find them, each
+    with the unit's error: what it holds is accounted for, though none of it is analysed."""
     if unit.config is None:
+        if os.path.isdir(unit.root):
+            yield from _listed(unit, Config(root=Path(unit.root)), unit.error, STATUS_CONFIG_ERROR)
         return
+    yield from _listed(unit, unit.config, None, STATUS_UNREADABLE)
+
+
+def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str) -> Iterator[ListedFile]:
     try:
-        sources, problems = discover([Path(unit.root)], unit.config)
+        sources, problems = discover([Path(unit.root)], config)
     except (UsageError, OSError) as error:
         yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
         return
     for index, source in enumerate(sources):
-        yield ListedFile(unit.id, index, source.rel, str(source.path), None)
-    for index, problem in enumerate(problems, start=len(sources)):
-        yield ListedFile(unit.id, index, problem.rel, os.path.join(unit.root, problem.rel), problem.reason)
+        yield ListedFile(unit.id, index, source.rel, str(source.path), problem, problem_status)
+    for index, found in enumerate(problems, start=len(sources)):
+        path = os.path.join(unit.root, found.rel)
+        yield ListedFile(unit.id, index, found.rel, path, problem or found.reason, problem_status)
 
 
 class ReadFile(NamedTuple):
@@ -80,14 +89,16 @@ def _vocabulary(config: Config) -> Vocabulary:
     return vocabulary
 
 
-def read_and_hash(listed: ListedFile, config: Config) -> ReadFile:
+def read_and_hash(listed: ListedFile, config: Config | None) -> ReadFile:
     """Read one file as `check` reads it, hash it and run the prefilter's text pass on it; a file
-    that cannot be read gets its status and `check`'s reason."""
+    that cannot be read gets its status and `check`'s reason. `config` is None only for the
+    files of a unit whose settings are invalid, which are listed with their problem."""
     def failed(status: str, error: str, size: int | None = None) -> ReadFile:
         return ReadFile(ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error), None)
 
     if listed.problem is not None:
-        return failed(STATUS_UNREADABLE, listed.problem)
+        return failed(listed.problem_status, listed.problem)
+    assert config is not None, "only a unit with settings lists files to read"
     data = read_source(SourceFile(Path(listed.path), listed.rel), config.max_file_size)
     if isinstance(data, str):
         if "size limit" in data:
@@ -140,10 +151,9 @@ def parse_files(files: Iterable[tuple[str, bool, str]], time_limit: float, run: 
             yield _unreadable_facts(digest, relevant, "the file changed while it was audited", run)
             continue
         outcome = parser.parse(data, relevant)
-        cacheable = outcome.status != STATUS_TIMED_OUT  # a time-out may not happen on a quieter machine
         yield FactsRow(
             digest, relevant, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,
-            outcome.facts, cacheable, run,
+            outcome.facts, outcome.lasting, run,
         )
 
 
@@ -193,10 +203,11 @@ def _error_facts(error: str | None) -> FileFacts:
 
 def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterator[AnalysisRow]:
     """The unit's findings, one row per file, and the unit's own row: `check`'s analysis of it."""
-    if unit.config is None:
-        yield UNIT, _unit_row(unit, [], [], 0.0, unit.error)
-        return
     resolved = _in_check_order(_resolve(record, run) for record in records)
+    if unit.config is None:
+        yield from ((FILE, _file_row(unit, item, 0)) for item in resolved)
+        yield UNIT, _unit_row(unit, resolved, [], 0.0, unit.error)
+        return
     results = [FileResult(SourceFile(Path(r.listing.path), r.listing.rel), r.facts) for r in resolved]
     start = time.monotonic()
     error = None
