@@ -55,7 +55,7 @@ def audit_in_process(unit: Unit, run: str = "run", time_limit: float = 30.0) -> 
     """Every task of the job, one after the other, in this process."""
     read = [read_and_hash(listed, unit.config) for listed in list_unit(unit)]
     rows = list(mark_relevant(unit, read))
-    pending = [(row.sha256, row.relevant, row.path) for row in rows if row.status == STATUS_PENDING]
+    pending = [(row.sha256, row.relevant, [row.path]) for row in rows if row.status == STATUS_PENDING]
     facts = {(fact.sha256, fact.relevant): fact for fact in parse_files(pending, time_limit, run)}
     records = [FileRecord(row, facts.get((row.sha256, row.relevant))) for row in rows]
     return list(analyse_unit(unit, records, run))
@@ -158,7 +158,7 @@ def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str)
     if case == "too large":
         path.write_text("x = 1\n" * 10)
     cap = 20
-    row = read_and_hash(ListedFile(0, 0, "f.py", str(path), None), Config(max_file_size=cap)).row
+    row = read_and_hash(ListedFile(0, 0, "f.py", os.fsencode(path), None), Config(max_file_size=cap)).row
     assert row.status == (STATUS_TOO_LARGE if case == "too large" else STATUS_UNREADABLE)
     assert row.error == read_file(SourceFile(path, "f.py"), cap).error
 
@@ -166,7 +166,7 @@ def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str)
 def test_a_readable_file_is_hashed_and_waits_for_its_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_bytes(b"x = 1\n")
-    read = read_and_hash(ListedFile(3, 7, "f.py", str(path), None), Config())
+    read = read_and_hash(ListedFile(3, 7, "f.py", os.fsencode(path), None), Config())
     row = read.row
     assert (row.unit_id, row.file_index, row.size, row.status) == (3, 7, 6, STATUS_PENDING)
     assert read.text is not None and not read.text.seed
@@ -287,8 +287,32 @@ def test_files_the_prefilter_rules_out_are_only_checked_by_pythons_parser() -> N
 def test_a_file_changed_after_hashing_is_not_given_the_old_hash_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_text("x = 1\n")
-    (fact,) = parse_files([("0" * 64, True, str(path))], 5.0, "run")
+    (fact,) = parse_files([("0" * 64, True, [os.fsencode(path)])], 5.0, "run")
     assert fact.status == STATUS_UNREADABLE and not fact.cacheable
+
+
+def test_copies_of_a_content_are_parsed_from_whichever_can_still_be_read(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.py"
+    kept.write_bytes(b"x = 1\n")
+    digest = hashlib.sha256(b"x = 1\n").hexdigest()
+    (fact,) = parse_files([(digest, True, [os.fsencode(tmp_path / "vanished.py"), os.fsencode(kept)])], 30.0, "run")
+    assert (fact.status, fact.lines, fact.cacheable) == (STATUS_OK, 1, True)
+
+
+def test_file_names_are_kept_as_bytes_and_shown_escaped_one_row_each(write_tree: WriteTree) -> None:
+    root = write_tree({"pkg/__init__.py": ""})
+    for name in (b"consumer_\xe8.py", b"consumer_\xe9.py", b"back\\slash.py", b"back\\x5cslash.py"):
+        Path(os.fsdecode(os.path.join(os.fsencode(root), b"pkg", name))).write_bytes(RACY_CONSUMER.encode())
+    rows = audit_in_process(one_unit(root))
+    files = sorted((r[1], r[4], r[9]) for tag, r in rows if tag == FILE)  # path, status, findings
+    assert files == [
+        ("pkg/__init__.py", STATUS_OK, 0),
+        ("pkg/back\\\\slash.py", STATUS_OK, 1),
+        ("pkg/back\\\\x5cslash.py", STATUS_OK, 1),
+        ("pkg/consumer_\\xe8.py", STATUS_OK, 1),
+        ("pkg/consumer_\\xe9.py", STATUS_OK, 1),
+    ]
+    assert sorted(r[1] for tag, r in rows if tag == FINDING) == [path for path, _, count in files if count]
 
 
 # --- a unit's analysis is check's -------------------------------------------------------------

@@ -21,6 +21,7 @@ from epochlint.audit.summary import (
     TOP_UNITS,
     Totals,
     accounting_line,
+    all_units,
     failed_units,
     print_summary,
     top_units,
@@ -32,9 +33,6 @@ from epochlint.audit.tables import STATUS_OK
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_NOT_ANALYSED = 3
-
-# Bars in the HTML chart: past this many units a chart is no longer read.
-CHART_UNITS = 60
 
 
 def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
@@ -86,7 +84,7 @@ def _write_html(spark: SparkSession, request: AuditRequest, outcome: AuditOutcom
             stream,
             totals(spark, request),
             accounting_line(outcome),
-            top_units(spark, request, CHART_UNITS),
+            all_units(spark, request),
             _streamed(findings),
             _streamed(errored),
         )

@@ -45,6 +45,12 @@ def top_units(spark: SparkSession, request: AuditRequest, limit: int) -> list[Un
     return [_unit_line(row) for row in ordered.collect()]
 
 
+def all_units(spark: SparkSession, request: AuditRequest) -> list[UnitLine]:
+    """Every unit, most findings first; one row per unit, streamed to the driver."""
+    ordered = read_table(spark, request, "units").orderBy(F.desc("findings"), F.desc("errored"), F.asc("unit"))
+    return [_unit_line(row) for row in ordered.toLocalIterator()]
+
+
 def failed_units(spark: SparkSession, request: AuditRequest, limit: int) -> list[UnitLine]:
     """The first units, by name, that could not be analysed."""
     units = read_table(spark, request, "units").filter(F.col("error").isNotNull())

@@ -44,7 +44,7 @@ UNITS_SCHEMA = (
     "findings int, findings_by_rule map<string,int>, parse_seconds double, analysis_seconds double, error string"
 )
 LISTING_SCHEMA = (
-    "unit_id int, file_index int, rel string, path string, size long, sha256 string, status string, "
+    "unit_id int, file_index int, rel string, path binary, size long, sha256 string, status string, "
     "error string, relevant boolean"
 )
 FACTS_SCHEMA = (
@@ -60,7 +60,7 @@ class ListedFile(NamedTuple):
     unit_id: int
     file_index: int
     rel: str
-    path: str
+    path: bytes  # os.fsencode: the name's real bytes, whatever they are
     problem: str | None
     problem_status: str = STATUS_UNREADABLE
 
@@ -71,7 +71,7 @@ class ListingRow(NamedTuple):
     unit_id: int
     file_index: int
     rel: str
-    path: str
+    path: bytes
     size: int | None
     sha256: str | None
     status: str

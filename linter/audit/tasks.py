@@ -66,10 +66,28 @@ def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str
         yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
         return
     for index, source in enumerate(sources):
-        yield ListedFile(unit.id, index, source.rel, str(source.path), problem, problem_status)
+        path = os.fsencode(source.path)
+        yield ListedFile(unit.id, index, escaped_rel(path, unit.root), path, problem, problem_status)
     for index, found in enumerate(problems, start=len(sources)):
-        path = os.path.join(unit.root, found.rel)
+        path = os.fsencode(os.path.join(unit.root, found.rel))
         yield ListedFile(unit.id, index, found.rel, path, problem or found.reason, problem_status)
+
+
+def escaped_rel(path: bytes, root: str) -> str:
+    """`path` relative to `root`, one printable line, and as distinct as the names themselves:
+    bytes that are not UTF-8 as `\\xNN`, other unprintable characters as `\\uNNNN`, a backslash
+    doubled. Two files never share a name in the tables, however they are called."""
+    relative = os.path.relpath(path, os.fsencode(root)).decode("utf-8", "surrogateescape")
+    return "".join(_escaped(ch) for ch in relative.replace(os.sep, "/"))
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as surrogateescape keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    if ch == "\\":
+        return "\\\\"
+    return ch if ch.isprintable() else f"\\u{code:04x}"
 
 
 class ReadFile(NamedTuple):
@@ -99,7 +117,7 @@ def read_and_hash(listed: ListedFile, config: Config | None) -> ReadFile:
     if listed.problem is not None:
         return failed(listed.problem_status, listed.problem)
     assert config is not None, "only a unit with settings lists files to read"
-    data = read_source(SourceFile(Path(listed.path), listed.rel), config.max_file_size)
+    data = read_source(SourceFile(Path(os.fsdecode(listed.path)), listed.rel), config.max_file_size)
     if isinstance(data, str):
         if "size limit" in data:
             return failed(STATUS_TOO_LARGE, data, _size(listed.path))
@@ -109,7 +127,7 @@ def read_and_hash(listed: ListedFile, config: Config | None) -> ReadFile:
     return ReadFile(row, read_text_facts(data, _vocabulary(config)))
 
 
-def _size(path: str) -> int | None:
+def _size(path: bytes) -> int | None:
     try:
         return os.stat(path).st_size
     except OSError:
@@ -120,7 +138,7 @@ def mark_relevant(unit: Unit, files: Iterable[ReadFile]) -> Iterator[ListingRow]
     """The unit's rows with the prefilter's verdict on each readable file, decided over the whole
     unit as `check` decides it (a file is relevant through what it imports or is imported by)."""
     read = list(files)
-    sources = [SourceFile(Path(item.row.path), item.row.rel) for item in read]
+    sources = [SourceFile(Path(os.fsdecode(item.row.path)), item.row.rel) for item in read]
     names = unit_module_names(sources, Path(unit.root))
     texts = {item.row.rel: item.text for item in read if item.text is not None}
     relevant = relevant_files(texts, names)
@@ -139,22 +157,32 @@ def _parser(time_limit: float) -> IsolatedParser:
     return parser
 
 
-def parse_files(files: Iterable[tuple[str, bool, str]], time_limit: float, run: str) -> Iterator[FactsRow]:
-    """Facts for each (sha256, relevant, path): the file is read again and must still have that content."""
+def parse_files(files: Iterable[tuple[str, bool, list[bytes]]], time_limit: float, run: str) -> Iterator[FactsRow]:
+    """Facts for each (sha256, relevant, paths of that content): a file is read again and must
+    still have that content; when one copy cannot be read (or changed), the next one is tried."""
     parser = _parser(time_limit)
-    for digest, relevant, path in files:
-        data = read_source(SourceFile(Path(path), path), sys.maxsize)
+    for digest, relevant, paths in files:
+        data = _content(digest, paths)
         if isinstance(data, str):
             yield _unreadable_facts(digest, relevant, data, run)
-            continue
-        if hashlib.sha256(data).hexdigest() != digest:
-            yield _unreadable_facts(digest, relevant, "the file changed while it was audited", run)
             continue
         outcome = parser.parse(data, relevant)
         yield FactsRow(
             digest, relevant, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,
             outcome.facts, outcome.lasting, run,
         )
+
+
+def _content(digest: str, paths: Iterable[bytes]) -> bytes | str:
+    """The bytes of the first of `paths` that still holds the content `digest`, else why not."""
+    error = "no file holds this content"
+    for path in paths:
+        name = os.fsdecode(path)
+        data = read_source(SourceFile(Path(name), name), sys.maxsize)
+        if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == digest:
+            return data
+        error = data if isinstance(data, str) else "the file changed while it was audited"
+    return error
 
 
 def _unreadable_facts(digest: str, relevant: bool, error: str, run: str) -> FactsRow:
@@ -208,7 +236,7 @@ def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterato
         yield from ((FILE, _file_row(unit, item, 0)) for item in resolved)
         yield UNIT, _unit_row(unit, resolved, [], 0.0, unit.error)
         return
-    results = [FileResult(SourceFile(Path(r.listing.path), r.listing.rel), r.facts) for r in resolved]
+    results = [FileResult(SourceFile(Path(os.fsdecode(r.listing.path)), r.listing.rel), r.facts) for r in resolved]
     start = time.monotonic()
     error = None
     try:
