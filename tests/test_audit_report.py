@@ -5,6 +5,7 @@ Chromium, that the chart is drawn, that filtering hides the other rules and that
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -72,7 +73,7 @@ def test_the_report_needs_no_network_and_keeps_details_folded() -> None:
     assert html.count('<details class="unit">') == 3 + 2  # findings of 3 units, errors of 2
     assert "<details open" not in html
     # The errored unit is in the units table with its error, and counted at the top.
-    assert re.search(r'<tr class="errored"><td>repos/bad</td>.*unknown key &#x27;selct&#x27;</td></tr>', html)
+    assert re.search(r'<tr class="errored"><td>repos/bad<div class="error">.*unknown key &#x27;selct&#x27;</div></td>', html)
     assert "1 unit could not be analysed." in html
     assert {colour for colour in re.findall(r'fill="(#[0-9A-F]{6})"', html)} <= set(PALETTE)
 
@@ -125,7 +126,8 @@ def test_the_report_in_a_browser_draws_filters_and_sorts(browser: object, tmp_pa
     assert [u.find_element(By.TAG_NAME, "summary").get_attribute("textContent") for u in hidden_units] == ["repos/search: 0"]
 
     def units_order() -> list[str]:
-        return [row.find_element(By.TAG_NAME, "td").text for row in driver.find_elements(By.CSS_SELECTOR, "#units tbody tr")]  # type: ignore[attr-defined]
+        rows = driver.find_elements(By.CSS_SELECTOR, "#units tbody tr")  # type: ignore[attr-defined]
+        return [row.find_element(By.TAG_NAME, "td").text.splitlines()[0] for row in rows]
 
     header = driver.find_element(By.XPATH, "//table[@id='units']//th[text()='Lines']")  # type: ignore[attr-defined]
     header.click()
@@ -134,3 +136,17 @@ def test_the_report_in_a_browser_draws_filters_and_sorts(browser: object, tmp_pa
     assert units_order() == ["repos/search", "repos/payments", "repos/ledger", "repos/bad"]
     driver.find_element(By.XPATH, "//table[@id='units']//th[text()='Unit']").click()  # type: ignore[attr-defined]
     assert units_order() == ["repos/bad", "repos/ledger", "repos/payments", "repos/search"]
+
+
+def test_a_report_that_fails_half_written_leaves_the_previous_one(tmp_path: Path) -> None:
+    from epochlint.audit.output import replaced_atomically
+
+    page = tmp_path / "report.html"
+    page.write_text("previous report")
+    with pytest.raises(RuntimeError), replaced_atomically(page) as stream:
+        stream.write(report()[:5000])
+        raise RuntimeError("the job failed while the findings streamed in")
+    assert page.read_text() == "previous report" and os.listdir(tmp_path) == ["report.html"]
+    with replaced_atomically(page) as stream:
+        stream.write(report())
+    assert page.read_text() == report() and os.listdir(tmp_path) == ["report.html"]

@@ -15,6 +15,7 @@ from rich.console import Console
 from epochlint.audit.command import is_url
 from epochlint.audit.html_report import write_report
 from epochlint.audit.job import AuditOutcome, AuditRequest, read_table, run_audit
+from epochlint.audit.output import replaced_atomically
 from epochlint.audit.progress import PhaseProgress
 from epochlint.audit.session import spark_session
 from epochlint.audit.summary import (
@@ -79,7 +80,7 @@ def _write_html(spark: SparkSession, request: AuditRequest, outcome: AuditOutcom
     findings = read_table(spark, request, "findings").orderBy("unit", "path", "line", "column", "code")
     files = read_table(spark, request, "files")
     errored = files.filter(F.col("status") != STATUS_OK).orderBy("unit", "path")
-    with path.open("w", encoding="utf-8") as stream:
+    with replaced_atomically(path) as stream:
         write_report(
             stream,
             totals(spark, request),

@@ -24,14 +24,14 @@ STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 78em; padding: 0 1em; color: #222; }
 h1, h2 { font-weight: 600; } code, .mono { font-family: ui-monospace, monospace; font-size: 13px; }
 table { border-collapse: collapse; } td, th { padding: 3px 10px; text-align: right; white-space: nowrap; }
-td:first-child, th:first-child, td.error { text-align: left; } td.error { white-space: normal; color: #a33; }
+td:first-child, th:first-child { text-align: left; } div.error { white-space: normal; max-width: 32em; color: #a33; font-weight: 400; }
 tbody tr:nth-child(even) { background: #f4f4f4; } tr.errored td:first-child { color: #a33; font-weight: 600; }
 th { cursor: pointer; user-select: none; border-bottom: 2px solid #888; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 details.unit { margin: 0.3em 0; } details.unit > summary { cursor: pointer; font-weight: 600; }
 .finding { margin: 0.4em 0 0.4em 1.2em; padding: 0.3em 0.8em; border-left: 4px solid #888; background: #fafafa; }
 .finding details { margin-top: 0.2em; } .finding summary { cursor: pointer; color: #555; }
-.rule { font-weight: 700; } .muted { color: #666; } .filter { margin: 0.6em 0 1em; }
+.rule { font-weight: 700; } .muted { color: #666; } .filter { margin: 0.6em 0 1em; } .wide { overflow-x: auto; }
 """
 
 SCRIPT = """
@@ -109,22 +109,23 @@ def chart(by_rule: Mapping[str, int], codes: Sequence[str]) -> str:
 
 
 def units_table(units: Iterable[UnitLine], codes: Sequence[str]) -> str:
-    """One row per unit: files, lines, errored files, findings in all and per rule, and the unit's error."""
+    """One row per unit: files, lines, errored files, findings in all and per rule; the error of a
+    unit that could not be analysed under its name."""
     numeric = ("Files", "Lines", "Errored", "Findings", *codes)
     header = '<th scope="col">Unit</th>' + "".join(
         f'<th scope="col" data-numeric>{escape(name)}</th>' for name in numeric
-    ) + '<th scope="col">Error</th>'
+    )
     rows = []
     for line in units:
         counts = (line.files, line.lines, line.errored, line.findings, *(line.by_rule.get(code, 0) for code in codes))
         cells = "".join(f"<td>{count}</td>" for count in counts)
-        error = escape(line.error) if line.error else ""
+        error = f'<div class="error">{escape(line.error)}</div>' if line.error else ""
         errored = ' class="errored"' if line.error else ""
-        rows.append(f"<tr{errored}><td>{escape(line.unit)}</td>{cells}<td class=\"error\">{error}</td></tr>")
+        rows.append(f"<tr{errored}><td>{escape(line.unit)}{error}</td>{cells}</tr>")
     return (
-        f'<table id="units" class="sortable"><thead><tr>{header}</tr></thead><tbody>\n'
+        f'<div class="wide"><table id="units" class="sortable"><thead><tr>{header}</tr></thead><tbody>\n'
         + "\n".join(rows)
-        + "\n</tbody></table>"
+        + "\n</tbody></table></div>"
     )
 
 

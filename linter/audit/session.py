@@ -19,6 +19,7 @@ from pathlib import Path
 from pyspark import SparkConf
 from pyspark.sql import SparkSession
 
+from epochlint.audit.output import replaced_atomically
 from epochlint.discovery import UsageError
 
 DEFAULT_MASTER = "local[*]"
@@ -115,7 +116,8 @@ def spark_session(master: str | None, log_folder: Path | None = None) -> SparkSe
 def _log_settings(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     settings = folder / LOG_SETTINGS
-    settings.write_text(_LOG4J2.format(log=(folder / LOG_FILE).resolve()), encoding="utf-8")
+    with replaced_atomically(settings) as stream:
+        stream.write(_LOG4J2.format(log=(folder / LOG_FILE).resolve()))
     return settings.resolve()
 
 
