@@ -77,7 +77,7 @@ def test_an_interrupted_audit_resumes_with_the_facts_it_had_committed(tmp_path: 
     assert len(findings) == FILES and all(row["chain"] for row in findings)
 
     assert f"discovered {FILES + 1} files = analysed {FILES + 1} + errored 0; {FILES} findings in" in resumed.stdout
-    assert "epochlint audit: 1 units" in resumed.stdout and "EPL001" in resumed.stdout
+    assert "epochlint audit: 1 unit " in resumed.stdout and "EPL001" in resumed.stdout
     for phase in ("list and hash files", "parse files", "analyse units"):
         assert phase in resumed.stderr
     report = (tmp_path / "report.html").read_text()
