@@ -9,6 +9,7 @@ from pathlib import Path
 
 from epochlint.audit.job import AuditRequest, read_table
 from epochlint.audit.units import Unit, resolve_units
+from epochlint.config import Config
 from epochlint.discovery import discover
 from epochlint.engine import check
 from tests.conftest import KNOWN_CODES
@@ -125,17 +126,18 @@ def findings_by_unit_from_audit(spark: object, request: AuditRequest) -> dict[st
 
 
 def files_by_unit_from_discovery(units: list[Unit]) -> dict[str, list[str]]:
+    """Each unit's files; a unit whose settings are invalid has the files the defaults find."""
     result: dict[str, list[str]] = {}
     for unit in units:
-        if unit.config is None:
+        if not os.path.isdir(unit.root):
             continue
-        sources, problems = discover([Path(unit.root)], unit.config)
+        sources, problems = discover([Path(unit.root)], unit.config or Config(root=Path(unit.root)))
         result[unit.name] = sorted([s.rel for s in sources] + [p.rel for p in problems])
     return result
 
 
 def files_by_unit_from_audit(spark: object, request: AuditRequest) -> dict[str, list[str]]:
-    result: dict[str, list[str]] = {unit.name: [] for unit in request.units if unit.config is not None}
+    result: dict[str, list[str]] = {unit.name: [] for unit in request.units if os.path.isdir(unit.root)}
     for row in read_table(spark, request, "files").collect():  # type: ignore[arg-type]
         result[row["unit"]].append(row["path"])
     return {unit: sorted(paths) for unit, paths in result.items()}

@@ -3,6 +3,10 @@ row for every file whatever happens to it, and `--resume`."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +19,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 from epochlint.audit.job import AuditRequest, read_table, run_audit, table_path  # noqa: E402
 from epochlint.audit.session import spark_session  # noqa: E402
 from epochlint.audit.tables import (  # noqa: E402
+    STATUS_CONFIG_ERROR,
     STATUS_OK,
     STATUS_PARSE_ERROR,
     STATUS_TIMED_OUT,
@@ -27,6 +32,7 @@ from tests.audit_support import (  # noqa: E402
     findings_by_unit_from_audit,
     findings_by_unit_from_check,
     multi_unit_tree,
+    slow_module,
     units_under,
     write,
 )
@@ -74,13 +80,15 @@ def test_a_multi_unit_tree_reports_what_check_reports_unit_by_unit(spark: SparkS
     found = statuses(spark, request)
     by_name = {row["unit"].rsplit("/", 1)[-1]: row for row in read_table(spark, request, "units").collect()}
     assert set(by_name) == {"kafka_app", "fork", "limits", "empty", "bad_settings"}
-    assert by_name["bad_settings"]["error"] and by_name["bad_settings"]["files"] == 0
+    assert by_name["bad_settings"]["error"] and by_name["bad_settings"]["files"] == 1
+    assert by_name["bad_settings"]["errored"] == 1
     assert by_name["empty"]["files"] == 1 and by_name["empty"]["findings"] == 0
     assert by_name["kafka_app"]["findings_by_rule"] == {"EPL001": 2, "EPL900": 1}
     assert by_name["fork"]["findings_by_rule"] == {"EPL001": 1}
     assert by_name["limits"]["errored"] == 1
     limits = {path: status for (unit, path), status in found.items() if unit.endswith("limits")}
     assert limits == {"big.py": STATUS_TOO_LARGE, "consumer.py": STATUS_OK, "latin.py": STATUS_OK}
+    assert found[(by_name["bad_settings"]["unit"], "a.py")] == STATUS_CONFIG_ERROR
     kafka = {path: status for (unit, path), status in found.items() if unit.endswith("kafka_app")}
     assert kafka["app/broken.py"] == STATUS_PARSE_ERROR
 
@@ -140,3 +148,63 @@ def test_tables_can_be_written_as_json(spark: SparkSession, tmp_path: Path) -> N
     assert run_audit(spark, request).complete
     assert list(Path(table_path(request.out, "findings")).glob("part-*.json"))
     assert_same_as_check(spark, request)
+
+
+def test_byte_named_copies_of_one_content_each_get_their_row_and_findings(spark: SparkSession, tmp_path: Path) -> None:
+    unit = tmp_path / "unit"
+    unit.mkdir()
+    # Names that are not UTF-8, and identical contents: one read must not stand for both.
+    for name in (b"consumer_\xe8.py", b"consumer_\xe9.py"):
+        Path(os.fsdecode(os.path.join(os.fsencode(unit), name))).write_text(RACY_CONSUMER)
+    units = tuple(resolve_units([unit], None, None, KNOWN_CODES))
+    request = AuditRequest(units, str(tmp_path / "out"), partitions=2)
+    outcome = run_audit(spark, request)
+    assert outcome.complete and outcome.by_status == {STATUS_OK: 2}
+    files = sorted((row["path"], row["findings"]) for row in read_table(spark, request, "files").collect())
+    assert files == [("consumer_\\xe8.py", 1), ("consumer_\\xe9.py", 1)]
+    findings = sorted((row["path"], row["code"]) for row in read_table(spark, request, "findings").collect())
+    assert findings == [("consumer_\\xe8.py", "EPL001"), ("consumer_\\xe9.py", "EPL001")]
+
+
+def _python_workers() -> list[int]:
+    """Spark's Python workers on this machine: the processes `pyspark.daemon` forked."""
+    def command(pid: str) -> bytes:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return b""
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and b"pyspark.daemon" in command(entry):
+            parent = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]
+            if b"pyspark.daemon" in command(parent):
+                found.append(int(entry))
+    return found
+
+
+def test_a_python_worker_killed_in_the_middle_of_a_task_costs_a_retry_not_the_job(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    write(tmp_path / "unit", {f"pkg/consumer_{i:03}.py": slow_module(i) for i in range(40)})
+    units = tuple(resolve_units([tmp_path / "unit"], None, None, KNOWN_CODES))
+    request = AuditRequest(units, str(tmp_path / "out"), partitions=20)
+    killed: list[int] = []
+
+    def kill_one_worker_while_parsing() -> None:
+        facts = Path(table_path(request.out, "facts"))
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and not killed:
+            workers = _python_workers() if list(facts.glob("part-*.parquet")) else []
+            if workers:
+                os.kill(workers[0], signal.SIGKILL)
+                killed.append(workers[0])
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_one_worker_while_parsing, daemon=True)
+    killer.start()
+    outcome = run_audit(spark, request)
+    killer.join(timeout=600)
+    assert killed, "no Python worker was killed"
+    assert spark.sparkContext.master == "local[2,4]"
+    assert outcome.complete and outcome.by_status == {STATUS_OK: 40} and outcome.findings == 40

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from epochlint.audit.isolation import IsolatedParser, ParseOutcome
+from epochlint.audit.isolation import ATTEMPTS, IsolatedParser
 from epochlint.audit.tables import (
+    STATUS_CONFIG_ERROR,
     STATUS_OK,
     STATUS_PARSE_ERROR,
     STATUS_PENDING,
@@ -52,9 +53,9 @@ WriteTree = Callable[..., Path]
 
 def audit_in_process(unit: Unit, run: str = "run", time_limit: float = 30.0) -> list[tuple[str, tuple[object, ...]]]:
     """Every task of the job, one after the other, in this process."""
-    read = [read_and_hash(listed, unit.config) for listed in list_unit(unit)] if unit.config else []
+    read = [read_and_hash(listed, unit.config) for listed in list_unit(unit)]
     rows = list(mark_relevant(unit, read))
-    pending = [(row.sha256, row.relevant, row.path) for row in rows if row.status == STATUS_PENDING]
+    pending = [(row.sha256, row.relevant, [row.path]) for row in rows if row.status == STATUS_PENDING]
     facts = {(fact.sha256, fact.relevant): fact for fact in parse_files(pending, time_limit, run)}
     records = [FileRecord(row, facts.get((row.sha256, row.relevant))) for row in rows]
     return list(analyse_unit(unit, records, run))
@@ -106,6 +107,34 @@ def test_a_unit_with_invalid_settings_is_kept_with_its_error(tmp_path: Path) -> 
     assert audit_in_process(unit)[-1][1][-1] == unit.error
 
 
+def test_every_file_of_a_unit_with_invalid_settings_gets_a_config_error_row(write_tree: WriteTree) -> None:
+    root = write_tree({
+        "pyproject.toml": "[tool.epochlint]\nselct = ['ALL']\n",
+        "pkg/__init__.py": "", "pkg/consumer.py": RACY_CONSUMER, "broken.py": "def f(:\n",
+    })
+    unit = one_unit(root)
+    rows = audit_in_process(unit)
+    files = {r[1]: (r[4], r[5]) for tag, r in rows if tag == FILE}
+    assert files == {rel: (STATUS_CONFIG_ERROR, unit.error) for rel in ("broken.py", "pkg/__init__.py", "pkg/consumer.py")}
+    assert "selct" in unit.error and not [r for tag, r in rows if tag == FINDING]
+    (unit_row,) = [r for tag, r in rows if tag == UNIT]
+    assert (unit_row.files, unit_row.analysed, unit_row.errored, unit_row.error) == (3, 0, 3, unit.error)  # type: ignore[attr-defined]
+
+
+def test_a_units_settings_error_reads_the_same_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unit_root = tmp_path / "repos" / "bad"
+    unit_root.mkdir(parents=True)
+    (unit_root / "pyproject.toml").write_text("[tool.epochlint]\nselect = 'EPL001'\n")
+    errors = set()
+    for cwd in (tmp_path, unit_root, tmp_path / "repos"):
+        monkeypatch.chdir(cwd)
+        errors.add(one_unit(unit_root).error)
+    (error,) = errors
+    assert error.startswith("pyproject.toml: ") and str(tmp_path) not in error
+
+
 def test_a_missing_root_or_no_unit_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="folder not found"):
         resolve_units([tmp_path / "nope"], None, None, KNOWN_CODES)
@@ -129,7 +158,7 @@ def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str)
     if case == "too large":
         path.write_text("x = 1\n" * 10)
     cap = 20
-    row = read_and_hash(ListedFile(0, 0, "f.py", str(path), None), Config(max_file_size=cap)).row
+    row = read_and_hash(ListedFile(0, 0, "f.py", os.fsencode(path), None), Config(max_file_size=cap)).row
     assert row.status == (STATUS_TOO_LARGE if case == "too large" else STATUS_UNREADABLE)
     assert row.error == read_file(SourceFile(path, "f.py"), cap).error
 
@@ -137,7 +166,7 @@ def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str)
 def test_a_readable_file_is_hashed_and_waits_for_its_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_bytes(b"x = 1\n")
-    read = read_and_hash(ListedFile(3, 7, "f.py", str(path), None), Config())
+    read = read_and_hash(ListedFile(3, 7, "f.py", os.fsencode(path), None), Config())
     row = read.row
     assert (row.unit_id, row.file_index, row.size, row.status) == (3, 7, 6, STATUS_PENDING)
     assert read.text is not None and not read.text.seed
@@ -147,31 +176,89 @@ def test_a_readable_file_is_hashed_and_waits_for_its_facts(tmp_path: Path) -> No
 # --- the isolated parser ----------------------------------------------------------------------
 
 
-def _parser_child() -> int:
-    (pid,) = [
-        int(pid)
-        for task in Path(f"/proc/{os.getpid()}/task").iterdir()
-        for pid in (task / "children").read_text().split()
-        if b"epochlint.audit.parser_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    ]
-    return pid
+def _parser_children() -> list[int]:
+    found = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            try:
+                if b"epochlint.audit.parser_process" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(int(pid))
+            except OSError:  # ended meanwhile
+                continue
+    return found
 
 
-def test_a_parser_that_crashes_costs_only_the_file_it_was_parsing() -> None:
+def _parsing(pid: int) -> bool:
+    # libcst loads its native parser with the first file: a child that has it is parsing, not starting.
+    try:
+        return b"libcst/native" in Path(f"/proc/{pid}/maps").read_bytes()
+    except OSError:
+        return False
+
+
+class _ChildKiller:
+    """Kills each new parser child with `signal_number`, `times` times: once it is parsing when
+    `parsing`, else at once (while it is starting)."""
+
+    def __init__(self, signal_number: int, times: int, parsing: bool) -> None:
+        self.signal_number, self.times, self.parsing = signal_number, times, parsing
+        self.killed: list[int] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> _ChildKiller:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while len(self.killed) < self.times and not self._stop.is_set():
+            ready = [pid for pid in _parser_children() if pid not in self.killed and (_parsing(pid) or not self.parsing)]
+            if ready:
+                os.kill(ready[0], self.signal_number)
+                self.killed.append(ready[0])
+            time.sleep(0.01)
+
+
+def test_a_parser_child_killed_in_the_middle_of_a_file_is_replaced_and_the_file_parsed_again() -> None:
     parser = IsolatedParser(time_limit=120.0)
     try:
         assert parser.parse(b"x = 1\n").status == STATUS_OK
-        child = _parser_child()
-        outcomes: list[ParseOutcome] = []
-        parsing = threading.Thread(target=lambda: outcomes.append(parser.parse(SLOW_SOURCE)))
-        parsing.start()
-        time.sleep(0.5)
-        os.kill(child, signal.SIGSEGV)  # what a stack overflow in the native parser does
-        parsing.join()
+        with _ChildKiller(signal.SIGKILL, times=1, parsing=True) as killer:
+            outcome = parser.parse(SLOW_SOURCE)
+    finally:
+        parser.close()
+    assert len(killer.killed) == 1
+    assert (outcome.status, outcome.error, outcome.lasting) == (STATUS_OK, "", True)
+    assert outcome.lines == SLOW_SOURCE.count(b"\n")
+
+
+def test_a_parser_child_killed_while_starting_is_replaced() -> None:
+    parser = IsolatedParser(time_limit=120.0)
+    try:
+        with _ChildKiller(signal.SIGKILL, times=1, parsing=False) as killer:
+            outcome = parser.parse(b"x = 1\n")
+    finally:
+        parser.close()
+    assert len(killer.killed) == 1
+    assert (outcome.status, outcome.lines) == (STATUS_OK, 1)
+
+
+def test_a_file_that_crashes_the_parser_each_time_costs_only_that_file_and_is_not_kept() -> None:
+    parser = IsolatedParser(time_limit=120.0)
+    try:
+        assert parser.parse(b"x = 1\n").status == STATUS_OK
+        # What a stack overflow in the native parser does, as often as the file is tried.
+        with _ChildKiller(signal.SIGSEGV, times=ATTEMPTS, parsing=True):
+            crashed = parser.parse(SLOW_SOURCE)
         after = parser.parse(b"y = 2\n")
     finally:
         parser.close()
-    assert (outcomes[0].status, outcomes[0].error) == (STATUS_PARSE_ERROR, "the parser crashed (killed by SIGSEGV)")
+    assert (crashed.status, crashed.error) == (STATUS_PARSE_ERROR, f"the parser crashed {ATTEMPTS} times (killed by SIGSEGV)")
+    assert not crashed.lasting  # `--resume` tries it again
     assert after.status == STATUS_OK and after.lines == 1
 
 
@@ -200,8 +287,32 @@ def test_files_the_prefilter_rules_out_are_only_checked_by_pythons_parser() -> N
 def test_a_file_changed_after_hashing_is_not_given_the_old_hash_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_text("x = 1\n")
-    (fact,) = parse_files([("0" * 64, True, str(path))], 5.0, "run")
+    (fact,) = parse_files([("0" * 64, True, [os.fsencode(path)])], 5.0, "run")
     assert fact.status == STATUS_UNREADABLE and not fact.cacheable
+
+
+def test_copies_of_a_content_are_parsed_from_whichever_can_still_be_read(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.py"
+    kept.write_bytes(b"x = 1\n")
+    digest = hashlib.sha256(b"x = 1\n").hexdigest()
+    (fact,) = parse_files([(digest, True, [os.fsencode(tmp_path / "vanished.py"), os.fsencode(kept)])], 30.0, "run")
+    assert (fact.status, fact.lines, fact.cacheable) == (STATUS_OK, 1, True)
+
+
+def test_file_names_are_kept_as_bytes_and_shown_escaped_one_row_each(write_tree: WriteTree) -> None:
+    root = write_tree({"pkg/__init__.py": ""})
+    for name in (b"consumer_\xe8.py", b"consumer_\xe9.py", b"back\\slash.py", b"back\\x5cslash.py"):
+        Path(os.fsdecode(os.path.join(os.fsencode(root), b"pkg", name))).write_bytes(RACY_CONSUMER.encode())
+    rows = audit_in_process(one_unit(root))
+    files = sorted((r[1], r[4], r[9]) for tag, r in rows if tag == FILE)  # path, status, findings
+    assert files == [
+        ("pkg/__init__.py", STATUS_OK, 0),
+        ("pkg/back\\\\slash.py", STATUS_OK, 1),
+        ("pkg/back\\\\x5cslash.py", STATUS_OK, 1),
+        ("pkg/consumer_\\xe8.py", STATUS_OK, 1),
+        ("pkg/consumer_\\xe9.py", STATUS_OK, 1),
+    ]
+    assert sorted(r[1] for tag, r in rows if tag == FINDING) == [path for path, _, count in files if count]
 
 
 # --- a unit's analysis is check's -------------------------------------------------------------

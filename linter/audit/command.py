@@ -52,9 +52,13 @@ def add_audit_parser(commands: argparse._SubParsersAction) -> None:  # type: ign
     )
 
 
+def is_url(text: str) -> bool:
+    return _SCHEME.match(text) is not None
+
+
 def out_location(text: str) -> str:
     """Local paths made absolute (tasks run elsewhere than the driver); URLs as given."""
-    return text if _SCHEME.match(text) else os.path.abspath(text)
+    return text if is_url(text) else os.path.abspath(text)
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -65,6 +69,7 @@ def audit(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from epochlint.audit.driver import drive
     from epochlint.audit.job import AuditRequest
+    from epochlint.audit.session import require_java
     from epochlint.audit.units import resolve_units
     from epochlint.rules import rule_codes
 
@@ -72,6 +77,7 @@ def audit(args: argparse.Namespace) -> int:
     units = resolve_units(args.roots, args.repos_file, args.units_under, known)
     if args.html is not None and args.html.is_dir():
         raise UsageError(f"epochlint: --html: is a folder: {args.html}")
+    require_java()
     request = AuditRequest(
         units=tuple(units),
         out=out_location(args.out),

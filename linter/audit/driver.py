@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,45 +12,63 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from rich.console import Console
 
+from epochlint.audit.command import is_url
 from epochlint.audit.html_report import write_report
 from epochlint.audit.job import AuditOutcome, AuditRequest, read_table, run_audit
+from epochlint.audit.output import replaced_atomically
 from epochlint.audit.progress import PhaseProgress
 from epochlint.audit.session import spark_session
 from epochlint.audit.summary import (
     TOP_UNITS,
+    Totals,
     accounting_line,
+    all_units,
+    failed_units,
     print_summary,
     top_units,
     totals,
 )
 from epochlint.audit.tables import STATUS_OK
 
-EXIT_DONE = 0
-EXIT_FAILED = 1
-
-# Bars in the HTML chart: past this many units a chart is no longer read.
-CHART_UNITS = 60
+# The audit's exit statuses, as `check`'s where they mean the same (docs/audit.md lists them).
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_NOT_ANALYSED = 3
 
 
 def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
-    """Run the audit and report it; 0 when every discovered file has its row, 1 when not or when
-    the job failed."""
-    spark = spark_session(master)
+    """Run the audit and report it: 0 when every unit was analysed and nothing found, 1 when there
+    are findings, 3 when a unit could not be analysed, a file has no row, or the job failed."""
+    spark = spark_session(master, log_folder(request.out))
     out = Console()
     try:
         with PhaseProgress(spark.sparkContext, Console(stderr=True)) as progress:
             outcome = run_audit(spark, request, progress)
-        print_summary(out, top_units(spark, request, TOP_UNITS), totals(spark, request))
+        total = totals(spark, request)
+        print_summary(out, top_units(spark, request, TOP_UNITS), failed_units(spark, request, TOP_UNITS), total)
         if html is not None:
             _write_html(spark, request, outcome, html)
         print(accounting_line(outcome), flush=True)
-        return EXIT_DONE if outcome.complete else EXIT_FAILED
+        return exit_status(outcome, total)
     except Exception as error:  # a failed Spark job: show why, end with one line
         traceback.print_exc()
         print(f"epochlint: the audit failed: {_first_line(error)}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_NOT_ANALYSED
     finally:
         spark.stop()
+
+
+def exit_status(outcome: AuditOutcome, total: Totals) -> int:
+    if total.failed_units or not outcome.complete:
+        return EXIT_NOT_ANALYSED
+    return EXIT_FINDINGS if outcome.findings else EXIT_CLEAN
+
+
+def log_folder(out: str) -> Path:
+    """Where Spark's own log goes: `logs` under a local --out, a temporary folder beside a URL one."""
+    if is_url(out):
+        return Path(tempfile.mkdtemp(prefix="epochlint-audit-logs-"))
+    return Path(out) / "logs"
 
 
 def _first_line(error: Exception) -> str:
@@ -61,12 +80,12 @@ def _write_html(spark: SparkSession, request: AuditRequest, outcome: AuditOutcom
     findings = read_table(spark, request, "findings").orderBy("unit", "path", "line", "column", "code")
     files = read_table(spark, request, "files")
     errored = files.filter(F.col("status") != STATUS_OK).orderBy("unit", "path")
-    with path.open("w", encoding="utf-8") as stream:
+    with replaced_atomically(path) as stream:
         write_report(
             stream,
             totals(spark, request),
             accounting_line(outcome),
-            top_units(spark, request, CHART_UNITS),
+            all_units(spark, request),
             _streamed(findings),
             _streamed(errored),
         )

@@ -130,9 +130,9 @@ def _parallelism(spark: SparkSession) -> int:
     return max(2, spark.sparkContext.defaultParallelism)
 
 
-def path_partition(path: str) -> int:
-    # Python's hash() of a str differs between worker processes; crc32 is the same everywhere.
-    return zlib.crc32(path.encode("utf-8", "surrogateescape"))
+def path_partition(path: bytes) -> int:
+    # Python's hash() differs between worker processes; crc32 is the same everywhere.
+    return zlib.crc32(path)
 
 
 def _write_listing(spark: SparkSession, request: AuditRequest) -> DataFrame:
@@ -167,15 +167,14 @@ def _write_facts(spark: SparkSession, request: AuditRequest, listing: DataFrame,
     spark.createDataFrame(facts, FACTS_SCHEMA).write.mode(mode).parquet(facts_path)
 
 
-def _distinct_files(rows: Iterable[Row]) -> Iterator[tuple[str, bool, str]]:
-    """One (sha256, relevant, path) per content and verdict: copies of a file share their facts,
-    and a partition holds every row of a hash."""
-    seen: set[tuple[str, bool]] = set()
+def _distinct_files(rows: Iterable[Row]) -> Iterator[tuple[str, bool, list[bytes]]]:
+    """One (sha256, relevant, paths) per content and verdict: copies of a file share their facts,
+    parsed from whichever copy can still be read; a partition holds every row of a hash."""
+    paths: dict[tuple[str, bool], list[bytes]] = {}
     for row in rows:
-        key = (row["sha256"], row["relevant"])
-        if key not in seen:
-            seen.add(key)
-            yield row["sha256"], row["relevant"], row["path"]
+        paths.setdefault((row["sha256"], row["relevant"]), []).append(bytes(row["path"]))
+    for (digest, relevant), copies in paths.items():
+        yield digest, relevant, copies
 
 
 def _stored_facts(spark: SparkSession, path: str) -> DataFrame:
@@ -214,6 +213,7 @@ def _analysis(spark: SparkSession, request: AuditRequest, listing: DataFrame, ru
 
 def _keyed_record(row: Row) -> tuple[int, FileRecord]:
     listing = ListingRow(*(row[name] for name in ListingRow._fields))
+    listing = listing._replace(path=bytes(listing.path))  # Spark's binary values come as bytearray
     facts = None if row["facts_sha256"] is None else FactsRow(*(row[f"facts_{name}"] for name in FactsRow._fields))
     return listing.unit_id, FileRecord(listing, facts)
 

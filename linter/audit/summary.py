@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from epochlint.audit.job import AuditOutcome, AuditRequest, read_table
 from epochlint.audit.tables import FILE_STATUSES, STATUS_OK
@@ -41,11 +42,24 @@ class Totals:
 def top_units(spark: SparkSession, request: AuditRequest, limit: int) -> list[UnitLine]:
     units = read_table(spark, request, "units")
     ordered = units.orderBy(F.desc("findings"), F.desc("errored"), F.asc("unit")).limit(limit)
-    return [
-        UnitLine(row["unit"], row["files"], row["errored"], row["lines"], row["findings"],
-                 dict(row["findings_by_rule"] or {}), row["error"])
-        for row in ordered.collect()
-    ]
+    return [_unit_line(row) for row in ordered.collect()]
+
+
+def all_units(spark: SparkSession, request: AuditRequest) -> list[UnitLine]:
+    """Every unit, most findings first; one row per unit, streamed to the driver."""
+    ordered = read_table(spark, request, "units").orderBy(F.desc("findings"), F.desc("errored"), F.asc("unit"))
+    return [_unit_line(row) for row in ordered.toLocalIterator()]
+
+
+def failed_units(spark: SparkSession, request: AuditRequest, limit: int) -> list[UnitLine]:
+    """The first units, by name, that could not be analysed."""
+    units = read_table(spark, request, "units").filter(F.col("error").isNotNull())
+    return [_unit_line(row) for row in units.orderBy("unit").limit(limit).collect()]
+
+
+def _unit_line(row: Row) -> UnitLine:
+    return UnitLine(row["unit"], row["files"], row["errored"], row["lines"], row["findings"],
+                    dict(row["findings_by_rule"] or {}), row["error"])
 
 
 def totals(spark: SparkSession, request: AuditRequest) -> Totals:
@@ -66,15 +80,21 @@ def totals(spark: SparkSession, request: AuditRequest) -> Totals:
     )
 
 
-def print_summary(console: Console, lines: list[UnitLine], total: Totals) -> None:
-    """The units with the most findings, then the findings per rule: two narrow tables, however
-    many rules there are."""
+def print_summary(console: Console, lines: list[UnitLine], failed: list[UnitLine], total: Totals) -> None:
+    """The units with the most findings, then the findings per rule, then the units that could not
+    be analysed with their errors: laid out to read at 80 columns, however many rules there are.
+
+    Unit names and errors are the audited trees' text, never Rich markup: they are printed as Text.
+    """
     shown = f", top {len(lines)} by findings" if len(lines) < total.units else ""
-    units = Table(title=f"epochlint audit: {total.units} units{shown}")
-    for column in ("Unit", "Files", "Errored", "Lines", "Findings", "By rule"):
-        units.add_column(column, justify="left" if column in ("Unit", "By rule") else "right", overflow="fold")
+    units = Table(title=f"epochlint audit: {_count(total.units, 'unit')}{shown}")
+    units.add_column("Unit", overflow="fold", ratio=1)
+    for column in ("Files", "Errored", "Lines", "Findings"):
+        units.add_column(column, justify="right", no_wrap=True)
+    # One rule a line: a cell as wide as its longest entry never breaks an entry.
+    units.add_column("By rule", no_wrap=True)
     for line in lines:
-        name = line.unit if line.error is None else f"{line.unit} ({line.error})"
+        name = Text(line.unit, style="red" if line.error is not None else "")
         units.add_row(name, str(line.files), str(line.errored), str(line.lines), str(line.findings), _by_rule(line.by_rule))
     units.add_section()
     units.add_row("total", str(total.files), str(total.errored), str(total.lines), str(total.findings), "", style="bold")
@@ -87,11 +107,20 @@ def print_summary(console: Console, lines: list[UnitLine], total: Totals) -> Non
             rules.add_row(code, str(total.by_rule[code]))
         console.print(rules)
     if total.failed_units:
-        console.print(f"{total.failed_units} units could not be analysed: see the error column of the units table")
+        console.print(f"{_count(total.failed_units, 'unit')} could not be analysed:")
+        for line in failed:
+            # Wrapped at spaces, so that no word of the error is cut at the edge.
+            console.print(Text.assemble("  ", (line.unit, "bold"), ": ", line.error or ""))
+        if len(failed) < total.failed_units:
+            console.print(f"  and {total.failed_units - len(failed)} more: see the error column of the units table")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _by_rule(counts: dict[str, int]) -> str:
-    return ", ".join(f"{code} {counts[code]}" for code in sorted(counts))
+    return "\n".join(f"{code} {counts[code]}" for code in sorted(counts))
 
 
 def accounting_line(outcome: AuditOutcome) -> str:

@@ -20,7 +20,11 @@ STATUS_PARSE_ERROR = "parse_error"
 STATUS_TOO_LARGE = "too_large"
 STATUS_UNREADABLE = "unreadable"
 STATUS_TIMED_OUT = "timed_out"
-FILE_STATUSES = (STATUS_OK, STATUS_PARSE_ERROR, STATUS_TOO_LARGE, STATUS_UNREADABLE, STATUS_TIMED_OUT)
+# The file's unit has settings that could not be read: nothing of it was analysed.
+STATUS_CONFIG_ERROR = "config_error"
+FILE_STATUSES = (
+    STATUS_OK, STATUS_PARSE_ERROR, STATUS_TOO_LARGE, STATUS_UNREADABLE, STATUS_TIMED_OUT, STATUS_CONFIG_ERROR,
+)
 # A listed file that was read and hashed and waits for its facts.
 STATUS_PENDING = "pending"
 
@@ -40,7 +44,7 @@ UNITS_SCHEMA = (
     "findings int, findings_by_rule map<string,int>, parse_seconds double, analysis_seconds double, error string"
 )
 LISTING_SCHEMA = (
-    "unit_id int, file_index int, rel string, path string, size long, sha256 string, status string, "
+    "unit_id int, file_index int, rel string, path binary, size long, sha256 string, status string, "
     "error string, relevant boolean"
 )
 FACTS_SCHEMA = (
@@ -50,13 +54,15 @@ FACTS_SCHEMA = (
 
 
 class ListedFile(NamedTuple):
-    """A file found in a unit, in `check`'s order (`file_index`); `problem` when it cannot be read."""
+    """A file found in a unit, in `check`'s order (`file_index`); `problem` when it cannot be
+    analysed, with the status that says why."""
 
     unit_id: int
     file_index: int
     rel: str
-    path: str
+    path: bytes  # os.fsencode: the name's real bytes, whatever they are
     problem: str | None
+    problem_status: str = STATUS_UNREADABLE
 
 
 class ListingRow(NamedTuple):
@@ -65,7 +71,7 @@ class ListingRow(NamedTuple):
     unit_id: int
     file_index: int
     rel: str
-    path: str
+    path: bytes
     size: int | None
     sha256: str | None
     status: str

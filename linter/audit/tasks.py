@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 from epochlint.audit.isolation import IsolatedParser
 from epochlint.audit.tables import (
+    STATUS_CONFIG_ERROR,
     STATUS_OK,
     STATUS_PENDING,
-    STATUS_TIMED_OUT,
     STATUS_TOO_LARGE,
     STATUS_UNREADABLE,
     FactsRow,
@@ -50,18 +50,45 @@ AnalysisRow = tuple[str, tuple[object, ...]]
 
 
 def list_unit(unit: Unit) -> Iterator[ListedFile]:
-    """The unit's files as `check` discovers them: sources first, then what could not be read."""
+    """The unit's files as `check` discovers them: sources first, then what could not be read.
+    A unit whose settings are invalid lists its files as the default settings find them, each
+    with the unit's error: what it holds is accounted for, though none of it is analysed."""
     if unit.config is None:
+        if os.path.isdir(unit.root):
+            yield from _listed(unit, Config(root=Path(unit.root)), unit.error, STATUS_CONFIG_ERROR)
         return
+    yield from _listed(unit, unit.config, None, STATUS_UNREADABLE)
+
+
+def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str) -> Iterator[ListedFile]:
     try:
-        sources, problems = discover([Path(unit.root)], unit.config)
+        sources, problems = discover([Path(unit.root)], config)
     except (UsageError, OSError) as error:
         yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
         return
     for index, source in enumerate(sources):
-        yield ListedFile(unit.id, index, source.rel, str(source.path), None)
-    for index, problem in enumerate(problems, start=len(sources)):
-        yield ListedFile(unit.id, index, problem.rel, os.path.join(unit.root, problem.rel), problem.reason)
+        path = os.fsencode(source.path)
+        yield ListedFile(unit.id, index, escaped_rel(path, unit.root), path, problem, problem_status)
+    for index, found in enumerate(problems, start=len(sources)):
+        path = os.fsencode(os.path.join(unit.root, found.rel))
+        yield ListedFile(unit.id, index, found.rel, path, problem or found.reason, problem_status)
+
+
+def escaped_rel(path: bytes, root: str) -> str:
+    """`path` relative to `root`, one printable line, and as distinct as the names themselves:
+    bytes that are not UTF-8 as `\\xNN`, other unprintable characters as `\\uNNNN`, a backslash
+    doubled. Two files never share a name in the tables, however they are called."""
+    relative = os.path.relpath(path, os.fsencode(root)).decode("utf-8", "surrogateescape")
+    return "".join(_escaped(ch) for ch in relative.replace(os.sep, "/"))
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as surrogateescape keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    if ch == "\\":
+        return "\\\\"
+    return ch if ch.isprintable() else f"\\u{code:04x}"
 
 
 class ReadFile(NamedTuple):
@@ -81,15 +108,17 @@ def _vocabulary(config: Config) -> Vocabulary:
     return vocabulary
 
 
-def read_and_hash(listed: ListedFile, config: Config) -> ReadFile:
+def read_and_hash(listed: ListedFile, config: Config | None) -> ReadFile:
     """Read one file as `check` reads it, hash it and run the prefilter's text pass on it; a file
-    that cannot be read gets its status and `check`'s reason."""
+    that cannot be read gets its status and `check`'s reason. `config` is None only for the
+    files of a unit whose settings are invalid, which are listed with their problem."""
     def failed(status: str, error: str, size: int | None = None) -> ReadFile:
         return ReadFile(ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error), None)
 
     if listed.problem is not None:
-        return failed(STATUS_UNREADABLE, listed.problem)
-    data = read_source(SourceFile(Path(listed.path), listed.rel), config.max_file_size)
+        return failed(listed.problem_status, listed.problem)
+    assert config is not None, "only a unit with settings lists files to read"
+    data = read_source(SourceFile(Path(os.fsdecode(listed.path)), listed.rel), config.max_file_size)
     if isinstance(data, str):
         if "size limit" in data:
             return failed(STATUS_TOO_LARGE, data, _size(listed.path))
@@ -99,7 +128,7 @@ def read_and_hash(listed: ListedFile, config: Config) -> ReadFile:
     return ReadFile(row, read_text_facts(data, _vocabulary(config)))
 
 
-def _size(path: str) -> int | None:
+def _size(path: bytes) -> int | None:
     try:
         return os.stat(path).st_size
     except OSError:
@@ -110,7 +139,7 @@ def mark_relevant(unit: Unit, files: Iterable[ReadFile]) -> Iterator[ListingRow]
     """The unit's rows with the prefilter's verdict on each readable file, decided over the whole
     unit as `check` decides it (a file is relevant through what it imports or is imported by)."""
     read = list(files)
-    sources = [SourceFile(Path(item.row.path), item.row.rel) for item in read]
+    sources = [SourceFile(Path(os.fsdecode(item.row.path)), item.row.rel) for item in read]
     names = unit_module_names(sources, Path(unit.root))
     texts = {item.row.rel: item.text for item in read if item.text is not None}
     # Java files are always parsed, as by `check` (the text pass reads Python).
@@ -130,23 +159,33 @@ def _parser(time_limit: float) -> IsolatedParser:
     return parser
 
 
-def parse_files(files: Iterable[tuple[str, bool, str]], time_limit: float, run: str) -> Iterator[FactsRow]:
-    """Facts for each (sha256, relevant, path): the file is read again and must still have that content."""
+def parse_files(files: Iterable[tuple[str, bool, list[bytes]]], time_limit: float, run: str) -> Iterator[FactsRow]:
+    """Facts for each (sha256, relevant, paths of that content): a file is read again and must
+    still have that content; when one copy cannot be read (or changed), the next one is tried."""
     parser = _parser(time_limit)
-    for digest, relevant, path in files:
-        data = read_source(SourceFile(Path(path), path), sys.maxsize)
+    for digest, relevant, paths in files:
+        data = _content(digest, paths)
         if isinstance(data, str):
             yield _unreadable_facts(digest, relevant, data, run)
             continue
-        if hashlib.sha256(data).hexdigest() != digest:
-            yield _unreadable_facts(digest, relevant, "the file changed while it was audited", run)
-            continue
-        outcome = parser.parse(data, relevant, java=is_java(path))
-        cacheable = outcome.status != STATUS_TIMED_OUT  # a time-out may not happen on a quieter machine
+        # Copies share one content, so one name tells the language of all.
+        outcome = parser.parse(data, relevant, java=is_java(os.fsdecode(paths[0])))
         yield FactsRow(
             digest, relevant, FACTS_FORMAT, outcome.status, outcome.error or None, outcome.lines, outcome.seconds,
-            outcome.facts, cacheable, run,
+            outcome.facts, outcome.lasting, run,
         )
+
+
+def _content(digest: str, paths: Iterable[bytes]) -> bytes | str:
+    """The bytes of the first of `paths` that still holds the content `digest`, else why not."""
+    error = "no file holds this content"
+    for path in paths:
+        name = os.fsdecode(path)
+        data = read_source(SourceFile(Path(name), name), sys.maxsize)
+        if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == digest:
+            return data
+        error = data if isinstance(data, str) else "the file changed while it was audited"
+    return error
 
 
 def _unreadable_facts(digest: str, relevant: bool, error: str, run: str) -> FactsRow:
@@ -195,11 +234,12 @@ def _error_facts(error: str | None) -> FileFacts:
 
 def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterator[AnalysisRow]:
     """The unit's findings, one row per file, and the unit's own row: `check`'s analysis of it."""
-    if unit.config is None:
-        yield UNIT, _unit_row(unit, [], [], 0.0, unit.error)
-        return
     resolved = _in_check_order(_resolve(record, run) for record in records)
-    results = [FileResult(SourceFile(Path(r.listing.path), r.listing.rel), r.facts) for r in resolved]
+    if unit.config is None:
+        yield from ((FILE, _file_row(unit, item, 0)) for item in resolved)
+        yield UNIT, _unit_row(unit, resolved, [], 0.0, unit.error)
+        return
+    results = [FileResult(SourceFile(Path(os.fsdecode(r.listing.path)), r.listing.rel), r.facts) for r in resolved]
     start = time.monotonic()
     error = None
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import chdir
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -131,9 +132,15 @@ def _unit(index: int, candidate: _Candidate, known_codes: frozenset[str]) -> Uni
         return Unit(index, candidate.name, candidate.root, unit_config(Path(candidate.root), known_codes))
     except ConfigError as error:
         return Unit(index, candidate.name, candidate.root, None, str(error))
+    except OSError as error:  # a folder that cannot be entered
+        return Unit(index, candidate.name, candidate.root, None, f"cannot open the folder: {error.strerror or error}")
 
 
 def unit_config(root: Path, known_codes: frozenset[str]) -> Config:
-    """The settings `check` would use for `root`, rooted at `root` itself."""
-    config = load_config([root], None, known_codes)
+    """The settings `check` would use for `root`, rooted at `root` itself.
+
+    Loaded from inside the unit's folder, so that an error names the settings file as seen from
+    the unit (`pyproject.toml: ...`), whichever folder the audit was started in."""
+    with chdir(root):
+        config = load_config([root], None, known_codes)
     return config if config.root == root else replace(config, root=root)
