@@ -306,7 +306,7 @@ def _server() -> int:
         from epochlint.server import serve
     except ImportError as error:
         raise UsageError(
-            f"epochlint: error: the server needs pygls ({error}); install it with: pip install 'epochlint[lsp]'"
+            f"epochlint: error: the server needs pygls ({error}); install epochlint with its lsp extra (pygls)"
         ) from None
     serve()
     return EXIT_CLEAN

@@ -384,5 +384,5 @@ def test_audit_without_pyspark_exits_2_with_one_line(tmp_path: Path) -> None:
     )
     result = _python(code, tmp_path)
     assert result.returncode == 2
-    assert result.stderr == "epochlint: audit needs PySpark: pip install 'epochlint[spark]'\n"
+    assert result.stderr == "epochlint: audit needs PySpark: install epochlint with its spark extra (pyspark)\n"
     assert os.listdir(tmp_path) == []

@@ -57,7 +57,7 @@ def test_java_files_are_left_out_with_one_notice_without_the_frontend(
     err = capsys.readouterr().err.splitlines()
     assert err == [
         "epochlint: notice: 1 Java file(s) not analysed: the Java frontend is not installed "
-        "(pip install 'epochlint[java]')"
+        "(install epochlint with its java extra: tree-sitter and tree-sitter-java)"
     ]
 
 

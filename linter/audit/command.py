@@ -11,7 +11,7 @@ from pathlib import Path
 from epochlint.discovery import UsageError
 
 EXIT_USAGE = 2
-INSTALL_HINT = "epochlint: audit needs PySpark: pip install 'epochlint[spark]'"
+INSTALL_HINT = "epochlint: audit needs PySpark: install epochlint with its spark extra (pyspark)"
 DEFAULT_OUT = "epochlint-audit"
 DEFAULT_FILE_TIMEOUT = 60.0
 # A URL scheme (hdfs://, s3a://, file:/...) names a Hadoop file system; anything else is a local path.

@@ -16,7 +16,7 @@ JAVA_SUFFIX = ".java"
 JAVA_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-java")
 MISSING_NOTICE = (
     "epochlint: notice: {count} Java file(s) not analysed: the Java frontend is not installed "
-    "(pip install 'epochlint[java]')"
+    "(install epochlint with its java extra: tree-sitter and tree-sitter-java)"
 )
 
 
