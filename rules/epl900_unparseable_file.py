@@ -14,11 +14,11 @@ class UnparseableFile(Rule):
     name = "unparseable-file"
     summary = "A file could not be read or parsed, so it was not analysed."
     what = """
-A Python file that epochlint could not analyse: a syntax error, bytes that do not decode in the
-file's encoding, a file over the size limit (`max-file-size`), nesting too deep to parse, or a
-file that vanished or became unreadable during the run. The finding says why, in one line, at the
-syntax error's line and column (as Python's own compiler places it), or at line 1, column 1 when
-the file could not be read or decoded.
+A file that epochlint could not analyse: a syntax error, bytes that do not decode in the file's
+encoding, a file over the size limit (`max-file-size`), nesting too deep to parse, or a file that
+vanished or became unreadable during the run. The finding says why, in one line, at the syntax
+error's line and column (as Python's own compiler places it; in a Java file, where tree-sitter
+finds the first error), or at line 1, column 1 when the file could not be read or decoded.
 """
     why = """
 A linter that skips a file silently lies about it: the file could hold the very race the run was

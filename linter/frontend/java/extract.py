@@ -79,8 +79,12 @@ def extract_java(data: bytes, text: str) -> FileFacts:
     tree = _parser().parse(data)
     error = _first_error(tree.root_node)
     if error is not None:
-        line, column = error.start_point
-        return FileFacts(lines=0, error=f"syntax error at line {line + 1}, column {column + 1}")
+        line, column = error.start_point[0] + 1, error.start_point[1] + 1
+        return FileFacts(
+            lines=0,
+            error=f"syntax error at line {line}, column {column}",
+            error_pos=(line, column, line, column + 1),
+        )
     extractor = _Extractor()
     extractor.program(tree.root_node)
     comments = directives_in(extractor.comments)
