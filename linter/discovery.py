@@ -18,7 +18,7 @@ from pathlib import Path
 
 from epochlint.config import Config
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
-from epochlint.text import escaped
+from epochlint.text import escaped_name
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover", "in_memory_path", "relative_name"]
 
@@ -31,12 +31,17 @@ DEFAULT_EXCLUDES: frozenset[str] = frozenset(
         "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".epochlint_cache", "site-packages",
     }
 )
+# Stands for `..` in the name of a file outside the project root (`(parent)/other/x.py`): reports
+# promise paths that never leave the root, and the name must not be that of the project's own
+# `other/x.py`, whose findings it would hide.
+PARENT = "(parent)"
 
 
 @dataclass(frozen=True)
 class SourceFile:
     """A file to analyse. `path` is absolute and usable with open(); `rel` is for reports and
-    patterns: posix, relative to the project root (or, outside it, to the common ancestor), printable."""
+    patterns: posix, relative to the project root (`(parent)` for each `..` outside it), printable,
+    and the one name of this file in the run: no two files share it, so it keys findings."""
 
     path: Path
     rel: str
@@ -70,13 +75,6 @@ class _Candidate:
     via_link: bool
 
 
-def printable(text: str) -> str:
-    """`text` with undecodable bytes (surrogate escapes), control characters and characters that
-    move or reorder text written as escapes (`\\xe8`), so that a report line stays one printable
-    line whatever a file is called, and two names never show (nor are keyed) as one."""
-    return text if text.isprintable() else escaped(text)
-
-
 def _is_under(path: str, base: str) -> bool:
     """Whether `path` is `base` or inside it (both absolute, normalised)."""
     if path == base:
@@ -103,10 +101,11 @@ class _Walker:
         self.links: list[_Dir] = []
 
     def rel(self, path: str) -> str:
-        """Posix path relative to the root when inside it, else relative to the common ancestor."""
-        base = self.root if _is_under(path, self.root) else os.path.commonpath([path, self.root])
-        relative = "" if path == base else os.path.relpath(path, base)
-        return relative.replace(os.sep, "/")
+        """Posix path relative to the root, each `..` written as PARENT."""
+        if path == self.root:
+            return ""
+        parts = os.path.relpath(path, self.root).split(os.sep)
+        return "/".join(PARENT if part == os.pardir else part for part in parts)
 
     def add_argument(self, path: str) -> None:
         rel = self.rel(path)
@@ -220,12 +219,24 @@ class _Walker:
             if kept is None or _preference(candidate) < _preference(kept):
                 best[candidate.real] = candidate
         files = sorted(
-            (SourceFile(Path(c.path), printable(c.rel)) for c in best.values()),
+            (SourceFile(Path(c.path), escaped_name(c.rel)) for c in best.values()),
             key=lambda f: (f.rel, str(f.path)),
         )
-        unique = {DiscoveryProblem(printable(p.rel), p.reason) for p in self.problems}
+        _check_names_are_distinct(files)
+        unique = {DiscoveryProblem(escaped_name(p.rel), p.reason) for p in self.problems}
         problems = sorted(unique, key=lambda p: (p.rel, p.reason))
         return files, problems
+
+
+def _check_names_are_distinct(files: Sequence[SourceFile]) -> None:
+    """Refuse a run where two files would be reported under one name (a project folder literally
+    called `(parent)` beside a file given from outside the root): one would hide the other."""
+    for first, second in zip(files, files[1:]):
+        if first.rel == second.rel:
+            raise UsageError(
+                f"epochlint: two files would be reported as {first.rel}: {escaped_name(str(first.path))} and "
+                f"{escaped_name(str(second.path))}; give one of them from another folder"
+            )
 
 
 _OUTSIDE_LINK = "symbolic link to outside the analysed paths, not followed"
@@ -288,7 +299,7 @@ def discover(
     memory = {os.fspath(p) for p in in_memory}
     for original, path in zip(paths, given):
         if not os.path.lexists(path) and path not in memory:
-            raise UsageError(f"epochlint: path not found: {printable(os.fspath(original))}")
+            raise UsageError(f"epochlint: path not found: {escaped_name(os.fspath(original))}")
     walker = _Walker(config, follow_external_symlinks, given)
     for path in given:
         if path not in memory:
@@ -310,7 +321,7 @@ def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:
 
 def relative_name(path: Path, config: Config) -> str:
     """The name findings give the file at `path` (as `SourceFile.rel`)."""
-    return printable(_Walker(config, False, []).rel(os.path.abspath(path)))
+    return escaped_name(_Walker(config, False, []).rel(os.path.abspath(path)))
 
 
 def in_memory_path(path: Path) -> Path:
@@ -327,7 +338,7 @@ def _with_in_memory(
         return files, problems
     found_real = {os.path.realpath(f.path) for f in files}
     added = [
-        SourceFile(Path(path), printable(walker.rel(path)))
+        SourceFile(Path(path), escaped_name(walker.rel(path)))
         for path in sorted(memory)
         if os.path.realpath(path) not in found_real
     ]

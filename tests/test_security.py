@@ -246,6 +246,85 @@ def test_names_differing_only_in_undecodable_bytes_are_both_analysed(write_tree:
     assert "in 2 files" in console.stdout
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs backslashes in file names")
+@pytest.mark.parametrize("racy", [b"consumer_\\xe8.py", b"consumer_\xe8.py"])
+def test_a_name_holding_the_text_of_an_escape_is_not_the_file_with_that_byte(write_tree: WriteTree, racy: bytes) -> None:
+    # `consumer_\xe8.py` (a backslash, then `xe8`) was shown, and keyed, as the file whose name
+    # holds the byte 0xe8: one file's findings replaced the other's.
+    root = write_tree({"pyproject.toml": "[project]\nname = 'sample'\n"})
+    (root / "consumer.py").unlink(missing_ok=True)
+    for name in (b"consumer_\\xe8.py", b"consumer_\xe8.py"):
+        Path(os.fsdecode(bytes(root) + b"/" + name)).write_text(CONSUMER if name == racy else "x = 1\n")
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".")
+    shown = {b"consumer_\\xe8.py": "consumer_\\\\xe8.py", b"consumer_\xe8.py": "consumer_\\xe8.py"}
+    assert codes_by_path(json_findings(run)) == {shown[racy]: ["EPL001"]}
+    assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+def _project_beside(tmp_path: Path, files: dict[str, str]) -> Path:
+    """`tmp_path/project` (a pyproject.toml and `files` below it, where `../` leads out of it)."""
+    root = tmp_path / "project"
+    for name, text in {"pyproject.toml": "[project]\nname = 'sample'\n", **files}.items():
+        path = Path(os.path.normpath(root / name))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside", "expected"),
+    [
+        ("y = 2\n", CONSUMER, {"(parent)/other/x.py": ["EPL001"]}),
+        (CONSUMER, "y = 2\n", {"other/x.py": ["EPL001"]}),
+        (CONSUMER, CONSUMER, {"(parent)/other/x.py": ["EPL001"], "other/x.py": ["EPL001"]}),
+    ],
+)
+def test_a_file_outside_the_project_never_takes_the_name_of_one_inside(
+    tmp_path: Path, inside: str, outside: str, expected: dict[str, list[str]]
+) -> None:
+    # `check . ../other/x.py` named the outside file `other/x.py` (from the common ancestor), as
+    # the project's own `other/x.py`: one hid the other's findings ("All checks passed: 2 files").
+    root = _project_beside(tmp_path, {"other/x.py": inside, "../other/x.py": outside})
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py")
+    assert codes_by_path(json_findings(run)) == expected
+    assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+def test_files_outside_the_project_at_different_depths_keep_distinct_names(tmp_path: Path) -> None:
+    # Each was named from its own common ancestor with the root: both `other/x.py`.
+    root = _project_beside(tmp_path / "a", {"../other/x.py": CONSUMER, "../../other/x.py": CONSUMER})
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py", "../../other/x.py")
+    assert codes_by_path(json_findings(run)) == {
+        "(parent)/(parent)/other/x.py": ["EPL001"], "(parent)/other/x.py": ["EPL001"]
+    }
+
+
+def test_the_baseline_of_a_project_file_never_hides_the_outside_file_of_that_name(tmp_path: Path) -> None:
+    root = _project_beside(tmp_path, {"other/x.py": CONSUMER, "../other/x.py": "y = 2\n"})
+    recorded = epochlint(root, "check", "--no-cache", "--write-baseline", "baseline.json", ".", "../other/x.py")
+    assert recorded.returncode == 0, recorded.stderr
+    (tmp_path / "other" / "x.py").write_text(CONSUMER)
+    run = epochlint(root, "check", "--no-cache", "--baseline", "baseline.json", "--output-format", "json", ".", "../other/x.py")
+    assert codes_by_path(json_findings(run)) == {"(parent)/other/x.py": ["EPL001"]}
+
+
+def test_fix_mends_both_the_project_file_and_the_outside_file_of_that_name(tmp_path: Path) -> None:
+    root = _project_beside(tmp_path, {"other/x.py": CONSUMER, "../other/x.py": CONSUMER})
+    run = epochlint(root, "check", "--no-cache", "--fix", ".", "../other/x.py")
+    assert "Traceback" not in run.stderr, run.stderr
+    assert (root / "other" / "x.py").read_text() != CONSUMER
+    assert (tmp_path / "other" / "x.py").read_text() == (root / "other" / "x.py").read_text()
+    assert epochlint(root, "check", "--no-cache", ".", "../other/x.py").returncode == 0
+
+
+def test_a_project_folder_named_like_the_outside_marker_is_refused_in_one_line(tmp_path: Path) -> None:
+    root = _project_beside(tmp_path, {"(parent)/other/x.py": CONSUMER, "../other/x.py": CONSUMER})
+    run = epochlint(root, "check", "--no-cache", ".", "../other/x.py")
+    assert run.returncode == 2
+    assert run.stderr.startswith("epochlint: error: two files would be reported as (parent)/other/x.py: ")
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
 # --- output: nothing the analysed code holds reaches the terminal or the log as it is ---------------
 
 TROJAN = "\u202e"
