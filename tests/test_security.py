@@ -384,6 +384,35 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
     assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
 
 
+def _not_the_users(folder: Path, how: str) -> None:
+    if how == "writable by every user":
+        folder.chmod(0o777)
+    else:
+        os.chown(folder, 65534, 65534)
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "writable by every user",
+        pytest.param(
+            "owned by another user",
+            marks=pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs to give a folder away"),
+        ),
+    ],
+)
+def test_the_cache_of_a_root_that_is_not_the_users_folder_goes_to_the_users_cache(tmp_path: Path, how: str) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "consumer.py").write_text(CONSUMER)
+    _not_the_users(root, how)
+    for _ in range(2):  # the second run reads what the first stored
+        assert codes_by_path(json_findings(epochlint(root, "check", "--output-format", "json", "."))) == {"consumer.py": ["EPL001"]}
+    assert not (root / ".epochlint_cache").exists()
+    projects = list((root / "user-cache" / "epochlint" / "projects").iterdir())
+    assert len(projects) == 1 and any((projects[0] / "facts").iterdir())
+
+
 # --- configured patterns that would hang ---------------------------------------------------------------
 
 HANGING_PATTERNS = {
