@@ -384,6 +384,23 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
     assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
 
 
+EXCLUDE_ALL = '[tool.epochlint]\nexclude = ["*"]\n'
+
+
+def test_a_pyproject_any_user_may_have_written_is_not_the_configuration(tmp_path: Path) -> None:
+    # A pyproject.toml in a shared folder above the project (`/tmp/pyproject.toml`) excluded every
+    # file ("All checks passed: 0 files") and took the cache into that folder.
+    shared = tmp_path / "shared"
+    (shared / "project").mkdir(parents=True)
+    (shared / "pyproject.toml").write_text(EXCLUDE_ALL)
+    (shared / "project" / "consumer.py").write_text(CONSUMER)
+    shared.chmod(0o777)
+    run = epochlint(shared / "project", "check", "--output-format", "json", ".")
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert run.stderr.startswith(f"epochlint: warning: ignoring {shared / 'pyproject.toml'}: every user can write")
+    assert not (shared / ".epochlint_cache").exists()
+
+
 def _not_the_users(folder: Path, how: str) -> None:
     if how == "writable by every user":
         folder.chmod(0o777)
