@@ -16,8 +16,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from epochlint.config import Config
+from epochlint.config import Config, display_path
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
+from epochlint.notices import warn_once
 from epochlint.text import escaped_name
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover", "in_memory_path", "relative_name"]
@@ -99,6 +100,10 @@ class _Walker:
         self.files: list[_Candidate] = []
         self.problems: list[DiscoveryProblem] = []
         self.links: list[_Dir] = []
+        # Source files and folders the configuration's `exclude` patterns left out, and how many of
+        # them were under each folder given: one where all was left out must not pass silently.
+        self.excluded = 0
+        self.excluded_under: list[tuple[str, str, int]] = []  # (path, name shown, count)
 
     def rel(self, path: str) -> str:
         """Posix path relative to the root, each `..` written as PARENT."""
@@ -117,7 +122,9 @@ class _Walker:
             self.problems.append(DiscoveryProblem(shown, _stat_failure(path, error)))
             return
         if stat.S_ISDIR(mode):
+            before = self.excluded
             self.walk(_Dir(path, real, rel, real != path))
+            self.excluded_under.append((path, shown, self.excluded - before))
         elif stat.S_ISREG(mode):
             self.files.append(_Candidate(path, real, shown, real != path))
         else:
@@ -170,7 +177,7 @@ class _Walker:
             if self.dir_excluded(entry.name, rel):
                 return None
             return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
-        if not _is_source_name(entry.name) or self.config.is_excluded(rel, is_dir=False):
+        if not _is_source_name(entry.name) or self.left_out(rel, is_dir=False):
             return None
         if entry.is_file(follow_symlinks=False):
             self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
@@ -198,7 +205,7 @@ class _Walker:
             if not self.dir_excluded(entry.name, rel):
                 self.links.append(_Dir(entry.path, real, rel, True))
         elif stat.S_ISREG(mode) and _is_source_name(entry.name):
-            if not self.config.is_excluded(rel, is_dir=False):
+            if not self.left_out(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
 
     def reports_outside_link(self, name: str, rel: str, mode: int) -> bool:
@@ -210,7 +217,24 @@ class _Walker:
     def dir_excluded(self, name: str, rel: str) -> bool:
         if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
             return True
-        return self.config.is_excluded(rel, is_dir=True)
+        return self.left_out(rel, is_dir=True)
+
+    def left_out(self, rel: str, is_dir: bool) -> bool:
+        """Whether the configuration's `exclude` patterns leave out `rel` (counted)."""
+        excluded = self.config.is_excluded(rel, is_dir)
+        self.excluded += excluded
+        return excluded
+
+    def warn_of_folders_left_out(self) -> None:
+        """Say which folders given had every file left out by the configuration: a run that checks
+        nothing there must not look like a run that found nothing there."""
+        where = display_path(self.config.config_path) if self.config.config_path else "the configuration"
+        for path, shown, excluded in self.excluded_under:
+            if excluded and not any(_is_under(c.path, path) for c in self.files):
+                warn_once(
+                    f"{escaped_name(shown)}: every file under it is left out by the `exclude` patterns "
+                    f"of {where}; name a file to check it anyway"
+                )
 
     def result(self) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
         best: dict[str, _Candidate] = {}
@@ -305,6 +329,7 @@ def discover(
         if path not in memory:
             walker.add_argument(path)
     walker.walk_links()
+    walker.warn_of_folders_left_out()
     files, problems = walker.result()
     files, problems = _with_in_memory(files, problems, memory, walker)
     return _without_unreadable_java(files), problems

@@ -401,6 +401,33 @@ def test_a_pyproject_any_user_may_have_written_is_not_the_configuration(tmp_path
     assert not (shared / ".epochlint_cache").exists()
 
 
+def test_excludes_that_leave_nothing_to_check_say_so_naming_the_configuration(tmp_path: Path) -> None:
+    (tmp_path / "project" / "generated").mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text('[tool.epochlint]\nexclude = ["*.py"]\n')
+    (tmp_path / "project" / "consumer.py").write_text(CONSUMER)
+    (tmp_path / "project" / "generated" / "api.py").write_text(CONSUMER)
+    run = epochlint(tmp_path / "project", "check", "--no-cache", ".")
+    assert run.returncode == 0
+    assert "All checks passed" not in run.stdout
+    assert "No files checked" in run.stdout
+    warning = f"epochlint: warning: project: every file under it is left out by the `exclude` patterns of {tmp_path / 'pyproject.toml'}"
+    assert run.stderr.startswith(warning), run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_folder_named_whose_files_are_all_excluded_is_named_in_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.epochlint]\nexclude = ["generated/"]\n')
+    (tmp_path / "consumer.py").write_text(CONSUMER)
+    (tmp_path / "generated" / "api.py").write_text(CONSUMER)
+    run = epochlint(tmp_path, "check", "--no-cache", "--output-format", "json", "consumer.py", "generated")
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert "epochlint: warning: generated: every file under it is left out by the `exclude` patterns of pyproject.toml" in run.stderr
+    # A file named on the command line is checked whatever the patterns say (as ruff does).
+    named = epochlint(tmp_path, "check", "--no-cache", "--output-format", "json", "generated/api.py")
+    assert codes_by_path(json_findings(named)) == {"generated/api.py": ["EPL001"]}
+
+
 def _not_the_users(folder: Path, how: str) -> None:
     if how == "writable by every user":
         folder.chmod(0o777)
