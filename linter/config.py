@@ -629,26 +629,33 @@ def _start_directory(paths: Sequence[Path]) -> Path:
 
 
 def _nearest_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above `start` that can be trusted. One that every user may
-    write, or in a folder every user may write to (`/tmp`), could be anyone's, and its settings
+    """The nearest pyproject.toml at or above `start` that can be trusted. One written by another
+    user where every user may write (`/tmp/pyproject.toml`) could be anyone's, and its settings
     (`exclude = ["*"]`) would decide what is checked: it is passed over, said in one line
     (`--config` still reads it)."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if not candidate.is_file():
             continue
-        if _writable_by_every_user(candidate) or _writable_by_every_user(folder):
-            warn_once(f"ignoring {display_path(candidate)}: every user can write to it or to its folder (--config reads it)")
+        if _planted_by_anyone(candidate):
+            warn_once(
+                f"ignoring {display_path(candidate)}: another user's file, where every user can write (--config reads it)"
+            )
             continue
         return candidate
     return None
 
 
-def _writable_by_every_user(path: Path) -> bool:
+def _planted_by_anyone(path: Path) -> bool:
+    """Whether `path`, or its folder, is writable by every user, and `path` is not the user's own
+    (a project on a mount that shows every file as writable by all is still its owner's)."""
     try:
-        return bool(path.stat().st_mode & stat.S_IWOTH)
+        status, folder = path.stat(), path.parent.stat()
     except OSError:
         return False
+    owner = getattr(os, "geteuid", None)  # not on Windows, where files have no owner id
+    shared = bool((status.st_mode | folder.st_mode) & stat.S_IWOTH)
+    return shared and owner is not None and status.st_uid != owner()
 
 
 def _missing_table_hint(data: Mapping[str, object]) -> str:

@@ -387,18 +387,38 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
 EXCLUDE_ALL = '[tool.epochlint]\nexclude = ["*"]\n'
 
 
-def test_a_pyproject_any_user_may_have_written_is_not_the_configuration(tmp_path: Path) -> None:
-    # A pyproject.toml in a shared folder above the project (`/tmp/pyproject.toml`) excluded every
-    # file ("All checks passed: 0 files") and took the cache into that folder.
+NEEDS_ROOT = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs to give a file away")
+
+
+def _shared_folder_above_a_project(tmp_path: Path) -> Path:
+    """`tmp_path/shared` (every user may write there) holding a pyproject.toml that excludes every
+    file, and below it `project/consumer.py`, with a race and no pyproject.toml of its own."""
     shared = tmp_path / "shared"
     (shared / "project").mkdir(parents=True)
     (shared / "pyproject.toml").write_text(EXCLUDE_ALL)
     (shared / "project" / "consumer.py").write_text(CONSUMER)
     shared.chmod(0o777)
+    return shared
+
+
+@NEEDS_ROOT
+def test_a_pyproject_another_user_left_in_a_shared_folder_is_not_the_configuration(tmp_path: Path) -> None:
+    # A pyproject.toml in a shared folder above the project (`/tmp/pyproject.toml`) excluded every
+    # file ("All checks passed: 0 files") and took the cache into that folder.
+    shared = _shared_folder_above_a_project(tmp_path)
+    os.chown(shared / "pyproject.toml", 65534, 65534)
     run = epochlint(shared / "project", "check", "--output-format", "json", ".")
     assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
-    assert run.stderr.startswith(f"epochlint: warning: ignoring {shared / 'pyproject.toml'}: every user can write")
+    assert run.stderr.startswith(f"epochlint: warning: ignoring {shared / 'pyproject.toml'}: another user's file")
     assert not (shared / ".epochlint_cache").exists()
+
+
+def test_the_users_own_pyproject_in_a_shared_folder_is_still_read(tmp_path: Path) -> None:
+    # As on a mount that shows every file as writable by all: the settings are the user's own.
+    shared = _shared_folder_above_a_project(tmp_path)
+    run = epochlint(shared / "project", "check", "--no-cache", ".")
+    assert "ignoring" not in run.stderr
+    assert "every file under it is left out by the `exclude` patterns" in run.stderr
 
 
 def test_excludes_that_leave_nothing_to_check_say_so_naming_the_configuration(tmp_path: Path) -> None:
