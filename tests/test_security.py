@@ -18,7 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, strategies as st
 
+from epochlint.text import escaped_name
 from tests.conftest import FIXTURES
 
 WriteTree = Callable[..., Path]
@@ -259,6 +261,37 @@ def test_a_name_holding_the_text_of_an_escape_is_not_the_file_with_that_byte(wri
     shown = {b"consumer_\\xe8.py": "consumer_\\\\xe8.py", b"consumer_\xe8.py": "consumer_\\xe8.py"}
     assert codes_by_path(json_findings(run)) == {shown[racy]: ["EPL001"]}
     assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+def _unescaped_name(shown: str) -> bytes:
+    """The name (as bytes) that `escaped_name` showed as `shown`, read back escape by escape."""
+    widths = {"x": 2, "u": 4, "U": 8}
+    name, index = bytearray(), 0
+    while index < len(shown):
+        if shown[index] != "\\":
+            name += shown[index].encode()
+            index += 1
+        elif shown[index + 1] == "\\":
+            name += b"\\"
+            index += 2
+        else:
+            kind, width = shown[index + 1], widths[shown[index + 1]]
+            code = int(shown[index + 2 : index + 2 + width], 16)
+            name += bytes([code]) if kind == "x" else chr(code).encode()
+            index += 2 + width
+    return bytes(name)
+
+
+@given(st.binary(min_size=1, max_size=12).filter(lambda name: b"/" not in name and b"\0" not in name))
+@example(b"consumer_\\xe8.py")
+@example("consumer_\u0085.py".encode())
+def test_a_shown_name_reads_back_as_its_one_file_name(name: bytes) -> None:
+    # Names key findings, baselines and caches: two files must never show as one. `\x85` was both
+    # the byte 0x85 and the character U+0085, and a name holding a backslash and `xe8` was shown as
+    # the one holding the byte 0xe8.
+    shown = escaped_name(os.fsdecode(name))
+    assert shown.isprintable()
+    assert _unescaped_name(shown) == name
 
 
 def _project_beside(tmp_path: Path, files: dict[str, str]) -> Path:
