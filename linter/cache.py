@@ -1,5 +1,10 @@
 """The caches in `.epochlint_cache/` at the project root: FileFacts by content hash, and findings.
 
+The root must be the user's own: a root owned by another user, one every user may write to (`/tmp`,
+where a stray ancestor pyproject.toml can put it) or one the user cannot write gets its cache in
+the user's cache folder instead (`$XDG_CACHE_HOME/epochlint/projects/`, by a digest of the root's
+path): a run never leaves files in a folder that is not the user's project.
+
 An entry's key is the hash of the file's content and of what its facts were made by: the tool
 version, the facts format, a digest of the frontend's own source (so that an edited frontend never
 reads facts an older one wrote), the configuration's fingerprint, and the kind of facts (parsed,
@@ -27,7 +32,6 @@ import importlib.metadata
 import importlib.util
 import os
 import stat
-import sys
 import tempfile
 import time
 from contextlib import suppress
@@ -39,6 +43,7 @@ from epochlint.fileio import read_regular, write_atomically
 from epochlint.frontend import codec
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 from epochlint.frontend.java import JAVA_DISTRIBUTIONS
+from epochlint.notices import warn_once
 
 __all__ = ["CACHE_DIR", "FactsCache", "FindingsCache"]
 
@@ -89,14 +94,14 @@ class _EntryStore:
 
     @classmethod
     def _open(cls, root: Path, folder: str) -> Path | None:
-        top = root / CACHE_DIR
+        top = _cache_top(root)
         directory = top / folder
         try:
             usable = _own_folder(top) and _own_folder(directory)
             _write_once(top / "CACHEDIR.TAG", _CACHEDIR_TAG)
             _write_once(top / ".gitignore", "# Created by epochlint.\n*\n")
         except _Refused as refusal:
-            _warn(f"not using the cache: {refusal}")
+            warn_once(f"not using the cache: {refusal}")
             return None
         return directory if usable and _machine_key() is not None else None
 
@@ -254,19 +259,35 @@ def _write_once(path: Path, text: str) -> None:
         stream.write(text)  # a tag cut short (a full disk) only labels the folder less well
 
 
-_warned: set[str] = set()
-
-
-def _warn(message: str) -> None:
-    """A one-line warning on stderr, once per run for each message."""
-    if message not in _warned:
-        _warned.add(message)
-        print(f"epochlint: warning: {message}", file=sys.stderr)
+def _user_cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "epochlint")
 
 
 def _key_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base, "epochlint", "key")
+    return _user_cache_home() / "key"
+
+
+def _cache_top(root: Path) -> Path:
+    """The cache folder of the project at `root`: in the root when it is the user's own folder,
+    else in the user's cache folder (made private to the user now, if missing)."""
+    if _is_users_own_folder(root):
+        return root / CACHE_DIR
+    projects = _user_cache_home() / "projects"
+    with suppress(OSError):  # not makeable: _own_folder finds no folder, and there is no cache
+        projects.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return projects / hashlib.sha256(os.fsencode(root)).hexdigest()[:32]
+
+
+def _is_users_own_folder(folder: Path) -> bool:
+    """Whether `folder` belongs to the user running epochlint, who alone may write to it."""
+    try:
+        status = os.stat(folder)
+    except OSError:
+        return True  # no folder to compare: making the cache there fails, and there is no cache
+    owner = getattr(os, "geteuid", None)  # not on Windows, where folders have no owner id
+    owned = owner is None or status.st_uid == owner()
+    return owned and not status.st_mode & stat.S_IWOTH and os.access(folder, os.W_OK)
 
 
 @cache
@@ -284,10 +305,10 @@ def _machine_key() -> bytes | None:
         finally:
             os.close(descriptor)
     except OSError as error:
-        _warn(f"not using the cache: cannot make its key {path}: {error.strerror or error}")
+        warn_once(f"not using the cache: cannot make its key {path}: {error.strerror or error}")
         return None
     if isinstance(key, str) or len(key) != _KEY_SIZE:
-        _warn(f"not using the cache: its key {path} is not a {_KEY_SIZE}-byte file")
+        warn_once(f"not using the cache: its key {path} is not a {_KEY_SIZE}-byte file")
         return None
     return key
 

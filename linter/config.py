@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -25,12 +26,15 @@ import pathspec
 # configured pattern is checked on its parse tree.
 from re import _constants, _parser as _regex_parser  # type: ignore[attr-defined]
 
+from epochlint.notices import warn_once
+
 __all__ = [
     "HANDLER_SUFFIX_WORDS",
     "KEYS",
     "RECEIVER_EPOCH_ATTRIBUTES",
     "Config",
     "ConfigError",
+    "display_path",
     "load_config",
     "name_words",
 ]
@@ -560,7 +564,7 @@ def _validate_overrides(overrides: Mapping[str, object] | None, known: frozenset
 # Loading
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     """A path as it should appear in a message: relative to the current directory when inside it."""
     try:
         return path.relative_to(Path.cwd()).as_posix()
@@ -577,14 +581,14 @@ def _read_toml(path: Path) -> dict[str, object]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{_display(path)}: config file not found") from None
+        raise ConfigError(f"{display_path(path)}: config file not found") from None
     except OSError as error:
-        raise ConfigError(f"{_display(path)}: cannot read config file: {error.strerror or error}") from None
+        raise ConfigError(f"{display_path(path)}: cannot read config file: {error.strerror or error}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line, column = _line_column(data[: error.start])
-        raise ConfigError(f"{_display(path)}: invalid TOML: not UTF-8 (at line {line}, column {column})") from None
+        raise ConfigError(f"{display_path(path)}: invalid TOML: not UTF-8 (at line {line}, column {column})") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -592,7 +596,7 @@ def _read_toml(path: Path) -> dict[str, object]:
         if message.endswith("(at end of document)"):
             line, column = _line_column(data)
             message = message.replace("(at end of document)", f"(at end of document, line {line}, column {column})")
-        raise ConfigError(f"{_display(path)}: invalid TOML: {message}") from None
+        raise ConfigError(f"{display_path(path)}: invalid TOML: {message}") from None
 
 
 def _line_column(prefix: bytes) -> tuple[int, int]:
@@ -608,12 +612,12 @@ def _tool_table(data: Mapping[str, object], path: Path) -> Mapping[str, object] 
     if tool is None:
         return None
     if not isinstance(tool, Mapping):
-        raise ConfigError(f"{_display(path)}: [tool] expected a table, got {_show(tool)}")
+        raise ConfigError(f"{display_path(path)}: [tool] expected a table, got {_show(tool)}")
     table = tool.get("epochlint")
     if table is None:
         return None
     if not isinstance(table, Mapping):
-        raise ConfigError(f"{_display(path)}: [tool.epochlint] expected a table, got {_show(table)}")
+        raise ConfigError(f"{display_path(path)}: [tool.epochlint] expected a table, got {_show(table)}")
     return table
 
 
@@ -625,11 +629,33 @@ def _start_directory(paths: Sequence[Path]) -> Path:
 
 
 def _nearest_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that can be trusted. One written by another
+    user where every user may write (`/tmp/pyproject.toml`) could be anyone's, and its settings
+    (`exclude = ["*"]`) would decide what is checked: it is passed over, said in one line
+    (`--config` still reads it)."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
+        if not candidate.is_file():
+            continue
+        if _planted_by_anyone(candidate):
+            warn_once(
+                f"ignoring {display_path(candidate)}: another user's file, where every user can write (--config reads it)"
+            )
+            continue
+        return candidate
     return None
+
+
+def _planted_by_anyone(path: Path) -> bool:
+    """Whether `path`, or its folder, is writable by every user, and `path` is not the user's own
+    (a project on a mount that shows every file as writable by all is still its owner's)."""
+    try:
+        status, folder = path.stat(), path.parent.stat()
+    except OSError:
+        return False
+    owner = getattr(os, "geteuid", None)  # not on Windows, where files have no owner id
+    shared = bool((status.st_mode | folder.st_mode) & stat.S_IWOTH)
+    return shared and owner is not None and status.st_uid != owner()
 
 
 def _missing_table_hint(data: Mapping[str, object]) -> str:
@@ -644,7 +670,7 @@ def _missing_table_hint(data: Mapping[str, object]) -> str:
 def _settings_from_file(path: Path, explicit: bool) -> tuple[Mapping[str, object] | None, str]:
     """The settings table of a config file and the message prefix for its keys."""
     data = _read_toml(path)
-    display = _display(path)
+    display = display_path(path)
     if path.name != "pyproject.toml":
         return data, f"{display}:"
     table = _tool_table(data, path)
@@ -706,4 +732,4 @@ def _check_selects_a_rule(config: Config, known: frozenset[str], overrides: Mapp
 
 
 def _where_selected(config: Config) -> str:
-    return f"{_display(config.config_path)}: select and ignore" if config.config_path else "select and ignore"
+    return f"{display_path(config.config_path)}: select and ignore" if config.config_path else "select and ignore"

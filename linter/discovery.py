@@ -16,9 +16,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from epochlint.config import Config
+from epochlint.config import Config, display_path
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
-from epochlint.text import escaped
+from epochlint.notices import warn_once
+from epochlint.text import escaped_name
 
 __all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover", "in_memory_path", "relative_name"]
 
@@ -31,12 +32,17 @@ DEFAULT_EXCLUDES: frozenset[str] = frozenset(
         "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".epochlint_cache", "site-packages",
     }
 )
+# Stands for `..` in the name of a file outside the project root (`(parent)/other/x.py`): reports
+# promise paths that never leave the root, and the name must not be that of the project's own
+# `other/x.py`, whose findings it would hide.
+PARENT = "(parent)"
 
 
 @dataclass(frozen=True)
 class SourceFile:
     """A file to analyse. `path` is absolute and usable with open(); `rel` is for reports and
-    patterns: posix, relative to the project root (or, outside it, to the common ancestor), printable."""
+    patterns: posix, relative to the project root (`(parent)` for each `..` outside it), printable,
+    and the one name of this file in the run: no two files share it, so it keys findings."""
 
     path: Path
     rel: str
@@ -70,13 +76,6 @@ class _Candidate:
     via_link: bool
 
 
-def printable(text: str) -> str:
-    """`text` with undecodable bytes (surrogate escapes), control characters and characters that
-    move or reorder text written as escapes (`\\xe8`), so that a report line stays one printable
-    line whatever a file is called, and two names never show (nor are keyed) as one."""
-    return text if text.isprintable() else escaped(text)
-
-
 def _is_under(path: str, base: str) -> bool:
     """Whether `path` is `base` or inside it (both absolute, normalised)."""
     if path == base:
@@ -101,12 +100,17 @@ class _Walker:
         self.files: list[_Candidate] = []
         self.problems: list[DiscoveryProblem] = []
         self.links: list[_Dir] = []
+        # Source files and folders the configuration's `exclude` patterns left out, and how many of
+        # them were under each folder given: one where all was left out must not pass silently.
+        self.excluded = 0
+        self.excluded_under: list[tuple[str, str, int]] = []  # (path, name shown, count)
 
     def rel(self, path: str) -> str:
-        """Posix path relative to the root when inside it, else relative to the common ancestor."""
-        base = self.root if _is_under(path, self.root) else os.path.commonpath([path, self.root])
-        relative = "" if path == base else os.path.relpath(path, base)
-        return relative.replace(os.sep, "/")
+        """Posix path relative to the root, each `..` written as PARENT."""
+        if path == self.root:
+            return ""
+        parts = os.path.relpath(path, self.root).split(os.sep)
+        return "/".join(PARENT if part == os.pardir else part for part in parts)
 
     def add_argument(self, path: str) -> None:
         rel = self.rel(path)
@@ -118,7 +122,9 @@ class _Walker:
             self.problems.append(DiscoveryProblem(shown, _stat_failure(path, error)))
             return
         if stat.S_ISDIR(mode):
+            before = self.excluded
             self.walk(_Dir(path, real, rel, real != path))
+            self.excluded_under.append((path, shown, self.excluded - before))
         elif stat.S_ISREG(mode):
             self.files.append(_Candidate(path, real, shown, real != path))
         else:
@@ -171,7 +177,7 @@ class _Walker:
             if self.dir_excluded(entry.name, rel):
                 return None
             return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
-        if not _is_source_name(entry.name) or self.config.is_excluded(rel, is_dir=False):
+        if not _is_source_name(entry.name) or self.left_out(rel, is_dir=False):
             return None
         if entry.is_file(follow_symlinks=False):
             self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
@@ -199,7 +205,7 @@ class _Walker:
             if not self.dir_excluded(entry.name, rel):
                 self.links.append(_Dir(entry.path, real, rel, True))
         elif stat.S_ISREG(mode) and _is_source_name(entry.name):
-            if not self.config.is_excluded(rel, is_dir=False):
+            if not self.left_out(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
 
     def reports_outside_link(self, name: str, rel: str, mode: int) -> bool:
@@ -211,7 +217,24 @@ class _Walker:
     def dir_excluded(self, name: str, rel: str) -> bool:
         if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
             return True
-        return self.config.is_excluded(rel, is_dir=True)
+        return self.left_out(rel, is_dir=True)
+
+    def left_out(self, rel: str, is_dir: bool) -> bool:
+        """Whether the configuration's `exclude` patterns leave out `rel` (counted)."""
+        excluded = self.config.is_excluded(rel, is_dir)
+        self.excluded += excluded
+        return excluded
+
+    def warn_of_folders_left_out(self) -> None:
+        """Say which folders given had every file left out by the configuration: a run that checks
+        nothing there must not look like a run that found nothing there."""
+        where = display_path(self.config.config_path) if self.config.config_path else "the configuration"
+        for path, shown, excluded in self.excluded_under:
+            if excluded and not any(_is_under(c.path, path) for c in self.files):
+                warn_once(
+                    f"{escaped_name(shown)}: every file under it is left out by the `exclude` patterns "
+                    f"of {where}; name a file to check it anyway"
+                )
 
     def result(self) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
         best: dict[str, _Candidate] = {}
@@ -220,12 +243,24 @@ class _Walker:
             if kept is None or _preference(candidate) < _preference(kept):
                 best[candidate.real] = candidate
         files = sorted(
-            (SourceFile(Path(c.path), printable(c.rel)) for c in best.values()),
+            (SourceFile(Path(c.path), escaped_name(c.rel)) for c in best.values()),
             key=lambda f: (f.rel, str(f.path)),
         )
-        unique = {DiscoveryProblem(printable(p.rel), p.reason) for p in self.problems}
+        _check_names_are_distinct(files)
+        unique = {DiscoveryProblem(escaped_name(p.rel), p.reason) for p in self.problems}
         problems = sorted(unique, key=lambda p: (p.rel, p.reason))
         return files, problems
+
+
+def _check_names_are_distinct(files: Sequence[SourceFile]) -> None:
+    """Refuse a run where two files would be reported under one name (a project folder literally
+    called `(parent)` beside a file given from outside the root): one would hide the other."""
+    for first, second in zip(files, files[1:]):
+        if first.rel == second.rel:
+            raise UsageError(
+                f"epochlint: two files would be reported as {first.rel}: {escaped_name(str(first.path))} and "
+                f"{escaped_name(str(second.path))}; give one of them from another folder"
+            )
 
 
 _OUTSIDE_LINK = "symbolic link to outside the analysed paths, not followed"
@@ -288,12 +323,13 @@ def discover(
     memory = {os.fspath(p) for p in in_memory}
     for original, path in zip(paths, given):
         if not os.path.lexists(path) and path not in memory:
-            raise UsageError(f"epochlint: path not found: {printable(os.fspath(original))}")
+            raise UsageError(f"epochlint: path not found: {escaped_name(os.fspath(original))}")
     walker = _Walker(config, follow_external_symlinks, given)
     for path in given:
         if path not in memory:
             walker.add_argument(path)
     walker.walk_links()
+    walker.warn_of_folders_left_out()
     files, problems = walker.result()
     files, problems = _with_in_memory(files, problems, memory, walker)
     return _without_unreadable_java(files), problems
@@ -310,7 +346,7 @@ def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:
 
 def relative_name(path: Path, config: Config) -> str:
     """The name findings give the file at `path` (as `SourceFile.rel`)."""
-    return printable(_Walker(config, False, []).rel(os.path.abspath(path)))
+    return escaped_name(_Walker(config, False, []).rel(os.path.abspath(path)))
 
 
 def in_memory_path(path: Path) -> Path:
@@ -327,7 +363,7 @@ def _with_in_memory(
         return files, problems
     found_real = {os.path.realpath(f.path) for f in files}
     added = [
-        SourceFile(Path(path), printable(walker.rel(path)))
+        SourceFile(Path(path), escaped_name(walker.rel(path)))
         for path in sorted(memory)
         if os.path.realpath(path) not in found_real
     ]

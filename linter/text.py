@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE", "UNSAFE_IN_SOURCE", "escaped"]
+__all__ = ["UNSAFE", "UNSAFE_IN_SOURCE", "escaped", "escaped_name"]
 
 # Line and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates.
 _MOVING = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
@@ -30,3 +30,27 @@ def _escape(match: re.Match[str]) -> str:
     if 0xDC80 <= code <= 0xDCFF:
         return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escaped_name(name: str) -> str:
+    """A file name (as `os.fsdecode` gives it) as one printable line that no other name shares: an
+    undecodable byte as `\\xe8`, any other character that is not printable as `\\x1b` (ASCII),
+    `\\u0085` or `\\U0001d173`, and a backslash doubled, so that a name holding the text `\\xe8`
+    is never taken for one holding the byte. Names key findings, baselines and caches: they must
+    stay distinct."""
+    if name.isprintable() and "\\" not in name:
+        return name  # the usual name, as it is: no character-by-character pass over every file
+    return "".join(_name_character(ch) for ch in name)
+
+
+def _name_character(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as surrogateescape keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    if ch == "\\":
+        return "\\\\"
+    if ch.isprintable():  # never one of UNSAFE: those are all controls, separators or formats
+        return ch
+    if code < 0x80:  # as `escaped` writes it (`\\x1b`); an undecodable byte is never below 0x80
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, strategies as st
 
+from epochlint.text import escaped_name
 from tests.conftest import FIXTURES
 
 WriteTree = Callable[..., Path]
@@ -246,6 +248,116 @@ def test_names_differing_only_in_undecodable_bytes_are_both_analysed(write_tree:
     assert "in 2 files" in console.stdout
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs backslashes in file names")
+@pytest.mark.parametrize("racy", [b"consumer_\\xe8.py", b"consumer_\xe8.py"])
+def test_a_name_holding_the_text_of_an_escape_is_not_the_file_with_that_byte(write_tree: WriteTree, racy: bytes) -> None:
+    # `consumer_\xe8.py` (a backslash, then `xe8`) was shown, and keyed, as the file whose name
+    # holds the byte 0xe8: one file's findings replaced the other's.
+    root = write_tree({"pyproject.toml": "[project]\nname = 'sample'\n"})
+    (root / "consumer.py").unlink(missing_ok=True)
+    for name in (b"consumer_\\xe8.py", b"consumer_\xe8.py"):
+        Path(os.fsdecode(bytes(root) + b"/" + name)).write_text(CONSUMER if name == racy else "x = 1\n")
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".")
+    shown = {b"consumer_\\xe8.py": "consumer_\\\\xe8.py", b"consumer_\xe8.py": "consumer_\\xe8.py"}
+    assert codes_by_path(json_findings(run)) == {shown[racy]: ["EPL001"]}
+    assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+def _unescaped_name(shown: str) -> bytes:
+    """The name (as bytes) that `escaped_name` showed as `shown`, read back escape by escape."""
+    widths = {"x": 2, "u": 4, "U": 8}
+    name, index = bytearray(), 0
+    while index < len(shown):
+        if shown[index] != "\\":
+            name += shown[index].encode()
+            index += 1
+        elif shown[index + 1] == "\\":
+            name += b"\\"
+            index += 2
+        else:
+            kind, width = shown[index + 1], widths[shown[index + 1]]
+            code = int(shown[index + 2 : index + 2 + width], 16)
+            name += bytes([code]) if kind == "x" else chr(code).encode()
+            index += 2 + width
+    return bytes(name)
+
+
+@given(st.binary(min_size=1, max_size=12).filter(lambda name: b"/" not in name and b"\0" not in name))
+@example(b"consumer_\\xe8.py")
+@example("consumer_\u0085.py".encode())
+def test_a_shown_name_reads_back_as_its_one_file_name(name: bytes) -> None:
+    # Names key findings, baselines and caches: two files must never show as one. `\x85` was both
+    # the byte 0x85 and the character U+0085, and a name holding a backslash and `xe8` was shown as
+    # the one holding the byte 0xe8.
+    shown = escaped_name(os.fsdecode(name))
+    assert shown.isprintable()
+    assert _unescaped_name(shown) == name
+
+
+def _project_beside(tmp_path: Path, files: dict[str, str]) -> Path:
+    """`tmp_path/project` (a pyproject.toml and `files` below it, where `../` leads out of it)."""
+    root = tmp_path / "project"
+    for name, text in {"pyproject.toml": "[project]\nname = 'sample'\n", **files}.items():
+        path = Path(os.path.normpath(root / name))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside", "expected"),
+    [
+        ("y = 2\n", CONSUMER, {"(parent)/other/x.py": ["EPL001"]}),
+        (CONSUMER, "y = 2\n", {"other/x.py": ["EPL001"]}),
+        (CONSUMER, CONSUMER, {"(parent)/other/x.py": ["EPL001"], "other/x.py": ["EPL001"]}),
+    ],
+)
+def test_a_file_outside_the_project_never_takes_the_name_of_one_inside(
+    tmp_path: Path, inside: str, outside: str, expected: dict[str, list[str]]
+) -> None:
+    # `check . ../other/x.py` named the outside file `other/x.py` (from the common ancestor), as
+    # the project's own `other/x.py`: one hid the other's findings ("All checks passed: 2 files").
+    root = _project_beside(tmp_path, {"other/x.py": inside, "../other/x.py": outside})
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py")
+    assert codes_by_path(json_findings(run)) == expected
+    assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+def test_files_outside_the_project_at_different_depths_keep_distinct_names(tmp_path: Path) -> None:
+    # Each was named from its own common ancestor with the root: both `other/x.py`.
+    root = _project_beside(tmp_path / "a", {"../other/x.py": CONSUMER, "../../other/x.py": CONSUMER})
+    run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py", "../../other/x.py")
+    assert codes_by_path(json_findings(run)) == {
+        "(parent)/(parent)/other/x.py": ["EPL001"], "(parent)/other/x.py": ["EPL001"]
+    }
+
+
+def test_the_baseline_of_a_project_file_never_hides_the_outside_file_of_that_name(tmp_path: Path) -> None:
+    root = _project_beside(tmp_path, {"other/x.py": CONSUMER, "../other/x.py": "y = 2\n"})
+    recorded = epochlint(root, "check", "--no-cache", "--write-baseline", "baseline.json", ".", "../other/x.py")
+    assert recorded.returncode == 0, recorded.stderr
+    (tmp_path / "other" / "x.py").write_text(CONSUMER)
+    run = epochlint(root, "check", "--no-cache", "--baseline", "baseline.json", "--output-format", "json", ".", "../other/x.py")
+    assert codes_by_path(json_findings(run)) == {"(parent)/other/x.py": ["EPL001"]}
+
+
+def test_fix_mends_both_the_project_file_and_the_outside_file_of_that_name(tmp_path: Path) -> None:
+    root = _project_beside(tmp_path, {"other/x.py": CONSUMER, "../other/x.py": CONSUMER})
+    run = epochlint(root, "check", "--no-cache", "--fix", ".", "../other/x.py")
+    assert "Traceback" not in run.stderr, run.stderr
+    assert (root / "other" / "x.py").read_text() != CONSUMER
+    assert (tmp_path / "other" / "x.py").read_text() == (root / "other" / "x.py").read_text()
+    assert epochlint(root, "check", "--no-cache", ".", "../other/x.py").returncode == 0
+
+
+def test_a_project_folder_named_like_the_outside_marker_is_refused_in_one_line(tmp_path: Path) -> None:
+    root = _project_beside(tmp_path, {"(parent)/other/x.py": CONSUMER, "../other/x.py": CONSUMER})
+    run = epochlint(root, "check", "--no-cache", ".", "../other/x.py")
+    assert run.returncode == 2
+    assert run.stderr.startswith("epochlint: error: two files would be reported as (parent)/other/x.py: ")
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
 # --- output: nothing the analysed code holds reaches the terminal or the log as it is ---------------
 
 TROJAN = "\u202e"
@@ -303,6 +415,99 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
     findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
     assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "linked.py": ["EPL900"], "vendored": ["EPL900"]}
     assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
+
+
+EXCLUDE_ALL = '[tool.epochlint]\nexclude = ["*"]\n'
+
+
+NEEDS_ROOT = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs to give a file away")
+
+
+def _shared_folder_above_a_project(tmp_path: Path) -> Path:
+    """`tmp_path/shared` (every user may write there) holding a pyproject.toml that excludes every
+    file, and below it `project/consumer.py`, with a race and no pyproject.toml of its own."""
+    shared = tmp_path / "shared"
+    (shared / "project").mkdir(parents=True)
+    (shared / "pyproject.toml").write_text(EXCLUDE_ALL)
+    (shared / "project" / "consumer.py").write_text(CONSUMER)
+    shared.chmod(0o777)
+    return shared
+
+
+@NEEDS_ROOT
+def test_a_pyproject_another_user_left_in_a_shared_folder_is_not_the_configuration(tmp_path: Path) -> None:
+    # A pyproject.toml in a shared folder above the project (`/tmp/pyproject.toml`) excluded every
+    # file ("All checks passed: 0 files") and took the cache into that folder.
+    shared = _shared_folder_above_a_project(tmp_path)
+    os.chown(shared / "pyproject.toml", 65534, 65534)
+    run = epochlint(shared / "project", "check", "--output-format", "json", ".")
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert run.stderr.startswith(f"epochlint: warning: ignoring {shared / 'pyproject.toml'}: another user's file")
+    assert not (shared / ".epochlint_cache").exists()
+
+
+def test_the_users_own_pyproject_in_a_shared_folder_is_still_read(tmp_path: Path) -> None:
+    # As on a mount that shows every file as writable by all: the settings are the user's own.
+    shared = _shared_folder_above_a_project(tmp_path)
+    run = epochlint(shared / "project", "check", "--no-cache", ".")
+    assert "ignoring" not in run.stderr
+    assert "every file under it is left out by the `exclude` patterns" in run.stderr
+
+
+def test_excludes_that_leave_nothing_to_check_say_so_naming_the_configuration(tmp_path: Path) -> None:
+    (tmp_path / "project" / "generated").mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text('[tool.epochlint]\nexclude = ["*.py"]\n')
+    (tmp_path / "project" / "consumer.py").write_text(CONSUMER)
+    (tmp_path / "project" / "generated" / "api.py").write_text(CONSUMER)
+    run = epochlint(tmp_path / "project", "check", "--no-cache", ".")
+    assert run.returncode == 0
+    assert "All checks passed" not in run.stdout
+    assert "No files checked" in run.stdout
+    warning = f"epochlint: warning: project: every file under it is left out by the `exclude` patterns of {tmp_path / 'pyproject.toml'}"
+    assert run.stderr.startswith(warning), run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_folder_named_whose_files_are_all_excluded_is_named_in_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.epochlint]\nexclude = ["generated/"]\n')
+    (tmp_path / "consumer.py").write_text(CONSUMER)
+    (tmp_path / "generated" / "api.py").write_text(CONSUMER)
+    run = epochlint(tmp_path, "check", "--no-cache", "--output-format", "json", "consumer.py", "generated")
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert "epochlint: warning: generated: every file under it is left out by the `exclude` patterns of pyproject.toml" in run.stderr
+    # A file named on the command line is checked whatever the patterns say (as ruff does).
+    named = epochlint(tmp_path, "check", "--no-cache", "--output-format", "json", "generated/api.py")
+    assert codes_by_path(json_findings(named)) == {"generated/api.py": ["EPL001"]}
+
+
+def _not_the_users(folder: Path, how: str) -> None:
+    if how == "writable by every user":
+        folder.chmod(0o777)
+    else:
+        os.chown(folder, 65534, 65534)
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "writable by every user",
+        pytest.param(
+            "owned by another user",
+            marks=pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs to give a folder away"),
+        ),
+    ],
+)
+def test_the_cache_of_a_root_that_is_not_the_users_folder_goes_to_the_users_cache(tmp_path: Path, how: str) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "consumer.py").write_text(CONSUMER)
+    _not_the_users(root, how)
+    for _ in range(2):  # the second run reads what the first stored
+        assert codes_by_path(json_findings(epochlint(root, "check", "--output-format", "json", "."))) == {"consumer.py": ["EPL001"]}
+    assert not (root / ".epochlint_cache").exists()
+    projects = list((root / "user-cache" / "epochlint" / "projects").iterdir())
+    assert len(projects) == 1 and any((projects[0] / "facts").iterdir())
 
 
 # --- configured patterns that would hang ---------------------------------------------------------------

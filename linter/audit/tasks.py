@@ -40,6 +40,7 @@ from epochlint.frontend.codec import FactsDecodeError, decode
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 from epochlint.frontend.java import is_java
 from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
+from epochlint.text import escaped_name
 
 # Tags of the rows a unit's analysis emits.
 FINDING = "finding"
@@ -75,20 +76,10 @@ def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str
 
 
 def escaped_rel(path: bytes, root: str) -> str:
-    """`path` relative to `root`, one printable line, and as distinct as the names themselves:
-    bytes that are not UTF-8 as `\\xNN`, other unprintable characters as `\\uNNNN`, a backslash
-    doubled. Two files never share a name in the tables, however they are called."""
+    """`path` relative to `root`, one printable line, and as distinct as the names themselves (see
+    `escaped_name`): two files never share a name in the tables, however they are called."""
     relative = os.path.relpath(path, os.fsencode(root)).decode("utf-8", "surrogateescape")
-    return "".join(_escaped(ch) for ch in relative.replace(os.sep, "/"))
-
-
-def _escaped(ch: str) -> str:
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as surrogateescape keeps it
-        return f"\\x{code - 0xDC00:02x}"
-    if ch == "\\":
-        return "\\\\"
-    return ch if ch.isprintable() else f"\\u{code:04x}"
+    return escaped_name(relative.replace(os.sep, "/"))
 
 
 class ReadFile(NamedTuple):

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from epochlint.config import Config, ConfigError, load_config
-from epochlint.discovery import DEFAULT_EXCLUDES, UsageError, printable
+from epochlint.discovery import DEFAULT_EXCLUDES, UsageError
+from epochlint.text import escaped_name
 
 REPOSITORY_MARKERS = (".git", "pyproject.toml", "setup.py")
 
@@ -68,7 +69,7 @@ def resolve_units(
 
 
 def _name(text: str) -> str:
-    return printable(os.path.normpath(text))
+    return escaped_name(os.path.normpath(text))
 
 
 def _repos_file_lines(path: Path) -> list[str]:
@@ -83,7 +84,7 @@ def _repos_file_lines(path: Path) -> list[str]:
 
 def _repositories_under(top: Path) -> Iterator[_Candidate]:
     if not top.is_dir():
-        raise UsageError(f"epochlint: --units-under: not a folder: {printable(str(top))}")
+        raise UsageError(f"epochlint: --units-under: not a folder: {escaped_name(str(top))}")
     for folder in _walk_for_repositories(os.path.abspath(top)):
         relative = os.path.relpath(folder, os.path.abspath(top))
         yield _Candidate(_name(os.path.join(str(top), relative)), folder, False)

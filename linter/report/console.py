@@ -192,6 +192,9 @@ def summary_lines(result: RunResult) -> list[Text]:
         by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
         found = _plural(len(result.findings), "finding")
         lines = [Text(f"Found {found} ({by_code}) in {files}{hidden}.", style="bold")]
+    elif result.files_analysed == 0:
+        # Nothing passed: nothing was checked (no source file there, or all of them excluded).
+        lines = [Text("No files checked: no source file found under the given paths.", style="bold yellow")]
     else:
         lines = [Text(f"All checks passed: {files}, no findings{hidden}.", style="bold green")]
     if result.stale_baseline > 0:
