@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Set as AbstractSet
+from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -137,6 +137,8 @@ class LockOrder:
         self.locks = program.locks
         self._reach: dict[tuple[str, bool, FieldId | None], Reached] = {}
         self._acquired_from: dict[tuple[str, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
+        self._makers_of: dict[str, frozenset[str]] = {}
+        self._reaching_of: dict[str, frozenset[str]] = {}
 
     # -- reachability ----------------------------------------------------------------------------
 
@@ -149,21 +151,31 @@ class LockOrder:
         """
         key = (start, handoffs, free)
         cached = self._reach.get(key)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self._reach[key] = self._breadth_first(
+                start,
+                lambda site: (handoffs or site.inherits_locks)
+                and not (free is not None and self._probed(site, free)),
+            )
+        return cached
+
+    def _breadth_first(
+        self, start: str, follows: Callable[[CallSite], bool], goal: AbstractSet[str] = frozenset()
+    ) -> Reached:
+        """Functions reached from `start` through the calls that `follows` accepts, in breadth-first
+        order; the search ends at the first function of `goal` it reaches (`start` included)."""
         via: dict[str, CallSite | None] = {start: None}
-        pending = deque([start])
+        pending = deque([] if start in goal else [start])
         while pending:
             fid = pending.popleft()
             for site in self.calls.sites_from.get(fid, ()):
-                if site.callee in via or not (handoffs or site.inherits_locks):
-                    continue
-                if free is not None and self._probed(site, free):
+                if site.callee in via or not follows(site):
                     continue
                 via[site.callee] = site
+                if site.callee in goal:
+                    return Reached(via)
                 pending.append(site.callee)
-        reached = self._reach[key] = Reached(via)
-        return reached
+        return Reached(via)
 
     def _probed(self, site: CallSite, lock: FieldId, held: int = -1) -> bool:
         """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded
@@ -370,17 +382,39 @@ class LockOrder:
         hand-off): one event per place in `fid`, in source order."""
         direct = self.bumps_in if kind == "bump" else self.clears_in
         found = list(direct(fid))
+        makers, reaching = self._makers(kind), self._reaching(kind)
         for site in self.calls.sites_from.get(fid, ()):
-            if not site.inherits_locks:
+            if not site.inherits_locks or site.callee not in reaching:
                 continue
-            reached = self.reach(site.callee)
-            for callee in reached:
-                inner = direct(callee)
-                if inner:
-                    first = inner[0]
-                    found.append(Event(callee, first.target, (site, *reached.chain(callee)), first.field, first.what))
-                    break
+            # Every function on a shortest path to the nearest maker reaches a maker, so searching
+            # only those finds the same maker by the same chain, without walking the whole callee tree.
+            reached = self._breadth_first(
+                site.callee, lambda s: s.inherits_locks and s.callee in reaching, makers
+            )
+            callee = next(reversed(reached.via))
+            first = direct(callee)[0]
+            found.append(Event(callee, first.target, (site, *reached.chain(callee)), first.field, first.what))
         return sorted(found, key=lambda e: e.site.pos)
+
+    def _makers(self, kind: str) -> frozenset[str]:
+        """Functions that themselves make a bump ("bump") or a clear ("clear")."""
+        if kind not in self._makers_of:
+            direct = self.bumps_in if kind == "bump" else self.clears_in
+            self._makers_of[kind] = frozenset(fid for fid in self.symbols.functions if direct(fid))
+        return self._makers_of[kind]
+
+    def _reaching(self, kind: str) -> frozenset[str]:
+        """Functions that make an event of `kind`, or call (no hand-off) one that does."""
+        if kind not in self._reaching_of:
+            found = set(self._makers(kind))
+            pending = deque(found)
+            while pending:
+                for site in self.calls.sites_to.get(pending.popleft(), ()):
+                    if site.inherits_locks and site.caller not in found:
+                        found.add(site.caller)
+                        pending.append(site.caller)
+            self._reaching_of[kind] = frozenset(found)
+        return self._reaching_of[kind]
 
     def bumps_reached(self, fid: str) -> Iterator[Event]:
         """Every bump `fid` can make, itself or through any call, hand-offs included."""
