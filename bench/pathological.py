@@ -1,14 +1,15 @@
 """Pathological inputs at growing sizes: how a cold one-job `epochlint check` grows with each.
 
-    .venv/bin/python bench/pathological.py [--scale F] [--timeout S] [--only NAME ...]
+    .venv/bin/python bench/pathological.py [--scale F] [--timeout S] [--repeat N] [--only NAME ...]
 
 Each input is generated into a fresh temporary folder (beside the racy consumer every run must
 still report), checked as a separate process with `--no-cache --jobs 1`, and measured: wall time,
 CPU time (user and system, of the checking process), exit status, and what it reported for the
 input (its findings' codes, or how it ended). "x previous" is the CPU time's ratio to the previous
 size, which other work on the machine disturbs less than the wall time's: near the size ratio (2)
-means linear growth, near 4 quadratic. `--scale` multiplies every size (0.25 for a quick look); a
-run past `--timeout` seconds is stopped and shown as such.
+means linear growth, near 4 quadratic. `--repeat` runs each size N times and shows the run of
+median CPU time. `--scale` multiplies every size (0.25 for a quick look); a run past `--timeout`
+seconds is stopped and shown as such.
 """
 
 from __future__ import annotations
@@ -169,6 +170,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
     print("| input | size | wall s | CPU s | x previous | outcome |")
@@ -179,7 +181,8 @@ def main() -> int:
         previous = None
         for size in entry.sizes:
             scaled = max(1, int(size * args.scale))
-            result = measure(entry.make(scaled), args.timeout)
+            runs = sorted((measure(entry.make(scaled), args.timeout) for _ in range(args.repeat)), key=lambda m: m.cpu_seconds)
+            result = runs[len(runs) // 2]
             ratio = f"{result.cpu_seconds / previous:.1f}" if previous else ""
             print(
                 f"| {entry.name} | {scaled:,} {entry.unit} | {result.seconds:.1f} | {result.cpu_seconds:.1f} "
