@@ -27,7 +27,7 @@ the place where the limit was reached, naming the rules that could not be checke
 through calls (EPL008, EPL009) may take {LOCK_ORDER_STEPS:,} steps, each function reached from a
 call made with a lock held, and each pair of locks with each call on its chain, counting one.
 Deeply nested lock-holding calls make a pair of every two locks on a chain and reach it at about
-165 calls; the projects measured spend at most a few hundred steps. The limit counts work, not
+142 calls; the projects measured spend at most a few hundred steps. The limit counts work, not
 time, so the same code gets the same findings on any machine.
 """.format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS)
     why = """
