@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Set as AbstractSet
+from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -144,7 +144,8 @@ class LockOrder:
         self._reach: dict[tuple[str, bool, FieldId | None], Reached] = {}
         self._acquired_from: dict[tuple[str, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
-        self._reaching_of: dict[str, frozenset[str]] = {}
+        self._distance_of: dict[str, dict[str, int]] = {}
+        self._nearer_of: dict[tuple[str, str], CallSite] = {}
         self._budget = WorkBudget("the lock order through calls", LOCK_ORDER_STEPS)
 
     # -- reachability ----------------------------------------------------------------------------
@@ -158,31 +159,21 @@ class LockOrder:
         """
         key = (start, handoffs, free)
         cached = self._reach.get(key)
-        if cached is None:
-            cached = self._reach[key] = self._breadth_first(
-                start,
-                lambda site: (handoffs or site.inherits_locks)
-                and not (free is not None and self._probed(site, free)),
-            )
-        return cached
-
-    def _breadth_first(
-        self, start: str, follows: Callable[[CallSite], bool], goal: AbstractSet[str] = frozenset()
-    ) -> Reached:
-        """Functions reached from `start` through the calls that `follows` accepts, in breadth-first
-        order; the search ends at the first function of `goal` it reaches (`start` included)."""
+        if cached is not None:
+            return cached
         via: dict[str, CallSite | None] = {start: None}
-        pending = deque([] if start in goal else [start])
+        pending = deque([start])
         while pending:
             fid = pending.popleft()
             for site in self.calls.sites_from.get(fid, ()):
-                if site.callee in via or not follows(site):
+                if site.callee in via or not (handoffs or site.inherits_locks):
+                    continue
+                if free is not None and self._probed(site, free):
                     continue
                 via[site.callee] = site
-                if site.callee in goal:
-                    return Reached(via)
                 pending.append(site.callee)
-        return Reached(via)
+        reached = self._reach[key] = Reached(via)
+        return reached
 
     def _probed(self, site: CallSite, lock: FieldId, held: int = -1) -> bool:
         """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded
@@ -407,20 +398,38 @@ class LockOrder:
         hand-off): one event per place in `fid`, in source order."""
         direct = self.bumps_in if kind == "bump" else self.clears_in
         found = list(direct(fid))
-        makers, reaching = self._makers(kind), self._reaching(kind)
         for site in self.calls.sites_from.get(fid, ()):
-            if not site.inherits_locks or site.callee not in reaching:
-                continue
-            # A function that reaches no maker lies on no path to one: the breadth-first search
-            # meets the others in the same order without it, so it finds the same first maker by
-            # the same chain, and never walks a callee tree that holds none.
-            reached = self._breadth_first(
-                site.callee, lambda s: s.inherits_locks and s.callee in reaching, makers
-            )
-            callee = next(reversed(reached.via))
-            first = direct(callee)[0]
-            found.append(Event(callee, first.target, (site, *reached.chain(callee)), first.field, first.what))
+            if site.inherits_locks and site.callee in self._distance(kind):
+                chain = self._toward_maker(site, kind)
+                maker = chain[-1].callee
+                first = direct(maker)[0]
+                found.append(Event(maker, first.target, chain, first.field, first.what))
         return sorted(found, key=lambda e: e.site.pos)
+
+    def _toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
+        """`site`, then the calls to the function making an event of `kind` that a breadth-first
+        search from the callee of `site` meets first (through calls, no hand-off).
+
+        That search meets, at each depth, first the first callee (in call order) of the function it
+        met first one depth up that is one call nearer a maker: so following that callee from
+        function to function finds the same maker by the same chain, without the search."""
+        chain = [site]
+        distance = self._distance(kind)
+        while distance[chain[-1].callee]:
+            chain.append(self._nearer(chain[-1].callee, kind))
+        return tuple(chain)
+
+    def _nearer(self, fid: str, kind: str) -> CallSite:
+        """The first call (no hand-off) of `fid` to a function one call nearer a maker of `kind`."""
+        key = (fid, kind)
+        if key not in self._nearer_of:
+            distance = self._distance(kind)
+            self._nearer_of[key] = next(
+                site
+                for site in self.calls.sites_from[fid]
+                if site.inherits_locks and distance.get(site.callee) == distance[fid] - 1
+            )
+        return self._nearer_of[key]
 
     def _makers(self, kind: str) -> frozenset[str]:
         """Functions that themselves make a bump ("bump") or a clear ("clear")."""
@@ -429,18 +438,20 @@ class LockOrder:
             self._makers_of[kind] = frozenset(fid for fid in self.symbols.functions if direct(fid))
         return self._makers_of[kind]
 
-    def _reaching(self, kind: str) -> frozenset[str]:
-        """Functions that make an event of `kind`, or call (no hand-off) one that does."""
-        if kind not in self._reaching_of:
-            found = set(self._makers(kind))
-            pending = deque(found)
+    def _distance(self, kind: str) -> dict[str, int]:
+        """Calls (no hand-off) from each function that can reach a maker of `kind` to the nearest
+        one (0 for a maker), found once by walking the callers back from every maker at once."""
+        if kind not in self._distance_of:
+            distance = dict.fromkeys(sorted(self._makers(kind)), 0)
+            pending = deque(distance)
             while pending:
-                for site in self.calls.sites_to.get(pending.popleft(), ()):
-                    if site.inherits_locks and site.caller not in found:
-                        found.add(site.caller)
+                fid = pending.popleft()
+                for site in self.calls.sites_to.get(fid, ()):
+                    if site.inherits_locks and site.caller not in distance:
+                        distance[site.caller] = distance[fid] + 1
                         pending.append(site.caller)
-            self._reaching_of[kind] = frozenset(found)
-        return self._reaching_of[kind]
+            self._distance_of[kind] = distance
+        return self._distance_of[kind]
 
     def bumps_reached(self, fid: str) -> Iterator[Event]:
         """Every bump `fid` can make, itself or through any call, hand-offs included."""
