@@ -58,6 +58,19 @@ def call_chain(length: int) -> Files:
     return {"calls.py": "\n".join(functions) + "\n" + consumer}
 
 
+def bump_chain(length: int) -> Files:
+    # f0 calls f1, ... which bumps an epoch: every function has that bump as an event, with the
+    # calls that lead to it.
+    state = (
+        "import threading\n\n\nclass State:\n    def __init__(self):\n        self._lock = threading.Lock()\n"
+        "        self._epoch = 0\n\n    def bump(self):\n        with self._lock:\n            self._epoch += 1\n\n"
+        "    def read(self):\n        with self._lock:\n            return self._epoch\n\n\nSTATE = State()\n\n\n"
+    )
+    functions = [f"def f{i}():\n    f{i + 1}()\n" for i in range(length)]
+    functions.append(f"def f{length}():\n    STATE.bump()\n")
+    return {"bump.py": state + "\n".join(functions)}
+
+
 def import_chain(modules: int) -> Files:
     files = {f"m{i}.py": f"from m{i + 1} import step{i + 1}\n\n\ndef step{i}(lock):\n    step{i + 1}(lock)\n" for i in range(modules)}
     files[f"m{modules}.py"] = f"def step{modules}(lock):\n    with lock:\n        pass\n"
@@ -117,6 +130,7 @@ INPUTS = (
     Input("diamond_ladder", diamond_ladder, (11, 22, 44), "diamonds"),
     Input("inheritance_chain", inheritance_chain, (250, 500, 1000), "classes"),
     Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
+    Input("bump_chain", bump_chain, (625, 1250, 2500), "functions"),
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from epochlint.findings import Finding, Location
 from epochlint.program.budget import LimitReport
-from epochlint.program.lockorder import LOCK_ORDER_STEPS
+from epochlint.program.lockorder import EVENT_STEPS, LOCK_ORDER_STEPS
 from epochlint.program.model import Program
 from epochlint.rules.base import Example, Rule
 
@@ -23,13 +23,19 @@ error's line and column (as Python's own compiler places it; in a Java file, whe
 finds the first error), or at line 1, column 1 when the file could not be read or decoded.
 
 It also reports an analysis of the whole unit that would take more work than its fixed limit, at
-the place where the limit was reached, naming the rules that could not be checked: the lock order
-through calls (EPL008, EPL009) may take {LOCK_ORDER_STEPS:,} steps, each function reached from a
-call made with a lock held, and each pair of locks with each call on its chain, counting one.
-Deeply nested lock-holding calls make a pair of every two locks on a chain and reach it at about
-142 calls; the projects measured spend at most a few hundred steps. The limit counts work, not
-time, so the same code gets the same findings on any machine.
-""".format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS)
+the place where the limit was reached, naming the rules that could not be checked:
+
+- the lock order through calls (EPL008, EPL009) may take {LOCK_ORDER_STEPS:,} steps, each function
+  reached from a call made with a lock held, and each pair of locks with each call on its chain,
+  counting one. Deeply nested lock-holding calls make a pair of every two locks on a chain and
+  reach it at 142 calls;
+- the search for epoch bumps and queue clears through calls (EPL004) may take {EVENT_STEPS:,} steps,
+  each call on the way from a call to the bump or clear it leads to counting one. A chain of calls
+  ending in a bump reaches it at about 1,400 functions.
+
+The projects measured spend at most a few hundred steps. The limits count work, not time, so the
+same code gets the same findings on any machine.
+""".format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS, EVENT_STEPS=EVENT_STEPS)
     why = """
 A linter that skips a file silently lies about it: the file could hold the very race the run was
 meant to find. Every other file is still analysed; this finding makes the gap visible.

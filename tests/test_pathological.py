@@ -16,27 +16,18 @@ from epochlint.engine import check
 from epochlint.program import lockorder
 from epochlint.program.lockorder import LockOrder
 from epochlint.report import RunResult
-from tests.conftest import FIXTURES, KNOWN_CODES, actual_marks
+from bench.pathological import CONSUMER, bump_chain, call_chain, nested_lock_chain
+from tests.conftest import KNOWN_CODES, actual_marks
 from tests.test_audit_tasks import audit_in_process, one_unit
 
 WriteTree = Callable[..., Path]
-
-CONSUMER = (FIXTURES / "EPL900" / "consumer.py").read_text(encoding="utf-8")
-
-
-def call_chain(length: int) -> str:
-    """The racy consumer's batch loop calls f0, which calls f1, ... which takes a lock."""
-    functions = [f"def f{i}(lock):\n    f{i + 1}(lock)\n" for i in range(length)]
-    functions.append(f"def f{length}(lock):\n    with lock:\n        pass\n")
-    consumer = CONSUMER.replace("accepted = []", "accepted = []\n        f0(self._lock)")
-    return "\n".join(functions) + "\n" + consumer
 
 
 def test_a_call_chain_is_searched_for_bumps_once_per_function(
     write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each function of the chain searched everything below it for a bump (EPL004 asks of every
-    # function): length * length / 2 functions looked at, 137 s and 20 GB at 2,500 functions.
+    # function): length * length / 2 functions looked at, 25 s and 464 MB at 5,000 functions.
     length = 400
     looked_at: Counter[str] = Counter()
     bumps_in = LockOrder.bumps_in
@@ -46,20 +37,11 @@ def test_a_call_chain_is_searched_for_bumps_once_per_function(
         return bumps_in(order, fid)
 
     monkeypatch.setattr(LockOrder, "bumps_in", counted)
-    root = write_tree({"calls.py": call_chain(length)})
+    root = write_tree(call_chain(length))
     result = fresh_check(root)
     assert [code for _, _, code in actual_marks(result)] == ["EPL001"]
     assert max(looked_at.values()) <= 3
     assert sum(looked_at.values()) <= 3 * (length + 10)
-
-
-def nested_lock_chain(length: int) -> str:
-    """f0 calls f1 holding LOCK_0, f1 calls f2 holding LOCK_1, ...: every two locks make a pair,
-    each with the chain of calls between them (length**3 / 6 calls in all)."""
-    locks = "".join(f"LOCK_{i} = threading.Lock()\n" for i in range(length + 1))
-    functions = [f"def f{i}():\n    with LOCK_{i}:\n        f{i + 1}()\n" for i in range(length)]
-    functions.append(f"def f{length}():\n    with LOCK_{length}:\n        pass\n")
-    return "import threading\n\n" + locks + "\n" + "\n".join(functions)
 
 
 INVERSION = """\
@@ -100,7 +82,7 @@ def test_nested_lock_holding_calls_stop_at_the_work_limit_with_epl900_where_it_w
 ) -> None:
     # 200 nested calls: 3.9 s of CPU, 400: 25 s and growing as the cube; now the lock order stops
     # at its fixed budget, the unit gets an EPL900 saying so, and the other rules still report.
-    root = write_tree({"held.py": nested_lock_chain(200), "consumer.py": CONSUMER})
+    root = write_tree({**nested_lock_chain(200), "consumer.py": CONSUMER})
     result = fresh_check(root)
     assert codes(result) == [("consumer.py", "EPL001"), ("held.py", "EPL900")]
     (limit,) = [f for f in result.findings if f.code == "EPL900"]
@@ -155,3 +137,44 @@ def test_an_audited_unit_past_the_work_limit_has_its_epl900_and_is_not_counted_a
         "the analysis stopped: the lock order through calls takes more than 3 steps, a fixed work limit; "
         "EPL008 and EPL009 were not checked anywhere in it"
     )
+
+
+CLEAR_IN_A_HELPER = """\
+import collections
+
+
+class Consumer:
+    def __init__(self):
+        self._epoch = 0
+        self._pending = collections.deque()
+
+    def _reset_pending(self):
+        self._pending = collections.deque()
+
+    def seek(self, offset):
+        self._reset_pending()  # expect: EPL004
+        self._epoch = self._epoch + 1
+"""
+
+
+def test_a_chain_of_calls_ending_in_a_bump_stops_at_the_work_limit_with_epl900(write_tree: WriteTree) -> None:
+    # Every function of the chain has the bump as an event with the rest of the chain: n*n/2 calls
+    # kept, 21.7 s of CPU at 5,000 functions and growing as the square.
+    root = write_tree({**bump_chain(1500), "consumer.py": CONSUMER})
+    result = fresh_check(root)
+    assert codes(result) == [("bump.py", "EPL900"), ("consumer.py", "EPL001")]
+    assert result.findings[0].message == (
+        "Cannot analyse this unit: the search for epoch bumps and queue clears through calls takes more "
+        "than 1,000,000 steps, a fixed work limit; EPL004 was not checked anywhere in it."
+    )
+
+
+def test_a_unit_past_the_events_budget_reports_no_partial_epl004(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree({"consumer.py": CLEAR_IN_A_HELPER})
+    assert codes(fresh_check(root)) == [("consumer.py", "EPL004")]
+    monkeypatch.setattr(lockorder, "EVENT_STEPS", 0)
+    result = fresh_check(root)
+    assert codes(result) == [("consumer.py", "EPL900")]
+    assert result.findings[0].location.line == _line_of(root / "consumer.py", "self._reset_pending()")

@@ -35,6 +35,10 @@ TRIED = "try_acquire"
 # locks on a chain, n*n/2 pairs with chains of up to n calls: 1,000,000 steps at 142 nested
 # calls. The projects measured spend at most a few hundred.
 LOCK_ORDER_STEPS = 1_000_000
+# Steps the bumps and clears made through calls may take in one unit: each call on each event's
+# chain counts one. Along a chain of n calls ending in a bump, every function has that bump as an
+# event with the rest of the chain: n*n/2 calls, 1,000,000 at about 1,400 functions.
+EVENT_STEPS = 1_000_000
 # Attributes whose `.clear()`, or reassignment to an empty container, empties an incoming queue.
 _QUEUE_ATTRIBUTE = re.compile("incoming|queue|buffer|pending", re.IGNORECASE)
 # Containers that hold no item when built: (positional arguments that are not items, whether
@@ -147,6 +151,7 @@ class LockOrder:
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
         self._budget = WorkBudget("the lock order through calls", LOCK_ORDER_STEPS)
+        self._events_budget = WorkBudget("the search for epoch bumps and queue clears through calls", EVENT_STEPS)
 
     # -- reachability ----------------------------------------------------------------------------
 
@@ -415,6 +420,7 @@ class LockOrder:
         function to function finds the same maker by the same chain, without the search."""
         chain = [site]
         distance = self._distance(kind)
+        self._events_budget.spend(1 + distance[site.callee], site.caller, site.pos)
         while distance[chain[-1].callee]:
             chain.append(self._nearer(chain[-1].callee, kind))
         return tuple(chain)
