@@ -1,19 +1,22 @@
 """Pathological inputs at growing sizes: how a cold one-job `epochlint check` grows with each.
 
-    .venv/bin/python bench/pathological.py [--scale F] [--timeout S] [--only NAME ...]
+    .venv/bin/python bench/pathological.py [--scale F] [--timeout S] [--repeat N] [--only NAME ...]
 
 Each input is generated into a fresh temporary folder (beside the racy consumer every run must
 still report), checked as a separate process with `--no-cache --jobs 1`, and measured: wall time,
-exit status, and what it reported for the input (its findings' codes, or how it ended). The last
-column is the time ratio to the previous size: near the size ratio (2) means linear growth, near 4
-quadratic. `--scale` multiplies every size (0.25 for a quick look); a run past `--timeout` seconds
-is stopped and shown as such.
+CPU time (user and system, of the checking process), exit status, and what it reported for the
+input (its findings' codes, or how it ended). "x previous" is the CPU time's ratio to the previous
+size, which other work on the machine disturbs less than the wall time's: near the size ratio (2)
+means linear growth, near 4 quadratic. `--repeat` runs each size N times and shows the run of
+median CPU time. `--scale` multiplies every size (0.25 for a quick look); a run past `--timeout`
+seconds is stopped and shown as such.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -55,11 +58,33 @@ def call_chain(length: int) -> Files:
     return {"calls.py": "\n".join(functions) + "\n" + consumer}
 
 
+def bump_chain(length: int) -> Files:
+    # f0 calls f1, ... which bumps an epoch: every function has that bump as an event, with the
+    # calls that lead to it.
+    state = (
+        "import threading\n\n\nclass State:\n    def __init__(self):\n        self._lock = threading.Lock()\n"
+        "        self._epoch = 0\n\n    def bump(self):\n        with self._lock:\n            self._epoch += 1\n\n"
+        "    def read(self):\n        with self._lock:\n            return self._epoch\n\n\nSTATE = State()\n\n\n"
+    )
+    functions = [f"def f{i}():\n    f{i + 1}()\n" for i in range(length)]
+    functions.append(f"def f{length}():\n    STATE.bump()\n")
+    return {"bump.py": state + "\n".join(functions)}
+
+
 def import_chain(modules: int) -> Files:
     files = {f"m{i}.py": f"from m{i + 1} import step{i + 1}\n\n\ndef step{i}(lock):\n    step{i + 1}(lock)\n" for i in range(modules)}
     files[f"m{modules}.py"] = f"def step{modules}(lock):\n    with lock:\n        pass\n"
     files["consumer.py"] = "from m0 import step0\n" + CONSUMER.replace("accepted = []", "accepted = []\n        step0(self._lock)")
     return files
+
+
+def nested_lock_chain(length: int) -> Files:
+    # f0 calls f1 holding LOCK_0, f1 calls f2 holding LOCK_1, ...: a lock-order pair for every two
+    # locks, each with the chain of calls between them.
+    locks = "".join(f"LOCK_{i} = threading.Lock()\n" for i in range(length + 1))
+    functions = [f"def f{i}():\n    with LOCK_{i}:\n        f{i + 1}()\n" for i in range(length)]
+    functions.append(f"def f{length}():\n    with LOCK_{length}:\n        pass\n")
+    return {"held.py": "import threading\n\n" + locks + "\n" + "\n".join(functions)}
 
 
 def batch_loops_with_lambdas(loops: int) -> Files:
@@ -105,6 +130,8 @@ INPUTS = (
     Input("diamond_ladder", diamond_ladder, (11, 22, 44), "diamonds"),
     Input("inheritance_chain", inheritance_chain, (250, 500, 1000), "classes"),
     Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
+    Input("bump_chain", bump_chain, (625, 1250, 2500), "functions"),
+    Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),
     Input("with_items", with_items, (1250, 2500, 5000), "items"),
@@ -118,6 +145,7 @@ INPUTS = (
 @dataclass(frozen=True)
 class Measure:
     seconds: float
+    cpu_seconds: float
     outcome: str
 
 
@@ -128,13 +156,19 @@ def measure(files: Files, timeout: float) -> Measure:
         for rel, text in {"racy_consumer.py": CONSUMER, **files}.items():
             (root / rel).write_text(text, encoding="utf-8")
         command = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json", "."]
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), _children_cpu()
         try:
             done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
-            return Measure(timeout, "stopped (timeout)")
+            return Measure(timeout, _children_cpu() - cpu_before, "stopped (timeout)")
         seconds = time.perf_counter() - started
-    return Measure(seconds, _outcome(done, set(files)))
+    return Measure(seconds, _children_cpu() - cpu_before, _outcome(done, set(files)))
+
+
+def _children_cpu() -> float:
+    """User and system seconds of the child processes that have ended."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _outcome(done: subprocess.CompletedProcess[str], inputs: set[str]) -> str:
@@ -150,20 +184,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
-    print("| input | size | seconds | x previous | outcome |")
-    print("|---|---:|---:|---:|---|")
+    print("| input | size | wall s | CPU s | x previous | outcome |")
+    print("|---|---:|---:|---:|---:|---|")
     for entry in INPUTS:
         if args.only and entry.name not in args.only:
             continue
         previous = None
         for size in entry.sizes:
             scaled = max(1, int(size * args.scale))
-            result = measure(entry.make(scaled), args.timeout)
-            ratio = f"{result.seconds / previous:.1f}" if previous else ""
-            print(f"| {entry.name} | {scaled:,} {entry.unit} | {result.seconds:.1f} | {ratio} | {result.outcome} |", flush=True)
-            previous = result.seconds
+            runs = sorted((measure(entry.make(scaled), args.timeout) for _ in range(args.repeat)), key=lambda m: m.cpu_seconds)
+            result = runs[len(runs) // 2]
+            ratio = f"{result.cpu_seconds / previous:.1f}" if previous else ""
+            print(
+                f"| {entry.name} | {scaled:,} {entry.unit} | {result.seconds:.1f} | {result.cpu_seconds:.1f} "
+                f"| {ratio} | {result.outcome} |",
+                flush=True,
+            )
+            previous = result.cpu_seconds
     return 0
 
 

@@ -353,6 +353,7 @@ def _rule(code: str, stream: TextIO) -> int:
 def _graph(args: argparse.Namespace) -> int:
     from epochlint.engine import build_program, FileResult, read_file
     from epochlint.discovery import discover
+    from epochlint.program.budget import WorkLimitReached
     from epochlint.report.graphs import write_call_graph, write_lock_graph
 
     config = _load(args)
@@ -362,7 +363,12 @@ def _graph(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"epochlint: warning: {problem.rel}: {problem.reason}", file=sys.stderr)
     write = write_lock_graph if args.kind == "locks" else write_call_graph
-    write(program, args.format, sys.stdout)
+    try:
+        write(program, args.format, sys.stdout)
+    except WorkLimitReached as limit:
+        where = program.location(limit.function, limit.pos)
+        print(error_line(f"cannot draw the graph: {limit} (at {where.path}:{where.line}:{where.column})"), file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_CLEAN
 
 

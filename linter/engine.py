@@ -28,6 +28,7 @@ from epochlint.report import RuleInfo, RunResult
 # The program (networkx) and the rules are imported where they are used: a run whose findings
 # come from the cache never loads them.
 if TYPE_CHECKING:
+    from epochlint.program.budget import LimitReport
     from epochlint.program.model import Program
     from epochlint.rules import Rule
 
@@ -114,10 +115,17 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def analyse(results: Sequence[FileResult], config: Config) -> tuple[list[Finding], list[type[Rule]]]:
-    """The findings of one analysis unit, and the rules that ran."""
-    found, rules = unsuppressed_findings(results, config)
-    return reported(found, {r.source.rel: r.facts for r in results}, config, rules), rules
+def analyse(
+    results: Sequence[FileResult], config: Config
+) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
+    """The findings of one analysis unit, the rules that ran, and the analyses that stopped at
+    their work limit."""
+    rules = selected_rules(config)
+    with collector_paused():
+        program = build_program(results, config)
+        found = rule_findings(program, rules)
+    findings = reported(found, {r.source.rel: r.facts for r in results}, config, rules)
+    return findings, rules, list(program.limits_reached.values())
 
 
 def unsuppressed_findings(
@@ -137,17 +145,25 @@ def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
 
 def rule_findings(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
     """What the rules (but those about suppressions) find where their codes are enabled,
-    suppressed or not, in no set order."""
-    from epochlint.rules.base import SuppressionRule
+    suppressed or not, in no set order.
 
-    findings = []
+    A rule that asks an analysis past its work limit reports nothing; the limit is reported once,
+    as EPL900 where it was reached, and kept in `program.limits_reached`.
+    """
+    from epochlint.program.budget import LimitReport, WorkLimitReached
+    from epochlint.rules.base import SuppressionRule
+    from epochlint.rules.epl900_unparseable_file import work_limit_finding
+
+    found: list[Finding] = []
     for rule in rules:
         if issubclass(rule, SuppressionRule):
             continue
-        for finding in rule().check(program):
-            if program.config.is_code_enabled(finding.code, finding.location.path):
-                findings.append(finding)
-    return findings
+        try:
+            found.extend(list(rule().check(program)))  # all of a rule's findings, or none of them
+        except WorkLimitReached as limit:
+            program.limits_reached.setdefault(limit.what, LimitReport(limit, [])).rules.append(rule.code)
+    found.extend(work_limit_finding(program, report) for report in program.limits_reached.values())
+    return [f for f in found if program.config.is_code_enabled(f.code, f.location.path)]
 
 
 def reported(

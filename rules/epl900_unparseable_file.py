@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from epochlint.findings import Finding, Location
+from epochlint.program.budget import LimitReport
+from epochlint.program.lockorder import EVENT_STEPS, LOCK_ORDER_STEPS
 from epochlint.program.model import Program
 from epochlint.rules.base import Example, Rule
 
@@ -12,14 +14,28 @@ from epochlint.rules.base import Example, Rule
 class UnparseableFile(Rule):
     code = "EPL900"
     name = "unparseable-file"
-    summary = "A file could not be read or parsed, so it was not analysed."
+    summary = "A file could not be read or parsed, or an analysis went past its work limit: not analysed."
     what = """
 A file that epochlint could not analyse: a syntax error, bytes that do not decode in the file's
 encoding, a file over the size limit (`max-file-size`), nesting too deep to parse, or a file that
 vanished or became unreadable during the run. The finding says why, in one line, at the syntax
 error's line and column (as Python's own compiler places it; in a Java file, where tree-sitter
 finds the first error), or at line 1, column 1 when the file could not be read or decoded.
-"""
+
+It also reports an analysis of the whole unit that would take more work than its fixed limit, at
+the place where the limit was reached, naming the rules that could not be checked:
+
+- the lock order through calls (EPL008, EPL009) may take {LOCK_ORDER_STEPS:,} steps, each function
+  reached from a call made with a lock held, and each pair of locks with each call on its chain,
+  counting one. Deeply nested lock-holding calls make a pair of every two locks on a chain and
+  reach it at 142 calls;
+- the search for epoch bumps and queue clears through calls (EPL004) may take {EVENT_STEPS:,} steps,
+  each call on the way from a call to the bump or clear it leads to counting one. A chain of calls
+  ending in a bump reaches it at about 1,400 functions.
+
+The projects measured spend at most a few hundred steps. The limits count work, not time, so the
+same code gets the same findings on any machine.
+""".format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS, EVENT_STEPS=EVENT_STEPS)
     why = """
 A linter that skips a file silently lies about it: the file could hold the very race the run was
 meant to find. Every other file is still analysed; this finding makes the gap visible.
@@ -44,6 +60,7 @@ legitimately large, or exclude generated files with `exclude`.
     )
 
     def check(self, program: Program) -> Iterable[Finding]:
+        # Work limits are reported by the engine, which sees the rules that reach them.
         for error in program.errors:
             yield Finding(
                 code=self.code,
@@ -56,3 +73,16 @@ legitimately large, or exclude generated files with `exclude`.
 
 def _sentence(reason: str) -> str:
     return reason if reason.endswith((".", "?", "!")) else reason + "."
+
+
+def work_limit_finding(program: Program, report: LimitReport) -> Finding:
+    """EPL900 for an analysis of the unit that stopped at its work limit, where it stopped."""
+    limit = report.limit
+    return Finding(
+        code=UnparseableFile.code,
+        name=UnparseableFile.name,
+        message=f"Cannot analyse this unit: {report}.",
+        location=program.location(limit.function, limit.pos),
+        function=program.display_function(limit.function),
+        fingerprint_key=f"work limit: {limit.what}",
+    )

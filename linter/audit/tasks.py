@@ -234,9 +234,12 @@ def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterato
     start = time.monotonic()
     error = None
     try:
-        findings, _ = analyse(results, unit.config)
+        findings, _, limits = analyse(results, unit.config)
     except Exception as failure:  # a bug the unit's code triggers costs this unit, not the audit
         findings, error = [], f"the analysis failed: {type(failure).__name__}: {failure}"
+    else:
+        # Rules left unchecked at a work limit leave the unit not wholly analysed (exit 3).
+        error = "; ".join(f"the analysis stopped: {report}" for report in limits) or None
     seconds = time.monotonic() - start
     for finding in findings:
         yield FINDING, finding_row(unit.name, finding)

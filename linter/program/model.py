@@ -24,6 +24,7 @@ from epochlint.frontend.facts import (
     Write,
     within,
 )
+from epochlint.program.budget import LimitReport
 from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, learn_bound_values
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
@@ -97,6 +98,9 @@ class Program:
     def __init__(self, modules: list[ModuleInfo], config: Config, errors: list[FileError]) -> None:
         self.config = config
         self.errors = errors
+        # Analyses that stopped at their work budget, by what they are (the rules that asked them
+        # report nothing of them; EPL900 reports the limit).
+        self.limits_reached: dict[str, LimitReport] = {}
         self._batch_loops: dict[str, frozenset[int]] = {}
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)

@@ -1,0 +1,180 @@
+"""Pathological inputs (bench/pathological.py measures their growth): the work of the analysis is
+counted here, never timed, so these tests say the same on a loaded machine."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from epochlint.audit.tasks import FINDING, UNIT
+from epochlint.cli import EXIT_USAGE, main
+from epochlint.config import load_config
+from epochlint.engine import check
+from epochlint.program import lockorder
+from epochlint.program.lockorder import LockOrder
+from epochlint.report import RunResult
+from bench.pathological import CONSUMER, bump_chain, call_chain, nested_lock_chain
+from tests.conftest import KNOWN_CODES, actual_marks
+from tests.test_audit_tasks import audit_in_process, one_unit
+
+WriteTree = Callable[..., Path]
+
+
+def test_a_call_chain_is_searched_for_bumps_once_per_function(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each function of the chain searched everything below it for a bump (EPL004 asks of every
+    # function): length * length / 2 functions looked at, 25 s and 464 MB at 5,000 functions.
+    length = 400
+    looked_at: Counter[str] = Counter()
+    bumps_in = LockOrder.bumps_in
+
+    def counted(order: LockOrder, fid: str) -> object:
+        looked_at[fid] += 1
+        return bumps_in(order, fid)
+
+    monkeypatch.setattr(LockOrder, "bumps_in", counted)
+    root = write_tree(call_chain(length))
+    result = fresh_check(root)
+    assert [code for _, _, code in actual_marks(result)] == ["EPL001"]
+    assert max(looked_at.values()) <= 3
+    assert sum(looked_at.values()) <= 3 * (length + 10)
+
+
+INVERSION = """\
+import threading
+
+FIRST = threading.Lock()
+SECOND = threading.Lock()
+
+
+def forward():
+    with FIRST:
+        backward_inner()
+
+
+def backward_inner():
+    with SECOND:
+        pass
+
+
+def backward():
+    with SECOND:
+        with FIRST:  # expect: EPL009
+            pass
+"""
+
+
+def fresh_check(root: Path, **overrides: object) -> RunResult:
+    """`check` of `root` analysed again, never answered from the cache."""
+    return check([root], load_config([root], None, KNOWN_CODES, overrides), use_cache=False)
+
+
+def codes(result: RunResult) -> list[tuple[str, str]]:
+    return sorted((f.location.path, f.code) for f in result.findings)
+
+
+def test_nested_lock_holding_calls_stop_at_the_work_limit_with_epl900_where_it_was_reached(
+    write_tree: WriteTree,
+) -> None:
+    # 200 nested calls: 3.9 s of CPU, 400: 25 s and growing as the cube; now the lock order stops
+    # at its fixed budget, the unit gets an EPL900 saying so, and the other rules still report.
+    root = write_tree({**nested_lock_chain(200), "consumer.py": CONSUMER})
+    result = fresh_check(root)
+    assert codes(result) == [("consumer.py", "EPL001"), ("held.py", "EPL900")]
+    (limit,) = [f for f in result.findings if f.code == "EPL900"]
+    assert limit.message == (
+        "Cannot analyse this unit: the lock order through calls takes more than 1,000,000 steps, "
+        "a fixed work limit; EPL008 and EPL009 were not checked anywhere in it."
+    )
+    # At the call whose chains went past the limit, in the function that makes it.
+    caller = int(limit.function.removeprefix("held.f"))
+    assert limit.location.line == _line_of(root / "held.py", f"        f{caller + 1}()")
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def test_a_unit_past_the_lock_order_budget_reports_no_partial_lock_order_findings(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree({"locks.py": INVERSION})
+    assert codes(fresh_check(root)) == [("locks.py", "EPL009")]
+    monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 3)
+    result = fresh_check(root)
+    assert codes(result) == [("locks.py", "EPL900")]
+    assert "EPL008 and EPL009 were not checked" in result.findings[0].message
+    selected = fresh_check(root, select=["EPL009", "EPL900"])
+    assert "; EPL009 was not checked anywhere in it." in selected.findings[0].message
+
+
+def test_the_lock_graph_past_the_work_limit_is_one_error_line(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write_tree({"locks.py": INVERSION})
+    monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 3)
+    assert main(["graph", "locks", str(root)]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "epochlint: error: cannot draw the graph: the lock order through calls takes more than 3 steps, "
+        f"a fixed work limit (at locks.py:{_line_of(root / 'locks.py', 'backward_inner()')}:9)\n"
+    )
+
+
+def test_an_audited_unit_past_the_work_limit_has_its_epl900_and_is_not_counted_analysed(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 3)
+    rows = audit_in_process(one_unit(write_tree({"locks.py": INVERSION})))
+    assert [r[6] for tag, r in rows if tag == FINDING] == ["EPL900"]
+    (unit_row,) = [r for tag, r in rows if tag == UNIT]
+    assert unit_row.error == (  # type: ignore[attr-defined]
+        "the analysis stopped: the lock order through calls takes more than 3 steps, a fixed work limit; "
+        "EPL008 and EPL009 were not checked anywhere in it"
+    )
+
+
+CLEAR_IN_A_HELPER = """\
+import collections
+
+
+class Consumer:
+    def __init__(self):
+        self._epoch = 0
+        self._pending = collections.deque()
+
+    def _reset_pending(self):
+        self._pending = collections.deque()
+
+    def seek(self, offset):
+        self._reset_pending()  # expect: EPL004
+        self._epoch = self._epoch + 1
+"""
+
+
+def test_a_chain_of_calls_ending_in_a_bump_stops_at_the_work_limit_with_epl900(write_tree: WriteTree) -> None:
+    # Every function of the chain has the bump as an event with the rest of the chain: n*n/2 calls
+    # kept, 21.7 s of CPU at 5,000 functions and growing as the square.
+    root = write_tree({**bump_chain(1500), "consumer.py": CONSUMER})
+    result = fresh_check(root)
+    assert codes(result) == [("bump.py", "EPL900"), ("consumer.py", "EPL001")]
+    assert result.findings[0].message == (
+        "Cannot analyse this unit: the search for epoch bumps and queue clears through calls takes more "
+        "than 1,000,000 steps, a fixed work limit; EPL004 was not checked anywhere in it."
+    )
+
+
+def test_a_unit_past_the_events_budget_reports_no_partial_epl004(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree({"consumer.py": CLEAR_IN_A_HELPER})
+    assert codes(fresh_check(root)) == [("consumer.py", "EPL004")]
+    monkeypatch.setattr(lockorder, "EVENT_STEPS", 0)
+    result = fresh_check(root)
+    assert codes(result) == [("consumer.py", "EPL900")]
+    assert result.findings[0].location.line == _line_of(root / "consumer.py", "self._reset_pending()")
