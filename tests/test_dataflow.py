@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from epochlint.config import Config, load_config
@@ -13,7 +13,7 @@ from epochlint.program.dataflow import EMPTY, HOP_SOURCE, CallContext, Domain, E
 from epochlint.program.model import Program
 from epochlint.rules.epl002_epoch_snapshot_outside_lock import SNAPSHOT, EpochSnapshots
 from epochlint.rules.epl003_commit_with_historical_epoch import HISTORICAL, OFFSET, CommitEpochs
-from tests.conftest import KNOWN_CODES
+from tests.conftest import FIXTURES, KNOWN_CODES
 
 SECRET = "secret"
 
@@ -220,3 +220,22 @@ def test_a_fan_of_calls_reports_each_call_site_once(write_tree) -> None:  # type
     program = _program(write_tree, {"fan.py": source})
     top_line = source.splitlines().index("    level0(obj.secret)") + 1
     assert _sinks(program) == {top_line: {"obj.secret"}}
+
+
+def test_domains_sharing_one_program_find_what_each_finds_alone() -> None:
+    """The data flow's per-program work (the callee-first order of a call graph with cycles) is
+    shared by every domain: each finds in a shared program what it finds in a fresh one."""
+    config = load_config([FIXTURES], None, KNOWN_CODES)
+    sources, _ = discover([FIXTURES / "EPL002", FIXTURES / "EPL003"], config)
+    results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
+    domains: tuple[Callable[[Program], Domain], ...] = (EpochSnapshots, CommitEpochs)
+
+    def events(program: Program, domain: Callable[[Program], Domain]) -> list[tuple[str, str, object]]:
+        found = program.dataflow.analyse(domain(program)).events
+        return sorted((e.kind, e.fid, e.site.pos) for e in found)
+
+    shared = build_program(results, config)
+    together = {domain: events(shared, domain) for domain in reversed(domains)}
+    alone = {domain: events(build_program(results, config), domain) for domain in domains}
+    assert together == alone
+    assert all(together.values())

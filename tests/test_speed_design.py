@@ -24,6 +24,7 @@ from epochlint.cache import CACHE_DIR
 from epochlint.config import Config, load_config
 from epochlint.engine import check
 from epochlint.frontend import facts_from_source, facts_without_parse
+from epochlint.frontend.extract import code_of
 from epochlint.frontend.positions import code_and_positions
 from epochlint.frontend.walk import TRIVIA, child_nodes
 from epochlint.prefilter import Vocabulary, _imports, read_text_facts
@@ -62,6 +63,26 @@ def test_positions_and_code_are_libcst_own(path: Path) -> None:
     for node, code_range in expected.items():
         start, end = code_range.start, code_range.end
         assert positions[id(node)] == (start.line, start.column + 1, end.line, end.column + 1), node
+
+
+# Names, literals and attribute paths in parentheses, spaced and split over lines.
+_ODD_SPELLINGS = (
+    "x = a . b\ny = (a).b\nz = (a . b).c\nf(a .  b, (1), 2.5, 3j, r'q', u.v.w)\n"
+    "w = (  # why\n    a\n).b\nv = (a.\n     b)\nt = a.b[0].c\n"
+)
+
+
+@pytest.mark.parametrize("path", [*ALL_FIXTURES, *REAL_FILES, None], ids=lambda p: p.name if p else "odd")
+def test_code_of_nodes_is_libcst_own(path: Path | None) -> None:
+    module = cst.parse_module(_ODD_SPELLINGS) if path is None else _parsed(path)
+    if module is None:
+        pytest.skip("not parseable")
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.BaseExpression, cst.Arg, cst.Decorator, cst.Param)):
+            assert code_of(node) == cst.Module(body=[]).code_for_node(node), node
+        stack.extend(node.children)
 
 
 @pytest.mark.parametrize("path", [*ALL_FIXTURES[:40], *REAL_FILES], ids=lambda p: p.name)

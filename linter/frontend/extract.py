@@ -54,7 +54,28 @@ _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 
 
 def code_of(node: cst.CSTNode) -> str:
-    return _EMPTY_MODULE.code_for_node(node)
+    """The node's code, as libcst generates it."""
+    simple = _token_code(node)
+    return simple if simple is not None else _EMPTY_MODULE.code_for_node(node)
+
+
+# Nodes whose code, without parentheses, is their `value`.
+_VALUE_TOKENS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _token_code(node: cst.CSTNode) -> str | None:
+    """The code of a name, a literal or an attribute path spelled out from its fields (None for
+    anything else): most nodes whose code is read are these, and a code generation per node cost a
+    quarter of the extraction."""
+    if isinstance(node, _VALUE_TOKENS):
+        return None if node.lpar else node.value
+    if not isinstance(node, cst.Attribute) or node.lpar or node.attr.lpar:
+        return None
+    before, after = node.dot.whitespace_before, node.dot.whitespace_after
+    if type(before) is not cst.SimpleWhitespace or type(after) is not cst.SimpleWhitespace:
+        return None
+    value = _token_code(node.value)
+    return None if value is None else f"{value}{before.value}.{after.value}{node.attr.value}"
 
 
 def dotted(node: cst.BaseExpression) -> str:

@@ -41,7 +41,7 @@ class _SyntacticRange:
         self._start: Point = (0, 0)
 
     def __enter__(self) -> None:
-        self._start = (self._state.line, self._state.column)
+        self._start = (self._state.line, self._state.column + 1)
 
     def __exit__(
         self,
@@ -55,9 +55,9 @@ class _SyntacticRange:
             return
         state = self._state
         ranges = state.ranges
-        start = ranges[id(self._start_node)][0] if self._start_node is not None else self._start
-        end = ranges[id(self._end_node)][1] if self._end_node is not None else (state.line, state.column)
-        ranges[id(self._node)] = (start, end)
+        start = ranges[id(self._start_node)][:2] if self._start_node is not None else self._start
+        end = ranges[id(self._end_node)][2:] if self._end_node is not None else (state.line, state.column + 1)
+        ranges[id(self._node)] = start + end
 
 
 class _PositionState(CodegenState):
@@ -66,8 +66,8 @@ class _PositionState(CodegenState):
         self.line = 1
         self.column = 0
         self.starts: list[Point] = []
-        # Node id -> (start, end) with 0-based columns, as PositionProvider's CodeRange holds them.
-        self.ranges: dict[int, tuple[Point, Point]] = {}
+        # Node id -> its position, recorded in its final form (no second pass over a million nodes).
+        self.ranges: dict[int, Pos] = {}
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -90,7 +90,7 @@ class _PositionState(CodegenState):
         key = id(node)
         # A syntactic range recorded inside the node's own code generation wins.
         if key not in self.ranges:
-            self.ranges[key] = (start, (self.line, self.column))
+            self.ranges[key] = (start[0], start[1] + 1, self.line, self.column + 1)
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -107,8 +107,4 @@ def code_and_positions(module: cst.Module) -> tuple[str, dict[int, Pos]]:
     (1-based columns, end exclusive). Ids are valid while `module` is alive."""
     state = _PositionState(module)
     module._codegen(state)
-    text = "".join(state.tokens)
-    positions = {
-        key: (start[0], start[1] + 1, end[0], end[1] + 1) for key, (start, end) in state.ranges.items()
-    }
-    return text, positions
+    return "".join(state.tokens), state.ranges

@@ -19,6 +19,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -396,6 +397,17 @@ class DataFlow:
             cached = self._indexes[fid] = _build_index(self.program, fid)
         return cached
 
+    @cached_property
+    def ranks(self) -> dict[str, int]:
+        """Callees before callers; the members of a cycle share a rank. The same for every
+        domain: the call graph's condensation is computed once, not once per rule."""
+        condensed = nx.condensation(self.program.calls.graph)
+        rank: dict[str, int] = {}
+        for number, component in enumerate(reversed(list(nx.topological_sort(condensed)))):
+            for fid in condensed.nodes[component]["members"]:
+                rank[fid] = number
+        return rank
+
     def analyse(self, domain: Domain) -> Analysis:
         """The analysis of `domain`, computed on first use and reused."""
         cached = self._analyses.get(domain.key)
@@ -481,7 +493,7 @@ class Analysis:
         return cached
 
     def _run(self) -> None:
-        rank = self._ranks()
+        rank = self.flow.ranks
         readers = self._field_readers() if self.domain.track_fields else {}
         active = self._active(readers)
         visits: dict[str, int] = {}
@@ -534,15 +546,6 @@ class Analysis:
             target = self.flow.field_of(fid, dest[1])  # type: ignore[arg-type]
             if target is not None:
                 yield target
-
-    def _ranks(self) -> dict[str, int]:
-        """Callees before callers; the members of a cycle share a rank."""
-        condensed = nx.condensation(self.program.calls.graph)
-        rank: dict[str, int] = {}
-        for number, component in enumerate(reversed(list(nx.topological_sort(condensed)))):
-            for fid in condensed.nodes[component]["members"]:
-                rank[fid] = number
-        return rank
 
     def _field_readers(self) -> dict[FieldId, set[str]]:
         readers: dict[FieldId, set[str]] = {}

@@ -101,6 +101,9 @@ class Symbols:
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
         self._calls_cache: dict[str, dict[int, Call]] = {}
         self._mro_cache: dict[str, tuple[str, ...]] = {}
+        # Method lookups depend only on the class hierarchy, which learning never changes: kept
+        # across the value flow's rounds (asked about a hundred thousand times per round).
+        self._method_cache: dict[tuple[str, str, str], str] = {}
 
     # -- basic lookups ----------------------------------------------------------------------
 
@@ -199,6 +202,13 @@ class Symbols:
 
     def lookup_method(self, cid: str, name: str, after: str = "") -> str:
         """The function id of method `name` on class `cid` by MRO (after class `after` for super())."""
+        key = (cid, name, after)
+        found = self._method_cache.get(key)
+        if found is None:
+            found = self._method_cache[key] = self._lookup_method(cid, name, after)
+        return found
+
+    def _lookup_method(self, cid: str, name: str, after: str) -> str:
         order = self.mro(cid)
         if after and after in order:
             order = order[order.index(after) + 1 :]
