@@ -1072,12 +1072,14 @@ class Symbols:
 
 
 def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, Arg]]:
-    """(parameter, argument) pairs of a call of `function`, by position and keyword."""
+    """(parameter, argument) pairs of a call of `function`, by position and keyword; a keyword
+    that names no parameter goes to the `**kwargs` parameter, which forwards it."""
     params = [p for p in function.params if p.kind in ("positional", "keyword")]
     if function.kind in ("method", "classmethod") and params:
         params = params[1:]
     by_name = {p.name: p for p in params}
     positional = [p for p in params if p.kind == "positional"]
+    keywords = next((p.name for p in function.params if p.kind == "kwarg"), "")
     index = 0
     for arg in call.args:
         if arg.kind == "star":
@@ -1085,6 +1087,8 @@ def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, 
         if arg.keyword:
             if arg.keyword in by_name:
                 yield arg.keyword, arg
+            elif keywords:
+                yield keywords, arg
         elif index < len(positional):
             yield positional[index].name, arg
             index += 1
