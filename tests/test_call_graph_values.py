@@ -24,6 +24,7 @@ FUNCTIONS = "def func1():\n    pass\n\ndef func2():\n    pass\n\ndef func3():\n 
 # (module text after three functions func1..func3, the caller, exactly what it calls)
 CASES: dict[str, tuple[str, str, set[str]]] = {
     "dict_key_is_type_sensitive": ('d = {1: func1, "1": func2}\nd[1]()\n', "main", {"main.func1"}),
+    "dict_key_quoting_does_not_matter": ("d = {'a': func1, \"b\": func2}\nd[\"a\"]()\n", "main", {"main.func1"}),
     "dict_item_replaced_before_the_call": (
         'd = {"a": func1, "b": func3}\nd["a"] = func2\nd["a"]()\n',
         "main",

@@ -82,6 +82,9 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
 
 def constant_key(node: cst.BaseExpression) -> str:
     """A key written as a constant, as text that tells `1` from `"1"`; "" for any other key."""
+    if isinstance(node, cst.SimpleString) and "\\" not in node.raw_value:
+        # Without escapes the text is the value: no evaluation (literal_eval is slow).
+        return f"{node.prefix.lower().strip('ru')}{node.raw_value!r}"
     if isinstance(node, (cst.Integer, cst.SimpleString)):
         return repr(node.evaluated_value)
     if isinstance(node, cst.Name) and node.value in _CONSTANT_NAMES:
