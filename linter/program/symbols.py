@@ -631,9 +631,9 @@ class Symbols:
         if depth > _MAX_DEPTH:
             return frozenset()
         values = self._name_values(fid, ref, depth)
-        subscripts = iter(keys)
+        subscripts = iter(keys) if keys else None
         for attr in ref.attrs:
-            key = next(subscripts, "") if attr == "[]" else ""
+            key = next(subscripts, "") if subscripts is not None and attr == "[]" else ""
             values = frozenset(
                 found for value in values for found in self._member_values(value, attr, depth + 1, key, at)
             )
@@ -699,11 +699,20 @@ class Symbols:
 
     def _default_values(self, fid: str, name: str, depth: int) -> frozenset[Entity]:
         """What the default of parameter `name` of `fid` holds, read where its `def` runs."""
-        where = self.defining_scope(fid)
-        defaults = [p.default for p in self.function(fid).params if p.name == name and p.default is not None]
-        if not defaults or where not in self.functions:
+        default = self._defaults.get(fid, {}).get(name)
+        where = self.defining_scope(fid) if default is not None else ""
+        if default is None or where not in self.functions:
             return frozenset()
-        return self.path_values(where, defaults[0], depth + 1)
+        return self.path_values(where, default, depth + 1)
+
+    @cached_property
+    def _defaults(self) -> dict[str, dict[str, Ref]]:
+        """Parameter defaults that are name paths, by function (few functions have any)."""
+        return {
+            fid: defaults
+            for fid, (_, function) in self.functions.items()
+            if (defaults := {p.name: p.default for p in function.params if p.default is not None})
+        }
 
     def _global_values_all(self, target: str, depth: int) -> frozenset[Entity]:
         module, name = target.split(":", 1)
