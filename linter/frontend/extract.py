@@ -101,6 +101,29 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
             return None
 
 
+def constant_key(node: cst.BaseExpression) -> str:
+    """A key written as a constant, as text that tells `1` from `"1"`; "" for any other key."""
+    if isinstance(node, cst.SimpleString) and "\\" not in node.raw_value:
+        # Without escapes the text is the value: no evaluation (literal_eval is slow).
+        return f"{node.prefix.lower().strip('ru')}{node.raw_value!r}"
+    if isinstance(node, (cst.Integer, cst.SimpleString)):
+        return repr(node.evaluated_value)
+    if isinstance(node, cst.Name) and node.value in _CONSTANT_NAMES:
+        return node.value
+    return ""
+
+
+def subscript_keys(node: cst.BaseExpression) -> tuple[str, ...]:
+    """The constant key of each subscript of a name path, in order (`d["a"].x[i]`: "'a'", "")."""
+    keys: list[str] = []
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript):
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            keys.append(constant_key(index.value) if isinstance(index, cst.Index) else "")
+        node = node.value
+    return tuple(reversed(keys))
+
+
 # CPython compiles each item of a `with` as one more nested block and refuses more than 20 ("too
 # many statically nested blocks"). Each item's region would be recorded at every place inside
 # the ones before it: thousands of items made facts quadratic in size (73 MB for 5,000).
@@ -391,7 +414,9 @@ class FactsExtractor(FastVisitor):
             else:
                 kind = "positional"
             annotation = dotted(param.annotation.annotation) if param.annotation else ""
-            facts.append(Param(param.name.value, annotation, kind))
+            path = name_path(param.default) if param.default is not None else None
+            default = self._ref(*path) if path is not None else None
+            facts.append(Param(param.name.value, annotation, kind, default))
         return facts
 
     # -- statements and held regions ---------------------------------------------------------
@@ -777,17 +802,16 @@ class FactsExtractor(FastVisitor):
         kind: str = "assign",
     ) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
-            for index, element in enumerate(target.elements):
-                element_value = None
-                if values is not None and index < len(values):
-                    element_value = values[index].value
+            unpacked = _unpacked(target, value)
+            for element, element_value in zip(target.elements, unpacked):
+                if isinstance(element, cst.StarredElement):
+                    # `a, *rest = f, g, h`: `rest` is a list of what the star takes.
+                    self._store(element.value, None, statement, bump=False, kind=kind)
+                    self._store_starred(element.value, element_value)
+                    continue
                 # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
                 bump = _is_bump(element.value, element_value)
                 self._store(element.value, element_value, statement, bump=bump, kind=kind)
-            return
-        if isinstance(target, cst.StarredElement):
-            self._store(target.value, None, statement, bump=False, kind=kind)
             return
         if isinstance(target, cst.Subscript):
             self._visit_subscript_slices(target)
@@ -815,32 +839,46 @@ class FactsExtractor(FastVisitor):
             self._fn.binds.append(
                 Bind(name, self._site(target), "assign", value_call, value_ref)
             )
-        self._store_values(name, attrs, value)
+        self._store_values(name, attrs, value, subscript_keys(target))
 
-    def _store_values(self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None) -> None:
+    def _store_values(
+        self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None, keys: tuple[str, ...]
+    ) -> None:
         """Stored facts: a lambda bound to a name, the elements of a literal container bound to a
-        name, and a value stored into an element of a named container."""
-        if value is None or attrs not in ((), ("[]",)):
+        name, and a value stored into an element of a named container (`d["a"]["b"] = f`)."""
+        if value is None or any(attr != "[]" for attr in attrs):
             return
         target = self._ref(name)
         if isinstance(value, cst.Lambda) and not attrs:
             self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
-            return
-        if attrs:
-            elements = [value]
-        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)):
-            elements = [e.value for e in value.elements if isinstance(e, cst.Element)]
-        elif isinstance(value, cst.Dict):
-            elements = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        elif attrs:
+            self._store_element(target, value, keys)
         else:
+            self._store_elements(target, value, ())
+
+    def _store_elements(self, target: Ref, container: cst.BaseExpression, keys: tuple[str, ...]) -> None:
+        """The elements of a literal container, each at its own key below `keys`."""
+        for key, element in _keyed_elements(container):
+            self._store_element(target, element, (*keys, key))
+
+    def _store_element(self, target: Ref, element: cst.BaseExpression, keys: tuple[str, ...]) -> None:
+        if isinstance(element, (*_LITERALS, cst.Dict)):
+            self._store_elements(target, element, keys)
             return
-        for element in elements:
-            if isinstance(element, cst.Lambda):
-                self._fn.stored.append(Stored(target, True, value_function=self.lambda_qualname(element)))
-                continue
-            value_call, value_ref = self._value_of(element)
-            if value_call >= 0 or value_ref is not None:
-                self._fn.stored.append(Stored(target, True, value_ref, value_call))
+        function = self.lambda_qualname(element) if isinstance(element, cst.Lambda) else ""
+        value_call, value_ref = (-1, None) if function else self._value_of(element)
+        if function or value_call >= 0 or value_ref is not None:
+            self._fn.stored.append(
+                Stored(target, True, value_ref, value_call, function, keys, self._pos(element), self._block())
+            )
+
+    def _block(self) -> Pos:
+        return self._blocks[-1] if self._blocks else (0, 0, 0, 0)
+
+    def _store_starred(self, target: cst.BaseExpression, taken: cst.BaseExpression | None) -> None:
+        """The list a starred target takes (`*rest`), kept as the elements of that name."""
+        if isinstance(target, cst.Name) and taken is not None:
+            self._store_elements(self._ref(target.value), taken, ())
 
     def _value_of(self, value: cst.BaseExpression | None) -> tuple[int, Ref | None]:
         """The call id or the name path a stored value comes from, for type inference."""
@@ -968,8 +1006,10 @@ class FactsExtractor(FastVisitor):
         callee_call = -1
         path = name_path(node.func)
         method = ""
+        callee_keys: tuple[str, ...] = ()
         if path is not None:
             callee = self._ref(*path)
+            callee_keys = subscript_keys(node.func)
             method = path[1][-1] if path[1] else path[0]
             if len(path[1]) >= 1:
                 receiver = self._ref(path[0], path[1][:-1])
@@ -1002,9 +1042,20 @@ class FactsExtractor(FastVisitor):
                 receiver_call=receiver_call,
                 flow=flow,
                 callee_call=callee_call,
+                callee_keys=callee_keys,
+                block=self._block() if callee_keys else (0, 0, 0, 0),
             )
         )
+        self._store_update(path, node)
         return False
+
+    def _store_update(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
+        """`d.update({"a": f})` stores f at key "a" of `d`, as `d["a"] = f` would."""
+        if path is None or path[1] != ("update",) or len(node.args) != 1:
+            return
+        arg = node.args[0]
+        if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Dict):
+            self._store_elements(self._ref(path[0]), arg.value, ())
 
     def _arg(self, arg: cst.Arg, call_id: int, index: int) -> Arg:
         keyword = arg.keyword.value if arg.keyword is not None else ""
@@ -1209,6 +1260,43 @@ def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
     return any(
         code_of(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
     )
+
+
+def _keyed_elements(container: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
+    """(key, element) of a literal list, tuple, set or dict: list positions count up to a starred
+    element, after which they are unknown; a set's elements have no key."""
+    if isinstance(container, cst.Dict):
+        return [(constant_key(e.key), e.value) for e in container.elements if isinstance(e, cst.DictElement)]
+    if not isinstance(container, _LITERALS):
+        return []
+    keyed: list[tuple[str, cst.BaseExpression]] = []
+    known = not isinstance(container, cst.Set)
+    for index, element in enumerate(container.elements):
+        if isinstance(element, cst.StarredElement):
+            known = False
+        else:
+            keyed.append((str(index) if known else "", element.value))
+    return keyed
+
+
+def _unpacked(
+    target: cst.Tuple | cst.List, value: cst.BaseExpression | None
+) -> list[cst.BaseExpression | None]:
+    """What each element of a tuple target takes from a literal value: `a, *b, c = 1, 2, 3, 4`
+    gives `a` 1 and `c` 4, and the starred `b` a list of 2, 3; None where it is not known."""
+    targets = target.elements
+    unknown: list[cst.BaseExpression | None] = [None] * len(targets)
+    if not isinstance(value, (cst.Tuple, cst.List)):
+        return unknown
+    values = [element.value for element in value.elements]
+    star = next((i for i, e in enumerate(targets) if isinstance(e, cst.StarredElement)), None)
+    if star is None:
+        return [values[i] if i < len(values) else None for i in range(len(targets))]
+    after = len(targets) - star - 1
+    if len(values) < star + after or any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return unknown
+    taken = cst.List([cst.Element(v) for v in values[star : len(values) - after]])
+    return [*values[:star], taken, *values[len(values) - after :]]
 
 
 def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 11
+FACTS_FORMAT = 12
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -135,6 +135,12 @@ class Call:
     flow: Flow = Flow()
     # `f()()`: the call whose result is called.
     callee_call: int = -1
+    # The constant key of each subscript of `callee`, in order (`d["a"][0]()`: "'a'", "0"); ""
+    # where the key is not a constant.
+    callee_keys: tuple[str, ...] = ()
+    # With `callee_keys`: the innermost block (suite) holding the call, (0, 0, 0, 0) for the top
+    # level of module code.
+    block: Pos = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -231,7 +237,9 @@ class Stored:
     to a name (`x = lambda: ...`) or returned, or a value kept as an element of a container named
     by `target` (`d = {"a": f}`, `handlers = [f, g]`, `d["b"] = f`).
 
-    `target` is None for the function's return value.
+    `target` is None for the function's return value. `keys` are the constant keys leading to an
+    element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where a key is not a constant.
+    An element's `pos` is where its value is, `block` the innermost block holding it (as a call's).
     """
 
     target: Ref | None
@@ -239,6 +247,9 @@ class Stored:
     value_ref: Ref | None = None
     value_call: int = -1
     value_function: str = ""
+    keys: tuple[str, ...] = ()
+    pos: Pos = (0, 0, 0, 0)
+    block: Pos = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -246,6 +257,8 @@ class Param:
     name: str
     annotation: str = ""
     kind: str = "positional"
+    # A default value that is a name path (`def f(callback=on_commit)`), read where `def` runs.
+    default: Ref | None = None
 
 
 @dataclass(frozen=True)

@@ -130,10 +130,9 @@ class CallGraph:
     def _defined_in(self) -> dict[str, list[str]]:
         """Decorated functions by the function whose code defines them."""
         found: dict[str, list[str]] = {}
-        for fid, (module, function) in sorted(self.symbols.functions.items()):
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
             if function.decorator_values:
-                parent = f"{function.class_name}.<body>" if function.class_name else function.parent
-                found.setdefault(function_id(module.name, parent), []).append(fid)
+                found.setdefault(self.symbols.defining_scope(fid), []).append(fid)
         return found
 
     def _call_sites(self, fid: str, call: Call, handed_off: bool) -> list[CallSite]:
@@ -254,13 +253,20 @@ def _bound_values(
                         if entity.kind == "instance":
                             classes.setdefault(key, set()).add(entity.target)
                     values.setdefault(key, set()).update(
-                        value
-                        for value in argument_values(symbols, fid, arg)
-                        if value.kind in ("function", "class", "elements", "instance")
+                        value for value in argument_values(symbols, fid, arg) if _passes_on(value)
                     )
         _bind_decorated(symbols, fid, values)
     types = {key: next(iter(found)) for key, found in classes.items() if len(found) == 1}
     return types, {key: frozenset(found) for key, found in values.items() if found}
+
+
+def _passes_on(value: Entity) -> bool:
+    """Whether an argument's value is learnt by the parameter: the project's functions, classes,
+    containers and instances, and what is imported from outside (a method of an external
+    instance, `fn(client.close)`), not builtins."""
+    if value.kind == "external":
+        return "." in value.target
+    return value.kind in ("function", "class", "elements", "instance")
 
 
 def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], set[Entity]]) -> None:

@@ -389,7 +389,7 @@ class DataFlow:
         self._indexes: dict[str, _Index] = {}
         self._analyses: dict[str, Analysis] = {}
         self._fields: dict[tuple[str, Ref], FieldId | None] = {}
-        self._bindings: dict[tuple[str, str, int], dict[str, str]] = {}
+        self._bindings: dict[tuple[str, str, int], tuple[tuple[str, str], ...]] = {}
 
     def index(self, fid: str) -> _Index:
         cached = self._indexes.get(fid)
@@ -440,14 +440,18 @@ class DataFlow:
 
     def bound_arguments(self, callee: str, fid: str, call: Call) -> dict[str, str]:
         """Parameter -> argument key (keyword, or position as a string) at a resolved call of
-        `callee` in `fid`."""
+        `callee` in `fid` (for `**kwargs`, the last keyword it takes)."""
+        return dict(self.bound_argument_keys(callee, fid, call))
+
+    def bound_argument_keys(self, callee: str, fid: str, call: Call) -> tuple[tuple[str, str], ...]:
+        """(parameter, argument key) pairs at a resolved call: `**kwargs` takes several keywords."""
         key = (callee, fid, call.id)
         cached = self._bindings.get(key)
         if cached is None:
             keys = {id(arg): arg.keyword or str(position) for position, arg in enumerate(call.args)}
-            cached = self._bindings[key] = {
-                param: keys[id(arg)] for param, arg in self.program.bound_arguments(callee, call)
-            }
+            cached = self._bindings[key] = tuple(
+                (param, keys[id(arg)]) for param, arg in self.program.bound_arguments(callee, call)
+            )
         return cached
 
 
@@ -702,8 +706,10 @@ class _Frame:
         for site in self.program.calls.sites_of_call.get((self.fid, call.id), ()):
             if site.via_argument or site.kind == PROPERTY:
                 continue
-            keys = self.flow.bound_arguments(site.callee, self.fid, call)
-            yield site.callee, {param: args.get(key, EMPTY) for param, key in keys.items()}
+            binding: dict[str, dict[Label, Path]] = {}
+            for param, key in self.flow.bound_argument_keys(site.callee, self.fid, call):
+                merge(binding.setdefault(param, {}), args.get(key, EMPTY))
+            yield site.callee, dict(binding)
 
     def _enter(self, callee: str, call: Call) -> Hop:
         return Hop(self.fid, call.site, HOP_PASS, f"passed to `{self.program.display_function(callee)}`")

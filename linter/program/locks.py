@@ -73,6 +73,7 @@ class Locks:
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
+        self._wrapper_holds: dict[str, frozenset[tuple[str, ...]]] = {}
         self.entry: dict[str, frozenset[FieldId]] = {}
         self._iterations: dict[str, dict[int, list[Bind]]] = {}
         self._compute_entry_locksets()
@@ -252,8 +253,39 @@ class Locks:
                 lock = self.lock_of(fid, Ref(function.qualname, self_name, (attribute,)))
                 if lock is not None:
                     found.add(lock)
+        for decorator in self.symbols.decorators(fid) if self_name else ():
+            for value in decorator:
+                for attrs in self._wrapper_holds_around_call(value.target) if value.kind == "function" else ():
+                    lock = self.lock_of(fid, Ref(function.qualname, self_name, attrs))
+                    if lock is not None:
+                        found.add(lock)
         result = frozenset(found)
         self._decorator_locks[fid] = result
+        return result
+
+    def _wrapper_holds_around_call(self, decorator: str) -> frozenset[tuple[str, ...]]:
+        """The attributes of its first parameter (`self`) that the wrapper a project decorator
+        returns holds around its call of the decorated function: `with self._lock: return
+        method(self, ...)` holds `_lock`, as a lock decorator does for the method's whole body."""
+        cached = self._wrapper_holds.get(decorator)
+        if cached is not None:
+            return cached
+        decorated = [p.name for p in self.symbols.function(decorator).params if p.kind == "positional"]
+        scope = self.symbols.function(decorator).qualname
+        found: set[tuple[str, ...]] = set()
+        for wrapper in self.symbols.return_values(decorator) if decorated else ():
+            if wrapper.kind != "function" or not self.symbols.function(wrapper.target).params:
+                continue
+            function = self.symbols.function(wrapper.target)
+            receiver = Ref(function.qualname, function.params[0].name)
+            regions = self.regions_by_id(wrapper.target)
+            for call in function.calls:
+                if call.callee != Ref(scope, decorated[0]):
+                    continue
+                for region in (regions[region_id] for region_id in call.site.regions):
+                    if Ref(region.lock.scope, region.lock.name) == receiver and region.lock.attrs:
+                        found.add(region.lock.attrs)
+        result = self._wrapper_holds[decorator] = frozenset(found)
         return result
 
     # -- held locks ---------------------------------------------------------------------------

@@ -13,7 +13,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
-from epochlint.frontend.facts import MONITOR, Arg, Bind, Call, ClassFacts, FunctionFacts, Import, Ref, Stored, Write
+from epochlint.frontend.facts import (
+    MONITOR,
+    Arg,
+    Bind,
+    Call,
+    ClassFacts,
+    FunctionFacts,
+    Import,
+    Pos,
+    Ref,
+    Stored,
+    Write,
+)
 from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
 
@@ -22,6 +34,8 @@ _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 _MAX_DEPTH = 12
 _Key = TypeVar("_Key", bound=Hashable)
+# Where a value is looked up: (function, position, innermost block) of a call.
+Point = tuple[str, Pos, Pos]
 
 
 @dataclass(frozen=True)
@@ -30,11 +44,13 @@ class Entity:
 
     kind: "module", "class" (the class object), "instance", "container" (of instances of
     `target`), "function", "property", "external" (a dotted name outside the project), or
-    "unknown".
+    "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
+    keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'").
     """
 
     kind: str
     target: str = ""
+    keys: tuple[str, ...] = ()
 
 
 UNKNOWN = Entity("unknown")
@@ -94,7 +110,7 @@ class Symbols:
         self._return_cache: dict[str, Entity] = {}
         # Value sets, forgotten with the resolutions above.
         self._callees_cache: dict[tuple[str, int], frozenset[Entity]] = {}
-        self._path_cache: dict[tuple[str, Ref], frozenset[Entity]] = {}
+        self._path_cache: dict[tuple[str, Ref, tuple[str, ...], Point | None], frozenset[Entity]] = {}
         self._returns_cache: dict[str, frozenset[Entity]] = {}
         self._member_stack: set[tuple[str, str]] = set()
         self._member_cache: dict[tuple[str, str], Entity] = {}
@@ -340,7 +356,10 @@ class Symbols:
         entity = self.module_member(module.name, parts[0])
         for part in parts[1:]:
             if entity.kind == "class" and not classes_as_namespaces:
-                return UNKNOWN
+                # A class nested in the class body (`class C(A.B)`) needs no MRO to be found.
+                nested = f"{entity.target}.{part}"
+                entity = Entity("class", nested) if nested in self.classes else UNKNOWN
+                continue
             entity = self.member(entity, part)
         return entity
 
@@ -597,23 +616,36 @@ class Symbols:
                 if called.kind == "function"
                 for value in self.return_values(called.target, depth + 1)
             )
-        found = self.path_values(fid, call.callee, depth) if call.callee is not None else frozenset()
+        found: frozenset[Entity] = frozenset()
+        if call.callee is not None:
+            at = (fid, call.site.pos, call.block) if call.callee_keys else None
+            found = self.path_values(fid, call.callee, depth, call.callee_keys, at)
         if not found:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         return found
 
-    def path_values(self, fid: str, ref: Ref, depth: int = 0) -> frozenset[Entity]:
+    def path_values(
+        self, fid: str, ref: Ref, depth: int = 0, keys: tuple[str, ...] = (), at: Point | None = None
+    ) -> frozenset[Entity]:
         """Every value a name path may hold in `fid`, flow-insensitively: the union over the
-        values of its name, then of each attribute or element."""
-        return _memoized_set(self._path_cache, (fid, ref), lambda: self._path_values(fid, ref, depth))
+        values of its name, then of each attribute or element. `keys` are the constant keys of
+        its subscripts, where known: an element is then only what is stored at its key, and
+        looked up `at` a call, not what a later store there replaced before the call."""
+        return _memoized_set(
+            self._path_cache, (fid, ref, keys, at), lambda: self._path_values(fid, ref, depth, keys, at)
+        )
 
-    def _path_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
+    def _path_values(
+        self, fid: str, ref: Ref, depth: int, keys: tuple[str, ...], at: Point | None
+    ) -> frozenset[Entity]:
         if depth > _MAX_DEPTH:
             return frozenset()
         values = self._name_values(fid, ref, depth)
+        subscripts = iter(keys) if keys else None
         for attr in ref.attrs:
+            key = next(subscripts, "") if subscripts is not None and attr == "[]" else ""
             values = frozenset(
-                found for value in values for found in self._member_values(value, attr, depth + 1)
+                found for value in values for found in self._member_values(value, attr, depth + 1, key, at)
             )
         return values
 
@@ -656,14 +688,11 @@ class Symbols:
 
     def decorators(self, fid: str, depth: int = 0) -> list[frozenset[Entity]]:
         """The values of a function's decorators, outermost first, as they are where it is defined."""
-        function = self.function(fid)
-        module = self.module_of(fid).name
-        parent = f"{function.class_name}.<body>" if function.class_name else function.parent
-        where = function_id(module, parent)
+        where = self.defining_scope(fid)
         if where not in self.functions:
             return []
         found = []
-        for arg in function.decorator_values:
+        for arg in self.function(fid).decorator_values:
             if arg.kind == "ref" and arg.ref is not None:
                 found.append(self.path_values(where, arg.ref, depth + 1))
             elif arg.kind == "call" and (call := self.call(where, arg.call)) is not None:
@@ -671,6 +700,29 @@ class Symbols:
             else:
                 found.append(frozenset())
         return found
+
+    def defining_scope(self, fid: str) -> str:
+        """The function (a class body, module code) whose code runs the `def` of `fid`."""
+        function = self.function(fid)
+        parent = f"{function.class_name}.<body>" if function.class_name else function.parent
+        return function_id(self.module_of(fid).name, parent)
+
+    def _default_values(self, fid: str, name: str, depth: int) -> frozenset[Entity]:
+        """What the default of parameter `name` of `fid` holds, read where its `def` runs."""
+        default = self._defaults.get(fid, {}).get(name)
+        where = self.defining_scope(fid) if default is not None else ""
+        if default is None or where not in self.functions:
+            return frozenset()
+        return self.path_values(where, default, depth + 1)
+
+    @cached_property
+    def _defaults(self) -> dict[str, dict[str, Ref]]:
+        """Parameter defaults that are name paths, by function (few functions have any)."""
+        return {
+            fid: defaults
+            for fid, (_, function) in self.functions.items()
+            if (defaults := {p.name: p.default for p in function.params if p.default is not None})
+        }
 
     def _global_values_all(self, target: str, depth: int) -> frozenset[Entity]:
         module, name = target.split(":", 1)
@@ -685,6 +737,7 @@ class Symbols:
         what is stored."""
         values = set(self._stored_values(scope, name, depth))
         values.update(self.param_values.get((scope, name), ()))
+        values.update(self._default_values(scope, name, depth))
         for bind in self.binds(scope).get(name, ()):
             if bind.annotation:
                 continue
@@ -772,11 +825,21 @@ class Symbols:
                 index.setdefault(key, []).append((fid, stored))
         return index
 
-    def _element_values(self, container: str, depth: int) -> frozenset[Entity]:
-        scope, name = container.split("|", 1)
+    def _element_values(self, container: Entity, key: str, depth: int, at: Point | None) -> frozenset[Entity]:
+        """The elements of `container` at `key` ("" for any key): the values stored there, and the
+        inner container where values are stored deeper (`d["a"]` of `d = {"a": {"b": f}}`)."""
+        scope, name = container.target.split("|", 1)
+        keys = (*container.keys, key)
+        elements = [
+            (fid, stored)
+            for fid, stored in self._stored_index.get((scope, name), ())
+            if stored.element and _keys_match(stored.keys[: len(keys)], keys)
+        ]
         values: set[Entity] = set()
-        for fid, stored in self._stored_index.get((scope, name), ()):
-            if stored.element:
+        for fid, stored in _live_at(elements, keys, at):
+            if len(stored.keys) > len(keys):
+                values.add(Entity("elements", container.target, keys))
+            elif len(stored.keys) == len(keys):
                 values.update(self._stored_value(fid, stored, depth + 1))
         return frozenset(values)
 
@@ -821,10 +884,12 @@ class Symbols:
             values.update(self._stored_value(fid, stored, depth + 1))
         return frozenset(values)
 
-    def _member_values(self, entity: Entity, attr: str, depth: int) -> frozenset[Entity]:
+    def _member_values(
+        self, entity: Entity, attr: str, depth: int, key: str = "", at: Point | None = None
+    ) -> frozenset[Entity]:
         if attr == "[]":
             if entity.kind == "elements":
-                return self._element_values(entity.target, depth)
+                return self._element_values(entity, key, depth, at)
             if entity.kind == "container":
                 return frozenset({Entity("instance", entity.target)})
             return frozenset()
@@ -1026,12 +1091,14 @@ class Symbols:
 
 
 def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, Arg]]:
-    """(parameter, argument) pairs of a call of `function`, by position and keyword."""
+    """(parameter, argument) pairs of a call of `function`, by position and keyword; a keyword
+    that names no parameter goes to the `**kwargs` parameter, which forwards it."""
     params = [p for p in function.params if p.kind in ("positional", "keyword")]
     if function.kind in ("method", "classmethod") and params:
         params = params[1:]
     by_name = {p.name: p for p in params}
     positional = [p for p in params if p.kind == "positional"]
+    keywords = next((p.name for p in function.params if p.kind == "kwarg"), "")
     index = 0
     for arg in call.args:
         if arg.kind == "star":
@@ -1039,9 +1106,36 @@ def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, 
         if arg.keyword:
             if arg.keyword in by_name:
                 yield arg.keyword, arg
+            elif keywords:
+                yield keywords, arg
         elif index < len(positional):
             yield positional[index].name, arg
             index += 1
+
+
+def _live_at(
+    elements: list[tuple[str, Stored]], keys: tuple[str, ...], at: Point | None
+) -> list[tuple[str, Stored]]:
+    """The stores at constant `keys` that a call `at` may still see: the last one made before the
+    call in the call's own block replaces every earlier one of its function at those keys (it
+    runs after them, and before the call, whatever path led there)."""
+    if at is None or not all(keys):
+        return elements
+    fid, pos, block = at
+    same_place = [stored for where, stored in elements if where == fid and stored.keys == keys]
+    last = max(
+        (stored.pos[:2] for stored in same_place if stored.block == block and stored.pos[:2] < pos[:2]),
+        default=None,
+    )
+    if last is None:
+        return elements
+    replaced = {id(stored) for stored in same_place if stored.pos[:2] < last}
+    return [(where, stored) for where, stored in elements if id(stored) not in replaced]
+
+
+def _keys_match(stored: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """Whether a stored element's keys may be the keys looked up: equal where both are known."""
+    return all(a == b or not a or not b for a, b in zip(stored, wanted))
 
 
 def _memoized_set(

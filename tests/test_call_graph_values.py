@@ -1,0 +1,84 @@
+"""Functions as values where the call graph resolves them: elements at constant keys, starred and
+default values, nested base classes, and methods of external instances passed as arguments.
+
+Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
+the call made there: the functions it calls, and none it does not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from epochlint.cli import main
+
+WriteTree = Callable[..., Path]
+
+FUNCTIONS = "def func1():\n    pass\n\ndef func2():\n    pass\n\ndef func3():\n    pass\n\n"
+
+# (module text after three functions func1..func3, the caller, exactly what it calls)
+CASES: dict[str, tuple[str, str, set[str]]] = {
+    "dict_key_is_type_sensitive": ('d = {1: func1, "1": func2}\nd[1]()\n', "main", {"main.func1"}),
+    "dict_key_quoting_does_not_matter": ("d = {'a': func1, \"b\": func2}\nd[\"a\"]()\n", "main", {"main.func1"}),
+    "dict_item_replaced_before_the_call": (
+        'd = {"a": func1, "b": func3}\nd["a"] = func2\nd["a"]()\n',
+        "main",
+        {"main.func2"},
+    ),
+    "dict_update_replaces_the_key": ('d = {"a": func1}\nd.update({"a": func2})\nd["a"]()\n', "main", {"main.func2"}),
+    "nested_dict_item": (
+        'd = {"a": {"b": func1}}\nd["a"]["b"] = func2\nd["a"]["b"]()\n',
+        "main",
+        {"main.func2"},
+    ),
+    "nested_list_index": ("ls = [[func1], func2]\nls[0][0]()\n", "main", {"main.func1"}),
+    "store_in_a_branch_keeps_both": (
+        'd = {"a": func1}\nif input():\n    d["a"] = func2\nd["a"]()\n',
+        "main",
+        {"main.func1", "main.func2"},
+    ),
+    "unknown_key_is_any_element": ("ls = [func1, func2]\nls[int(input())]()\n", "main", {"main.func1", "main.func2"}),
+    "starred_unpacking": (
+        "a, *b, c = func1, func2, func3, func1\nb[0]()\nb[1]()\nc()\n",
+        "main",
+        {"main.func1", "main.func2", "main.func3"},
+    ),
+    "parameter_default": (
+        "def call(f=func3):\n    f()\n\ncall()\n",
+        "main.call",
+        {"main.func3"},
+    ),
+    "nested_class_as_base": (
+        "class A:\n    class B:\n        def run(self):\n            pass\n\n"
+        "class C(A.B):\n    pass\n\nC().run()\n",
+        "main",
+        {"main.A.B.run"},
+    ),
+    "external_method_passed_as_argument": (
+        "from ext import Client\n\ndef call(f):\n    f()\n\nclient = Client()\ncall(client.close)\n",
+        "main.call",
+        {"ext.Client.close"},
+    ),
+}
+
+
+def pycg_graph(root: Path) -> dict[str, list[str]]:
+    out = io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out):
+        status = main(["graph", "calls", ".", "--format", "pycg"])
+    assert status == 0
+    graph: dict[str, list[str]] = json.loads(out.getvalue())
+    return graph
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_call_resolves_to_exactly_the_functions_held_there(write_tree: WriteTree, case: str) -> None:
+    code, caller, expected = CASES[case]
+    graph = pycg_graph(write_tree({"main.py": FUNCTIONS + code}))
+    called = {callee for callee in graph[caller] if callee.startswith(("main.func", "main.A", "ext."))}
+    assert called == expected
