@@ -16,6 +16,7 @@ from epochlint.engine import check
 from epochlint.program import lockorder
 from epochlint.program.lockorder import LockOrder
 from epochlint.report import RunResult
+from epochlint.rules.epl004_epoch_bump_after_queue_clear import EpochBumpAfterQueueClear
 from bench.pathological import CONSUMER, bump_chain, call_chain, nested_lock_chain
 from tests.conftest import KNOWN_CODES, actual_marks
 from tests.test_audit_tasks import audit_in_process, one_unit
@@ -139,22 +140,10 @@ def test_an_audited_unit_past_the_work_limit_has_its_epl900_and_is_not_counted_a
     )
 
 
-CLEAR_IN_A_HELPER = """\
-import collections
-
-
-class Consumer:
-    def __init__(self):
-        self._epoch = 0
-        self._pending = collections.deque()
-
-    def _reset_pending(self):
-        self._pending = collections.deque()
-
-    def seek(self, offset):
-        self._reset_pending()  # expect: EPL004
-        self._epoch = self._epoch + 1
-"""
+# The rule's own example of a clear made in a helper, so the two cannot drift apart.
+CLEAR_IN_A_HELPER = next(
+    example.code for example in EpochBumpAfterQueueClear.invalid if example.title == "the clear happens in a helper"
+)
 
 
 def test_a_chain_of_calls_ending_in_a_bump_stops_at_the_work_limit_with_epl900(write_tree: WriteTree) -> None:
