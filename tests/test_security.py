@@ -156,6 +156,14 @@ def test_a_dangling_tag_link_in_the_cache_is_not_followed(
     assert "not using the cache: CACHEDIR.TAG" in run.stderr
 
 
+def _link_cache_entries_to(root: Path, target: Path) -> None:
+    entries = [p for p in (root / ".epochlint_cache").rglob("*") if p.is_file() and p.parent.name in ("facts", "findings")]
+    assert entries
+    for entry in entries:
+        entry.unlink()
+        entry.symlink_to(target)
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_cache_entries_that_are_links_are_never_read(write_tree: WriteTree) -> None:
     # An entry linked to /dev/zero was read until memory ran out; one linked to a FIFO, forever.
@@ -163,12 +171,16 @@ def test_cache_entries_that_are_links_are_never_read(write_tree: WriteTree) -> N
     assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
     fifo = root / "fifo"
     os.mkfifo(fifo)
-    entries = [p for p in (root / ".epochlint_cache").rglob("*") if p.is_file() and p.parent.name in ("facts", "findings")]
-    assert entries
-    for entry in entries:
-        entry.unlink()
-        entry.symlink_to(fifo)
+    _link_cache_entries_to(root, fifo)
     assert codes_by_path(json_findings(cached_run(root, "fifo", "consumer.py"))) == {"consumer.py": ["EPL001"], "fifo": ["EPL900"]}
+    assert codes_by_path(json_findings(cached_run(root, "consumer.py"))) == {"consumer.py": ["EPL001"]}
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_cache_entries_linked_to_an_endless_device_are_never_read(write_tree: WriteTree) -> None:
+    root = write_tree({"consumer.py": CONSUMER})
+    assert codes_by_path(json_findings(cached_run(root))) == {"consumer.py": ["EPL001"]}
+    _link_cache_entries_to(root, Path("/dev/zero"))
     assert codes_by_path(json_findings(cached_run(root, "consumer.py"))) == {"consumer.py": ["EPL001"]}
 
 
