@@ -120,21 +120,19 @@ def analyse(
 ) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
     """The findings of one analysis unit, the rules that ran, and the analyses that stopped at
     their work limit."""
-    rules = selected_rules(config)
-    with collector_paused():
-        program = build_program(results, config)
-        found = rule_findings(program, rules)
-    findings = reported(found, {r.source.rel: r.facts for r in results}, config, rules)
-    return findings, rules, list(program.limits_reached.values())
+    found, rules, limits = unsuppressed_findings(results, config)
+    return reported(found, {r.source.rel: r.facts for r in results}, config, rules), rules, limits
 
 
 def unsuppressed_findings(
     results: Sequence[FileResult], config: Config
-) -> tuple[list[Finding], list[type[Rule]]]:
-    """The findings of one analysis unit before suppressions (see `reported`), and the rules that ran."""
+) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
+    """The findings of one analysis unit before suppressions (see `reported`), the rules that ran,
+    and the analyses that stopped at their work limit."""
     rules = selected_rules(config)
     with collector_paused():
-        return rule_findings(build_program(results, config), rules), rules
+        program = build_program(results, config)
+        return rule_findings(program, rules), rules, list(program.limits_reached.values())
 
 
 def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
@@ -324,7 +322,7 @@ def _laid_out(
     moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
     if moved is not None and earlier is not None:
         return _LaidOut(facts_keys, tuple(moved), earlier.rules)
-    found, rules = unsuppressed_findings(results, config)
+    found, rules, _ = unsuppressed_findings(results, config)
     return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules))
 
 
