@@ -39,7 +39,7 @@ from functools import cache
 from pathlib import Path
 
 from epochlint import __version__
-from epochlint.fileio import read_regular, write_atomically
+from epochlint.fileio import owned_by_user, read_regular, write_atomically
 from epochlint.frontend import codec
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 from epochlint.frontend.java import JAVA_DISTRIBUTIONS
@@ -285,9 +285,7 @@ def _is_users_own_folder(folder: Path) -> bool:
         status = os.stat(folder)
     except OSError:
         return True  # no folder to compare: making the cache there fails, and there is no cache
-    owner = getattr(os, "geteuid", None)  # not on Windows, where folders have no owner id
-    owned = owner is None or status.st_uid == owner()
-    return owned and not status.st_mode & stat.S_IWOTH and os.access(folder, os.W_OK)
+    return owned_by_user(status) and not status.st_mode & stat.S_IWOTH and os.access(folder, os.W_OK)
 
 
 @cache

@@ -26,6 +26,7 @@ import pathspec
 # configured pattern is checked on its parse tree.
 from re import _constants, _parser as _regex_parser  # type: ignore[attr-defined]
 
+from epochlint.fileio import owned_by_user
 from epochlint.notices import warn_once
 
 __all__ = [
@@ -653,9 +654,8 @@ def _planted_by_anyone(path: Path) -> bool:
         status, folder = path.stat(), path.parent.stat()
     except OSError:
         return False
-    owner = getattr(os, "geteuid", None)  # not on Windows, where files have no owner id
     shared = bool((status.st_mode | folder.st_mode) & stat.S_IWOTH)
-    return shared and owner is not None and status.st_uid != owner()
+    return shared and not owned_by_user(status)
 
 
 def _missing_table_hint(data: Mapping[str, object]) -> str:

@@ -13,7 +13,14 @@ import tempfile
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["read_regular", "write_atomically"]
+__all__ = ["owned_by_user", "read_regular", "write_atomically"]
+
+
+def owned_by_user(status: os.stat_result) -> bool:
+    """Whether the file or folder `status` describes belongs to the user running epochlint (always
+    on Windows, where files have no owner id)."""
+    owner = getattr(os, "geteuid", None)
+    return owner is None or status.st_uid == owner()
 
 
 def read_regular(descriptor: int, max_size: int) -> bytes | str:
