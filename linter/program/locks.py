@@ -270,17 +270,17 @@ class Locks:
         cached = self._wrapper_holds.get(decorator)
         if cached is not None:
             return cached
-        decorated = [p.name for p in self.symbols.function(decorator).params if p.kind == "positional"]
-        scope = self.symbols.function(decorator).qualname
+        facts = self.symbols.function(decorator)
+        decorated = [p.name for p in facts.params if p.kind == "positional"]
         found: set[tuple[str, ...]] = set()
         for wrapper in self.symbols.return_values(decorator) if decorated else ():
-            if wrapper.kind != "function" or not self.symbols.function(wrapper.target).params:
+            function = self.symbols.function(wrapper.target) if wrapper.kind == "function" else None
+            if function is None or not function.params:
                 continue
-            function = self.symbols.function(wrapper.target)
             receiver = Ref(function.qualname, function.params[0].name)
             regions = self.regions_by_id(wrapper.target)
             for call in function.calls:
-                if call.callee != Ref(scope, decorated[0]):
+                if call.callee != Ref(facts.qualname, decorated[0]):
                     continue
                 for region in (regions[region_id] for region_id in call.site.regions):
                     if Ref(region.lock.scope, region.lock.name) == receiver and region.lock.attrs:
