@@ -16,7 +16,7 @@ import stat
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +71,13 @@ HANDLER_SUFFIX_WORDS: frozenset[str] = frozenset(
 _CAMEL_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*|[0-9]+")
 
 
-def name_words(name: str) -> list[str]:
+# Names recur across a program (every read of `self._epoch` asks about `_epoch` again): each is
+# split once. Bounded, for the audit's long-lived workers.
+@lru_cache(maxsize=1 << 16)
+def name_words(name: str) -> tuple[str, ...]:
     """The words of an identifier (its last dotted component), split on underscores and camelCase.
 
-    Leading underscores are dropped: `_incomingQueue_lock` -> ['incoming', 'Queue', 'lock'].
+    Leading underscores are dropped: `_incomingQueue_lock` -> ('incoming', 'Queue', 'lock').
     Digits stay with the word before them, so `cv2` is one word, not `cv` + `2`.
     """
     last = name.rsplit(".", 1)[-1]
@@ -82,9 +85,10 @@ def name_words(name: str) -> list[str]:
     for part in last.split("_"):
         if part:
             words.extend(_CAMEL_WORD.findall(part) or [part])
-    return words
+    return tuple(words)
 
 
+@lru_cache(maxsize=1 << 16)
 def snake_name(name: str) -> str:
     """An identifier in lower snake case, so that Java's `offsetEpoch` is Python's `offset_epoch`."""
     return "_".join(word.lower() for word in name_words(name))

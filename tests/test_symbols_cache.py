@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from epochlint.config import load_config
 from epochlint.discovery import discover
 from epochlint.engine import FileResult, build_program, read_file
+from epochlint.program.callgraph import call_targets
 from epochlint.program.model import Program
-from tests.conftest import KNOWN_CODES
+from epochlint.program.symbols import Symbols
+from tests.conftest import FIXTURES, KNOWN_CODES
 
 _HIERARCHY = (
     "class Base:\n    def poll(self):\n        pass\n\n    def close(self):\n        pass\n\n    shut = close\n\n\n"
@@ -30,3 +34,31 @@ def test_method_lookups_are_kept_apart_by_class_name_and_super(write_tree) -> No
     # Asked twice in each order: a lookup answered from memory equals the first answer.
     for order in (asked, asked[::-1], asked):
         assert {q: symbols.lookup_method(*q) for q in order} == dict(zip(asked, expected))
+
+
+def _fresh_symbols(kept: Symbols) -> Symbols:
+    """Symbols of the same modules that know what `kept` learnt, and have resolved nothing yet."""
+    fresh = Symbols(list(kept.modules.values()))
+    fresh.param_types = dict(kept.param_types)
+    fresh.param_values = dict(kept.param_values)
+    fresh._field_types = kept._field_types
+    fresh._field_values = kept._field_values
+    fresh.settle()
+    return fresh
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name != "java"))
+def test_a_resolution_kept_across_the_rounds_equals_a_fresh_one(folder: str) -> None:
+    """Each round of the value flow forgets only the resolutions built on what it learnt: none
+    that is kept may have gone stale (every call site resolves as it would from nothing)."""
+    config = load_config([FIXTURES / folder], None, KNOWN_CODES)
+    sources, _ = discover([FIXTURES / folder], config)
+    kept = build_program([FileResult(s, read_file(s, config.max_file_size)) for s in sources], config).symbols
+    fresh = _fresh_symbols(kept)
+    stale = [
+        (fid, call.site.pos)
+        for fid in sorted(kept.functions)
+        for call in kept.function(fid).calls
+        if call_targets(kept, fid, call) != call_targets(fresh, fid, call)
+    ]
+    assert stale == []

@@ -107,6 +107,7 @@ class Program:
         self.symbols.type_fields()
         self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
         learn_bound_values(self.symbols, self.call_shapes_model)
+        self.symbols.settle()
         self.calls = CallGraph(self.symbols, frozenset(config.iteration_helpers))
         self.locks = Locks(
             self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.shapes_model

@@ -8,8 +8,9 @@ method name alone.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
+from enum import IntEnum
 from functools import cached_property
 from typing import TypeVar
 
@@ -28,12 +29,13 @@ from epochlint.frontend.facts import (
 )
 from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
+from epochlint.program.resolutions import CUT_SHORT, Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 _MAX_DEPTH = 12
-_Key = TypeVar("_Key", bound=Hashable)
+_Learnt = TypeVar("_Learnt")
 # Where a value is looked up: (function, position, innermost block) of a call.
 Point = tuple[str, Pos, Pos]
 
@@ -54,6 +56,18 @@ class Entity:
 
 
 UNKNOWN = Entity("unknown")
+_NOTHING: frozenset[Entity] = frozenset()
+
+
+class _Cache(IntEnum):
+    """The memoized resolutions of a unit."""
+
+    ENTITY = 0
+    ROOT = 1
+    RETURN = 2
+    CALLEES = 3
+    PATH = 4
+    RETURNS = 5
 
 
 @dataclass(frozen=True, order=True)
@@ -104,14 +118,10 @@ class Symbols:
         # Field types are computed in two passes; while the first runs, fields are untyped.
         self._field_types: dict[tuple[str, str], Entity] = {}
         self._field_values: dict[tuple[str, str], frozenset[Entity]] = {}
-        # Resolutions, forgotten together whenever field or parameter types change.
-        self._entity_cache: dict[tuple[str, Ref], Entity] = {}
-        self._root_cache: dict[tuple[str, str, str], Entity] = {}
-        self._return_cache: dict[str, Entity] = {}
-        # Value sets, forgotten with the resolutions above.
-        self._callees_cache: dict[tuple[str, int], frozenset[Entity]] = {}
-        self._path_cache: dict[tuple[str, Ref, tuple[str, ...], Point | None], frozenset[Entity]] = {}
-        self._returns_cache: dict[str, frozenset[Entity]] = {}
+        # Resolutions and value sets, each forgotten when a field or parameter type it used changes.
+        self._resolutions = Resolutions(len(_Cache))
+        # Shared locations by (function, name path, objects only), once learning is over.
+        self._fields: dict[tuple[str, Ref, bool], FieldId | None] | None = None
         self._member_stack: set[tuple[str, str]] = set()
         self._member_cache: dict[tuple[str, str], Entity] = {}
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
@@ -154,13 +164,33 @@ class Symbols:
     def learn_parameter_types(
         self, learnt: dict[tuple[str, str], str], values: dict[tuple[str, str], frozenset[Entity]]
     ) -> None:
-        """Add parameter classes and values learnt from call sites; what was resolved before is
-        forgotten."""
+        """Add parameter classes and values learnt from call sites; what was resolved from those
+        parameters is forgotten."""
         self.param_types.update(learnt)
         for key, entities in values.items():
             self.param_values[key] = self.param_values.get(key, frozenset()) | entities
-        self._forget_resolutions()
+        self._resolutions.forget(_parameter_fact(key) for key in (*learnt, *values))
         self.type_fields()
+
+    def _cut_short(self, depth: int) -> bool:
+        """Whether a resolution this deep stops here: what it finds then depends on where it was
+        first asked from, so it is computed afresh after every lesson."""
+        if depth <= _MAX_DEPTH:
+            return False
+        self._resolutions.read(CUT_SHORT)
+        return True
+
+    def settle(self) -> None:
+        """Nothing more is learnt: resolutions stop recording what they depend on, and the
+        fields that name paths denote, asked again and again by the rules, are kept."""
+        self._resolutions.settle()
+        self._fields = {}
+
+    def _parameter_types(self, scope: str, name: str) -> tuple[str | None, frozenset[Entity]]:
+        """The class learnt for parameter `name` of `scope`, and the values passed to it."""
+        key = (scope, name)
+        self._resolutions.read(_parameter_fact(key))
+        return self.param_types.get(key), self.param_values.get(key, frozenset())
 
     def enclosing_function(self, fid: str, scope: str) -> str:
         return function_id(self.module_of(fid).name, scope)
@@ -293,25 +323,28 @@ class Symbols:
         """Compute field types: a second pass types the fields whose values come from typed fields."""
         for _ in range(2):
             types = self._infer_field_types()
-            self._forget_resolutions()
+            self._forget_fields(_changed(self._field_types, types))
             self._field_types = types
-        self._field_values = self._infer_field_values()
+        values = self._infer_field_values()
+        self._forget_fields(_changed(self._field_values, values))
+        self._field_values = values
 
-    def _forget_resolutions(self) -> None:
-        self._entity_cache.clear()
-        self._root_cache.clear()
-        self._return_cache.clear()
-        self._callees_cache.clear()
-        self._path_cache.clear()
-        self._returns_cache.clear()
+    def _forget_fields(self, keys: set[tuple[str, str]]) -> None:
+        self._resolutions.forget(_field_fact(key) for key in keys)
 
     def field_type(self, owner: str, attr: str) -> Entity | None:
+        self._resolutions.read(_field_fact((owner, attr)))
         return self._field_types.get((owner, attr))
+
+    def _field_value_set(self, owner: str, attr: str) -> frozenset[Entity]:
+        """Every value stored into a field, with its one class where the stores agree on one."""
+        typed = self.field_type(owner, attr)
+        return self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set())
 
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for fid, cls, write in self._self_field_writes():
+        for fid, cls, write in self._self_field_writes:
             entity = self._stored_entity(fid, write.value_call, write.value_ref)
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
@@ -451,10 +484,10 @@ class Symbols:
 
     def entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
         """What a name path denotes inside function `fid`."""
-        return _memoized(self._entity_cache, (fid, ref), lambda: self._entity(fid, ref, depth))
+        return self._resolutions.get(_Cache.ENTITY, (fid, ref), lambda: self._entity(fid, ref, depth), UNKNOWN)
 
     def _entity(self, fid: str, ref: Ref, depth: int) -> Entity:
-        if depth > _MAX_DEPTH:
+        if self._cut_short(depth):
             return UNKNOWN
         entity = self.root_entity(fid, ref, depth)
         for attr in ref.attrs:
@@ -471,7 +504,9 @@ class Symbols:
 
     def root_entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
         """What the first name of a path denotes in `fid` (a parameter, a local, a global)."""
-        return _memoized(self._root_cache, (fid, ref.scope, ref.name), lambda: self._root_entity(fid, ref, depth))
+        return self._resolutions.get(
+            _Cache.ROOT, (fid, ref.scope, ref.name), lambda: self._root_entity(fid, ref, depth), UNKNOWN
+        )
 
     def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
@@ -498,11 +533,11 @@ class Symbols:
         """Every known value of local `name` of function `scope`: its bindings, and the classes
         and functions bound to it as a parameter at resolved call sites."""
         candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(name, ())}
-        learnt = self.param_types.get((scope, name))
+        learnt, passed = self._parameter_types(scope, name)
         if learnt:
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
-        candidates.update(v for v in self.param_values.get((scope, name), ()) if v.kind != "instance")
+        candidates.update(v for v in passed if v.kind != "instance")
         candidates.discard(UNKNOWN)
         return frozenset(candidates)
 
@@ -597,14 +632,15 @@ class Symbols:
         """Everything a call site may call: every value the called path may hold (a parameter
         bound to two functions calls both, a field two subclasses set holds both), with class
         hierarchy analysis on `self`/`cls`. A method of an unknown receiver stays unknown."""
-        return _memoized_set(
-            self._callees_cache,
+        return self._resolutions.get(
+            _Cache.CALLEES,
             (fid, call.id),
             lambda: frozenset(self._overload(value, len(call.args)) for value in self._callees(fid, call, depth)),
+            _NOTHING,
         )
 
     def _callees(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
-        if depth > _MAX_DEPTH:
+        if self._cut_short(depth):
             return frozenset()
         if call.callee_call >= 0:
             inner = self.call(fid, call.callee_call)
@@ -631,14 +667,14 @@ class Symbols:
         values of its name, then of each attribute or element. `keys` are the constant keys of
         its subscripts, where known: an element is then only what is stored at its key, and
         looked up `at` a call, not what a later store there replaced before the call."""
-        return _memoized_set(
-            self._path_cache, (fid, ref, keys, at), lambda: self._path_values(fid, ref, depth, keys, at)
+        return self._resolutions.get(
+            _Cache.PATH, (fid, ref, keys, at), lambda: self._path_values(fid, ref, depth, keys, at), _NOTHING
         )
 
     def _path_values(
         self, fid: str, ref: Ref, depth: int, keys: tuple[str, ...], at: Point | None
     ) -> frozenset[Entity]:
-        if depth > _MAX_DEPTH:
+        if self._cut_short(depth):
             return frozenset()
         values = self._name_values(fid, ref, depth)
         subscripts = iter(keys) if keys else None
@@ -736,7 +772,7 @@ class Symbols:
         """Every value the assignments and loops binding local `name` of `scope` may bind, and
         what is stored."""
         values = set(self._stored_values(scope, name, depth))
-        values.update(self.param_values.get((scope, name), ()))
+        values.update(self._parameter_types(scope, name)[1])
         values.update(self._default_values(scope, name, depth))
         for bind in self.binds(scope).get(name, ()):
             if bind.annotation:
@@ -867,10 +903,10 @@ class Symbols:
 
     def return_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
         """Every value function `fid` may return."""
-        return _memoized_set(self._returns_cache, fid, lambda: self._return_values(fid, depth))
+        return self._resolutions.get(_Cache.RETURNS, fid, lambda: self._return_values(fid, depth), _NOTHING)
 
     def _return_values(self, fid: str, depth: int) -> frozenset[Entity]:
-        if depth > _MAX_DEPTH:
+        if self._cut_short(depth):
             return frozenset()
         values: set[Entity] = set()
         function = self.function(fid)
@@ -898,9 +934,7 @@ class Symbols:
         if entity.kind == "external_instance":
             return frozenset({Entity("external", f"{entity.target}.{attr}")})
         if entity.kind == "instance" and not self.lookup_method(entity.target, attr):
-            owner = self.defining_class(entity.target, attr)
-            typed = self.field_type(owner, attr)
-            values = self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set())
+            values = self._field_value_set(self.defining_class(entity.target, attr), attr)
             return values or self._inherited_from_external(entity.target, attr)
         member = self.member(entity, attr)
         if member.kind == "unknown":
@@ -937,22 +971,26 @@ class Symbols:
     def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
         """Every value stored into each field by a method of its class (union types)."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for fid, cls, write in self._self_field_writes():
+        for fid, cls, write in self._self_field_writes:
             entity = self._stored_entity(fid, write.value_call, write.value_ref)
             if write.kind == "assign" and entity.kind != "unknown":
                 key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
                 seen.setdefault(key, set()).add(entity)
         return {key: frozenset(values) for key, values in seen.items()}
 
-    def _self_field_writes(self) -> Iterator[tuple[str, str, Write]]:
-        """(method, its class, write) of every store into `self.field` (one attribute deep)."""
+    @cached_property
+    def _self_field_writes(self) -> list[tuple[str, str, Write]]:
+        """(method, its class, write) of every store into `self.field` (one attribute deep); read
+        by every pass that types fields."""
+        found = []
         for fid, (_, function) in self.functions.items():
             cls = self.class_of_function(fid)
             self_name = self.self_param(fid)
             for write in function.writes:
                 ref = write.ref
                 if cls and ref.name == self_name and ref.scope == function.qualname and len(ref.attrs) == 1:
-                    yield fid, cls, write
+                    found.append((fid, cls, write))
+        return found
 
     @cached_property
     def _subclasses(self) -> dict[str, tuple[str, ...]]:
@@ -980,7 +1018,7 @@ class Symbols:
 
     def call_result(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """The class of what a call returns: a constructed instance, or a function's known return."""
-        if depth > _MAX_DEPTH:
+        if self._cut_short(depth):
             return UNKNOWN
         callee = self.callee(fid, call, depth)
         if callee.kind == "class":
@@ -1000,7 +1038,7 @@ class Symbols:
 
     def return_entity(self, fid: str, depth: int = 0) -> Entity:
         """The class of what function `fid` returns, where every return agrees."""
-        return _memoized(self._return_cache, fid, lambda: self._return_entity(fid, depth))
+        return self._resolutions.get(_Cache.RETURN, fid, lambda: self._return_entity(fid, depth), UNKNOWN)
 
     def _return_entity(self, fid: str, depth: int) -> Entity:
         function = self.function(fid)
@@ -1025,6 +1063,14 @@ class Symbols:
         the epoch, and reading `snapshot` later is not a read of the field. Locks are objects:
         `lock = self._lock; with lock:` holds the field's lock.
         """
+        if self._fields is None:
+            return self._field(fid, ref, objects_only)
+        key = (fid, ref, objects_only)
+        if key not in self._fields:
+            self._fields[key] = self._field(fid, ref, objects_only)
+        return self._fields[key]
+
+    def _field(self, fid: str, ref: Ref, objects_only: bool) -> FieldId | None:
         if ref.attrs or not objects_only:
             ref = self.expand_alias(fid, ref)
         if not ref.attrs:
@@ -1138,25 +1184,19 @@ def _keys_match(stored: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
     return all(a == b or not a or not b for a, b in zip(stored, wanted))
 
 
-def _memoized_set(
-    cache: dict[_Key, frozenset[Entity]], key: _Key, compute: Callable[[], frozenset[Entity]]
-) -> frozenset[Entity]:
-    """`cache[key]`, computed once; a computation that needs its own result sees it empty."""
-    cached = cache.get(key)
-    if cached is None:
-        cache[key] = frozenset()
-        cached = cache[key] = compute()
-    return cached
+def _parameter_fact(key: tuple[str, str]) -> Hashable:
+    """What a resolution reads of a parameter: the class and values learnt for it."""
+    return ("parameter", *key)
 
 
-def _memoized(cache: dict[_Key, Entity], key: _Key, compute: Callable[[], Entity]) -> Entity:
-    """`cache[key]`, computed once; a computation that needs its own result (a cycle through
-    names, returns or calls) sees it unknown."""
-    cached = cache.get(key)
-    if cached is None:
-        cache[key] = UNKNOWN
-        cached = cache[key] = compute()
-    return cached
+def _field_fact(key: tuple[str, str]) -> Hashable:
+    """What a resolution reads of a field: its class and the values stored into it."""
+    return ("field", *key)
+
+
+def _changed(old: dict[tuple[str, str], _Learnt], new: dict[tuple[str, str], _Learnt]) -> set[tuple[str, str]]:
+    """The keys whose learnt answer differs between `old` and `new`."""
+    return {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
 def _names(attrs: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,79 @@
+"""Memoized name resolutions that remember what they were computed from.
+
+The value flow learns parameter and field types in rounds. Each lesson changes the answer of only
+the resolutions that used what it changed: the memo records, while a resolution is computed, the
+learnt facts it read and the other resolutions it asked (including one still in progress, whose
+answer it saw empty), so that forgetting a fact forgets exactly the resolutions built on it, and
+the rest are kept for the next round instead of being computed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar
+
+_Value = TypeVar("_Value")
+# A resolution: (which cache, its key).
+_Node = tuple[int, Hashable]
+
+# The fact read by a resolution cut short at the depth limit: what it found depends on where it
+# was first asked from, so it is forgotten at every lesson, as if computed afresh.
+CUT_SHORT = ("cut short",)
+
+
+class Resolutions:
+    """Caches of resolutions, with the dependencies between them while learning goes on."""
+
+    def __init__(self, count: int) -> None:
+        self.caches: list[dict[Hashable, object]] = [{} for _ in range(count)]
+        self._computing: list[_Node] = []
+        # A fact or a resolution -> the resolutions that used it.
+        self._users: dict[Hashable, set[_Node]] = {}
+        self._tracking = True
+
+    def get(self, which: int, key: Hashable, compute: Callable[[], _Value], pending: _Value) -> _Value:
+        """The cached resolution `key` of cache `which`, computed once; a computation that needs its
+        own result (a cycle through names, returns or calls) sees `pending`."""
+        cache = self.caches[which]
+        cached = cache.get(key)
+        if not self._tracking:
+            if cached is None:
+                cache[key] = pending
+                cached = cache[key] = compute()
+            return cached  # type: ignore[return-value]
+        node = (which, key)
+        if self._computing:
+            self._users.setdefault(node, set()).add(self._computing[-1])
+        if cached is not None:
+            return cached  # type: ignore[return-value]
+        cache[key] = pending
+        self._computing.append(node)
+        try:
+            cached = compute()
+        finally:
+            self._computing.pop()
+        cache[key] = cached
+        return cached
+
+    def read(self, fact: Hashable) -> None:
+        """Note that the resolution being computed read a learnt `fact`."""
+        if self._tracking and self._computing:
+            self._users.setdefault(fact, set()).add(self._computing[-1])
+
+    def forget(self, facts: Iterable[Hashable]) -> None:
+        """Forget every resolution that used one of `facts`, directly or through others, and every
+        resolution cut short at the depth limit."""
+        pending = [user for fact in (*facts, CUT_SHORT) for user in self._users.pop(fact, ())]
+        forgotten: set[_Node] = set()
+        while pending:
+            node = pending.pop()
+            if node in forgotten:
+                continue
+            forgotten.add(node)
+            self.caches[node[0]].pop(node[1], None)
+            pending.extend(self._users.pop(node, ()))
+
+    def settle(self) -> None:
+        """Learning is over: stop recording dependencies, and drop those recorded."""
+        self._tracking = False
+        self._users.clear()
