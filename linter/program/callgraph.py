@@ -234,30 +234,48 @@ def learn_bound_values(symbols: Symbols, counts: Callable[[str, str], bool]) -> 
         symbols.learn_parameter_types(new_types, new_values)
 
 
+# What one function's calls bind: (callee, parameter) -> classes of the instances passed, and
+# -> every value passed that the parameter learns.
+_Bound = tuple[dict[tuple[str, str], set[str]], dict[tuple[str, str], set[Entity]]]
+
+
 def _bound_values(
     symbols: Symbols, counts: Callable[[str, str], bool]
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], frozenset[Entity]]]:
     classes: dict[tuple[str, str], set[str]] = {}
     values: dict[tuple[str, str], set[Entity]] = {}
     for fid in sorted(symbols.functions):
-        for call in symbols.function(fid).calls:
-            for target, _ in call_targets(symbols, fid, call):
-                if not counts(fid, target):
-                    continue
-                for param, arg in bound_arguments(symbols.function(target), call):
-                    key = (target, param)
-                    if arg.kind == "ref" and arg.ref is not None:
-                        entity = symbols.entity(fid, arg.ref)
-                        if entity.kind == "global":
-                            entity = symbols.global_value(entity.target)
-                        if entity.kind == "instance":
-                            classes.setdefault(key, set()).add(entity.target)
-                    values.setdefault(key, set()).update(
-                        value for value in argument_values(symbols, fid, arg) if _passes_on(value)
-                    )
-        _bind_decorated(symbols, fid, values)
+        # Kept from the round before unless something it resolved was learnt meanwhile.
+        found_classes, found_values = symbols.remembered(("bound by", fid), lambda: _bound_in(symbols, fid, counts))
+        for key, found in found_classes.items():
+            classes.setdefault(key, set()).update(found)
+        for key, entities in found_values.items():
+            values.setdefault(key, set()).update(entities)
     types = {key: next(iter(found)) for key, found in classes.items() if len(found) == 1}
     return types, {key: frozenset(found) for key, found in values.items() if found}
+
+
+def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) -> _Bound:
+    """What the calls of function `fid`, and the decorators of the functions it defines, bind."""
+    classes: dict[tuple[str, str], set[str]] = {}
+    values: dict[tuple[str, str], set[Entity]] = {}
+    for call in symbols.function(fid).calls:
+        for target, _ in call_targets(symbols, fid, call):
+            if not counts(fid, target):
+                continue
+            for param, arg in bound_arguments(symbols.function(target), call):
+                key = (target, param)
+                if arg.kind == "ref" and arg.ref is not None:
+                    entity = symbols.entity(fid, arg.ref)
+                    if entity.kind == "global":
+                        entity = symbols.global_value(entity.target)
+                    if entity.kind == "instance":
+                        classes.setdefault(key, set()).add(entity.target)
+                values.setdefault(key, set()).update(
+                    value for value in argument_values(symbols, fid, arg) if _passes_on(value)
+                )
+    _bind_decorated(symbols, fid, values)
+    return classes, values
 
 
 def _passes_on(value: Entity) -> bool:

@@ -8,10 +8,10 @@ method name alone.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TypeVar
 
 from epochlint.frontend.facts import (
@@ -36,6 +36,10 @@ _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 _MAX_DEPTH = 12
 _Learnt = TypeVar("_Learnt")
+_Derived = TypeVar("_Derived")
+# What a derived value is while it is computed (never asked for then: derived values are not
+# resolutions, nothing they compute asks for them).
+_PENDING = object()
 # Where a value is looked up: (function, position, innermost block) of a call.
 Point = tuple[str, Pos, Pos]
 
@@ -68,6 +72,8 @@ class _Cache(IntEnum):
     CALLEES = 3
     PATH = 4
     RETURNS = 5
+    # Values derived from resolutions by the value flow's rounds.
+    DERIVED = 6
 
 
 @dataclass(frozen=True, order=True)
@@ -179,6 +185,11 @@ class Symbols:
             return False
         self._resolutions.read(CUT_SHORT)
         return True
+
+    def remembered(self, key: Hashable, compute: Callable[[], _Derived]) -> _Derived:
+        """`compute()`, a value derived from resolutions, kept until something it used is
+        learnt anew."""
+        return self._resolutions.get(_Cache.DERIVED, key, compute, _PENDING)  # type: ignore[arg-type]
 
     def settle(self) -> None:
         """Nothing more is learnt: resolutions stop recording what they depend on, and the
@@ -344,8 +355,7 @@ class Symbols:
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for fid, cls, write in self._self_field_writes:
-            entity = self._stored_entity(fid, write.value_call, write.value_ref)
+        for cls, write, entity in self._field_stores():
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
@@ -971,25 +981,35 @@ class Symbols:
     def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
         """Every value stored into each field by a method of its class (union types)."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for fid, cls, write in self._self_field_writes:
-            entity = self._stored_entity(fid, write.value_call, write.value_ref)
+        for cls, write, entity in self._field_stores():
             if write.kind == "assign" and entity.kind != "unknown":
                 key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
                 seen.setdefault(key, set()).add(entity)
         return {key: frozenset(values) for key, values in seen.items()}
 
+    def _field_stores(self) -> Iterator[tuple[str, Write, Entity]]:
+        """(class, write, value stored) of every store into `self.field` (one attribute deep). What
+        a method stores is resolved once, and again only when something it used is learnt anew:
+        every pass that types fields reads them all."""
+        for fid, (cls, writes) in self._self_field_writes.items():
+            stored = self.remembered(("stores of", fid), partial(self._stored_entities, fid, writes))
+            for write, entity in zip(writes, stored):
+                yield cls, write, entity
+
+    def _stored_entities(self, fid: str, writes: list[Write]) -> tuple[Entity, ...]:
+        return tuple(self._stored_entity(fid, write.value_call, write.value_ref) for write in writes)
+
     @cached_property
-    def _self_field_writes(self) -> list[tuple[str, str, Write]]:
-        """(method, its class, write) of every store into `self.field` (one attribute deep); read
-        by every pass that types fields."""
-        found = []
+    def _self_field_writes(self) -> dict[str, tuple[str, list[Write]]]:
+        """Method -> (its class, its stores into `self.field`, one attribute deep)."""
+        found: dict[str, tuple[str, list[Write]]] = {}
         for fid, (_, function) in self.functions.items():
             cls = self.class_of_function(fid)
             self_name = self.self_param(fid)
             for write in function.writes:
                 ref = write.ref
                 if cls and ref.name == self_name and ref.scope == function.qualname and len(ref.attrs) == 1:
-                    found.append((fid, cls, write))
+                    found.setdefault(fid, (cls, []))[1].append(write)
         return found
 
     @cached_property
