@@ -19,6 +19,7 @@ import re
 import shutil
 import sys
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -71,14 +72,19 @@ def _module_name(tree: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+# Every edit is new to the caches: an edit made by an earlier run of this benchmark would be
+# answered from the findings cache (it keeps the latest runs' findings), not analysed.
+_RUN = uuid.uuid4().hex[:12]
+
+
 def _code_added(data: bytes, counter: int) -> bytes:
-    return data + f"\n\ndef _bench_edit_{counter}():\n    return {counter}\n".encode()
+    return data + f"\n\ndef _bench_edit_{_RUN}_{counter}():\n    return {counter}\n".encode()
 
 
 def _code_moved(data: bytes, counter: int) -> bytes:
     found = _FIRST_DEFINITION.search(data)
     at = found.start() if found else len(data)
-    return data[:at] + f"\n# moved down, edit {counter}\n".encode() + data[at:]
+    return data[:at] + f"\n# moved down, edit {_RUN} {counter}\n".encode() + data[at:]
 
 
 def _measure_tree(tree: Path, copies: int, repeat: int) -> dict[str, Measure]:
