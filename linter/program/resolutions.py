@@ -28,7 +28,7 @@ class Resolutions:
         self.caches: list[dict[Hashable, object]] = [{} for _ in range(count)]
         self._computing: list[_Node] = []
         # A fact or a resolution -> the resolutions that used it.
-        self._users: dict[Hashable, set[_Node]] = {}
+        self._users: dict[Hashable, list[_Node]] = {}
         self._tracking = True
 
     def get(self, which: int, key: Hashable, compute: Callable[[], _Value], pending: _Value) -> _Value:
@@ -43,7 +43,7 @@ class Resolutions:
             return cached  # type: ignore[return-value]
         node = (which, key)
         if self._computing:
-            self._users.setdefault(node, set()).add(self._computing[-1])
+            self._used(node)
         if cached is not None:
             return cached  # type: ignore[return-value]
         cache[key] = pending
@@ -58,7 +58,17 @@ class Resolutions:
     def read(self, fact: Hashable) -> None:
         """Note that the resolution being computed read a learnt `fact`."""
         if self._tracking and self._computing:
-            self._users.setdefault(fact, set()).add(self._computing[-1])
+            self._used(fact)
+
+    def _used(self, used: Hashable) -> None:
+        # A list, not a set: most are used by one resolution alone, and a resolution that asks
+        # again at once is noted once (a repeat further apart costs a slot, never a wrong answer).
+        user = self._computing[-1]
+        users = self._users.get(used)
+        if users is None:
+            self._users[used] = [user]
+        elif users[-1] is not user:
+            users.append(user)
 
     def forget(self, facts: Iterable[Hashable]) -> None:
         """Forget every resolution that used one of `facts`, directly or through others, and every
