@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import networkx as nx
 
@@ -246,7 +246,7 @@ def _bound_values(
     values: dict[tuple[str, str], set[Entity]] = {}
     for fid in sorted(symbols.functions):
         # Kept from the round before unless something it resolved was learnt meanwhile.
-        found_classes, found_values = symbols.remembered(("bound by", fid), lambda: _bound_in(symbols, fid, counts))
+        found_classes, found_values = symbols.remembered(("bound by", fid), partial(_bound_in, symbols, fid, counts))
         for key, found in found_classes.items():
             classes.setdefault(key, set()).update(found)
         for key, entities in found_values.items():

@@ -388,7 +388,6 @@ class DataFlow:
         self.program = program
         self._indexes: dict[str, _Index] = {}
         self._analyses: dict[str, Analysis] = {}
-        self._fields: dict[tuple[str, Ref], FieldId | None] = {}
         self._bindings: dict[tuple[str, str, int], tuple[tuple[str, str], ...]] = {}
 
     def index(self, fid: str) -> _Index:
@@ -420,10 +419,7 @@ class DataFlow:
         that copied a field holds a value, it does not alias the field)."""
         if ref.scope and not ref.attrs:
             return None
-        key = (fid, ref)
-        if key not in self._fields:
-            self._fields[key] = self.program.symbols.field(fid, ref)
-        return self._fields[key]
+        return self.program.symbols.field(fid, ref)
 
     def loads(self, fid: str, name: str) -> list[Access]:
         """Every read of the local `name` in `fid` (bare, or as the root of a path)."""
