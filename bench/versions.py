@@ -40,6 +40,9 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind")
     args = parser.parse_args()
     versions = {"old": args.old.resolve(), "new": args.new.resolve()}
+    for name, executable in versions.items():
+        if not os.access(executable, os.X_OK) or executable.is_dir():
+            parser.error(f"{name} version: {executable} is not an executable file")
     trees = {name: _warm_copy(name, executable) for name, executable in versions.items()}
     repeat = 1 if args.instructions else args.repeat
     measured: dict[str, list[dict[str, float]]] = {}
