@@ -45,7 +45,7 @@ from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 from epochlint.frontend.java import JAVA_DISTRIBUTIONS
 from epochlint.notices import warn_once
 
-__all__ = ["CACHE_DIR", "FactsCache", "FindingsCache"]
+__all__ = ["CACHE_DIR", "FactsCache", "FindingsCache", "PartsCache"]
 
 CACHE_DIR = ".epochlint_cache"
 # Facts unused for this long are deleted (a branch not checked out for a month is parsed again).
@@ -191,15 +191,20 @@ class FactsCache(_EntryStore):
         except codec.FactsDecodeError:
             return None
 
+    def load_outline(self, key: str) -> FileFacts | None:
+        """The outline of the facts stored under `key` (see `epochlint.collect.outline`), or None."""
+        return self.load(_outline_key(key))
 
-class FindingsCache(_EntryStore):
-    """A whole run's findings, by a key over every input of the analysis: the content of every
-    file, the module names, the configuration and the analysis's own source. Nothing changed
-    means nothing to analyse; any change, however small, means the whole program is analysed."""
+    def store_outline(self, key: str, outline: FileFacts) -> None:
+        self.store(_outline_key(key), codec.encode(outline))
 
-    @classmethod
-    def open(cls, root: Path) -> FindingsCache:
-        return cls(cls._open(root, "findings"), analysis_digest())
+
+def _outline_key(key: str) -> str:
+    return hashlib.sha256(b"outline\0" + key.encode()).hexdigest()
+
+
+class _AnalysisStore(_EntryStore):
+    """Results of the analysis, by a key over its inputs, salted with the analysis's own source."""
 
     def key(self, inputs: bytes) -> str:
         return hashlib.sha256(self._salt + b"\0" + inputs).hexdigest()
@@ -207,9 +212,33 @@ class FindingsCache(_EntryStore):
     def load(self, key: str) -> bytes | None:
         return self._read(key)
 
+
+class FindingsCache(_AnalysisStore):
+    """A whole run's findings, by a key over every input of the analysis: the content of every
+    file, the module names, the configuration and the analysis's own source. Nothing changed
+    means nothing to analyse."""
+
+    @classmethod
+    def open(cls, root: Path) -> FindingsCache:
+        return cls(cls._open(root, "findings"), analysis_digest())
+
     def store(self, key: str, payload: bytes) -> None:
         super().store(key, payload)
         self.prune(keep=_FINDINGS_KEPT)
+
+
+class PartsCache(_AnalysisStore):
+    """The findings of each independent part of a run (see `epochlint.program.parts`), by a key over
+    the part's files (path, module name, facts), the configuration and the analysis's own source:
+    a change analyses again only the part of the program it is in."""
+
+    @classmethod
+    def open(cls, root: Path) -> PartsCache:
+        return cls(cls._open(root, "parts"), analysis_digest())
+
+    def keep_for(self, parts: int) -> None:
+        """Keep the entries of the latest few runs of a unit with this many parts."""
+        self.prune(keep=_FINDINGS_KEPT * max(1, parts))
 
 
 @cache

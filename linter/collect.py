@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ContextManager
 
@@ -45,11 +45,29 @@ Task = tuple[str, bytes]
 @dataclass(frozen=True)
 class Collected:
     """Facts aligned with the sources, the key each has in the facts cache (for a file that cannot
-    be read, its reason), and how many files were found not relevant."""
+    be read, its reason), and how many files were found not relevant.
+
+    Where the cache had a file's facts and only its outline was asked for (`outlined`, by index),
+    `facts` holds the outline (see `outline`); `full_facts` gives the whole."""
 
     facts: list[FileFacts]
     keys: list[str]
     not_relevant: int
+    outlined: Mapping[int, Task] = field(default_factory=dict)
+    cache: FactsCache = field(default_factory=lambda: FactsCache(None, ""))
+
+    def full_facts(self, index: int) -> FileFacts:
+        """The whole facts of the file at `index`: from the cache, or parsed again if they are gone."""
+        task = self.outlined.get(index)
+        if task is None:
+            return self.facts[index]
+        return self.cache.load(self.keys[index]) or file_facts(task)
+
+
+def outline(facts: FileFacts) -> FileFacts:
+    """What a run needs of a file whose part of the program it does not analyse: its imports (which
+    link the parts), package, suppressions, size and error; no functions, classes or globals."""
+    return replace(facts, globals=(), functions=(), classes=())
 
 
 def read_source(source: SourceFile, max_size: int) -> bytes | str:
@@ -114,15 +132,17 @@ def collect_facts(
     jobs: int | None = None,
     prefilter: bool = True,
     progress: bool = False,
+    outlines: bool = False,
 ) -> Collected:
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
-    root-relative path in `names`)."""
+    root-relative path in `names`); with `outlines`, only the outline of those the cache has."""
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     relevant = _relevant(readable, names, config) if prefilter else set(readable)
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
+    outlined: dict[int, Task] = {}
     with collector_paused():
         for index, (source, data) in enumerate(zip(sources, contents)):
             if isinstance(data, str):
@@ -131,16 +151,30 @@ def collect_facts(
                 continue
             kind = JAVA if is_java(source.rel) else PARSED if source.rel in relevant else NOT_RELEVANT
             keys[index] = cache.key(kind, data)
-            facts.append(cache.load(keys[index]))
-            if facts[index] is None:
-                tasks[index] = (kind, data)
+            cached = cache.load_outline(keys[index]) if outlines else None
+            if cached is not None:
+                outlined[index] = (kind, data)
+            else:
+                cached = cache.load(keys[index])
+                if cached is None:
+                    tasks[index] = (kind, data)
+                elif outlines:
+                    cache.store_outline(keys[index], outline(cached))
+            facts.append(cached)
     for index, (parsed, payload) in _run(tasks, jobs or default_jobs(), progress, cache.enabled).items():
         if payload is not None:
             cache.store(keys[index], payload)
+            cache.store_outline(keys[index], outline(parsed))
         facts[index] = parsed
     if tasks:
         cache.forget_unused()
-    return Collected([f for f in facts if f is not None], [keys[i] for i in range(len(facts))], len(readable) - len(relevant))
+    return Collected(
+        [f for f in facts if f is not None],
+        [keys[i] for i in range(len(facts))],
+        len(readable) - len(relevant),
+        outlined,
+        cache,
+    )
 
 
 @contextmanager

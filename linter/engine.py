@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from epochlint import __version__
 from epochlint import findings as findings_module
 from epochlint import report as report_module
-from epochlint.cache import FactsCache, FindingsCache
+from epochlint.cache import FactsCache, FindingsCache, PartsCache
 from epochlint.collect import Collected, collect_facts, collector_paused, held_in_memory, read_source, read_sources
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
@@ -23,6 +23,7 @@ from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricte
 from epochlint.frontend.facts import FileFacts
 from epochlint.layout import Relayout, relayout
 from epochlint.program.modules import ModuleInfo, imported_names, module_names, namespace_module_names
+from epochlint.program.parts import independent_parts
 from epochlint.report import RuleInfo, RunResult
 
 # The program (networkx) and the rules are imported where they are used: a run whose findings
@@ -60,12 +61,12 @@ def _selected_anywhere(config: Config, code: str) -> bool:
     return config.is_code_enabled(code, "") or bool(config.per_file_ignores)
 
 
-def build_program(results: Sequence[FileResult], config: Config) -> Program:
-    """Merge the facts of one analysis unit into a Program."""
+def build_program(results: Sequence[FileResult], config: Config, names: Mapping[str, str] | None = None) -> Program:
+    """Merge the facts of one analysis unit (or of one of its parts, with the whole unit's module
+    `names` from `program_module_names`) into a Program."""
     from epochlint.program.model import FileError, Program
 
-    imported = {name for r in results for name in imported_names(r.facts.imports)}
-    names = namespace_module_names(unit_module_names([r.source for r in results], config.root), imported)
+    names = names if names is not None else program_module_names(results, config)
     modules: list[ModuleInfo] = []
     errors: list[FileError] = []
     for result in results:
@@ -73,9 +74,19 @@ def build_program(results: Sequence[FileResult], config: Config) -> Program:
             errors.append(FileError(result.source.rel, result.facts.error, result.facts.error_pos))
             continue
         rel = result.source.rel
-        is_package = PurePosixPath(rel).name == "__init__.py"
-        modules.append(ModuleInfo(_module_name(rel, names[rel], result.facts), rel, is_package, result.facts))
+        modules.append(ModuleInfo(names[rel], rel, _is_package(rel), result.facts))
     return Program(modules, config, errors)
+
+
+def program_module_names(results: Sequence[FileResult], config: Config) -> dict[str, str]:
+    """The module name of each file of one analysis unit, by root-relative path."""
+    imported = {name for r in results for name in imported_names(r.facts.imports)}
+    names = namespace_module_names(unit_module_names([r.source for r in results], config.root), imported)
+    return {r.source.rel: _module_name(r.source.rel, names[r.source.rel], r.facts) for r in results}
+
+
+def _is_package(rel: str) -> bool:
+    return PurePosixPath(rel).name == "__init__.py"
 
 
 def _module_name(rel: str, from_path: str, facts: FileFacts) -> str:
@@ -125,14 +136,94 @@ def analyse(
 
 
 def unsuppressed_findings(
-    results: Sequence[FileResult], config: Config
+    results: Sequence[FileResult], config: Config, cached: CachedParts | None = None
 ) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
     """The findings of one analysis unit before suppressions (see `reported`), the rules that ran,
-    and the analyses that stopped at their work limit."""
+    and the analyses that stopped at their work limit.
+
+    Each independent part of the unit is analysed on its own (its findings are the unit's on its
+    files, and a part past a work limit costs the others nothing); with `cached`, a part whose
+    files are unchanged is answered from the cache (its work limits are in its EPL900 findings)."""
     rules = selected_rules(config)
-    with collector_paused():
-        program = build_program(results, config)
-        return rule_findings(program, rules), rules, list(program.limits_reached.values())
+    cached = cached or CachedParts()
+    names = program_module_names(results, config)
+    parts = program_parts(results, names)
+    found: list[Finding] = []
+    limits: dict[str, LimitReport] = {}
+    for part in parts:
+        part_results = [results[index] for index in part]
+        key = cached.key(part_results, names, config)
+        earlier = cached.load(key)
+        if earlier is not None:
+            found.extend(earlier)
+            continue
+        with collector_paused():
+            program = build_program([cached.full(result) for result in part_results], config, names)
+            part_found = rule_findings(program, rules)
+        _merge_limits(limits, program.limits_reached)
+        del program
+        cached.store(key, part_found)
+        found.extend(part_found)
+    cached.keep_for(len(parts))
+    return found, rules, list(limits.values())
+
+
+def _merge_limits(limits: dict[str, LimitReport], reached: Mapping[str, LimitReport]) -> None:
+    """One report per analysis that stopped, in any part: the first place, every rule that lost it."""
+    for what, report in reached.items():
+        merged = limits.setdefault(what, replace(report, rules=[]))
+        merged.rules.extend(code for code in report.rules if code not in merged.rules)
+
+
+def program_parts(results: Sequence[FileResult], names: Mapping[str, str]) -> list[list[int]]:
+    """The independent parts of one analysis unit (see `epochlint.program.parts`), as indexes into
+    `results`, whose module names are `names`."""
+    return independent_parts(
+        [
+            (names[r.source.rel], _is_package(r.source.rel), [(i.level, i.module, i.name) for i in r.facts.imports])
+            for r in results
+        ]
+    )
+
+
+class CachedParts:
+    """The findings of independent parts analysed before, by their files' facts (none without a
+    `store`); the whole facts of a file whose part is to be analysed (`collected` may hold only
+    its outline)."""
+
+    def __init__(
+        self,
+        store: PartsCache | None = None,
+        collected: Collected | None = None,
+        sources: Sequence[SourceFile] = (),
+        problems: Mapping[str, str] | None = None,
+    ) -> None:
+        self._store = store or PartsCache(None, "")
+        self._collected = collected
+        self._index = {source.rel: index for index, source in enumerate(sources)}
+        keys = collected.keys if collected is not None else []
+        self._facts_keys = {**{s.rel: k for s, k in zip(sources, keys)}, **(problems or {})}
+
+    def full(self, result: FileResult) -> FileResult:
+        index = self._index.get(result.source.rel)
+        if index is None or self._collected is None:
+            return result
+        return FileResult(result.source, self._collected.full_facts(index))
+
+    def key(self, results: Sequence[FileResult], names: Mapping[str, str], config: Config) -> str:
+        files = [(r.source.rel, names[r.source.rel], self._facts_keys.get(r.source.rel, "")) for r in results]
+        inputs = {"config": config.fingerprint(), "files": files}
+        return self._store.key(json.dumps(inputs, sort_keys=True, ensure_ascii=True).encode("ascii"))
+
+    def load(self, key: str) -> tuple[Finding, ...] | None:
+        part = _decode(self._store.load(key), _PartFindings)
+        return part.findings if part is not None else None
+
+    def store(self, key: str, findings: Sequence[Finding]) -> None:
+        self._store.store(key, pickle.dumps(_PartFindings(tuple(findings)), protocol=5))
+
+    def keep_for(self, parts: int) -> None:
+        self._store.keep_for(parts)
 
 
 def run_rules(program: Program, rules: Sequence[type[Rule]]) -> list[Finding]:
@@ -259,7 +350,15 @@ def check(
     analysed = _decode(cache.load(key), _Analysed)
     if analysed is None:
         collected = collect_facts(
-            sources, contents, names, config, use_cache=use_cache, jobs=jobs, prefilter=prefilter, progress=progress
+            sources,
+            contents,
+            names,
+            config,
+            use_cache=use_cache,
+            jobs=jobs,
+            prefilter=prefilter,
+            progress=progress,
+            outlines=use_cache,
         )
         results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
         results.extend(
@@ -267,7 +366,8 @@ def check(
         )
         earlier = _decode(cache.load(layout_key), _LaidOut)
         facts_cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
-        laid_out = _laid_out(earlier, sources, results, collected, facts_cache, config)
+        parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
+        laid_out = _laid_out(earlier, sources, results, collected, (facts_cache, parts_cache), config)
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
@@ -299,6 +399,13 @@ class _LaidOut:
 
 
 @dataclass(frozen=True)
+class _PartFindings:
+    """The findings of one independent part before suppressions: kept in the parts cache."""
+
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class _Analysed:
     """What the analysis of one set of inputs found: kept in the findings cache."""
 
@@ -313,17 +420,25 @@ def _laid_out(
     sources: Sequence[SourceFile],
     results: Sequence[FileResult],
     collected: Collected,
-    facts_cache: FactsCache,
+    caches: tuple[FactsCache, PartsCache],
     config: Config,
 ) -> _LaidOut:
     """The findings before suppressions of `results`: the earlier ones moved where the files'
-    new layout puts them when they differ only in layout, else from a whole-program analysis."""
+    new layout puts them when they differ only in layout, else from an analysis of the parts of
+    the program that changed (the others' from the cache)."""
+    facts_cache, parts_cache = caches
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
     moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
     if moved is not None and earlier is not None:
         return _LaidOut(facts_keys, tuple(moved), earlier.rules)
-    found, rules, _ = unsuppressed_findings(results, config)
+    cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
+    found, rules, _ = unsuppressed_findings(results, config, cached)
     return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules))
+
+
+def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:
+    """What stands for the facts of files that discovery found unreadable: their reason."""
+    return {r.source.rel: f"unreadable\0{r.facts.error}" for r in unreadable}
 
 
 def _moved(
@@ -334,11 +449,11 @@ def _moved(
     if [rel for rel, _ in earlier.facts_keys] != [s.rel for s in sources]:
         return None
     moves: list[tuple[str, Relayout]] = []
-    for (rel, old_key), new_key, new_facts in zip(earlier.facts_keys, collected.keys, collected.facts):
+    for index, ((rel, old_key), new_key) in enumerate(zip(earlier.facts_keys, collected.keys)):
         if old_key == new_key:
             continue
         old_facts = facts_cache.load(old_key)
-        move = relayout(old_facts, new_facts) if old_facts is not None else None
+        move = relayout(old_facts, collected.full_facts(index)) if old_facts is not None else None
         if move is None:
             return None
         moves.append((rel, move))
@@ -356,7 +471,7 @@ def _moved(
 _CACHED_CLASSES = {
     findings_module.__name__: dataclasses_of(findings_module),
     report_module.__name__: frozenset({RuleInfo.__name__}),
-    __name__: frozenset({_Analysed.__name__, _LaidOut.__name__}),
+    __name__: frozenset({_Analysed.__name__, _LaidOut.__name__, _PartFindings.__name__}),
 }
 
 
@@ -399,8 +514,10 @@ def _decode(payload: bytes | None, kind: type[_Cached]) -> _Cached | None:
     return analysed if isinstance(analysed, kind) and _well_formed(analysed) else None
 
 
-def _well_formed(cached: _Analysed | _LaidOut) -> bool:
+def _well_formed(cached: _Analysed | _LaidOut | _PartFindings) -> bool:
     """Whether a decoded entry has the types a run's report relies on (else it is not used)."""
+    if isinstance(cached, _PartFindings):
+        return isinstance(cached.findings, tuple) and all(isinstance(f, Finding) for f in cached.findings)
     if isinstance(cached, _Analysed):
         return (
             type(cached.not_relevant) is int

@@ -22,8 +22,9 @@ vanished or became unreadable during the run. The finding says why, in one line,
 error's line and column (as Python's own compiler places it; in a Java file, where tree-sitter
 finds the first error), or at line 1, column 1 when the file could not be read or decoded.
 
-It also reports an analysis of the whole unit that would take more work than its fixed limit, at
-the place where the limit was reached, naming the rules that could not be checked:
+It also reports an analysis that would take more work than its fixed limit, at the place where the
+limit was reached, naming the rules that could not be checked in the part of the program it was
+analysing (a file and every file linked to it by imports; the other parts are checked as usual):
 
 - the lock order through calls (EPL008, EPL009) may take {LOCK_ORDER_STEPS:,} steps, each function
   reached from a call made with a lock held, and each pair of locks with each call on its chain,
@@ -76,12 +77,12 @@ def _sentence(reason: str) -> str:
 
 
 def work_limit_finding(program: Program, report: LimitReport) -> Finding:
-    """EPL900 for an analysis of the unit that stopped at its work limit, where it stopped."""
+    """EPL900 for an analysis of a part of the program that stopped at its work limit, where it stopped."""
     limit = report.limit
     return Finding(
         code=UnparseableFile.code,
         name=UnparseableFile.name,
-        message=f"Cannot analyse this unit: {report}.",
+        message=f"Cannot analyse the part of the program linked to this file by imports: {report}.",
         location=program.location(limit.function, limit.pos),
         function=program.display_function(limit.function),
         fingerprint_key=f"work limit: {limit.what}",

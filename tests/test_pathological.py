@@ -88,7 +88,8 @@ def test_nested_lock_holding_calls_stop_at_the_work_limit_with_epl900_where_it_w
     assert codes(result) == [("consumer.py", "EPL001"), ("held.py", "EPL900")]
     (limit,) = [f for f in result.findings if f.code == "EPL900"]
     assert limit.message == (
-        "Cannot analyse this unit: the lock order through calls takes more than 1,000,000 steps, "
+        "Cannot analyse the part of the program linked to this file by imports: the lock order through "
+        "calls takes more than 1,000,000 steps, "
         "a fixed work limit; EPL008 and EPL009 were not checked anywhere in it."
     )
     # At the call whose chains went past the limit, in the function that makes it.
@@ -153,8 +154,8 @@ def test_a_chain_of_calls_ending_in_a_bump_stops_at_the_work_limit_with_epl900(w
     result = fresh_check(root)
     assert codes(result) == [("bump.py", "EPL900"), ("consumer.py", "EPL001")]
     assert result.findings[0].message == (
-        "Cannot analyse this unit: the search for epoch bumps and queue clears through calls takes more "
-        "than 1,000,000 steps, a fixed work limit; EPL004 was not checked anywhere in it."
+        "Cannot analyse the part of the program linked to this file by imports: the search for epoch bumps "
+        "and queue clears through calls takes more than 1,000,000 steps, a fixed work limit; EPL004 was not checked anywhere in it."
     )
 
 

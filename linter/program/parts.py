@@ -1,0 +1,79 @@
+"""The independent parts of an analysis unit: groups of files that no question of the analysis can
+cross, analysed (and cached) one by one.
+
+Everything the program model follows from one file into another goes through an import: a name
+is resolved in its module, through that module's imports, star imports and the submodules of what
+they import; a class's bases, a module-level value, a callee, a receiver's class and an argument
+bound at a call site are all found that way (RULES.md, "Reading through calls": no guessing by
+method name). Java's classes of the file's own package count as imports too (the frontend records
+them). So an import links its file to the module it names and to every module below it
+(`import kafka` reaches `kafka.errors` as `kafka.errors`); the files of each connected group are a
+part, and a part's findings are those of the whole unit on its files.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from epochlint.program.modules import absolute_module
+
+__all__ = ["FileImports", "independent_parts"]
+
+# One file of the unit: its module name, whether it is a package's `__init__`, and its imports as
+# (level, module, name) triples (`from ..a import b`: (2, "a", "b")).
+FileImports = tuple[str, bool, Sequence[tuple[int, str, str]]]
+
+
+class _Groups:
+    """Union-find over files, by index."""
+
+    def __init__(self) -> None:
+        self._parent: dict[int, int] = {}
+
+    def root(self, node: int) -> int:
+        parent = self._parent
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def join(self, first: int, second: int) -> None:
+        self._parent[self.root(first)] = self.root(second)
+
+
+def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
+    """The parts of the unit, as indexes into `files`: each part in file order, the parts in the
+    order of their first file."""
+    groups = _Groups()
+    by_name = sorted((module, index) for index, (module, _, _) in enumerate(files))
+    names = [module for module, _ in by_name]
+    # Each name imported: one of the files it reaches, once all it reaches are joined (None: none).
+    reaches: dict[str, int | None] = {}
+    for index, (module, is_package, imports) in enumerate(files):
+        for level, target, name in imports:
+            # `from . import b` in a top-level module names `b` itself.
+            absolute = absolute_module(module, is_package, level, target) or name
+            if absolute not in reaches:
+                reaches[absolute] = _join_subtree(groups, by_name, bisect.bisect_left(names, absolute), absolute)
+            reached = reaches[absolute]
+            if reached is not None:
+                groups.join(index, reached)
+    parts: dict[int, list[int]] = {}
+    for index in range(len(files)):
+        parts.setdefault(groups.root(index), []).append(index)
+    return list(parts.values())
+
+
+def _join_subtree(groups: _Groups, by_name: Sequence[tuple[str, int]], start: int, name: str) -> int | None:
+    """Join the files of module `name` and of every module below it (in `by_name`, sorted, from
+    `start` on: the names that start with it are one run); one of them, or None when none."""
+    first = None
+    for module, index in by_name[start:]:
+        if not module.startswith(name):
+            break
+        if len(module) == len(name) or module[len(name)] == ".":
+            if first is None:
+                first = index
+            groups.join(index, first)
+    return first

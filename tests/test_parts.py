@@ -1,0 +1,160 @@
+"""The independent parts of a program (files linked by imports) are analysed one at a time: what
+they find is what the whole program finds, and a change analyses again only the part it is in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import epochlint.engine as engine
+from epochlint.cache import CACHE_DIR, FactsCache
+from epochlint.collect import collect_facts, read_sources
+from epochlint.config import Config, load_config
+from epochlint.discovery import discover
+from epochlint.engine import (
+    FileResult,
+    build_program,
+    check,
+    program_module_names,
+    program_parts,
+    rule_findings,
+    selected_rules,
+    unit_module_names,
+)
+from epochlint.findings import Finding
+from epochlint.frontend.facts import FileFacts
+from epochlint.program.model import Program
+from tests.conftest import FIXTURES, KNOWN_CODES
+from tests.test_incremental import assert_as_from_scratch
+from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS
+
+WriteTree = Callable[..., Path]
+
+
+def _unit(root: Path) -> tuple[list[FileResult], Config]:
+    """Every file under `root` with its facts (Java too, where its extra is installed), never cached."""
+    config = load_config([root], None, KNOWN_CODES)
+    sources, _ = discover([root], config)
+    names = unit_module_names(sources, config.root)
+    collected = collect_facts(sources, read_sources(sources, config), names, config, use_cache=False, jobs=1)
+    return [FileResult(s, f) for s, f in zip(sources, collected.facts)], config
+
+
+def _part_sizes(results: list[FileResult], config: Config) -> list[int]:
+    return [len(part) for part in program_parts(results, program_module_names(results, config))]
+
+
+def test_the_parts_of_the_fixtures_find_what_the_whole_program_finds() -> None:
+    # Every fixture folder in one unit: dozens of parts, each finding alone what the whole finds.
+    results, config = _unit(FIXTURES)
+    assert len(_part_sizes(results, config)) > 50
+    whole = rule_findings(build_program(results, config), selected_rules(config))
+    by_parts, _, _ = engine.unsuppressed_findings(results, config)
+    assert whole, "the fixtures have findings"
+    assert sorted(by_parts, key=Finding.sort_key) == sorted(whole, key=Finding.sort_key)
+
+
+CONSUMER_PACKAGES = {
+    "orders/__init__.py": "",
+    "orders/base.py": BASE,
+    "orders/consumer.py": "from orders.base import " + RACY_SUBCLASS.split("from pkg.base import ", 1)[1],
+    "billing/__init__.py": "",
+    "billing/base.py": BASE,
+    "billing/consumer.py": "from billing.base import " + LOCKED_SUBCLASS.split("from pkg.base import ", 1)[1],
+}
+
+
+class Programs:
+    """The files of each program the runs build, by run."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.built: list[list[str]] = []
+        real = engine.build_program
+
+        def recorded(results, config, names=None) -> Program:  # type: ignore[no-untyped-def]
+            self.built.append(sorted(r.source.rel for r in results))
+            return real(results, config, names)
+
+        monkeypatch.setattr(engine, "build_program", recorded)
+
+
+def test_a_change_analyses_again_only_the_part_of_the_program_it_is_in(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree(CONSUMER_PACKAGES)
+    assert '"EPL001"' in assert_as_from_scratch(root)
+    programs = Programs(monkeypatch)
+    consumer = root / "billing/consumer.py"
+    consumer.write_text(consumer.read_text().replace("with self._lock:\n", "if True:\n"))
+    assert_as_from_scratch(root)
+    # The cached run analysed the changed file's part alone; the from-scratch run after it, every
+    # part (the packages' empty `__init__.py`, imported by none, are parts of their own).
+    changed_part, *from_scratch = programs.built
+    assert changed_part == ["billing/base.py", "billing/consumer.py"]
+    assert sorted(from_scratch) == [
+        ["billing/__init__.py"], changed_part, ["orders/__init__.py"], ["orders/base.py", "orders/consumer.py"]
+    ]
+
+
+def test_an_import_between_two_parts_makes_them_one(write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_tree(CONSUMER_PACKAGES)
+    assert_as_from_scratch(root)
+    programs = Programs(monkeypatch)
+    # The orders consumer now takes its base class from billing: one part, analysed as one.
+    consumer = root / "orders/consumer.py"
+    consumer.write_text(consumer.read_text().replace("from orders.base import", "from billing.base import"))
+    assert '"EPL001"' in assert_as_from_scratch(root)
+    assert programs.built[0] == ["billing/base.py", "billing/consumer.py", "orders/consumer.py"]
+
+
+def test_a_part_past_a_work_limit_leaves_the_others_checked(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from epochlint.program import lockorder
+
+    inversion = "import threading\n\nA = threading.Lock()\nB = threading.Lock()\n\n\ndef f():\n    with A:\n        with B:\n            pass\n\n\ndef g():\n    with B:\n        with A:\n            pass\n"
+    root = write_tree({"first.py": inversion, "second.py": inversion + "\n\ndef h():\n    with A:\n        g()\n"})
+    monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 3)
+    result = check([root], load_config([root], None, KNOWN_CODES), use_cache=False)
+    assert sorted((f.location.path, f.code) for f in result.findings) == [("first.py", "EPL009"), ("second.py", "EPL900")]
+
+
+def test_a_run_reads_the_whole_facts_of_the_changed_part_alone(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree(CONSUMER_PACKAGES)
+    config = load_config([root], None, KNOWN_CODES)
+    check([root], config)
+    whole_facts = {FactsCache.open(root, config.fingerprint()).key("parsed", p.read_bytes()): p for p in root.rglob("*.py")}
+    read: list[str] = []
+    load = FactsCache.load
+
+    def recorded(cache: FactsCache, key: str) -> FileFacts | None:
+        if key in whole_facts:
+            read.append(whole_facts[key].relative_to(root).as_posix())
+        return load(cache, key)
+
+    monkeypatch.setattr(FactsCache, "load", recorded)
+    consumer = root / "billing/consumer.py"
+    consumer.write_text(consumer.read_text().replace("with self._lock:\n", "if True:\n"))
+    check([root], config)
+    # The changed file's earlier facts (did only its layout change?) and the rest of its part;
+    # the other part's outlines (imports, suppressions) sufficed.
+    assert sorted(read) == ["billing/base.py", "billing/consumer.py"]
+
+
+def test_whole_facts_gone_from_the_cache_are_parsed_again(write_tree: WriteTree) -> None:
+    root = write_tree(CONSUMER_PACKAGES)
+    config = load_config([root], None, KNOWN_CODES)
+    check([root], config)
+    facts = FactsCache.open(root, config.fingerprint())
+    for path in root.rglob("*.py"):
+        (root / CACHE_DIR / "facts" / facts.key("parsed", path.read_bytes())).unlink(missing_ok=True)
+    consumer = root / "billing/consumer.py"
+    consumer.write_text(consumer.read_text().replace("with self._lock:\n", "if True:\n"))
+    assert [(f.location.path, f.code) for f in check([root], config).findings] == [
+        ("billing/consumer.py", "EPL001"),
+        ("orders/consumer.py", "EPL001"),
+    ]
