@@ -31,6 +31,7 @@ import hmac
 import importlib.metadata
 import importlib.util
 import os
+import pickle
 import stat
 import tempfile
 import time
@@ -38,12 +39,13 @@ from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
-from epochlint import __version__
+from epochlint import __version__, prefilter
 from epochlint.fileio import owned_by_user, read_regular, write_atomically
 from epochlint.frontend import codec
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
 from epochlint.frontend.java import JAVA_DISTRIBUTIONS
 from epochlint.notices import warn_once
+from epochlint.prefilter import TextFacts
 
 __all__ = ["CACHE_DIR", "FactsCache", "FindingsCache", "PartsCache"]
 
@@ -191,12 +193,45 @@ class FactsCache(_EntryStore):
         except codec.FactsDecodeError:
             return None
 
+    def text_key(self, data: bytes) -> str:
+        """The key of what the text pass finds in `data` (which depends on the prefilter's code too)."""
+        return self.key(f"text\0{_prefilter_digest()}", data)
+
+    def load_text(self, key: str) -> TextFacts | None:
+        """What the text pass found, stored under `key`, or None when there is nothing to trust."""
+        payload = self._read(key)
+        if payload is None:
+            return None
+        try:
+            return _text_facts(codec.restricted_loads(payload, {}))
+        except codec.FactsDecodeError:
+            return None
+
+    def store_text(self, key: str, text: TextFacts) -> None:
+        self.store(key, pickle.dumps((text.seed, text.imports), protocol=5))
+
     def load_outline(self, key: str) -> FileFacts | None:
         """The outline of the facts stored under `key` (see `epochlint.collect.outline`), or None."""
         return self.load(_outline_key(key))
 
     def store_outline(self, key: str, outline: FileFacts) -> None:
         self.store(_outline_key(key), codec.encode(outline))
+
+
+@cache
+def _prefilter_digest() -> str:
+    return hashlib.sha256(Path(prefilter.__file__).read_bytes()).hexdigest()
+
+
+def _text_facts(value: object) -> TextFacts | None:
+    """`(seed, imports)` as stored, checked to be what the prefilter reads; None if it is not."""
+    if not (isinstance(value, tuple) and len(value) == 2 and type(value[0]) is bool and type(value[1]) is tuple):
+        return None
+    seed, imports = value
+    for reach in imports:
+        if not (isinstance(reach, tuple) and [type(part) for part in reach] == [int, str, bool]):
+            return None
+    return TextFacts(seed, imports)
 
 
 def _outline_key(key: str) -> str:

@@ -27,7 +27,7 @@ from epochlint.fileio import read_regular
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
-from epochlint.prefilter import Vocabulary, read_text_facts, relevant_files
+from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 
 __all__ = ["Collected", "collect_facts", "collector_paused", "held_in_memory", "read_source", "read_sources"]
 
@@ -137,8 +137,8 @@ def collect_facts(
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
     root-relative path in `names`); with `outlines`, only the outline of those the cache has."""
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
-    relevant = _relevant(readable, names, config) if prefilter else set(readable)
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
+    relevant = _relevant(readable, names, config, cache) if prefilter else set(readable)
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
@@ -197,11 +197,21 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: Config) -> set[str]:
+def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: Config, cache: FactsCache) -> set[str]:
     """The Python files that can matter; Java files are always parsed (the text pass reads Python)."""
     vocabulary = Vocabulary(config)
-    texts = {rel: read_text_facts(data, vocabulary) for rel, data in readable.items() if not is_java(rel)}
+    texts = {rel: _text_facts(data, vocabulary, cache) for rel, data in readable.items() if not is_java(rel)}
     return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}
+
+
+def _text_facts(data: bytes, vocabulary: Vocabulary, cache: FactsCache) -> TextFacts:
+    """What the text pass finds in `data`: from the cache, or read now (and cached)."""
+    key = cache.text_key(data)
+    found = cache.load_text(key)
+    if found is None:
+        found = read_text_facts(data, vocabulary)
+        cache.store_text(key, found)
+    return found
 
 
 def file_facts(task: Task) -> FileFacts:

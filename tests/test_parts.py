@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import epochlint.collect as collect
 import epochlint.engine as engine
 from epochlint.cache import CACHE_DIR, FactsCache
 from epochlint.collect import collect_facts, read_sources
@@ -25,6 +26,7 @@ from epochlint.engine import (
 )
 from epochlint.findings import Finding
 from epochlint.frontend.facts import FileFacts
+from epochlint.prefilter import TextFacts, Vocabulary
 from epochlint.program.model import Program
 from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_incremental import assert_as_from_scratch
@@ -158,3 +160,25 @@ def test_whole_facts_gone_from_the_cache_are_parsed_again(write_tree: WriteTree)
         ("billing/consumer.py", "EPL001"),
         ("orders/consumer.py", "EPL001"),
     ]
+
+
+def test_a_run_after_a_change_reads_the_text_of_the_changed_file_alone(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_tree(CONSUMER_PACKAGES)
+    config = load_config([root], None, KNOWN_CODES)
+    check([root], config)
+    read: list[bytes] = []
+    real = collect.read_text_facts
+
+    def recorded(data: bytes, vocabulary: Vocabulary) -> TextFacts:
+        read.append(data)
+        return real(data, vocabulary)
+
+    monkeypatch.setattr(collect, "read_text_facts", recorded)
+    consumer = root / "billing/consumer.py"
+    consumer.write_text(consumer.read_text().replace("with self._lock:\n", "if True:\n"))
+    assert '"EPL001"' in assert_as_from_scratch(root)
+    # The cached run read the changed file's text; the from-scratch run after it, every file's.
+    assert read[0] == consumer.read_bytes()
+    assert len(read) == 1 + len(CONSUMER_PACKAGES)
