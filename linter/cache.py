@@ -160,7 +160,8 @@ class _EntryStore:
         if self._directory is None:
             return
         try:
-            write_atomically(self._directory / key, _entry_digest(key, payload) + payload)
+            # No fsync: an entry cut short by a crash fails its digest when read, and is rebuilt.
+            write_atomically(self._directory / key, _entry_digest(key, payload) + payload, durable=False)
         except OSError:
             self._directory = None
 

@@ -47,15 +47,17 @@ def read_regular(descriptor: int, max_size: int) -> bytes | str:
     return b"".join(chunks)
 
 
-def write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes, durable: bool = True) -> None:
     """Replace `path` by `data` in one step; an existing file keeps its permissions. Raises OSError
-    (the original untouched, no temporary file left) when it cannot be done."""
+    (the original untouched, no temporary file left) when it cannot be done. `durable` waits for
+    the data to reach the disk first (not needed where a torn file is detected and rebuilt)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
-            os.fsync(stream.fileno())
+            if durable:
+                os.fsync(stream.fileno())
         os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
