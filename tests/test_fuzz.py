@@ -27,10 +27,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import epochlint.engine as engine
 from epochlint.cli import main
 from epochlint.config import Config
 from epochlint.discovery import SourceFile
-from epochlint.engine import FileResult, build_program, run_rules
+from epochlint.engine import FileResult
 from epochlint.findings import Finding
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
@@ -61,8 +62,9 @@ def analyse(data: bytes) -> tuple[FileFacts, list[Finding]]:
     assert codec.decode(codec.encode(facts)) == facts
     assert facts_without_parse(data).error == facts.error
     source = SourceFile(Path("fuzzed") / "module.py", "module.py")
-    program = build_program([FileResult(source, facts)], Config(root=Path("fuzzed")))
-    return facts, run_rules(program, all_rules())
+    findings, rules, _ = engine.analyse([FileResult(source, facts)], Config(root=Path("fuzzed")))
+    assert tuple(rules) == tuple(all_rules())  # every rule ran
+    return facts, findings
 
 
 def _utf8(text: str) -> bytes:

@@ -20,7 +20,7 @@ from epochlint.config import Config
 from epochlint.discovery import SourceFile, UsageError, discover
 from epochlint.fileio import write_atomically
 from epochlint.collect import collect_facts, read_sources
-from epochlint.engine import FileResult, build_program, run_rules, selected_rules, unit_module_names
+from epochlint.engine import FileResult, analyse, unit_module_names
 from epochlint.findings import Finding
 from epochlint.fix import FIXERS, fixable
 from epochlint.fix.edits import Edit, SourceTree, apply_edits
@@ -174,4 +174,5 @@ class _Project:
             FileResult(r.source, facts_from_source(changed[r.source.rel])) if r.source.rel in changed else r
             for r in self.results
         ]
-        return run_rules(build_program(results, self.config), selected_rules(self.config))
+        findings, _, _ = analyse(results, self.config)  # part by part, as `check` does
+        return findings
