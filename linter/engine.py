@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 from epochlint import __version__
 from epochlint import findings as findings_module
 from epochlint import report as report_module
-from epochlint.cache import FactsCache, FindingsCache, PartsCache
+from epochlint.cache import FindingsCache, PartsCache
 from epochlint.collect import Collected, collect_facts, collector_paused, held_in_memory, read_source, read_sources
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
@@ -219,6 +219,8 @@ class CachedParts:
         return FileResult(result.source, self._collected.full_facts(index))
 
     def key(self, results: Sequence[FileResult], names: Mapping[str, str], config: Config) -> str:
+        if not self._store.enabled:
+            return ""  # nothing is kept: no key to compute
         files = [(r.source.rel, names[r.source.rel], self._facts_keys.get(r.source.rel, "")) for r in results]
         inputs = {"config": config.fingerprint(), "files": files}
         return self._store.key(json.dumps(inputs, sort_keys=True, ensure_ascii=True).encode("ascii"))
@@ -367,9 +369,8 @@ def check(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
         earlier = _decode(cache.load(layout_key), _LaidOut)
-        facts_cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
-        laid_out = _laid_out(earlier, sources, results, collected, (facts_cache, parts_cache), config)
+        laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config)
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
@@ -422,15 +423,14 @@ def _laid_out(
     sources: Sequence[SourceFile],
     results: Sequence[FileResult],
     collected: Collected,
-    caches: tuple[FactsCache, PartsCache],
+    parts_cache: PartsCache,
     config: Config,
 ) -> _LaidOut:
     """The findings before suppressions of `results`: the earlier ones moved where the files'
     new layout puts them when they differ only in layout, else from an analysis of the parts of
     the program that changed (the others' from the cache)."""
-    facts_cache, parts_cache = caches
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
-    moved = _moved(earlier, sources, collected, facts_cache) if earlier is not None else None
+    moved = _moved(earlier, sources, collected) if earlier is not None else None
     if moved is not None and earlier is not None:
         return _LaidOut(facts_keys, tuple(moved), earlier.rules)
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
@@ -444,7 +444,7 @@ def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:
 
 
 def _moved(
-    earlier: _LaidOut, sources: Sequence[SourceFile], collected: Collected, facts_cache: FactsCache
+    earlier: _LaidOut, sources: Sequence[SourceFile], collected: Collected
 ) -> list[Finding] | None:
     """The earlier findings moved to where the files' new layout puts them; None when a file
     changed more than its layout (or its earlier facts are gone)."""
@@ -454,7 +454,7 @@ def _moved(
     for index, ((rel, old_key), new_key) in enumerate(zip(earlier.facts_keys, collected.keys)):
         if old_key == new_key:
             continue
-        old_facts = facts_cache.load(old_key)
+        old_facts = collected.cache.load(old_key)
         move = relayout(old_facts, collected.full_facts(index)) if old_facts is not None else None
         if move is None:
             return None
@@ -519,7 +519,7 @@ def _decode(payload: bytes | None, kind: type[_Cached]) -> _Cached | None:
 def _well_formed(cached: _Analysed | _LaidOut | _PartFindings) -> bool:
     """Whether a decoded entry has the types a run's report relies on (else it is not used)."""
     if isinstance(cached, _PartFindings):
-        return isinstance(cached.findings, tuple) and all(isinstance(f, Finding) for f in cached.findings)
+        return _findings_tuple(cached.findings)
     if isinstance(cached, _Analysed):
         return (
             type(cached.not_relevant) is int
@@ -538,12 +538,11 @@ def _well_formed(cached: _Analysed | _LaidOut | _PartFindings) -> bool:
 
 
 def _findings_and_rules(findings: object, rules: object) -> bool:
-    return (
-        isinstance(findings, tuple)
-        and all(isinstance(finding, Finding) for finding in findings)
-        and isinstance(rules, tuple)
-        and all(isinstance(rule, RuleInfo) for rule in rules)
-    )
+    return _findings_tuple(findings) and isinstance(rules, tuple) and all(isinstance(rule, RuleInfo) for rule in rules)
+
+
+def _findings_tuple(findings: object) -> bool:
+    return isinstance(findings, tuple) and all(isinstance(finding, Finding) for finding in findings)
 
 
 def rule_info(rule: type[Rule]) -> RuleInfo:

@@ -14,6 +14,7 @@ part, and a part's findings are those of the whole unit on its files.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Sequence
 
 from epochlint.program.modules import absolute_module
@@ -69,7 +70,7 @@ def _join_subtree(groups: _Groups, by_name: Sequence[tuple[str, int]], start: in
     """Join the files of module `name` and of every module below it (in `by_name`, sorted, from
     `start` on: the names that start with it are one run); one of them, or None when none."""
     first = None
-    for module, index in by_name[start:]:
+    for module, index in itertools.islice(by_name, start, None):
         if not module.startswith(name):
             break
         if len(module) == len(name) or module[len(name)] == ".":
