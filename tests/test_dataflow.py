@@ -239,3 +239,25 @@ def test_domains_sharing_one_program_find_what_each_finds_alone() -> None:
     alone = {domain: events(build_program(results, config), domain) for domain in domains}
     assert together == alone
     assert all(together.values())
+
+
+def test_only_the_functions_labels_reach_are_solved(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # `peek` reads a source but returns none of it: its callers see no label and are never solved;
+    # `make` returns one, so its callers are, level after level, and a field's readers once a
+    # label is stored into it.
+    source = (
+        "def make(record):\n    return record.secret\n\n"
+        "def middle(r):\n    return make(r)\n\n"
+        "def top(r):\n    sink(middle(r))\n\n"
+        "def peek(record):\n    record.secret\n    return 1\n\n"
+        "def after_peek(r):\n    return peek(r)\n\n"
+        "def far_from_labels():\n    return after_peek(None)\n\n"
+        "class Box:\n"
+        "    def put(self, record):\n        self.held = record.secret\n\n"
+        "    def take(self):\n        sink(self.held)\n"
+    )
+    program = _program(write_tree, {"m.py": source})
+    analysis = program.dataflow.analyse(Secrets())
+    solved = {program.display_function(fid) for fid in analysis.summaries}
+    assert solved == {"m.make", "m.middle", "m.top", "m.peek", "m.Box.put", "m.Box.take"}
+    assert _sinks(program) == {8: {"record.secret"}, 25: {"record.secret"}}

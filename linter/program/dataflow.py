@@ -454,11 +454,15 @@ class DataFlow:
 class Analysis:
     """One domain's summaries, field values and events over the whole program.
 
-    Solved with a worklist over the functions where the domain's labels can appear and what they
-    call (the rest can add nothing to a report: see `_active`): each once, callees first (over the
-    condensation of the call graph); then again only where something it uses changed: a callee's
-    summary, or the value of a field it reads. A function is solved at most `_MAX_VISITS` times
-    (values only grow, but for a sanitiser that drops labels; the bound keeps such a cycle finite).
+    Solved with a worklist over the functions the domain's labels reach, and what they call (whose
+    summaries say what becomes of the labels passed to them): first the functions where labels are
+    made; then, as the solving finds them, the callers of a function that returns a label of its
+    own and the readers of a field one is stored into. Any other function sees no label, and none
+    of its callers passes it one: its summary and events could never reach a report. Callees are
+    solved first (over the condensation of the call graph), each again only where something it
+    uses changed: a callee's summary, or the value of a field it reads. A function is solved at
+    most `_MAX_VISITS` times (values only grow, but for a sanitiser that drops labels; the bound
+    keeps such a cycle finite).
     """
 
     def __init__(self, flow: DataFlow, domain: Domain) -> None:
@@ -494,39 +498,40 @@ class Analysis:
 
     def _run(self) -> None:
         rank = self.flow.ranks
+        calls = self.program.calls
         readers = self._field_readers() if self.domain.track_fields else {}
-        active = self._active(readers)
+        active: set[str] = set()
         visits: dict[str, int] = {}
-        queue = [(rank[fid], fid) for fid in rank if fid in active]
-        heapq.heapify(queue)
-        queued = {fid for _, fid in queue}
+        queue: list[tuple[int, str]] = []
+        queued: set[str] = set()
+
+        def enqueue(fid: str) -> None:
+            if fid not in queued:
+                queued.add(fid)
+                heapq.heappush(queue, (rank[fid], fid))
+
+        def new_callees(fid: str) -> Iterator[str]:
+            return (site.callee for site in calls.sites_from.get(fid, ()) if site.callee not in active)
+
+        def activate(reached: Iterable[str]) -> None:
+            # A newly reached function's callees are solved too: their summaries say what becomes
+            # of the labels it passes them.
+            new = _closure({fid for fid in reached if fid not in active}, new_callees)
+            active.update(new)
+            for fid in new:
+                enqueue(fid)
+
+        activate(fid for fid in self.program.symbols.functions if self._originates(fid))
         while queue:
             _, fid = heapq.heappop(queue)
             queued.discard(fid)
             visits[fid] = visits.get(fid, 0) + 1
             if visits[fid] > _MAX_VISITS:
                 continue
-            for changed in self._analyse_function(fid, readers) & active:
-                if changed not in queued:
-                    queued.add(changed)
-                    heapq.heappush(queue, (rank[changed], changed))
-
-    def _active(self, readers: Mapping[FieldId, set[str]]) -> set[str]:
-        """The functions worth solving: those where the domain's labels can appear (where they are
-        made, the callers they are returned to, the readers of fields they are stored in) and
-        everything those call (whose summaries say what becomes of the labels passed to them).
-        Any other function sees no label, and none of its callers passes it one: its summary and
-        events could never reach a report."""
-        calls = self.program.calls
-        labelled = {fid for fid in self.program.symbols.functions if self._originates(fid)}
-        while True:
-            labelled = _closure(labelled, lambda fid: (site.caller for site in calls.sites_to.get(fid, ())))
-            active = _closure(labelled, lambda fid: (site.callee for site in calls.sites_from.get(fid, ())))
-            stored = {target for fid in active for target in self._stored_fields(fid)}
-            reading = {fid for target in stored for fid in readers.get(target, ())} - labelled
-            if not reading:
-                return active
-            labelled |= reading
+            again, reached = self._analyse_function(fid, readers)
+            for changed in again & active:
+                enqueue(changed)
+            activate(reached)
 
     def _originates(self, fid: str) -> bool:
         # From the facts, not the index: most functions are never solved, nor indexed.
@@ -538,15 +543,6 @@ class Analysis:
             return True
         return any(self.domain.originates(fid, call) for call in function.calls)
 
-    def _stored_fields(self, fid: str) -> Iterator[FieldId]:
-        index = self.flow.index(fid)
-        stores = [dest for dest in index.inputs if dest[0] == "store"]
-        stores += [dest for _, dest in index.writers if dest[0] == "store"]
-        for dest in stores:
-            target = self.flow.field_of(fid, dest[1])  # type: ignore[arg-type]
-            if target is not None:
-                yield target
-
     def _field_readers(self) -> dict[FieldId, set[str]]:
         readers: dict[FieldId, set[str]] = {}
         for fid, (_, function) in self.program.symbols.functions.items():
@@ -556,8 +552,10 @@ class Analysis:
                     readers.setdefault(target, set()).add(fid)
         return readers
 
-    def _analyse_function(self, fid: str, readers: Mapping[FieldId, set[str]]) -> set[str]:
-        """Solve one function; return the functions to solve again because of what changed."""
+    def _analyse_function(self, fid: str, readers: Mapping[FieldId, set[str]]) -> tuple[set[str], set[str]]:
+        """Solve one function; return the functions to solve again because of what changed, and
+        those its labels now reach: its callers, when it returns a label of its own, and the
+        readers of a field it stores one into."""
         frame = _Frame(self, fid)
         frame.solve()
         summary, events, stores = frame.results()
@@ -565,8 +563,12 @@ class Analysis:
         self.summaries[fid] = summary
         self._events[fid] = events
         again: set[str] = set()
+        reached: set[str] = set()
         if before is None or before.shape() != summary.shape():
-            again.update(site.caller for site in self.program.calls.sites_to.get(fid, ()))
+            callers = {site.caller for site in self.program.calls.sites_to.get(fid, ())}
+            again.update(callers)
+            if not all(depends_on_parameter(label) for label in summary.returns):
+                reached.update(callers)
         old = self._stores.get(fid, {})
         self._stores[fid] = stores
         self._solved_first.setdefault(fid, len(self._solved_first))
@@ -578,7 +580,8 @@ class Analysis:
                 storers = sorted(self._storers.get(target, ()), key=self._solved_first.__getitem__)
                 self.fields[target] = union(self._stores[f][target] for f in storers if target in self._stores[f])
                 again.update(readers.get(target, ()))
-        return again
+                reached.update(readers.get(target, ()))
+        return again, reached
 
     # -- instantiation at call sites -------------------------------------------------------------
 
