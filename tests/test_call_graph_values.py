@@ -1,5 +1,6 @@
 """Functions as values where the call graph resolves them: elements at constant keys, starred and
-default values, nested base classes, and methods of external instances passed as arguments.
+default values, nested base classes, properties read by an alias, and methods of external instances
+passed as arguments.
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -58,6 +59,12 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "class C(A.B):\n    pass\n\nC().run()\n",
         "main",
         {"main.A.B.run"},
+    ),
+    "property_read_by_a_class_body_alias_through_a_base": (
+        "class A:\n    @property\n    def value(self):\n        return 1\n\n    current = value\n\n"
+        "class B(A):\n    pass\n\nb = B()\nb.current\n",
+        "main",
+        {"main.A.value"},
     ),
     "external_method_passed_as_argument": (
         "from ext import Client\n\ndef call(f):\n    f()\n\nclient = Client()\ncall(client.close)\n",

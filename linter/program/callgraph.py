@@ -99,9 +99,9 @@ class CallGraph:
                 if init:
                     sites.append(CallSite(fid, init, CONSTRUCTOR, raised.site))
         for access in function.accesses:
-            entity = self.symbols.entity(fid, access.ref)
-            if entity.kind == "property":
-                sites.append(CallSite(fid, entity.target, PROPERTY, access.site))
+            getter = self.symbols.property_read(fid, access.ref)
+            if getter:
+                sites.append(CallSite(fid, getter, PROPERTY, access.site))
         return sites
 
     def _iteration_sites(self, fid: str) -> list[CallSite]:

@@ -670,10 +670,10 @@ class _Frame:
             if any(attr != "[]" for attr in ref.attrs):
                 held = {k: v for k, v in held.items() if self.domain.through_attribute(k)}
             merge(value, held)
-        entity = self.program.symbols.entity(self.fid, ref)
-        if entity.kind == "property":
-            hop = Hop(self.fid, site, HOP_RETURN, f"returned by `{self.program.display_function(entity.target)}`")
-            merge(value, self.analysis.instantiate(self.analysis.summary(entity.target).returns, {}, hop, hop))
+        getter = self.program.symbols.property_read(self.fid, ref)
+        if getter:
+            hop = Hop(self.fid, site, HOP_RETURN, f"returned by `{self.program.display_function(getter)}`")
+            merge(value, self.analysis.instantiate(self.analysis.summary(getter).returns, {}, hop, hop))
         elif self.domain.track_fields:
             target = self.flow.field_of(self.fid, ref)
             stored = self.analysis.fields.get(target) if target is not None else None

@@ -492,6 +492,20 @@ class Symbols:
             return Entity("element_method", entity.target)
         return UNKNOWN
 
+    def property_read(self, fid: str, ref: Ref) -> str:
+        """The getter of the property a name path reads in `fid`, or "". Only a path ending in a
+        property's name (or a class-body alias of one) can read one: the others are not resolved."""
+        if not ref.attrs or ref.attrs[-1] not in self._property_names:
+            return ""
+        entity = self.entity(fid, ref)
+        return entity.target if entity.kind == "property" else ""
+
+    @cached_property
+    def _property_names(self) -> frozenset[str]:
+        names = {function.name for _, function in self.functions.values() if function.is_property}
+        aliases = {alias for found in self._method_aliases.values() for alias, method in found.items() if method in names}
+        return frozenset(names | aliases)
+
     def entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
         """What a name path denotes inside function `fid`."""
         return self._resolutions.get(_Cache.ENTITY, (fid, ref), lambda: self._entity(fid, ref, depth), UNKNOWN)
