@@ -12,6 +12,7 @@ import gc
 import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -161,7 +162,7 @@ def collect_facts(
                 elif outlines:
                     cache.store_outline(keys[index], outline(cached))
             facts.append(cached)
-    for index, (parsed, payload) in _run(tasks, jobs or default_jobs(), progress, cache.enabled).items():
+    for index, (parsed, payload) in _run(tasks, jobs, progress, cache.enabled).items():
         if payload is not None:
             cache.store(keys[index], payload)
             cache.store_outline(keys[index], outline(parsed))
@@ -231,14 +232,54 @@ Done = tuple[FileFacts, bytes | None]
 
 
 def default_jobs() -> int:
-    """Processes worth starting: one per core that other work does not keep busy. Two parsing
-    processes on cores that are already loaded are no faster than one, and cost more CPU."""
+    """Processes worth starting: one per core that other work leaves idle. Two parsing processes
+    on cores that are already busy are no faster than one, and cost more CPU."""
     cores = _cores()
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):  # no load average on this system
+    busy = _busy_cores()
+    if busy is None:
         return cores
     return max(1, min(cores, round(cores - busy)))
+
+
+# Long enough for the kernel's tick counts (100 a second per core) to tell a busy core from an idle one.
+_SAMPLE_SECONDS = 0.1
+
+
+def _busy_cores() -> float | None:
+    """How many of this process's cores other work keeps busy: measured from /proc/stat over a
+    tenth of a second where there is one (the load average is a minute's, and still counts the
+    command that ended just before this one), else the load average; None without either."""
+    cpus = {f"cpu{number}" for number in _affinity()}
+    try:
+        before = _cpu_ticks(cpus)
+        time.sleep(_SAMPLE_SECONDS)
+        after = _cpu_ticks(cpus)
+    except (OSError, ValueError):
+        try:
+            return os.getloadavg()[0]
+        except (AttributeError, OSError):  # no load average on this system
+            return None
+    busy = 0.0
+    for cpu, (total, idle) in after.items():
+        elapsed = total - before[cpu][0]
+        if elapsed > 0:
+            busy += 1 - (idle - before[cpu][1]) / elapsed
+    return busy
+
+
+def _cpu_ticks(cpus: set[str]) -> dict[str, tuple[int, int]]:
+    """Ticks spent in all, and idle (waiting for I/O included), by core, since boot."""
+    ticks: dict[str, tuple[int, int]] = {}
+    with open("/proc/stat", encoding="ascii") as stat:
+        for line in stat:
+            name, *fields = line.split()
+            if name in cpus:
+                # user nice system idle iowait irq softirq steal (guest time is counted in user)
+                counts = [int(count) for count in fields[:8]]
+                ticks[name] = (sum(counts), counts[3] + counts[4])
+    if not ticks:
+        raise ValueError("no core of this process in /proc/stat")
+    return ticks
 
 
 def source_facts(kind: str, data: bytes) -> FileFacts:
@@ -249,17 +290,26 @@ def source_facts(kind: str, data: bytes) -> FileFacts:
 
 
 def _cores() -> int:
+    return len(_affinity())
+
+
+def _affinity() -> set[int]:
+    """The cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+        return os.sched_getaffinity(0)
+    return set(range(os.cpu_count() or 1))
 
 
-def _run(tasks: Mapping[int, Task], jobs: int, progress: bool, encode: bool) -> dict[int, Done]:
+def _run(tasks: Mapping[int, Task], jobs: int | None, progress: bool, encode: bool) -> dict[int, Done]:
+    """The facts of `tasks`, in `jobs` processes (by default as many as `default_jobs`, asked only
+    when there is enough to share)."""
     size = sum(len(data) for _, data in tasks.values())
     with _progress_bar(len(tasks) if progress and size >= _PROGRESS_MIN_BYTES else 0) as advance:
-        if jobs < 2 or len(tasks) < 2 or size < _PARALLEL_MIN_BYTES:
-            return _run_here(tasks, advance, encode)
-        return _run_in_pool(tasks, jobs, advance, encode)
+        if len(tasks) >= 2 and size >= _PARALLEL_MIN_BYTES:
+            jobs = jobs or default_jobs()
+            if jobs >= 2:
+                return _run_in_pool(tasks, jobs, advance, encode)
+        return _run_here(tasks, advance, encode)
 
 
 def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], encode: bool) -> dict[int, Done]:

@@ -339,3 +339,26 @@ def test_the_caches_do_not_grow_without_bound(fixtures_copy: Path, monkeypatch: 
     monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[0]) or real_facts(task))
     check([fixtures_copy], config, jobs=1)
     assert parses == [], "the facts the pruning run used were all kept"
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2 or not Path("/proc/stat").exists(),
+    reason="needs two cores this process may pin itself to, and Linux's /proc/stat",
+)
+def test_a_core_busy_now_is_not_counted_idle() -> None:
+    # The load average is a minute's: it still counts work that just ended and misses work that just
+    # began. What `--jobs` defaults to follows the cores' state when the run starts.
+    mine = os.sched_getaffinity(0)
+    first, second = sorted(mine)[:2]
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        os.sched_setaffinity(spinner.pid, {first})
+        os.sched_setaffinity(0, {first, second})
+        time.sleep(0.2)  # the spinner is running by now
+        assert collect.default_jobs() == 1
+        busy = collect._busy_cores()
+        assert busy is not None and busy >= 0.8
+    finally:
+        spinner.kill()
+        spinner.wait()
+        os.sched_setaffinity(0, mine)
