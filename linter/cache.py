@@ -35,9 +35,11 @@ import pickle
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 from epochlint import __version__, prefilter
 from epochlint.fileio import owned_by_user, read_regular, write_atomically
@@ -166,13 +168,74 @@ class _EntryStore:
             self._directory = None
 
 
+_Entry = TypeVar("_Entry")
+
+
+class _Decoded:
+    """The entries of one facts folder that a long-lived process (the language server) decoded,
+    kept for its next run: those one run used, each run's replacing the run's before. A key
+    names its content (a hash of the file and of all an entry depends on), so a kept entry is
+    never stale."""
+
+    def __init__(self) -> None:
+        self._latest: dict[str, object] = {}
+        self._current: dict[str, object] = {}
+
+    def next_run(self) -> None:
+        self._latest, self._current = self._current, {}
+
+    def get(self, key: str, load: Callable[[str], _Entry | None]) -> _Entry | None:
+        found = self._current.get(key)
+        if found is None:
+            found = self._latest.pop(key, None)
+            if found is None:
+                found = load(key)
+                if found is None:
+                    return None
+            self._current[key] = found
+        return found  # type: ignore[return-value]
+
+    def put(self, key: str, entry: object) -> None:
+        self._current[key] = entry
+
+
+# Facts folder -> what this process decoded from it; None: nothing is kept (one run a process).
+_KEPT: dict[Path, _Decoded] | None = None
+
+
+def keep_decoded_facts() -> None:
+    """Keep the facts each run decodes for the next run of this process: for a process that
+    analyses the same project again and again, which then reads and decodes only what changed."""
+    global _KEPT
+    _KEPT = {} if _KEPT is None else _KEPT
+
+
 class FactsCache(_EntryStore):
     """Encoded FileFacts by content hash."""
+
+    def __init__(self, directory: Path | None, salt: str) -> None:
+        super().__init__(directory, salt)
+        self._decoded: _Decoded | None = None
+        if _KEPT is not None and directory is not None:
+            self._decoded = _KEPT.setdefault(directory, _Decoded())
+            self._decoded.next_run()
 
     @classmethod
     def open(cls, root: Path, config_fingerprint: str) -> FactsCache:
         salt = f"{FACTS_FORMAT}\0{frontend_digest()}\0{config_fingerprint}"
         return cls(cls._open(root, "facts"), salt)
+
+    def _kept(self, key: str, load: Callable[[str], _Entry | None]) -> _Entry | None:
+        return self._decoded.get(key, load) if self._decoded is not None else load(key)
+
+    def _keep(self, key: str, entry: object) -> None:
+        if self._decoded is not None:
+            self._decoded.put(key, entry)
+
+    def store_facts(self, key: str, facts: FileFacts, payload: bytes) -> None:
+        """Store `facts`, encoded as `payload`, under `key`."""
+        self.store(key, payload)
+        self._keep(key, facts)
 
     def key(self, kind: str, data: bytes) -> str:
         digest = hashlib.sha256(self._salt)
@@ -186,6 +249,9 @@ class FactsCache(_EntryStore):
 
     def load(self, key: str) -> FileFacts | None:
         """The facts stored under `key`, or None when there are none to trust."""
+        return self._kept(key, self._load)
+
+    def _load(self, key: str) -> FileFacts | None:
         payload = self._read(key)
         if payload is None:
             return None
@@ -200,6 +266,9 @@ class FactsCache(_EntryStore):
 
     def load_text(self, key: str) -> TextFacts | None:
         """What the text pass found, stored under `key`, or None when there is nothing to trust."""
+        return self._kept(key, self._load_text)
+
+    def _load_text(self, key: str) -> TextFacts | None:
         payload = self._read(key)
         if payload is None:
             return None
@@ -210,6 +279,7 @@ class FactsCache(_EntryStore):
 
     def store_text(self, key: str, text: TextFacts) -> None:
         self.store(key, pickle.dumps((text.seed, text.imports), protocol=5))
+        self._keep(key, text)
 
     def load_outline(self, key: str) -> FileFacts | None:
         """The outline of the facts stored under `key` (see `epochlint.collect.outline`), or None."""
@@ -217,6 +287,7 @@ class FactsCache(_EntryStore):
 
     def store_outline(self, key: str, outline: FileFacts) -> None:
         self.store(_outline_key(key), codec.encode(outline))
+        self._keep(_outline_key(key), outline)
 
 
 @cache

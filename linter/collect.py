@@ -164,7 +164,7 @@ def collect_facts(
             facts.append(cached)
     for index, (parsed, payload) in _run(tasks, jobs, progress, cache.enabled).items():
         if payload is not None:
-            cache.store(keys[index], payload)
+            cache.store_facts(keys[index], parsed, payload)
             cache.store_outline(keys[index], outline(parsed))
         facts[index] = parsed
     if tasks:

@@ -23,6 +23,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from epochlint import __version__
+from epochlint.cache import keep_decoded_facts
 from epochlint.config import Config, ConfigError, load_config
 from epochlint.discovery import UsageError, in_memory_path, relative_name
 from epochlint.engine import check
@@ -266,4 +267,5 @@ def build_server() -> EpochlintServer:
 
 def serve() -> None:
     """Speak LSP on stdin and stdout until the client says exit."""
+    keep_decoded_facts()  # each analysis after the first decodes only the files that changed
     build_server().start_io()

@@ -3,11 +3,13 @@ they find is what the whole program finds, and a change analyses again only the 
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import epochlint.cache as cache
 import epochlint.collect as collect
 import epochlint.engine as engine
 from epochlint.cache import CACHE_DIR, FactsCache
@@ -160,6 +162,33 @@ def test_whole_facts_gone_from_the_cache_are_parsed_again(write_tree: WriteTree)
         ("billing/consumer.py", "EPL001"),
         ("orders/consumer.py", "EPL001"),
     ]
+
+
+def test_a_process_that_keeps_decoded_facts_parses_only_the_changed_file_again(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The language server analyses one project on every change. It keeps what each run decoded
+    # or made for the next run, so even with the cache folder's facts gone from disk, a change
+    # parses the changed file alone and finds what a run from scratch finds.
+    monkeypatch.setattr(cache, "_KEPT", {})
+    root = write_tree(CONSUMER_PACKAGES)
+    config = load_config([root], None, KNOWN_CODES)
+    check([root], config)
+    shutil.rmtree(root / CACHE_DIR / "facts")
+    parsed: list[str] = []
+    real = collect.file_facts
+
+    def recorded(task: tuple[str, bytes]) -> FileFacts:
+        parsed.append(task[1].decode())
+        return real(task)
+
+    monkeypatch.setattr(collect, "file_facts", recorded)
+    consumer = root / "billing/consumer.py"
+    consumer.write_text(consumer.read_text().replace("with self._lock:\n", "if True:\n"))
+    found = check([root], config).findings
+    assert parsed == [consumer.read_text()]
+    monkeypatch.setattr(cache, "_KEPT", None)
+    assert found == check([root], config, use_cache=False).findings
 
 
 def test_a_run_after_a_change_reads_the_text_of_the_changed_file_alone(
