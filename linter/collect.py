@@ -261,9 +261,9 @@ def _busy_cores() -> float | None:
             return None
     busy = 0.0
     for cpu, (total, idle) in after.items():
-        elapsed = total - before[cpu][0]
-        if elapsed > 0:
-            busy += 1 - (idle - before[cpu][1]) / elapsed
+        start_total, start_idle = before.get(cpu, (total, idle))  # a core brought online meanwhile
+        if total > start_total:
+            busy += 1 - (idle - start_idle) / (total - start_total)
     return busy
 
 
