@@ -234,22 +234,22 @@ Done = tuple[FileFacts, bytes | None]
 def default_jobs() -> int:
     """Processes worth starting: one per core that other work leaves idle. Two parsing processes
     on cores that are already busy are no faster than one, and cost more CPU."""
-    cores = _cores()
-    busy = _busy_cores()
+    cores = _affinity()
+    busy = _busy_cores(cores)
     if busy is None:
-        return cores
-    return max(1, min(cores, round(cores - busy)))
+        return len(cores)
+    return max(1, min(len(cores), round(len(cores) - busy)))
 
 
 # Long enough for the kernel's tick counts (100 a second per core) to tell a busy core from an idle one.
 _SAMPLE_SECONDS = 0.1
 
 
-def _busy_cores() -> float | None:
-    """How many of this process's cores other work keeps busy: measured from /proc/stat over a
-    tenth of a second where there is one (the load average is a minute's, and still counts the
-    command that ended just before this one), else the load average; None without either."""
-    cpus = {f"cpu{number}" for number in _affinity()}
+def _busy_cores(cores: set[int]) -> float | None:
+    """How many of `cores` other work keeps busy: measured from /proc/stat over a tenth of a
+    second where there is one (the load average is a minute's, and still counts the command that
+    ended just before this one), else the load average; None without either."""
+    cpus = {f"cpu{number}" for number in cores}
     try:
         before = _cpu_ticks(cpus)
         time.sleep(_SAMPLE_SECONDS)
@@ -287,10 +287,6 @@ def source_facts(kind: str, data: bytes) -> FileFacts:
     if kind == JAVA:
         return facts_from_java(data)
     return facts_from_source(data) if kind == PARSED else facts_without_parse(data)
-
-
-def _cores() -> int:
-    return len(_affinity())
 
 
 def _affinity() -> set[int]:
