@@ -430,7 +430,7 @@ def _laid_out(
     new layout puts them when they differ only in layout, else from an analysis of the parts of
     the program that changed (the others' from the cache)."""
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
-    moved = _moved(earlier, sources, collected) if earlier is not None else None
+    moved = _moved(earlier, results, collected, config) if earlier is not None else None
     if moved is not None and earlier is not None:
         return _LaidOut(facts_keys, tuple(moved), earlier.rules)
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
@@ -444,18 +444,23 @@ def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:
 
 
 def _moved(
-    earlier: _LaidOut, sources: Sequence[SourceFile], collected: Collected
+    earlier: _LaidOut, results: Sequence[FileResult], collected: Collected, config: Config
 ) -> list[Finding] | None:
     """The earlier findings moved to where the files' new layout puts them; None when a file
     changed more than its layout (or its earlier facts are gone)."""
-    if [rel for rel, _ in earlier.facts_keys] != [s.rel for s in sources]:
+    if [rel for rel, _ in earlier.facts_keys] != [r.source.rel for r in results[: len(collected.keys)]]:
         return None
     moves: list[tuple[str, Relayout]] = []
+    names: dict[str, str] = {}
     for index, ((rel, old_key), new_key) in enumerate(zip(earlier.facts_keys, collected.keys)):
         if old_key == new_key:
             continue
         old_facts = collected.cache.load(old_key)
-        move = relayout(old_facts, collected.full_facts(index)) if old_facts is not None else None
+        if old_facts is None:
+            return None
+        # Where only layout changed, imports did not: the module names are the earlier run's.
+        names = names or program_module_names(results, config)
+        move = relayout(old_facts, collected.full_facts(index), names[rel])
         if move is None:
             return None
         moves.append((rel, move))

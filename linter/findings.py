@@ -5,6 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+def function_display_name(module: str, package: str, qualname: str) -> str:
+    """How findings name a function: `module.qualname` (a Java class's file is named after the
+    class, so its functions are `package.Class.method`); a module's own code by the module."""
+    if not qualname:
+        return module
+    if package and module == f"{package}.{qualname.split('.')[0]}":
+        return f"{package}.{qualname}"
+    return f"{module}.{qualname}"
+
+
 @dataclass(frozen=True, order=True)
 class Location:
     """A span in a file. `path` is relative to the analysis root, with forward slashes.

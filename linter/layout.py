@@ -7,8 +7,10 @@ one file. Two versions of a file whose facts are equal but for positions, and wh
 in the same order with the same lines shared, are therefore analysed alike: each finding of one is
 the other's, moved point by point. `relayout` finds that correspondence, or says there is none.
 
-What names a place (a lambda is called `<lambda:LINE:COLUMN>`, a syntax error says where it is) is
-not a position but part of the facts: moving it is a change.
+A lambda is named by its place (`<lambda:LINE:COLUMN>`): its name holds a point like any position,
+and findings that name it are renamed where it moves, as long as the file's functions keep their
+order by name (the analysis visits functions sorted by name). A syntax error's message says where
+it is: moving it is a change.
 
 Suppressions and the line count are left out: the engine applies suppressions after the analysis,
 and the analysis never reads the line count.
@@ -17,11 +19,13 @@ and the analysis never reads the line count.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
-from epochlint.findings import Finding, Location
+from epochlint.findings import ChainStep, Finding, FixHint, Location, RelatedLocation, function_display_name
 from epochlint.frontend import facts as facts_module
 from epochlint.frontend.facts import FileFacts, Region
 
@@ -34,27 +38,57 @@ _NO_COLUMN = -1
 
 _SKIPPED_FILE_FIELDS = frozenset({"lines", "suppressions", "ignore_file"})
 
+_LAMBDA_PLACE = re.compile(r"<lambda:(\d+):(\d+)>")
+
 
 @dataclass(frozen=True)
 class Relayout:
     """Where each point of the old version of a file is in the new one."""
 
     points: dict[Point, Point]
+    # How findings name the file's moved lambdas: earlier name -> name now.
+    renamed: dict[str, str]
 
     def finding(self, finding: Finding, path: str) -> Finding | None:
-        """`finding` with its places in `path` moved; None when one of them is no known point."""
+        """`finding` with its places in `path` moved and the lambdas it names renamed; None when
+        one of its places is no known point."""
         try:
             return replace(
                 finding,
+                message=self._named(finding.message),
                 location=self._location(finding.location, path),
-                related=tuple(replace(r, location=self._location(r.location, path)) for r in finding.related),
-                chain=tuple(replace(s, location=self._location(s.location, path)) for s in finding.chain),
-                fix=finding.fix
-                if finding.fix is None or finding.fix.location is None
-                else replace(finding.fix, location=self._location(finding.fix.location, path)),
+                function=self._named(finding.function),
+                related=tuple(self._related(r, path) for r in finding.related),
+                chain=tuple(self._step(s, path) for s in finding.chain),
+                fingerprint_key=self._named(finding.fingerprint_key),
+                fix=None if finding.fix is None else self._fix(finding.fix, path),
             )
         except KeyError:
             return None
+
+    def _related(self, related: RelatedLocation, path: str) -> RelatedLocation:
+        return RelatedLocation(self._location(related.location, path), self._named(related.message))
+
+    def _step(self, step: ChainStep, path: str) -> ChainStep:
+        return ChainStep(self._location(step.location, path), self._named(step.function), self._named(step.message))
+
+    def _fix(self, fix: FixHint, path: str) -> FixHint:
+        location = None if fix.location is None else self._location(fix.location, path)
+        return FixHint(self._named(fix.text), location)
+
+    def _named(self, text: str) -> str:
+        if self._names is None or "<lambda:" not in text:
+            return text
+        return self._names.sub(lambda found: self.renamed[found.group()], text)
+
+    @cached_property
+    def _names(self) -> re.Pattern[str] | None:
+        """The earlier names, longest first (a lambda's name begins its nested lambdas' names),
+        each preceded by what cannot continue a name."""
+        if not self.renamed:
+            return None
+        names = sorted(self.renamed, key=len, reverse=True)
+        return re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, names)) + ")")
 
     def _location(self, location: Location, path: str) -> Location:
         if location.path != path:
@@ -64,19 +98,35 @@ class Relayout:
         return Location(path, line, column, end_line, end_column)
 
 
-def relayout(old: FileFacts, new: FileFacts) -> Relayout | None:
-    """How `new` lays out `old`'s facts; None when they differ in more than layout."""
+def relayout(old: FileFacts, new: FileFacts, module: str) -> Relayout | None:
+    """How `new` lays out `old`'s facts (those of `module`); None when they differ in more than
+    layout."""
     old_points: list[Point] = []
     new_points: list[Point] = []
     if _shape(old, old_points) != _shape(new, new_points):
         return None
     if _ranks(old_points) != _ranks(new_points):
         return None
-    return Relayout(dict(zip(old_points, new_points)))
+    old_names = [f.qualname for f in old.functions]
+    new_names = [f.qualname for f in new.functions]
+    if _order(old_names) != _order(new_names):
+        return None
+    renamed = {
+        function_display_name(module, old.package, before): function_display_name(module, new.package, after)
+        for before, after in zip(old_names, new_names)
+        if before != after
+    }
+    return Relayout(dict(zip(old_points, new_points)), renamed)
+
+
+def _order(names: list[str]) -> list[int]:
+    return sorted(range(len(names)), key=names.__getitem__)
 
 
 def _shape(value: Any, points: list[Point]) -> Any:
     """`value` as nested tuples with every position taken out into `points`, in order."""
+    if isinstance(value, str):
+        return _placeless(value, points) if "<lambda:" in value else value
     if isinstance(value, tuple):
         return tuple(_shape(item, points) for item in value)
     if not dataclasses.is_dataclass(value):
@@ -98,6 +148,16 @@ def _shape(value: Any, points: list[Point]) -> Any:
         else:
             shaped.append(_shape(field_value, points))
     return tuple(shaped)
+
+
+def _placeless(text: str, points: list[Point]) -> str:
+    """`text` with the place in each lambda's name taken out into `points`."""
+
+    def taken_out(found: re.Match[str]) -> str:
+        points.append((int(found.group(1)), int(found.group(2))))
+        return "<lambda>"
+
+    return _LAMBDA_PLACE.sub(taken_out, text)
 
 
 def _pos_points(pos: tuple[int, int, int, int]) -> Iterator[Point]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from epochlint.config import Config
-from epochlint.findings import Location
+from epochlint.findings import Location, function_display_name
 from epochlint.frontend.facts import (
     FLOW_ARG,
     FLOW_ASSIGN,
@@ -509,11 +509,7 @@ class Program:
 
     def display_function(self, fid: str) -> str:
         module, function = self.symbols.functions[fid]
-        if not function.qualname:
-            return module.name
-        if module.facts.package and module.name == f"{module.facts.package}.{function.qualname.split('.')[0]}":
-            return f"{module.facts.package}.{function.qualname}"  # a Java class's file is named after it
-        return f"{module.name}.{function.qualname}"
+        return function_display_name(module.name, module.facts.package, function.qualname)
 
     def file_of_module(self, module: str) -> ModuleInfo:
         return self.modules[module]
