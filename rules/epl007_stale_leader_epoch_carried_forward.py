@@ -203,8 +203,9 @@ def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
 def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
     """Each argument with the parameter it binds, by the project's definition of the callee.
 
-    Without a definition, a keyword names its slot; a positional attribute names it by its own
-    last name (`position.current_leader`), and the first positional argument is the offset.
+    A keyword names its slot (the parameter it binds, or the field a `**kwargs` parameter forwards
+    it to). Without a definition, a positional attribute names it by its own last name
+    (`position.current_leader`), and the first positional argument is the offset.
     """
     bound: dict[str, str] = {}
     for site in program.calls.sites_of_call.get((fid, call.id), ()):
@@ -213,7 +214,7 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
             bound = {key: param for param, key in params.items()}
     slots = []
     for index, arg in enumerate(call.args):
-        slot = bound.get(arg.keyword or str(index)) or arg.keyword
+        slot = arg.keyword or bound.get(str(index), "")
         if not slot and not bound and arg.ref is not None:
             slot = _OFFSET if index == 0 else (arg.ref.attrs or ("",))[-1]
         slots.append((arg, slot))
