@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from epochlint.findings import Finding, RelatedLocation
 from epochlint.frontend.facts import Pos
@@ -13,6 +12,9 @@ from epochlint.program.model import Program
 from epochlint.program.symbols import FieldId
 from epochlint.rules.base import Example, Rule
 from epochlint.rules.chains import acquisition_step, call_steps, unique
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
+    import networkx as nx
 
 
 class LockOrderInversion(Rule):
@@ -171,6 +173,8 @@ class Consumer:
     def _finding(
         self, program: Program, sub: nx.DiGraph, first: OrderSite, sites: list[OrderSite]
     ) -> Finding:
+        import networkx as nx
+
         held, taken = first.outer.lock, first.inner.lock
         back: list[FieldId] = nx.shortest_path(sub, taken, held)
         ring = " -> ".join(f"`{lock.display()}`" for lock in (held, *back))

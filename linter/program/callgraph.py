@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Site
 from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
+
+# networkx is imported where a graph is built: a run that only moves earlier findings imports the
+# rules, never builds a graph, and is spared its import (a sixth of such a run).
+if TYPE_CHECKING:
+    import networkx as nx
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
 ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce"})
@@ -57,6 +61,8 @@ class CallGraph:
     def __init__(self, symbols: Symbols, iteration_helpers: frozenset[str]) -> None:
         self.symbols = symbols
         self.iteration_helpers = iteration_helpers
+        import networkx as nx
+
         self.graph: nx.DiGraph = nx.DiGraph()
         self.sites_from: dict[str, list[CallSite]] = {}
         self.sites_to: dict[str, list[CallSite]] = {}

@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-import networkx as nx
-
 from epochlint.frontend.facts import (
     FLOW_ARG,
     FLOW_ASSIGN,
@@ -400,6 +398,8 @@ class DataFlow:
     def ranks(self) -> dict[str, int]:
         """Callees before callers; the members of a cycle share a rank. The same for every
         domain: the call graph's condensation is computed once, not once per rule."""
+        import networkx as nx
+
         condensed = nx.condensation(self.program.calls.graph)
         rank: dict[str, int] = {}
         for number, component in enumerate(reversed(list(nx.topological_sort(condensed)))):

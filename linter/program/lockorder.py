@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-import networkx as nx
-
 from epochlint.frontend.facts import Call, Pos, Site, Write, within
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CallSite
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
+    import networkx as nx
+
     from epochlint.program.model import FieldWrite, Program
 
 # A lock decorator holds its lock for the whole body; the acquisition is located at the `def`.
@@ -308,6 +308,8 @@ class LockOrder:
     def graph(self) -> nx.DiGraph:
         """Locks as nodes (with their kind), an edge L1 -> L2 for two distinct locks taken in that
         order, with every OrderSite that makes it in `sites`."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         for mine in self.acquisitions.values():
             for acquisition in mine:
@@ -332,6 +334,8 @@ class LockOrder:
         Element locks (one node for every lock of a container) are left out: the graph cannot
         tell their instances apart, so a cycle through one is not known to be a cycle.
         """
+        import networkx as nx
+
         distinct = self.graph.subgraph(n for n in self.graph if not self.locks.is_element(n))
         groups = [sorted(g) for g in nx.strongly_connected_components(distinct) if len(g) > 1]
         return sorted(groups)
