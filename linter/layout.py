@@ -27,7 +27,7 @@ from typing import Any
 
 from epochlint.findings import ChainStep, Finding, FixHint, Location, RelatedLocation, function_display_name
 from epochlint.frontend import facts as facts_module
-from epochlint.frontend.facts import FileFacts, Region
+from epochlint.frontend.facts import FileFacts, FunctionFacts, Region
 
 __all__ = ["Relayout", "relayout"]
 
@@ -39,6 +39,9 @@ _NO_COLUMN = -1
 _SKIPPED_FILE_FIELDS = frozenset({"lines", "suppressions", "ignore_file"})
 
 _LAMBDA_PLACE = re.compile(r"<lambda:(\d+):(\d+)>")
+# The position of a module's own code (Python), and of a file's error when it has none: a
+# constant standing for no place, which no edit moves.
+_NO_PLACE = (1, 1, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,9 @@ def _shape(value: Any, points: list[Point]) -> Any:
     shaped: list[Any] = [type(value).__name__]
     for name, kind in _FIELDS[type(value)]:
         field_value = getattr(value, name)
-        if kind == "pos":
+        if kind == "pos" and _stands_for_no_place(value, name):
+            shaped.append(field_value)
+        elif kind == "pos":
             points.extend(_pos_points(field_value))
         elif kind == "positions":
             for pos in field_value:
@@ -148,6 +153,12 @@ def _shape(value: Any, points: list[Point]) -> Any:
         else:
             shaped.append(_shape(field_value, points))
     return tuple(shaped)
+
+
+def _stands_for_no_place(value: Any, name: str) -> bool:
+    if isinstance(value, FunctionFacts):
+        return name == "pos" and value.kind == "module" and value.pos == _NO_PLACE
+    return isinstance(value, FileFacts) and name == "error_pos" and not value.error
 
 
 def _placeless(text: str, points: list[Point]) -> str:

@@ -46,6 +46,11 @@ def comment_added(text: str) -> str:
     return f"{text[:end]}  # a comment{text[end:]}"
 
 
+def comment_on_top(text: str) -> str:
+    """A comment line before the first: everything moves down, away from the module's start."""
+    return f"# a header\n{text}"
+
+
 def edited(path: Path, edit: Edit) -> None:
     # Latin-1 maps every byte to one character: files in any encoding keep their other bytes.
     path.write_bytes(edit(path.read_bytes().decode("latin-1")).encode("latin-1"))
@@ -85,7 +90,7 @@ def test_layout_edits_of_every_file_give_from_scratch_findings_without_analysing
     (root / "pyproject.toml").write_text("[tool.epochlint]\n")
     before = assert_as_from_scratch(root)
     analyses = Analyses(monkeypatch)
-    for edit in (lines_added_above, comment_added):
+    for edit in (lines_added_above, comment_added, comment_on_top):
         for path in sorted(root.rglob("*.py")):
             edited(path, edit)
         after = assert_as_from_scratch(root, analyses)
@@ -109,9 +114,9 @@ def project(write_tree) -> Path:  # type: ignore[no-untyped-def]
 def test_edits_of_a_central_and_a_leaf_module(project: Path, module: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert '"EPL001"' in assert_as_from_scratch(project)
     analyses = Analyses(monkeypatch)
-    edited(project / module, lines_added_above)
-    edited(project / module, comment_added)
-    assert '"EPL001"' in assert_as_from_scratch(project, analyses)
+    for edit in (lines_added_above, comment_added, comment_on_top):
+        edited(project / module, edit)
+        assert '"EPL001"' in assert_as_from_scratch(project, analyses)
     assert analyses.count == 0
     # A change of what the code does is analysed, and found.
     if module == "pkg/orders.py":
