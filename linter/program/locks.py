@@ -5,14 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite
 from epochlint.program.symbols import Entity, FieldId, Symbols, bound_arguments, function_id
-
-if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
-    import networkx as nx
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"
