@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from epochlint.findings import ChainStep, Finding, RelatedLocation
-from epochlint.fix.epl001 import hint as hold_guard
+from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
+from epochlint.frontend.facts import Ref
+from epochlint.program.locks import REENTRANT
 from epochlint.program.model import BatchLoop, Program, ReachedRead
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 from epochlint.rules.base import Example, Rule
@@ -266,7 +267,7 @@ class Consumer:
             related=tuple(_unique(related)),
             chain=tuple(_chain(program, loop, first)),
             fingerprint_key=field.display(),
-            fix=hold_guard(program, loop, guards),
+            fix=_guard_to_hold(program, loop, guards),
         )
 
 
@@ -296,3 +297,21 @@ def _unique(related: list[RelatedLocation]) -> Iterator[RelatedLocation]:
         if item not in seen:
             seen.add(item)
             yield item
+
+
+def _guard_to_hold(program: Program, loop: BatchLoop, guards: frozenset[FieldId]) -> FixHint | None:
+    """What `--fix` needs (`epochlint.fix.epl001`): the guard to hold around `loop`, as the loop's
+    function writes it, when the fix is safe."""
+    if program.in_async_context(loop.function):
+        return None
+    self_name = program.symbols.self_param(loop.function)
+    if not self_name:
+        return None
+    qualname = program.symbols.function(loop.function).qualname
+    for guard in sorted(guards):
+        if guard.is_global or len(guard.path) != 1 or program.locks.kind(guard) != REENTRANT:
+            continue
+        written = Ref(qualname, self_name, guard.path)
+        if program.locks.lock_of(loop.function, written) == guard:
+            return FixHint(text=written.text())
+    return None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from epochlint.config import Config
-from epochlint.findings import ChainStep, Finding, RelatedLocation
-from epochlint.fix.epl003 import hint as commit_at_least_current
-from epochlint.frontend.facts import Call, Choice, Ref, Site
+from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
+from epochlint.frontend.facts import Bind, Call, Choice, Ref, Site
 from epochlint.frontend.java import is_java
 from epochlint.program.dataflow import (
     EMPTY,
@@ -23,6 +22,7 @@ from epochlint.program.dataflow import (
     merge,
 )
 from epochlint.program.model import Program
+from epochlint.program.symbols import FieldId
 from epochlint.rules.base import Example, Rule
 from epochlint.rules.chains import unique
 
@@ -42,6 +42,7 @@ _SINK_CLASSES: dict[str, int] = {"OffsetAndMetadata": 2, "TopicPartition": 4}
 _JAVA_SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 1, "TopicPartition": None}
 _EPOCH_KEYWORD = "leader_epoch"
 _MAX = frozenset({"max", "builtins.max"})
+_POSITION_WORDS = frozenset({"position", "pos"})
 
 
 class CommitEpochs(Domain):
@@ -323,7 +324,7 @@ def commit_record(consumer, tp, record):
             related=unique(related),
             chain=tuple(_chain(program, shown.path)),
             fingerprint_key=f"{source.text}",
-            fix=commit_at_least_current(program, shown.path),
+            fix=_commit_at_least_current(program, shown.path),
         )
 
 
@@ -355,3 +356,68 @@ def _has_current(value: Value) -> bool:
 
 def _without_historical(value: Value) -> Value:
     return {label: path for label, path in value.items() if label.root().kind != HISTORICAL}
+
+
+def _commit_at_least_current(program: Program, path: Sequence[Hop]) -> FixHint | None:
+    """What `--fix` needs (`epochlint.fix.epl003`): `max(historical, current)` in place of the
+    historical read, when a current epoch is at hand."""
+    if len(path) < 2 or path[1].kind != BUILD or path[1].fid != path[0].fid:
+        return None
+    source, build = path[0], path[1]
+    if not (build.site.pos[:2] <= source.site.pos[:2] and source.site.pos[2:] <= build.site.pos[2:]):
+        return None  # read before, into a local that may have other uses
+    current = _current_local(program, source) or _current_of_position(program, source)
+    if current is None:
+        return None
+    return FixHint(text=current, location=program.location(source.fid, source.site.pos))
+
+
+def _current_local(program: Program, source: Hop) -> str | None:
+    """A local bound once, before the read, to the current leader epoch from metadata."""
+    function = program.symbols.function(source.fid)
+    for bind in function.binds:
+        if bind.kind != "assign" or bind.site.pos[:2] >= source.site.pos[:2]:
+            continue
+        if _is_current(program, source.fid, bind) and sum(1 for b in function.binds if b.name == bind.name) == 1:
+            return bind.name
+    return None
+
+
+def _is_current(program: Program, fid: str, bind: Bind) -> bool:
+    """`x = metadata.leader_epoch_for(tp)`, `x = position.current_leader.epoch`: an epoch, and current."""
+    config = program.config
+    if bind.value_ref is not None and bind.value_ref.attrs:
+        names = [attr for attr in bind.value_ref.attrs if attr != "[]"]
+        return any(config.current_epoch_source(n) for n in names) and config.epoch_name(names[-1])
+    call = program.symbols.call(fid, bind.value_call) if bind.value_call >= 0 else None
+    return call is not None and config.current_epoch_source(call.method) and config.epoch_name(call.method)
+
+
+def _current_of_position(program: Program, source: Hop) -> str | None:
+    """`P.current_leader.epoch` when the source reads `P.<epoch>` and P is a position with a leader."""
+    function = program.symbols.function(source.fid)
+    read = next((a for a in function.accesses if a.site.pos == source.site.pos), None)
+    if read is None or not read.ref.attrs:
+        return None
+    holder = Ref(read.ref.scope, read.ref.name, read.ref.attrs[:-1])
+    if holder.text().rsplit(".", 1)[-1].lower().lstrip("_") not in _POSITION_WORDS:
+        return None
+    entity = program.symbols.entity(source.fid, holder)
+    # Of unknown class, the position is any class of the project with the field read.
+    owners = [entity.target] if entity.kind == "instance" else _classes_with(program, read.ref.attrs[-1])
+    if not owners or not all(_has_field(program, cid, "current_leader") for cid in owners):
+        return None
+    return f"{holder.text()}.current_leader.epoch"
+
+
+def _classes_with(program: Program, attr: str) -> list[str]:
+    return [cid for cid in sorted(program.symbols.classes) if _has_field(program, cid, attr)]
+
+
+def _has_field(program: Program, cid: str, attr: str) -> bool:
+    owner = program.symbols.defining_class(cid, attr)
+    return bool(program.field_writes.get(FieldId(owner, (attr,)))) or any(
+        attr in program.symbols.classes[klass][1].attributes
+        for klass in program.symbols.mro(cid)
+        if klass in program.symbols.classes
+    )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from epochlint.findings import ChainStep, Finding, RelatedLocation
-from epochlint.fix.epl004 import hint as bump_first
+from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
 from epochlint.program.lockorder import Event
 from epochlint.program.model import Program
 from epochlint.program.symbols import CONSTRUCTORS
@@ -192,7 +191,7 @@ class Consumer:
             chain=tuple(_steps(program, clear, "clears", clear.what))
             + tuple(_steps(program, bump, "bumps", field)),
             fingerprint_key=f"{clear.what}:{field}",
-            fix=bump_first(program, bump),
+            fix=_bump_first(program, bump),
         )
 
 
@@ -203,3 +202,11 @@ def _steps(program: Program, event: Event, verb: str, what: str) -> Iterator[Cha
         program.display_function(event.target_function),
         f"{verb} `{what}`",
     )
+
+
+def _bump_first(program: Program, bump: Event) -> FixHint | None:
+    """What `--fix` needs (`epochlint.fix.epl004`): where the bump happens in the function that
+    clears (the bump, or the call that makes it)."""
+    if bump.field is None:
+        return None
+    return FixHint(text=bump.field.leaf, location=program.location(bump.function, bump.site.pos))

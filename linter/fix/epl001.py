@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from epochlint.findings import Finding, FixHint
+from epochlint.findings import Finding
 from epochlint.fix.edits import Edit, SourceTree, Statement, any_node
-from epochlint.frontend.facts import Ref
-from epochlint.program.locks import REENTRANT
-
-if TYPE_CHECKING:
-    from epochlint.program.model import BatchLoop, Program
-    from epochlint.program.symbols import FieldId
 
 APPLIES = """
 the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
@@ -23,23 +16,6 @@ loop is a `for` statement or a comprehension in a simple statement, with no `yie
 coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
 no new finding (no lock-order cycle, EPL009).
 """
-
-
-def hint(program: Program, loop: BatchLoop, guards: frozenset[FieldId]) -> FixHint | None:
-    """The guard to hold around `loop`, as the loop's function writes it, when the fix is safe."""
-    if program.in_async_context(loop.function):
-        return None
-    self_name = program.symbols.self_param(loop.function)
-    if not self_name:
-        return None
-    qualname = program.symbols.function(loop.function).qualname
-    for guard in sorted(guards):
-        if guard.is_global or len(guard.path) != 1 or program.locks.kind(guard) != REENTRANT:
-            continue
-        written = Ref(qualname, self_name, guard.path)
-        if program.locks.lock_of(loop.function, written) == guard:
-            return FixHint(text=written.text())
-    return None
 
 
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:

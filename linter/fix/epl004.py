@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from epochlint.findings import Finding, FixHint
+from epochlint.findings import Finding
 from epochlint.fix.edits import Block, Edit, SourceTree, any_node
-
-if TYPE_CHECKING:
-    from epochlint.program.lockorder import Event
-    from epochlint.program.model import Program
 
 APPLIES = """
 the clear and the bump are statements of the same block, the bump statement does nothing else,
@@ -21,13 +16,6 @@ and nothing from the clear up to the bump mentions the epoch field or can leave 
 the order that PIP-84 asks for.
 """
 _LEAVES_EARLY = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
-
-
-def hint(program: Program, bump: Event) -> FixHint | None:
-    """Where the bump happens in the function that clears (the bump, or the call that makes it)."""
-    if bump.field is None:
-        return None
-    return FixHint(text=bump.field.leaf, location=program.location(bump.function, bump.site.pos))
 
 
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
