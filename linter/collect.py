@@ -28,6 +28,7 @@ from epochlint.fileio import read_regular
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
+from epochlint.layout import relocated
 from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 
 __all__ = ["Collected", "collect_facts", "collector_paused", "held_in_memory", "read_source", "read_sources"]
@@ -56,6 +57,9 @@ class Collected:
     not_relevant: int
     outlined: Mapping[int, Task] = field(default_factory=dict)
     cache: FactsCache = field(default_factory=lambda: FactsCache(None, ""))
+    # By index, the earlier facts of the files changed since the latest analysis (read to tell
+    # whether only blank lines and comments changed).
+    earlier_facts: Mapping[int, FileFacts] = field(default_factory=dict)
 
     def full_facts(self, index: int) -> FileFacts:
         """The whole facts of the file at `index`: from the cache, or parsed again if they are gone."""
@@ -134,9 +138,15 @@ def collect_facts(
     prefilter: bool = True,
     progress: bool = False,
     outlines: bool = False,
+    earlier: Mapping[str, str] | None = None,
 ) -> Collected:
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
-    root-relative path in `names`); with `outlines`, only the outline of those the cache has."""
+    root-relative path in `names`); with `outlines`, only the outline of those the cache has.
+
+    `earlier` holds, by root-relative path, the facts key of each file in the latest analysis: a
+    file changed since in blank lines and comments alone has its earlier facts moved to the new
+    lines instead of being parsed again (`epochlint.layout.relocated`)."""
+    earlier = earlier or {}
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
     relevant = _relevant(readable, names, config, cache) if prefilter else set(readable)
@@ -144,6 +154,8 @@ def collect_facts(
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
     outlined: dict[int, Task] = {}
+    moved: dict[int, FileFacts] = {}
+    earlier_facts: dict[int, FileFacts] = {}
     with collector_paused():
         for index, (source, data) in enumerate(zip(sources, contents)):
             if isinstance(data, str):
@@ -157,12 +169,21 @@ def collect_facts(
                 outlined[index] = (kind, data)
             else:
                 cached = cache.load(keys[index])
+                if cached is None and kind == PARSED and source.rel in earlier:
+                    before = cache.load(earlier[source.rel])
+                    if before is not None:
+                        earlier_facts[index] = before
+                        cached = relocated(before, data)
+                    if cached is not None:
+                        moved[index] = cached
                 if cached is None:
                     tasks[index] = (kind, data)
-                elif outlines:
+                elif outlines and index not in moved:
                     cache.store_outline(keys[index], outline(cached))
             facts.append(cached)
-    for index, (parsed, payload) in _run(tasks, jobs, progress, cache.enabled).items():
+    done = {index: (f, codec.encode(f) if cache.enabled else None) for index, f in moved.items()}
+    done.update(_run(tasks, jobs, progress, cache.enabled))
+    for index, (parsed, payload) in done.items():
         if payload is not None:
             cache.store_facts(keys[index], parsed, payload)
             cache.store_outline(keys[index], outline(parsed))
@@ -175,6 +196,7 @@ def collect_facts(
         len(readable) - len(relevant),
         outlined,
         cache,
+        earlier_facts,
     )
 
 

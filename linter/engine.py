@@ -353,6 +353,7 @@ def check(
     layout_key = cache.key(_analysis_inputs(sources, None, problems, names, config, prefilter))
     analysed = _decode(cache.load(key), _Analysed)
     if analysed is None:
+        earlier = _decode(cache.load(layout_key), _LaidOut)
         collected = collect_facts(
             sources,
             contents,
@@ -363,12 +364,12 @@ def check(
             prefilter=prefilter,
             progress=progress,
             outlines=use_cache,
+            earlier=dict(earlier.facts_keys) if earlier is not None else None,
         )
         results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
         results.extend(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
-        earlier = _decode(cache.load(layout_key), _LaidOut)
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
         laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config)
         facts_by_rel = {r.source.rel: r.facts for r in results}
@@ -455,7 +456,7 @@ def _moved(
     for index, ((rel, old_key), new_key) in enumerate(zip(earlier.facts_keys, collected.keys)):
         if old_key == new_key:
             continue
-        old_facts = collected.cache.load(old_key)
+        old_facts = collected.earlier_facts.get(index) or collected.cache.load(old_key)
         if old_facts is None:
             return None
         # Where only layout changed, imports did not: the module names are the earlier run's.

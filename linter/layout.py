@@ -14,29 +14,38 @@ it is: moving it is a change.
 
 Suppressions and the line count are left out: the engine applies suppressions after the analysis,
 and the analysis never reads the line count.
+
+An edit of blank lines and comments alone moves code without changing it, and `relocated` gives
+the new version's facts without parsing it: the earlier facts with every place moved to its new
+line, when the two versions' layouts (`epochlint.frontend.facts.Layout`) have the same digest.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
-from collections.abc import Iterator
+import tokenize
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from epochlint.findings import ChainStep, Finding, FixHint, Location, RelatedLocation, function_display_name
 from epochlint.frontend import facts as facts_module
-from epochlint.frontend.facts import FileFacts, FunctionFacts, Region
+from epochlint.frontend import line_count
+from epochlint.frontend.comments import read_comments
+from epochlint.frontend.facts import FileFacts, FunctionFacts, Layout, Region
+from epochlint.frontend.nesting import nesting_and_layout
 
-__all__ = ["Relayout", "relayout"]
+__all__ = ["Relayout", "relayout", "relocated"]
 
 # (line, column) of a position's start or end; a line alone (a region's last line, a comment's
 # line) has no column.
 Point = tuple[int, int]
 _NO_COLUMN = -1
 
-_SKIPPED_FILE_FIELDS = frozenset({"lines", "suppressions", "ignore_file"})
+_SKIPPED_FILE_FIELDS = frozenset({"lines", "suppressions", "ignore_file", "layout"})
 
 _LAMBDA_PLACE = re.compile(r"<lambda:(\d+):(\d+)>")
 # The position of a module's own code (Python), and of a file's error when it has none: a
@@ -48,7 +57,8 @@ _NO_PLACE = (1, 1, 1, 1)
 class Relayout:
     """Where each point of the old version of a file is in the new one."""
 
-    points: dict[Point, Point]
+    # A point of the old version -> where it is now (KeyError: not a known point).
+    moved: Callable[[Point], Point]
     # How findings name the file's moved lambdas: earlier name -> name now.
     renamed: dict[str, str]
 
@@ -96,30 +106,111 @@ class Relayout:
     def _location(self, location: Location, path: str) -> Location:
         if location.path != path:
             return location
-        line, column = self.points[(location.line, location.column)]
-        end_line, end_column = self.points[(location.end_line, location.end_column)]
+        line, column = self.moved((location.line, location.column))
+        end_line, end_column = self.moved((location.end_line, location.end_column))
         return Location(path, line, column, end_line, end_column)
 
 
 def relayout(old: FileFacts, new: FileFacts, module: str) -> Relayout | None:
     """How `new` lays out `old`'s facts (those of `module`); None when they differ in more than
     layout."""
+    if old.layout.digest and old.layout.digest == new.layout.digest:
+        # Only blank lines and comments changed: every code line moved whole (see `relocated`).
+        lines = _new_lines(old.layout, new.layout)
+        renamed = _renamed(old, new, module)
+        return None if renamed is None else Relayout(lambda point: (lines[point[0]], point[1]), renamed)
     old_points: list[Point] = []
     new_points: list[Point] = []
     if _shape(old, old_points) != _shape(new, new_points):
         return None
     if _ranks(old_points) != _ranks(new_points):
         return None
+    renamed = _renamed(old, new, module)
+    return None if renamed is None else Relayout(dict(zip(old_points, new_points)).__getitem__, renamed)
+
+
+def _renamed(old: FileFacts, new: FileFacts, module: str) -> dict[str, str] | None:
+    """How findings name the functions whose names changed (lambdas, named by their place); None
+    when the file's functions are no longer in the same order by name."""
     old_names = [f.qualname for f in old.functions]
     new_names = [f.qualname for f in new.functions]
     if _order(old_names) != _order(new_names):
         return None
-    renamed = {
+    return {
         function_display_name(module, old.package, before): function_display_name(module, new.package, after)
         for before, after in zip(old_names, new_names)
         if before != after
     }
-    return Relayout(dict(zip(old_points, new_points)), renamed)
+
+
+def relocated(old: FileFacts, data: bytes) -> FileFacts | None:
+    """The facts of `data`, a new version of the file whose facts are `old`, without parsing it:
+    `old`'s, each place moved to its new line, when the two versions differ only in lines that
+    hold no code and in the comments that end lines (their layouts' digests are equal); their
+    comments and line count are read from `data`. None when they differ in more."""
+    if not old.layout.digest:
+        return None
+    _, layout = nesting_and_layout(data)
+    if layout is None or layout.digest != old.layout.digest:
+        return None
+    lines = _new_lines(old.layout, layout)
+    try:
+        moved = old if all(before == after for before, after in lines.items()) else _at_new_lines(old, lines)
+    except KeyError:  # a place on a line without code: facts of another frontend
+        return None
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    comments = read_comments(text)
+    return replace(
+        moved,
+        lines=line_count(text),
+        suppressions=comments.suppressions,
+        ignore_file=comments.ignore_file,
+        guard_declarations=comments.guard_declarations,
+        layout=layout,
+    )
+
+
+def _new_lines(old: Layout, new: Layout) -> dict[int, int]:
+    """Each line of code's number in the old layout -> in the new one (the same code, in order)."""
+    return dict(zip(_code_lines(old), _code_lines(new)))
+
+
+def _code_lines(layout: Layout) -> Iterator[int]:
+    codeless = set(layout.codeless)
+    return (line for line in range(1, layout.lines + 1) if line not in codeless)
+
+
+def _at_new_lines(value: Any, lines: Mapping[int, int]) -> Any:
+    """`value` with the line of every place in it (positions, a region's last line, a lambda's
+    name) replaced by `lines`; KeyError for a line `lines` does not have. Line 0 stands for no
+    line, and the places that stand for none stay."""
+    if isinstance(value, str):
+        return _LAMBDA_PLACE.sub(lambda found: f"<lambda:{lines[int(found.group(1))]}:{found.group(2)}>", value)
+    if isinstance(value, tuple):
+        return tuple(_at_new_lines(item, lines) for item in value)
+    if not dataclasses.is_dataclass(value):
+        return value
+    changes: dict[str, Any] = {}
+    for name, kind in _FIELDS[type(value)]:
+        field_value = getattr(value, name)
+        if kind == "pos" and not _stands_for_no_place(value, name):
+            changes[name] = _pos_at(field_value, lines)
+        elif kind == "positions":
+            changes[name] = tuple(_pos_at(pos, lines) for pos in field_value)
+        elif kind == "line":
+            changes[name] = _line_at(field_value, lines)
+        elif kind == "value":
+            changes[name] = _at_new_lines(field_value, lines)
+    return replace(value, **changes)
+
+
+def _pos_at(pos: tuple[int, int, int, int], lines: Mapping[int, int]) -> tuple[int, int, int, int]:
+    return (_line_at(pos[0], lines), pos[1], _line_at(pos[2], lines), pos[3])
+
+
+def _line_at(line: int, lines: Mapping[int, int]) -> int:
+    return lines[line] if line else line
 
 
 def _order(names: list[str]) -> list[int]:

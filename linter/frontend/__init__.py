@@ -12,10 +12,11 @@ import tokenize
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import FileFacts, Pos
-from epochlint.frontend.nesting import too_deeply_nested
+from epochlint.frontend.nesting import nesting_and_layout, too_deeply_nested
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -25,12 +26,13 @@ def facts_from_source(data: bytes) -> FileFacts:
     """Parse `data` (the bytes of a file) and extract its facts; errors become `FileFacts.error`."""
     if not data.strip():
         return FileFacts(lines=0)
-    nesting = too_deeply_nested(data)
+    nesting, layout = nesting_and_layout(data)
     if nesting is not None:
         # Never handed to libcst: its native parser would overflow the C stack, or take minutes.
         return _python_syntax_error(data) or FileFacts(lines=0, error=f"too deeply nested to parse: {nesting}")
     with _recursion_budget():
-        return _parsed_facts(data)
+        facts = _parsed_facts(data)
+    return replace(facts, layout=layout) if layout is not None and not facts.error else facts
 
 
 # Python frames the parse and the extraction may use beyond their caller's: libcst's tree walks take

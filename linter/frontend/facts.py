@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 12
+FACTS_FORMAT = 13
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -343,6 +343,18 @@ class Suppression:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """A Python file's layout, read with its nesting (`epochlint.frontend.nesting`): a digest of its
+    code without the lines that hold none (blank, or a comment outside brackets) and without the
+    comments that end its lines outside brackets; those lines' numbers; and how many lines it has.
+    Two versions of a file with the same digest have the same facts, their lines moved."""
+
+    digest: str = ""
+    codeless: tuple[int, ...] = ()
+    lines: int = 0
+
+
+@dataclass(frozen=True)
 class FileFacts:
     """Everything the later stages need from one file."""
 
@@ -362,3 +374,5 @@ class FileFacts:
     error_pos: Pos = (1, 1, 1, 1)
     # Java: the package the file declares (its classes' modules are named from it).
     package: str = ""
+    # Python, without an error: what an edit of blank lines and comments leaves unchanged.
+    layout: Layout = Layout()

@@ -1,4 +1,4 @@
-"""How deeply a file's code nests, measured before it is parsed.
+"""How deeply a file's code nests, measured before it is parsed; and, from the same pass, its layout.
 
 libcst's parser and its tree walks recurse once per level of nesting. A few thousand levels
 overflow the C stack inside the native parser (the process dies; no exception can be caught), and
@@ -12,14 +12,24 @@ line start a new expression, except in a lambda's parameter list, which nests li
 chain of `elif` branches is one level per branch (libcst nests each in the one before).
 Comparisons are flat in libcst and do not count. An f-string is one level, plus the depth of the
 deepest expression in its replacement fields (libcst parses those too, just as deep).
+
+The layout (`Layout`) is what an edit that only adds or removes blank lines and comments leaves
+unchanged: the lines that hold no code (blank, or only a comment, outside brackets) are set apart,
+and the rest is digested without the comments that end its lines outside brackets. Code inside
+brackets is digested whole, comments and blank lines too: the facts quote such code as written.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import re
+import tokenize
 from collections.abc import Iterator
 
-__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "too_deeply_nested"]
+from epochlint.frontend.facts import Layout
+
+__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "nesting_and_layout", "too_deeply_nested"]
 
 # Python's own tokenizer refuses more than 200 nested brackets ("too many nested parentheses"),
 # so nothing Python accepts is refused for this.
@@ -75,26 +85,52 @@ _OPERAND_END = frozenset({"word", "close", "string"})
 
 def too_deeply_nested(data: bytes, max_depth: int = MAX_DEPTH, max_brackets: int = MAX_BRACKETS) -> str | None:
     """Why `data` nests too deeply to parse ("... at line N"), or None when it does not."""
-    found = _first_excess(data, max_depth, max_brackets)
-    if found is None:
-        return None
+    found = _first_excess(data, max_depth, max_brackets, None)
+    return None if found is None else _worded(data, found)
+
+
+def nesting_and_layout(data: bytes) -> tuple[str | None, Layout | None]:
+    """`too_deeply_nested(data)`, and the file's layout from the same pass (None when it nests too
+    deeply, or its encoding cannot be told)."""
+    layout = _LayoutScan(data)
+    found = _first_excess(data, MAX_DEPTH, MAX_BRACKETS, layout)
+    if found is not None:
+        return _worded(data, found), None
+    return None, layout.result()
+
+
+def _worded(data: bytes, found: tuple[str, int]) -> str:
     reason, offset = found
     return f"{reason} at line {_line_of(data, offset)}"
 
 
-def _first_excess(data: bytes, max_depth: int, max_brackets: int) -> tuple[str, int] | None:
-    """What limit the code first goes past, and the offset of the token where it does."""
+def _first_excess(
+    data: bytes, max_depth: int, max_brackets: int, layout: _LayoutScan | None
+) -> tuple[str, int] | None:
+    """What limit the code first goes past, and the offset of the token where it does; the lines
+    go to `layout` as they end."""
     nesting = _Nesting()
     previous, line_start, at_line_start = "", 0, True
+    code_on_line, trailing_comment = False, (0, 0)
     elif_chains: dict[int, int] = {}
     for match in _TOKEN.finditer(data):
         kind = match.lastgroup or ""
         if kind == "newline":
+            if layout is not None and not nesting.stack:
+                if not code_on_line:
+                    layout.codeless_line(line_start, match.end())
+                elif trailing_comment[1] == match.start():
+                    layout.leave_out(*trailing_comment)
+            code_on_line = False
             if not nesting.stack:
                 nesting.counts[:] = _NOTHING
                 at_line_start = True
             line_start = match.end()
             continue
+        if kind == "comment":
+            trailing_comment = match.span()
+            continue
+        code_on_line = True
         if kind in _SKIPPED:
             continue
         text = match.group(kind)
@@ -121,7 +157,7 @@ def _fstring_excess(literal: bytes, depth_left: int, brackets_left: int) -> str 
     """What limit the replacement fields of an f-string `literal` go past, given what is left of
     each limit where the f-string stands."""
     for expression in _replacement_fields(literal):
-        found = _first_excess(expression, max(depth_left, 0), max(brackets_left, 0))
+        found = _first_excess(expression, max(depth_left, 0), max(brackets_left, 0), None)
         if found is not None:
             return found[0]
     return None
@@ -204,7 +240,7 @@ class _Nesting:
             self._leave()
 
 
-_SKIPPED = frozenset({"comment", "continuation", "number"})
+_SKIPPED = frozenset({"continuation", "number"})
 _NOTHING = [0] * _STRENGTHS
 
 
@@ -236,7 +272,46 @@ def _statement_start(elif_chains: dict[int, int], column: int, text: bytes, coun
             del elif_chains[started]
 
 
+class _LayoutScan:
+    """Collects a file's layout as the scan ends its lines."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._view = memoryview(data)  # digested in slices, never copied
+        self._digest = hashlib.sha256()
+        self._kept_from = 0
+        self._line, self._counted = 1, 0
+        self._codeless: list[int] = []
+
+    def leave_out(self, start: int, end: int) -> None:
+        """Leave `data[start:end]` out of the digest."""
+        self._digest.update(self._view[self._kept_from : start])
+        self._kept_from = end
+
+    def codeless_line(self, start: int, end: int) -> None:
+        """The line `data[start:end]` holds no code."""
+        self._line += _newlines(self._data, self._counted, start)
+        self._counted = start
+        self._codeless.append(self._line)
+        self.leave_out(start, end)
+
+    def result(self) -> Layout | None:
+        """The layout; None when the encoding cannot be told (a comment can declare it, so it is
+        part of the digest)."""
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(self._data).readline)
+        except SyntaxError:
+            return None
+        self._digest.update(self._view[self._kept_from :])
+        self._digest.update(b"\0" + encoding.encode())
+        return Layout(self._digest.hexdigest(), tuple(self._codeless), _line_of(self._data, len(self._data)))
+
+
+def _newlines(data: bytes, start: int, end: int) -> int:
+    """Line ends in `data[start:end]`: `\\n`, `\\r\\n` and a lone `\\r` each end a line."""
+    return data.count(b"\n", start, end) + data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
+
+
 def _line_of(data: bytes, offset: int) -> int:
-    """1-based line of `offset`, with `\\n`, `\\r\\n` and a lone `\\r` each ending a line."""
-    before = data[:offset]
-    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+    """1-based line of `offset`."""
+    return _newlines(data, 0, offset) + 1
