@@ -108,6 +108,19 @@ ENV["PYTHONIOENCODING"] = "utf-8"
 ENV["PYTHONPATH"] = os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))
 
 
+def loaded_by_a_check(root: Path, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` a `check` of `root`, in a process of its own, imports."""
+    probe = (
+        "import json, sys\nfrom epochlint.cli import main\nmain(['check', '--exit-zero', '-q', '.'])\n"
+        f"print(json.dumps(sorted(m for m in {modules!r} if m in sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, env=ENV, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
 def epochlint(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run `python -m epochlint ARGS` in `cwd`; no run may ever end in a traceback."""
     result = subprocess.run(

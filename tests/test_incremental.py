@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from epochlint.findings import ChainStep, Finding, Location
 from epochlint.frontend import facts_from_source
 from epochlint.layout import relayout
 from tests.conftest import FIXTURES
-from tests.test_cli import ENV
+from tests.test_cli import loaded_by_a_check
 from tests.test_speed_design import _config, _json
 from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS
 
@@ -128,24 +126,12 @@ def test_edits_of_a_central_and_a_leaf_module(project: Path, module: str, monkey
     assert '"EPL001"' not in result
 
 
-def _loaded_by_a_check(root: Path) -> str:
-    """Which of the analysis's libraries a `check` of `root`, in a process of its own, imports."""
-    probe = (
-        "import sys\nfrom epochlint.cli import main\nmain(['check', '--exit-zero', '-q', '.'])\n"
-        "print(sorted(m for m in ('libcst', 'networkx') if m in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, env=ENV, timeout=120
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.splitlines()[-1]
-
-
 def test_code_moved_by_blank_lines_and_comments_is_neither_parsed_nor_analysed(project: Path) -> None:
-    assert _loaded_by_a_check(project) == "['libcst', 'networkx']"
-    assert _loaded_by_a_check(project) == "[]", "nothing changed: the findings are read back"
+    libraries = ("libcst", "networkx")
+    assert loaded_by_a_check(project, libraries) == ["libcst", "networkx"]
+    assert loaded_by_a_check(project, libraries) == [], "nothing changed: the findings are read back"
     edited(project / "pkg" / "orders.py", lines_added_above)
-    assert _loaded_by_a_check(project) == "[]", "the earlier facts and findings are moved"
+    assert loaded_by_a_check(project, libraries) == [], "the earlier facts and findings are moved"
 
 
 def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

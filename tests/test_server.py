@@ -4,7 +4,6 @@ the code actions that fix or suppress them."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from tests.conftest import KNOWN_CODES  # noqa: E402
-from tests.test_cli import ENV  # noqa: E402
+from tests.test_cli import ENV, loaded_by_a_check  # noqa: E402
 from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS  # noqa: E402
 
 from epochlint.config import load_config  # noqa: E402
@@ -130,12 +129,4 @@ async def test_suppression_action_silences_the_finding(client: LanguageClient, t
 
 def test_check_never_imports_the_server_library(tmp_path: Path) -> None:
     (tmp_path / "consumer.py").write_text(RACY_SUBCLASS)
-    probe = (
-        "import sys\nfrom epochlint.cli import main\nmain(['check', '--exit-zero', '.'])\n"
-        "print('loaded:', sorted(m for m in ('pygls', 'lsprotocol') if m in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=120
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "loaded: []"
+    assert loaded_by_a_check(tmp_path, ("pygls", "lsprotocol")) == []
