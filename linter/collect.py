@@ -188,7 +188,7 @@ def collect_facts(
             cache.store_facts(keys[index], parsed, payload)
             cache.store_outline(keys[index], outline(parsed))
         facts[index] = parsed
-    if tasks:
+    if done:  # a run that adds facts (parsed, or moved from earlier ones) also clears out old ones
         cache.forget_unused()
     return Collected(
         [f for f in facts if f is not None],

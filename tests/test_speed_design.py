@@ -282,11 +282,17 @@ def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
     monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[1]) or real_facts(task))
 
     after = check([fixtures_copy], config, jobs=1)
-    assert parses == [edited.read_bytes()], "only the edited file is parsed"
+    assert parses == [], "a comment alone changed: the earlier facts are moved, nothing is parsed"
     assert racy not in after.findings
     assert after.findings == tuple(f for f in before.findings if f != racy)
-    monkeypatch.setattr(collect, "file_facts", real_facts)
     assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
+    parses.clear()
+    # A change of the code: that file alone is parsed.
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
+    changed = check([fixtures_copy], config, jobs=1)
+    assert parses == [edited.read_bytes()], "only the edited file is parsed"
+    monkeypatch.setattr(collect, "file_facts", real_facts)
+    assert _json(changed) == _json(check([fixtures_copy], config, use_cache=False))
 
 
 def test_a_tampered_findings_entry_is_analysed_again_and_never_loaded(fixtures_copy: Path, tmp_path: Path) -> None:
@@ -324,7 +330,7 @@ def test_the_caches_do_not_grow_without_bound(fixtures_copy: Path, monkeypatch: 
         check([fixtures_copy], config, jobs=1)
     findings = fixtures_copy / CACHE_DIR / "findings"
     assert len(list(findings.iterdir())) == 8, "the findings of the 8 most recent runs"
-    # Facts unused for over a month go when a run parses something; the facts in use stay.
+    # Facts unused for over a month go when a run adds facts; the facts in use stay.
     stale = _entries(fixtures_copy)
     month_ago = time.time() - 31 * 24 * 3600
     for entry in stale:
