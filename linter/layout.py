@@ -23,9 +23,7 @@ line, when the two versions' layouts (`epochlint.frontend.facts.Layout`) have th
 from __future__ import annotations
 
 import dataclasses
-import io
 import re
-import tokenize
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -33,7 +31,7 @@ from typing import Any
 
 from epochlint.findings import ChainStep, Finding, FixHint, Location, RelatedLocation, function_display_name
 from epochlint.frontend import facts as facts_module
-from epochlint.frontend import line_count
+from epochlint.frontend import decoded, line_count
 from epochlint.frontend.comments import read_comments
 from epochlint.frontend.facts import FileFacts, FunctionFacts, Layout, Region
 from epochlint.frontend.nesting import nesting_and_layout
@@ -158,8 +156,10 @@ def relocated(old: FileFacts, data: bytes) -> FileFacts | None:
         moved = old if all(before == after for before, after in lines.items()) else _at_new_lines(old, lines)
     except KeyError:  # a place on a line without code: facts of another frontend
         return None
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
+    try:
+        text = decoded(data)
+    except (SyntaxError, ValueError):  # a comment that cannot be decoded: the parse words the error
+        return None
     comments = read_comments(text)
     return replace(
         moved,

@@ -154,3 +154,10 @@ def test_comments_and_line_count_are_read_from_the_new_version() -> None:
     assert moved is not None
     assert [(s.line, s.codes) for s in moved.suppressions] == [(13, ("EPL001",))]
     assert moved.lines == earlier.lines + 2
+
+
+def test_a_comment_that_cannot_be_decoded_is_left_to_the_parse() -> None:
+    earlier = facts_from_source(CODE.encode())
+    new = CODE.encode().replace(b"\n\nclass Consumer", b"\n# \xff not UTF-8\nclass Consumer")
+    assert relocated(earlier, new) is None
+    assert facts_from_source(new).error.startswith("cannot decode line 3 as utf-8")

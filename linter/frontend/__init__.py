@@ -162,15 +162,22 @@ def facts_without_parse(data: bytes) -> FileFacts:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(data, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
+        text = decoded(data)
+    except (SyntaxError, ValueError, LookupError, RecursionError, MemoryError):
         return facts_from_source(data)
     if too_deeply_nested(data) is not None:
         # Python accepts chains libcst nests ever deeper (`a and b and ...`): the same EPL900 as a
         # parse would give, whether or not a rule needs the file.
         return facts_from_source(data)
     return FileFacts(lines=line_count(text))
+
+
+def decoded(data: bytes) -> str:
+    """`data` decoded as Python reads a source file: by its encoding declaration, else UTF-8 (a
+    byte order mark dropped). SyntaxError or ValueError (UnicodeDecodeError is one) where it
+    cannot be."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
 
 
 def line_count(text: str) -> int:
