@@ -19,6 +19,10 @@ KNOWN_CODES = frozenset(rule.code for rule in all_rules())
 # `# expect:` in Python, `// expect:` in Java.
 _EXPECT = re.compile(r"(?:#|//)\s*expect:\s*(?P<codes>EPL\d{3}(?:\s*,\s*EPL\d{3})*)")
 SOURCE_PATTERNS = ("*.py", "*.java")
+# A guard against a hang only (every run it bounds takes seconds): the test fails with its stack
+# instead of stalling the suite. How fast a run is gets measured in bench/, never asserted here.
+HANG_GUARD_SECONDS = 300
+hang_guard = pytest.mark.timeout(HANG_GUARD_SECONDS)
 
 Mark = tuple[str, int, str]
 

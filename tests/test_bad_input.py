@@ -15,7 +15,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from epochlint.findings import Finding
 from epochlint.frontend import facts_from_source, facts_without_parse
 from epochlint.frontend.nesting import MAX_BRACKETS, MAX_DEPTH
 from epochlint.report import RunResult
-from tests.conftest import FIXTURES, KNOWN_CODES, run_check
+from tests.conftest import FIXTURES, KNOWN_CODES, hang_guard, run_check
 
 WriteTree = Callable[..., Path]
 
@@ -131,12 +130,11 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
 }
 
 
+@hang_guard
 @pytest.mark.parametrize(("content", "reason"), UNPARSEABLE.values(), ids=UNPARSEABLE.keys())
 def test_an_unparseable_file_is_one_epl900_saying_why(write_tree: WriteTree, content: bytes, reason: str) -> None:
     recursion_limit = sys.getrecursionlimit()
-    started = time.monotonic()
     result = check_beside_consumer(write_tree, {"bad.py": content})
-    assert time.monotonic() - started < 20, "not in bounded time"
     assert sys.getrecursionlimit() == recursion_limit
     message = unparseable_reason(result, "bad.py")
     assert message.startswith("Cannot analyse this file: ")
@@ -163,15 +161,14 @@ JUST_UNDER_THE_LIMITS: dict[str, bytes] = {
 }
 
 
+@hang_guard
 @pytest.mark.parametrize("content", JUST_UNDER_THE_LIMITS.values(), ids=JUST_UNDER_THE_LIMITS.keys())
-def test_nesting_just_under_the_limits_is_analysed_in_bounded_time(content: bytes) -> None:
+def test_nesting_just_under_the_limits_is_analysed(content: bytes) -> None:
     """Past what libcst's tree walks get through at Python's default recursion limit, but not past
     the frontend's own budget, which is the same wherever the file is analysed."""
     recursion_limit = sys.getrecursionlimit()
-    started = time.monotonic()
     assert facts_from_source(content).error == ""
     assert facts_without_parse(content).error == ""
-    assert time.monotonic() - started < 10
     assert sys.getrecursionlimit() == recursion_limit
 
 
@@ -214,11 +211,10 @@ def test_long_flat_code_is_not_deep() -> None:
         assert facts_from_source(source.encode()).error == "", source[:40]
 
 
+@hang_guard
 def test_a_file_over_the_size_limit_is_refused_before_parsing(write_tree: WriteTree) -> None:
     big = b"x = 1\n" * (10 * 1024 * 1024 // 6 + 1)
-    started = time.monotonic()
     result = check_beside_consumer(write_tree, {"generated.py": big})
-    assert time.monotonic() - started < 20
     reason = unparseable_reason(result, "generated.py")
     assert f"file is {len(big)} bytes, over the size limit of 1000000" in reason
 

@@ -4,7 +4,7 @@
   the rules look at, through the frontend and every rule: no exception, the same facts when read
   twice and after the trip through the codec, and the prefilter's light facts agree on errors.
 - Programs nested as deep as the nesting scan lets through, in every construct: analysed, or
-  refused as too deeply nested, in bounded time; never a crash or a RecursionError.
+  refused as too deeply nested; never a crash, a hang or a RecursionError.
 - A mutation fuzzer: byte flips, truncations, line shuffles... of every fixture, through
   `epochlint check`: exit status 0 or 1 only, never a traceback, and every file accounted for.
 
@@ -18,7 +18,6 @@ import io
 import json
 import random
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from epochlint.findings import Finding
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.rules import all_rules
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, hang_guard
 
 # How many inputs each fuzzer runs: the quick ones in every run, the rest in CI's slow runs.
 HYPOTHESMITH_EXAMPLES = 30
@@ -244,22 +243,21 @@ def _check_nested_programs(seed: int, count: int) -> None:
     verdicts = {"analysed": 0, "too deep": 0}
     for index in range(count):
         program = nested_program(rng, rng.randint(1, 700), rng.randint(0, 97))
-        started = time.monotonic()
         error = facts_from_source(program).error
-        elapsed = time.monotonic() - started
         assert error == "" or error.startswith("too deeply nested to parse"), (seed, index, error)
-        assert elapsed < 10, (seed, index, elapsed)
         verdicts["analysed" if not error else "too deep"] += 1
     assert sys.getrecursionlimit() == recursion_limit
     assert all(verdicts.values()), verdicts  # both sides of the limit were tried
 
 
-def test_deeply_nested_programs_are_analysed_or_refused_in_bounded_time() -> None:
+@hang_guard
+def test_deeply_nested_programs_are_analysed_or_refused() -> None:
     _check_nested_programs(seed=8, count=NESTED_PROGRAMS)
 
 
 @pytest.mark.slow
-def test_deeply_nested_programs_are_analysed_or_refused_in_bounded_time_many() -> None:
+@hang_guard
+def test_deeply_nested_programs_are_analysed_or_refused_many() -> None:
     _check_nested_programs(seed=88, count=NESTED_PROGRAMS_SLOW)
 
 

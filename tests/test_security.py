@@ -21,14 +21,12 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from epochlint.text import escaped_name
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, HANG_GUARD_SECONDS
 
 WriteTree = Callable[..., Path]
 
 CONSUMER = (FIXTURES / "EPL900" / "consumer.py").read_text(encoding="utf-8")
 REPOSITORY = Path(__file__).resolve().parent.parent
-# A guard against a hang only: every run here takes a few seconds.
-HANG_GUARD_SECONDS = 300
 
 
 def epochlint_command(cwd: Path, *arguments: str, max_file_size: int = -1) -> tuple[list[str], dict[str, str]]:
