@@ -308,6 +308,8 @@ def discover(
     config: Config,
     follow_external_symlinks: bool = False,
     in_memory: Collection[Path] = (),
+    *,
+    keep_all_java: bool = False,
 ) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
     """The files to analyse under `paths` (the current directory when empty), and the problems met.
 
@@ -318,6 +320,9 @@ def discover(
     that leads back into the tree is never walked twice. A link to a `.py` file or a folder outside
     the given paths is reported, not followed, and so is a FIFO, socket or device named `*.py`:
     nothing is skipped silently.
+
+    Java files are left out, in one notice line, when the Java frontend is not installed; with
+    `keep_all_java`, they are kept for the caller to account for them its own way.
     """
     given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
     memory = {os.fspath(p) for p in in_memory}
@@ -332,7 +337,7 @@ def discover(
     walker.warn_of_folders_left_out()
     files, problems = walker.result()
     files, problems = _with_in_memory(files, problems, memory, walker)
-    return _without_unreadable_java(files), problems
+    return (files if keep_all_java else _without_unreadable_java(files)), problems
 
 
 def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:

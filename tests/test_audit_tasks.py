@@ -18,6 +18,7 @@ import pytest
 from epochlint.audit.isolation import ATTEMPTS, IsolatedParser
 from epochlint.audit.tables import (
     STATUS_CONFIG_ERROR,
+    STATUS_NO_FRONTEND,
     STATUS_OK,
     STATUS_PARSE_ERROR,
     STATUS_PENDING,
@@ -41,6 +42,7 @@ from epochlint.audit.units import Unit, resolve_units, unit_config
 from epochlint.config import Config
 from epochlint.discovery import SourceFile, UsageError
 from epochlint.engine import check, read_file
+from epochlint.frontend.java import MISSING_REASON as JAVA_MISSING_REASON
 from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_cli import RACY_CONSUMER
 
@@ -119,6 +121,23 @@ def test_every_file_of_a_unit_with_invalid_settings_gets_a_config_error_row(writ
     assert "selct" in unit.error and not [r for tag, r in rows if tag == FINDING]
     (unit_row,) = [r for tag, r in rows if tag == UNIT]
     assert (unit_row.files, unit_row.analysed, unit_row.errored, unit_row.error) == (3, 0, 3, unit.error)  # type: ignore[attr-defined]
+
+
+def test_java_files_listed_where_the_java_frontend_is_missing_get_a_row_saying_so(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `check` says so in a notice line on stderr: in the audit that line reached only a worker's
+    # log, and the files were missing from the tables.
+    java = {f"src/{path.name}": path.read_text() for path in sorted((FIXTURES / "java" / "EPL001").glob("*.java"))}
+    unit = one_unit(write_tree({**java, "consumer.py": RACY_CONSUMER}))
+    monkeypatch.setattr("epochlint.audit.tasks.java_frontend_available", lambda: False)
+    rows = audit_in_process(unit)
+    files = {r[1]: (r[4], r[5]) for tag, r in rows if tag == FILE}
+    assert files == {"consumer.py": (STATUS_OK, None), **{rel: (STATUS_NO_FRONTEND, JAVA_MISSING_REASON) for rel in java}}
+    assert "install epochlint with its java extra" in JAVA_MISSING_REASON
+    assert {(r[1], r[6]) for tag, r in rows if tag == FINDING} == {("consumer.py", "EPL001")}
+    (unit_row,) = [r for tag, r in rows if tag == UNIT]
+    assert (unit_row.files, unit_row.analysed, unit_row.errored) == (4, 1, 3)  # type: ignore[attr-defined]
 
 
 def test_a_units_settings_error_reads_the_same_from_any_working_directory(

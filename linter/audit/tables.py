@@ -22,8 +22,11 @@ STATUS_UNREADABLE = "unreadable"
 STATUS_TIMED_OUT = "timed_out"
 # The file's unit has settings that could not be read: nothing of it was analysed.
 STATUS_CONFIG_ERROR = "config_error"
+# A file in a language whose frontend (an optional extra) is not installed where it was listed.
+STATUS_NO_FRONTEND = "no_frontend"
 FILE_STATUSES = (
     STATUS_OK, STATUS_PARSE_ERROR, STATUS_TOO_LARGE, STATUS_UNREADABLE, STATUS_TIMED_OUT, STATUS_CONFIG_ERROR,
+    STATUS_NO_FRONTEND,
 )
 # A listed file that was read and hashed and waits for its facts.
 STATUS_PENDING = "pending"

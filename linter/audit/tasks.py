@@ -19,6 +19,7 @@ from typing import NamedTuple
 from epochlint.audit.isolation import IsolatedParser
 from epochlint.audit.tables import (
     STATUS_CONFIG_ERROR,
+    STATUS_NO_FRONTEND,
     STATUS_OK,
     STATUS_PENDING,
     STATUS_TOO_LARGE,
@@ -38,7 +39,8 @@ from epochlint.discovery import SourceFile, UsageError, discover
 from epochlint.engine import FileResult, analyse, unit_module_names
 from epochlint.frontend.codec import FactsDecodeError, decode
 from epochlint.frontend.facts import FACTS_FORMAT, FileFacts
-from epochlint.frontend.java import is_java
+from epochlint.frontend.java import MISSING_REASON as JAVA_MISSING_REASON, is_java
+from epochlint.frontend.java import available as java_frontend_available
 from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 from epochlint.text import escaped_name
 
@@ -63,13 +65,19 @@ def list_unit(unit: Unit) -> Iterator[ListedFile]:
 
 def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str) -> Iterator[ListedFile]:
     try:
-        sources, problems = discover([Path(unit.root)], config)
+        sources, problems = discover([Path(unit.root)], config, keep_all_java=True)
     except (UsageError, OSError) as error:
         yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
         return
+    # `check` leaves such files out in a notice line; here that line would reach only a worker's log.
+    java_frontend = java_frontend_available()
     for index, source in enumerate(sources):
         path = os.fsencode(source.path)
-        yield ListedFile(unit.id, index, escaped_rel(path, unit.root), path, problem, problem_status)
+        rel = escaped_rel(path, unit.root)
+        if problem is None and not java_frontend and is_java(source.rel):
+            yield ListedFile(unit.id, index, rel, path, JAVA_MISSING_REASON, STATUS_NO_FRONTEND)
+        else:
+            yield ListedFile(unit.id, index, rel, path, problem, problem_status)
     for index, found in enumerate(problems, start=len(sources)):
         path = os.fsencode(os.path.join(unit.root, found.rel))
         yield ListedFile(unit.id, index, found.rel, path, problem or found.reason, problem_status)
@@ -230,7 +238,12 @@ def analyse_unit(unit: Unit, records: Iterable[FileRecord], run: str) -> Iterato
         yield from ((FILE, _file_row(unit, item, 0)) for item in resolved)
         yield UNIT, _unit_row(unit, resolved, [], 0.0, unit.error)
         return
-    results = [FileResult(SourceFile(Path(os.fsdecode(r.listing.path)), r.listing.rel), r.facts) for r in resolved]
+    # A file no frontend here can read is left out of the program, as `check` leaves it (no EPL900).
+    results = [
+        FileResult(SourceFile(Path(os.fsdecode(r.listing.path)), r.listing.rel), r.facts)
+        for r in resolved
+        if r.status != STATUS_NO_FRONTEND
+    ]
     start = time.monotonic()
     error = None
     try:

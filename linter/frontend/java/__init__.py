@@ -14,10 +14,10 @@ from epochlint.frontend.facts import FileFacts
 JAVA_SUFFIX = ".java"
 # What the facts of a Java file depend on besides this code: the parser and its grammar.
 JAVA_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-java")
-MISSING_NOTICE = (
-    "epochlint: notice: {count} Java file(s) not analysed: the Java frontend is not installed "
-    "(install epochlint with its java extra: tree-sitter and tree-sitter-java)"
+MISSING_REASON = (
+    "the Java frontend is not installed (install epochlint with its java extra: tree-sitter and tree-sitter-java)"
 )
+MISSING_NOTICE = "epochlint: notice: {count} Java file(s) not analysed: " + MISSING_REASON
 
 
 def is_java(rel: str) -> bool:
