@@ -32,10 +32,11 @@ import importlib.metadata
 import importlib.util
 import os
 import pickle
+import re
 import stat
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
@@ -58,6 +59,8 @@ _FACTS_KEPT_SECONDS = 30 * 24 * 3600
 _FINDINGS_KEPT = 8
 _DIGEST_SIZE = 32
 _KEY_SIZE = 32
+# Every entry's name: a SHA-256 in hexadecimal.
+_ENTRY_NAME = re.compile("[0-9a-f]{64}")
 # No entry is this big (facts of the largest file analysed are far smaller): a bound on any read.
 _MAX_ENTRY_BYTES = 1 << 30
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -157,6 +160,12 @@ class _EntryStore:
                 with suppress(OSError):
                     os.unlink(path)
 
+    def delete(self, key: str) -> None:
+        """Delete the entry under `key`, if there is one."""
+        if self._directory is not None:
+            with suppress(OSError):
+                os.unlink(self._directory / key)
+
     def store(self, key: str, payload: bytes) -> None:
         """Store `payload` under `key`; a failure only means no cache next time."""
         if self._directory is None:
@@ -246,6 +255,14 @@ class FactsCache(_EntryStore):
     def forget_unused(self) -> None:
         """Delete the facts no run has used for a month: files long changed or deleted."""
         self.prune(unused_for=_FACTS_KEPT_SECONDS)
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Delete the facts stored under `keys`, and their outlines (what stands for the facts of
+        an unreadable file is no key, and names no entry)."""
+        for key in keys:
+            if _ENTRY_NAME.fullmatch(key):
+                self.delete(key)
+                self.delete(_outline_key(key))
 
     def load(self, key: str) -> FileFacts | None:
         """The facts stored under `key`, or None when there are none to trust."""

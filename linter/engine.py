@@ -372,6 +372,8 @@ def check(
         )
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
         laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config)
+        if earlier is not None:
+            collected.cache.forget(_superseded(earlier, collected))
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
@@ -437,6 +439,15 @@ def _laid_out(
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
     found, rules, _ = unsuppressed_findings(results, config, cached)
     return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules))
+
+
+def _superseded(earlier: _LaidOut, collected: Collected) -> set[str]:
+    """The facts of the latest run's files that no file of this run holds: versions edited away.
+
+    Kept, they would pile up for a month: an editor analysing an unsaved buffer again at each pause
+    in typing stores a version each time, as big as the facts of the whole file. The version a file
+    had in the latest run is all the next run moves facts from; a file changed back is parsed again."""
+    return {key for _, key in earlier.facts_keys} - set(collected.keys)
 
 
 def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:

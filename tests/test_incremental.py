@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 import epochlint.engine as engine
+from epochlint.cache import FactsCache
+from epochlint.collect import PARSED
+from epochlint.discovery import in_memory_path
 from epochlint.engine import check
 from epochlint.findings import ChainStep, Finding, Location
 from epochlint.frontend import facts_from_source
@@ -140,6 +143,23 @@ def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monk
     edited(project / "pkg" / "orders.py", lambda text: text.replace("in batch:", "in batch:  # epochlint: ignore[EPL001]"))
     assert '"EPL001"' not in assert_as_from_scratch(project, analyses)
     assert analyses.count == 0
+
+
+def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
+    """An editor analyses an unsaved buffer again at each pause in typing: the facts of every
+    version, as big as the whole file's, must not pile up in the cache for a month."""
+    config = _config(project)
+    orders, base = project / "pkg" / "orders.py", project / "pkg" / "base.py"
+    versions = [orders.read_bytes()]
+    check([project], config, jobs=1)
+    for number in range(3):
+        versions.append(versions[0] + f"\n\ndef typed_{number}():\n    return {number}\n".encode())
+        check([project], config, jobs=1, in_memory={in_memory_path(orders): versions[-1]})
+    cache = FactsCache.open(config.root, config.fingerprint())
+    assert [cache.load(cache.key(PARSED, version)) is not None for version in versions] == [False] * 3 + [True]
+    assert cache.load(cache.key(PARSED, base.read_bytes())) is not None, "an unchanged file's are kept"
+    # Back to the saved version: what a from-scratch run finds.
+    assert_as_from_scratch(project)
 
 
 def test_lambdas_moved_are_renamed_in_the_findings_that_name_them() -> None:
