@@ -117,10 +117,17 @@ class _EntryStore:
         """Whether entries are kept (False: no cache, or it could not be written)."""
         return self._directory is not None
 
-    def _read(self, key: str) -> bytes | None:
-        if self._directory is None:
+    def _entry_path(self, key: str) -> Path | None:
+        """Where the entry under `key` is kept; None without a cache, and for what is no key (the
+        stand-in for the facts of an unreadable file holds its reason): no entry has that name."""
+        if self._directory is None or not _ENTRY_NAME.fullmatch(key):
             return None
-        path = self._directory / key
+        return self._directory / key
+
+    def _read(self, key: str) -> bytes | None:
+        path = self._entry_path(key)
+        if path is None:
+            return None
         try:
             descriptor = os.open(path, os.O_RDONLY | _NO_FOLLOW)
         except OSError:
@@ -162,17 +169,19 @@ class _EntryStore:
 
     def delete(self, key: str) -> None:
         """Delete the entry under `key`, if there is one."""
-        if self._directory is not None:
+        path = self._entry_path(key)
+        if path is not None:
             with suppress(OSError):
-                os.unlink(self._directory / key)
+                os.unlink(path)
 
     def store(self, key: str, payload: bytes) -> None:
         """Store `payload` under `key`; a failure only means no cache next time."""
-        if self._directory is None:
+        path = self._entry_path(key)
+        if path is None:
             return
         try:
             # No fsync: an entry cut short by a crash fails its digest when read, and is rebuilt.
-            write_atomically(self._directory / key, _entry_digest(key, payload) + payload, durable=False)
+            write_atomically(path, _entry_digest(key, payload) + payload, durable=False)
         except OSError:
             self._directory = None
 
@@ -257,12 +266,10 @@ class FactsCache(_EntryStore):
         self.prune(unused_for=_FACTS_KEPT_SECONDS)
 
     def forget(self, keys: Iterable[str]) -> None:
-        """Delete the facts stored under `keys`, and their outlines (what stands for the facts of
-        an unreadable file is no key, and names no entry)."""
+        """Delete the facts stored under `keys`, and their outlines."""
         for key in keys:
-            if _ENTRY_NAME.fullmatch(key):
-                self.delete(key)
-                self.delete(_outline_key(key))
+            self.delete(key)
+            self.delete(_outline_key(key))
 
     def load(self, key: str) -> FileFacts | None:
         """The facts stored under `key`, or None when there are none to trust."""

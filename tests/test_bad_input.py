@@ -229,6 +229,19 @@ def test_the_size_limit_is_configurable(write_tree: WriteTree) -> None:
     assert f"file is {len(small)} bytes, over the size limit of 200" in unparseable_reason(result, "small.py")
 
 
+def test_a_file_over_the_size_limit_that_grows_is_reported_again_with_its_new_size(write_tree: WriteTree) -> None:
+    # The cached run keyed the file by its reason, and looked that up as a cache entry once the
+    # reason changed: "internal error: ValueError: embedded null byte".
+    pyproject = "[project]\nname = 'sample'\n[tool.epochlint]\nmax-file-size = 1000\n"
+    result = check_beside_consumer(write_tree, {"big.py": "x = 1\n" * 300}, pyproject)
+    assert "file is 1800 bytes, over the size limit of 1000" in unparseable_reason(result, "big.py")
+    with (result.root / "big.py").open("a") as grown:
+        grown.write("y = 2\n")
+    result = run_check(result.root)
+    assert_race_reported(result, "consumer.py", CONSUMER)
+    assert "file is 1806 bytes, over the size limit of 1000" in unparseable_reason(result, "big.py")
+
+
 def test_a_symlink_loop_named_like_a_source_file_is_reported(write_tree: WriteTree) -> None:
     root = write_tree({"consumer.py": CONSUMER})
     (root / "loop_a.py").symlink_to("loop_b.py")
