@@ -225,16 +225,19 @@ class _Walker:
         self.excluded += excluded
         return excluded
 
+    def folders_left_out(self) -> list[str]:
+        """The folders given that had every file left out by the configuration, as shown."""
+        return [
+            escaped_name(shown)
+            for path, shown, excluded in self.excluded_under
+            if excluded and not any(_is_under(c.path, path) for c in self.files)
+        ]
+
     def warn_of_folders_left_out(self) -> None:
         """Say which folders given had every file left out by the configuration: a run that checks
         nothing there must not look like a run that found nothing there."""
-        where = display_path(self.config.config_path) if self.config.config_path else "the configuration"
-        for path, shown, excluded in self.excluded_under:
-            if excluded and not any(_is_under(c.path, path) for c in self.files):
-                warn_once(
-                    f"{escaped_name(shown)}: every file under it is left out by the `exclude` patterns "
-                    f"of {where}; name a file to check it anyway"
-                )
+        for shown in self.folders_left_out():
+            warn_once(f"{shown}: {left_out_by(self.config)}; name a file to check it anyway")
 
     def result(self) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
         best: dict[str, _Candidate] = {}
@@ -310,6 +313,7 @@ def discover(
     in_memory: Collection[Path] = (),
     *,
     keep_all_java: bool = False,
+    warn_left_out: bool = True,
 ) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
     """The files to analyse under `paths` (the current directory when empty), and the problems met.
 
@@ -322,7 +326,8 @@ def discover(
     nothing is skipped silently.
 
     Java files are left out, in one notice line, when the Java frontend is not installed; with
-    `keep_all_java`, they are kept for the caller to account for them its own way.
+    `keep_all_java`, they are kept for the caller to account for them its own way. A folder given
+    whose every file the `exclude` patterns leave out is warned of, unless `warn_left_out` is off.
     """
     given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
     memory = {os.fspath(p) for p in in_memory}
@@ -334,10 +339,26 @@ def discover(
         if path not in memory:
             walker.add_argument(path)
     walker.walk_links()
-    walker.warn_of_folders_left_out()
+    if warn_left_out:
+        walker.warn_of_folders_left_out()
     files, problems = walker.result()
     files, problems = _with_in_memory(files, problems, memory, walker)
     return (files if keep_all_java else _without_unreadable_java(files)), problems
+
+
+def every_file_left_out(folder: Path, config: Config) -> bool:
+    """Whether the `exclude` patterns of `config` leave out every file under `folder` that would
+    be checked without them."""
+    walker = _Walker(config, False, [os.path.abspath(folder)])
+    walker.add_argument(os.path.abspath(folder))
+    walker.walk_links()
+    return bool(walker.folders_left_out())
+
+
+def left_out_by(config: Config) -> str:
+    """What leaves out every file of a folder, for a warning that names the folder first."""
+    where = display_path(config.config_path) if config.config_path else "the configuration"
+    return f"every file under it is left out by the `exclude` patterns of {where}"
 
 
 def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:

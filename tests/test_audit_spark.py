@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 from epochlint.audit.job import AuditRequest, read_table, run_audit, table_path  # noqa: E402
 from epochlint.audit.session import spark_session  # noqa: E402
+from epochlint.audit.summary import units_left_out  # noqa: E402
 from epochlint.audit.tables import (  # noqa: E402
     STATUS_CONFIG_ERROR,
     STATUS_OK,
@@ -140,6 +141,26 @@ def test_resume_reuses_the_facts_of_unchanged_contents(spark: SparkSession, tmp_
     assert parsed_again == {(row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows
                             if row["sha256"] in lost_hashes} | {("kafka_app", "app/consumer.py"), ("kafka_app", "app/extra.py")}
     assert_same_as_check(spark, request)
+
+
+def test_units_whose_exclude_patterns_leave_out_every_file_are_named(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A unit analysed with no file looked like a clean one; the only word of it was a worker's
+    # warning that named the unit ".".
+    write(tmp_path, {
+        "left/pyproject.toml": '[tool.epochlint]\nexclude = ["pkg"]\n',
+        "left/pkg/consumer.py": RACY_CONSUMER,
+        "kept/consumer.py": RACY_CONSUMER,
+        "docs/README.md": "no Python here\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    units = resolve_units([Path("left"), Path("kept"), Path("docs")], None, None, KNOWN_CODES)
+    request = AuditRequest(tuple(units), str(tmp_path / "out"), partitions=2)
+    assert run_audit(spark, request).complete
+    assert units_left_out(spark, request) == [
+        "left: every file under it is left out by the `exclude` patterns of left/pyproject.toml"
+    ]
 
 
 def test_tables_can_be_written_as_json(spark: SparkSession, tmp_path: Path) -> None:

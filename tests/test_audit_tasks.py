@@ -140,6 +140,15 @@ def test_java_files_listed_where_the_java_frontend_is_missing_get_a_row_saying_s
     assert (unit_row.files, unit_row.analysed, unit_row.errored) == (4, 1, 3)  # type: ignore[attr-defined]
 
 
+def test_listing_a_unit_its_exclude_patterns_empty_warns_of_nothing_on_the_worker(
+    write_tree: WriteTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The warning `check` gives reached only a worker's log, naming the unit "."; the driver says it.
+    root = write_tree({"pyproject.toml": '[tool.epochlint]\nexclude = ["pkg"]\n', "pkg/consumer.py": RACY_CONSUMER})
+    assert list(list_unit(one_unit(root))) == []
+    assert capsys.readouterr().err == ""
+
+
 def test_a_units_settings_error_reads_the_same_from_any_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

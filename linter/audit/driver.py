@@ -27,8 +27,10 @@ from epochlint.audit.summary import (
     print_summary,
     top_units,
     totals,
+    units_left_out,
 )
 from epochlint.audit.tables import STATUS_OK
+from epochlint.notices import warn_once
 
 # The audit's exit statuses, as `check`'s where they mean the same (docs/audit.md lists them).
 EXIT_CLEAN = 0
@@ -46,6 +48,8 @@ def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
             outcome = run_audit(spark, request, progress)
         total = totals(spark, request)
         print_summary(out, top_units(spark, request, TOP_UNITS), failed_units(spark, request, TOP_UNITS), total)
+        for line in units_left_out(spark, request):
+            warn_once(line)
         if html is not None:
             _write_html(spark, request, outcome, html)
         print(accounting_line(outcome), flush=True)

@@ -4,6 +4,7 @@ accounting line. Only aggregates reach the driver, never the tables themselves."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
@@ -13,6 +14,7 @@ from rich.text import Text
 
 from epochlint.audit.job import AuditOutcome, AuditRequest, read_table
 from epochlint.audit.tables import FILE_STATUSES, STATUS_OK
+from epochlint.discovery import every_file_left_out, left_out_by
 
 TOP_UNITS = 20
 
@@ -55,6 +57,18 @@ def failed_units(spark: SparkSession, request: AuditRequest, limit: int) -> list
     """The first units, by name, that could not be analysed."""
     units = read_table(spark, request, "units").filter(F.col("error").isNotNull())
     return [_unit_line(row) for row in units.orderBy("unit").limit(limit).collect()]
+
+
+def units_left_out(spark: SparkSession, request: AuditRequest) -> list[str]:
+    """A line for each unit analysed with no file because its `exclude` patterns leave out every
+    one: an audit that checks nothing there must not look like one that found nothing there."""
+    empty = read_table(spark, request, "units").filter((F.col("files") == 0) & F.col("error").isNull())
+    names = {row["unit"] for row in empty.select("unit").collect()}
+    return [
+        f"{unit.name}: {left_out_by(unit.config)}"
+        for unit in request.units
+        if unit.name in names and unit.config is not None and every_file_left_out(Path(unit.root), unit.config)
+    ]
 
 
 def _unit_line(row: Row) -> UnitLine:

@@ -64,12 +64,13 @@ def list_unit(unit: Unit) -> Iterator[ListedFile]:
 
 
 def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str) -> Iterator[ListedFile]:
+    # `check` says in warnings and notices what it leaves out; here they would reach only a worker's
+    # log. The driver names the units left out whole (`units_left_out`); Java files get rows.
     try:
-        sources, problems = discover([Path(unit.root)], config, keep_all_java=True)
+        sources, problems = discover([Path(unit.root)], config, keep_all_java=True, warn_left_out=False)
     except (UsageError, OSError) as error:
         yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
         return
-    # `check` leaves such files out in a notice line; here that line would reach only a worker's log.
     java_frontend = java_frontend_available()
     for index, source in enumerate(sources):
         path = os.fsencode(source.path)
