@@ -265,11 +265,14 @@ class FactsCache(_EntryStore):
         """Delete the facts no run has used for a month: files long changed or deleted."""
         self.prune(unused_for=_FACTS_KEPT_SECONDS)
 
-    def forget(self, keys: Iterable[str]) -> None:
-        """Delete the facts stored under `keys`, and their outlines."""
+    def forget(self, keys: Iterable[str], text_keys: Iterable[str]) -> None:
+        """Delete the facts stored under `keys` and their outlines, and what the text pass found
+        under `text_keys`."""
         for key in keys:
             self.delete(key)
             self.delete(_outline_key(key))
+        for key in text_keys:
+            self.delete(key)
 
     def load(self, key: str) -> FileFacts | None:
         """The facts stored under `key`, or None when there are none to trust."""

@@ -60,6 +60,8 @@ class Collected:
     # By index, the earlier facts of the files changed since the latest analysis (read to tell
     # whether only blank lines and comments changed).
     earlier_facts: Mapping[int, FileFacts] = field(default_factory=dict)
+    # The keys of what the prefilter's text pass found in the Python files, when it ran.
+    text_keys: tuple[str, ...] = ()
 
     def full_facts(self, index: int) -> FileFacts:
         """The whole facts of the file at `index`: from the cache, or parsed again if they are gone."""
@@ -149,7 +151,7 @@ def collect_facts(
     earlier = earlier or {}
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
-    relevant = _relevant(readable, names, config, cache) if prefilter else set(readable)
+    relevant, text_keys = _relevant(readable, names, config, cache) if prefilter else (set(readable), {})
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
@@ -197,6 +199,7 @@ def collect_facts(
         outlined,
         cache,
         earlier_facts,
+        tuple(text_keys.values()),
     )
 
 
@@ -220,16 +223,19 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _relevant(readable: Mapping[str, bytes], names: Mapping[str, str], config: Config, cache: FactsCache) -> set[str]:
-    """The Python files that can matter; Java files are always parsed (the text pass reads Python)."""
+def _relevant(
+    readable: Mapping[str, bytes], names: Mapping[str, str], config: Config, cache: FactsCache
+) -> tuple[set[str], dict[str, str]]:
+    """The Python files that can matter (Java files are always parsed: the text pass reads Python),
+    and the cache key of what the text pass found in each Python file."""
     vocabulary = Vocabulary(config)
-    texts = {rel: _text_facts(data, vocabulary, cache) for rel, data in readable.items() if not is_java(rel)}
-    return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}
+    keys = {rel: cache.text_key(data) for rel, data in readable.items() if not is_java(rel)}
+    texts = {rel: _text_facts(keys[rel], readable[rel], vocabulary, cache) for rel in keys}
+    return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}, keys
 
 
-def _text_facts(data: bytes, vocabulary: Vocabulary, cache: FactsCache) -> TextFacts:
-    """What the text pass finds in `data`: from the cache, or read now (and cached)."""
-    key = cache.text_key(data)
+def _text_facts(key: str, data: bytes, vocabulary: Vocabulary, cache: FactsCache) -> TextFacts:
+    """What the text pass finds in `data`: from the cache under `key`, or read now (and cached)."""
     found = cache.load_text(key)
     if found is None:
         found = read_text_facts(data, vocabulary)

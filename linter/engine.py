@@ -373,7 +373,7 @@ def check(
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
         laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config)
         if earlier is not None:
-            collected.cache.forget(_superseded(earlier, collected))
+            collected.cache.forget(*_superseded(earlier, collected))
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
@@ -402,6 +402,8 @@ class _LaidOut:
     facts_keys: tuple[tuple[str, str], ...]
     findings: tuple[Finding, ...]
     rules: tuple[RuleInfo, ...]
+    # The keys of what the text pass found in the files (see `Collected.text_keys`).
+    text_keys: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -435,19 +437,21 @@ def _laid_out(
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
     moved = _moved(earlier, results, collected, config) if earlier is not None else None
     if moved is not None and earlier is not None:
-        return _LaidOut(facts_keys, tuple(moved), earlier.rules)
+        return _LaidOut(facts_keys, tuple(moved), earlier.rules, collected.text_keys)
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
     found, rules, _ = unsuppressed_findings(results, config, cached)
-    return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules))
+    return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules), collected.text_keys)
 
 
-def _superseded(earlier: _LaidOut, collected: Collected) -> set[str]:
-    """The facts of the latest run's files that no file of this run holds: versions edited away.
+def _superseded(earlier: _LaidOut, collected: Collected) -> tuple[set[str], set[str]]:
+    """The facts, and the text pass's entries, of the latest run's files that no file of this run
+    holds: versions edited away.
 
     Kept, they would pile up for a month: an editor analysing an unsaved buffer again at each pause
     in typing stores a version each time, as big as the facts of the whole file. The version a file
     had in the latest run is all the next run moves facts from; a file changed back is parsed again."""
-    return {key for _, key in earlier.facts_keys} - set(collected.keys)
+    facts = {key for _, key in earlier.facts_keys} - set(collected.keys)
+    return facts, set(earlier.text_keys) - set(collected.text_keys)
 
 
 def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:
@@ -551,6 +555,8 @@ def _well_formed(cached: _Analysed | _LaidOut | _PartFindings) -> bool:
             isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
             for pair in cached.facts_keys
         )
+        and isinstance(cached.text_keys, tuple)
+        and all(isinstance(key, str) for key in cached.text_keys)
     )
 
 

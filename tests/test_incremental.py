@@ -147,7 +147,8 @@ def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monk
 
 def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
     """An editor analyses an unsaved buffer again at each pause in typing: the facts of every
-    version, as big as the whole file's, must not pile up in the cache for a month."""
+    version, as big as the whole file's, and what the text pass found in it must not pile up in
+    the cache for a month."""
     config = _config(project)
     orders, base = project / "pkg" / "orders.py", project / "pkg" / "base.py"
     versions = [orders.read_bytes()]
@@ -157,7 +158,9 @@ def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
         check([project], config, jobs=1, in_memory={in_memory_path(orders): versions[-1]})
     cache = FactsCache.open(config.root, config.fingerprint())
     assert [cache.load(cache.key(PARSED, version)) is not None for version in versions] == [False] * 3 + [True]
+    assert [cache.load_text(cache.text_key(version)) is not None for version in versions] == [False] * 3 + [True]
     assert cache.load(cache.key(PARSED, base.read_bytes())) is not None, "an unchanged file's are kept"
+    assert cache.load_text(cache.text_key(base.read_bytes())) is not None
     # Back to the saved version: what a from-scratch run finds.
     assert_as_from_scratch(project)
 
