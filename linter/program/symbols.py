@@ -294,16 +294,20 @@ class Symbols:
 
     @cached_property
     def _class_fields(self) -> dict[str, set[str]]:
-        """Attribute names each class defines: class-body names and `self.x = ...` in its methods."""
+        """Attribute names each class defines: class-body names and `self.x = ...` in its methods,
+        and a Java object's MONITOR where its methods synchronize on `this`."""
         fields: dict[str, set[str]] = {cid: set(cls.attributes) for cid, (_, cls) in self.classes.items()}
         for fid, (module, function) in self.functions.items():
             cls = self.class_of_function(fid)
             self_name = self.self_param(fid)
             if not cls or not self_name or cls not in fields:
                 continue
+            own_monitor = Ref(function.qualname, self_name, (MONITOR,))
             for write in function.writes:
                 if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs:
                     fields[cls].add(write.ref.attrs[0])
+            if any(region.lock == own_monitor for region in function.regions):
+                fields[cls].add(MONITOR)
         return fields
 
     @cached_property
@@ -1140,7 +1144,9 @@ class Symbols:
             return None
         if self.lookup_method(cls, first):
             return None
-        owner = self.defining_class(cls, first)
+        # An object has one monitor, whichever class's methods synchronize on it; a class's own
+        # (`static synchronized`) is that class's alone.
+        owner = cls if first == MONITOR and root.kind == "class" else self.defining_class(cls, first)
         rest = attrs[1:]
         if not _names(rest):
             return FieldId(owner, (first,))
