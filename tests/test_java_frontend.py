@@ -147,7 +147,7 @@ def test_java_findings_in_sarif_with_their_chain_and_through_a_baseline(write_tr
     validator_for(schema)(schema).validate(document)
     results = document["runs"][0]["results"]
     assert sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results) == [
-        "AtomicEpochConsumer.java", "MultiTopicsConsumer.java", "MultiTopicsConsumer.java"
+        "AtomicEpochConsumer.java", "MultiTopicsConsumer.java", "MultiTopicsConsumer.java", "RecordStyleConsumer.java"
     ]
     assert all(r["codeFlows"] for r in results if "via" in r["message"]["text"])
     assert main(["check", "--write-baseline", str(baseline), str(root)]) == 0

@@ -471,8 +471,10 @@ class Symbols:
             return Entity("external", absolute)  # Java's `import a.b.C;` names the class a.b.C
         return Entity("external", f"{absolute}.{name}" if absolute else name)
 
-    def member(self, entity: Entity, attr: str) -> Entity:
-        """What `entity.attr` denotes."""
+    def member(self, entity: Entity, attr: str, field_first: bool = False) -> Entity:
+        """What `entity.attr` denotes; with `field_first`, an instance's field before a method of
+        the same name (Java, where `state.commit()` reads the field `state` even beside a method
+        `state()`: the two never share a namespace)."""
         if entity.kind == "global":
             entity = self.global_value(entity.target)
         if entity.kind == "module":
@@ -480,7 +482,8 @@ class Symbols:
         if entity.kind == "external":
             return Entity("external", f"{entity.target}.{attr}")
         if entity.kind in ("class", "instance"):
-            method = self.lookup_method(entity.target, attr)
+            field = field_first and entity.kind == "instance" and self._has_field(entity.target, attr)
+            method = "" if field else self.lookup_method(entity.target, attr)
             if method:
                 if entity.kind == "instance" and self.function(method).is_property:
                     return Entity("property", method)
@@ -518,14 +521,15 @@ class Symbols:
         if self._cut_short(depth):
             return UNKNOWN
         entity = self.root_entity(fid, ref, depth)
-        for attr in ref.attrs:
+        fields_within = self._fields_within(fid, ref)
+        for index, attr in enumerate(ref.attrs):
             if entity.kind == "property":
                 # `self.state.epoch` with `state` a property: what the getter returns.
                 entity = self.return_entity(entity.target, depth + 1)
             if attr == "[]":
                 entity = Entity("instance", entity.target) if entity.kind == "container" else UNKNOWN
             else:
-                entity = self.member(entity, attr)
+                entity = self.member(entity, attr, field_first=index < fields_within)
             if entity.kind == "unknown":
                 break
         return entity
@@ -706,12 +710,24 @@ class Symbols:
             return frozenset()
         values = self._name_values(fid, ref, depth)
         subscripts = iter(keys) if keys else None
-        for attr in ref.attrs:
+        fields_within = self._fields_within(fid, ref)
+        for index, attr in enumerate(ref.attrs):
             key = next(subscripts, "") if subscripts is not None and attr == "[]" else ""
+            field_first = index < fields_within
             values = frozenset(
-                found for value in values for found in self._member_values(value, attr, depth + 1, key, at)
+                found
+                for value in values
+                for found in self._member_values(value, attr, depth + 1, key, at, field_first)
             )
         return values
+
+    def _fields_within(self, fid: str, ref: Ref) -> int:
+        """How many of a path's first attributes are fields whatever methods share their names: in
+        Java, all but the last (which a call names as its method)."""
+        return len(ref.attrs) - 1 if is_java(self.module_of(fid).rel) else 0
+
+    def _has_field(self, cid: str, attr: str) -> bool:
+        return any(attr in self._class_fields.get(klass, ()) for klass in self.mro(cid))
 
     def _name_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
         module = self.module_of(fid).name
@@ -949,7 +965,13 @@ class Symbols:
         return frozenset(values)
 
     def _member_values(
-        self, entity: Entity, attr: str, depth: int, key: str = "", at: Point | None = None
+        self,
+        entity: Entity,
+        attr: str,
+        depth: int,
+        key: str = "",
+        at: Point | None = None,
+        field_first: bool = False,
     ) -> frozenset[Entity]:
         if attr == "[]":
             if entity.kind == "elements":
@@ -961,7 +983,9 @@ class Symbols:
             return frozenset({Entity("class", f"{entity.target}.{attr}")})
         if entity.kind == "external_instance":
             return frozenset({Entity("external", f"{entity.target}.{attr}")})
-        if entity.kind == "instance" and not self.lookup_method(entity.target, attr):
+        if entity.kind == "instance" and (
+            field_first and self._has_field(entity.target, attr) or not self.lookup_method(entity.target, attr)
+        ):
             values = self._field_value_set(self.defining_class(entity.target, attr), attr)
             return values or self._inherited_from_external(entity.target, attr)
         member = self.member(entity, attr)
@@ -1120,9 +1144,11 @@ class Symbols:
                 return FieldId(module, (name,), is_global=True)
             return None
         root = self.root_entity(fid, Ref(ref.scope, ref.name))
-        return self._field_on(root, ref.attrs)
+        return self._field_on(root, ref.attrs, fields_first=is_java(self.module_of(fid).rel))
 
-    def _field_on(self, root: Entity, attrs: tuple[str, ...]) -> FieldId | None:
+    def _field_on(self, root: Entity, attrs: tuple[str, ...], fields_first: bool = False) -> FieldId | None:
+        """The field `attrs` name on `root`; with `fields_first` (Java), a declared field even where
+        a method has its name (a record-style `epoch()` beside the field `epoch`)."""
         if root.kind == "global":
             # A module-level singleton (`CURRENT = Generation()`): its fields are its class's.
             root = self.global_value(root.target)
@@ -1134,7 +1160,7 @@ class Symbols:
                     return FieldId(module, (name,), is_global=True)
                 return FieldId(module, (name, *_names(attrs[1:])), is_global=True)
             if entity.kind in ("module", "class") and len(attrs) > 1:
-                return self._field_on(entity, attrs[1:])
+                return self._field_on(entity, attrs[1:], fields_first)
             return None
         if root.kind not in ("instance", "class"):
             return None
@@ -1142,7 +1168,7 @@ class Symbols:
         first = self.updated_field(cls, attrs[0])
         if first == "[]":
             return None
-        if self.lookup_method(cls, first):
+        if not (fields_first and self._has_field(cls, first)) and self.lookup_method(cls, first):
             return None
         # An object has one monitor, whichever class's methods synchronize on it; a class's own
         # (`static synchronized`) is that class's alone.
@@ -1155,7 +1181,7 @@ class Symbols:
             if rest[0] == "[]" and holder.kind == "container":
                 rest = rest[1:]
             if rest and rest[0] != "[]" and holder.kind in ("instance", "container"):
-                nested = self._field_on(Entity("instance", holder.target), rest)
+                nested = self._field_on(Entity("instance", holder.target), rest, fields_first)
                 if nested is not None:
                     return nested
         return FieldId(owner, (first, *_names(rest)))
