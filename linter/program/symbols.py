@@ -295,7 +295,8 @@ class Symbols:
     @cached_property
     def _class_fields(self) -> dict[str, set[str]]:
         """Attribute names each class defines: class-body names and `self.x = ...` in its methods,
-        and a Java object's MONITOR where its methods synchronize on `this`."""
+        and a Java object's MONITOR where its methods synchronize on `this` (an object has one
+        monitor, whichever class's methods take it: the base-most such class's)."""
         fields: dict[str, set[str]] = {cid: set(cls.attributes) for cid, (_, cls) in self.classes.items()}
         for fid, (module, function) in self.functions.items():
             cls = self.class_of_function(fid)
@@ -1170,9 +1171,7 @@ class Symbols:
             return None
         if not (fields_first and self._has_field(cls, first)) and self.lookup_method(cls, first):
             return None
-        # An object has one monitor, whichever class's methods synchronize on it; a class's own
-        # (`static synchronized`) is that class's alone.
-        owner = cls if first == MONITOR and root.kind == "class" else self.defining_class(cls, first)
+        owner = self.defining_class(cls, first)
         rest = attrs[1:]
         if not _names(rest):
             return FieldId(owner, (first,))

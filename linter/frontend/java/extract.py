@@ -56,6 +56,9 @@ from epochlint.frontend.java import idioms
 Node = Any  # tree_sitter.Node: typed loosely, as the grammar is loaded on first use
 
 THIS = "this"
+# A class's own object (`C.class`), whose monitor `static synchronized` and `synchronized (C.class)`
+# hold: not the monitor of C's instances. No field can have this name.
+CLASS_OBJECT = "class"
 CONSTRUCTOR = "__init__"
 _METHOD_TYPES = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
 _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"})
@@ -464,7 +467,7 @@ class _Extractor:
         if body is not None:
             region = None
             if "synchronized" in modifiers:
-                lock = Ref(qualname, THIS, (MONITOR,)) if not static else self._class_ref((MONITOR,))
+                lock = Ref(qualname, THIS, (MONITOR,)) if not static else self._class_ref((CLASS_OBJECT, MONITOR))
                 region = self._open_region(lock, "with", name_node, node)  # type: ignore[arg-type]
             self._block(body.named_children)
             if region is not None:
@@ -578,12 +581,19 @@ class _Extractor:
     def _v_synchronized_statement(self, node: Node) -> None:
         target = _unparenthesized(node.named_children[0])
         self._with_flow(target, Flow())
-        path = self._path(target)
-        lock = None if path is None else replace(path, attrs=(*path.attrs, MONITOR))
+        lock = self._monitor(target)
         region = self._open_region(lock, "with", node, node) if lock is not None else None
         self._visit(node.child_by_field_name("body"))
         if region is not None:
             self._fn.region_stack.remove(region)
+
+    def _monitor(self, target: Node) -> Ref | None:
+        """The monitor `synchronized (target)` holds: an object's, or a class's own (`C.class`)."""
+        if target.type == "class_literal":
+            path = self._path(target.named_children[0]) if target.named_children else None
+            return None if path is None else replace(path, attrs=(*path.attrs, CLASS_OBJECT, MONITOR))
+        path = self._path(target)
+        return None if path is None else replace(path, attrs=(*path.attrs, MONITOR))
 
     def _v_expression_statement(self, node: Node) -> None:
         for child in node.named_children:
