@@ -351,17 +351,24 @@ def _rule(code: str, stream: TextIO) -> int:
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from epochlint.engine import build_program, FileResult, read_file
+    from epochlint.collect import collect_facts, read_sources
     from epochlint.discovery import discover
+    from epochlint.engine import FileResult, build_program, unit_module_names
     from epochlint.program.budget import WorkLimitReached
     from epochlint.report.graphs import write_call_graph, write_lock_graph
 
     config = _load(args)
     sources, problems = discover(args.paths or [Path(".")], config)
-    results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
+    names = unit_module_names(sources, config.root)
+    # Every file in full, each by its own frontend (Java's too), as `check` reads them.
+    collected = collect_facts(sources, read_sources(sources, config), names, config, prefilter=False)
+    results = [FileResult(source, facts) for source, facts in zip(sources, collected.facts)]
     program = build_program(results, config)
     for problem in problems:
         print(f"epochlint: warning: {problem.rel}: {problem.reason}", file=sys.stderr)
+    for result in results:
+        if result.facts.error:
+            print(f"epochlint: warning: {result.source.rel}: not in the graph: {result.facts.error}", file=sys.stderr)
     write = write_lock_graph if args.kind == "locks" else write_call_graph
     try:
         write(program, args.format, sys.stdout)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from epochlint.cli import EXIT_CLEAN, EXIT_USAGE, main
+from epochlint.frontend.java import available as java_frontend_available
 from tests.conftest import FIXTURES
 
 PULSAR = FIXTURES / "EPL001" / "pulsar"
@@ -115,3 +116,20 @@ def test_lock_graph_has_no_pycg_format(capsys: pytest.CaptureFixture[str]) -> No
         main(["graph", "locks", str(PULSAR), "--format", "pycg"])
     assert exited.value.code == EXIT_USAGE
     assert "invalid choice: 'pycg' (choose from 'json', 'dot')" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed")
+def test_java_files_are_graphed_by_their_own_frontend(capsys: pytest.CaptureFixture[str]) -> None:
+    # They were parsed as Python: nothing in the graph, and not a word of it.
+    graph = json.loads(lock_graph(capsys, FIXTURES / "java" / "EPL009"))
+    edges = {(edge["from"], edge["to"]) for edge in graph["edges"]}
+    registry = "fixtures.epl009.Registry.Registry"
+    assert {(f"{registry}.class.<monitor>", f"{registry}.<monitor>"), (f"{registry}.<monitor>", f"{registry}.class.<monitor>")} <= edges
+    names = {lock["name"] for lock in graph["locks"]}
+    assert {"Registry.class", "Registry.this", "Metadata.this"} <= names and "ProducerMetadata.this" not in names
+
+
+def test_a_file_left_out_of_the_graph_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["graph", "calls", str(FIXTURES / "EPL900")]) == EXIT_CLEAN
+    err = capsys.readouterr().err
+    assert "fixtures/EPL900/truncated.py: not in the graph: syntax error at line 7" in err
