@@ -105,7 +105,7 @@ def test_a_unit_mixing_java_and_python_reports_what_check_reports(spark: SparkSe
     assert outcome.complete and outcome.by_status == {STATUS_OK: len(files)}
     assert_same_as_check(spark, request)
     codes = sorted((row["path"].rsplit(".", 1)[-1], row["code"]) for row in read_table(spark, request, "findings").collect())
-    assert codes == [("java", "EPL001")] * 3 + [("py", "EPL001")]
+    assert codes == [("java", "EPL001")] * 4 + [("py", "EPL001")]
 
 
 def test_a_file_that_hangs_the_parser_is_a_row_not_a_failed_job(spark: SparkSession, tmp_path: Path) -> None:
