@@ -66,6 +66,21 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main",
         {"main.A.value"},
     ),
+    # A decorator that returns what it is given gives back each function it decorates, not all
+    # of them: else every decorated name stands for all, and a test suite grows with their square.
+    "decorator_returning_its_argument": (
+        "def mark(f):\n    f.marked = True\n    return f\n\n"
+        "@mark\ndef func4():\n    pass\n\n@mark\ndef func5():\n    pass\n\nfunc4()\n",
+        "main",
+        {"main.func4"},
+    ),
+    "stacked_decorator_factories_returning_their_argument": (
+        "def skip(reason):\n    def decorator(item):\n        return item\n    return decorator\n\n"
+        "def mark(f):\n    return f\n\n"
+        "@skip('slow')\n@mark\ndef func4():\n    pass\n\n@skip('flaky')\n@mark\ndef func5():\n    pass\n\nfunc5()\n",
+        "main",
+        {"main.func5"},
+    ),
     "external_method_passed_as_argument": (
         "from ext import Client\n\ndef call(f):\n    f()\n\nclient = Client()\ncall(client.close)\n",
         "main.call",

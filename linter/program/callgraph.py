@@ -304,5 +304,5 @@ def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], se
             params = [p for p in symbols.function(value.target).params if p.kind == "positional"]
             if params:
                 values.setdefault((value.target, params[0].name), set()).update(passed)
-            returned.update(symbols.return_values(value.target))
+            returned.update(symbols.applied(value.target, passed))
         passed = frozenset(returned) or passed

@@ -761,11 +761,35 @@ class Symbols:
         values = frozenset({Entity("function", fid)})
         for decorator in reversed(self.decorators(fid, depth)):
             returned = frozenset(
-                value for d in decorator if d.kind == "function" for value in self.return_values(d.target, depth + 1)
+                value for d in decorator if d.kind == "function" for value in self.applied(d.target, values, depth + 1)
             )
             if returned:
                 values = returned
         return values
+
+    def applied(self, decorator: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
+        """What function `decorator` returns applied to `passed`. One that returns what it is given
+        (`return test_item`) gives back `passed`, not every function it decorates anywhere: else
+        each name it decorates would stand for all of them, and a program that uses it on
+        thousands of tests would grow with their square."""
+        returned = self.return_values(decorator, depth)
+        given = self._returned_parameter(decorator)
+        if not given:
+            return returned
+        _, values = self._parameter_types(decorator, given)
+        return (returned - values) | passed
+
+    def _returned_parameter(self, fid: str) -> str:
+        """The first positional parameter of `fid` (what a decorator is called with), if `fid`
+        returns it as it is somewhere; "" otherwise."""
+        function = self.function(fid)
+        first = next((p.name for p in function.params if p.kind == "positional"), "")
+        own = Ref(function.qualname, first)
+        returns_it = any(
+            access.flow.kind == "return" and access.flow.call < 0 and access.ref == own
+            for access in function.accesses
+        )
+        return first if first and returns_it else ""
 
     def decorators(self, fid: str, depth: int = 0) -> list[frozenset[Entity]]:
         """The values of a function's decorators, outermost first, as they are where it is defined."""
