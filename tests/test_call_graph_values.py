@@ -81,6 +81,17 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main",
         {"main.func5"},
     ),
+    "decorator_returning_its_argument_through_a_helper": (
+        "def _id(obj):\n    return obj\n\ndef only(test):\n    return _id(test)\n\n"
+        "@only\ndef func4():\n    pass\n\n@only\ndef func5():\n    pass\n\nfunc4()\n",
+        "main",
+        {"main.func4"},
+    ),
+    "identity_function_gives_back_its_argument_at_each_call": (
+        "def same(value):\n    return value\n\nfirst = same(func1)\nsecond = same(func2)\nfirst()\n",
+        "main",
+        {"main.func1"},
+    ),
     "external_method_passed_as_argument": (
         "from ext import Client\n\ndef call(f):\n    f()\n\nclient = Client()\ncall(client.close)\n",
         "main.call",

@@ -8,7 +8,7 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Site
-from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
+from epochlint.program.symbols import Entity, Symbols, bound_arguments
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
 # rules, never builds a graph, and is spared its import (a sixth of such a run).
@@ -167,7 +167,7 @@ class CallGraph:
         return sites
 
     def _function_argument(self, fid: str, arg: Arg) -> str:
-        entity = argument_value(self.symbols, fid, arg)
+        entity = self.symbols.argument_value(fid, arg)
         return entity.target if entity.kind == "function" else ""
 
     def _iterates(self, callee: Entity, call: Call) -> bool:
@@ -196,26 +196,6 @@ def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Enti
             if init:
                 targets.append((init, callee))
     return targets
-
-
-def argument_value(symbols: Symbols, fid: str, arg: Arg) -> Entity:
-    """What an argument passes, where it is a name path or a lambda."""
-    if arg.kind == "lambda":
-        return Entity("function", function_id(symbols.module_of(fid).name, arg.function))
-    if arg.kind == "ref" and arg.ref is not None:
-        entity = symbols.entity(fid, arg.ref)
-        return symbols.global_value(entity.target) if entity.kind == "global" else entity
-    return Entity("unknown")
-
-
-def argument_values(symbols: Symbols, fid: str, arg: Arg) -> frozenset[Entity]:
-    """Every value an argument may pass."""
-    if arg.kind == "ref" and arg.ref is not None:
-        return symbols.path_values(fid, arg.ref)
-    if arg.kind == "call":
-        call = symbols.call(fid, arg.call)
-        return symbols.call_values(fid, call) if call is not None else frozenset()
-    return frozenset({argument_value(symbols, fid, arg)})
 
 
 _MAX_ROUNDS = 3
@@ -278,7 +258,7 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                     if entity.kind == "instance":
                         classes.setdefault(key, set()).add(entity.target)
                 values.setdefault(key, set()).update(
-                    value for value in argument_values(symbols, fid, arg) if _passes_on(value)
+                    value for value in symbols.argument_values(fid, arg) if _passes_on(value)
                 )
     _bind_decorated(symbols, fid, values)
     return classes, values

@@ -121,6 +121,7 @@ class Symbols:
         self.param_types: dict[tuple[str, str], str] = {}
         # Functions and classes passed as arguments, by (function id, parameter).
         self.param_values: dict[tuple[str, str], frozenset[Entity]] = {}
+        self._returned_parameters: dict[str, str] = {}
         # Field types are computed in two passes; while the first runs, fields are untyped.
         self._field_types: dict[tuple[str, str], Entity] = {}
         self._field_values: dict[tuple[str, str], frozenset[Entity]] = {}
@@ -768,28 +769,54 @@ class Symbols:
         return values
 
     def applied(self, decorator: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
-        """What function `decorator` returns applied to `passed`. One that returns what it is given
-        (`return test_item`) gives back `passed`, not every function it decorates anywhere: else
-        each name it decorates would stand for all of them, and a program that uses it on
-        thousands of tests would grow with their square."""
-        returned = self.return_values(decorator, depth)
-        given = self._returned_parameter(decorator)
-        if not given:
+        """What function `decorator` returns when it decorates `passed` (its first positional
+        parameter's value)."""
+        first = next((p.name for p in self.function(decorator).params if p.kind == "positional"), "")
+        return self.passed_through(decorator, first, passed, depth) if first else self.return_values(decorator, depth)
+
+    def passed_through(self, function: str, param: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
+        """What `function` returns when its parameter `param` holds `passed`. A function that gives
+        back what it is given (`return test_item`, or through a helper that does:
+        `return impl_detail()(test)`) gives back `passed`, not all that is ever passed to it: else
+        every name an identity decorator decorates would stand for all the names it decorates,
+        and a program that uses one on thousands of tests would grow with their square."""
+        returned = self.return_values(function, depth)
+        if not passed or not (self._returned_parameter(function) == param or passed <= returned):
             return returned
-        _, values = self._parameter_types(decorator, given)
-        return (returned - values) | passed
+        _, learnt = self._parameter_types(function, param)
+        return (returned - learnt) | passed
 
     def _returned_parameter(self, fid: str) -> str:
-        """The first positional parameter of `fid` (what a decorator is called with), if `fid`
-        returns it as it is somewhere; "" otherwise."""
-        function = self.function(fid)
-        first = next((p.name for p in function.params if p.kind == "positional"), "")
-        own = Ref(function.qualname, first)
-        returns_it = any(
-            access.flow.kind == "return" and access.flow.call < 0 and access.ref == own
-            for access in function.accesses
-        )
-        return first if first and returns_it else ""
+        """The first positional parameter of `fid` if `fid` returns it as it is somewhere; "" if not."""
+        found = self._returned_parameters.get(fid)
+        if found is None:
+            function = self.function(fid)
+            first = next((p.name for p in function.params if p.kind == "positional"), "")
+            own = Ref(function.qualname, first)
+            returns_it = any(
+                access.flow.kind == "return" and access.flow.call < 0 and access.ref == own
+                for access in function.accesses
+            )
+            found = self._returned_parameters[fid] = first if first and returns_it else ""
+        return found
+
+    def argument_value(self, fid: str, arg: Arg) -> Entity:
+        """What an argument passes, where it is a name path or a lambda."""
+        if arg.kind == "lambda":
+            return Entity("function", function_id(self.module_of(fid).name, arg.function))
+        if arg.kind == "ref" and arg.ref is not None:
+            entity = self.entity(fid, arg.ref)
+            return self.global_value(entity.target) if entity.kind == "global" else entity
+        return UNKNOWN
+
+    def argument_values(self, fid: str, arg: Arg, depth: int = 0) -> frozenset[Entity]:
+        """Every value an argument may pass."""
+        if arg.kind == "ref" and arg.ref is not None:
+            return self.path_values(fid, arg.ref, depth)
+        if arg.kind == "call":
+            call = self.call(fid, arg.call)
+            return self.call_values(fid, call, depth) if call is not None else frozenset()
+        return frozenset({self.argument_value(fid, arg)})
 
     def decorators(self, fid: str, depth: int = 0) -> list[frozenset[Entity]]:
         """The values of a function's decorators, outermost first, as they are where it is defined."""
@@ -967,8 +994,22 @@ class Symbols:
             elif called.kind == "external" and "." in called.target:
                 values.add(Entity("external_instance", called.target))
             elif called.kind == "function":
-                values.update(self.return_values(called.target, depth + 1))
+                values.update(self._returned_by(fid, call, called.target, depth + 1))
         return frozenset(values)
+
+    def _returned_by(self, fid: str, call: Call, callee: str, depth: int) -> frozenset[Entity]:
+        """What function `callee` returns at `call`: what it is given there where it gives back its
+        first positional parameter (see `passed_through`)."""
+        given = self._returned_parameter(callee)
+        if not given:
+            return self.return_values(callee, depth)
+        passed = frozenset(
+            value
+            for param, arg in bound_arguments(self.function(callee), call)
+            if param == given
+            for value in self.argument_values(fid, arg, depth)
+        )
+        return self.passed_through(callee, given, passed, depth)
 
     def return_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
         """Every value function `fid` may return."""
