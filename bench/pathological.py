@@ -58,6 +58,32 @@ def call_chain(length: int) -> Files:
     return {"calls.py": "\n".join(functions) + "\n" + consumer}
 
 
+def forking_calls(levels: int) -> Files:
+    # The consumer's loop calls its method f0a; at each level both methods call both of the next
+    # level, and the last two read the epoch: 2 ** levels paths through calls to each read.
+    methods = [f"    def f{levels}{side}(self):\n        return self._epoch\n" for side in "ab"]
+    for level in range(levels - 1, -1, -1):
+        below = f"self.f{level + 1}a() + self.f{level + 1}b()"
+        methods += [f"    def f{level}{side}(self):\n        return {below}\n" for side in "ab"]
+    consumer = CONSUMER.replace("accepted.append(message)", "accepted.append(message)\n            self.f0a()")
+    return {"calls.py": consumer.rstrip("\n") + "\n\n" + "\n".join(methods)}
+
+
+def identity_decorated(functions: int) -> Files:
+    # Test-suite style: every function wrapped by decorators that give it back (`expectedFailure`,
+    # a helper's `_id`), each calling the next.
+    helpers = (
+        "def _id(obj):\n    return obj\n\n\ndef only_here(test):\n    return _id(test)\n\n\n"
+        "def expected(test):\n    test.expected = True\n    return test\n"
+    )
+    decorated = [
+        f"@only_here\n@expected\ndef case{i}(consumer):\n    return case{i + 1}(consumer)\n" for i in range(functions)
+    ]
+    decorated.append(f"def case{functions}(consumer):\n    return consumer._epoch\n")
+    consumer = CONSUMER.replace("accepted.append(message)", "accepted.append(message)\n            case0(self)")
+    return {"cases.py": helpers + "\n\n" + "\n\n".join(decorated) + "\n\n" + consumer}
+
+
 def bump_chain(length: int) -> Files:
     # f0 calls f1, ... which bumps an epoch: every function has that bump as an event, with the
     # calls that lead to it.
@@ -131,6 +157,8 @@ INPUTS = (
     Input("inheritance_chain", inheritance_chain, (250, 500, 1000), "classes"),
     Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
     Input("bump_chain", bump_chain, (625, 1250, 2500), "functions"),
+    Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
+    Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),

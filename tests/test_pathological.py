@@ -3,6 +3,7 @@ counted here, never timed, so these tests say the same on a loaded machine."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -15,9 +16,10 @@ from epochlint.config import load_config
 from epochlint.engine import check
 from epochlint.program import lockorder
 from epochlint.program.lockorder import LockOrder
+from epochlint.program.model import Program
 from epochlint.report import RunResult
 from epochlint.rules.epl004_epoch_bump_after_queue_clear import EpochBumpAfterQueueClear
-from bench.pathological import CONSUMER, bump_chain, call_chain, nested_lock_chain
+from bench.pathological import CONSUMER, bump_chain, call_chain, forking_calls, identity_decorated, nested_lock_chain
 from tests.conftest import KNOWN_CODES, actual_marks
 from tests.test_audit_tasks import audit_in_process, one_unit
 
@@ -43,6 +45,43 @@ def test_a_call_chain_is_searched_for_bumps_once_per_function(
     assert [code for _, _, code in actual_marks(result)] == ["EPL001"]
     assert max(looked_at.values()) <= 3
     assert sum(looked_at.values()) <= 3 * (length + 10)
+
+
+def test_calls_that_fork_and_join_again_are_walked_once_per_function_and_state(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every path through calls from a batch loop to each epoch read was walked: 2 ** levels of them,
+    # 59 s and 1.1 GB at 20 levels, and redis-py's call graph never finished.
+    levels = 12
+    walked: Counter[str] = Counter()
+    reads_from = Program._reads_from
+
+    def counted(program: Program, fid: str, *rest: object) -> object:
+        walked[fid] += 1
+        return reads_from(program, fid, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Program, "_reads_from", counted)
+    result = fresh_check(write_tree(forking_calls(levels)))
+    (finding,) = result.findings
+    assert finding.code == "EPL001"
+    # Both reads at the bottom are found through the calls, as the consumer's own read is.
+    reads = {(r.location.path, r.location.line) for r in finding.related if r.message.startswith("read of")}
+    assert {path for path, _ in reads} == {"calls.py"} and len(reads) == 3
+    assert sum(walked.values()) <= 4 * (2 * levels + 2)
+
+
+def test_functions_given_back_by_their_decorators_each_call_only_the_next(
+    write_tree: WriteTree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each decorated name stood for every function its decorators were ever given: every call
+    # reached all of them (functions ** 2 edges), and CPython's tests with unittest ran out of memory.
+    functions = 300
+    root = write_tree(identity_decorated(functions))
+    assert [code for _, _, code in actual_marks(fresh_check(root))] == ["EPL001"]
+    assert main(["graph", "calls", str(root), "--format", "pycg"]) == 0
+    graph = json.loads(capsys.readouterr().out)
+    assert graph["cases.case7"] == ["cases.case8"]
+    assert sum(len(callees) for callees in graph.values()) <= 3 * functions
 
 
 INVERSION = """\

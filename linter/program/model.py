@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+import networkx as nx
+
 from epochlint.config import Config
 from epochlint.findings import Location, function_display_name
 from epochlint.frontend.facts import (
@@ -63,6 +65,21 @@ class Step:
     flow: Flow
     # The call edge taken from this point (None at the last step, the read itself).
     edge: CallSite | None = None
+
+
+@dataclass(frozen=True)
+class _PathState:
+    """What the steps of a path down to a function decide about every read beyond it: whether it is
+    protected, only logged, or interleaved before use (see `protected`, `only_logged` and
+    `interleaves_before_use`). Two paths to a function in the same state judge every read beyond it
+    alike, so only the shorter needs walking on."""
+
+    held: frozenset[FieldId]  # locks held at any of the steps
+    # The deepest step whose value is not returned further up: where a value returned all the way
+    # up from below is used, with the locks held above it and whether an await follows it.
+    use: tuple[str, Site, Flow]
+    held_above_use: frozenset[FieldId]
+    awaits_after_use: bool
 
 
 @dataclass(frozen=True)
@@ -276,11 +293,13 @@ class Program:
             found: list[ReachedRead] = []
             call = self.symbols.call(loop.function, loop.call_id)
             flow = call.flow if call is not None else Flow()
+            walked: dict[tuple[str, _PathState], int] = {}
             for start in starts:
                 if start.callee not in self._epoch_readers:
                     continue
                 first = Step(loop.function, loop.site, flow, start)
-                found.extend(self._reads_from(start.callee, (first,), {start.callee}))
+                state = self._first_state(loop, first)
+                found.extend(self._reads_from(start.callee, (first,), {start.callee}, state, walked))
             return found
         fid = loop.function
         function = self.symbols.function(fid)
@@ -291,14 +310,37 @@ class Program:
             field = self.symbols.field(fid, access.ref)
             if field is not None and self.is_epoch(field):
                 found.append(ReachedRead(field, (Step(fid, access.site, access.flow),)))
+        walked: dict[tuple[str, _PathState], int] = {}
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks or site.iterating or site.callee not in self._epoch_readers:
                 continue
             if self.innermost_batch_loop(fid, site.site) != loop.loop_id:
                 continue
             first = Step(fid, site.site, self._flow_of_site(site), site)
-            found.extend(self._reads_from(site.callee, (first,), {site.callee}))
+            state = self._first_state(loop, first)
+            found.extend(self._reads_from(site.callee, (first,), {site.callee}, state, walked))
         return found
+
+    def _first_state(self, loop: BatchLoop, first: Step) -> _PathState:
+        held = self.locks.local_locks(first.function, first.site)
+        use = (first.function, first.site, first.flow)
+        return _PathState(held, use, frozenset(), self._awaits_after(loop, first, self._use_end(first)))
+
+    def _next_state(self, state: _PathState, step: Step) -> _PathState:
+        held = state.held | self.locks.local_locks(step.function, step.site)
+        if not self._returned(step):
+            use = (step.function, step.site, step.flow)
+            return _PathState(held, use, state.held, self._awaits_after(None, step, self._use_end(step)))
+        awaits = state.awaits_after_use or self._awaits_after(None, step, None)
+        return _PathState(held, state.use, state.held_above_use, awaits)
+
+    @cached_property
+    def _in_call_cycle(self) -> frozenset[str]:
+        """Functions on a cycle of the call graph: the paths on from one depend on how it was reached."""
+        graph = self.calls.graph
+        components = nx.strongly_connected_components(graph)
+        cyclic = {fid for component in components if len(component) > 1 for fid in component}
+        return frozenset(cyclic | {fid for fid in graph.nodes if graph.has_edge(fid, fid)})
 
     def _flow_of_site(self, site: CallSite) -> Flow:
         if site.call_id >= 0:
@@ -311,9 +353,25 @@ class Program:
         return Flow()
 
     def _reads_from(
-        self, fid: str, prefix: tuple[Step, ...], visiting: set[str]
+        self,
+        fid: str,
+        prefix: tuple[Step, ...],
+        visiting: set[str],
+        state: _PathState,
+        walked: dict[tuple[str, _PathState], int],
     ) -> list[ReachedRead]:
-        """Epoch reads made by `fid` and its lock-inheriting callees, outside their own batch loops."""
+        """Epoch reads made by `fid` and its lock-inheriting callees, outside their own batch loops.
+
+        A function reached again in the same state by a path no shorter than one `walked` already
+        adds nothing (each of its reads was found with the same verdict by a path as short): without
+        this, paths through calls that fork and join again are counted in exponential numbers. A
+        function on a call cycle is walked on each time, as the paths on from it depend on the path
+        that reached it."""
+        if fid not in self._in_call_cycle:
+            key = (fid, state)
+            if walked.get(key, len(prefix) + 1) <= len(prefix):
+                return []
+            walked[key] = len(prefix)
         found: list[ReachedRead] = []
         function = self.symbols.function(fid)
         batch = self._batch_loop_ids(fid)
@@ -332,7 +390,9 @@ class Program:
                 continue
             step = Step(fid, site.site, self._flow_of_site(site), site)
             visiting.add(site.callee)
-            found.extend(self._reads_from(site.callee, (*prefix, step), visiting))
+            found.extend(
+                self._reads_from(site.callee, (*prefix, step), visiting, self._next_state(state, step), walked)
+            )
             visiting.discard(site.callee)
         return found
 
