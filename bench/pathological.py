@@ -58,15 +58,21 @@ def call_chain(length: int) -> Files:
     return {"calls.py": "\n".join(functions) + "\n" + consumer}
 
 
-def forking_calls(levels: int) -> Files:
+def forking_calls(levels: int, back_to_the_top: bool = False) -> Files:
     # The consumer's loop calls its method f0a; at each level both methods call both of the next
-    # level, and the last two read the epoch: 2 ** levels paths through calls to each read.
-    methods = [f"    def f{levels}{side}(self):\n        return self._epoch\n" for side in "ab"]
+    # level, and the last two read the epoch: 2 ** levels paths through calls to each read. With
+    # `back_to_the_top`, the last two also call f0b: every method is on one call cycle.
+    again = " + self.f0b()" if back_to_the_top else ""
+    methods = [f"    def f{levels}{side}(self):\n        return self._epoch{again}\n" for side in "ab"]
     for level in range(levels - 1, -1, -1):
         below = f"self.f{level + 1}a() + self.f{level + 1}b()"
         methods += [f"    def f{level}{side}(self):\n        return {below}\n" for side in "ab"]
     consumer = CONSUMER.replace("accepted.append(message)", "accepted.append(message)\n            self.f0a()")
     return {"calls.py": consumer.rstrip("\n") + "\n\n" + "\n".join(methods)}
+
+
+def forking_cycle(levels: int) -> Files:
+    return forking_calls(levels, back_to_the_top=True)
 
 
 def identity_decorated(functions: int) -> Files:
@@ -158,6 +164,7 @@ INPUTS = (
     Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
     Input("bump_chain", bump_chain, (625, 1250, 2500), "functions"),
     Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
+    Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Access, Flow, Pos, Ref, Site, within
+from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -301,7 +301,8 @@ class Consumer:
             guards = program.guards(field)
             unprotected = [
                 e for e in events
-                if not _protected(program, e.path, guards) and not _revalidates(program, e.path[-1], field, guards)
+                if not _protected(program, e.path, guards)
+                and not program.revalidates(e.path[-1].fid, e.path[-1].site, field, guards)
             ]
             if unprotected:
                 yield self._finding(program, snapshot, field, guards, unprotected)
@@ -430,34 +431,6 @@ def _interleaves(program: Program, reads: list[Frame], uses: list[Frame]) -> boo
             if (point.site.pos[:2] > site.pos[:2]) == after:
                 return True
     return False
-
-
-def _revalidates(program: Program, use: Hop, field: FieldId, guards: frozenset[FieldId]) -> bool:
-    """Whether the use compares the snapshot with `field` itself read under a guard (the optimistic
-    idiom: `with L: if epoch != self._epoch: return`), directly or through an accessor."""
-    function = program.symbols.function(use.fid)
-    comparison = min(
-        (pos for pos in function.comparisons if within(use.site.pos, pos)),
-        key=lambda pos: (pos[2] - pos[0], pos[3] - pos[1]),
-        default=None,
-    )
-    if comparison is None:
-        return False
-    others = [a for a in function.accesses if within(a.site.pos, comparison) and not within(a.site.pos, use.site.pos)]
-    if any(_reads_guarded(program, use.fid, access, field, guards) for access in others):
-        return True
-    calls = [c for c in function.calls if within(c.site.pos, comparison) and not within(c.site.pos, use.site.pos)]
-    return any(
-        _reads_guarded(program, site.callee, access, field, guards)
-        for call in calls
-        for site in program.calls.sites_of_call.get((use.fid, call.id), ())
-        if not site.via_argument
-        for access in program.symbols.function(site.callee).accesses
-    )
-
-
-def _reads_guarded(program: Program, fid: str, access: Access, field: FieldId, guards: frozenset[FieldId]) -> bool:
-    return program.dataflow.field_of(fid, access.ref) == field and bool(program.locks.held(fid, access.site) & guards)
 
 
 def _held_at(program: Program, reads: list[Frame], guards: frozenset[FieldId]) -> bool:

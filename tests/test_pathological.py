@@ -19,7 +19,15 @@ from epochlint.program.lockorder import LockOrder
 from epochlint.program.model import Program
 from epochlint.report import RunResult
 from epochlint.rules.epl004_epoch_bump_after_queue_clear import EpochBumpAfterQueueClear
-from bench.pathological import CONSUMER, bump_chain, call_chain, forking_calls, identity_decorated, nested_lock_chain
+from bench.pathological import (
+    CONSUMER,
+    bump_chain,
+    call_chain,
+    forking_calls,
+    forking_cycle,
+    identity_decorated,
+    nested_lock_chain,
+)
 from tests.conftest import KNOWN_CODES, actual_marks
 from tests.test_audit_tasks import audit_in_process, one_unit
 
@@ -68,6 +76,19 @@ def test_calls_that_fork_and_join_again_are_walked_once_per_function_and_state(
     reads = {(r.location.path, r.location.line) for r in finding.related if r.message.startswith("read of")}
     assert {path for path, _ in reads} == {"calls.py"} and len(reads) == 3
     assert sum(walked.values()) <= 4 * (2 * levels + 2)
+
+
+def test_calls_that_fork_inside_a_call_cycle_stop_at_the_work_limit_with_epl900(write_tree: WriteTree) -> None:
+    # Inside a cycle the paths on from a function depend on the path that reached it: redis-py's
+    # search went on for more than half an hour. It now stops at a fixed budget, and says so.
+    result = fresh_check(write_tree(forking_cycle(20)))
+    (limit,) = result.findings
+    assert limit.code == "EPL900" and limit.location.path == "calls.py"
+    assert limit.message == (
+        "Cannot analyse the part of the program linked to this file by imports: the search for epoch "
+        "reads through calls from batch loops takes more than 100,000 steps, a fixed work limit; "
+        "EPL001 and EPL002 were not checked anywhere in it."
+    )
 
 
 def test_functions_given_back_by_their_decorators_each_call_only_the_next(

@@ -26,7 +26,7 @@ from epochlint.frontend.facts import (
     Write,
     within,
 )
-from epochlint.program.budget import LimitReport
+from epochlint.program.budget import LimitReport, WorkBudget
 from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, learn_bound_values
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
@@ -109,6 +109,11 @@ class BatchLoop:
     is_async_for: bool = False
 
 
+# Calls walked from batch loops to the epoch reads below them, per unit: far beyond real code (536
+# in the benchmark tree at 4x), reached only where calls fork and join inside call cycles.
+READS_STEPS = 100_000
+
+
 class Program:
     """Everything the rules may ask about one analysis unit."""
 
@@ -118,6 +123,7 @@ class Program:
         # Analyses that stopped at their work budget, by what they are (the rules that asked them
         # report nothing of them; EPL900 reports the limit).
         self.limits_reached: dict[str, LimitReport] = {}
+        self._reads_budget = WorkBudget("the search for epoch reads through calls from batch loops", READS_STEPS)
         self._batch_loops: dict[str, frozenset[int]] = {}
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)
@@ -293,7 +299,7 @@ class Program:
             found: list[ReachedRead] = []
             call = self.symbols.call(loop.function, loop.call_id)
             flow = call.flow if call is not None else Flow()
-            walked: dict[tuple[str, _PathState], int] = {}
+            walked: dict[tuple[str, _PathState, frozenset[str]], int] = {}
             for start in starts:
                 if start.callee not in self._epoch_readers:
                     continue
@@ -310,7 +316,7 @@ class Program:
             field = self.symbols.field(fid, access.ref)
             if field is not None and self.is_epoch(field):
                 found.append(ReachedRead(field, (Step(fid, access.site, access.flow),)))
-        walked: dict[tuple[str, _PathState], int] = {}
+        walked: dict[tuple[str, _PathState, frozenset[str]], int] = {}
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks or site.iterating or site.callee not in self._epoch_readers:
                 continue
@@ -335,12 +341,17 @@ class Program:
         return _PathState(held, state.use, state.held_above_use, awaits)
 
     @cached_property
-    def _in_call_cycle(self) -> frozenset[str]:
-        """Functions on a cycle of the call graph: the paths on from one depend on how it was reached."""
+    def _call_cycle(self) -> dict[str, frozenset[str]]:
+        """The functions on a cycle of the call graph, each with the others of its cycles: a path
+        on from one cannot enter any of them that the path already went through."""
+        cycles: dict[str, frozenset[str]] = {}
         graph = self.calls.graph
-        components = nx.strongly_connected_components(graph)
-        cyclic = {fid for component in components if len(component) > 1 for fid in component}
-        return frozenset(cyclic | {fid for fid in graph.nodes if graph.has_edge(fid, fid)})
+        for component in nx.strongly_connected_components(graph):
+            fid = next(iter(component))
+            if len(component) > 1 or graph.has_edge(fid, fid):
+                members = frozenset(component)
+                cycles.update(dict.fromkeys(members, members))
+        return cycles
 
     def _flow_of_site(self, site: CallSite) -> Flow:
         if site.call_id >= 0:
@@ -358,20 +369,21 @@ class Program:
         prefix: tuple[Step, ...],
         visiting: set[str],
         state: _PathState,
-        walked: dict[tuple[str, _PathState], int],
+        walked: dict[tuple[str, _PathState, frozenset[str]], int],
     ) -> list[ReachedRead]:
         """Epoch reads made by `fid` and its lock-inheriting callees, outside their own batch loops.
 
-        A function reached again in the same state by a path no shorter than one `walked` already
-        adds nothing (each of its reads was found with the same verdict by a path as short): without
-        this, paths through calls that fork and join again are counted in exponential numbers. A
-        function on a call cycle is walked on each time, as the paths on from it depend on the path
-        that reached it."""
-        if fid not in self._in_call_cycle:
-            key = (fid, state)
-            if walked.get(key, len(prefix) + 1) <= len(prefix):
-                return []
-            walked[key] = len(prefix)
+        A function reached again in the same state, by a path that went through the same functions
+        of its call cycle (the paths on from it avoid those) and is no shorter than one `walked`
+        already, adds nothing: each of its reads was found with the same verdict by a path as short.
+        Without this, calls that fork and join again make paths in exponential numbers; inside call
+        cycles some still can, and the search stops at a fixed budget (EPL900 says where)."""
+        last = prefix[-1]
+        self._reads_budget.spend(1, last.function, last.site.pos)
+        key = (fid, state, self._call_cycle.get(fid, frozenset()) & visiting)
+        if walked.get(key, len(prefix) + 1) <= len(prefix):
+            return []
+        walked[key] = len(prefix)
         found: list[ReachedRead] = []
         function = self.symbols.function(fid)
         batch = self._batch_loop_ids(fid)
@@ -415,7 +427,42 @@ class Program:
         for lock in self.locks.local_locks(top.function, top.site) & guards:
             if not self._escapes_region(top, lock):
                 return True
-        return False
+        return self._only_revalidated(top, read.field, guards)
+
+    def _only_revalidated(self, step: Step, field: FieldId, guards: frozenset[FieldId]) -> bool:
+        """Whether the value at `step` is used only in re-validations (see `revalidates`): kept in
+        locals whose every use is one, or compared right where it is read."""
+        if step.flow.kind != FLOW_ASSIGN:
+            return self.revalidates(step.function, step.site, field, guards)
+        uses = [u for u in self._local_uses(step.function, step.flow.targets) if u.flow.kind != FLOW_ASSIGN]
+        return bool(uses) and all(self.revalidates(step.function, use.site, field, guards) for use in uses)
+
+    def revalidates(self, fid: str, site: Site, field: FieldId, guards: frozenset[FieldId]) -> bool:
+        """Whether the value used at `site` in `fid` is compared with `field` itself read under one
+        of `guards` (the optimistic idiom: `with L: if epoch != self._epoch: return`), directly or
+        through an accessor."""
+        function = self.symbols.function(fid)
+        comparison = min(
+            (pos for pos in function.comparisons if within(site.pos, pos)),
+            key=lambda pos: (pos[2] - pos[0], pos[3] - pos[1]),
+            default=None,
+        )
+        if comparison is None:
+            return False
+        others = [a for a in function.accesses if within(a.site.pos, comparison) and not within(a.site.pos, site.pos)]
+        if any(self._reads_guarded(fid, access, field, guards) for access in others):
+            return True
+        calls = [c for c in function.calls if within(c.site.pos, comparison) and not within(c.site.pos, site.pos)]
+        return any(
+            self._reads_guarded(edge.callee, access, field, guards)
+            for call in calls
+            for edge in self.calls.sites_of_call.get((fid, call.id), ())
+            if not edge.via_argument
+            for access in self.symbols.function(edge.callee).accesses
+        )
+
+    def _reads_guarded(self, fid: str, access: Access, field: FieldId, guards: frozenset[FieldId]) -> bool:
+        return self.dataflow.field_of(fid, access.ref) == field and bool(self.locks.held(fid, access.site) & guards)
 
     def only_logged(self, read: ReachedRead) -> bool:
         """Whether the value read (where it stops being returned up the path) is only logged:
