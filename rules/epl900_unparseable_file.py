@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from epochlint.findings import Finding, Location
 from epochlint.program.budget import LimitReport
 from epochlint.program.lockorder import EVENT_STEPS, LOCK_ORDER_STEPS
-from epochlint.program.model import Program
+from epochlint.program.model import READS_STEPS, Program
 from epochlint.rules.base import Example, Rule
 
 
@@ -32,11 +32,15 @@ analysing (a file and every file linked to it by imports; the other parts are ch
   reach it at 142 calls;
 - the search for epoch bumps and queue clears through calls (EPL004) may take {EVENT_STEPS:,} steps,
   each call on the way from a call to the bump or clear it leads to counting one. A chain of calls
-  ending in a bump reaches it at about 1,400 functions.
+  ending in a bump reaches it at about 1,400 functions;
+- the search for epoch reads through calls from batch loops (EPL001, EPL002) may take
+  {READS_STEPS:,} steps, each call walked counting one. Paths that reach a function alike are
+  walked on once, but inside a call cycle the functions of the cycle a path went through count
+  too: calls that fork and join again on one cycle reach it at 14 levels.
 
 The projects measured spend at most a few hundred steps. The limits count work, not time, so the
 same code gets the same findings on any machine.
-""".format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS, EVENT_STEPS=EVENT_STEPS)
+""".format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS, EVENT_STEPS=EVENT_STEPS, READS_STEPS=READS_STEPS)
     why = """
 A linter that skips a file silently lies about it: the file could hold the very race the run was
 meant to find. Every other file is still analysed; this finding makes the gap visible.
