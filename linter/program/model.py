@@ -6,8 +6,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-import networkx as nx
-
 from epochlint.config import Config
 from epochlint.findings import Location, function_display_name
 from epochlint.frontend.facts import (
@@ -344,6 +342,8 @@ class Program:
     def _call_cycle(self) -> dict[str, frozenset[str]]:
         """The functions on a cycle of the call graph, each with the others of its cycles: a path
         on from one cannot enter any of them that the path already went through."""
+        import networkx as nx  # imported where a graph is used (see callgraph.py)
+
         cycles: dict[str, frozenset[str]] = {}
         graph = self.calls.graph
         for component in nx.strongly_connected_components(graph):
