@@ -407,13 +407,19 @@ class LockOrder:
         hand-off): one event per place in `fid`, in source order."""
         direct = self.bumps_in if kind == "bump" else self.clears_in
         found = list(direct(fid))
+        # A call of several callees (a name two functions may hold) is one place: its event is the
+        # one reached by the fewest calls, the first of those.
+        through: dict[Site, Event] = {}
         for site in self.calls.sites_from.get(fid, ()):
             if site.inherits_locks and site.callee in self._distance(kind):
                 chain = self._toward_maker(site, kind)
                 maker = chain[-1].callee
                 first = direct(maker)[0]
-                found.append(Event(maker, first.target, chain, first.field, first.what))
-        return sorted(found, key=lambda e: e.site.pos)
+                event = Event(maker, first.target, chain, first.field, first.what)
+                kept = through.get(site.site)
+                if kept is None or len(event.chain) < len(kept.chain):
+                    through[site.site] = event
+        return sorted([*found, *through.values()], key=lambda e: e.site.pos)
 
     def _toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
         """`site`, then the calls to the function making an event of `kind` that a breadth-first
