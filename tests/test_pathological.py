@@ -34,20 +34,26 @@ from tests.test_audit_tasks import audit_in_process, one_unit
 WriteTree = Callable[..., Path]
 
 
+def calls_by_function(monkeypatch: pytest.MonkeyPatch, owner: type, method: str) -> Counter[str]:
+    """How many times `owner.method(fid, ...)` is called for each function id, from now on."""
+    counts: Counter[str] = Counter()
+    original = getattr(owner, method)
+
+    def counted(self: object, fid: str, *rest: object) -> object:
+        counts[fid] += 1
+        return original(self, fid, *rest)
+
+    monkeypatch.setattr(owner, method, counted)
+    return counts
+
+
 def test_a_call_chain_is_searched_for_bumps_once_per_function(
     write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each function of the chain searched everything below it for a bump (EPL004 asks of every
     # function): length * length / 2 functions looked at, 25 s and 464 MB at 5,000 functions.
     length = 400
-    looked_at: Counter[str] = Counter()
-    bumps_in = LockOrder.bumps_in
-
-    def counted(order: LockOrder, fid: str) -> object:
-        looked_at[fid] += 1
-        return bumps_in(order, fid)
-
-    monkeypatch.setattr(LockOrder, "bumps_in", counted)
+    looked_at = calls_by_function(monkeypatch, LockOrder, "bumps_in")
     root = write_tree(call_chain(length))
     result = fresh_check(root)
     assert [code for _, _, code in actual_marks(result)] == ["EPL001"]
@@ -61,14 +67,7 @@ def test_calls_that_fork_and_join_again_are_walked_once_per_function_and_state(
     # Every path through calls from a batch loop to each epoch read was walked: 2 ** levels of them,
     # 59 s and 1.1 GB at 20 levels, and redis-py's call graph never finished.
     levels = 12
-    walked: Counter[str] = Counter()
-    reads_from = Program._reads_from
-
-    def counted(program: Program, fid: str, *rest: object) -> object:
-        walked[fid] += 1
-        return reads_from(program, fid, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Program, "_reads_from", counted)
+    walked = calls_by_function(monkeypatch, Program, "_reads_from")
     result = fresh_check(write_tree(forking_calls(levels)))
     (finding,) = result.findings
     assert finding.code == "EPL001"

@@ -281,8 +281,8 @@ def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], se
         for value in decorator:
             if value.kind != "function":
                 continue
-            params = [p for p in symbols.function(value.target).params if p.kind == "positional"]
-            if params:
-                values.setdefault((value.target, params[0].name), set()).update(passed)
+            first = symbols.first_parameter(value.target)
+            if first:
+                values.setdefault((value.target, first), set()).update(passed)
             returned.update(symbols.applied(value.target, passed))
         passed = frozenset(returned) or passed

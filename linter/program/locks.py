@@ -269,7 +269,7 @@ class Locks:
         if cached is not None:
             return cached
         facts = self.symbols.function(decorator)
-        decorated = [p.name for p in facts.params if p.kind == "positional"]
+        decorated = self.symbols.first_parameter(decorator)
         found: set[tuple[str, ...]] = set()
         for wrapper in self.symbols.return_values(decorator) if decorated else ():
             function = self.symbols.function(wrapper.target) if wrapper.kind == "function" else None
@@ -278,7 +278,7 @@ class Locks:
             receiver = Ref(function.qualname, function.params[0].name)
             regions = self.regions_by_id(wrapper.target)
             for call in function.calls:
-                if call.callee != Ref(facts.qualname, decorated[0]):
+                if call.callee != Ref(facts.qualname, decorated):
                     continue
                 for region in (regions[region_id] for region_id in call.site.regions):
                     if Ref(region.lock.scope, region.lock.name) == receiver and region.lock.attrs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -326,17 +326,21 @@ class Program:
         return found
 
     def _first_state(self, loop: BatchLoop, first: Step) -> _PathState:
-        held = self.locks.local_locks(first.function, first.site)
-        use = (first.function, first.site, first.flow)
-        return _PathState(held, use, frozenset(), self._awaits_after(loop, first, self._use_end(first)))
+        return self._used_at(first, self.locks.local_locks(first.function, first.site), frozenset(), loop)
 
     def _next_state(self, state: _PathState, step: Step) -> _PathState:
         held = state.held | self.locks.local_locks(step.function, step.site)
         if not self._returned(step):
-            use = (step.function, step.site, step.flow)
-            return _PathState(held, use, state.held, self._awaits_after(None, step, self._use_end(step)))
+            return self._used_at(step, held, state.held, None)
         awaits = state.awaits_after_use or self._awaits_after(None, step, None)
         return _PathState(held, state.use, state.held_above_use, awaits)
+
+    def _used_at(
+        self, step: Step, held: frozenset[FieldId], held_above: frozenset[FieldId], loop: BatchLoop | None
+    ) -> _PathState:
+        """The state of a path whose value from below is used at `step` (see `_use_level`)."""
+        awaits = self._awaits_after(loop, step, self._use_end(step))
+        return _PathState(held, (step.function, step.site, step.flow), held_above, awaits)
 
     @cached_property
     def _call_cycle(self) -> dict[str, frozenset[str]]:
@@ -430,12 +434,16 @@ class Program:
         return self._only_revalidated(top, read.field, guards)
 
     def _only_revalidated(self, step: Step, field: FieldId, guards: frozenset[FieldId]) -> bool:
-        """Whether the value at `step` is used only in re-validations (see `revalidates`): kept in
-        locals whose every use is one, or compared right where it is read."""
+        """Whether the value at `step` is used only in re-validations (see `revalidates`)."""
+        return self._every_use(step, lambda site, _: self.revalidates(step.function, site, field, guards))
+
+    def _every_use(self, step: Step, test: Callable[[Site, Flow], bool]) -> bool:
+        """Whether every use of the value at `step` passes `test`: the use right where it is read,
+        or, when it is kept in locals, each use of those (there must be one)."""
         if step.flow.kind != FLOW_ASSIGN:
-            return self.revalidates(step.function, step.site, field, guards)
+            return test(step.site, step.flow)
         uses = [u for u in self._local_uses(step.function, step.flow.targets) if u.flow.kind != FLOW_ASSIGN]
-        return bool(uses) and all(self.revalidates(step.function, use.site, field, guards) for use in uses)
+        return bool(uses) and all(test(use.site, use.flow) for use in uses)
 
     def revalidates(self, fid: str, site: Site, field: FieldId, guards: frozenset[FieldId]) -> bool:
         """Whether the value used at `site` in `fid` is compared with `field` itself read under one
@@ -467,13 +475,8 @@ class Program:
     def only_logged(self, read: ReachedRead) -> bool:
         """Whether the value read (where it stops being returned up the path) is only logged:
         passed to a log call, or kept in locals whose every use is one."""
-        steps = read.steps
-        level = self._use_level(steps)
-        step = steps[level]
-        if step.flow.kind != FLOW_ASSIGN:
-            return self.is_logging(step.function, step.flow)
-        uses = [u for u in self._local_uses(step.function, step.flow.targets) if u.flow.kind != FLOW_ASSIGN]
-        return bool(uses) and all(self.is_logging(step.function, use.flow) for use in uses)
+        step = read.steps[self._use_level(read.steps)]
+        return self._every_use(step, lambda _, flow: self.is_logging(step.function, flow))
 
     def is_logging(self, fid: str, flow: Flow) -> bool:
         """Whether a value going to `flow` is an argument of `print`, of the `logging` module, or

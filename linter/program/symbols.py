@@ -484,8 +484,7 @@ class Symbols:
         if entity.kind == "external":
             return Entity("external", f"{entity.target}.{attr}")
         if entity.kind in ("class", "instance"):
-            field = field_first and entity.kind == "instance" and self._has_field(entity.target, attr)
-            method = "" if field else self.lookup_method(entity.target, attr)
+            method = self._method_named(entity.target, attr, field_first and entity.kind == "instance")
             if method:
                 if entity.kind == "instance" and self.function(method).is_property:
                     return Entity("property", method)
@@ -728,8 +727,11 @@ class Symbols:
         Java, all but the last (which a call names as its method)."""
         return len(ref.attrs) - 1 if is_java(self.module_of(fid).rel) else 0
 
-    def _has_field(self, cid: str, attr: str) -> bool:
-        return any(attr in self._class_fields.get(klass, ()) for klass in self.mro(cid))
+    def _method_named(self, cid: str, attr: str, fields_first: bool) -> str:
+        """The method `attr` of class `cid`; with `fields_first` (Java), "" where a field has the name."""
+        if fields_first and any(attr in self._class_fields.get(klass, ()) for klass in self.mro(cid)):
+            return ""
+        return self.lookup_method(cid, attr)
 
     def _name_values(self, fid: str, ref: Ref, depth: int) -> frozenset[Entity]:
         module = self.module_of(fid).name
@@ -771,8 +773,12 @@ class Symbols:
     def applied(self, decorator: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
         """What function `decorator` returns when it decorates `passed` (its first positional
         parameter's value)."""
-        first = next((p.name for p in self.function(decorator).params if p.kind == "positional"), "")
+        first = self.first_parameter(decorator)
         return self.passed_through(decorator, first, passed, depth) if first else self.return_values(decorator, depth)
+
+    def first_parameter(self, fid: str) -> str:
+        """The first positional parameter of `fid` (what a decorator is called with), or ""."""
+        return next((p.name for p in self.function(fid).params if p.kind == "positional"), "")
 
     def passed_through(self, function: str, param: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
         """What `function` returns when its parameter `param` holds `passed`. A function that gives
@@ -791,7 +797,7 @@ class Symbols:
         found = self._returned_parameters.get(fid)
         if found is None:
             function = self.function(fid)
-            first = next((p.name for p in function.params if p.kind == "positional"), "")
+            first = self.first_parameter(fid)
             own = Ref(function.qualname, first)
             returns_it = any(
                 access.flow.kind == "return" and access.flow.call < 0 and access.ref == own
@@ -1049,9 +1055,7 @@ class Symbols:
             return frozenset({Entity("class", f"{entity.target}.{attr}")})
         if entity.kind == "external_instance":
             return frozenset({Entity("external", f"{entity.target}.{attr}")})
-        if entity.kind == "instance" and (
-            field_first and self._has_field(entity.target, attr) or not self.lookup_method(entity.target, attr)
-        ):
+        if entity.kind == "instance" and not self._method_named(entity.target, attr, field_first):
             values = self._field_value_set(self.defining_class(entity.target, attr), attr)
             return values or self._inherited_from_external(entity.target, attr)
         member = self.member(entity, attr)
@@ -1234,7 +1238,7 @@ class Symbols:
         first = self.updated_field(cls, attrs[0])
         if first == "[]":
             return None
-        if not (fields_first and self._has_field(cls, first)) and self.lookup_method(cls, first):
+        if self._method_named(cls, first, fields_first):
             return None
         owner = self.defining_class(cls, first)
         rest = attrs[1:]
