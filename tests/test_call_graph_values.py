@@ -87,6 +87,20 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main",
         {"main.func4"},
     ),
+    # A wrapper is made per decoration: the one a call runs calls the function decorated there.
+    "wrapper_calls_the_function_it_was_made_for": (
+        "def logged(f):\n    def wrapper(*args):\n        return f(*args)\n    return wrapper\n\n"
+        "@logged\ndef func4():\n    pass\n\n@logged\ndef func5():\n    pass\n\nfunc4()\n",
+        "main.logged.wrapper",
+        {"main.func4"},
+    ),
+    "wrapper_of_stacked_decorators_calls_the_function_it_was_made_for": (
+        "def logged(f):\n    def wrapper(*args):\n        return f(*args)\n    return wrapper\n\n"
+        "def timed(f):\n    def timer(*args):\n        return f(*args)\n    return timer\n\n"
+        "@timed\n@logged\ndef func4():\n    pass\n\n@timed\n@logged\ndef func5():\n    pass\n\nfunc5()\n",
+        "main.logged.wrapper",
+        {"main.func5"},
+    ),
     "identity_function_gives_back_its_argument_at_each_call": (
         "def same(value):\n    return value\n\nfirst = same(func1)\nsecond = same(func2)\nfirst()\n",
         "main",

@@ -74,6 +74,13 @@ class CallGraph:
         for fid in sorted(symbols.functions):
             for site in self._sites_in(fid):
                 self._add(site)
+        # The clones of wrappers that calls reach, and those their calls reach in turn.
+        done: set[str] = set()
+        while pending := sorted(fid for fid in symbols.clones if fid in self.graph and fid not in done):
+            for fid in pending:
+                done.add(fid)
+                for site in self._sites_in(fid):
+                    self._add(site)
 
     def _add(self, site: CallSite) -> None:
         self.sites_from.setdefault(site.caller, []).append(site)

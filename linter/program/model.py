@@ -128,6 +128,7 @@ class Program:
         self.symbols.type_fields()
         self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
         learn_bound_values(self.symbols, self.call_shapes_model)
+        self.symbols.clone_wrappers()
         self.symbols.settle()
         self.calls = CallGraph(self.symbols, frozenset(config.iteration_helpers))
         self.locks = Locks(
@@ -547,7 +548,7 @@ class Program:
     @cached_property
     def _async_context(self) -> dict[str, bool]:
         """Coroutines, and plain functions reached only from coroutines, follow asyncio's model."""
-        result = {fid: self.symbols.function(fid).is_async for fid in self.symbols.functions}
+        result = {fid: self.symbols.function(fid).is_async for fid in self.calls.graph}
         changed = True
         while changed:
             changed = False
@@ -618,7 +619,7 @@ class Program:
         return self.symbols.module_of(fid).rel
 
     def display_function(self, fid: str) -> str:
-        module, function = self.symbols.functions[fid]
+        module, function = self.symbols.entry(fid)
         return function_display_name(module.name, module.facts.package, function.qualname)
 
     def file_of_module(self, module: str) -> ModuleInfo:

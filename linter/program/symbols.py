@@ -99,6 +99,23 @@ def function_id(module: str, qualname: str) -> str:
     return f"{module}:{qualname}"
 
 
+# The fact read by resolutions that went through a decorated function's name: once wrappers are
+# cloned per decoration, such a name holds the clones too.
+_DECORATED = ("decorated",)
+
+
+@dataclass(frozen=True)
+class Clone:
+    """A decorator's wrapper as one decoration made it: in its body, the decorator's parameter
+    `param` (of the decorator, qualname `scope`) holds only the function decorated there,
+    `passed`, not every function the decorator is applied to."""
+
+    wrapper: str
+    scope: str
+    param: str
+    passed: frozenset[Entity]
+
+
 class Symbols:
     """The symbol tables of one analysis unit, and name resolution over them."""
 
@@ -137,14 +154,28 @@ class Symbols:
         # Method lookups depend only on the class hierarchy, which learning never changes: kept
         # across the value flow's rounds (asked about a hundred thousand times per round).
         self._method_cache: dict[tuple[str, str, str], str] = {}
+        # Wrappers cloned per decoration, by clone id; a clone is not in `functions` (it is no
+        # function of its own to report on), but is one wherever a call reaches it.
+        self.clones: dict[str, Clone] = {}
+        # Per wrapper: what its decorator's parameter no longer holds in the wrapper itself, the
+        # functions whose decorations have clones (where each is called).
+        self._cloned_away: dict[str, frozenset[Entity]] = {}
+        self._cloning = False
 
     # -- basic lookups ----------------------------------------------------------------------
 
     def function(self, fid: str) -> FunctionFacts:
-        return self.functions[fid][1]
+        return self.entry(fid)[1]
 
     def module_of(self, fid: str) -> ModuleInfo:
-        return self.functions[fid][0]
+        return self.entry(fid)[0]
+
+    def entry(self, fid: str) -> tuple[ModuleInfo, FunctionFacts]:
+        """The module and facts of a function, or of the wrapper a clone was made of."""
+        try:
+            return self.functions[fid]
+        except KeyError:
+            return self.functions[self.clones[fid].wrapper]
 
     def binds(self, fid: str) -> dict[str, list[Bind]]:
         cached = self._binds_cache.get(fid)
@@ -191,6 +222,26 @@ class Symbols:
         """`compute()`, a value derived from resolutions, kept until something it used is
         learnt anew."""
         return self._resolutions.get(_Cache.DERIVED, key, compute, _PENDING)  # type: ignore[arg-type]
+
+    def clone_wrappers(self) -> None:
+        """From now on, a project decorator that returns a wrapper defined inside it gives, for
+        each function it decorates, a clone of that wrapper calling only that function (besides
+        the wrapper itself, which no longer calls it): a call of one decorated function then
+        runs its own wrapper, not every function the decorator wraps. Learning is over: what was
+        learnt through the shared wrapper stays, as it holds for every clone."""
+        self._cloning = True
+        self._resolutions.forget([_DECORATED])
+        for fid, (_, function) in sorted(self.functions.items()):
+            if function.decorator_values:
+                self.decorated_values(fid)
+        away: dict[str, set[Entity]] = {}
+        for clone in self.clones.values():
+            away.setdefault(clone.wrapper, set()).update(clone.passed)
+        self._cloned_away = {wrapper: frozenset(passed) for wrapper, passed in away.items()}
+        self._resolutions.forget(
+            _parameter_fact((function_id(self.module_of(c.wrapper).name, c.scope), c.param))
+            for c in self.clones.values()
+        )
 
     def settle(self) -> None:
         """Nothing more is learnt: resolutions stop recording what they depend on, and the
@@ -548,6 +599,9 @@ class Symbols:
         scope = function_id(module.name, ref.scope)
         if scope not in self.functions:
             return UNKNOWN
+        decorated = self._decorated_here(fid, ref)
+        if decorated is not None:
+            return next(iter(decorated)) if len(decorated) == 1 else UNKNOWN
         if ref.name == self.self_param(scope):
             cls = self.class_of_function(scope)
             kind = "class" if self.function(scope).kind == "classmethod" else "instance"
@@ -558,6 +612,9 @@ class Symbols:
         if nested in self.classes:
             return Entity("class", nested)
         candidates = self.local_values(scope, ref.name, depth)
+        away = self._cloned_away.get(fid)
+        if away and self._names_decorated(fid, ref):
+            candidates -= away
         if len(candidates) == 1:
             return next(iter(candidates))
         return UNKNOWN
@@ -752,17 +809,41 @@ class Symbols:
         nested = function_id(module, f"{ref.scope}.{ref.name}")
         if nested in self.functions:
             return self.decorated_values(nested, depth)
+        decorated = self._decorated_here(fid, ref)
+        if decorated is not None:
+            return decorated
         root = self.root_entity(fid, Ref(ref.scope, ref.name), depth)
         values = set(self.local_values(scope, ref.name, depth)) | self._assigned_values(scope, ref.name, depth)
         if root.kind != "unknown":
             values.add(root)
-        return self._globals_expanded(frozenset(values), depth)
+        found = self._globals_expanded(frozenset(values), depth)
+        away = self._cloned_away.get(fid)
+        if away and self._names_decorated(fid, ref):
+            return found - away
+        return found
+
+    def _decorated_here(self, fid: str, ref: Ref) -> frozenset[Entity] | None:
+        """In a clone, what its decorator's parameter holds (`func` of `return func(*args)`); None
+        for any other name."""
+        clone = self.clones.get(fid)
+        if clone is None or (ref.scope, ref.name) != (clone.scope, clone.param):
+            return None
+        return clone.passed
+
+    def _names_decorated(self, fid: str, ref: Ref) -> bool:
+        """Whether `ref` names, in wrapper `fid`, the parameter of the decorator around it that
+        holds the function decorated."""
+        scope, _, _ = self.function(fid).qualname.rpartition(".")
+        return ref.scope == scope and ref.name == self.first_parameter(function_id(self.module_of(fid).name, scope))
 
     def decorated_values(self, fid: str, depth: int = 0) -> frozenset[Entity]:
         """What the name a `def` binds holds: the function, or what its project decorators
         return for it (a wrapper that calls it, or the function itself)."""
         values = frozenset({Entity("function", fid)})
-        for decorator in reversed(self.decorators(fid, depth)):
+        decorators = self.decorators(fid, depth)
+        if decorators:
+            self._resolutions.read(_DECORATED)
+        for decorator in reversed(decorators):
             returned = frozenset(
                 value for d in decorator if d.kind == "function" for value in self.applied(d.target, values, depth + 1)
             )
@@ -774,7 +855,31 @@ class Symbols:
         """What function `decorator` returns when it decorates `passed` (its first positional
         parameter's value)."""
         first = self.first_parameter(decorator)
-        return self.passed_through(decorator, first, passed, depth) if first else self.return_values(decorator, depth)
+        if not first:
+            return self.return_values(decorator, depth)
+        returned = self.passed_through(decorator, first, passed, depth)
+        if not self._cloning or not passed:
+            return returned
+        return returned | frozenset(
+            self._clone(wrapper.target, decorator, first, passed)
+            for wrapper in returned
+            if wrapper.kind == "function" and wrapper not in passed and self._nested_in(wrapper.target, decorator)
+        )
+
+    def _nested_in(self, fid: str, outer: str) -> bool:
+        """Whether function `fid` is defined inside function `outer` (directly), as a closure."""
+        if fid not in self.functions or self.module_of(fid) is not self.module_of(outer):
+            return False
+        return self.function(fid).qualname.rpartition(".")[0] == self.function(outer).qualname
+
+    def _clone(self, wrapper: str, decorator: str, param: str, passed: frozenset[Entity]) -> Entity:
+        """The clone of `wrapper` for the decoration that passed `passed` to `decorator`."""
+        fid = f"{wrapper}@" + ",".join(sorted(f"{value.kind} {value.target}" for value in passed))
+        if fid not in self.clones:
+            self.clones[fid] = Clone(wrapper, self.function(decorator).qualname, param, passed)
+            self._class_of[fid] = self._class_of[wrapper]
+            self._self_of[fid] = self._self_of[wrapper]
+        return Entity("function", fid)
 
     def first_parameter(self, fid: str) -> str:
         """The first positional parameter of `fid` (what a decorator is called with), or ""."""

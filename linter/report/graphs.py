@@ -19,30 +19,27 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
     if fmt == "pycg":
         stream.write(json.dumps(_pycg_mapping(program), indent=2, sort_keys=True) + "\n")
         return
-    edges = []
-    for caller, callee, data in graph.edges(data=True):
-        for site in data["sites"]:
-            edges.append(
-                {
-                    "caller": names[caller],
-                    "callee": names[callee],
-                    "kind": site.kind,
-                    "path": program.rel_path(caller),
-                    "line": site.pos[0],
-                    "column": site.pos[1],
-                }
-            )
-    edges.sort(key=lambda e: (e["caller"], e["callee"], e["line"], e["column"], e["kind"]))
+    # A wrapper's clones (one per decoration) are the wrapper here: each edge and node once.
+    edges = [
+        {"caller": caller, "callee": callee, "kind": kind, "path": path, "line": line, "column": column}
+        for caller, callee, line, column, kind, path in sorted(
+            {
+                (names[caller], names[callee], site.pos[0], site.pos[1], site.kind, program.rel_path(caller))
+                for caller, callee, data in graph.edges(data=True)
+                for site in data["sites"]
+            }
+        )
+    ]
     if fmt == "json":
-        nodes = [
-            {"id": names[fid], "path": program.rel_path(fid), "line": program.symbols.function(fid).pos[0]}
+        nodes = {
+            names[fid]: {"id": names[fid], "path": program.rel_path(fid), "line": program.symbols.function(fid).pos[0]}
             for fid in graph.nodes
-        ]
-        nodes.sort(key=lambda n: n["id"])
-        stream.write(json.dumps({"nodes": nodes, "edges": edges}, indent=2, sort_keys=True) + "\n")
+        }
+        listed = {"nodes": sorted(nodes.values(), key=lambda n: n["id"]), "edges": edges}
+        stream.write(json.dumps(listed, indent=2, sort_keys=True) + "\n")
         return
     stream.write("digraph calls {\n")
-    for fid in sorted(names.values()):
+    for fid in sorted(set(names.values())):
         stream.write(f"  {json.dumps(fid)};\n")
     for edge in edges:
         style = ' [style=dashed, label="handoff"]' if edge["kind"] == "handoff" else ""
