@@ -90,6 +90,14 @@ def test_calls_that_fork_inside_a_call_cycle_stop_at_the_work_limit_with_epl900(
     )
 
 
+def test_a_search_within_the_work_limit_counts_once_though_two_rules_ask(write_tree: WriteTree) -> None:
+    # EPL002 asks for the reads EPL001 found: searched again, the same steps were counted twice,
+    # and a unit whose search took more than half the budget had its EPL001 finding and also an
+    # EPL900 saying that EPL002 was not checked there.
+    result = fresh_check(write_tree(forking_cycle(14)))
+    assert [finding.code for finding in result.findings] == ["EPL001"]
+
+
 def test_functions_given_back_by_their_decorators_each_call_only_the_next(
     write_tree: WriteTree, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -123,6 +123,7 @@ class Program:
         self.limits_reached: dict[str, LimitReport] = {}
         self._reads_budget = WorkBudget("the search for epoch reads through calls from batch loops", READS_STEPS)
         self._batch_loops: dict[str, frozenset[int]] = {}
+        self._loop_reads: dict[BatchLoop, list[ReachedRead]] = {}
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules)
         self.symbols.type_fields()
@@ -289,7 +290,15 @@ class Program:
         return field is not None and self.is_epoch(field)
 
     def epoch_reads_in_loop(self, loop: BatchLoop) -> list[ReachedRead]:
-        """Reads of epoch fields whose innermost batch loop is `loop`, directly or through calls."""
+        """Reads of epoch fields whose innermost batch loop is `loop`, directly or through calls.
+        Searched once per loop: EPL001 and EPL002 both ask, and the search's work budget counts
+        its steps once."""
+        found = self._loop_reads.get(loop)
+        if found is None:
+            found = self._loop_reads[loop] = self._epoch_reads_in_loop(loop)
+        return found
+
+    def _epoch_reads_in_loop(self, loop: BatchLoop) -> list[ReachedRead]:
         if loop.call_id >= 0:
             starts = [
                 s for s in self.calls.sites_of_call.get((loop.function, loop.call_id), [])
