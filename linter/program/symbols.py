@@ -7,6 +7,7 @@ method name alone.
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
@@ -57,6 +58,12 @@ class Entity:
     kind: str
     target: str = ""
     keys: tuple[str, ...] = ()
+
+    # Not the seeded hash of strings: the value flow breaks its cycles where it meets them, and
+    # meets them in the order sets of entities are iterated, so with the process's hash seed a
+    # program's call graph could differ from one run to the next.
+    def __hash__(self) -> int:
+        return zlib.crc32("\0".join((self.kind, self.target, *self.keys)).encode())
 
 
 UNKNOWN = Entity("unknown")
