@@ -129,3 +129,32 @@ def test_call_resolves_to_exactly_the_functions_held_there(write_tree: WriteTree
     graph = pycg_graph(write_tree({"main.py": FUNCTIONS + code}))
     called = {callee for callee in graph[caller] if callee.startswith(("main.func", "main.A", "ext."))}
     assert called == expected
+
+
+def test_a_call_resolves_the_same_however_deep_the_resolution_that_first_met_it(write_tree: WriteTree) -> None:
+    # Resolving `consumer` in `first` follows the returns of all seventeen factories, past the depth
+    # limit; the calls it reached there were answered as cut short, and `make5`'s call of `make6`,
+    # resolved from that answer, was missing from the graph although nothing about it is deep.
+    factories = "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(16))
+    code = (
+        "class Consumer:\n    def poll(self):\n        pass\n\n"
+        + factories
+        + "def make16():\n    return Consumer()\n\ndef first():\n    consumer = make0()\n    consumer.poll()\n"
+    )
+    graph = pycg_graph(write_tree({"main.py": code}))
+    assert [graph[f"main.make{i}"] for i in range(16)] == [[f"main.make{i + 1}"] for i in range(16)]
+
+
+def test_a_call_resolves_the_same_whichever_function_of_a_cycle_was_resolved_first(write_tree: WriteTree) -> None:
+    # `a_make` and `b_make` return each other's results. Resolving `a_make` first met `b_make` with
+    # `a_make` unfinished, and `b_make` kept the empty answer it saw then: `d_second` could not
+    # tell that its consumer is a `Consumer`, though `c_first` could.
+    code = (
+        "class Consumer:\n    def poll(self):\n        pass\n\n"
+        "def a_make(retry):\n    if retry:\n        return b_make(retry - 1)\n    return Consumer()\n\n"
+        "def b_make(retry):\n    return a_make(retry)\n\n"
+        "def c_first():\n    consumer = a_make(2)\n    consumer.poll()\n\n"
+        "def d_second():\n    consumer = b_make(2)\n    consumer.poll()\n"
+    )
+    graph = pycg_graph(write_tree({"main.py": code}))
+    assert "main.Consumer.poll" in graph["main.c_first"] and "main.Consumer.poll" in graph["main.d_second"]

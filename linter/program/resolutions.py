@@ -27,33 +27,62 @@ class Resolutions:
     def __init__(self, count: int) -> None:
         self.caches: list[dict[Hashable, object]] = [{} for _ in range(count)]
         self._computing: list[_Node] = []
+        # The resolutions being computed, by their place in `_computing`.
+        self._places: dict[_Node, int] = {}
+        # Per resolution being computed: the lowest place of a resolution in progress that it, or
+        # one it asked, saw unfinished (its own place if none).
+        self._lowest: list[int] = []
+        # Resolutions that saw an unfinished one, by the place of the one they saw.
+        self._provisional: dict[int, list[_Node]] = {}
         # A fact or a resolution -> the resolutions that used it.
         self._users: dict[Hashable, list[_Node]] = {}
         self._tracking = True
 
     def get(self, which: int, key: Hashable, compute: Callable[[], _Value], pending: _Value) -> _Value:
         """The cached resolution `key` of cache `which`, computed once; a computation that needs its
-        own result (a cycle through names, returns or calls) sees `pending`."""
+        own result (a cycle through names, returns or calls) sees `pending`. What the cycle's other
+        resolutions found with it unfinished is kept only until it is done: asked again, they are
+        computed anew from its answer, in whatever order the cycle was entered."""
         cache = self.caches[which]
         cached = cache.get(key)
-        if not self._tracking:
-            if cached is None:
-                cache[key] = pending
-                cached = cache[key] = compute()
-            return cached  # type: ignore[return-value]
         node = (which, key)
-        if self._computing:
+        if self._tracking and self._computing:
             self._used(node)
         if cached is not None:
+            if cached is pending and (place := self._places.get(node)) is not None and place < self._lowest[-1]:
+                self._lowest[-1] = place
             return cached  # type: ignore[return-value]
         cache[key] = pending
+        place = len(self._computing)
         self._computing.append(node)
+        self._places[node] = place
+        self._lowest.append(place)
         try:
             cached = compute()
+        except BaseException:
+            self._provisional.pop(place, None)
+            raise
         finally:
             self._computing.pop()
+            del self._places[node]
+            lowest = self._lowest.pop()
         cache[key] = cached
+        if lowest < place:
+            self._provisional.setdefault(lowest, []).append(node)
+            if lowest < self._lowest[-1]:
+                self._lowest[-1] = lowest
+        elif provisional := self._provisional.pop(place, None):
+            for which_then, key_then in provisional:
+                self.caches[which_then].pop(key_then, None)
         return cached
+
+    def cut_short(self) -> None:
+        """Note that the resolution being computed stopped at the depth limit: what it found
+        depends on where it was asked from, so it and those that asked for it are kept only
+        until the outermost resolution asking is done, and are computed anew when asked again."""
+        self.read(CUT_SHORT)
+        if self._lowest:
+            self._lowest[-1] = 0
 
     def read(self, fact: Hashable) -> None:
         """Note that the resolution being computed read a learnt `fact`."""

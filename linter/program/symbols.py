@@ -30,7 +30,7 @@ from epochlint.frontend.facts import (
 )
 from epochlint.frontend.java import is_java
 from epochlint.program.modules import ModuleInfo, absolute_import_module
-from epochlint.program.resolutions import CUT_SHORT, Resolutions
+from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
@@ -59,9 +59,9 @@ class Entity:
     target: str = ""
     keys: tuple[str, ...] = ()
 
-    # Not the seeded hash of strings: the value flow breaks its cycles where it meets them, and
-    # meets them in the order sets of entities are iterated, so with the process's hash seed a
-    # program's call graph could differ from one run to the next.
+    # Not the seeded hash of strings: the value flow enters a cycle of resolutions where it first
+    # meets it, in the order sets of entities are iterated, and the resolution it entered by
+    # answers from one pass of the cycle; that order must not change from one process to the next.
     def __hash__(self) -> int:
         return zlib.crc32("\0".join((self.kind, self.target, *self.keys)).encode())
 
@@ -222,7 +222,7 @@ class Symbols:
         first asked from, so it is computed afresh after every lesson."""
         if depth <= _MAX_DEPTH:
             return False
-        self._resolutions.read(CUT_SHORT)
+        self._resolutions.cut_short()
         return True
 
     def remembered(self, key: Hashable, compute: Callable[[], _Derived]) -> _Derived:
