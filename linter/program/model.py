@@ -628,7 +628,7 @@ class Program:
         return self.symbols.module_of(fid).rel
 
     def display_function(self, fid: str) -> str:
-        module, function = self.symbols.entry(fid)
+        module, function = self.symbols.function_entry(fid)
         return function_display_name(module.name, module.facts.package, function.qualname)
 
     def file_of_module(self, module: str) -> ModuleInfo:

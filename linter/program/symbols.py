@@ -172,12 +172,12 @@ class Symbols:
     # -- basic lookups ----------------------------------------------------------------------
 
     def function(self, fid: str) -> FunctionFacts:
-        return self.entry(fid)[1]
+        return self.function_entry(fid)[1]
 
     def module_of(self, fid: str) -> ModuleInfo:
-        return self.entry(fid)[0]
+        return self.function_entry(fid)[0]
 
-    def entry(self, fid: str) -> tuple[ModuleInfo, FunctionFacts]:
+    def function_entry(self, fid: str) -> tuple[ModuleInfo, FunctionFacts]:
         """The module and facts of a function, or of the wrapper a clone was made of."""
         try:
             return self.functions[fid]
