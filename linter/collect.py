@@ -31,7 +31,15 @@ from epochlint.frontend.java import facts_from_java, is_java
 from epochlint.layout import relocated
 from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
 
-__all__ = ["Collected", "collect_facts", "collector_paused", "held_in_memory", "read_source", "read_sources"]
+__all__ = [
+    "Collected",
+    "collect_facts",
+    "collector_paused",
+    "held_in_memory",
+    "read_source",
+    "read_sources",
+    "restore_facts",
+]
 
 PARSED = "parsed"
 NOT_RELEVANT = "not-relevant"
@@ -187,8 +195,7 @@ def collect_facts(
     done.update(_run(tasks, jobs, progress, cache.enabled))
     for index, (parsed, payload) in done.items():
         if payload is not None:
-            cache.store_facts(keys[index], parsed, payload)
-            cache.store_outline(keys[index], outline(parsed))
+            _store(cache, keys[index], parsed, payload)
         facts[index] = parsed
     if done:  # a run that adds facts (parsed, or moved from earlier ones) also clears out old ones
         cache.forget_unused()
@@ -201,6 +208,29 @@ def collect_facts(
         earlier_facts,
         tuple(text_keys.values()),
     )
+
+
+def _store(cache: FactsCache, key: str, facts: FileFacts, payload: bytes) -> None:
+    cache.store_facts(key, facts, payload)
+    cache.store_outline(key, outline(facts))
+
+
+def restore_facts(
+    sources: Sequence[SourceFile], contents: Sequence[bytes | str], wanted: Mapping[str, str], config: Config
+) -> FactsCache:
+    """Parse again, and cache, those of the files in `wanted` (their facts key by root-relative
+    path) whose facts the cache no longer has; the facts cache is returned."""
+    cache = FactsCache.open(config.root, config.fingerprint())
+    for source, data in zip(sources, contents):
+        key = wanted.get(source.rel)
+        if key is None or not isinstance(data, bytes) or cache.load(key) is not None:
+            continue
+        # The key names how the file was read (parsed, only counted, Java).
+        kind = next((kind for kind in (PARSED, NOT_RELEVANT, JAVA) if cache.key(kind, data) == key), None)
+        if kind is not None:
+            facts = file_facts((kind, data))
+            _store(cache, key, facts, codec.encode(facts))
+    return cache
 
 
 @contextmanager

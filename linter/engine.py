@@ -15,7 +15,15 @@ from epochlint import __version__
 from epochlint import findings as findings_module
 from epochlint import report as report_module
 from epochlint.cache import FindingsCache, PartsCache
-from epochlint.collect import Collected, collect_facts, collector_paused, held_in_memory, read_source, read_sources
+from epochlint.collect import (
+    Collected,
+    collect_facts,
+    collector_paused,
+    held_in_memory,
+    read_source,
+    read_sources,
+    restore_facts,
+)
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
@@ -373,11 +381,13 @@ def check(
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
         laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config)
         if earlier is not None:
-            collected.cache.forget(*_superseded(earlier, collected))
+            collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys))
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
         cache.store(key, pickle.dumps(analysed, protocol=5))
+    else:
+        _changed_back(_decode(cache.load(layout_key), _LaidOut), analysed.laid_out, sources, contents, config)
     # The next run whose files differ from these only in layout starts from this one's findings.
     cache.store(layout_key, pickle.dumps(analysed.laid_out, protocol=5))
     return RunResult(
@@ -443,15 +453,38 @@ def _laid_out(
     return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules), collected.text_keys)
 
 
-def _superseded(earlier: _LaidOut, collected: Collected) -> tuple[set[str], set[str]]:
+def _superseded(
+    earlier: _LaidOut, keys: Sequence[str], text_keys: Sequence[str]
+) -> tuple[set[str], set[str]]:
     """The facts, and the text pass's entries, of the latest run's files that no file of this run
-    holds: versions edited away.
+    holds (its facts `keys` and text pass's `text_keys`): versions edited away.
 
     Kept, they would pile up for a month: an editor analysing an unsaved buffer again at each pause
     in typing stores a version each time, as big as the facts of the whole file. The version a file
-    had in the latest run is all the next run moves facts from; a file changed back is parsed again."""
-    facts = {key for _, key in earlier.facts_keys} - set(collected.keys)
-    return facts, set(earlier.text_keys) - set(collected.text_keys)
+    had in the latest run is all the next run moves facts from; a file changed back is parsed again
+    (`_changed_back`)."""
+    facts = {key for _, key in earlier.facts_keys} - set(keys)
+    return facts, set(earlier.text_keys) - set(text_keys)
+
+
+def _changed_back(
+    earlier: _LaidOut | None,
+    laid_out: _LaidOut,
+    sources: Sequence[SourceFile],
+    contents: Sequence[bytes | str],
+    config: Config,
+) -> None:
+    """After a run whose findings were read back from the cache (`laid_out`'s): the files changed
+    back since the latest run (`earlier`) to the version that cached analysis saw had that version's
+    facts deleted when it was edited away. Without them the next edit of only blank lines or
+    comments would be analysed again instead of moving these findings, so they are parsed and cached
+    again, and the facts of the versions edited away now are deleted in turn."""
+    if earlier is None or earlier.facts_keys == laid_out.facts_keys:
+        return
+    before = dict(earlier.facts_keys)
+    changed = {rel: key for rel, key in laid_out.facts_keys if before.get(rel) != key}
+    cache = restore_facts(sources, contents, changed, config)
+    cache.forget(*_superseded(earlier, [key for _, key in laid_out.facts_keys], laid_out.text_keys))
 
 
 def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:

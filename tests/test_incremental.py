@@ -165,6 +165,29 @@ def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
     assert_as_from_scratch(project)
 
 
+def test_code_moved_after_a_file_is_changed_back_is_not_analysed_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit, change back (`git checkout`), then add a comment: the version changed back to had its
+    facts deleted when it was edited away; without them the comment made the whole part be analysed
+    again."""
+    orders = project / "pkg" / "orders.py"
+    saved = orders.read_bytes()
+    assert_as_from_scratch(project)
+    orders.write_bytes(saved + b"\n\ndef typed():\n    return 1\n")
+    assert_as_from_scratch(project)
+    orders.write_bytes(saved)
+    assert_as_from_scratch(project)
+    config = _config(project)
+    cache = FactsCache.open(config.root, config.fingerprint())
+    assert cache.load(cache.key(PARSED, saved)) is not None, "the facts of the version changed back to"
+    assert cache.load(cache.key(PARSED, saved + b"\n\ndef typed():\n    return 1\n")) is None, "edited away"
+    analyses = Analyses(monkeypatch)
+    edited(orders, lines_added_above)
+    assert '"EPL001"' in assert_as_from_scratch(project, analyses)
+    assert analyses.count == 0
+
+
 def test_lambdas_moved_are_renamed_in_the_findings_that_name_them() -> None:
     source = "import os\n\ndef run(items):\n    return map(lambda x: map(lambda y: y, x), items)\n"
     moved = source.replace("\n\ndef", "\n\n# moved down\n\ndef")
