@@ -177,11 +177,12 @@ class Locks:
 
     def _locks_passed(self, fid: str, param: str) -> set[FieldId]:
         """The locks bound to parameter `param` of `fid` at its resolved call sites; a site that
-        binds something else (or nothing known) adds None."""
+        binds something else (or nothing known) adds None. Test code's sites are left out: a test
+        that builds the object with a lock of its own does not make the product's lock another."""
         passed: set[FieldId | None] = set()
         for site in self.calls.sites_to.get(fid, ()):
             call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
-            if call is None or site.via_argument:
+            if call is None or site.via_argument or not self.shapes_model(site):
                 continue
             for name, arg in bound_arguments(self.symbols.function(fid), call):
                 if name == param:
