@@ -53,6 +53,11 @@ _LITERALS = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 
 
+def _property_accessor(name: str, decorators: tuple[str, ...]) -> str:
+    """"setter" or "deleter" for a def decorated `@name.setter` or `@name.deleter`, else ""."""
+    return next((kind for kind in ("setter", "deleter") if f"{name}.{kind}" in decorators), "")
+
+
 def code_of(node: cst.CSTNode) -> str:
     """The node's code, as libcst generates it."""
     simple = _token_code(node)
@@ -298,7 +303,11 @@ class FactsExtractor(FastVisitor):
                 kind = "staticmethod"
             elif "classmethod" in decorators:
                 kind = "classmethod"
-        qualname = self._child_qualname(node.name.value)
+        accessor = _property_accessor(node.name.value, decorators)
+        # A property's setter and deleter are functions of their own, beside its getter (which
+        # keeps the name a read of the property runs): else the last def of the name would hide
+        # the others, and a read would run the setter's body.
+        qualname = self._child_qualname(f"{node.name.value}<{accessor}>" if accessor else node.name.value)
         if in_class:
             self._class_stack[-1].methods.append(node.name.value)
         else:
