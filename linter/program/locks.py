@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Bind, Call, FunctionFacts, Ref, Region, Site
+from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite
 from epochlint.program.symbols import Entity, FieldId, Symbols, bound_arguments, function_id
 
@@ -35,6 +35,15 @@ _SEMAPHORES = frozenset(
     name for name in _LOCK_CONSTRUCTORS if name.rsplit(".", 1)[1].endswith("Semaphore")
 )
 _CONDITIONS = frozenset(name for name in _LOCK_CONSTRUCTORS if name.endswith("Condition"))
+# Class-body fields that each instance gets from a factory (`field(default_factory=threading.Lock)`):
+# the keyword that names the factory.
+_FIELD_FACTORIES = {
+    "dataclasses.field": "default_factory",
+    "attrs.field": "factory",
+    "attr.ib": "factory",
+    "attr.attrib": "factory",
+    "attr.field": "factory",
+}
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,11 @@ class Locks:
                 self.elements.add(field)
                 self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[made])
                 continue
+            built = self._field_factory_of(fid, callee, call)
+            if built:
+                # Built without arguments: a semaphore of one permit, a Condition of its own lock.
+                self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[built])
+                continue
             if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
                 # A class named as a lock (`filelock.FileLock`, `anyio.Lock`) may be one: its
                 # kind is unknown and the field's name decides, as for an unseen constructor.
@@ -109,12 +123,22 @@ class Locks:
         if callee.kind != "external" or callee.target != "collections.defaultdict" or not call.args:
             return ""
         first = call.args[0]
-        if first.keyword or first.ref is None:
+        made = self._lock_constructor_named(fid, first) if not first.keyword else ""
+        return "" if made in _SEMAPHORES else made
+
+    def _field_factory_of(self, fid: str, callee: Entity, call: Call) -> str:
+        """The lock constructor a dataclass or attrs field is built with for each instance
+        (`field(default_factory=threading.Lock)`, `attrs.field(factory=threading.Lock)`), "" if none."""
+        keyword = _FIELD_FACTORIES.get(callee.target) if callee.kind == "external" else None
+        factory = next((arg for arg in call.args if keyword and arg.keyword == keyword), None)
+        return self._lock_constructor_named(fid, factory) if factory is not None else ""
+
+    def _lock_constructor_named(self, fid: str, arg: Arg) -> str:
+        """The lock constructor an argument names (`threading.Lock`, not called), "" if none."""
+        factory = self.symbols.entity(fid, arg.ref) if arg.ref is not None else None
+        if factory is None or factory.kind != "external" or factory.target not in _LOCK_CONSTRUCTORS:
             return ""
-        factory = self.symbols.entity(fid, first.ref)
-        if factory.kind != "external" or factory.target not in _LOCK_CONSTRUCTORS:
-            return ""
-        return "" if factory.target in _SEMAPHORES else factory.target
+        return factory.target
 
     def _constructor_stores(self) -> Iterator[tuple[str, FieldId, Call, bool]]:
         """(function, field, value call, stored into an item) for each field assigned a call:
