@@ -1272,6 +1272,10 @@ class Symbols:
         if callee.kind == "external" and callee.target == "enumerate" and call.args:
             counted = self._argument_entity(fid, call.args[0], depth + 1)
             return Entity("pairs", counted.target) if counted.kind == "container" else UNKNOWN
+        if callee.kind == "external" and callee.target == "type" and len(call.args) == 1:
+            # `type(self)`: the class of an instance of a known class (`cls = type(self)`).
+            of = self._argument_entity(fid, call.args[0], depth + 1)
+            return Entity("class", of.target) if of.kind == "instance" else UNKNOWN
         if callee.kind == "container_method":
             return Entity("container", callee.target)
         if callee.kind == "element_method":
