@@ -65,7 +65,8 @@ def _parsed_facts(data: bytes) -> FileFacts:
     from epochlint.frontend.extract import TooManyBlocks, extract
 
     try:
-        module = cst.parse_module(data)
+        with _parser_nodes_unvalidated():
+            module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
         return _syntax_error(data, error)
     except UnicodeDecodeError as error:
@@ -88,6 +89,29 @@ def _parsed_facts(data: bytes) -> FileFacts:
     except TooManyBlocks as refused:
         # Python's own words: `python` refuses to compile the file with this message.
         return FileFacts(lines=0, error=f"syntax error at line {refused.line}: too many statically nested blocks")
+
+
+@contextmanager
+def _parser_nodes_unvalidated() -> Iterator[None]:
+    """libcst validates every node as it is constructed (`CSTNode.__post_init__`), which guards
+    trees built by hand; the nodes its parser builds are valid by construction, and validating them
+    again is a fifth of the parse. Nothing else builds nodes meanwhile: the frontend runs in one
+    thread (the editor server's analyses run one at a time)."""
+    from libcst._nodes.base import CSTNode
+
+    validate = CSTNode.__dict__.get("__post_init__")
+    if validate is None:  # a libcst that no longer validates on construction
+        yield
+        return
+    CSTNode.__post_init__ = _unvalidated  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        CSTNode.__post_init__ = validate  # type: ignore[method-assign]
+
+
+def _unvalidated(node: object) -> None:
+    """A parsed node's construction, without the validation its parser already guarantees."""
 
 
 def _syntax_error(data: bytes, error: cst.ParserSyntaxError) -> FileFacts:

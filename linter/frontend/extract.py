@@ -42,7 +42,7 @@ from epochlint.frontend.facts import (
     Stored,
     Write,
 )
-from epochlint.frontend.positions import code_and_positions
+from epochlint.frontend.positions import Positions, code_and_positions
 from epochlint.frontend.scopes import all_params, function_bindings
 from epochlint.frontend.walk import FastVisitor
 
@@ -157,7 +157,7 @@ class _ClassBuilder:
 class FactsExtractor(FastVisitor):
     """Reads one module. Traversal is steered by hand where the context of a child matters."""
 
-    def __init__(self, positions: dict[int, Pos]) -> None:
+    def __init__(self, positions: Positions) -> None:
         super().__init__()
         self._positions = positions
         self.functions: list[FunctionFacts] = []

@@ -2,13 +2,16 @@
 
 PositionProvider regenerates the module's code while it records a CodeRange dataclass per node;
 those objects, and the generic metadata machinery around them, cost more than the parse itself.
-This is the same code generation with plain tuples, and it returns the code text on the way, so
-one pass gives the text (for comments) and every position.
+This is the same code generation recording each node's span as two character offsets, and it
+returns the code text on the way, so one pass gives the text (for comments) and every position.
+Offsets become lines and columns only for the nodes whose position is asked for: a few of the
+hundreds of thousands a module's code generation passes.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from types import TracebackType
 
 import libcst as cst
@@ -18,11 +21,12 @@ from epochlint.frontend.facts import Pos
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
-Point = tuple[int, int]
+# A node's code, as offsets into the module's code: start inclusive, end exclusive.
+Span = tuple[int, int]
 
 
 class _SyntacticRange:
-    """`record_syntactic_position` as PositionProvider does it: the range of the code generated
+    """`record_syntactic_position` as PositionProvider does it: the span of the code generated
     inside the block, or hoisted from the start or end child it names."""
 
     __slots__ = ("_state", "_node", "_start_node", "_end_node", "_start")
@@ -38,10 +42,10 @@ class _SyntacticRange:
         self._node = node
         self._start_node = start_node
         self._end_node = end_node
-        self._start: Point = (0, 0)
+        self._start = 0
 
     def __enter__(self) -> None:
-        self._start = (self._state.line, self._state.column + 1)
+        self._start = self._state.offset
 
     def __exit__(
         self,
@@ -50,24 +54,25 @@ class _SyntacticRange:
         trace: TracebackType | None,
     ) -> None:
         if kind is not None:
-            # Unwinding (a RecursionError on deep nesting): the children's ranges may be missing;
+            # Unwinding (a RecursionError on deep nesting): the children's spans may be missing;
             # recording nothing lets the real error through instead of a KeyError that hides it.
             return
         state = self._state
-        ranges = state.ranges
-        start = ranges[id(self._start_node)][:2] if self._start_node is not None else self._start
-        end = ranges[id(self._end_node)][2:] if self._end_node is not None else (state.line, state.column + 1)
-        ranges[id(self._node)] = start + end
+        spans = state.spans
+        start = spans[id(self._start_node)][0] if self._start_node is not None else self._start
+        end = spans[id(self._end_node)][1] if self._end_node is not None else state.offset
+        spans[id(self._node)] = (start, end)
 
 
 class _PositionState(CodegenState):
     def __init__(self, module: cst.Module) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.line = 1
-        self.column = 0
-        self.starts: list[Point] = []
-        # Node id -> its position, recorded in its final form (no second pass over a million nodes).
-        self.ranges: dict[int, Pos] = {}
+        self.offset = 0
+        self.starts: list[int] = []
+        # Node id -> its span (no second pass over a million nodes).
+        self.spans: dict[int, Span] = {}
+        # The module's last newline, which its code generation drops after every span is recorded.
+        self.dropped = ""
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -75,22 +80,22 @@ class _PositionState(CodegenState):
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
-        if "\n" in value or "\r" in value:
-            segments = _NEWLINE.split(value)
-            self.line += len(segments) - 1
-            self.column = len(segments[-1])
-        else:
-            self.column += len(value)
+        self.offset += len(value)
+
+    def pop_trailing_newline(self) -> None:
+        if self.tokens:
+            self.dropped = self.tokens[-1]
+        super().pop_trailing_newline()
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self.starts.append((self.line, self.column))
+        self.starts.append(self.offset)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self.starts.pop()
         key = id(node)
-        # A syntactic range recorded inside the node's own code generation wins.
-        if key not in self.ranges:
-            self.ranges[key] = (start[0], start[1] + 1, self.line, self.column + 1)
+        # A syntactic span recorded inside the node's own code generation wins.
+        if key not in self.spans:
+            self.spans[key] = (start, self.offset)
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -102,9 +107,32 @@ class _PositionState(CodegenState):
         return _SyntacticRange(self, node, start_node, end_node)
 
 
-def code_and_positions(module: cst.Module) -> tuple[str, dict[int, Pos]]:
-    """The module's code and, by node id, each node's `(line, column, end_line, end_column)`
-    (1-based columns, end exclusive). Ids are valid while `module` is alive."""
+class Positions:
+    """Each node's `(line, column, end_line, end_column)` (1-based columns, end exclusive), by
+    node id; ids are valid while the module is alive."""
+
+    __slots__ = ("_spans", "_line_starts")
+
+    def __init__(self, spans: dict[int, Span], code: str) -> None:
+        self._spans = spans
+        # Lines end as libcst counts them: at `\r\n`, `\r` or `\n`.
+        self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __getitem__(self, node_id: int) -> Pos:
+        start, end = self._spans[node_id]
+        return self._point(start) + self._point(end)
+
+    def _point(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+
+def code_and_positions(module: cst.Module) -> tuple[str, Positions]:
+    """The module's code and the position of each of its nodes."""
     state = _PositionState(module)
     module._codegen(state)
-    return "".join(state.tokens), state.ranges
+    code = "".join(state.tokens)
+    return code, Positions(state.spans, code + state.dropped)
