@@ -103,6 +103,8 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
     ),
     "unterminated_triple_quote": (b'x = """never closed\n' + CONSUMER.encode(), "unterminated triple-quoted string"),
     "continuation_at_eof": (b"x = 1 + \\", "syntax error at line 1"),
+    # `compile` of these bytes passes, running the file does not: the error is the one a run gives.
+    "continuation_before_the_last_crlf": (b"x = 1\r\n\\\r\n", "syntax error at line 2.*unexpected EOF"),
     "101_indentation_levels": (
         b"".join(b" " * i + b"if x:\n" for i in range(101)) + b" " * 101 + b"pass\n",
         "too many levels of indentation",

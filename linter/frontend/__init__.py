@@ -139,7 +139,7 @@ def _python_syntax_error(data: bytes) -> FileFacts | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(data)
+            ast.parse(as_python_reads_it(data))
     except SyntaxError as python_error:
         if python_error.msg == "too many nested parentheses":
             return None
@@ -185,7 +185,7 @@ def facts_without_parse(data: bytes) -> FileFacts:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(data, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            compile(as_python_reads_it(data), "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         text = decoded(data)
     except (SyntaxError, ValueError, LookupError, RecursionError, MemoryError):
         return facts_from_source(data)
@@ -194,6 +194,13 @@ def facts_without_parse(data: bytes) -> FileFacts:
         # parse would give, whether or not a rule needs the file.
         return facts_from_source(data)
     return FileFacts(lines=line_count(text))
+
+
+def as_python_reads_it(data: bytes) -> bytes:
+    """The source as Python reads a file to run it, its CRLF line ends read as LF: compiled as
+    bytes, a backslash before the file's last CRLF passes, where running the file is a syntax
+    error (and libcst's parse one too)."""
+    return data.replace(b"\r\n", b"\n")
 
 
 def decoded(data: bytes) -> str:
