@@ -106,6 +106,34 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
             return None
 
 
+def lock_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
+    """The name path of a lock expression. `type(self)._lock` and `self.__class__._lock` name the
+    class's lock, the one `self._lock` names: a lock is a field of its class either way."""
+    attrs: list[str] = []
+    while isinstance(node, cst.Attribute):
+        attrs.append(node.attr.value)
+        node = node.value
+    if _is_type_of_one_argument(node):
+        node = node.args[0].value  # type: ignore[attr-defined]
+    root = name_path(node)
+    if root is None:
+        return None
+    name, below = root
+    return name, tuple(attr for attr in (*below, *reversed(attrs)) if attr != "__class__")
+
+
+def _is_type_of_one_argument(node: cst.BaseExpression) -> bool:
+    """`type(x)`: the class of `x`."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "type"
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    )
+
+
 def constant_key(node: cst.BaseExpression) -> str:
     """A key written as a constant, as text that tells `1` from `"1"`; "" for any other key."""
     if isinstance(node, cst.SimpleString) and "\\" not in node.raw_value:
@@ -519,7 +547,7 @@ class FactsExtractor(FastVisitor):
             return None
         if call.func.attr.value != method:
             return None
-        path = name_path(call.func.value)
+        path = lock_path(call.func.value)
         if path is None:
             return None
         return self._ref(path[0], path[1]), call
@@ -547,7 +575,7 @@ class FactsExtractor(FastVisitor):
         stack = call.func.value
         if not (isinstance(stack, cst.Name) and stack.value in self._fn.exit_stacks):
             return None
-        path = name_path(call.args[0].value)
+        path = lock_path(call.args[0].value)
         return (self._ref(*path), value) if path is not None else None
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
@@ -583,7 +611,7 @@ class FactsExtractor(FastVisitor):
             self._visit_with_flow(item.item, Flow())
             if is_async:
                 self._fn.awaits.append(Await(self._site(item)))
-            path = name_path(item.item)
+            path = lock_path(item.item)
             if path is not None:
                 kind = "async_with" if is_async else "with"
                 opened.append(self._open_region(self._ref(*path), kind, item, node))
