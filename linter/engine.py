@@ -107,8 +107,31 @@ def _module_name(rel: str, from_path: str, facts: FileFacts) -> str:
 
 
 def unit_module_names(sources: Sequence[SourceFile], root: Path) -> dict[str, str]:
-    """Dotted module names, by root-relative path, of the files of one analysis unit."""
-    return module_names([s.rel for s in sources], _package_dirs(sources, root))
+    """Dotted module names, by root-relative path, of the files of one analysis unit.
+
+    A root that is itself a package (a package's folder checked from inside it) names its modules
+    as Python imports them, below the packages that hold the root: `errors.py` in the root
+    `kafka/` is `kafka.errors`, so that `from kafka.errors import ...` in the others finds it."""
+    rels = [s.rel for s in sources]
+    packages = _package_dirs(sources, root)
+    outer = _enclosing_packages(root)
+    if not outer:
+        return module_names(rels, packages)
+    prefix = "/".join(outer)
+    above = {"/".join(outer[: depth + 1]) for depth in range(len(outer))}
+    named = module_names([f"{prefix}/{rel}" for rel in rels], above | {f"{prefix}/{d}" for d in packages})
+    return {rel: named[f"{prefix}/{rel}"] for rel in rels}
+
+
+def _enclosing_packages(root: Path) -> list[str]:
+    """The names of the packages whose folders are `root` and those above it, outermost first
+    (none when `root` holds no `__init__.py`)."""
+    names: list[str] = []
+    folder = root
+    while folder.name.isidentifier() and _is_file(folder / "__init__.py"):
+        names.insert(0, folder.name)
+        folder = folder.parent
+    return names
 
 
 def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:

@@ -1,0 +1,64 @@
+"""A package's folder checked from inside it is analysed as Python imports it: its modules' names
+begin with the package's own, so that the absolute imports between them resolve."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from epochlint.discovery import SourceFile
+from epochlint.engine import unit_module_names
+from tests.conftest import FIXTURES, actual_marks, expected_marks, run_check
+
+
+def _absolute_pulsar(tmp_path: Path) -> Path:
+    """The #25204 seed's package (an EPL001 fixture), its relative imports made absolute."""
+    package = tmp_path / "pulsar"
+    shutil.copytree(FIXTURES / "EPL001" / "pulsar", package)
+    for path in package.glob("*.py"):
+        path.write_text(re.sub(r"^from \.", "from pulsar.", path.read_text(), flags=re.MULTILINE))
+    return package
+
+
+def test_a_package_checked_from_inside_finds_what_a_check_from_above_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _absolute_pulsar(tmp_path)
+    monkeypatch.chdir(package)
+    inside = run_check(Path("."))
+    monkeypatch.chdir(tmp_path)
+    above = run_check(Path("."))
+    assert actual_marks(above) == expected_marks(tmp_path, package)
+    assert actual_marks(inside) == expected_marks(package, package)
+    assert actual_marks(inside), "the seed's EPL001 runs through an absolute import"
+
+
+@pytest.mark.parametrize(
+    ("packages", "root", "expected"),
+    [
+        # The root and the folder above it are packages: names start from the outermost.
+        (["a", "a/b", "a/b/c"], "a/b", {"x.py": "a.b.x", "__init__.py": "a.b", "c/y.py": "a.b.c.y"}),
+        # The folder above the root is no package: the root's own name starts them.
+        (["b", "b/c"], "b", {"x.py": "b.x", "__init__.py": "b", "c/y.py": "b.c.y"}),
+        # A root that is no package names its modules from itself, as before.
+        (["b/c"], "b", {"x.py": "x", "c/y.py": "c.y"}),
+        # Python cannot import a folder whose name is not an identifier as a package.
+        (["my-pkg", "my-pkg/c"], "my-pkg", {"x.py": "x", "c/y.py": "c.y"}),
+    ],
+)
+def test_module_names_start_from_the_outermost_package_holding_the_root(
+    tmp_path: Path, packages: list[str], root: str, expected: dict[str, str]
+) -> None:
+    for folder in packages:
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    unit = tmp_path / root
+    sources = []
+    for rel in expected:
+        (unit / rel).parent.mkdir(parents=True, exist_ok=True)
+        (unit / rel).touch()
+        sources.append(SourceFile(unit / rel, rel))
+    assert unit_module_names(sources, unit) == expected
