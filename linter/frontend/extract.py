@@ -106,6 +106,10 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
             return None
 
 
+# The lock of a region that a call names: none by name.
+_NO_REF = Ref("", "")
+
+
 def lock_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
     """The name path of a lock expression. `type(self)._lock` and `self.__class__._lock` name the
     class's lock, the one `self._lock` names: a lock is a field of its class either way."""
@@ -516,12 +520,12 @@ class FactsExtractor(FastVisitor):
                 return
 
     def _open_region(
-        self, lock_ref: Ref, kind: str, at: cst.CSTNode, extent: cst.CSTNode
+        self, lock_ref: Ref, kind: str, at: cst.CSTNode, extent: cst.CSTNode, call: int = -1
     ) -> int:
         region_id = self._new_id()
         outer = tuple(self._fn.region_stack)
         self._fn.regions.append(
-            Region(region_id, lock_ref, kind, self._pos(at), self._pos(extent)[2], outer)
+            Region(region_id, lock_ref, kind, self._pos(at), self._pos(extent)[2], outer, call)
         )
         self._fn.region_stack.append(region_id)
         return region_id
@@ -612,9 +616,12 @@ class FactsExtractor(FastVisitor):
             if is_async:
                 self._fn.awaits.append(Await(self._site(item)))
             path = lock_path(item.item)
+            kind = "async_with" if is_async else "with"
             if path is not None:
-                kind = "async_with" if is_async else "with"
                 opened.append(self._open_region(self._ref(*path), kind, item, node))
+            elif (call_id := self._call_ids.get(id(item.item))) is not None:
+                # `with self._lock_for(tp):` holds the lock the call returns, if it returns one.
+                opened.append(self._open_region(_NO_REF, kind, item, node, call_id))
             if item.asname is not None:
                 self._bind_targets(item.asname.name, item.item, "with")
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 13
+FACTS_FORMAT = 14
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -155,6 +155,8 @@ class Region:
     end_line: int
     # The regions already held where this one is acquired, innermost last.
     outer: tuple[int, ...] = ()
+    # `with self._lock_for(tp):` holds what the call returns: the call's id (`lock` is then empty).
+    call: int = -1
 
 
 @dataclass(frozen=True)

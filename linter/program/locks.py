@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
-from epochlint.program.callgraph import CALL, CallGraph, CallSite
+from epochlint.program.callgraph import CALL, CallGraph, CallSite, call_targets
 from epochlint.program.symbols import Entity, FieldId, Symbols, bound_arguments, function_id
 
 REENTRANT = "reentrant"
@@ -77,6 +77,8 @@ class Locks:
         self.not_locks: set[FieldId] = set()
         # Container fields filled with locks (`self._locks[tp] = Lock()`): each is one lock.
         self.elements: set[FieldId] = set()
+        # Accessors whose returned lock is being worked out.
+        self._returning: set[str] = set()
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
@@ -250,16 +252,47 @@ class Locks:
         return info.kind if info is not None else UNKNOWN_KIND
 
     def lock_of(self, fid: str, ref: Ref) -> FieldId | None:
+        """The lock a name path denotes in `fid`: a field, or what a property's getter returns."""
         field = self.symbols.field(fid, ref, objects_only=False)
-        if field is None or not self.is_lock(field):
+        if field is None:
+            getter = self.symbols.property_read(fid, ref)
+            return self._lock_returned_by([getter]) if getter else None
+        if not self.is_lock(field):
             return None
         return self.canonical(field)
 
     def region_lock(self, fid: str, region: Region) -> FieldId | None:
         key = (fid, region.id)
         if key not in self._region_locks:
-            self._region_locks[key] = self.lock_of(fid, region.lock)
+            self._region_locks[key] = (
+                self._lock_called(fid, region.call) if region.call >= 0 else self.lock_of(fid, region.lock)
+            )
         return self._region_locks[key]
+
+    def _lock_called(self, fid: str, call_id: int) -> FieldId | None:
+        """The lock that call `call_id` of `fid` returns (`with self._lock_for(tp):`), if any."""
+        call = next(call for call in self.symbols.function(fid).calls if call.id == call_id)
+        return self._lock_returned_by([target for target, _ in call_targets(self.symbols, fid, call)])
+
+    def _lock_returned_by(self, functions: list[str]) -> FieldId | None:
+        """The one lock that every function of `functions` returns (`return self._lock`), if they
+        are accessors of the same lock; None otherwise (or while it is being worked out: an
+        accessor that returns itself returns no lock)."""
+        found: set[FieldId | None] = set()
+        for target in functions:
+            if target in self._returning:
+                return None
+            self._returning.add(target)
+            try:
+                returned = [
+                    self.lock_of(target, access.ref)
+                    for access in self.symbols.function(target).accesses
+                    if access.flow.kind == FLOW_RETURN and access.flow.call < 0
+                ]
+            finally:
+                self._returning.discard(target)
+            found.update(returned or [None])
+        return found.pop() if len(found) == 1 else None
 
     def decorator_locks(self, fid: str) -> frozenset[FieldId]:
         cached = self._decorator_locks.get(fid)
