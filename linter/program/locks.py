@@ -77,7 +77,7 @@ class Locks:
         self.not_locks: set[FieldId] = set()
         # Container fields filled with locks (`self._locks[tp] = Lock()`): each is one lock.
         self.elements: set[FieldId] = set()
-        # Accessors whose returned lock is being worked out.
+        # Accessors whose returned lock, and parameters whose bound lock, are being worked out.
         self._returning: set[str] = set()
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
@@ -256,7 +256,7 @@ class Locks:
         field = self.symbols.field(fid, ref, objects_only=False)
         if field is None:
             getter = self.symbols.property_read(fid, ref)
-            return self._lock_returned_by([getter]) if getter else None
+            return self._lock_returned_by([getter]) if getter else self._lock_bound_to(fid, ref)
         if not self.is_lock(field):
             return None
         return self.canonical(field)
@@ -271,8 +271,27 @@ class Locks:
 
     def _lock_called(self, fid: str, call_id: int) -> FieldId | None:
         """The lock that call `call_id` of `fid` returns (`with self._lock_for(tp):`), if any."""
-        call = next(call for call in self.symbols.function(fid).calls if call.id == call_id)
+        call = self.symbols.call(fid, call_id)
+        if call is None:
+            return None
         return self._lock_returned_by([target for target, _ in call_targets(self.symbols, fid, call)])
+
+    def _lock_bound_to(self, fid: str, ref: Ref) -> FieldId | None:
+        """The lock that every resolved call binds to a parameter of `fid` that `ref` names
+        (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`), if they agree."""
+        function = self.symbols.function(fid)
+        param = self.symbols.expand_alias(fid, ref)
+        if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
+            return None
+        key = f"{fid}\0{param.name}"
+        if key in self._returning:
+            return None  # a recursive function passing its lock along: what it binds is not known
+        self._returning.add(key)
+        try:
+            passed = self._locks_passed(fid, param.name)
+        finally:
+            self._returning.discard(key)
+        return passed.pop() if len(passed) == 1 else None
 
     def _lock_returned_by(self, functions: list[str]) -> FieldId | None:
         """The one lock that every function of `functions` returns (`return self._lock`), if they
