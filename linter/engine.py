@@ -6,6 +6,7 @@ import gc
 import hashlib
 import json
 import pickle
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -110,17 +111,31 @@ def unit_module_names(sources: Sequence[SourceFile], root: Path) -> dict[str, st
     """Dotted module names, by root-relative path, of the files of one analysis unit.
 
     A root that is itself a package (a package's folder checked from inside it) names its modules
-    as Python imports them, below the packages that hold the root: `errors.py` in the root
-    `kafka/` is `kafka.errors`, so that `from kafka.errors import ...` in the others finds it."""
+    as Python imports them, below the packages that hold the root, where its files import it so:
+    `errors.py` in the root `kafka/` is `kafka.errors` when `from kafka.errors import ...` is
+    how the others reach it. Files that import each other from the root (`from nested import x`)
+    keep their names from it."""
     rels = [s.rel for s in sources]
     packages = _package_dirs(sources, root)
     outer = _enclosing_packages(root)
-    if not outer:
+    if not outer or not _imported_by_name(".".join(outer), sources):
         return module_names(rels, packages)
     prefix = "/".join(outer)
     above = {"/".join(outer[: depth + 1]) for depth in range(len(outer))}
     named = module_names([f"{prefix}/{rel}" for rel in rels], above | {f"{prefix}/{d}" for d in packages})
     return {rel: named[f"{prefix}/{rel}"] for rel in rels}
+
+
+def _imported_by_name(package: str, sources: Sequence[SourceFile]) -> bool:
+    """Whether a file of `sources` imports `package`, or a module in it, by its absolute name."""
+    statement = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(package.encode()) + rb"(?![\w])", re.MULTILINE)
+    for source in sources:
+        try:
+            if statement.search(source.path.read_bytes()):
+                return True
+        except OSError:
+            continue  # reported as unreadable where it is read for its facts
+    return False
 
 
 def _enclosing_packages(root: Path) -> list[str]:

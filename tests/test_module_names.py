@@ -37,20 +37,22 @@ def test_a_package_checked_from_inside_finds_what_a_check_from_above_finds(
 
 
 @pytest.mark.parametrize(
-    ("packages", "root", "expected"),
+    ("packages", "root", "import_line", "expected"),
     [
         # The root and the folder above it are packages: names start from the outermost.
-        (["a", "a/b", "a/b/c"], "a/b", {"x.py": "a.b.x", "__init__.py": "a.b", "c/y.py": "a.b.c.y"}),
+        (["a", "a/b", "a/b/c"], "a/b", "from a.b.c import y", {"x.py": "a.b.x", "__init__.py": "a.b", "c/y.py": "a.b.c.y"}),
         # The folder above the root is no package: the root's own name starts them.
-        (["b", "b/c"], "b", {"x.py": "b.x", "__init__.py": "b", "c/y.py": "b.c.y"}),
+        (["b", "b/c"], "b", "import b.c.y", {"x.py": "b.x", "__init__.py": "b", "c/y.py": "b.c.y"}),
+        # Files that import each other from the root (PyCG's `parent_import`) are named from it.
+        (["b", "b/c"], "b", "from c import y", {"x.py": "x", "c/y.py": "c.y"}),
         # A root that is no package names its modules from itself, as before.
-        (["b/c"], "b", {"x.py": "x", "c/y.py": "c.y"}),
+        (["b/c"], "b", "import b.c.y", {"x.py": "x", "c/y.py": "c.y"}),
         # Python cannot import a folder whose name is not an identifier as a package.
-        (["my-pkg", "my-pkg/c"], "my-pkg", {"x.py": "x", "c/y.py": "c.y"}),
+        (["my-pkg", "my-pkg/c"], "my-pkg", "from c import y", {"x.py": "x", "c/y.py": "c.y"}),
     ],
 )
 def test_module_names_start_from_the_outermost_package_holding_the_root(
-    tmp_path: Path, packages: list[str], root: str, expected: dict[str, str]
+    tmp_path: Path, packages: list[str], root: str, import_line: str, expected: dict[str, str]
 ) -> None:
     for folder in packages:
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
@@ -61,4 +63,5 @@ def test_module_names_start_from_the_outermost_package_holding_the_root(
         (unit / rel).parent.mkdir(parents=True, exist_ok=True)
         (unit / rel).touch()
         sources.append(SourceFile(unit / rel, rel))
+    (unit / "x.py").write_text(f"{import_line}\n")
     assert unit_module_names(sources, unit) == expected
