@@ -54,6 +54,11 @@ class LockInfo:
     same_as: FieldId | None = None
 
 
+# How many accessors and helper parameters a lock is followed through, one inside the next: code
+# hands a lock down a few helpers, and each step costs Python frames (a chain of 400 would not fit).
+_MAX_LOCK_HOPS = 16
+
+
 class Locks:
     """Lock identities of a unit and the locks held at every point of every function."""
 
@@ -284,8 +289,9 @@ class Locks:
         if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
             return None
         key = f"{fid}\0{param.name}"
-        if key in self._returning:
-            return None  # a recursive function passing its lock along: what it binds is not known
+        if key in self._returning or len(self._returning) >= _MAX_LOCK_HOPS:
+            # A recursive function passing its lock along, or a longer chain: not followed.
+            return None
         self._returning.add(key)
         try:
             passed = self._locks_passed(fid, param.name)
@@ -299,7 +305,7 @@ class Locks:
         accessor that returns itself returns no lock)."""
         found: set[FieldId | None] = set()
         for target in functions:
-            if target in self._returning:
+            if target in self._returning or len(self._returning) >= _MAX_LOCK_HOPS:
                 return None
             self._returning.add(target)
             try:
