@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
+from typing import TypeVar
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite, call_targets
@@ -58,6 +59,8 @@ class LockInfo:
 # hands a lock down a few helpers, and each step costs Python frames (a chain of 400 would not fit).
 _MAX_LOCK_HOPS = 16
 
+_Followed = TypeVar("_Followed")
+
 
 class Locks:
     """Lock identities of a unit and the locks held at every point of every function."""
@@ -82,8 +85,9 @@ class Locks:
         self.not_locks: set[FieldId] = set()
         # Container fields filled with locks (`self._locks[tp] = Lock()`): each is one lock.
         self.elements: set[FieldId] = set()
-        # Accessors whose returned lock, and parameters whose bound lock, are being worked out.
-        self._returning: set[str] = set()
+        # The accessors whose returned lock, and the parameters whose bound lock, are being
+        # followed, one inside the next (see `_followed`).
+        self._following: set[str] = set()
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
@@ -288,16 +292,8 @@ class Locks:
         param = self.symbols.expand_alias(fid, ref)
         if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
             return None
-        key = f"{fid}\0{param.name}"
-        if key in self._returning or len(self._returning) >= _MAX_LOCK_HOPS:
-            # A recursive function passing its lock along, or a longer chain: not followed.
-            return None
-        self._returning.add(key)
-        try:
-            passed = self._locks_passed(fid, param.name)
-        finally:
-            self._returning.discard(key)
-        return passed.pop() if len(passed) == 1 else None
+        passed = self._followed(f"{fid}\0{param.name}", partial(self._locks_passed, fid, param.name))
+        return passed.pop() if passed is not None and len(passed) == 1 else None
 
     def _lock_returned_by(self, functions: list[str]) -> FieldId | None:
         """The one lock that every function of `functions` returns (`return self._lock`), if they
@@ -305,19 +301,31 @@ class Locks:
         accessor that returns itself returns no lock)."""
         found: set[FieldId | None] = set()
         for target in functions:
-            if target in self._returning or len(self._returning) >= _MAX_LOCK_HOPS:
+            returned = self._followed(target, partial(self._locks_returned, target))
+            if returned is None:
                 return None
-            self._returning.add(target)
-            try:
-                returned = [
-                    self.lock_of(target, access.ref)
-                    for access in self.symbols.function(target).accesses
-                    if access.flow.kind == FLOW_RETURN and access.flow.call < 0
-                ]
-            finally:
-                self._returning.discard(target)
             found.update(returned or [None])
         return found.pop() if len(found) == 1 else None
+
+    def _locks_returned(self, fid: str) -> list[FieldId | None]:
+        """The lock each `return` of a name path in `fid` returns (None where it is no lock)."""
+        return [
+            self.lock_of(fid, access.ref)
+            for access in self.symbols.function(fid).accesses
+            if access.flow.kind == FLOW_RETURN and access.flow.call < 0
+        ]
+
+    def _followed(self, step: str, compute: Callable[[], _Followed]) -> _Followed | None:
+        """`compute()`, a lock followed one step further (into an accessor, or up to the callers
+        binding a parameter); None when `step` is already being followed (a recursive function
+        passing its lock along) or the steps go deeper than _MAX_LOCK_HOPS."""
+        if step in self._following or len(self._following) >= _MAX_LOCK_HOPS:
+            return None
+        self._following.add(step)
+        try:
+            return compute()
+        finally:
+            self._following.discard(step)
 
     def decorator_locks(self, fid: str) -> frozenset[FieldId]:
         cached = self._decorator_locks.get(fid)
