@@ -6,7 +6,6 @@ import gc
 import hashlib
 import json
 import pickle
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -32,6 +31,7 @@ from epochlint.frontend import facts_from_source
 from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
 from epochlint.layout import Relayout, relayout
+from epochlint.prefilter import Reach, text_imports
 from epochlint.program.modules import ModuleInfo, imported_names, module_names, namespace_module_names
 from epochlint.program.parts import independent_parts
 from epochlint.report import RuleInfo, RunResult
@@ -127,15 +127,24 @@ def unit_module_names(sources: Sequence[SourceFile], root: Path) -> dict[str, st
 
 
 def _imported_by_name(package: str, sources: Sequence[SourceFile]) -> bool:
-    """Whether a file of `sources` imports `package`, or a module in it, by its absolute name."""
-    statement = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(package.encode()) + rb"(?![\w])", re.MULTILINE)
+    """Whether a file of `sources` imports `package`, or a module in it, by its absolute name
+    (read as the prefilter reads imports: the names are needed before any file is parsed)."""
     for source in sources:
         try:
-            if statement.search(source.path.read_bytes()):
-                return True
+            data = source.path.read_bytes()
         except OSError:
             continue  # reported as unreadable where it is read for its facts
+        if any(_reaches(reach, package) for reach in text_imports(data)):
+            return True
     return False
+
+
+def _reaches(reach: Reach, package: str) -> bool:
+    """Whether an absolute import names `package` or a module in it (`import a.b.c` reaches all
+    of `a`, so the package `a.b` too)."""
+    level, module, below = reach
+    inside = module == package or module.startswith(f"{package}.")
+    return level == 0 and (inside or (below and package.startswith(f"{module}.")))
 
 
 def _enclosing_packages(root: Path) -> list[str]:

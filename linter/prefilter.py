@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from epochlint.config import RECEIVER_EPOCH_ATTRIBUTES, Config
 from epochlint.program.modules import absolute_module
 
-__all__ = ["TextFacts", "Vocabulary", "read_text_facts", "relevant_files"]
+__all__ = ["Reach", "TextFacts", "Vocabulary", "read_text_facts", "relevant_files", "text_imports"]
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT_WORD = re.compile(rb"\bimport\b")
@@ -121,10 +121,11 @@ class Vocabulary:
 
 
 def read_text_facts(data: bytes, vocabulary: Vocabulary) -> TextFacts:
-    return TextFacts(vocabulary.is_seed(data), tuple(_imports(data)))
+    return TextFacts(vocabulary.is_seed(data), tuple(text_imports(data)))
 
 
-def _imports(data: bytes) -> list[Reach]:
+def text_imports(data: bytes) -> list[Reach]:
+    """What the import statements of a file's text reach, read without a parse."""
     found: list[Reach] = []
     for word in _IMPORT_WORD.finditer(data):
         start = word.start()

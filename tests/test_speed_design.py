@@ -27,7 +27,7 @@ from epochlint.frontend import facts_from_source, facts_without_parse
 from epochlint.frontend.extract import code_of
 from epochlint.frontend.positions import code_and_positions
 from epochlint.frontend.walk import TRIVIA, child_nodes
-from epochlint.prefilter import Vocabulary, _imports, read_text_facts
+from epochlint.prefilter import Vocabulary, read_text_facts, text_imports
 from epochlint.report import RunResult
 from epochlint.report.formats import FORMATS
 from tests.conftest import FIXTURES, KNOWN_CODES, REPO
@@ -112,7 +112,7 @@ def test_import_reading() -> None:
         b"import a.b as c, d\nfrom ..x.y import (z,  # why\n w as ww)\nfrom . import q\n"
         b"import e, \\\n   f . g\nif x: import h\nfrom m import *\n# import zz\ns = 'we import'\n"
     )
-    assert _imports(text) == [
+    assert text_imports(text) == [
         (0, "a", True), (0, "d", True),
         (2, "x.y", False), (2, "x.y.z", True), (2, "x.y.w", True),
         (1, "", False), (1, "q", True),
