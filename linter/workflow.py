@@ -82,6 +82,8 @@ def _found(request: CheckRequest, config: Config, analysed: Sequence[Path], prog
         prefilter=request.prefilter,
         progress=progress,
         in_memory=request.in_memory,
+        # The command ends after this run, unless fixes are to be planned and checked again.
+        exiting=not (request.diff or request.fix),
     )
 
 

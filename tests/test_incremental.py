@@ -4,6 +4,7 @@ of a module many others import and of a leaf."""
 
 from __future__ import annotations
 
+import gc
 import re
 import shutil
 from collections.abc import Callable
@@ -210,3 +211,21 @@ def test_lambdas_moved_are_renamed_in_the_findings_that_name_them() -> None:
     assert (renamed.function, renamed.chain[0].function) == (new_inner, new_outer)
     assert renamed.chain[0].message == f"calls `{new_inner}`"
     assert (renamed.location.line, renamed.location.column) == (6, 30)
+
+
+def test_analyses_made_again_and_again_in_one_process_keep_nothing_of_each_other(project: Path) -> None:
+    """The editor server analyses every change in one long-lived process: what each analysis built
+    is freed, not kept out of the collector's reach for the life of the process."""
+    config = _config(project)
+    consumer = in_memory_path(project / "pkg" / "orders.py")
+    kept = []
+    for number in range(4):
+        edit = f"{RACY_SUBCLASS}\n\ndef edit_{number}():\n    return {number}\n"
+        result = check([project], config, jobs=1, in_memory={consumer: edit.encode()})
+        assert [finding.code for finding in result.findings] == ["EPL001"]
+        del result
+        kept.append(gc.get_freeze_count())
+    # Objects kept out of the collector's reach: the first runs warm what lives on (imports,
+    # caches of the process); from then on, an analysis that kept its program would add it.
+    assert kept[3] - kept[1] < 100, kept
+

@@ -388,6 +388,12 @@ class DataFlow:
         self._analyses: dict[str, Analysis] = {}
         self._bindings: dict[tuple[str, str, int], tuple[tuple[str, str], ...]] = {}
 
+    def release(self) -> None:
+        """Drop the analyses, each of which keeps this data flow (see `Program.release`)."""
+        for analysis in self._analyses.values():
+            vars(analysis).clear()
+        vars(self).clear()
+
     def index(self, fid: str) -> _Index:
         cached = self._indexes.get(fid)
         if cached is None:

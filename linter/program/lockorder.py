@@ -324,6 +324,13 @@ class LockOrder:
                 graph.add_edge(first, then, sites=[site])
         return graph
 
+    def release(self) -> None:
+        """Drop the lock-order graph and what was derived (see `Program.release`)."""
+        graph = vars(self).get("graph")
+        if graph is not None:
+            vars(graph).clear()
+        vars(self).clear()
+
     def reacquisitions(self) -> Iterator[OrderSite]:
         """A lock acquired while that same lock is held."""
         return (site for site in self.order_sites if site.outer.lock == site.inner.lock)

@@ -136,6 +136,22 @@ class Program:
             self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.shapes_model
         )
 
+    def release(self) -> None:
+        """Free everything the program holds now, by reference counting; the program is unusable
+        afterwards.
+
+        Its analyses keep the program they ask (and the data flow its analyses, which keep it),
+        and networkx keeps on each graph the views it has handed out: all of it lies in reference
+        cycles that only a collection finds, walking every object the program made (0.7 s for
+        kafka's part of the benchmark tree, against 0.01 s for what is left once these are cut).
+        """
+        derived = vars(self)
+        for analysis in (derived.get("dataflow"), derived.get("lock_order")):
+            if analysis is not None:
+                analysis.release()
+        vars(self.calls.graph).clear()
+        derived.clear()
+
     # -- construction -------------------------------------------------------------------------
 
     def bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
