@@ -534,7 +534,7 @@ def test_an_internal_error_is_one_line_and_exit_2(
 ) -> None:
     from epochlint import cli, engine
 
-    def broken(*_: object) -> None:
+    def broken(*_: object, **__: object) -> None:
         raise KeyError("a bug")
 
     monkeypatch.setattr(engine, "unsuppressed_findings", broken)
