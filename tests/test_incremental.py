@@ -228,4 +228,3 @@ def test_analyses_made_again_and_again_in_one_process_keep_nothing_of_each_other
     # Objects kept out of the collector's reach: the first runs warm what lives on (imports,
     # caches of the process); from then on, an analysis that kept its program would add it.
     assert kept[3] - kept[1] < 100, kept
-
