@@ -65,10 +65,13 @@ def test_positions_and_code_are_libcst_own(path: Path) -> None:
         assert positions[id(node)] == (start.line, start.column + 1, end.line, end.column + 1), node
 
 
-# Names, literals and attribute paths in parentheses, spaced and split over lines.
+# Names, literals, attribute paths and other expressions in parentheses, spaced and split over
+# lines, also inside an indented block.
 _ODD_SPELLINGS = (
     "x = a . b\ny = (a).b\nz = (a . b).c\nf(a .  b, (1), 2.5, 3j, r'q', u.v.w)\n"
     "w = (  # why\n    a\n).b\nv = (a.\n     b)\nt = a.b[0].c\n"
+    "g(( a, b ), ((c) ), [d,\n  e], (\n  f\n))\n"
+    "def h():\n    if k:\n        return m(x,\n                 (y  +  z))\n"
 )
 
 
@@ -77,11 +80,14 @@ def test_code_of_nodes_is_libcst_own(path: Path | None) -> None:
     module = cst.parse_module(_ODD_SPELLINGS) if path is None else _parsed(path)
     if module is None:
         pytest.skip("not parseable")
+    _, positions = code_and_positions(module)
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.BaseExpression, cst.Arg, cst.Decorator, cst.Param)):
-            assert code_of(node) == cst.Module(body=[]).code_for_node(node), node
+            generated = cst.Module(body=[]).code_for_node(node)
+            assert code_of(node) == generated, node
+            assert code_of(node, positions) == generated, node  # cut from the module's code
         stack.extend(node.children)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -58,11 +59,24 @@ def _property_accessor(name: str, decorators: tuple[str, ...]) -> str:
     return next((kind for kind in ("setter", "deleter") if f"{name}.{kind}" in decorators), "")
 
 
-def code_of(node: cst.CSTNode) -> str:
-    """The node's code, as libcst generates it."""
+def code_of(node: cst.CSTNode, positions: Positions | None = None) -> str:
+    """The node's code, as libcst generates it; with the `positions` of its module, cut from the
+    module's code where it can be: most expressions whose code is read are not names, and
+    generating their code again cost a sixth of the extraction."""
     simple = _token_code(node)
+    if simple is None and positions is not None and _cut_from_module(node):
+        simple = positions.code(node)
     return simple if simple is not None else _EMPTY_MODULE.code_for_node(node)
 
+
+def _cut_from_module(node: cst.CSTNode) -> bool:
+    """Whether the node's span in its module is all of its code: an expression's, but for an
+    element of a collection (`*a` of `[*a, b]`), whose comma the span leaves out."""
+    return isinstance(node, cst.BaseExpression) and not isinstance(node, cst.BaseElement)
+
+
+# How an expression's code is had: `code_of`, or `FactsExtractor._code` (cut from its module's code).
+CodeOf = Callable[[cst.BaseExpression], str]
 
 # Nodes whose code, without parentheses, is their `value`.
 _VALUE_TOKENS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
@@ -217,6 +231,9 @@ class FactsExtractor(FastVisitor):
 
     def _pos(self, node: cst.CSTNode) -> Pos:
         return self._positions[id(node)]
+
+    def _code(self, node: cst.BaseExpression) -> str:
+        return code_of(node, self._positions)
 
     def _site(self, node: cst.CSTNode) -> Site:
         return Site(self._pos(node), tuple(self._fn.region_stack), tuple(self._fn.loop_stack))
@@ -689,7 +706,7 @@ class FactsExtractor(FastVisitor):
                 "async_for" if is_async else "for",
                 replace(self._site(node), pos=header),
                 batch=_iterates_collection(node.iter),
-                iterable=code_of(node.iter).strip(),
+                iterable=self._code(node.iter).strip(),
             )
         )
         self._fn.loop_stack.append(loop_id)
@@ -798,7 +815,7 @@ class FactsExtractor(FastVisitor):
         else:
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for target in node.targets:
-            self._store(target.target, node.value, node, bump=_is_bump(target.target, node.value))
+            self._store(target.target, node.value, node, bump=_is_bump(self._code, target.target, node.value))
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
@@ -811,7 +828,7 @@ class FactsExtractor(FastVisitor):
                     Bind(path[0], self._site(node.target), "annotation", annotation=annotation)
                 )
         if node.value is not None:
-            self._store(node.target, node.value, node, bump=_is_bump(node.target, node.value))
+            self._store(node.target, node.value, node, bump=_is_bump(self._code, node.target, node.value))
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
@@ -854,7 +871,7 @@ class FactsExtractor(FastVisitor):
                     self._store_starred(element.value, element_value)
                     continue
                 # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
-                bump = _is_bump(element.value, element_value)
+                bump = _is_bump(self._code, element.value, element_value)
                 self._store(element.value, element_value, statement, bump=bump, kind=kind)
             return
         if isinstance(target, cst.Subscript):
@@ -876,7 +893,7 @@ class FactsExtractor(FastVisitor):
                 Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty)
             )
             # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
-            for field_name, field_bump in _copy_sets(target, value):
+            for field_name, field_bump in _copy_sets(self._code, target, value):
                 field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))
                 self._fn.writes.append(Write(field_ref, self._site(target), kind, field_bump))
         if not attrs:
@@ -1080,7 +1097,7 @@ class FactsExtractor(FastVisitor):
                 id=call_id,
                 callee=callee,
                 method=method,
-                text=code_of(node.func).strip(),
+                text=self._code(node.func).strip(),
                 site=self._site(node),
                 args=args,
                 receiver_call=receiver_call,
@@ -1105,7 +1122,7 @@ class FactsExtractor(FastVisitor):
         keyword = arg.keyword.value if arg.keyword is not None else ""
         value = arg.value
         self._visit_with_flow(value, Flow(FLOW_ARG, (keyword or str(index),), call_id))
-        text = code_of(value).strip()
+        text = self._code(value).strip()
         if arg.star:
             return Arg(keyword, "star", text=text)
         if isinstance(value, cst.Lambda):
@@ -1149,7 +1166,7 @@ class FactsExtractor(FastVisitor):
                 kind,
                 replace(self._site(clause), pos=self._comprehension_header(clause)),
                 batch=_iterates_collection(clause.iter),
-                iterable=code_of(clause.iter).strip(),
+                iterable=self._code(clause.iter).strip(),
             )
         )
         self._fn.loop_stack.append(loop_id)
@@ -1243,21 +1260,21 @@ def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
     return attrs
 
 
-def _is_bump(target: cst.BaseExpression, value: cst.BaseExpression | None) -> bool:
+def _is_bump(code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression | None) -> bool:
     """`F = F + k`, `F = k + F`, `F = F._replace(epoch=F.epoch + 1)`, `replace(F, epoch=F.epoch + 1)`."""
     if value is None or name_path(target) is None:
         return False
-    target_code = code_of(target).strip()
+    target_code = code(target).strip()
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
-        return target_code in (code_of(value.left).strip(), code_of(value.right).strip())
+        return target_code in (code(value.left).strip(), code(value.right).strip())
     if isinstance(value, cst.Call):
         receiver = value.func.value if isinstance(value.func, cst.Attribute) else None
-        copies_target = receiver is not None and code_of(receiver).strip() == target_code
+        copies_target = receiver is not None and code(receiver).strip() == target_code
         copies_target = copies_target or any(
-            arg.keyword is None and code_of(arg.value).strip() == target_code for arg in value.args
+            arg.keyword is None and code(arg.value).strip() == target_code for arg in value.args
         )
         return copies_target and any(
-            arg.keyword is not None and _adds_to(arg.value, target_code) for arg in value.args
+            arg.keyword is not None and _adds_to(code, arg.value, target_code) for arg in value.args
         )
     return False
 
@@ -1266,43 +1283,45 @@ def _is_bump(target: cst.BaseExpression, value: cst.BaseExpression | None) -> bo
 _COPY_FUNCTIONS = frozenset({"replace", "evolve"})
 
 
-def _copy_sets(target: cst.BaseExpression, value: cst.BaseExpression | None) -> list[tuple[str, bool]]:
+def _copy_sets(
+    code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression | None
+) -> list[tuple[str, bool]]:
     """The fields a copy of the target sets, each with whether it bumps that field:
     `replace(H, epoch=H.epoch + 1)`, `attrs.evolve(H, epoch=e)`, `H._replace(epoch=e)` assigned to `H`."""
     if not isinstance(value, cst.Call) or not isinstance(target, cst.Attribute):
         return []
-    target_code = code_of(target).strip()
+    target_code = code(target).strip()
     func = value.func
     if isinstance(func, cst.Attribute) and func.attr.value == "_replace":
-        copies = code_of(func.value).strip() == target_code
+        copies = code(func.value).strip() == target_code
     else:
         positional = [arg for arg in value.args if arg.keyword is None]
         copies = (
             dotted(func).rsplit(".", 1)[-1] in _COPY_FUNCTIONS
             and bool(positional)
-            and code_of(positional[0].value).strip() == target_code
+            and code(positional[0].value).strip() == target_code
         )
     if not copies:
         return []
     return [
-        (arg.keyword.value, _adds_to_field(arg.value, f"{target_code}.{arg.keyword.value}"))
+        (arg.keyword.value, _adds_to_field(code, arg.value, f"{target_code}.{arg.keyword.value}"))
         for arg in value.args
         if arg.keyword is not None
     ]
 
 
-def _adds_to_field(value: cst.BaseExpression, field_code: str) -> bool:
+def _adds_to_field(code: CodeOf, value: cst.BaseExpression, field_code: str) -> bool:
     """`F + k` or `k + F`, for the field `F`."""
     if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
         return False
-    return field_code in (code_of(value.left).strip(), code_of(value.right).strip())
+    return field_code in (code(value.left).strip(), code(value.right).strip())
 
 
-def _adds_to(value: cst.BaseExpression, target_code: str) -> bool:
+def _adds_to(code: CodeOf, value: cst.BaseExpression, target_code: str) -> bool:
     if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
         return False
     return any(
-        code_of(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
+        code(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
     )
 
 

@@ -111,10 +111,11 @@ class Positions:
     """Each node's `(line, column, end_line, end_column)` (1-based columns, end exclusive), by
     node id; ids are valid while the module is alive."""
 
-    __slots__ = ("_spans", "_line_starts")
+    __slots__ = ("_spans", "_code", "_line_starts")
 
     def __init__(self, spans: dict[int, Span], code: str) -> None:
         self._spans = spans
+        self._code = code
         # Lines end as libcst counts them: at `\r\n`, `\r` or `\n`.
         self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
 
@@ -124,6 +125,19 @@ class Positions:
     def __getitem__(self, node_id: int) -> Pos:
         start, end = self._spans[node_id]
         return self._point(start) + self._point(end)
+
+    def code(self, node: cst.BaseExpression) -> str | None:
+        """The expression's code as libcst generates it on its own, cut from the module's code
+        instead of generated again; None for one over several lines (there the module's code holds
+        the indentation of its block)."""
+        start, end = self._spans[id(node)]
+        # The span of an expression in parentheses is inside them; theirs are recorded apart.
+        if node.lpar:
+            start = self._spans[id(node.lpar[0])][0]
+        if node.rpar:
+            end = self._spans[id(node.rpar[-1])][1]
+        code = self._code[start:end]
+        return None if "\n" in code or "\r" in code else code
 
     def _point(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self._line_starts, offset)
