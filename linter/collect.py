@@ -39,6 +39,7 @@ __all__ = [
     "read_source",
     "read_sources",
     "restore_facts",
+    "saved_versions",
 ]
 
 PARSED = "parsed"
@@ -114,6 +115,23 @@ def read_sources(
     `in_memory` (by `in_memory_path`: an unsaved buffer, stdin) is read from there, not from disk."""
     held = held_in_memory(sources, in_memory or {})
     return [_held_or_read(source, held.get(source.rel), config.max_file_size) for source in sources]
+
+
+def saved_versions(
+    cache: FactsCache, sources: Sequence[SourceFile], held: Mapping[str, bytes], max_size: int
+) -> tuple[set[str], set[str]]:
+    """The keys under which `cache` may hold the facts, and what the text pass found, of the
+    version on disk of each file `held` in memory (by root-relative name: an unsaved buffer)."""
+    facts: set[str] = set()
+    texts: set[str] = set()
+    for source in sources:
+        if source.rel not in held:
+            continue
+        data = read_source(source, max_size)
+        if isinstance(data, bytes):  # else there is none, or none to read
+            facts.update(cache.key(kind, data) for kind in (PARSED, NOT_RELEVANT, JAVA))
+            texts.add(cache.text_key(data))
+    return facts, texts
 
 
 def held_in_memory(sources: Sequence[SourceFile], in_memory: Mapping[Path, bytes]) -> dict[str, bytes]:

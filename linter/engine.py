@@ -23,6 +23,7 @@ from epochlint.collect import (
     read_source,
     read_sources,
     restore_facts,
+    saved_versions,
 )
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
@@ -405,6 +406,7 @@ def check(
     """
     held = in_memory or {}
     sources, problems = discover(paths, config, in_memory=held.keys())
+    held_files = held_in_memory(sources, held)
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
     contents = read_sources(sources, config, held)
@@ -433,13 +435,15 @@ def check(
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
         laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config, exiting)
         if earlier is not None:
-            collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys))
+            saved = saved_versions(collected.cache, sources, held_files, config.max_file_size)
+            collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys, saved))
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
         cache.store(key, pickle.dumps(analysed, protocol=5))
     else:
-        _changed_back(_decode(cache.load(layout_key), _LaidOut), analysed.laid_out, sources, contents, config)
+        earlier = _decode(cache.load(layout_key), _LaidOut)
+        _changed_back(earlier, analysed.laid_out, sources, contents, held_files, config)
     # The next run whose files differ from these only in layout starts from this one's findings.
     cache.store(layout_key, pickle.dumps(analysed.laid_out, protocol=5))
     return RunResult(
@@ -449,7 +453,7 @@ def check(
         files_analysed=len(sources) + len(unreadable),
         tool_version=__version__,
         files_not_relevant=analysed.not_relevant,
-        in_memory=tuple(sorted(held_in_memory(sources, held).items())),
+        in_memory=tuple(sorted(held_files.items())),
     )
 
 
@@ -507,17 +511,20 @@ def _laid_out(
 
 
 def _superseded(
-    earlier: _LaidOut, keys: Sequence[str], text_keys: Sequence[str]
+    earlier: _LaidOut, keys: Sequence[str], text_keys: Sequence[str], saved: tuple[set[str], set[str]]
 ) -> tuple[set[str], set[str]]:
     """The facts, and the text pass's entries, of the latest run's files that no file of this run
-    holds (its facts `keys` and text pass's `text_keys`): versions edited away.
+    holds (its facts `keys` and text pass's `text_keys`): versions edited away. But for those of
+    the versions on disk of the files this run read from memory (`saved`, see `saved_versions`):
+    the next run from the command line reads those.
 
     Kept, they would pile up for a month: an editor analysing an unsaved buffer again at each pause
     in typing stores a version each time, as big as the facts of the whole file. The version a file
     had in the latest run is all the next run moves facts from; a file changed back is parsed again
     (`_changed_back`)."""
-    facts = {key for _, key in earlier.facts_keys} - set(keys)
-    return facts, set(earlier.text_keys) - set(text_keys)
+    saved_facts, saved_texts = saved
+    facts = {key for _, key in earlier.facts_keys} - set(keys) - saved_facts
+    return facts, set(earlier.text_keys) - set(text_keys) - saved_texts
 
 
 def _changed_back(
@@ -525,6 +532,7 @@ def _changed_back(
     laid_out: _LaidOut,
     sources: Sequence[SourceFile],
     contents: Sequence[bytes | str],
+    held: Mapping[str, bytes],
     config: Config,
 ) -> None:
     """After a run whose findings were read back from the cache (`laid_out`'s): the files changed
@@ -537,7 +545,8 @@ def _changed_back(
     before = dict(earlier.facts_keys)
     changed = {rel: key for rel, key in laid_out.facts_keys if before.get(rel) != key}
     cache = restore_facts(sources, contents, changed, config)
-    cache.forget(*_superseded(earlier, [key for _, key in laid_out.facts_keys], laid_out.text_keys))
+    saved = saved_versions(cache, sources, held, config.max_file_size)
+    cache.forget(*_superseded(earlier, [key for _, key in laid_out.facts_keys], laid_out.text_keys, saved))
 
 
 def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:

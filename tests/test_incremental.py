@@ -149,7 +149,7 @@ def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monk
 def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
     """An editor analyses an unsaved buffer again at each pause in typing: the facts of every
     version, as big as the whole file's, and what the text pass found in it must not pile up in
-    the cache for a month."""
+    the cache for a month (but the version saved on disk's)."""
     config = _config(project)
     orders, base = project / "pkg" / "orders.py", project / "pkg" / "base.py"
     versions = [orders.read_bytes()]
@@ -158,12 +158,26 @@ def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
         versions.append(versions[0] + f"\n\ndef typed_{number}():\n    return {number}\n".encode())
         check([project], config, jobs=1, in_memory={in_memory_path(orders): versions[-1]})
     cache = FactsCache.open(config.root, config.fingerprint())
-    assert [cache.load(cache.key(PARSED, version)) is not None for version in versions] == [False] * 3 + [True]
-    assert [cache.load_text(cache.text_key(version)) is not None for version in versions] == [False] * 3 + [True]
+    # The version saved on disk is kept: the next run from the command line reads it.
+    kept = [True, False, False, True]
+    assert [cache.load(cache.key(PARSED, version)) is not None for version in versions] == kept
+    assert [cache.load_text(cache.text_key(version)) is not None for version in versions] == kept
     assert cache.load(cache.key(PARSED, base.read_bytes())) is not None, "an unchanged file's are kept"
     assert cache.load_text(cache.text_key(base.read_bytes())) is not None
     # Back to the saved version: what a from-scratch run finds.
     assert_as_from_scratch(project)
+
+
+def test_a_check_of_the_saved_files_after_typing_in_the_editor_parses_none(project: Path) -> None:
+    """The editor analyses each version of an unsaved buffer; the next `epochlint check` (the
+    pre-commit hook) reads the files as saved, whose facts the buffer's versions did not replace."""
+    config = _config(project)
+    orders = project / "pkg" / "orders.py"
+    check([project], config, jobs=1)
+    for number in range(2):
+        typed = orders.read_bytes() + f"\n\ndef typed_{number}():\n    return {number}\n".encode()
+        check([project], config, jobs=1, in_memory={in_memory_path(orders): typed})
+    assert loaded_by_a_check(project, ("libcst",)) == []
 
 
 def test_code_moved_after_a_file_is_changed_back_is_not_analysed_again(
