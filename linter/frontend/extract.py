@@ -952,6 +952,11 @@ class FactsExtractor(FastVisitor):
         path = name_path(value)
         if path is not None:
             return -1, self._ref(*path)
+        default = _default_call(value)
+        if default is not None:
+            # `lock or threading.Lock()`: what a caller passed, else what is made here. The
+            # default's class stands for both: an injected one is passed for it.
+            return self._call_ids.get(id(default), -1), None
         return -1, None
 
     def _bind_targets(
@@ -1252,6 +1257,19 @@ def _store_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(target, cst.StarredElement):
         return _store_targets(target.value)
     return [target] if isinstance(target, (cst.Attribute, cst.Subscript)) else []
+
+
+def _default_call(value: cst.BaseExpression) -> cst.Call | None:
+    """The call of `name or Default()`, `name if name is not None else Default()` (or the other
+    way round): a name path, or a call made when it is empty. None for any other value."""
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        if isinstance(value.right, cst.Call) and name_path(value.left) is not None:
+            return value.right
+    elif isinstance(value, cst.IfExp):
+        for call, other in ((value.body, value.orelse), (value.orelse, value.body)):
+            if isinstance(call, cst.Call) and name_path(other) is not None:
+                return call
+    return None
 
 
 def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
