@@ -89,10 +89,15 @@ def build_program(results: Sequence[FileResult], config: Config, names: Mapping[
     return Program(modules, config, errors)
 
 
-def program_module_names(results: Sequence[FileResult], config: Config) -> dict[str, str]:
-    """The module name of each file of one analysis unit, by root-relative path."""
+def program_module_names(
+    results: Sequence[FileResult], config: Config, unit_names: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The module name of each file of one analysis unit, by root-relative path (`unit_names`: its
+    files' `unit_module_names`, when the caller has them)."""
     imported = {name for r in results for name in imported_names(r.facts.imports)}
-    names = namespace_module_names(unit_module_names([r.source for r in results], config.root), imported)
+    if unit_names is None:
+        unit_names = unit_module_names([r.source for r in results], config.root)
+    names = namespace_module_names(unit_names, imported)
     return {r.source.rel: _module_name(r.source.rel, names[r.source.rel], r.facts) for r in results}
 
 
@@ -193,7 +198,12 @@ def analyse(
 
 
 def unsuppressed_findings(
-    results: Sequence[FileResult], config: Config, cached: CachedParts | None = None, *, exiting: bool = False
+    results: Sequence[FileResult],
+    config: Config,
+    cached: CachedParts | None = None,
+    *,
+    exiting: bool = False,
+    unit_names: Mapping[str, str] | None = None,
 ) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
     """The findings of one analysis unit before suppressions (see `reported`), the rules that ran,
     and the analyses that stopped at their work limit.
@@ -202,10 +212,11 @@ def unsuppressed_findings(
     files, and a part past a work limit costs the others nothing); with `cached`, a part whose
     files are unchanged is answered from the cache (its work limits are in its EPL900 findings).
     Each part's program is freed once its rules have run; with `exiting` (the process ends after
-    this run), the last one is left for the exit to drop: freeing kafka's part costs 0.1 s."""
+    this run), the last one is left for the exit to drop: freeing kafka's part costs 0.1 s.
+    `unit_names` are the files' `unit_module_names`, when the caller has them."""
     rules = selected_rules(config)
     cached = cached or CachedParts()
-    names = program_module_names(results, config)
+    names = program_module_names(results, config, unit_names)
     parts = program_parts(results, names)
     found: list[Finding] = []
     pending: list[tuple[str, list[FileResult]]] = []
@@ -433,7 +444,7 @@ def check(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
-        laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config, exiting)
+        laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config, exiting, names)
         if earlier is not None:
             saved = saved_versions(collected.cache, sources, held_files, config.max_file_size)
             collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys, saved))
@@ -497,16 +508,18 @@ def _laid_out(
     parts_cache: PartsCache,
     config: Config,
     exiting: bool,
+    unit_names: Mapping[str, str],
 ) -> _LaidOut:
     """The findings before suppressions of `results`: the earlier ones moved where the files'
     new layout puts them when they differ only in layout, else from an analysis of the parts of
-    the program that changed (the others' from the cache)."""
+    the program that changed (the others' from the cache). `unit_names`: the files'
+    `unit_module_names`."""
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
-    moved = _moved(earlier, results, collected, config) if earlier is not None else None
+    moved = _moved(earlier, results, collected, config, unit_names) if earlier is not None else None
     if moved is not None and earlier is not None:
         return _LaidOut(facts_keys, tuple(moved), earlier.rules, collected.text_keys)
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
-    found, rules, _ = unsuppressed_findings(results, config, cached, exiting=exiting)
+    found, rules, _ = unsuppressed_findings(results, config, cached, exiting=exiting, unit_names=unit_names)
     return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules), collected.text_keys)
 
 
@@ -555,7 +568,11 @@ def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:
 
 
 def _moved(
-    earlier: _LaidOut, results: Sequence[FileResult], collected: Collected, config: Config
+    earlier: _LaidOut,
+    results: Sequence[FileResult],
+    collected: Collected,
+    config: Config,
+    unit_names: Mapping[str, str],
 ) -> list[Finding] | None:
     """The earlier findings moved to where the files' new layout puts them; None when a file
     changed more than its layout (or its earlier facts are gone)."""
@@ -570,7 +587,7 @@ def _moved(
         if old_facts is None:
             return None
         # Where only layout changed, imports did not: the module names are the earlier run's.
-        names = names or program_module_names(results, config)
+        names = names or program_module_names(results, config, unit_names)
         move = relayout(old_facts, collected.full_facts(index), names[rel])
         if move is None:
             return None
