@@ -189,11 +189,11 @@ def _is_file(path: Path) -> bool:
 
 
 def analyse(
-    results: Sequence[FileResult], config: Config
+    results: Sequence[FileResult], config: Config, *, unit_names: Mapping[str, str] | None = None
 ) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
     """The findings of one analysis unit, the rules that ran, and the analyses that stopped at
-    their work limit."""
-    found, rules, limits = unsuppressed_findings(results, config)
+    their work limit. `unit_names` are the files' `unit_module_names`, when the caller has them."""
+    found, rules, limits = unsuppressed_findings(results, config, unit_names=unit_names)
     return reported(found, {r.source.rel: r.facts for r in results}, config, rules), rules, limits
 
 

@@ -118,10 +118,11 @@ class _Project:
         # Files that cannot be discovered or read have no facts and no fix: they never change.
         sources, _ = discover(paths, config, in_memory=in_memory.keys())
         self.files = {source.rel: source for source in sources}
-        names = unit_module_names(sources, config.root)
+        # The files' module names, for every analysis of the project fixed.
+        self.names = unit_module_names(sources, config.root)
         contents = read_sources(sources, config, in_memory)
         self.contents = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
-        collected = collect_facts(sources, contents, names, config, use_cache=use_cache)
+        collected = collect_facts(sources, contents, self.names, config, use_cache=use_cache)
         self.results = [FileResult(source, facts) for source, facts in zip(sources, collected.facts)]
         self._trees: dict[str, tuple[bytes, SourceTree] | None] = {}
 
@@ -174,5 +175,5 @@ class _Project:
             FileResult(r.source, facts_from_source(changed[r.source.rel])) if r.source.rel in changed else r
             for r in self.results
         ]
-        findings, _, _ = analyse(results, self.config)  # part by part, as `check` does
+        findings, _, _ = analyse(results, self.config, unit_names=self.names)  # part by part, as `check` does
         return findings
