@@ -7,17 +7,28 @@ with the project's configuration and its caches. Each diagnostic has the rule's 
 documentation, and its chain as related information. Code actions make the fixes `check --fix`
 makes (verified the same way) and insert a suppression comment.
 
+Analyses run one at a time on a thread of their own, shown as work-done progress where the client
+supports it, so the server keeps reading the client's messages meanwhile: edits made during an
+analysis are analysed next, and requests are answered at once (code actions on text that is not
+the analysed one have nothing to offer until the next diagnostics).
+
 pygls is imported here only: `check` never loads it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
@@ -38,6 +49,16 @@ DEBOUNCE_SECONDS = 0.3
 # project publishes no documentation site yet: an install without the checkout links to none.
 RULE_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 SOURCE = "epochlint"
+
+if TYPE_CHECKING:
+    from epochlint.fix.run import FileFix
+
+_Result = TypeVar("_Result")
+
+# The C stack an analysis thread gets. libcst's parser and tree walks, at the deepest nesting the
+# frontend lets through, crashed threads of 2 MB; threads get less than that by default on some
+# platforms (512 KB on macOS), and wherever the stack limit is set low.
+_ANALYSIS_STACK_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -81,31 +102,60 @@ def located_in(run: ProjectRun, path: Path) -> list[Finding]:
 
 
 class EpochlintServer(LanguageServer):
-    """The open documents' latest analysis, and the pending one."""
+    """The open documents' latest analysis, the pending one, and the one under way."""
 
     def __init__(self) -> None:
         super().__init__(SOURCE, __version__)
         self.runs: dict[str, ProjectRun] = {}
         self._pending: asyncio.TimerHandle | None = None
+        self._analysis: asyncio.Task[None] | None = None
+        # Asked for while one was under way: another analysis starts when it ends.
+        self._again = False
+        # Analyses and the fixes' verification share the caches kept in memory: one at a time.
+        self._busy = asyncio.Lock()
 
     def schedule(self, delay: float) -> None:
         """Analyse the open documents after `delay` seconds, unless asked again before."""
         if self._pending is not None:
             self._pending.cancel()
-        self._pending = asyncio.get_running_loop().call_later(delay, self.analyse_and_publish)
+        self._pending = asyncio.get_running_loop().call_later(delay, self._start_analysis)
 
-    def analyse_and_publish(self) -> None:
+    def _start_analysis(self) -> None:
         self._pending = None
-        documents = {uri: doc for uri, doc in self.workspace.text_documents.items() if _fs_path(uri)}
+        if self._analysis is not None and not self._analysis.done():
+            self._again = True
+            return
+        self._analysis = asyncio.ensure_future(self._analyse_and_publish())
+        self._analysis.add_done_callback(self._analysed)
+
+    def _analysed(self, analysis: asyncio.Task[None]) -> None:
+        if not analysis.cancelled() and (failure := analysis.exception()) is not None:
+            logging.getLogger(__name__).error("the analysis failed", exc_info=failure)
+            self.window_show_message(
+                types.ShowMessageParams(types.MessageType.Error, f"epochlint: the analysis failed: {failure}")
+            )
+        if self._again:
+            self._again = False
+            self._start_analysis()
+
+    async def _analyse_and_publish(self) -> None:
+        # The texts analysed, as they are now: typing goes on while the analysis runs.
+        codec = self.workspace.position_codec
+        documents = {
+            uri: TextDocument(uri, doc.source, version=doc.version, position_codec=codec)
+            for uri, doc in self.workspace.text_documents.items()
+            if _fs_path(uri)
+        }
         buffers = {in_memory_path(_fs_path(uri)): _encoded(doc) for uri, doc in documents.items()}
-        runs, errors = analyse_buffers(buffers)
+        async with self._progress("Analysing the open files' projects"):
+            runs, errors = await self.in_background(analyse_buffers, buffers)
         for error in errors:
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, error))
         self.runs = {}
         for uri, document in documents.items():
             run = runs.get(in_memory_path(_fs_path(uri)))
-            if run is None:
-                continue
+            if run is None or uri not in self.workspace.text_documents:
+                continue  # closed meanwhile: its diagnostics are cleared
             self.runs[uri] = run
             findings = located_in(run, in_memory_path(_fs_path(uri)))
             diagnostics = [diagnostic(finding, document, run.config) for finding in findings]
@@ -113,9 +163,67 @@ class EpochlintServer(LanguageServer):
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
             )
 
+    async def in_background(self, work: Callable[..., _Result], *args: object) -> _Result:
+        """`work(*args)`, run on a thread of its own after the work before it has ended."""
+        async with self._busy:
+            return await _on_a_thread(work, *args)
+
+    def _progress(self, title: str) -> _Progress:
+        capabilities = self.client_capabilities.window
+        return _Progress(self if capabilities is not None and capabilities.work_done_progress else None, title)
+
     def forget(self, uri: str) -> None:
         self.runs.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+class _Progress:
+    """Work-done progress around a block, when the client shows it (`server` is None otherwise)."""
+
+    def __init__(self, server: EpochlintServer | None, title: str) -> None:
+        self._server = server
+        self._title = title
+        self._token = f"epochlint-{uuid.uuid4().hex}"
+        self._begun = False
+
+    async def __aenter__(self) -> None:
+        if self._server is None:
+            return
+        try:
+            await self._server.work_done_progress.create_async(self._token)
+        except JsonRpcException:  # the client refused the token: the analysis goes on without it
+            return
+        self._server.work_done_progress.begin(self._token, types.WorkDoneProgressBegin(self._title))
+        self._begun = True
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._server is not None and self._begun:
+            self._server.work_done_progress.end(self._token, types.WorkDoneProgressEnd())
+
+
+def _on_a_thread(work: Callable[..., _Result], *args: object) -> asyncio.Future[_Result]:
+    """`work(*args)` on a daemon thread: an analysis under way never holds up the server's exit."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_Result] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def run() -> None:
+        try:
+            result = work(*args)
+        except BaseException as failure:  # handed to the awaiting coroutine, never lost
+            loop.call_soon_threadsafe(settle, partial(future.set_exception, failure))
+        else:
+            loop.call_soon_threadsafe(settle, partial(future.set_result, result))
+
+    previous = threading.stack_size(_ANALYSIS_STACK_BYTES)
+    try:
+        threading.Thread(target=run, name="epochlint-analysis", daemon=True).start()
+    finally:
+        threading.stack_size(previous)
+    return future
 
 
 def _fs_path(uri: str) -> Path:
@@ -171,7 +279,7 @@ def _range(location: Location, document: TextDocument | None) -> types.Range:
     return types.Range(document.position_to_client_units(start), document.position_to_client_units(end))
 
 
-def code_actions(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_actions(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     """The fix (where one exists and is verified) and a suppression, for each finding in range."""
     run = server.runs.get(params.text_document.uri)
     document = server.workspace.get_text_document(params.text_document.uri)
@@ -179,11 +287,27 @@ def code_actions(server: EpochlintServer, params: types.CodeActionParams) -> lis
     if run is None or run.in_memory.get(path) != _encoded(document):
         return []  # analysed text is out of date: the next diagnostics bring their own actions
     findings = [f for f in located_in(run, path) if _overlaps(_range(f.location, document), params.range)]
+    planned = await server.in_background(_planned_fixes, run, findings)
+    if run.in_memory.get(path) != _encoded(document):
+        return []  # edited while the fixes were verified
     actions: list[types.CodeAction] = []
-    for finding in findings:
-        actions.extend(_fix_actions(run, finding, document))
+    for finding, fixes in zip(findings, planned):
+        actions.extend(_fix_actions(run, finding, fixes, document))
         actions.append(_suppression_action(finding, document))
     return actions
+
+
+def _planned_fixes(run: ProjectRun, findings: Sequence[Finding]) -> list[list[FileFix]]:
+    """The verified fixes of each finding (none where it has no fix)."""
+    from epochlint.fix import fixable
+    from epochlint.fix.run import plan_fixes
+
+    return [
+        plan_fixes([run.config.root], run.config, run.result.findings, [finding], in_memory=run.in_memory)
+        if fixable(finding)
+        else []
+        for finding in findings
+    ]
 
 
 def _overlaps(found: types.Range, wanted: types.Range) -> bool:
@@ -193,13 +317,9 @@ def _overlaps(found: types.Range, wanted: types.Range) -> bool:
     return key(found.start) <= key(wanted.end) and key(wanted.start) <= key(found.end)
 
 
-def _fix_actions(run: ProjectRun, finding: Finding, document: TextDocument) -> list[types.CodeAction]:
-    from epochlint.fix import fixable
-    from epochlint.fix.run import plan_fixes
-
-    if not fixable(finding):
-        return []
-    fixes = plan_fixes([run.config.root], run.config, run.result.findings, [finding], in_memory=run.in_memory)
+def _fix_actions(
+    run: ProjectRun, finding: Finding, fixes: Sequence[FileFix], document: TextDocument
+) -> list[types.CodeAction]:
     edits: dict[str, list[types.TextEdit]] = {}
     for fix in fixes:
         uri = from_fs_path(str(fix.source.path)) or document.uri
@@ -259,8 +379,8 @@ def build_server() -> EpochlintServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return code_actions(server, params)
+    async def code_action(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await code_actions(server, params)
 
     return server
 

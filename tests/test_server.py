@@ -4,6 +4,7 @@ the code actions that fix or suppress them."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -36,6 +37,60 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[No
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "base.py").write_text(BASE)
     (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def filler_module(index: int, methods: int = 20) -> str:
+    """A module that imports the consumer's base (so it is parsed and analysed with it) and
+    defines a class of plain batch methods: work for the analysis, and no finding."""
+    body = "".join(
+        f"    def step_{m}(self, batch):\n        total = 0\n        for item in batch:\n"
+        f"            total += len(str(item)) * {m}\n        return total\n\n"
+        for m in range(methods)
+    )
+    return f"from pkg.base import Base\n\n\nclass Filler{index}(Base):\n{body}"
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
+)
+async def busy_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    """A project whose first analysis takes seconds (100 more modules, 11k lines, none cached), and
+    a client that shows work-done progress."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(BASE)
+    (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+    for index in range(100):
+        (tmp_path / "pkg" / f"filler_{index}.py").write_text(filler_module(index))
+    capabilities = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True))
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=tmp_path.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+# The server with a stack limit of 1 MB, which is what its threads get by default (as on platforms
+# whose threads get less than the main thread: 512 KB on macOS).
+SMALL_STACK_SERVER = [
+    sys.executable,
+    "-c",
+    "import os, resource, sys; "
+    "resource.setrlimit(resource.RLIMIT_STACK, (2**20, resource.getrlimit(resource.RLIMIT_STACK)[1])); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'epochlint', 'server'])",
+]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SMALL_STACK_SERVER, server_env=ENV))
+async def small_stack_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(BASE)
     await lsp_client.initialize_session(
         types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri())
     )
@@ -125,6 +180,64 @@ async def test_suppression_action_silences_the_finding(client: LanguageClient, t
     assert "for message in batch:  # epochlint: ignore[EPL001]" in suppressed
     change(client, uri, 2, suppressed)
     assert await diagnostics_after(client, uri) == []
+
+
+def open_document(client: LanguageClient, uri: str, text: str) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
+
+
+def code_action_params(uri: str) -> types.CodeActionParams:
+    everywhere = types.Range(types.Position(0, 0), types.Position(100, 0))
+    return types.CodeActionParams(types.TextDocumentIdentifier(uri), everywhere, types.CodeActionContext([]))
+
+
+@pytest.mark.asyncio
+async def test_the_server_answers_requests_while_it_analyses(busy_client: LanguageClient, tmp_path: Path) -> None:
+    client = busy_client
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    await client.wait_for_notification(types.PROGRESS)  # the analysis has begun
+    published = asyncio.ensure_future(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS))
+
+    # Answered at once, with nothing to offer yet: no analysis of this text has ended.
+    assert not await client.text_document_code_action_async(code_action_params(uri))
+    assert not published.done()
+
+    await published
+    (found,) = client.diagnostics[uri]
+    assert found.code == "EPL001"
+    (reports,) = client.progress_reports.values()
+    assert [type(report) for report in reports] == [types.WorkDoneProgressBegin, types.WorkDoneProgressEnd]
+
+
+@pytest.mark.asyncio
+async def test_an_edit_made_during_an_analysis_is_analysed_next(busy_client: LanguageClient, tmp_path: Path) -> None:
+    client = busy_client
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    await client.wait_for_notification(types.PROGRESS)
+    change(client, uri, 2, LOCKED_SUBCLASS)  # the lock added while the racy text is analysed
+
+    published: list[types.PublishDiagnosticsParams] = []
+    while not published or published[-1].version != 2:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri:
+            published.append(params)
+    assert [(p.version, [d.code for d in p.diagnostics]) for p in published] == [(1, ["EPL001"]), (2, [])]
+
+
+@pytest.mark.asyncio
+async def test_deeply_nested_code_is_analysed_where_threads_get_small_stacks(
+    small_stack_client: LanguageClient, tmp_path: Path
+) -> None:
+    # Nested as deep as the frontend lets through: libcst's parse of it needs more than 1 MB of stack.
+    deep = b"".join(b" " * i + b"if x:\n" for i in range(99)) + b" " * 99 + b"x = " + b"-" * 480 + b"1\n"
+    uri = (tmp_path / "pkg" / "deep.py").as_uri()
+    open_document(small_stack_client, uri, "from pkg.base import Base\n" + deep.decode())
+    params = await asyncio.wait_for(
+        small_stack_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=120
+    )
+    assert params.uri == uri and list(params.diagnostics) == []
 
 
 def test_check_never_imports_the_server_library(tmp_path: Path) -> None:
