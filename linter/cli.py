@@ -124,7 +124,10 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
     )
     check.add_argument(
-        "--jobs", type=_positive, metavar="N", help="processes that parse files (default: one per idle core)"
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="processes that parse files and analyse independent parts (default: one per idle core)",
     )
     check.add_argument(
         "--no-prefilter",

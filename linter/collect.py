@@ -35,6 +35,8 @@ __all__ = [
     "Collected",
     "collect_facts",
     "collector_paused",
+    "default_jobs",
+    "die_with",
     "held_in_memory",
     "read_source",
     "read_sources",
@@ -404,7 +406,7 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
     try:
         workers = min(jobs, len(tasks))
-        with ProcessPoolExecutor(workers, context, initializer=_die_with, initargs=(os.getpid(),)) as pool:
+        with ProcessPoolExecutor(workers, context, initializer=die_with, initargs=(os.getpid(),)) as pool:
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             for future in as_completed(futures):
                 payload = future.result()
@@ -422,9 +424,9 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """Make this worker end when the run that started it ends, however it ends (SIGTERM, SIGKILL):
-    else a killed run leaves its workers parsing on, orphaned. Linux only; elsewhere workers
+    else a killed run leaves its workers working on, orphaned. Linux only; elsewhere workers
     notice a dead parent only at their next task."""
     if not sys.platform.startswith("linux"):
         return

@@ -5,8 +5,12 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import multiprocessing
+import os
 import pickle
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypeVar
@@ -19,6 +23,8 @@ from epochlint.collect import (
     Collected,
     collect_facts,
     collector_paused,
+    default_jobs,
+    die_with,
     held_in_memory,
     read_source,
     read_sources,
@@ -204,6 +210,7 @@ def unsuppressed_findings(
     *,
     exiting: bool = False,
     unit_names: Mapping[str, str] | None = None,
+    jobs: int | None = 1,
 ) -> tuple[list[Finding], list[type[Rule]], list[LimitReport]]:
     """The findings of one analysis unit before suppressions (see `reported`), the rules that ran,
     and the analyses that stopped at their work limit.
@@ -211,9 +218,10 @@ def unsuppressed_findings(
     Each independent part of the unit is analysed on its own (its findings are the unit's on its
     files, and a part past a work limit costs the others nothing); with `cached`, a part whose
     files are unchanged is answered from the cache (its work limits are in its EPL900 findings).
-    Each part's program is freed once its rules have run; with `exiting` (the process ends after
-    this run), the last one is left for the exit to drop: freeing kafka's part costs 0.1 s.
-    `unit_names` are the files' `unit_module_names`, when the caller has them."""
+    Parts are analysed in up to `jobs` processes (None: as many as `default_jobs`) when there is
+    enough to share. Each part's program is freed once its rules have run; with `exiting` (the
+    process ends after this run), the last one is left for the exit to drop: freeing kafka's part
+    costs 0.1 s. `unit_names` are the files' `unit_module_names`, when the caller has them."""
     rules = selected_rules(config)
     cached = cached or CachedParts()
     names = program_module_names(results, config, unit_names)
@@ -228,22 +236,94 @@ def unsuppressed_findings(
             pending.append((key, part_results))
         else:
             found.extend(earlier)
+    analysis = _PartsAnalysis([part for _, part in pending], config, names, rules, cached)
     limits: dict[str, LimitReport] = {}
-    for position, (key, part_results) in enumerate(pending):
+    # Merged in the parts' order, wherever each was analysed: the first place a limit was reached.
+    for (key, _), (part_found, reached) in zip(pending, analysis.run(jobs, exiting)):
+        _merge_limits(limits, reached)
+        cached.store(key, part_found)
+        found.extend(part_found)
+    cached.keep_for(len(parts))
+    return found, rules, list(limits.values())
+
+
+# What one part's analysis found, and the analyses that stopped at their work limit there.
+_PartFound = tuple[list[Finding], dict[str, "LimitReport"]]
+
+# Parts go to worker processes only when those outside the largest hold this many lines: below
+# it, starting the workers costs about what they save.
+_PARALLEL_MIN_LINES = 10_000
+
+
+@dataclass(frozen=True)
+class _PartsAnalysis:
+    """The analysis of the parts of one unit that are not cached."""
+
+    parts: Sequence[Sequence[FileResult]]
+    config: Config
+    names: Mapping[str, str]
+    rules: Sequence[type[Rule]]
+    cached: CachedParts
+
+    def run(self, jobs: int | None, exiting: bool) -> list[_PartFound]:
+        """Each part's findings, in order: in worker processes where there is enough to share and
+        `jobs` allows (a forked worker shares the facts with no copy; without `fork`, here)."""
+        sizes = [sum(result.facts.lines for result in part) for part in self.parts]
+        if (
+            len(sizes) >= 2
+            and sum(sizes) - max(sizes) >= _PARALLEL_MIN_LINES
+            and "fork" in multiprocessing.get_all_start_methods()
+        ):
+            jobs = jobs or default_jobs()
+            if jobs >= 2:
+                return self._in_workers(jobs, sizes)
+        last = len(self.parts) - 1
+        return [self.part_found(index, keep=exiting and index == last) for index in range(len(self.parts))]
+
+    def part_found(self, index: int, keep: bool = False) -> _PartFound:
+        """Build part `index`'s program and run the rules on it; then free it unless `keep`."""
         with collector_paused():
-            program = build_program([cached.full(result) for result in part_results], config, names)
-            part_found = rule_findings(program, rules)
-            _merge_limits(limits, program.limits_reached)
-            if not exiting or position < len(pending) - 1:
+            program = build_program([self.cached.full(result) for result in self.parts[index]], self.config, self.names)
+            found = rule_findings(program, self.rules)
+            reached = program.limits_reached
+            if not keep:
                 program.release()
                 del program
                 # The few reference cycles left (networkx's temporary graphs): collected now, or
                 # the pause's freeze would keep them for good (a server analyses again and again).
                 gc.collect()
-        cached.store(key, part_found)
-        found.extend(part_found)
-    cached.keep_for(len(parts))
-    return found, rules, list(limits.values())
+        return found, reached
+
+    def _in_workers(self, jobs: int, sizes: Sequence[int]) -> list[_PartFound]:
+        global _FORKED
+        import epochlint.program.model  # noqa: F401  (loaded once here, not by every worker)
+
+        done: dict[int, _PartFound] = {}
+        _FORKED = self
+        try:
+            context = multiprocessing.get_context("fork")
+            workers = min(jobs, len(self.parts))
+            with ProcessPoolExecutor(workers, context, initializer=die_with, initargs=(os.getpid(),)) as pool:
+                # Largest first, so that no worker is left with a big part at the end.
+                order = sorted(range(len(self.parts)), key=lambda index: -sizes[index])
+                futures = {pool.submit(_forked_part_found, index): index for index in order}
+                for future in as_completed(futures):
+                    done[futures[future]] = future.result()
+        except BrokenProcessPool:
+            pass  # a worker died (killed, out of memory): what it had is analysed here instead
+        finally:
+            _FORKED = None
+        return [done[index] if index in done else self.part_found(index) for index in range(len(self.parts))]
+
+
+# The analysis its workers share: set before they are forked, which copies it into each.
+_FORKED: _PartsAnalysis | None = None
+
+
+def _forked_part_found(index: int) -> _PartFound:
+    if _FORKED is None:
+        raise RuntimeError("a parts analysis worker was started without its analysis")
+    return _FORKED.part_found(index)
 
 
 def _merge_limits(limits: dict[str, LimitReport], reached: Mapping[str, LimitReport]) -> None:
@@ -444,7 +524,7 @@ def check(
             FileResult(source, FileFacts(lines=0, error=p.reason)) for source, p in zip(unreadable, problems)
         )
         parts_cache = PartsCache.open(config.root) if use_cache else PartsCache(None, "")
-        laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config, exiting, names)
+        laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config, exiting, names, jobs)
         if earlier is not None:
             saved = saved_versions(collected.cache, sources, held_files, config.max_file_size)
             collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys, saved))
@@ -509,17 +589,20 @@ def _laid_out(
     config: Config,
     exiting: bool,
     unit_names: Mapping[str, str],
+    jobs: int | None,
 ) -> _LaidOut:
     """The findings before suppressions of `results`: the earlier ones moved where the files'
     new layout puts them when they differ only in layout, else from an analysis of the parts of
-    the program that changed (the others' from the cache). `unit_names`: the files'
-    `unit_module_names`."""
+    the program that changed (the others' from the cache, the rest in up to `jobs` processes).
+    `unit_names`: the files' `unit_module_names`."""
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
     moved = _moved(earlier, results, collected, config, unit_names) if earlier is not None else None
     if moved is not None and earlier is not None:
         return _LaidOut(facts_keys, tuple(moved), earlier.rules, collected.text_keys)
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
-    found, rules, _ = unsuppressed_findings(results, config, cached, exiting=exiting, unit_names=unit_names)
+    found, rules, _ = unsuppressed_findings(
+        results, config, cached, exiting=exiting, unit_names=unit_names, jobs=jobs
+    )
     return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules), collected.text_keys)
 
 

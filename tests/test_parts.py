@@ -1,8 +1,10 @@
-"""The independent parts of a program (files linked by imports) are analysed one at a time: what
-they find is what the whole program finds, and a change analyses again only the part it is in."""
+"""The independent parts of a program (files linked by imports) are analysed on their own: what
+they find is what the whole program finds, in one process or several, and a change analyses again
+only the part it is in."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +29,7 @@ from epochlint.engine import (
     unit_module_names,
 )
 from epochlint.findings import Finding
+from epochlint.program import lockorder
 from epochlint.frontend.facts import FileFacts
 from epochlint.prefilter import TextFacts, Vocabulary
 from epochlint.program.model import Program
@@ -58,6 +61,38 @@ def test_the_parts_of_the_fixtures_find_what_the_whole_program_finds() -> None:
     by_parts, _, _ = engine.unsuppressed_findings(results, config)
     assert whole, "the fixtures have findings"
     assert sorted(by_parts, key=Finding.sort_key) == sorted(whole, key=Finding.sort_key)
+
+
+def test_parts_analysed_in_worker_processes_find_what_one_process_finds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    results, config = _unit(FIXTURES)
+    # Small enough that some parts stop at the lock order's work limit: their reports merge too.
+    monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 10)
+    monkeypatch.setattr(engine, "_PARALLEL_MIN_LINES", 0)  # the fixtures are small
+    analysed_by = tmp_path / "pids"
+    real = engine.rule_findings
+
+    def recorded(program: Program, rules: list) -> list[Finding]:  # type: ignore[type-arg]
+        with analysed_by.open("a") as pids:
+            pids.write(f"{os.getpid()}\n")
+        return real(program, rules)
+
+    monkeypatch.setattr(engine, "rule_findings", recorded)
+    one, _, one_limits = engine.unsuppressed_findings(results, config, jobs=1)
+    assert set(analysed_by.read_text().split()) == {str(os.getpid())}
+    analysed_by.unlink()
+    several, _, several_limits = engine.unsuppressed_findings(results, config, jobs=2)
+    assert str(os.getpid()) not in analysed_by.read_text().split()
+    assert len(set(analysed_by.read_text().split())) == 2
+
+    assert sorted(several, key=Finding.sort_key) == sorted(one, key=Finding.sort_key)
+    assert one_limits, "the limit is reached somewhere"
+
+    def described(limits: list) -> list[tuple[str, str, tuple[int, ...]]]:  # type: ignore[type-arg]
+        return [(str(report), report.limit.function, report.limit.pos) for report in limits]
+
+    assert described(several_limits) == described(one_limits)
 
 
 CONSUMER_PACKAGES = {

@@ -40,6 +40,10 @@ class WorkLimitReached(Exception):
         self.function = function
         self.pos = pos
 
+    def __reduce__(self) -> tuple[type[WorkLimitReached], tuple[str, int, str, Pos]]:
+        # Made again from its fields (a worker process sends it back), not from its message.
+        return (WorkLimitReached, (self.what, self.limit, self.function, self.pos))
+
 
 @dataclass
 class WorkBudget:
