@@ -9,11 +9,12 @@ import multiprocessing
 import os
 import pickle
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from epochlint import __version__
 from epochlint import findings as findings_module
@@ -267,7 +268,7 @@ class _PartsAnalysis:
 
     def run(self, jobs: int | None, exiting: bool) -> list[_PartFound]:
         """Each part's findings, in order: in worker processes where there is enough to share and
-        `jobs` allows (a forked worker shares the facts with no copy; without `fork`, here)."""
+        `jobs` allows (forked, a worker reads the facts where they are; without `fork`, here)."""
         sizes = [sum(result.facts.lines for result in part) for part in self.parts]
         if (
             len(sizes) >= 2
@@ -295,35 +296,60 @@ class _PartsAnalysis:
         return found, reached
 
     def _in_workers(self, jobs: int, sizes: Sequence[int]) -> list[_PartFound]:
-        global _FORKED
+        """Each batch of parts (see `_batches`) analysed in a process forked for it alone: a
+        worker copies the parent's memory pages it touches, and the copies go when it ends. A
+        batch whose worker dies (killed, out of memory) is analysed here instead."""
         import epochlint.program.model  # noqa: F401  (loaded once here, not by every worker)
 
+        context = multiprocessing.get_context("fork")
+        waiting = _batches(sizes)
+        running: dict[Connection, tuple[BaseProcess, list[int]]] = {}
         done: dict[int, _PartFound] = {}
-        _FORKED = self
         try:
-            context = multiprocessing.get_context("fork")
-            workers = min(jobs, len(self.parts))
-            with ProcessPoolExecutor(workers, context, initializer=die_with, initargs=(os.getpid(),)) as pool:
-                # Largest first, so that no worker is left with a big part at the end.
-                order = sorted(range(len(self.parts)), key=lambda index: -sizes[index])
-                futures = {pool.submit(_forked_part_found, index): index for index in order}
-                for future in as_completed(futures):
-                    done[futures[future]] = future.result()
-        except BrokenProcessPool:
-            pass  # a worker died (killed, out of memory): what it had is analysed here instead
+            while waiting or running:
+                while waiting and len(running) < jobs:
+                    batch = waiting.pop(0)
+                    receiving, sending = context.Pipe(duplex=False)
+                    worker = context.Process(target=self._send_found, args=(batch, sending, os.getpid()), daemon=True)
+                    worker.start()
+                    sending.close()
+                    running[receiving] = (worker, batch)
+                for ready in wait(list(running)):
+                    receiving = cast(Connection, ready)
+                    worker, batch = running.pop(receiving)
+                    with suppress(EOFError):  # nothing sent: the worker died
+                        done.update(receiving.recv())
+                    receiving.close()
+                    worker.join()
         finally:
-            _FORKED = None
+            for worker, _ in running.values():
+                worker.kill()
         return [done[index] if index in done else self.part_found(index) for index in range(len(self.parts))]
 
+    def _send_found(self, batch: Sequence[int], sending: Connection, parent: int) -> None:
+        """In a worker: analyse the parts of `batch` and send what each found."""
+        die_with(parent)
+        sending.send({index: self.part_found(index) for index in batch})
+        sending.close()
 
-# The analysis its workers share: set before they are forked, which copies it into each.
-_FORKED: _PartsAnalysis | None = None
+
+# Parts go to workers in batches of at least this many lines (a part larger than that alone), so
+# that a project of many small parts forks a few workers, not one per part.
+_BATCH_LINES = 20_000
 
 
-def _forked_part_found(index: int) -> _PartFound:
-    if _FORKED is None:
-        raise RuntimeError("a parts analysis worker was started without its analysis")
-    return _FORKED.part_found(index)
+def _batches(sizes: Sequence[int]) -> list[list[int]]:
+    """The indexes of the parts of `sizes` lines in batches of `_BATCH_LINES` or more, largest
+    parts first, so that no worker is left with a big part at the end."""
+    batches: list[list[int]] = []
+    lines = 0
+    for index in sorted(range(len(sizes)), key=lambda index: -sizes[index]):
+        if not batches or lines >= _BATCH_LINES:
+            batches.append([])
+            lines = 0
+        batches[-1].append(index)
+        lines += sizes[index]
+    return batches
 
 
 def _merge_limits(limits: dict[str, LimitReport], reached: Mapping[str, LimitReport]) -> None:

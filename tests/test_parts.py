@@ -70,6 +70,7 @@ def test_parts_analysed_in_worker_processes_find_what_one_process_finds(
     # Small enough that some parts stop at the lock order's work limit: their reports merge too.
     monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 10)
     monkeypatch.setattr(engine, "_PARALLEL_MIN_LINES", 0)  # the fixtures are small
+    monkeypatch.setattr(engine, "_BATCH_LINES", 0)  # a worker per part
     analysed_by = tmp_path / "pids"
     real = engine.rule_findings
 
@@ -83,8 +84,9 @@ def test_parts_analysed_in_worker_processes_find_what_one_process_finds(
     assert set(analysed_by.read_text().split()) == {str(os.getpid())}
     analysed_by.unlink()
     several, _, several_limits = engine.unsuppressed_findings(results, config, jobs=2)
-    assert str(os.getpid()) not in analysed_by.read_text().split()
-    assert len(set(analysed_by.read_text().split())) == 2
+    workers = analysed_by.read_text().split()
+    assert str(os.getpid()) not in workers
+    assert len(set(workers)) == len(workers) == len(_part_sizes(results, config))  # one process each
 
     assert sorted(several, key=Finding.sort_key) == sorted(one, key=Finding.sort_key)
     assert one_limits, "the limit is reached somewhere"
@@ -93,6 +95,23 @@ def test_parts_analysed_in_worker_processes_find_what_one_process_finds(
         return [(str(report), report.limit.function, report.limit.pos) for report in limits]
 
     assert described(several_limits) == described(one_limits)
+
+
+def test_parts_whose_worker_dies_are_analysed_in_the_run_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    results, config = _unit(FIXTURES)
+    expected, _, _ = engine.unsuppressed_findings(results, config, jobs=1)
+    monkeypatch.setattr(engine, "_PARALLEL_MIN_LINES", 0)
+    run = os.getpid()
+    real = engine.rule_findings
+
+    def dying(program: Program, rules: list) -> list[Finding]:  # type: ignore[type-arg]
+        if os.getpid() != run:
+            os._exit(1)  # as a worker killed for memory ends: sending nothing
+        return real(program, rules)
+
+    monkeypatch.setattr(engine, "rule_findings", dying)
+    found, _, _ = engine.unsuppressed_findings(results, config, jobs=2)
+    assert sorted(found, key=Finding.sort_key) == sorted(expected, key=Finding.sort_key)
 
 
 CONSUMER_PACKAGES = {
