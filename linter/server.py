@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from epochlint.config import Config, ConfigError, load_config
 from epochlint.discovery import UsageError, in_memory_path, relative_name
 from epochlint.engine import check
 from epochlint.findings import Finding, Location
+from epochlint.frontend.stack import start_on_a_large_stack
 from epochlint.report import RunResult
 
 __all__ = ["DEBOUNCE_SECONDS", "serve"]
@@ -54,11 +54,6 @@ if TYPE_CHECKING:
     from epochlint.fix.run import FileFix
 
 _Result = TypeVar("_Result")
-
-# The C stack an analysis thread gets. libcst's parser and tree walks, at the deepest nesting the
-# frontend lets through, crashed threads of 2 MB; threads get less than that by default on some
-# platforms (512 KB on macOS), and wherever the stack limit is set low.
-_ANALYSIS_STACK_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -202,7 +197,8 @@ class _Progress:
 
 
 def _on_a_thread(work: Callable[..., _Result], *args: object) -> asyncio.Future[_Result]:
-    """`work(*args)` on a daemon thread: an analysis under way never holds up the server's exit."""
+    """`work(*args)` on a daemon thread with a large stack (the analysis parses files, and its model
+    follows deeply nested code): an analysis under way never holds up the server's exit."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[_Result] = loop.create_future()
 
@@ -218,11 +214,7 @@ def _on_a_thread(work: Callable[..., _Result], *args: object) -> asyncio.Future[
         else:
             loop.call_soon_threadsafe(settle, partial(future.set_result, result))
 
-    previous = threading.stack_size(_ANALYSIS_STACK_BYTES)
-    try:
-        threading.Thread(target=run, name="epochlint-analysis", daemon=True).start()
-    finally:
-        threading.stack_size(previous)
+    start_on_a_large_stack(run, "epochlint-analysis")
     return future
 
 

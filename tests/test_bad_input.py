@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from epochlint import engine, frontend
+from epochlint import engine
 from epochlint.config import load_config
 from epochlint.discovery import DiscoveryProblem, SourceFile
 from epochlint.findings import Finding
-from epochlint.frontend import facts_from_source, facts_without_parse
+from epochlint.frontend import facts_from_source, facts_without_parse, stack
 from epochlint.frontend.nesting import MAX_BRACKETS, MAX_DEPTH
 from epochlint.report import RunResult
 from tests.conftest import FIXTURES, KNOWN_CODES, hang_guard, run_check
+from tests.test_cli import ENV, RACY_CONSUMER
 
 WriteTree = Callable[..., Path]
 
@@ -174,10 +175,45 @@ def test_nesting_just_under_the_limits_is_analysed(content: bytes) -> None:
     assert sys.getrecursionlimit() == recursion_limit
 
 
+def _with_stack_limit(limit_bytes: int) -> Callable[[], None]:
+    def set_limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_STACK, (limit_bytes, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+
+    return set_limit
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stack limit is set with setrlimit")
+def test_check_and_fix_of_the_deepest_nesting_let_through_survive_a_small_stack_limit(write_tree) -> None:  # type: ignore[no-untyped-def]
+    """libcst's parser crashed the process (SIGSEGV) on such files where the stack may not grow past
+    2 MB (`ulimit -s 2048`, as in some containers): the parse and the fixer run on a thread with a
+    large stack there."""
+    deepest = "".join(f"    {' ' * level}if x:\n" for level in range(95)) + f"    {' ' * 95}x = {'-' * 480}1\n"
+    files: dict[str, str | bytes] = {"consumer.py": f"{RACY_CONSUMER}\n\ndef deep(x):\n{deepest}"}
+    files.update({f"{name}.py": content for name, content in JUST_UNDER_THE_LIMITS.items()})
+    root = write_tree(files)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--output-format", "concise", *args]
+        return subprocess.run(
+            command, cwd=root, env=ENV, capture_output=True, text=True, timeout=300, preexec_fn=_with_stack_limit(2**20)
+        )
+
+    found = run()
+    assert found.returncode == 1, found.stderr
+    # The racy loop's finding, and no EPL900: every file was analysed.
+    assert [line.split()[1] for line in found.stdout.splitlines() if ": EPL" in line] == ["EPL001"]
+    fixed = run("--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "with self._lock:\n            for message in batch:" in (root / "consumer.py").read_text()
+    assert run().returncode == 0
+
+
 def test_a_recursion_error_in_the_tree_walk_is_an_epl900_and_the_limit_is_restored(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(frontend, "_RECURSION_BUDGET", 60)
+    monkeypatch.setattr(stack, "RECURSION_BUDGET", 60)
     recursion_limit = sys.getrecursionlimit()
     facts = facts_from_source(b"x = " + b"-" * 100 + b"1\n")
     assert facts.error == "too deeply nested to analyse"

@@ -12,6 +12,7 @@ import difflib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import libcst as cst
@@ -25,6 +26,7 @@ from epochlint.findings import Finding
 from epochlint.fix import FIXERS, fixable
 from epochlint.fix.edits import Edit, SourceTree, apply_edits
 from epochlint.frontend import facts_from_source
+from epochlint.frontend.stack import with_room_to_recurse
 
 # What a finding is about, without line numbers: the same mistake before and after a fix.
 Identity = tuple[str, str, str, str]
@@ -138,6 +140,14 @@ class _Project:
         return fixes
 
     def _fix_file(self, rel: str, findings: Sequence[Finding]) -> FileFix | None:
+        """The fix of `findings` in file `rel`; None when there is none, or the file cannot be read,
+        parsed, or walked by libcst (nested deeper than its tree walks go)."""
+        try:
+            return with_room_to_recurse(partial(self._fixed_file, rel, findings))
+        except RecursionError:
+            return None
+
+    def _fixed_file(self, rel: str, findings: Sequence[Finding]) -> FileFix | None:
         parsed = self._tree(rel)
         if parsed is None:
             return None
@@ -159,7 +169,7 @@ class _Project:
             if data is not None:
                 try:
                     self._trees[rel] = (data, SourceTree(data))
-                except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError, RecursionError):
+                except (cst.ParserSyntaxError, SyntaxError, UnicodeDecodeError, LookupError):
                     return None
         return self._trees[rel]
 

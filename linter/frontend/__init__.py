@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import ast
 import io
-import sys
 import tokenize
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import FileFacts, Pos
 from epochlint.frontend.nesting import nesting_and_layout, too_deeply_nested
+from epochlint.frontend.stack import with_room_to_recurse
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -30,33 +31,8 @@ def facts_from_source(data: bytes) -> FileFacts:
     if nesting is not None:
         # Never handed to libcst: its native parser would overflow the C stack, or take minutes.
         return _python_syntax_error(data) or FileFacts(lines=0, error=f"too deeply nested to parse: {nesting}")
-    with _recursion_budget():
-        facts = _parsed_facts(data)
+    facts = with_room_to_recurse(partial(_parsed_facts, data))
     return replace(facts, layout=layout) if layout is not None and not facts.error else facts
-
-
-# Python frames the parse and the extraction may use beyond their caller's: libcst's tree walks take
-# up to about five per level of nesting, and the scan lets at most MAX_DEPTH levels through (plus
-# 100 of indentation). A fixed budget, rather than whatever the caller left of the limit, makes
-# whether a file can be analysed independent of where it is analysed (this process, a worker).
-_RECURSION_BUDGET = 4000
-
-
-@contextmanager
-def _recursion_budget() -> Iterator[None]:
-    previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(_stack_depth() + _RECURSION_BUDGET)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(previous)
-
-
-def _stack_depth() -> int:
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1
-    return depth
 
 
 def _parsed_facts(data: bytes) -> FileFacts:
