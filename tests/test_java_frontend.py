@@ -127,6 +127,34 @@ def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree:
     assert findings[0].message.startswith("Cannot analyse this file: syntax error at line 2")
 
 
+def _nested_calls(depth: int) -> str:
+    return f"class Calls{depth} {{ int g(int a) {{ return a; }} int f() {{ return {'g(' * depth}1{')' * depth}; }} }}\n"
+
+
+# Nested as deep as the Java frontend lets through: 500 levels of tree-sitter's tree (two per call).
+JAVA_JUST_UNDER_THE_LIMIT = {
+    "Calls247.java": _nested_calls(247),
+    "Ifs.java": "class Ifs { int epoch; synchronized void f(boolean x) {\n"
+    + "if (x) {\n" * 246
+    + "epoch++;\n"
+    + "}\n" * 246
+    + "} }\n",
+    "Fields.java": "class Fields { Fields next; int epoch; int f() { return this" + ".next" * 493 + ".epoch; } }\n",
+}
+
+
+@needs_java
+def test_java_nested_past_the_limit_is_one_finding_and_just_under_it_is_analysed(write_tree: WriteTree) -> None:
+    """The extraction recursed without a bound: a call nested 3,000 deep ended the whole run with
+    an internal RecursionError."""
+    files = {**JAVA_JUST_UNDER_THE_LIMIT, "Calls248.java": _nested_calls(248), "Deepest.java": _nested_calls(3000)}
+    findings = run_check(write_tree(files)).findings
+    assert [(f.location.path, f.code) for f in findings] == [("Calls248.java", "EPL900"), ("Deepest.java", "EPL900")]
+    assert {f.message for f in findings} == {
+        "Cannot analyse this file: too deeply nested to analyse: more than 500 levels at line 1."
+    }
+
+
 @needs_java
 def test_undecodable_java_file_is_reported_in_one_line(write_tree: WriteTree) -> None:
     root: Path = write_tree({"Latin.java": b"class Latin { String s = \"\xe9\"; }\n"})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from epochlint.frontend import line_count
@@ -52,6 +53,8 @@ from epochlint.frontend.facts import (
     Write,
 )
 from epochlint.frontend.java import idioms
+from epochlint.frontend.nesting import MAX_DEPTH
+from epochlint.frontend.stack import with_room_to_recurse
 
 Node = Any  # tree_sitter.Node: typed loosely, as the grammar is loaded on first use
 
@@ -88,8 +91,19 @@ def extract_java(data: bytes, text: str) -> FileFacts:
             error=f"syntax error at line {line}, column {column}",
             error_pos=(line, column, line, column + 1),
         )
+    too_deep = _too_deep(tree.root_node)
+    if too_deep is not None:
+        line = too_deep.start_point[0] + 1
+        return FileFacts(lines=0, error=f"too deeply nested to analyse: more than {MAX_DEPTH} levels at line {line}")
+    try:
+        return with_room_to_recurse(partial(_facts, tree.root_node, text))
+    except RecursionError:
+        return FileFacts(lines=0, error="too deeply nested to analyse")
+
+
+def _facts(root: Node, text: str) -> FileFacts:
     extractor = _Extractor()
-    extractor.program(tree.root_node)
+    extractor.program(root)
     comments = directives_in(extractor.comments)
     return FileFacts(
         lines=line_count(text),
@@ -101,6 +115,24 @@ def extract_java(data: bytes, text: str) -> FileFacts:
         guard_declarations=comments.guard_declarations,
         package=extractor.package,
     )
+
+
+def _too_deep(root: Node) -> Node | None:
+    """The first node nested deeper than `MAX_DEPTH` levels below `root`, if any: the extraction
+    and the program's model recurse once or more per level (tree-sitter's parse does not), and
+    the Python frontend lets no deeper code through either."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MAX_DEPTH:
+                return cursor.node
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            depth -= 1
 
 
 def _first_error(node: Node) -> Node | None:
