@@ -301,6 +301,10 @@ def _stdin_file(args: argparse.Namespace) -> Path | None:
         raise UsageError("epochlint: error: - (stdin) needs --stdin-filename, the name of the file stdin holds")
     if args.fix:
         raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
+    if args.stdin_filename.is_dir():
+        raise UsageError(
+            f"epochlint: error: --stdin-filename {args.stdin_filename} is a folder: give the name of the file stdin holds"
+        )
     return args.stdin_filename
 
 

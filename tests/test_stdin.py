@@ -96,7 +96,13 @@ def test_diff_shows_the_fix_of_the_stdin_text(write_tree: WriteTree) -> None:
 
 def test_dash_without_stdin_filename_is_a_one_line_usage_error(write_tree: WriteTree) -> None:
     root = project(write_tree, LOCKED_SUBCLASS)
-    for args in (["-"], ["-", "pkg", "--stdin-filename", "pkg/consumer.py"], ["pkg", "--stdin-filename", "x.py"]):
+    usage_errors = (
+        ["-"],
+        ["-", "pkg", "--stdin-filename", "pkg/consumer.py"],
+        ["pkg", "--stdin-filename", "x.py"],
+        ["-", "--stdin-filename", "pkg"],  # a folder: it was analysed as a Python file named `pkg`
+    )
+    for args in usage_errors:
         result = check_stdin(root, RACY_SUBCLASS, *args)
         assert result.returncode == 2, args
         assert result.stdout == ""
