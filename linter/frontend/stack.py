@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import TypeVar
 
 _Result = TypeVar("_Result")
@@ -56,7 +57,8 @@ def _recursion_budget() -> Iterator[None]:
 
 
 def _stack_depth() -> int:
-    frame, depth = sys._getframe(), 0
+    frame: FrameType | None = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth
