@@ -21,7 +21,16 @@ from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_j
 from epochlint.notices import warn_once
 from epochlint.text import escaped_name
 
-__all__ = ["DEFAULT_EXCLUDES", "DiscoveryProblem", "SourceFile", "UsageError", "discover", "in_memory_path", "relative_name"]
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "DiscoveryProblem",
+    "SourceFile",
+    "UsageError",
+    "discover",
+    "in_memory_path",
+    "is_source_name",
+    "relative_name",
+]
 
 # Emacs leaves a dangling `.#name.py` link beside each file being edited.
 EDITOR_LOCK_PREFIX = ".#"
@@ -177,7 +186,7 @@ class _Walker:
             if self.dir_excluded(entry.name, rel):
                 return None
             return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
-        if not _is_source_name(entry.name) or self.left_out(rel, is_dir=False):
+        if not is_source_name(entry.name) or self.left_out(rel, is_dir=False):
             return None
         if entry.is_file(follow_symlinks=False):
             self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
@@ -204,7 +213,7 @@ class _Walker:
         if stat.S_ISDIR(mode):
             if not self.dir_excluded(entry.name, rel):
                 self.links.append(_Dir(entry.path, real, rel, True))
-        elif stat.S_ISREG(mode) and _is_source_name(entry.name):
+        elif stat.S_ISREG(mode) and is_source_name(entry.name):
             if not self.left_out(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
 
@@ -212,7 +221,7 @@ class _Walker:
         """Whether a link out of the analysed paths would have been walked or read if followed."""
         if stat.S_ISDIR(mode):
             return not self.dir_excluded(name, rel)
-        return _is_source_name(name) and not self.config.is_excluded(rel, is_dir=False)
+        return is_source_name(name) and not self.config.is_excluded(rel, is_dir=False)
 
     def dir_excluded(self, name: str, rel: str) -> bool:
         if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):
@@ -280,10 +289,11 @@ def _special_kind(mode: int) -> str:
 
 
 def _names_source(name: str) -> bool:
-    return _is_source_name(name) and not name.startswith(EDITOR_LOCK_PREFIX)
+    return is_source_name(name) and not name.startswith(EDITOR_LOCK_PREFIX)
 
 
-def _is_source_name(name: str) -> bool:
+def is_source_name(name: str) -> bool:
+    """Whether a file of this name is one `check` analyses when it walks a folder."""
     return name.endswith(".py") or name.endswith(JAVA_SUFFIX)
 
 

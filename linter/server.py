@@ -35,7 +35,7 @@ from pygls.workspace import TextDocument
 from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
 from epochlint.config import Config, ConfigError, load_config
-from epochlint.discovery import UsageError, in_memory_path, relative_name
+from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
 from epochlint.engine import check
 from epochlint.findings import Finding, Location
 from epochlint.frontend.stack import start_on_a_large_stack
@@ -49,6 +49,8 @@ DEBOUNCE_SECONDS = 0.3
 # project publishes no documentation site yet: an install without the checkout links to none.
 RULE_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 SOURCE = "epochlint"
+# The editors' language identifiers of the files `check` analyses.
+_SOURCE_LANGUAGES = frozenset({"python", "java"})
 
 if TYPE_CHECKING:
     from epochlint.fix.run import FileFix
@@ -136,23 +138,24 @@ class EpochlintServer(LanguageServer):
     async def _analyse_and_publish(self) -> None:
         # The texts analysed, as they are now: typing goes on while the analysis runs.
         codec = self.workspace.position_codec
+        paths = {uri: path for uri, doc in self.workspace.text_documents.items() if (path := _source_path(doc))}
         documents = {
             uri: TextDocument(uri, doc.source, version=doc.version, position_codec=codec)
             for uri, doc in self.workspace.text_documents.items()
-            if _fs_path(uri)
+            if uri in paths
         }
-        buffers = {in_memory_path(_fs_path(uri)): _encoded(doc) for uri, doc in documents.items()}
+        buffers = {paths[uri]: _encoded(doc) for uri, doc in documents.items()}
         async with self._progress("Analysing the open files' projects"):
             runs, errors = await self.in_background(analyse_buffers, buffers)
         for error in errors:
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, error))
         self.runs = {}
         for uri, document in documents.items():
-            run = runs.get(in_memory_path(_fs_path(uri)))
+            run = runs.get(paths[uri])
             if run is None or uri not in self.workspace.text_documents:
                 continue  # closed meanwhile: its diagnostics are cleared
             self.runs[uri] = run
-            findings = located_in(run, in_memory_path(_fs_path(uri)))
+            findings = located_in(run, paths[uri])
             diagnostics = [diagnostic(finding, document, run.config) for finding in findings]
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
@@ -218,9 +221,16 @@ def _on_a_thread(work: Callable[..., _Result], *args: object) -> asyncio.Future[
     return future
 
 
-def _fs_path(uri: str) -> Path:
-    path = to_fs_path(uri)
-    return Path(path) if path else Path()
+def _source_path(document: TextDocument) -> Path | None:
+    """Where a document's file is (as `in_memory_path` names it), when it is a Python or Java file:
+    by the editor's language, or by its name (some clients send every open document). None for
+    other documents, and for those no file holds (an unsaved new buffer, a notebook cell)."""
+    path = to_fs_path(document.uri)
+    if not path:
+        return None
+    if document.language_id not in _SOURCE_LANGUAGES and not is_source_name(Path(path).name):
+        return None
+    return in_memory_path(Path(path))
 
 
 def _encoded(document: TextDocument) -> bytes:
@@ -275,8 +285,8 @@ async def code_actions(server: EpochlintServer, params: types.CodeActionParams) 
     """The fix (where one exists and is verified) and a suppression, for each finding in range."""
     run = server.runs.get(params.text_document.uri)
     document = server.workspace.get_text_document(params.text_document.uri)
-    path = in_memory_path(_fs_path(document.uri))
-    if run is None or run.in_memory.get(path) != _encoded(document):
+    path = _source_path(document)
+    if run is None or path is None or run.in_memory.get(path) != _encoded(document):
         return []  # analysed text is out of date: the next diagnostics bring their own actions
     findings = [f for f in located_in(run, path) if _overlaps(_range(f.location, document), params.range)]
     planned = await server.in_background(_planned_fixes, run, findings)

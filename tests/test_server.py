@@ -182,6 +182,22 @@ async def test_suppression_action_silences_the_finding(client: LanguageClient, t
     assert await diagnostics_after(client, uri) == []
 
 
+@pytest.mark.asyncio
+async def test_only_python_and_java_files_are_analysed(client: LanguageClient, tmp_path: Path) -> None:
+    """Clients may send every open document: a Markdown file was analysed as Python (an EPL900 on
+    its text), and so was a new unsaved buffer, as if it were the project's folder."""
+    readme, untitled = (tmp_path / "README.md").as_uri(), "untitled:Untitled-1"
+    for uri, language, text in ((readme, "markdown", "# Title\n\nSome *text*.\n"), (untitled, "python", "x = (\n")):
+        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, language, 1, text)))
+    # A Python file without the suffix is analysed by its language.
+    script = tmp_path / "pkg" / "consume"
+    open_document(client, script.as_uri(), RACY_SUBCLASS)
+    while not client.diagnostics.get(script.as_uri()):
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=120)
+    assert [d.code for d in client.diagnostics[script.as_uri()]] == ["EPL001"]
+    assert set(client.diagnostics) == {script.as_uri()}
+
+
 def open_document(client: LanguageClient, uri: str, text: str) -> None:
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
 
