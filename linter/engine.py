@@ -310,7 +310,9 @@ class _PartsAnalysis:
                 while waiting and len(running) < jobs:
                     batch = waiting.pop(0)
                     receiving, sending = context.Pipe(duplex=False)
-                    worker = context.Process(target=self._send_found, args=(batch, sending, os.getpid()), daemon=True)
+                    worker: BaseProcess = context.Process(
+                        target=self._send_found, args=(batch, sending, os.getpid()), daemon=True
+                    )
                     worker.start()
                     sending.close()
                     running[receiving] = (worker, batch)
@@ -758,7 +760,7 @@ def _decode(payload: bytes | None, kind: type[_Cached]) -> _Cached | None:
     return analysed if isinstance(analysed, kind) and _well_formed(analysed) else None
 
 
-def _well_formed(cached: _Analysed | _LaidOut | _PartFindings) -> bool:
+def _well_formed(cached: object) -> bool:
     """Whether a decoded entry has the types a run's report relies on (else it is not used)."""
     if isinstance(cached, _PartFindings):
         return _findings_tuple(cached.findings)
@@ -770,7 +772,8 @@ def _well_formed(cached: _Analysed | _LaidOut | _PartFindings) -> bool:
             and _well_formed(cached.laid_out)
         )
     return (
-        _findings_and_rules(cached.findings, cached.rules)
+        isinstance(cached, _LaidOut)
+        and _findings_and_rules(cached.findings, cached.rules)
         and isinstance(cached.facts_keys, tuple)
         and all(
             isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, str) for part in pair)

@@ -189,7 +189,7 @@ def _at_new_lines(value: Any, lines: Mapping[int, int]) -> Any:
         return _LAMBDA_PLACE.sub(lambda found: f"<lambda:{lines[int(found.group(1))]}:{found.group(2)}>", value)
     if isinstance(value, tuple):
         return tuple(_at_new_lines(item, lines) for item in value)
-    if not dataclasses.is_dataclass(value):
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
         return value
     changes: dict[str, Any] = {}
     for name, kind in _FIELDS[type(value)]:

@@ -30,7 +30,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import TextDocument
+from pygls.workspace import ServerTextPosition, TextDocument
 
 from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
@@ -274,10 +274,10 @@ def _information(
 
 
 def _range(location: Location, document: TextDocument | None) -> types.Range:
-    start = types.Position(location.line - 1, location.column - 1)
-    end = types.Position(location.end_line - 1, location.end_column - 1)
+    start = ServerTextPosition(location.line - 1, location.column - 1)
+    end = ServerTextPosition(location.end_line - 1, location.end_column - 1)
     if document is None:
-        return types.Range(start, end)
+        return types.Range(types.Position(start.line, start.character), types.Position(end.line, end.character))
     return types.Range(document.position_to_client_units(start), document.position_to_client_units(end))
 
 
@@ -348,7 +348,7 @@ def _whole_text_edit(before: str, after: str) -> types.TextEdit:
 def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeAction:
     line = finding.location.line - 1
     text = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
-    end = document.position_to_client_units(types.Position(line, len(text)))
+    end = document.position_to_client_units(ServerTextPosition(line, len(text)))
     edit = types.TextEdit(types.Range(end, end), f"  # epochlint: ignore[{finding.code}]")
     return types.CodeAction(
         title=f"Suppress {finding.code} on this line",

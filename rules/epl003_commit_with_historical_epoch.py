@@ -124,7 +124,7 @@ class CommitEpochs(Domain):
     def through_attribute(self, label: Label) -> bool:
         return label.kind == CURRENT
 
-    def choice(self, choice: Choice, parts: list[Value]) -> Value:
+    def choice(self, choice: Choice, parts: Sequence[Value]) -> Value:
         """The seed's fallbacks are not historical: `cur if cur is not None else hist`,
         `hist if cur is None else cur`, `cur or hist`."""
         if choice.kind == "if":

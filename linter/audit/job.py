@@ -19,7 +19,7 @@ import math
 import time
 import uuid
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
@@ -191,11 +191,16 @@ def _write_results(spark: SparkSession, request: AuditRequest, listing: DataFram
     analysis = _analysis(spark, request, listing, run).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         for tag, name in ((FINDING, "findings"), (FILE, "files"), (UNIT, "units")):
-            rows = analysis.filter(lambda item, tag=tag: item[0] == tag).map(lambda item: item[1])
+            rows = analysis.filter(_tagged(tag)).map(lambda item: item[1])
             writer = spark.createDataFrame(rows, TABLE_SCHEMAS[name]).write.mode("overwrite")
             writer.format(request.output_format).save(table_path(request.out, name))
     finally:
         analysis.unpersist()
+
+
+def _tagged(tag: str) -> Callable[[AnalysisRow], bool]:
+    """Whether an analysis row is of kind `tag` (a finding, a file or a unit)."""
+    return lambda item: item[0] == tag
 
 
 def _analysis(spark: SparkSession, request: AuditRequest, listing: DataFrame, run: str) -> RDD[AnalysisRow]:

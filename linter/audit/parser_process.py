@@ -51,9 +51,9 @@ def answer(request: bytes) -> bytes:
             facts = source_facts(_KINDS.get(kind, collect.NOT_RELEVANT), data)
     except Exception as error:  # the parent needs an answer for this file, whatever went wrong
         facts = FileFacts(lines=0, error=f"internal error while parsing: {type(error).__name__}: {error}")
-    error = facts.error.encode("utf-8", "replace")
-    body = error + encode(facts)
-    return ANSWER.pack(len(body), facts.lines, len(error)) + body
+    reason = facts.error.encode("utf-8", "replace")
+    body = reason + encode(facts)
+    return ANSWER.pack(len(body), facts.lines, len(reason)) + body
 
 
 def serve(requests: BinaryIO, answers: BinaryIO) -> None:

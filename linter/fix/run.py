@@ -74,7 +74,7 @@ def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
     """Write the fixed files, each whole or not at all; a file that changed on disk since it was read
     (or can no longer be read) is left alone. A file that cannot be written (a full disk) stays as
     it was and ends the run with a usage error."""
-    written = []
+    written: list[FileFix] = []
     for fix in fixes:
         try:
             if fix.source.path.read_bytes() != fix.before:

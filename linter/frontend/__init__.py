@@ -79,7 +79,7 @@ def _parser_nodes_unvalidated() -> Iterator[None]:
     if validate is None:  # a libcst that no longer validates on construction
         yield
         return
-    CSTNode.__post_init__ = _unvalidated  # type: ignore[method-assign]
+    CSTNode.__post_init__ = _unvalidated  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:

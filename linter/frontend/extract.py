@@ -814,8 +814,8 @@ class FactsExtractor(FastVisitor):
                 self._visit_with_flow(value, self._assign_flow(target))
         else:
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
-        for target in node.targets:
-            self._store(target.target, node.value, node, bump=_is_bump(self._code, target.target, node.value))
+        for assigned in node.targets:
+            self._store(assigned.target, node.value, node, bump=_is_bump(self._code, assigned.target, node.value))
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:

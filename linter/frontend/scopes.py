@@ -58,7 +58,7 @@ class _BindingCollector(FastVisitor):
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if node.asname is None:
-            name = node.name
+            name: cst.BaseExpression = node.name
             while isinstance(name, cst.Attribute):
                 name = name.value
             if isinstance(name, cst.Name):

@@ -17,7 +17,7 @@ stored by one function reach the readers of the field in another.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -211,7 +211,7 @@ class Domain:
         """Whether a local's `label` is also carried by an attribute read from it (`x.epoch`)."""
         return False
 
-    def choice(self, choice: Choice, parts: list[Value]) -> Value:
+    def choice(self, choice: Choice, parts: Sequence[Value]) -> Value:
         """`b if t else o` is b or o (not t); `a or b`, `a and b` are either operand."""
         return union(parts[1:] if choice.kind == "if" else parts)
 

@@ -340,7 +340,7 @@ class Program:
             field = self.symbols.field(fid, access.ref)
             if field is not None and self.is_epoch(field):
                 found.append(ReachedRead(field, (Step(fid, access.site, access.flow),)))
-        walked: dict[tuple[str, _PathState, frozenset[str]], int] = {}
+        walked = {}
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks or site.iterating or site.callee not in self._epoch_readers:
                 continue

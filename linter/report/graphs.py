@@ -4,7 +4,7 @@ the lock-order graph with the guard of every epoch field (JSON, dot)."""
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from typing import Any, TextIO
 
 from epochlint.frontend.facts import Pos
 from epochlint.program.callgraph import HANDOFF, CallSite
@@ -101,7 +101,7 @@ def write_lock_graph(program: Program, fmt: str, stream: TextIO) -> None:
         for lock in locks
     ]
     lock_list.sort(key=lambda lock: lock["id"])
-    edges = [
+    edges: list[dict[str, Any]] = [
         {
             "from": _qualified(held),
             "to": _qualified(taken),

@@ -1103,7 +1103,7 @@ def _members(body: Node | None) -> list[Node]:
     """The declarations of a class body; an enum's follow its constants."""
     if body is None:
         return []
-    members = []
+    members: list[Node] = []
     for child in body.named_children:
         members.extend(child.named_children if child.type == "enum_body_declarations" else [child])
     return members
