@@ -42,6 +42,7 @@ __all__ = [
     "read_sources",
     "restore_facts",
     "saved_versions",
+    "start_load_sample",
 ]
 
 PARSED = "parsed"
@@ -321,28 +322,67 @@ def default_jobs() -> int:
 
 # Long enough for the kernel's tick counts (100 a second per core) to tell a busy core from an idle one.
 _SAMPLE_SECONDS = 0.1
+# A sample started longer ago than this says too little of the cores' state now: another is taken.
+_SAMPLE_MAX_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class _LoadSample:
+    """The cores' tick counts at one moment, and the CPU time this process and its ended workers
+    had spent by then."""
+
+    when: float
+    ticks: dict[str, tuple[int, int]]
+    own_seconds: float
+
+    @classmethod
+    def now(cls, cpus: set[str]) -> _LoadSample:
+        spent = os.times()
+        own = spent.user + spent.system + spent.children_user + spent.children_system
+        return cls(time.monotonic(), _cpu_ticks(cpus), own)
+
+
+# Started when a run begins (`start_load_sample`), ended by the first `default_jobs` after it.
+_started: _LoadSample | None = None
+
+
+def start_load_sample() -> None:
+    """Start measuring how busy other work keeps the cores, for the run that begins: `default_jobs`
+    then ends the measure instead of waiting a tenth of a second for one (the run's first steps,
+    reading the files, take that long; what this process spends meanwhile is not counted)."""
+    global _started
+    try:
+        _started = _LoadSample.now({f"cpu{number}" for number in _affinity()})
+    except (OSError, ValueError):
+        _started = None
 
 
 def _busy_cores(cores: set[int]) -> float | None:
     """How many of `cores` other work keeps busy: measured from /proc/stat over a tenth of a
-    second where there is one (the load average is a minute's, and still counts the command that
-    ended just before this one), else the load average; None without either."""
+    second or more where there is one (the load average is a minute's, and still counts the
+    command that ended just before this one), else the load average; None without either."""
+    global _started
     cpus = {f"cpu{number}" for number in cores}
+    started, _started = _started, None
     try:
-        before = _cpu_ticks(cpus)
-        time.sleep(_SAMPLE_SECONDS)
-        after = _cpu_ticks(cpus)
+        if started is None or started.ticks.keys() != cpus or time.monotonic() - started.when > _SAMPLE_MAX_SECONDS:
+            started = _LoadSample.now(cpus)
+        if (wait := _SAMPLE_SECONDS - (time.monotonic() - started.when)) > 0:
+            time.sleep(wait)
+        ended = _LoadSample.now(cpus)
     except (OSError, ValueError):
         try:
             return os.getloadavg()[0]
         except (AttributeError, OSError):  # no load average on this system
             return None
     busy = 0.0
-    for cpu, (total, idle) in after.items():
-        start_total, start_idle = before.get(cpu, (total, idle))  # a core brought online meanwhile
+    for cpu, (total, idle) in ended.ticks.items():
+        start_total, start_idle = started.ticks.get(cpu, (total, idle))  # a core brought online meanwhile
         if total > start_total:
             busy += 1 - (idle - start_idle) / (total - start_total)
-    return busy
+    # The cores this process kept busy meanwhile are not taken by other work.
+    own = (ended.own_seconds - started.own_seconds) / max(ended.when - started.when, _SAMPLE_SECONDS)
+    return max(0.0, busy - own)
 
 
 def _cpu_ticks(cpus: set[str]) -> dict[str, tuple[int, int]]:

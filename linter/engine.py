@@ -31,6 +31,7 @@ from epochlint.collect import (
     read_sources,
     restore_facts,
     saved_versions,
+    start_load_sample,
 )
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
@@ -523,6 +524,8 @@ def check(
     what is on disk, or as new files when there is none. With `exiting`, the process ends after
     this run (see `unsuppressed_findings`).
     """
+    if jobs is None:
+        start_load_sample()  # measured while the files are read, for the default number of processes
     held = in_memory or {}
     sources, problems = discover(paths, config, in_memory=held.keys())
     held_files = held_in_memory(sources, held)

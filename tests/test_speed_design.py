@@ -374,3 +374,26 @@ def test_a_core_busy_now_is_not_counted_idle() -> None:
         spinner.kill()
         spinner.wait()
         os.sched_setaffinity(0, mine)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2 or not Path("/proc/stat").exists(),
+    reason="needs two cores this process may pin itself to, and Linux's /proc/stat",
+)
+def test_the_runs_own_work_is_neither_counted_as_load_nor_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The measure starts with the run and ends when the number of processes is asked, after the
+    # run has read its files: a core this process kept busy meanwhile is still one for a worker.
+    mine = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(sorted(mine)[:2]))
+    try:
+        collect.start_load_sample()
+        reading_until = time.monotonic() + 0.2
+        while time.monotonic() < reading_until:
+            pass
+        waits: list[float] = []
+        monkeypatch.setattr(collect.time, "sleep", waits.append)
+        assert collect.default_jobs() == 2
+        assert waits == []
+    finally:
+        os.sched_setaffinity(0, mine)
+
