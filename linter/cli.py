@@ -127,7 +127,10 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "--jobs",
         type=_positive,
         metavar="N",
-        help="processes that parse files and analyse independent parts (default: one per idle core)",
+        help=(
+            "processes that parse files and analyse independent parts (default: one per idle core);"
+            " unless 1, a large program's data-flow rules also run in a process of their own"
+        ),
     )
     check.add_argument(
         "--no-prefilter",

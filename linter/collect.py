@@ -43,6 +43,7 @@ __all__ = [
     "restore_facts",
     "saved_versions",
     "start_load_sample",
+    "usable_cores",
 ]
 
 PARSED = "parsed"
@@ -313,7 +314,7 @@ Done = tuple[FileFacts, bytes | None]
 def default_jobs() -> int:
     """Processes worth starting: one per core that other work leaves idle. Two parsing processes
     on cores that are already busy are no faster than one, and cost more CPU."""
-    cores = _affinity()
+    cores = usable_cores()
     busy = _busy_cores(cores)
     if busy is None:
         return len(cores)
@@ -352,7 +353,7 @@ def start_load_sample() -> None:
     reading the files, take that long; what this process spends meanwhile is not counted)."""
     global _started
     try:
-        _started = _LoadSample.now({f"cpu{number}" for number in _affinity()})
+        _started = _LoadSample.now({f"cpu{number}" for number in usable_cores()})
     except (OSError, ValueError):
         _started = None
 
@@ -407,7 +408,7 @@ def source_facts(kind: str, data: bytes) -> FileFacts:
     return facts_from_source(data) if kind == PARSED else facts_without_parse(data)
 
 
-def _affinity() -> set[int]:
+def usable_cores() -> set[int]:
     """The cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):
         return os.sched_getaffinity(0)

@@ -74,10 +74,10 @@ def test_parts_analysed_in_worker_processes_find_what_one_process_finds(
     analysed_by = tmp_path / "pids"
     real = engine.rule_findings
 
-    def recorded(program: Program, rules: list) -> list[Finding]:  # type: ignore[type-arg]
+    def recorded(program: Program, rules: list, beside: bool = False) -> list[Finding]:  # type: ignore[type-arg]
         with analysed_by.open("a") as pids:
             pids.write(f"{os.getpid()}\n")
-        return real(program, rules)
+        return real(program, rules, beside=beside)
 
     monkeypatch.setattr(engine, "rule_findings", recorded)
     one, _, one_limits = engine.unsuppressed_findings(results, config, jobs=1)
@@ -91,10 +91,7 @@ def test_parts_analysed_in_worker_processes_find_what_one_process_finds(
     assert sorted(several, key=Finding.sort_key) == sorted(one, key=Finding.sort_key)
     assert one_limits, "the limit is reached somewhere"
 
-    def described(limits: list) -> list[tuple[str, str, tuple[int, ...]]]:  # type: ignore[type-arg]
-        return [(str(report), report.limit.function, report.limit.pos) for report in limits]
-
-    assert described(several_limits) == described(one_limits)
+    assert _described(several_limits) == _described(one_limits)
 
 
 def test_parts_whose_worker_dies_are_analysed_in_the_run_itself(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,14 +101,48 @@ def test_parts_whose_worker_dies_are_analysed_in_the_run_itself(monkeypatch: pyt
     run = os.getpid()
     real = engine.rule_findings
 
-    def dying(program: Program, rules: list) -> list[Finding]:  # type: ignore[type-arg]
+    def dying(program: Program, rules: list, beside: bool = False) -> list[Finding]:  # type: ignore[type-arg]
         if os.getpid() != run:
             os._exit(1)  # as a worker killed for memory ends: sending nothing
-        return real(program, rules)
+        return real(program, rules, beside=beside)
 
     monkeypatch.setattr(engine, "rule_findings", dying)
     found, _, _ = engine.unsuppressed_findings(results, config, jobs=2)
     assert sorted(found, key=Finding.sort_key) == sorted(expected, key=Finding.sort_key)
+
+
+def _described(limits: list) -> list[tuple[str, str, tuple[int, ...]]]:  # type: ignore[type-arg]
+    return [(str(report), report.limit.function, report.limit.pos) for report in limits]
+
+
+@pytest.mark.parametrize("worker", ["lives", "dies"])
+def test_rules_run_beside_the_others_find_what_one_process_finds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, worker: str
+) -> None:
+    """The data-flow rules run in a process forked for them while the run itself runs the others;
+    the findings and the work limits reached (merged in the rules' order) are one process's, and
+    so are they when that process dies (its rules then run in the run itself)."""
+    results, config = _unit(FIXTURES)
+    monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 10)  # some parts stop at a work limit
+    one, _, one_limits = engine.unsuppressed_findings(results, config, jobs=1)
+    monkeypatch.setattr(engine, "_BESIDE_MIN_FUNCTIONS", 0)  # the fixtures are small
+    run, ran_in = os.getpid(), tmp_path / "pids"
+    real = engine.rule_outcomes
+
+    def recorded(program: Program, rules: list) -> dict:  # type: ignore[type-arg]
+        if os.getpid() != run:
+            with ran_in.open("a") as pids:
+                pids.write(" ".join(sorted(rule.code for rule in rules)) + "\n")
+            if worker == "dies":
+                os._exit(1)  # as a process killed for memory ends: sending nothing
+        return real(program, rules)
+
+    monkeypatch.setattr(engine, "rule_outcomes", recorded)
+    beside, _, beside_limits = engine.unsuppressed_findings(results, config, jobs=None)
+    assert set(ran_in.read_text().splitlines()) == {"EPL003 EPL007"}
+    assert sorted(beside, key=Finding.sort_key) == sorted(one, key=Finding.sort_key)
+    assert one_limits, "the limit is reached somewhere"
+    assert _described(beside_limits) == _described(one_limits)
 
 
 CONSUMER_PACKAGES = {
