@@ -213,12 +213,18 @@ def collect_facts(
                 elif outlines and index not in moved:
                     cache.store_outline(keys[index], outline(cached))
             facts.append(cached)
-    done = {index: (f, codec.encode(f) if cache.enabled else None) for index, f in moved.items()}
-    done.update(_run(tasks, jobs, progress, cache.enabled))
-    for index, (parsed, payload) in done.items():
-        if payload is not None:
-            _store(cache, keys[index], parsed, payload)
-        facts[index] = parsed
+
+    def kept(index: int, made: FileFacts, payload: bytes) -> None:
+        _store(cache, keys[index], made, payload)
+
+    keep = kept if cache.enabled else None
+    done = dict(moved)
+    if keep is not None:
+        for index, made in moved.items():
+            keep(index, made, codec.encode(made))
+    done.update(_run(tasks, jobs, progress, keep))
+    for index, made in done.items():
+        facts[index] = made
     if done:  # a run that adds facts (parsed, or moved from earlier ones) also clears out old ones
         cache.forget_unused()
     return Collected(
@@ -307,8 +313,9 @@ def facts_payload(task: Task) -> bytes:
     return codec.encode(file_facts(task))
 
 
-# A file's facts, and their encoding when they are to be cached (None: not wanted).
-Done = tuple[FileFacts, bytes | None]
+# Called with a file's index, its facts and their encoding as soon as they are made, to cache them:
+# while worker processes parse the other files, not after all of them.
+Keep = Callable[[int, FileFacts, bytes], None]
 
 
 def default_jobs() -> int:
@@ -415,34 +422,37 @@ def usable_cores() -> set[int]:
     return set(range(os.cpu_count() or 1))
 
 
-def _run(tasks: Mapping[int, Task], jobs: int | None, progress: bool, encode: bool) -> dict[int, Done]:
+def _run(tasks: Mapping[int, Task], jobs: int | None, progress: bool, keep: Keep | None) -> dict[int, FileFacts]:
     """The facts of `tasks`, in `jobs` processes (by default as many as `default_jobs`, asked only
-    when there is enough to share)."""
+    when there is enough to share), each handed to `keep` as it is made (none is encoded without)."""
     size = sum(len(data) for _, data in tasks.values())
     with _progress_bar(len(tasks) if progress and size >= _PROGRESS_MIN_BYTES else 0) as advance:
         if len(tasks) >= 2 and size >= _PARALLEL_MIN_BYTES:
             jobs = jobs or default_jobs()
             if jobs >= 2:
-                return _run_in_pool(tasks, jobs, advance, encode)
-        return _run_here(tasks, advance, encode)
+                return _run_in_pool(tasks, jobs, advance, keep)
+        return _run_here(tasks, advance, keep)
 
 
-def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], encode: bool) -> dict[int, Done]:
-    done: dict[int, Done] = {}
+def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], keep: Keep | None) -> dict[int, FileFacts]:
+    done: dict[int, FileFacts] = {}
     for index, task in tasks.items():
-        facts = file_facts(task)
-        done[index] = (facts, codec.encode(facts) if encode else None)
+        done[index] = facts = file_facts(task)
+        if keep is not None:
+            keep(index, facts, codec.encode(facts))
         advance()
     return done
 
 
-def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None], encode: bool) -> dict[int, Done]:
+def _run_in_pool(
+    tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None], keep: Keep | None
+) -> dict[int, FileFacts]:
     # Workers are forked where possible, after libcst is loaded here, so none imports it again.
     import epochlint.frontend.extract  # noqa: F401
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    done: dict[int, Done] = {}
+    done: dict[int, FileFacts] = {}
     # Largest first, so that no worker is left with a big file at the end.
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
     try:
@@ -451,13 +461,16 @@ def _run_in_pool(tasks: Mapping[int, Task], jobs: int, advance: Callable[[], Non
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             for future in as_completed(futures):
                 payload = future.result()
+                index = futures[future]
                 with collector_paused():
-                    done[futures[future]] = (codec.decode(payload), payload if encode else None)
+                    done[index] = facts = codec.decode(payload)
+                    if keep is not None:
+                        keep(index, facts, payload)
                 advance()
     except BrokenProcessPool:
         # A worker died (killed, out of memory): what it had is done here instead.
         rest = {i: task for i, task in tasks.items() if i not in done}
-        done.update(_run_here(rest, advance, encode))
+        done.update(_run_here(rest, advance, keep))
     return done
 
 
