@@ -8,11 +8,12 @@ import json
 import multiprocessing
 import os
 import pickle
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypeVar, Union, cast
 
@@ -307,7 +308,6 @@ class _PartsAnalysis:
         batch whose worker dies (killed, out of memory) is analysed here instead."""
         import epochlint.program.model  # noqa: F401  (loaded once here, not by every worker)
 
-        context = multiprocessing.get_context("fork")
         waiting = _batches(sizes)
         running: dict[Connection, tuple[BaseProcess, list[int]]] = {}
         done: dict[int, _PartFound] = {}
@@ -315,12 +315,7 @@ class _PartsAnalysis:
             while waiting or running:
                 while waiting and len(running) < jobs:
                     batch = waiting.pop(0)
-                    receiving, sending = context.Pipe(duplex=False)
-                    worker: BaseProcess = context.Process(
-                        target=self._send_found, args=(batch, sending, os.getpid()), daemon=True
-                    )
-                    worker.start()
-                    sending.close()
+                    worker, receiving = _start_forked(partial(self._found_in, batch))
                     running[receiving] = (worker, batch)
                 for ready in wait(list(running)):
                     receiving = cast(Connection, ready)
@@ -334,11 +329,31 @@ class _PartsAnalysis:
                 worker.kill()
         return [done[index] if index in done else self.part_found(index) for index in range(len(self.parts))]
 
-    def _send_found(self, batch: Sequence[int], sending: Connection, parent: int) -> None:
-        """In a worker: analyse the parts of `batch` and send what each found."""
-        die_with(parent)
-        sending.send({index: self.part_found(index) for index in batch})
-        sending.close()
+    def _found_in(self, batch: Sequence[int]) -> dict[int, _PartFound]:
+        """What each part of `batch` found (in a worker)."""
+        return {index: self.part_found(index) for index in batch}
+
+
+def _start_forked(work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
+    """A process forked to run `work` and send back what it returns, and the end to receive it
+    from. It reads the run's memory where it is (copying only the pages it touches), ends with the
+    run, and sends nothing when it fails or is killed: the caller then does the work itself, and
+    reports a failure as it would have without the process."""
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    worker = context.Process(target=_send_result, args=(work, sending, os.getpid()), daemon=True)
+    worker.start()
+    sending.close()
+    return worker, receiving
+
+
+def _send_result(work: Callable[[], object], sending: Connection, parent: int) -> None:
+    die_with(parent)
+    try:
+        sending.send(work())
+    except BaseException:
+        os._exit(1)
+    sending.close()
 
 
 # Parts go to workers in batches of at least this many lines (a part larger than that alone), so
@@ -488,13 +503,7 @@ def _outcomes_beside(
     """The outcomes of `rules`: those of `forked` from a process forked for them (it reads the
     program where it is), the others from this one meanwhile. Rules whose process dies (killed, out
     of memory, a bug) run here after the others."""
-    context = multiprocessing.get_context("fork")
-    receiving, sending = context.Pipe(duplex=False)
-    worker: BaseProcess = context.Process(
-        target=_send_outcomes, args=(program, forked, sending, os.getpid()), daemon=True
-    )
-    worker.start()
-    sending.close()
+    worker, receiving = _start_forked(partial(rule_outcomes, program, forked))
     try:
         outcomes = rule_outcomes(program, [rule for rule in rules if rule not in forked])
         with suppress(EOFError):  # nothing sent: the worker died
@@ -505,17 +514,6 @@ def _outcomes_beside(
         worker.join()
     outcomes.update(rule_outcomes(program, [rule for rule in forked if rule.code not in outcomes]))
     return outcomes
-
-
-def _send_outcomes(program: Program, rules: Sequence[type[Rule]], sending: Connection, parent: int) -> None:
-    """In a worker: send the outcomes of `rules`. On any failure it sends nothing, and the rules
-    run again in the run itself, which reports the failure as it would without the worker."""
-    die_with(parent)
-    try:
-        sending.send(rule_outcomes(program, rules))
-    except BaseException:
-        os._exit(1)
-    sending.close()
 
 
 def reported(
