@@ -381,10 +381,14 @@ def _check_pattern(pattern: str, where: str) -> None:
             " can take minutes to match against a long file name; write it with fewer",
         )
     try:
-        _compile_patterns((pattern,))
+        compiled = _compile_patterns((pattern,))
     except (ValueError, re.error) as error:
         # re.error: pathspec turns a bad character range (`[z-a]`) into a regex that cannot compile.
         raise _fail(where, f"invalid file pattern {_show(pattern)} ({error})") from None
+    if all(compiled_pattern.include is None for compiled_pattern in compiled.patterns):
+        # pathspec drops such a pattern without a word (`[`, `a[b`, `/`): it would match nothing.
+        hint = " (an unclosed '['; write '\\[' for the character itself)" if "[" in pattern else ""
+        raise _fail(where, f"pattern {_show(pattern)} matches no file in gitignore syntax{hint}")
 
 
 def _patterns(value: object, where: str, _known: frozenset[str]) -> tuple[str, ...]:

@@ -76,6 +76,11 @@ WRONG_VALUES: dict[str, tuple[str, str, str]] = {
     "exclude_comment": ('exclude = ["#gen"]', "exclude", "is a comment in gitignore syntax"),
     "exclude_negation_only": ('exclude = ["!"]', "exclude", "invalid file pattern '!'"),
     "exclude_bad_range": ('exclude = ["**/[z-a]"]', "exclude", "invalid file pattern '**/[z-a]'"),
+    "exclude_unclosed_bracket": ('exclude = ["gen/["]', "exclude", "pattern 'gen/[' matches no file"),
+    "exclude_root_only": ('exclude = ["/"]', "exclude", "pattern '/' matches no file"),
+    "per_file_ignores_unclosed_bracket": (
+        'per-file-ignores = {"[" = ["EPL001"]}', 'per-file-ignores."["', "an unclosed '['"
+    ),
     "test_paths_string": ('test-paths = "tests/"', "test-paths", "expected a list of file patterns"),
     "test_paths_comment": ('test-paths = ["#t"]', "test-paths", "is a comment in gitignore syntax"),
     "epoch_pattern_unclosed": ('epoch-pattern = "(epoch"', "epoch-pattern", "invalid regular expression"),
