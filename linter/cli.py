@@ -262,6 +262,9 @@ def _check(args: argparse.Namespace) -> int:
     outcome = run_check(request, config)
     if outcome.diff is not None:
         sys.stdout.write(outcome.diff)
+        if not args.quiet:
+            # On stderr: stdout holds the diff alone, for `patch` or `git apply`.
+            print(f"note: {outcome.diff_summary}", file=sys.stderr)
         return EXIT_FINDINGS if outcome.diff and not args.exit_zero else EXIT_CLEAN
     result = outcome.result
     render = _renderer(args)

@@ -41,10 +41,12 @@ class CheckRequest:
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """The report to render or, with `--diff`, the fixes to show instead (empty: nothing to fix)."""
+    """The report to render or, with `--diff`, the fixes to show instead (empty: nothing to fix)
+    and how many there are."""
 
     result: RunResult
     diff: str | None = None
+    diff_summary: str = ""
 
 
 def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
@@ -59,7 +61,9 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             analysed, config, found.findings, reported.findings, use_cache=request.use_cache, in_memory=request.in_memory
         )
         if request.diff:
-            return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes))
+            shown = sum(len(fix.findings) for fix in fixes)
+            summary = f"fixes shown: {shown} of {len(reported.findings)} findings (files: {len(fixes)})"
+            return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes), summary)
         fixed = write_fixes(fixes)
         if fixed:
             found = _found(request, config, analysed, progress=False)

@@ -237,6 +237,22 @@ def test_diff_shows_the_fix_without_writing(write_tree: WriteTree) -> None:
     assert (root / CONSUMER).read_text(encoding="utf-8") == RACY_CONSUMER
 
 
+def test_diff_says_how_many_findings_it_fixes_on_stderr(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/plain.py": PLAIN_LOCK_CONSUMER})
+    result = epochlint(root, "check", "--fix", "--diff")
+    assert result.stderr == "note: fixes shown: 1 of 2 findings (files: 1)\n"
+    assert result.stdout.startswith(f"--- a/{CONSUMER}\n")
+
+
+def test_diff_of_no_fix_still_counts_the_findings(write_tree: WriteTree) -> None:
+    # An empty diff is not mistaken for no finding at all.
+    root = write_tree({CONSUMER: PLAIN_LOCK_CONSUMER})
+    result = epochlint(root, "check", "--fix", "--diff")
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr == "note: fixes shown: 0 of 1 findings (files: 0)\n"
+    assert epochlint(root, "check", "--fix", "--diff", "--quiet").stderr == ""
+
+
 def test_no_fix_with_a_plain_lock_the_loop_body_could_take_again(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: PLAIN_LOCK_CONSUMER})
     assert diff(root) == (0, "")
