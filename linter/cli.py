@@ -305,7 +305,7 @@ def _stdin_file(args: argparse.Namespace) -> Path | None:
         raise UsageError("epochlint: error: - (stdin) cannot be combined with other paths")
     if args.stdin_filename is None:
         raise UsageError("epochlint: error: - (stdin) needs --stdin-filename, the name of the file stdin holds")
-    if args.fix:
+    if args.fix and not args.diff:  # `--fix --diff` writes nothing
         raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
     if args.stdin_filename.is_dir():
         raise UsageError(

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.test_cli import ENV, FIXED_CONSUMER, RACY_CONSUMER, WriteTree, replaced
 
 ON_BATCH = "    def on_batch"
@@ -86,10 +88,11 @@ def test_the_project_is_found_from_the_stdin_filename(write_tree: WriteTree, tmp
     assert json_findings(result) == [("pkg/consumer.py", 6, "EPL001")]
 
 
-def test_diff_shows_the_fix_of_the_stdin_text(write_tree: WriteTree) -> None:
+@pytest.mark.parametrize("flags", [("--diff",), ("--fix", "--diff")], ids=" ".join)
+def test_diff_shows_the_fix_of_the_stdin_text(write_tree: WriteTree, flags: tuple[str, ...]) -> None:
     root = project(write_tree, "")
-    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py", "--diff")
-    assert result.returncode == 1
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py", *flags)
+    assert result.returncode == 1, result.stderr
     assert "+        with self._lock:" in result.stdout
     assert (root / "pkg" / "consumer.py").read_text() == ""
 
