@@ -108,8 +108,7 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     check.add_argument(
         "--output-format",
         choices=OUTPUT_FORMATS,
-        default="console",
-        help="how to print findings (concise: one line a finding)",
+        help="how to print findings (default: console; concise: one line a finding)",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else")
     check.add_argument(
@@ -238,6 +237,10 @@ def _check(args: argparse.Namespace) -> int:
     from epochlint.discovery import in_memory_path
     from epochlint.workflow import CheckRequest, run_check
 
+    if args.diff:
+        _refuse_beside_diff(args)
+    # No default in the parser, so that --diff can tell an asked format from none.
+    args.output_format = args.output_format or "console"
     if args.statistics and args.output_format not in STATISTICS_FORMATS:
         raise UsageError(f"--statistics prints its counts as console text or json, not as {args.output_format}")
     stdin_file = _stdin_file(args)
@@ -281,6 +284,22 @@ def _check(args: argparse.Namespace) -> int:
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _refuse_beside_diff(args: argparse.Namespace) -> None:
+    """--diff prints a patch on stdout and nothing else: an option that asks for a report or a file
+    would be silently ignored."""
+    ignored = {
+        "--output-format": args.output_format is not None,
+        "--output-file": args.output_file is not None,
+        "--statistics": args.statistics,
+        "--write-baseline": args.write_baseline is not None,
+    }
+    for option, given in ignored.items():
+        if given:
+            raise UsageError(
+                f"epochlint: error: --diff prints the fixes as a patch on stdout; it cannot be combined with {option}"
+            )
 
 
 def _renderer(args: argparse.Namespace) -> Renderer:

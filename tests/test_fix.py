@@ -6,6 +6,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from epochlint.config import load_config
 from epochlint.fix.run import plan_fixes
 from tests.conftest import FIXTURES, KNOWN_CODES, run_check
@@ -251,6 +253,21 @@ def test_diff_of_no_fix_still_counts_the_findings(write_tree: WriteTree) -> None
     assert (result.returncode, result.stdout) == (0, "")
     assert result.stderr == "note: fixes shown: 0 of 1 findings (files: 0)\n"
     assert epochlint(root, "check", "--fix", "--diff", "--quiet").stderr == ""
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--output-format", "json"], ["--output-file", "report.txt"], ["--statistics"], ["--write-baseline", "b.json"]],
+    ids=lambda option: option[0],
+)
+def test_diff_refuses_what_it_would_ignore(write_tree: WriteTree, option: list[str]) -> None:
+    # --diff prints a patch and nothing else: a report or a file asked for would silently not come.
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    result = epochlint(root, "check", "--fix", "--diff", *option)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("epochlint: error: --diff ") and result.stderr.count("\n") == 1
+    assert option[0] in result.stderr
+    assert not (root / "report.txt").exists() and not (root / "b.json").exists()
 
 
 def test_no_fix_with_a_plain_lock_the_loop_body_could_take_again(write_tree: WriteTree) -> None:
