@@ -281,9 +281,18 @@ def _check(args: argparse.Namespace) -> int:
             raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
     else:
         render(result, sys.stdout)
+    if not args.quiet and not _shows_notes(args):
+        # Else what the run did (fixes applied, a baseline written) would be told nowhere.
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _shows_notes(args: argparse.Namespace) -> bool:
+    """Whether the report printed holds the run's notes (the console formats' summary does)."""
+    return not args.statistics and args.output_format in ("console", "concise")
 
 
 def _refuse_beside_diff(args: argparse.Namespace) -> None:

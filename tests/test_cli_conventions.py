@@ -41,6 +41,18 @@ def test_statistics_count_the_findings_per_rule(write_tree: WriteTree) -> None:
     assert as_json == [{"code": "EPL001", "name": "unlocked-epoch-read-in-batch-loop", "count": 2}]
 
 
+@pytest.mark.parametrize("report", [["--statistics"], ["--output-format", "json"], ["--output-format", "github"]])
+def test_what_the_run_did_is_told_on_stderr_where_the_report_has_no_notes(
+    write_tree: WriteTree, report: list[str]
+) -> None:
+    root = write_tree({CONSUMER: TWO_LOOP_CONSUMER})
+    result = epochlint(root, "check", "--write-baseline", "baseline.json", *report)
+    assert result.returncode == 0
+    assert result.stderr == "note: baseline written to baseline.json (findings recorded: 2)\n"
+    assert (root / "baseline.json").is_file()
+    assert epochlint(root, "check", "--write-baseline", "baseline.json", "--quiet", *report).stderr == ""
+
+
 def test_rules_as_json_list_every_rule(tmp_path: Path) -> None:
     result = epochlint(tmp_path, "rules", "--output-format", "json")
     rules = {rule["code"]: rule for rule in json.loads(result.stdout)}
