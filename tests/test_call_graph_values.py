@@ -131,6 +131,19 @@ def test_call_resolves_to_exactly_the_functions_held_there(write_tree: WriteTree
     assert called == expected
 
 
+def test_a_method_of_a_field_that_may_hold_none_is_no_external_call(write_tree: WriteTree) -> None:
+    code = (
+        "from ext import connect\n\n"
+        "class Holder:\n    def __init__(self):\n        self.conn = connect()\n\n"
+        "    def close(self):\n        self.conn = None\n\n"
+        "    def send(self):\n        self.conn.send()\n"
+    )
+    graph = pycg_graph(write_tree({"main.py": code}))
+    # What `connect()` returns is not known here: the call is no edge, and no `None.send` either.
+    assert graph["main.Holder.send"] == []
+    assert "None.send" not in graph
+
+
 def test_a_call_resolves_the_same_however_deep_the_resolution_that_first_met_it(write_tree: WriteTree) -> None:
     # Resolving `consumer` in `first` follows the returns of all seventeen factories, past the depth
     # limit; the calls it reached there were answered as cut short, and `make5`'s call of `make6`,

@@ -23,6 +23,8 @@ _ITERATING_METHODS = frozenset({"sort"})
 _ON_THE_SPOT_METHODS = frozenset({"wait_for"})
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
 _TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "gather"})
+# Python's named constants: what a method called on one is, no import says.
+_CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
 CALL = "call"
 CONSTRUCTOR = "ctor"
@@ -154,8 +156,9 @@ class CallGraph:
             kind = HANDOFF if handed_off else CONSTRUCTOR if callee.kind == "class" else CALL
             sites.append(CallSite(fid, target, kind, call.site, call.id))
         for callee in self.symbols.callees(fid, call):
-            # Builtins are named without a module (`print`): only imported names are kept.
-            if callee.kind == "external" and "." in callee.target:
+            # Builtins are named without a module (`print`): only imported names are kept, not the
+            # method of a constant (`None.send`, where a field may hold None).
+            if callee.kind == "external" and "." in callee.target and _root(callee.target) not in _CONSTANTS:
                 self.external_calls.setdefault(fid, set()).add(callee.target)
             if callee.kind == "class" and not self.symbols.lookup_method(callee.target, "__init__"):
                 for base in self.symbols.external_bases(callee.target)[:1]:
@@ -293,3 +296,7 @@ def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], se
                 values.setdefault((value.target, first), set()).update(passed)
             returned.update(symbols.applied(value.target, passed))
         passed = frozenset(returned) or passed
+
+
+def _root(dotted: str) -> str:
+    return dotted.partition(".")[0]
