@@ -291,8 +291,11 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _shows_notes(args: argparse.Namespace) -> bool:
-    """Whether the report printed holds the run's notes (the console formats' summary does)."""
-    return not args.statistics and args.output_format in ("console", "concise")
+    """Whether the report printed holds the run's notes: the summary of the formats people read
+    (those with a quiet form) does."""
+    from epochlint.report.formats import QUIET_FORMATS
+
+    return not args.statistics and args.output_format in QUIET_FORMATS
 
 
 def _refuse_beside_diff(args: argparse.Namespace) -> None:

@@ -158,7 +158,8 @@ class CallGraph:
         for callee in self.symbols.callees(fid, call):
             # Builtins are named without a module (`print`): only imported names are kept, not the
             # method of a constant (`None.send`, where a field may hold None).
-            if callee.kind == "external" and "." in callee.target and _root(callee.target) not in _CONSTANTS:
+            imported = callee.kind == "external" and "." in callee.target
+            if imported and callee.target.partition(".")[0] not in _CONSTANTS:
                 self.external_calls.setdefault(fid, set()).add(callee.target)
             if callee.kind == "class" and not self.symbols.lookup_method(callee.target, "__init__"):
                 for base in self.symbols.external_bases(callee.target)[:1]:
@@ -296,7 +297,3 @@ def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], se
                 values.setdefault((value.target, first), set()).update(passed)
             returned.update(symbols.applied(value.target, passed))
         passed = frozenset(returned) or passed
-
-
-def _root(dotted: str) -> str:
-    return dotted.partition(".")[0]
