@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import libcst as cst
 
@@ -80,15 +81,18 @@ CodeOf = Callable[[cst.BaseExpression], str]
 
 # Nodes whose code, without parentheses, is their `value`.
 _VALUE_TOKENS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+_ValueToken = cst.Name | cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString
 
 
 def _token_code(node: cst.CSTNode) -> str | None:
     """The code of a name, a literal or an attribute path spelled out from its fields (None for
     anything else): most nodes whose code is read are these, and a code generation per node cost a
     quarter of the extraction."""
-    if isinstance(node, _VALUE_TOKENS):
-        return None if node.lpar else node.value
-    if not isinstance(node, cst.Attribute) or node.lpar or node.attr.lpar:
+    # As in `name_path`: `type(...)`, these classes have no subclasses and `isinstance` is slow.
+    if type(node) in _VALUE_TOKENS:
+        token = cast(_ValueToken, node)
+        return None if token.lpar else token.value
+    if type(node) is not cst.Attribute or node.lpar or node.attr.lpar:
         return None
     before, after = node.dot.whitespace_before, node.dot.whitespace_after
     if type(before) is not cst.SimpleWhitespace or type(after) is not cst.SimpleWhitespace:
@@ -107,14 +111,16 @@ def dotted(node: cst.BaseExpression) -> str:
 def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
     """(root name, attribute path) for `a.b[c].d`, None when the root is not a name."""
     attrs: list[str] = []
+    # `type(...) is`, not `isinstance`: libcst's node classes are abstract-based, whose `isinstance`
+    # runs Python code, and these three have no subclasses (the walk asks this of every reference).
     while True:
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             attrs.append(node.attr.value)
             node = node.value
-        elif isinstance(node, cst.Subscript):
+        elif type(node) is cst.Subscript:
             attrs.append("[]")
             node = node.value
-        elif isinstance(node, cst.Name):
+        elif type(node) is cst.Name:
             return node.value, tuple(reversed(attrs))
         else:
             return None
