@@ -132,6 +132,12 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         ),
     )
     check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="leave out the files git ignores (.gitignore, .git/info/exclude) when walking folders"
+        " (default: the configuration's respect-gitignore, true)",
+    )
+    check.add_argument(
         "--no-prefilter",
         action="store_true",
         help="parse every file, also those whose text cannot matter to any rule (same findings, slower)",
@@ -247,7 +253,7 @@ def _check(args: argparse.Namespace) -> int:
     if stdin_file is not None:
         # The file on stdin, inside the whole project its name places it in.
         args.paths, args.whole_project = [stdin_file], True
-    config = _load(args, {"select": args.select, "ignore": args.ignore})
+    config = _load(args, {"select": args.select, "ignore": args.ignore, "respect_gitignore": args.respect_gitignore})
     in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),

@@ -112,6 +112,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
     epoch_pattern: str = DEFAULT_EPOCH_PATTERN
     lock_pattern: str = DEFAULT_LOCK_PATTERN
     lock_decorators: tuple[tuple[str, str], ...] = DEFAULT_LOCK_DECORATORS
@@ -503,6 +504,12 @@ def _guards(value: object, where: str, _known: frozenset[str]) -> tuple[tuple[st
     return tuple(result)
 
 
+def _boolean(value: object, where: str, _known: frozenset[str]) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(where, f"expected true or false, got {_show(value)}")
+    return value
+
+
 def _positive_int(value: object, where: str, _known: frozenset[str]) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail(where, f"expected a whole number of bytes, got {_show(value)}")
@@ -517,12 +524,14 @@ class _Key:
     validate: Validator
 
 
-# Every key of `[tool.epochlint]`, in the spec's order; the last two are extensions.
+# Every key of `[tool.epochlint]`, in the spec's order; `respect-gitignore` and the last two are
+# extensions.
 KEYS: Mapping[str, _Key] = {
     "select": _Key("select", _selection),
     "ignore": _Key("ignore", _codes),
     "per-file-ignores": _Key("per_file_ignores", _per_file_ignores),
     "exclude": _Key("exclude", _patterns),
+    "respect-gitignore": _Key("respect_gitignore", _boolean),
     "epoch-pattern": _Key("epoch_pattern", _epoch_pattern),
     "lock-pattern": _Key("lock_pattern", _lock_pattern),
     "lock-decorators": _Key("lock_decorators", _lock_decorators),

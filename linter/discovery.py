@@ -18,6 +18,7 @@ from pathlib import Path
 
 from epochlint.config import Config, display_path
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
+from epochlint.gitignore import IgnoreChain, chain_above, chain_in
 from epochlint.notices import warn_once
 from epochlint.text import escaped_name
 
@@ -75,6 +76,8 @@ class _Dir:
     real: str  # resolved
     rel: str
     via_link: bool
+    # Git's ignore files in force where the folder is met (None: outside a work tree, or not asked).
+    ignores: IgnoreChain | None = None
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,12 @@ class _Walker:
         self.files: list[_Candidate] = []
         self.problems: list[DiscoveryProblem] = []
         self.links: list[_Dir] = []
-        # Source files and folders the configuration's `exclude` patterns left out, and how many of
-        # them were under each folder given: one where all was left out must not pass silently.
+        # Source files and folders the configuration's `exclude` patterns (or git's ignore files)
+        # left out, and how many of them were under each folder given: one where all was left out
+        # must not pass silently.
         self.excluded = 0
-        self.excluded_under: list[tuple[str, str, int]] = []  # (path, name shown, count)
+        self.gitignored = 0
+        self.excluded_under: list[tuple[str, str, int, int]] = []  # (path, name shown, excluded, gitignored)
 
     def rel(self, path: str) -> str:
         """Posix path relative to the root, each `..` written as PARENT."""
@@ -131,9 +136,10 @@ class _Walker:
             self.problems.append(DiscoveryProblem(shown, _stat_failure(path, error)))
             return
         if stat.S_ISDIR(mode):
-            before = self.excluded
-            self.walk(_Dir(path, real, rel, real != path))
-            self.excluded_under.append((path, shown, self.excluded - before))
+            excluded, gitignored = self.excluded, self.gitignored
+            ignores = chain_above(path) if self.config.respect_gitignore else None
+            self.walk(_Dir(path, real, rel, real != path, ignores))
+            self.excluded_under.append((path, shown, self.excluded - excluded, self.gitignored - gitignored))
         elif stat.S_ISREG(mode):
             self.files.append(_Candidate(path, real, shown, real != path))
         else:
@@ -166,11 +172,14 @@ class _Walker:
             return []
         # Only a walk that starts above the root can enter it, where names become root-relative.
         recompute = directory.path != self.root and _is_under(self.root, directory.path)
+        ignores = directory.ignores
+        if self.config.respect_gitignore:
+            ignores = chain_in(directory.path, {entry.name for entry in entries}, ignores)
         subdirectories: list[_Dir] = []
         for entry in entries:
             rel = self.rel(entry.path) if recompute else _join_rel(directory.rel, entry.name)
             try:
-                found = self.entry(directory, entry, rel)
+                found = self.entry(directory, entry, rel, ignores)
             except OSError as error:
                 self.problems.append(DiscoveryProblem(rel, f"cannot read: {_reason(error)}"))
                 continue
@@ -178,15 +187,17 @@ class _Walker:
                 subdirectories.append(found)
         return subdirectories
 
-    def entry(self, parent: _Dir, entry: os.DirEntry[str], rel: str) -> _Dir | None:
+    def entry(self, parent: _Dir, entry: os.DirEntry[str], rel: str, ignores: IgnoreChain | None) -> _Dir | None:
         if entry.is_symlink():
-            self.link(entry, rel)
+            self.link(entry, rel, ignores)
             return None
         if entry.is_dir(follow_symlinks=False):
-            if self.dir_excluded(entry.name, rel):
+            if self.dir_excluded(entry.name, rel) or self.git_ignored(ignores, entry.path, is_dir=True):
                 return None
-            return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link)
+            return _Dir(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link, ignores)
         if not is_source_name(entry.name) or self.left_out(rel, is_dir=False):
+            return None
+        if self.git_ignored(ignores, entry.path, is_dir=False):
             return None
         if entry.is_file(follow_symlinks=False):
             self.files.append(_Candidate(entry.path, os.path.join(parent.real, entry.name), rel, parent.via_link))
@@ -196,15 +207,22 @@ class _Walker:
             self.problems.append(DiscoveryProblem(rel, f"is {kind}, not a regular file"))
         return None
 
-    def link(self, entry: os.DirEntry[str], rel: str) -> None:
+    def link(self, entry: os.DirEntry[str], rel: str, ignores: IgnoreChain | None) -> None:
         try:
             mode = os.stat(entry.path).st_mode
         except OSError as error:
             # A link named like a source file that leads nowhere is reported, never dropped; but
             # for the dangling `.#name.py` lock links editors leave next to the files being edited.
-            if _names_source(entry.name) and not self.config.is_excluded(rel, is_dir=False):
+            if (
+                _names_source(entry.name)
+                and not self.config.is_excluded(rel, is_dir=False)
+                and not self.git_ignored(ignores, entry.path, is_dir=False)
+            ):
                 self.problems.append(DiscoveryProblem(rel, _stat_failure(entry.path, error)))
             return
+        walked = stat.S_ISDIR(mode) or is_source_name(entry.name)
+        if walked and self.git_ignored(ignores, entry.path, is_dir=stat.S_ISDIR(mode)):
+            return  # neither followed nor reported: git ignores it
         real = os.path.realpath(entry.path)
         if not self.follow_external and not any(_is_under(real, r) for r in self.given_roots):
             if self.reports_outside_link(entry.name, rel, mode):
@@ -212,7 +230,7 @@ class _Walker:
             return
         if stat.S_ISDIR(mode):
             if not self.dir_excluded(entry.name, rel):
-                self.links.append(_Dir(entry.path, real, rel, True))
+                self.links.append(_Dir(entry.path, real, rel, True, ignores))
         elif stat.S_ISREG(mode) and is_source_name(entry.name):
             if not self.left_out(rel, is_dir=False):
                 self.files.append(_Candidate(entry.path, real, rel, True))
@@ -234,19 +252,26 @@ class _Walker:
         self.excluded += excluded
         return excluded
 
-    def folders_left_out(self) -> list[str]:
-        """The folders given that had every file left out by the configuration, as shown."""
+    def git_ignored(self, ignores: IgnoreChain | None, path: str, is_dir: bool) -> bool:
+        """Whether git's ignore files leave out the file or folder at `path` (counted)."""
+        ignored = ignores is not None and ignores.ignores(path, is_dir)
+        self.gitignored += ignored
+        return ignored
+
+    def folders_left_out(self) -> list[tuple[str, str]]:
+        """The folders given that had every file left out, as shown, each with what left them out
+        (`left_out_by`'s words)."""
         return [
-            escaped_name(shown)
-            for path, shown, excluded in self.excluded_under
-            if excluded and not any(_is_under(c.path, path) for c in self.files)
+            (escaped_name(shown), left_out_by(self.config, bool(excluded), bool(gitignored)))
+            for path, shown, excluded, gitignored in self.excluded_under
+            if (excluded or gitignored) and not any(_is_under(c.path, path) for c in self.files)
         ]
 
     def warn_of_folders_left_out(self) -> None:
         """Say which folders given had every file left out by the configuration: a run that checks
         nothing there must not look like a run that found nothing there."""
-        for shown in self.folders_left_out():
-            warn_once(f"{shown}: {left_out_by(self.config)}; name a file to check it anyway")
+        for shown, why in self.folders_left_out():
+            warn_once(f"{shown}: {why}; name a file to check it anyway")
 
     def result(self) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
         best: dict[str, _Candidate] = {}
@@ -356,19 +381,26 @@ def discover(
     return (files if keep_all_java else _without_unreadable_java(files)), problems
 
 
-def every_file_left_out(folder: Path, config: Config) -> bool:
-    """Whether the `exclude` patterns of `config` leave out every file under `folder` that would
-    be checked without them."""
+def why_every_file_left_out(folder: Path, config: Config) -> str | None:
+    """What leaves out every file under `folder` that would be checked without the `exclude`
+    patterns of `config` and git's ignore files (`left_out_by`'s words); None when some is left."""
     walker = _Walker(config, False, [os.path.abspath(folder)])
     walker.add_argument(os.path.abspath(folder))
     walker.walk_links()
-    return bool(walker.folders_left_out())
+    found = walker.folders_left_out()
+    return found[0][1] if found else None
 
 
-def left_out_by(config: Config) -> str:
+def left_out_by(config: Config, by_exclude: bool, by_git: bool) -> str:
     """What leaves out every file of a folder, for a warning that names the folder first."""
     where = display_path(config.config_path) if config.config_path else "the configuration"
-    return f"every file under it is left out by the `exclude` patterns of {where}"
+    patterns = f"the `exclude` patterns of {where}"
+    if not by_git:
+        return f"every file under it is left out by {patterns}"
+    git = "git's ignore files (`respect-gitignore = false` checks what they ignore)"
+    if by_exclude:
+        return f"every file under it is left out by {patterns} and {git}"
+    return f"every file under it is ignored by {git}"
 
 
 def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:

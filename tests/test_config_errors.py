@@ -110,6 +110,8 @@ WRONG_VALUES: dict[str, tuple[str, str, str]] = {
     "max_file_size_float": ("max-file-size = 1.5", "max-file-size", "expected a whole number of bytes, got 1.5"),
     "max_file_size_text": ('max-file-size = "1MB"', "max-file-size", "got '1MB'"),
     "max_file_size_bool": ("max-file-size = true", "max-file-size", "got true"),
+    "respect_gitignore_text": ('respect-gitignore = "no"', "respect-gitignore", "expected true or false, got 'no'"),
+    "respect_gitignore_number": ("respect-gitignore = 0", "respect-gitignore", "expected true or false, got 0"),
     "unknown_key": ('epoch-patern = "epoch"', "epoch-patern", "unknown key"),
     "underscore_key": ('epoch_pattern = "epoch"', "epoch_pattern", "did you mean 'epoch-pattern'?"),
     "duplicate_key": ('select = ["ALL"]\nselect = ["ALL"]', "pyproject.toml", "invalid TOML"),

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from epochlint.audit.job import AuditOutcome, AuditRequest, read_table
 from epochlint.audit.tables import FILE_STATUSES, STATUS_OK
-from epochlint.discovery import every_file_left_out, left_out_by
+from epochlint.discovery import why_every_file_left_out
 
 TOP_UNITS = 20
 
@@ -60,15 +60,17 @@ def failed_units(spark: SparkSession, request: AuditRequest, limit: int) -> list
 
 
 def units_left_out(spark: SparkSession, request: AuditRequest) -> list[str]:
-    """A line for each unit analysed with no file because its `exclude` patterns leave out every
-    one: an audit that checks nothing there must not look like one that found nothing there."""
+    """A line for each unit analysed with no file because its `exclude` patterns (or git's ignore
+    files) leave out every one: an audit that checks nothing there must not look like one that
+    found nothing there."""
     empty = read_table(spark, request, "units").filter((F.col("files") == 0) & F.col("error").isNull())
     names = {row["unit"] for row in empty.select("unit").collect()}
-    return [
-        f"{unit.name}: {left_out_by(unit.config)}"
+    reasons = (
+        (unit.name, why_every_file_left_out(Path(unit.root), unit.config))
         for unit in request.units
-        if unit.name in names and unit.config is not None and every_file_left_out(Path(unit.root), unit.config)
-    ]
+        if unit.name in names and unit.config is not None
+    )
+    return [f"{name}: {why}" for name, why in reasons if why is not None]
 
 
 def _unit_line(row: Row) -> UnitLine:

@@ -1,0 +1,120 @@
+"""The files git ignores, as a folder walk meets them: `.gitignore` files and the repository's
+`info/exclude`, read with pathspec's implementation of git's own matching.
+
+As in git, and in ruff's default `respect-gitignore`: ignore files apply only inside a git work tree
+(a folder with a `.git` at or above it); a deeper `.gitignore` overrides the ones above it, and
+`info/exclude` decides only what none of them does; a folder that is ignored is never entered, so
+nothing inside it can be taken back; a nested repository starts afresh with its own files. Git's
+user-wide excludes file (`core.excludesFile`) is not read: it would take running git, and what it
+holds is the user's own, not the project's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import pathspec
+
+__all__ = ["IgnoreChain", "chain_above", "chain_in"]
+
+_GIT_IGNORE_FILE = ".gitignore"
+_GIT_DIR = ".git"
+
+
+@dataclass(frozen=True)
+class _IgnoreFile:
+    folder: str  # absolute: the patterns are relative to it
+    spec: pathspec.GitIgnoreSpec
+
+
+@dataclass(frozen=True)
+class IgnoreChain:
+    """The ignore files in force in one folder of a work tree: `info/exclude`'s patterns (`base`,
+    relative to the top of the work tree) and the `.gitignore` files from the top down."""
+
+    base: tuple[_IgnoreFile, ...]
+    files: tuple[_IgnoreFile, ...]
+
+    def ignores(self, path: str, is_dir: bool) -> bool:
+        """Whether git ignores the file or folder at `path` (absolute, inside the chain's folder)."""
+        # The deepest file with a matching pattern decides; info/exclude only where none does.
+        for ignore_file in (*reversed(self.files), *self.base):
+            name = os.path.relpath(path, ignore_file.folder).replace(os.sep, "/")
+            decided = ignore_file.spec.check_file(name + "/" if is_dir else name).include
+            if decided is not None:
+                return decided
+        return False
+
+
+_NOTHING_IGNORED = IgnoreChain((), ())
+
+
+def chain_in(folder: str, names: Collection[str], above: IgnoreChain | None) -> IgnoreChain | None:
+    """The chain in force among the entries of `folder` (named `names`), given the one in force
+    where it was met (`above`, None outside a work tree)."""
+    if _GIT_DIR in names:
+        return _work_tree_chain(folder)
+    if above is None or _GIT_IGNORE_FILE not in names:
+        return above
+    found = _read(folder)
+    return above if found is None else IgnoreChain(above.base, (*above.files, found))
+
+
+def chain_above(folder: str) -> IgnoreChain | None:
+    """The chain in force where `folder` (absolute) is met, for a walk that starts there: from the
+    top of its work tree down to its parent; None outside a work tree, or at its top.
+
+    A folder named on the command line is walked even where git ignores it, as ruff does (a project
+    kept in an ignored folder of another repository, or a build output asked for by name): then
+    only the ignore files inside it apply."""
+    top = _work_tree_top(folder)
+    if top is None or top == folder:
+        return None
+    chain: IgnoreChain | None = _work_tree_chain(top)
+    current = top
+    for part in os.path.relpath(os.path.dirname(folder), top).split(os.sep):
+        if part != os.curdir:
+            current = os.path.join(current, part)
+            chain = chain_in(current, _entry_names(current), chain)
+    if chain is not None and chain.ignores(folder, is_dir=True):
+        return _NOTHING_IGNORED
+    return chain
+
+
+def _work_tree_top(folder: str) -> str | None:
+    current = folder
+    while True:
+        if os.path.lexists(os.path.join(current, _GIT_DIR)):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _work_tree_chain(top: str) -> IgnoreChain:
+    """The chain at the top of a work tree: its `info/exclude` and its own `.gitignore`."""
+    # In a linked worktree or a submodule `.git` is a file naming the real folder, and no
+    # `info/exclude` is read there.
+    exclude = _read(os.path.join(top, _GIT_DIR, "info"), "exclude", relative_to=top)
+    own = _read(top)
+    return IgnoreChain(() if exclude is None else (exclude,), () if own is None else (own,))
+
+
+def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = None) -> _IgnoreFile | None:
+    """The patterns of `folder/name`; None when it cannot be read (git passes over it too)."""
+    try:
+        with open(os.path.join(folder, name), "rb") as stream:
+            text = stream.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return _IgnoreFile(relative_to or folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
+
+
+def _entry_names(folder: str) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(folder))
+    except OSError:
+        return frozenset()

@@ -1,0 +1,148 @@
+"""Git's ignore files: a folder walk leaves out what git ignores (git itself is the judge), unless
+`respect-gitignore` is off; outside a work tree, and in a folder named on the command line, they do
+not hide what the user asked for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from epochlint.config import Config
+from epochlint.discovery import SourceFile, discover
+
+# Git's own configuration kept out: a user-wide excludes file is not the project's.
+_GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+_IGNORE_FILES = {
+    ".gitignore": "generated/\n*_pb2.py\n!keep_pb2.py\n/top_only.py\ndocs/**/conf.py\n# a comment\n\\#hash.py\n",
+    "src/.gitignore": "local.py\n!important_pb2.py\nnested/*.py\n!nested/kept.py\n",
+    "src/deeper/.gitignore": "!local.py\n",
+    "generated/.gitignore": "!back.py\n",
+}
+_SOURCES = [
+    "consumer.py", "top_only.py", "api_pb2.py", "keep_pb2.py", "#hash.py", "scratch.py",
+    "generated/back.py", "generated/api.py",
+    "docs/conf.py", "docs/a/b/conf.py", "docs/a/b/other.py",
+    "src/top_only.py", "src/local.py", "src/important_pb2.py", "src/other_pb2.py",
+    "src/nested/gone.py", "src/nested/kept.py", "src/nested/more/deep.py",
+    "src/deeper/local.py", "src/deeper/api_pb2.py",
+]
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, env=_GIT_ENV, check=True, capture_output=True, text=True).stdout
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _rels(files: list[SourceFile]) -> list[str]:
+    return [f.rel for f in files]
+
+
+@pytest.fixture
+def work_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    _write(root, {**_IGNORE_FILES, **{name: "x = 1\n" for name in _SOURCES}})
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("scratch.py\n", encoding="utf-8")
+    return root
+
+
+def test_a_walk_leaves_out_exactly_the_files_git_ignores(work_tree: Path) -> None:
+    files, problems = discover([work_tree], Config(root=work_tree))
+    not_ignored = _git(work_tree, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    assert _rels(files) == sorted(name for name in not_ignored if name.endswith(".py"))
+    assert problems == []
+    # What the patterns above are about, spelled out: the oracle agreeing on a trivial tree would
+    # prove nothing.
+    assert {"consumer.py", "keep_pb2.py", "src/important_pb2.py", "src/nested/kept.py", "src/deeper/local.py"} <= set(
+        _rels(files)
+    )
+    assert not {"top_only.py", "api_pb2.py", "#hash.py", "scratch.py", "generated/back.py", "src/local.py"} & set(
+        _rels(files)
+    )
+
+
+def test_a_walk_from_a_subfolder_applies_the_ignore_files_above_it(work_tree: Path) -> None:
+    files, _ = discover([work_tree / "src"], Config(root=work_tree))
+    not_ignored = _git(work_tree / "src", "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    assert _rels(files) == sorted(f"src/{name}" for name in not_ignored if name.endswith(".py"))
+    assert "src/other_pb2.py" not in _rels(files)  # the root's `*_pb2.py`
+
+
+def test_respect_gitignore_off_walks_every_file(work_tree: Path) -> None:
+    files, _ = discover([work_tree], Config(root=work_tree, respect_gitignore=False))
+    assert _rels(files) == sorted(_SOURCES)
+
+
+def test_ignore_files_outside_a_work_tree_are_not_read(tmp_path: Path) -> None:
+    _write(tmp_path, {".gitignore": "*.py\n", "consumer.py": "x = 1\n"})
+    files, _ = discover([tmp_path], Config(root=tmp_path))
+    assert _rels(files) == ["consumer.py"]
+
+
+def test_a_folder_or_file_named_on_the_command_line_is_checked_even_where_git_ignores_it(work_tree: Path) -> None:
+    files, _ = discover([work_tree / "generated", work_tree / "api_pb2.py"], Config(root=work_tree))
+    # The folder's own ignore file still applies inside it (`!back.py` takes nothing away here).
+    assert _rels(files) == ["api_pb2.py", "generated/api.py", "generated/back.py"]
+
+
+def test_a_nested_repository_has_its_own_ignore_files(work_tree: Path) -> None:
+    inner = work_tree / "vendor"
+    inner.mkdir()
+    _git(inner, "init", "-q")
+    _write(inner, {".gitignore": "skip.py\n", "skip.py": "", "api_pb2.py": "", "local.py": ""})
+    files, _ = discover([inner], Config(root=work_tree))
+    # Neither the outer `*_pb2.py` nor anything but the inner repository's own patterns.
+    assert _rels(files) == ["vendor/api_pb2.py", "vendor/local.py"]
+
+
+def _check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "epochlint", "check", "--no-cache", *args],
+        cwd=cwd,
+        env=_GIT_ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_folder_whose_every_file_git_ignores_is_said_and_the_flag_checks_it(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    _write(tmp_path, {".gitignore": "gen/\n", "gen/.gitignore": "*.py\n", "gen/consumer.py": "x = 1\n"})
+    run = _check(tmp_path, "gen")
+    assert run.returncode == 0
+    assert run.stderr == (
+        "epochlint: warning: gen: every file under it is ignored by git's ignore files"
+        " (`respect-gitignore = false` checks what they ignore); name a file to check it anyway\n"
+    )
+    assert "No files checked" in run.stdout
+    unignored = _check(tmp_path, "--no-respect-gitignore", "--output-format", "json", "gen")
+    assert unignored.returncode == 0, unignored.stderr
+    assert json.loads(unignored.stdout)["summary"]["files"] == 1
+
+
+def test_links_git_ignores_are_neither_followed_nor_reported(work_tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    _write(outside, {"lib.py": "x = 1\n"})
+    (work_tree / "generated_link").symlink_to(outside)  # outside the paths: else an EPL900
+    (work_tree / "dangling_pb2.py").symlink_to(tmp_path / "missing.py")  # broken: else an EPL900
+    (work_tree / ".gitignore").write_text("generated_link\n*_pb2.py\n", encoding="utf-8")
+    files, problems = discover([work_tree], Config(root=work_tree))
+    assert problems == []
+    assert "generated_link/lib.py" not in _rels(files)
+    _, unignored_problems = discover([work_tree], Config(root=work_tree, respect_gitignore=False))
+    assert [p.rel for p in unignored_problems] == ["dangling_pb2.py", "generated_link"]
