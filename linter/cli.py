@@ -138,6 +138,13 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         " (default: the configuration's respect-gitignore, true)",
     )
     check.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        help="leave out the files and folders named on the command line that `exclude` (or a default"
+        " folder such as build/) leaves out of a walk, as pre-commit names them (default: the"
+        " configuration's force-exclude, false)",
+    )
+    check.add_argument(
         "--no-prefilter",
         action="store_true",
         help="parse every file, also those whose text cannot matter to any rule (same findings, slower)",
@@ -253,7 +260,15 @@ def _check(args: argparse.Namespace) -> int:
     if stdin_file is not None:
         # The file on stdin, inside the whole project its name places it in.
         args.paths, args.whole_project = [stdin_file], True
-    config = _load(args, {"select": args.select, "ignore": args.ignore, "respect_gitignore": args.respect_gitignore})
+    config = _load(
+        args,
+        {
+            "select": args.select,
+            "ignore": args.ignore,
+            "respect_gitignore": args.respect_gitignore,
+            "force_exclude": args.force_exclude,
+        },
+    )
     in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),

@@ -113,6 +113,7 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
+    force_exclude: bool = False
     epoch_pattern: str = DEFAULT_EPOCH_PATTERN
     lock_pattern: str = DEFAULT_LOCK_PATTERN
     lock_decorators: tuple[tuple[str, str], ...] = DEFAULT_LOCK_DECORATORS
@@ -524,14 +525,15 @@ class _Key:
     validate: Validator
 
 
-# Every key of `[tool.epochlint]`, in the spec's order; `respect-gitignore` and the last two are
-# extensions.
+# Every key of `[tool.epochlint]`, in the spec's order; `respect-gitignore`, `force-exclude` and the
+# last two are extensions.
 KEYS: Mapping[str, _Key] = {
     "select": _Key("select", _selection),
     "ignore": _Key("ignore", _codes),
     "per-file-ignores": _Key("per_file_ignores", _per_file_ignores),
     "exclude": _Key("exclude", _patterns),
     "respect-gitignore": _Key("respect_gitignore", _boolean),
+    "force-exclude": _Key("force_exclude", _boolean),
     "epoch-pattern": _Key("epoch_pattern", _epoch_pattern),
     "lock-pattern": _Key("lock_pattern", _lock_pattern),
     "lock-decorators": _Key("lock_decorators", _lock_decorators),

@@ -135,6 +135,8 @@ class _Walker:
         except OSError as error:
             self.problems.append(DiscoveryProblem(shown, _stat_failure(path, error)))
             return
+        if self.config.force_exclude and self.named_but_excluded(rel, stat.S_ISDIR(mode)):
+            return
         if stat.S_ISDIR(mode):
             excluded, gitignored = self.excluded, self.gitignored
             ignores = chain_above(path) if self.config.respect_gitignore else None
@@ -240,6 +242,18 @@ class _Walker:
         if stat.S_ISDIR(mode):
             return not self.dir_excluded(name, rel)
         return is_source_name(name) and not self.config.is_excluded(rel, is_dir=False)
+
+    def named_but_excluded(self, rel: str, is_dir: bool) -> bool:
+        """Whether a path named on the command line is one the walk would leave out, by the
+        default folders or the `exclude` patterns, itself or through a folder above it (inside the
+        root): what `force-exclude` leaves out, as pre-commit names excluded files too."""
+        parts = rel.split("/") if rel else []
+        if not parts or parts[0] == PARENT:
+            return False
+        folders = ["/".join(parts[: end + 1]) for end in range(len(parts) - 1)]
+        if any(self.dir_excluded(folder.rpartition("/")[2], folder) for folder in folders):
+            return True
+        return self.dir_excluded(parts[-1], rel) if is_dir else self.left_out(rel, is_dir=False)
 
     def dir_excluded(self, name: str, rel: str) -> bool:
         if name in DEFAULT_EXCLUDES or name.endswith(".egg-info"):

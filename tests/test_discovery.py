@@ -206,3 +206,21 @@ def test_a_fifo_given_explicitly_is_a_problem(project: Path) -> None:
     os.mkfifo(project / "pipe.py")
     files, problems = discover([Path("pipe.py")], config_for(project))
     assert files == [] and problems == [DiscoveryProblem("pipe.py", "not a regular file or directory")]
+
+
+def test_force_exclude_leaves_out_named_paths_a_walk_would_leave_out(project: Path, tmp_path: Path) -> None:
+    touch(tmp_path, "outside/x.py")
+    config = Config(root=project, exclude=("generated/", "*_pb2.py"), force_exclude=True)
+    named = [
+        project / "src/generated/api.py",  # under an excluded folder
+        project / "src/api_pb2.py",  # excluded by name
+        project / "build/lib/consumer.py",  # under a default-excluded folder
+        project / "src/generated",  # an excluded folder itself
+        project / "src/consumer.py",
+        tmp_path / "outside/x.py",  # outside the root: no pattern speaks of it
+    ]
+    files, problems = discover(named, config)
+    assert rels(files) == ["(parent)/outside/x.py", "src/consumer.py"]
+    assert problems == []
+    files, _ = discover(named, Config(root=project, exclude=("generated/", "*_pb2.py")))
+    assert len(files) == 5  # without it: every file named

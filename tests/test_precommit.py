@@ -168,6 +168,18 @@ def test_whole_project_passes_a_clean_change_despite_old_findings_elsewhere(tmp_
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_force_exclude_leaves_out_a_named_file_the_configuration_excludes(tmp_path: Path) -> None:
+    excluding = {"pyproject.toml": "[tool.epochlint]\nexclude = ['generated/']\n"}
+    write_files(tmp_path, {**PROJECT, **excluding, "generated/consumer.py": RACY_CONSUMER, "build/racy.py": RACY_CONSUMER})
+    named = ("generated/consumer.py", "build/racy.py")
+    result = epochlint(tmp_path, "check", "--whole-project", "--force-exclude", *named)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # Without it, a file named is checked whatever `exclude` says (as in ruff).
+    unforced = epochlint(tmp_path, "check", "--whole-project", *named)
+    assert unforced.returncode == 1
+    assert "generated/consumer.py:17:9: EPL001" in unforced.stdout and "build/racy.py:17:9: EPL001" in unforced.stdout
+
+
 # --- the real pre-commit ----------------------------------------------------------------------------
 
 
@@ -187,6 +199,13 @@ def test_pre_commit_fails_a_bad_change(project: Path, pre_commit_home: Path) -> 
     assert "Failed" in result.stdout
     assert "pkg/consumer.py:17:9: EPL001" in result.stdout
     assert "pkg/legacy.py" not in result.stdout
+
+
+@pytest.mark.slow
+def test_pre_commit_passes_a_change_to_files_the_configuration_excludes(project: Path, pre_commit_home: Path) -> None:
+    stage(project, {"pyproject.toml": "[tool.epochlint]\nexclude = ['generated/']\n", "generated/consumer.py": RACY_CONSUMER})
+    result = pre_commit(project, pre_commit_home, "run")
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.slow
