@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from epochlint import __version__
-from epochlint.config import Config, ConfigError, load_config
+from epochlint.config import Config, ConfigError, load_config, marks_a_project
 from epochlint.discovery import UsageError
 from epochlint.fileio import write_atomically
 
@@ -258,8 +258,7 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"--statistics prints its counts as console text or json, not as {args.output_format}")
     stdin_file = _stdin_file(args)
     if stdin_file is not None:
-        # The file on stdin, inside the whole project its name places it in.
-        args.paths, args.whole_project = [stdin_file], True
+        args.paths = [stdin_file]
     config = _load(
         args,
         {
@@ -269,6 +268,10 @@ def _check(args: argparse.Namespace) -> int:
             "force_exclude": args.force_exclude,
         },
     )
+    if stdin_file is not None:
+        # The file on stdin, inside the whole project its name places it in; where nothing marks
+        # one, alone (the current directory could be a home folder: nothing to walk for one file).
+        args.whole_project = args.whole_project or marks_a_project(config)
     in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),

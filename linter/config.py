@@ -27,6 +27,7 @@ import pathspec
 from re import _constants, _parser as _regex_parser  # type: ignore[attr-defined]
 
 from epochlint.fileio import owned_by_user
+from epochlint.gitignore import work_tree_top
 from epochlint.notices import warn_once
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "ConfigError",
     "display_path",
     "load_config",
+    "marks_a_project",
     "name_words",
 ]
 
@@ -710,8 +712,9 @@ def load_config(
     TOML file holds the settings at its top level. Its folder is the project root. Otherwise, the
     nearest pyproject.toml above the first path (or the current directory) marks the root, and its
     `[tool.epochlint]`, if it has one, gives the settings (none: defaults); with no pyproject.toml
-    at all, the root is the current directory, or the first path's folder when that lies outside it. `overrides` (command-line `select`, `ignore`)
-    replace the file's values.
+    at all, the top of the git work tree that holds the first path is the root, and outside one
+    the current directory, or the first path's folder when that lies outside it (see
+    `marks_a_project`). `overrides` (command-line `select`, `ignore`) replace the file's values.
     """
     config_path: Path | None
     if config_file is not None:
@@ -724,7 +727,8 @@ def load_config(
         if pyproject is None:
             # Paths are shown relative to the root: outside the current directory, the first path is it.
             cwd = Path.cwd()
-            root = cwd if start == cwd or cwd in start.parents else start
+            top = work_tree_top(str(start))
+            root = Path(top) if top is not None else cwd if start == cwd or cwd in start.parents else start
             table, prefix = None, ""
         else:
             table, prefix = _settings_from_file(pyproject, explicit=False)
@@ -735,6 +739,13 @@ def load_config(
     config = Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]
     _check_selects_a_rule(config, known_codes, overrides or {})
     return config
+
+
+def marks_a_project(config: Config) -> bool:
+    """Whether the root was found by what marks a project (a configuration file, a pyproject.toml
+    or the top of a git work tree), not taken for want of one (the current directory)."""
+    root = config.root
+    return config.config_path is not None or (root / "pyproject.toml").is_file() or (root / ".git").exists()
 
 
 def _check_selects_a_rule(config: Config, known: frozenset[str], overrides: Mapping[str, object]) -> None:

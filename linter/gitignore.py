@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pathspec
 
-__all__ = ["IgnoreChain", "chain_above", "chain_in"]
+__all__ = ["IgnoreChain", "chain_above", "chain_in", "work_tree_top"]
 
 _GIT_IGNORE_FILE = ".gitignore"
 _GIT_DIR = ".git"
@@ -69,7 +69,7 @@ def chain_above(folder: str) -> IgnoreChain | None:
     A folder named on the command line is walked even where git ignores it, as ruff does (a project
     kept in an ignored folder of another repository, or a build output asked for by name): then
     only the ignore files inside it apply."""
-    top = _work_tree_top(folder)
+    top = work_tree_top(folder)
     if top is None or top == folder:
         return None
     chain: IgnoreChain | None = _work_tree_chain(top)
@@ -83,7 +83,9 @@ def chain_above(folder: str) -> IgnoreChain | None:
     return chain
 
 
-def _work_tree_top(folder: str) -> str | None:
+def work_tree_top(folder: str) -> str | None:
+    """The top of the git work tree that holds `folder` (absolute): the nearest folder at or above
+    it with a `.git` (a folder, or a file in a linked worktree or a submodule)."""
     current = folder
     while True:
         if os.path.lexists(os.path.join(current, _GIT_DIR)):

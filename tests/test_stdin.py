@@ -88,6 +88,30 @@ def test_the_project_is_found_from_the_stdin_filename(write_tree: WriteTree, tmp
     assert json_findings(result) == [("pkg/consumer.py", 6, "EPL001")]
 
 
+def _unconfigured_project(root: Path, consumer: str) -> Path:
+    """The project without a pyproject.toml (nor any other mark of a project)."""
+    for rel, text in {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/consumer.py": consumer}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_without_a_project_the_stdin_file_is_analysed_alone(tmp_path: Path) -> None:
+    # The current folder could be a home folder, with everything in it: not a project to walk.
+    root = _unconfigured_project(tmp_path, LOCKED_SUBCLASS)
+    result = check_stdin(root, RACY_SUBCLASS, "-", "--stdin-filename", "pkg/consumer.py", "--output-format", "json")
+    assert json.loads(result.stdout)["summary"]["files"] == 1
+    assert json_findings(result) == []  # the race needs pkg/base.py, not analysed
+
+
+def test_the_top_of_a_git_work_tree_marks_the_project_without_a_pyproject(tmp_path: Path) -> None:
+    root = _unconfigured_project(tmp_path, LOCKED_SUBCLASS)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=ENV)
+    result = check_stdin(root / "pkg", RACY_SUBCLASS, "-", "--stdin-filename", "consumer.py", "--output-format", "json")
+    # Named from the top of the work tree, and the race through pkg/base.py found.
+    assert json_findings(result) == [("pkg/consumer.py", 6, "EPL001")]
+
+
 @pytest.mark.parametrize("flags", [("--diff",), ("--fix", "--diff")], ids=" ".join)
 def test_diff_shows_the_fix_of_the_stdin_text(write_tree: WriteTree, flags: tuple[str, ...]) -> None:
     root = project(write_tree, "")
