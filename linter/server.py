@@ -34,7 +34,7 @@ from pygls.workspace import ServerTextPosition, TextDocument
 
 from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
-from epochlint.config import Config, ConfigError, load_config
+from epochlint.config import Config, ConfigError, load_config, marks_a_project
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
 from epochlint.engine import check
 from epochlint.findings import Finding, Location
@@ -83,8 +83,11 @@ def analyse_buffers(buffers: Mapping[Path, bytes]) -> tuple[dict[Path, ProjectRu
         by_root.setdefault(config.root, (config, {}))[1][path] = data
     runs: dict[Path, ProjectRun] = {}
     for config, held in by_root.values():
+        # Where nothing marks a project, the files alone (as `check -` does): the folder the server
+        # was started in could be a home folder, to be walked again at every pause in typing.
+        analysed = [config.root] if marks_a_project(config) else list(held)
         try:
-            result = check([config.root], config, jobs=1, in_memory=held)
+            result = check(analysed, config, jobs=1, in_memory=held)
         except UsageError as error:
             errors.append(str(error))
             continue

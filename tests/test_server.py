@@ -256,6 +256,35 @@ async def test_deeply_nested_code_is_analysed_where_threads_get_small_stacks(
     assert params.uri == uri and list(params.diagnostics) == []
 
 
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
+)
+async def projectless_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    """The consumer's files with nothing that marks a project: no pyproject.toml, no git."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(BASE)
+    (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_buffer_outside_any_project_is_analysed_alone(
+    projectless_client: LanguageClient, tmp_path: Path
+) -> None:
+    # The race runs through pkg/base.py: seen only if the folder around the buffer were walked.
+    client, path = projectless_client, tmp_path / "pkg" / "consumer.py"
+    document = types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=RACY_SUBCLASS)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=document))
+    assert await diagnostics_after(client, path.as_uri()) == []
+    # The same buffer, its folder made a project: the race is found.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    change(client, path.as_uri(), 2, RACY_SUBCLASS + "\n")
+    assert [d.code for d in await diagnostics_after(client, path.as_uri())] == ["EPL001"]
+
+
 def test_check_never_imports_the_server_library(tmp_path: Path) -> None:
     (tmp_path / "consumer.py").write_text(RACY_SUBCLASS)
     assert loaded_by_a_check(tmp_path, ("pygls", "lsprotocol")) == []
