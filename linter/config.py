@@ -27,7 +27,7 @@ import pathspec
 from re import _constants, _parser as _regex_parser  # type: ignore[attr-defined]
 
 from epochlint.fileio import owned_by_user
-from epochlint.gitignore import work_tree_top
+from epochlint.gitignore import MAX_WILDCARDS, wildcards_in_one_name, work_tree_top
 from epochlint.notices import warn_once
 
 __all__ = [
@@ -256,10 +256,6 @@ class Config:
 
 
 _REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
-# More `*` than this in one name of an exclude pattern makes matching a long name take seconds
-# (4: about 3 s for a 250-character name, 5: a minute and a half; 3: 0.06 s).
-_MAX_WILDCARDS = 3
-
 
 def _best_match(selectors: Sequence[str], code: str) -> int:
     """Length of the most specific selector matching `code` (0 for ALL), -1 when none does."""
@@ -377,11 +373,11 @@ def _check_pattern(pattern: str, where: str) -> None:
     if pattern.startswith("#"):
         # In gitignore syntax this line is a comment: the user would exclude nothing, silently.
         raise _fail(where, f"pattern {_show(pattern)} is a comment in gitignore syntax (write '\\{pattern}')")
-    wildcards = max(segment.replace("**", "").count("*") for segment in pattern.split("/"))
-    if wildcards > _MAX_WILDCARDS:
+    wildcards = wildcards_in_one_name(pattern)
+    if wildcards > MAX_WILDCARDS:
         raise _fail(
             where,
-            f"pattern {_show(pattern)} has {wildcards} '*' wildcards in one name: more than {_MAX_WILDCARDS}"
+            f"pattern {_show(pattern)} has {wildcards} '*' wildcards in one name: more than {MAX_WILDCARDS}"
             " can take minutes to match against a long file name; write it with fewer",
         )
     try:

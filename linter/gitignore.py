@@ -12,12 +12,23 @@ holds is the user's own, not the project's.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pathspec
 
-__all__ = ["IgnoreChain", "chain_above", "chain_in", "work_tree_top"]
+from epochlint.notices import warn_once
+from epochlint.text import escaped_name
+
+__all__ = ["MAX_WILDCARDS", "IgnoreChain", "chain_above", "chain_in", "wildcards_in_one_name", "work_tree_top"]
+
+# More `*` than this in one name of a pattern makes matching a long name take seconds (4: about
+# 3 s for a 250-character name, 5: a minute and a half; 3: 0.06 s): pathspec's patterns are regular
+# expressions, which backtrack. The configuration refuses such patterns; an ignore file, which an
+# audit reads from any repository, has them skipped.
+MAX_WILDCARDS = 3
 
 _GIT_IGNORE_FILE = ".gitignore"
 _GIT_DIR = ".git"
@@ -107,12 +118,39 @@ def _work_tree_chain(top: str) -> IgnoreChain:
 
 def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = None) -> _IgnoreFile | None:
     """The patterns of `folder/name`; None when it cannot be read (git passes over it too)."""
+    path = os.path.join(folder, name)
     try:
-        with open(os.path.join(folder, name), "rb") as stream:
+        with open(path, "rb") as stream:
             text = stream.read().decode("utf-8", errors="replace")
     except OSError:
         return None
-    return _IgnoreFile(relative_to or folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
+    return _IgnoreFile(relative_to or folder, _spec(path, text.splitlines()))
+
+
+def _spec(path: str, lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
+    """The patterns of an ignore file, less those that cannot be matched safely, each said in a
+    warning: one that could take minutes per file name, or that pathspec cannot compile (`[z-a]`,
+    which git never matches either)."""
+    from epochlint.config import display_path  # the configuration reads this module
+
+    kept: list[str] = []
+    for number, line in enumerate(lines, 1):
+        where = f"{escaped_name(display_path(Path(path)))}:{number}: pattern {line.strip()!r}"
+        if wildcards_in_one_name(line) > MAX_WILDCARDS:
+            warn_once(f"{where} skipped: more than {MAX_WILDCARDS} '*' wildcards in one name can take minutes to match")
+            continue
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except (ValueError, re.error) as error:
+            warn_once(f"{where} skipped: it cannot be matched ({error})")
+            continue
+        kept.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(kept)
+
+
+def wildcards_in_one_name(pattern: str) -> int:
+    """The most `*` wildcards in one name of a gitignore-style pattern (`**` not counted)."""
+    return max(segment.replace("**", "").count("*") for segment in pattern.split("/"))
 
 
 def _entry_names(folder: str) -> frozenset[str]:

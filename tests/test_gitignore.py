@@ -146,3 +146,18 @@ def test_links_git_ignores_are_neither_followed_nor_reported(work_tree: Path, tm
     assert "generated_link/lib.py" not in _rels(files)
     _, unignored_problems = discover([work_tree], Config(root=work_tree, respect_gitignore=False))
     assert [p.rel for p in unignored_problems] == ["dangling_pb2.py", "generated_link"]
+
+
+def test_ignore_patterns_that_cannot_be_matched_safely_are_skipped_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A repository's ignore file is anyone's (an audit reads thousands): a pattern pathspec cannot
+    # compile must not end the run, nor one that takes minutes to match a long name stall it.
+    _git(tmp_path, "init", "-q")
+    slow = "*a*a*a*a*a*a*a*a*b"
+    _write(tmp_path, {".gitignore": f"[z-a]\n{slow}\n*_pb2.py\n", "api_pb2.py": "", "a" * 60 + ".py": "", "consumer.py": ""})
+    files, problems = discover([tmp_path], Config(root=tmp_path))
+    assert _rels(files) == ["a" * 60 + ".py", "consumer.py"]  # `*_pb2.py` still applies
+    warnings = capsys.readouterr().err.splitlines()
+    assert [line.split(": pattern ")[1].split(" skipped")[0] for line in warnings] == ["'[z-a]'", f"'{slow}'"]
+    assert all(line.startswith("epochlint: warning: ") for line in warnings)
