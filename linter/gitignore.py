@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pathspec
 
+from epochlint.fileio import read_regular
 from epochlint.notices import warn_once
 from epochlint.text import escaped_name
 
@@ -29,6 +30,8 @@ __all__ = ["MAX_WILDCARDS", "IgnoreChain", "chain_above", "chain_in", "wildcards
 # expressions, which backtrack. The configuration refuses such patterns; an ignore file, which an
 # audit reads from any repository, has them skipped.
 MAX_WILDCARDS = 3
+# Larger than any ignore file people write (git's own, for a whole monorepo, is a few hundred lines).
+_MAX_IGNORE_FILE_SIZE = 1_000_000
 
 _GIT_IGNORE_FILE = ".gitignore"
 _GIT_DIR = ".git"
@@ -120,22 +123,29 @@ def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = N
     """The patterns of `folder/name`; None when it cannot be read (git passes over it too)."""
     path = os.path.join(folder, name)
     try:
-        with open(path, "rb") as stream:
-            text = stream.read().decode("utf-8", errors="replace")
+        # Without blocking, and checked on the descriptor: a FIFO put there is not read forever.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
-    return _IgnoreFile(relative_to or folder, _spec(path, text.splitlines()))
+    try:
+        data = read_regular(descriptor, _MAX_IGNORE_FILE_SIZE)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if isinstance(data, str):
+        warn_once(f"{_shown(path)}: not read ({data}): its patterns leave out nothing")
+        return None
+    return _IgnoreFile(relative_to or folder, _spec(path, data.decode("utf-8", errors="replace").splitlines()))
 
 
 def _spec(path: str, lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
     """The patterns of an ignore file, less those that cannot be matched safely, each said in a
     warning: one that could take minutes per file name, or that pathspec cannot compile (`[z-a]`,
     which git never matches either)."""
-    from epochlint.config import display_path  # the configuration reads this module
-
     kept: list[str] = []
     for number, line in enumerate(lines, 1):
-        where = f"{escaped_name(display_path(Path(path)))}:{number}: pattern {line.strip()!r}"
+        where = f"{_shown(path)}:{number}: pattern {line.strip()!r}"
         if wildcards_in_one_name(line) > MAX_WILDCARDS:
             warn_once(f"{where} skipped: more than {MAX_WILDCARDS} '*' wildcards in one name can take minutes to match")
             continue
@@ -146,6 +156,12 @@ def _spec(path: str, lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
             continue
         kept.append(line)
     return pathspec.GitIgnoreSpec.from_lines(kept)
+
+
+def _shown(path: str) -> str:
+    from epochlint.config import display_path  # the configuration reads this module
+
+    return escaped_name(display_path(Path(path)))
 
 
 def wildcards_in_one_name(pattern: str) -> int:

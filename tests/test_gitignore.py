@@ -161,3 +161,14 @@ def test_ignore_patterns_that_cannot_be_matched_safely_are_skipped_and_said(
     warnings = capsys.readouterr().err.splitlines()
     assert [line.split(": pattern ")[1].split(" skipped")[0] for line in warnings] == ["'[z-a]'", f"'{slow}'"]
     assert all(line.startswith("epochlint: warning: ") for line in warnings)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_an_ignore_file_that_is_a_fifo_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Opened for reading, a FIFO with no writer blocks forever: a repository could hold one.
+    _git(tmp_path, "init", "-q")
+    _write(tmp_path, {"consumer.py": "", "sub/.gitignore": "*.py\n", "sub/a.py": ""})
+    os.mkfifo(tmp_path / ".gitignore")
+    files, _ = discover([tmp_path], Config(root=tmp_path))
+    assert _rels(files) == ["consumer.py"]  # sub/.gitignore still applies
+    assert capsys.readouterr().err.endswith(".gitignore: not read (not a regular file): its patterns leave out nothing\n")
