@@ -11,6 +11,7 @@ holds is the user's own, not the project's.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Collection, Sequence
@@ -122,10 +123,14 @@ def _work_tree_chain(top: str) -> IgnoreChain:
 def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = None) -> _IgnoreFile | None:
     """The patterns of `folder/name`; None when it cannot be read (git passes over it too)."""
     path = os.path.join(folder, name)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
         # Without blocking, and checked on the descriptor: a FIFO put there is not read forever.
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            # As git (2.32 on) does: a link could lead anywhere outside the repository.
+            warn_once(f"{_shown(path)}: not read (a symbolic link, which git does not follow either)")
         return None
     try:
         data = read_regular(descriptor, _MAX_IGNORE_FILE_SIZE)

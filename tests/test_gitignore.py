@@ -172,3 +172,15 @@ def test_an_ignore_file_that_is_a_fifo_is_not_read(tmp_path: Path, capsys: pytes
     files, _ = discover([tmp_path], Config(root=tmp_path))
     assert _rels(files) == ["consumer.py"]  # sub/.gitignore still applies
     assert capsys.readouterr().err.endswith(".gitignore: not read (not a regular file): its patterns leave out nothing\n")
+
+
+def test_an_ignore_file_that_is_a_symbolic_link_is_not_read_as_git_does(tmp_path: Path) -> None:
+    repository, elsewhere = tmp_path / "repo", tmp_path / "patterns"
+    repository.mkdir()
+    _git(repository, "init", "-q")
+    elsewhere.write_text("ignored.py\n", encoding="utf-8")
+    (repository / ".gitignore").symlink_to(elsewhere)
+    _write(repository, {"ignored.py": "", "consumer.py": ""})
+    files, _ = discover([repository], Config(root=repository))
+    not_ignored = _git(repository, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    assert _rels(files) == sorted(name for name in not_ignored if name.endswith(".py")) == ["consumer.py", "ignored.py"]
