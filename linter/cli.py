@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+CONFIG_HELP = "configuration file (default: the nearest .epochlint.toml, epochlint.toml or pyproject.toml)"
+
+
 def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check = commands.add_parser("check", help="analyse files and report findings", epilog=EXIT_STATUSES)
     check.add_argument(
@@ -116,7 +119,7 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     )
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
-    check.add_argument("--config", type=Path, metavar="FILE", help="configuration file (default: nearest pyproject.toml)")
+    check.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument(
@@ -177,9 +180,7 @@ def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         command = kinds.add_parser(kind, help=what, description=f"Export {what}.")
         command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
         command.add_argument("--format", choices=formats, default="json", help="the export format")
-        command.add_argument(
-            "--config", type=Path, metavar="FILE", help="configuration file (default: nearest pyproject.toml)"
-        )
+        command.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

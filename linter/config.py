@@ -1,4 +1,4 @@
-"""Configuration: `[tool.epochlint]` in pyproject.toml (or a standalone TOML file), validated into a Config.
+"""Configuration: `[tool.epochlint]` in pyproject.toml (or a standalone TOML file, `epochlint.toml`), validated into a Config.
 
 Every key is checked for type when loaded, regular expressions and exclude patterns are compiled,
 and rule codes are checked against the codes the caller knows, so that a mistake in the
@@ -646,21 +646,28 @@ def _start_directory(paths: Sequence[Path]) -> Path:
     return first if first.is_dir() else first.parent
 
 
-def _nearest_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml at or above `start` that can be trusted. One written by another
-    user where every user may write (`/tmp/pyproject.toml`) could be anyone's, and its settings
-    (`exclude = ["*"]`) would decide what is checked: it is passed over, said in one line
-    (`--config` still reads it)."""
+# The files that hold a project's settings, by precedence in one folder: epochlint's own (the
+# settings at the top level, as ruff's `.ruff.toml` and `ruff.toml`), then pyproject.toml.
+CONFIGURATION_FILES = (".epochlint.toml", "epochlint.toml", "pyproject.toml")
+
+
+def _nearest_configuration(start: Path) -> Path | None:
+    """The nearest configuration file (`CONFIGURATION_FILES`) at or above `start` that can be
+    trusted. One written by another user where every user may write (`/tmp/pyproject.toml`) could
+    be anyone's, and its settings (`exclude = ["*"]`) would decide what is checked: it is passed
+    over, said in one line (`--config` still reads it)."""
     for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if not candidate.is_file():
-            continue
-        if _planted_by_anyone(candidate):
-            warn_once(
-                f"ignoring {display_path(candidate)}: another user's file, where every user can write (--config reads it)"
-            )
-            continue
-        return candidate
+        for name in CONFIGURATION_FILES:
+            candidate = folder / name
+            if not candidate.is_file():
+                continue
+            if _planted_by_anyone(candidate):
+                warn_once(
+                    f"ignoring {display_path(candidate)}: another user's file, where every user can write"
+                    " (--config reads it)"
+                )
+                continue
+            return candidate
     return None
 
 
@@ -706,9 +713,10 @@ def load_config(
 
     With `config_file`, read it: a file named pyproject.toml must have `[tool.epochlint]`; any other
     TOML file holds the settings at its top level. Its folder is the project root. Otherwise, the
-    nearest pyproject.toml above the first path (or the current directory) marks the root, and its
-    `[tool.epochlint]`, if it has one, gives the settings (none: defaults); with no pyproject.toml
-    at all, the top of the git work tree that holds the first path is the root, and outside one
+    nearest `.epochlint.toml`, `epochlint.toml` (the settings at its top level) or pyproject.toml
+    above the first path (or the current directory) marks the root, and gives the settings (a
+    pyproject.toml its `[tool.epochlint]`, if it has one; none: defaults); with none at all, the
+    top of the git work tree that holds the first path is the root, and outside one
     the current directory, or the first path's folder when that lies outside it (see
     `marks_a_project`). `overrides` (command-line `select`, `ignore`) replace the file's values.
     """
@@ -719,17 +727,17 @@ def load_config(
         root = config_path.parent
     else:
         start = _start_directory(paths)
-        pyproject = _nearest_pyproject(start)
-        if pyproject is None:
+        found = _nearest_configuration(start)
+        if found is None:
             # Paths are shown relative to the root: outside the current directory, the first path is it.
             cwd = Path.cwd()
             top = work_tree_top(str(start))
             root = Path(top) if top is not None else cwd if start == cwd or cwd in start.parents else start
             table, prefix = None, ""
         else:
-            table, prefix = _settings_from_file(pyproject, explicit=False)
-            root = pyproject.parent
-        config_path = pyproject if table is not None else None
+            table, prefix = _settings_from_file(found, explicit=False)
+            root = found.parent
+        config_path = found if table is not None else None
     values = _validate_table(table, prefix, known_codes) if table is not None else {}
     values.update(_validate_overrides(overrides, known_codes))
     config = Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import textwrap
 from dataclasses import replace
 from pathlib import Path
@@ -73,6 +74,27 @@ def test_nearest_pyproject_marks_the_root_even_without_an_epochlint_table(tmp_pa
     assert config.root == tmp_path / "sub"
     assert config.config_path is None
     assert config.select == ("ALL",)
+
+
+@pytest.mark.parametrize("name", [".epochlint.toml", "epochlint.toml"])
+def test_epochlints_own_file_is_found_and_wins_over_a_pyproject_beside_it(tmp_path: Path, name: str) -> None:
+    # A project without a pyproject.toml (a setup.py one) is configured without --config, which
+    # the editor server cannot pass.
+    write(tmp_path / "pyproject.toml", '[tool.epochlint]\nselect = ["EPL002"]\n')
+    write(tmp_path / "sub" / "pyproject.toml", '[tool.epochlint]\nselect = ["EPL002"]\n')
+    own = write(tmp_path / "sub" / name, 'select = ["EPL001"]\n')
+    config = load_config([tmp_path / "sub" / "src"], None, CODES)
+    assert (config.root, config.config_path, config.select) == (tmp_path / "sub", own, ("EPL001",))
+    with pytest.raises(ConfigError, match=rf"^sub/{re.escape(name)}: unknown key 'selec'"):
+        write(own, 'selec = ["EPL001"]\n')
+        load_config([tmp_path / "sub"], None, CODES)
+
+
+def test_a_nearer_pyproject_wins_over_epochlints_own_file_further_up(tmp_path: Path) -> None:
+    write(tmp_path / "epochlint.toml", 'select = ["EPL001"]\n')
+    write(tmp_path / "sub" / "pyproject.toml", '[project]\nname = "sub"\n')
+    config = load_config([tmp_path / "sub"], None, CODES)
+    assert (config.root, config.config_path, config.select) == (tmp_path / "sub", None, ("ALL",))
 
 
 def test_explicit_standalone_config_file_holds_settings_at_top_level(tmp_path: Path) -> None:
