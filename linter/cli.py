@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from epochlint import __version__
-from epochlint.config import Config, ConfigError, load_config, marks_a_project
+from epochlint.config import Config, ConfigError, load_config, marks_a_project, settings_toml
 from epochlint.discovery import UsageError
 from epochlint.fileio import write_atomically
 
@@ -106,7 +106,8 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "--stdin-filename",
         type=Path,
         metavar="FILE",
-        help="with -, the file that stdin holds: analysed in place of FILE, inside the project found from FILE",
+        help="with -, the file that stdin holds: analysed in place of FILE, inside the project found from FILE"
+        " (alone where no configuration file, pyproject.toml or git work tree marks one)",
     )
     check.add_argument(
         "--output-format",
@@ -146,6 +147,14 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         help="leave out the files and folders named on the command line that `exclude` (or a default"
         " folder such as build/) leaves out of a walk, as pre-commit names them (default: the"
         " configuration's force-exclude, false)",
+    )
+    check.add_argument(
+        "--show-files", action="store_true", help="print the files a check would analyse, and nothing else"
+    )
+    check.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the settings in force for the first path (as TOML) and where they come from",
     )
     check.add_argument(
         "--no-prefilter",
@@ -273,6 +282,12 @@ def _check(args: argparse.Namespace) -> int:
         # The file on stdin, inside the whole project its name places it in; where nothing marks
         # one, alone (the current directory could be a home folder: nothing to walk for one file).
         args.whole_project = args.whole_project or marks_a_project(config)
+    if args.show_settings:
+        sys.stdout.write(settings_toml(config))
+        return EXIT_CLEAN
+    if args.show_files:
+        _show_files(args, config, stdin_file)
+        return EXIT_CLEAN
     in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),
@@ -313,6 +328,20 @@ def _check(args: argparse.Namespace) -> int:
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _show_files(args: argparse.Namespace, config: Config, stdin_file: Path | None) -> None:
+    """The files a check with these arguments would analyse, by the names its report gives them;
+    those it would report as EPL900 without reading them, with why."""
+    from epochlint.discovery import discover, in_memory_path
+
+    paths = args.paths or [Path(".")]
+    analysed = [config.root, *paths] if args.whole_project else paths
+    held = [in_memory_path(stdin_file)] if stdin_file is not None else []
+    sources, problems = discover(analysed, config, in_memory=held)
+    lines = [(source.rel, "") for source in sources] + [(problem.rel, f"  (EPL900: {problem.reason})") for problem in problems]
+    for name, why in sorted(lines):
+        print(f"{name}{why}")
 
 
 def _shows_notes(args: argparse.Namespace) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "display_path",
     "load_config",
     "marks_a_project",
+    "settings_toml",
     "name_words",
 ]
 
@@ -545,6 +546,34 @@ KEYS: Mapping[str, _Key] = {
     "max-file-size": _Key("max_file_size", _positive_int),
     "historical-epoch-receivers": _Key("historical_epoch_receivers", _names("receiver words")),
 }
+
+
+# The keys whose values are tables (tuples of key-value pairs in a Config).
+_TABLE_KEYS = frozenset({"per-file-ignores", "lock-decorators", "guards"})
+
+
+def settings_toml(config: Config) -> str:
+    """Every setting of `config` in force, as the TOML of an `epochlint.toml` that would give it
+    (`check --show-settings`), after comments naming the root and where the settings came from."""
+    source = display_path(config.config_path) if config.config_path else "none (the defaults)"
+    lines = [f"# root: {display_path(config.root)}", f"# configuration file: {source}"]
+    for key, spec in KEYS.items():
+        value = getattr(config, spec.field)
+        lines.append(f"{key} = {_toml_table(value) if key in _TABLE_KEYS else _toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_table(entries: Sequence[tuple[str, object]]) -> str:
+    return "{" + ", ".join(f"{json.dumps(key)} = {_toml_value(value)}" for key, value in entries) + "}"
+
+
+def _toml_value(value: object) -> str:
+    # JSON's strings, numbers and arrays are TOML's (its \uXXXX escapes too).
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    return json.dumps(value)
 
 
 def _validate_table(table: Mapping[str, object], prefix: str, known: frozenset[str]) -> dict[str, object]:

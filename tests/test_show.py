@@ -1,0 +1,67 @@
+"""`check --show-settings` and `check --show-files`: what a run would use and analyse, for a user
+asking why a file is (not) checked or which settings are in force."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+from epochlint.config import load_config
+from epochlint.rules import rule_codes
+from tests.test_cli import RACY_CONSUMER, epochlint
+
+SETTINGS = """\
+[tool.epochlint]
+select = ["EPL0"]
+ignore = ["EPL005"]
+per-file-ignores = { "tests/*" = ["EPL001", "EPL002"] }
+exclude = ["generated/"]
+lock-pattern = "lock|mutex"
+epoch-pattern = 'epoch|term\\w*'
+guards = { "pkg.Consumer._epoch" = "_lock" }
+lock-decorators = { "locked" = "_mutex" }
+max-file-size = 2048
+respect-gitignore = false
+"""
+
+
+def test_show_settings_prints_the_settings_in_force_as_a_file_that_gives_them_again(tmp_path: Path) -> None:
+    project, copy = tmp_path / "project", tmp_path / "copy"
+    project.mkdir()
+    copy.mkdir()
+    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    shown = epochlint(project, "check", "--show-settings", "--select", "EPL001")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("# root: .\n# configuration file: pyproject.toml\n")
+    assert 'select = ["EPL001"]' in shown.stdout  # the command line's, in force
+    (copy / "epochlint.toml").write_text(shown.stdout, encoding="utf-8")
+    again = load_config([copy], None, rule_codes())
+    expected = load_config([project], None, rule_codes(), {"select": ("EPL001",)})
+    assert again.fingerprint() == expected.fingerprint()
+    assert tomllib.loads(shown.stdout)["guards"] == {"pkg.Consumer._epoch": "_lock"}
+
+
+def test_show_files_lists_what_a_check_analyses_and_nothing_it_leaves_out(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    files = {
+        "pyproject.toml": '[tool.epochlint]\nexclude = ["generated/"]\n',
+        ".gitignore": "scratch_*.py\n",
+        "pkg/__init__.py": "",
+        "pkg/consumer.py": RACY_CONSUMER,
+        "generated/api.py": "",
+        "scratch_1.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "pkg" / "gone.py").symlink_to(tmp_path / "missing.py")
+    shown = epochlint(tmp_path, "check", "--show-files")
+    assert shown.returncode == 0, shown.stderr  # the racy file is listed, not analysed
+    assert shown.stdout.splitlines() == [
+        "pkg/__init__.py",
+        "pkg/consumer.py",
+        "pkg/gone.py  (EPL900: broken symbolic link)",
+    ]
+    named = epochlint(tmp_path, "check", "--show-files", "--whole-project", "--force-exclude", "generated/api.py")
+    assert named.stdout == shown.stdout  # the project, less the excluded file named
