@@ -69,6 +69,10 @@ def _codes(text: str) -> list[str]:
     return [code.strip().upper() for code in text.split(",") if code.strip()]
 
 
+def _patterns(text: str) -> list[str]:
+    return [pattern.strip() for pattern in text.split(",") if pattern.strip()]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="epochlint",
@@ -120,6 +124,13 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     )
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
+    for flag, parse, metavar, what in (
+        ("--extend-select", _codes, "CODES", "codes or prefixes to enable beside the configuration's"),
+        ("--extend-ignore", _codes, "CODES", "codes or prefixes to disable beside the configuration's"),
+        ("--exclude", _patterns, "PATTERNS", "comma-separated file patterns to leave out, instead of the configuration's"),
+        ("--extend-exclude", _patterns, "PATTERNS", "file patterns to leave out beside the configuration's"),
+    ):
+        check.add_argument(flag, type=parse, metavar=metavar, help=what)
     check.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
@@ -274,6 +285,10 @@ def _check(args: argparse.Namespace) -> int:
         {
             "select": args.select,
             "ignore": args.ignore,
+            "extend_select": args.extend_select,
+            "extend_ignore": args.extend_ignore,
+            "exclude": args.exclude,
+            "extend_exclude": args.extend_exclude,
             "respect_gitignore": args.respect_gitignore,
             "force_exclude": args.force_exclude,
         },

@@ -593,18 +593,26 @@ def _unknown_key_hint(key: str) -> str:
     return _did_you_mean(key, tuple(KEYS))
 
 
-def _validate_overrides(overrides: Mapping[str, object] | None, known: frozenset[str]) -> dict[str, object]:
-    """Command-line values (`select`, `ignore`, or any other key); errors name the flag."""
-    values: dict[str, object] = {}
+def _apply_overrides(values: dict[str, object], overrides: Mapping[str, object] | None, known: frozenset[str]) -> None:
+    """Command-line values over the file's `values`, in order: `select`, `ignore` or any other key
+    replaces the value; `extend_select` (`extend_` and a key whose value is a list) adds to it, as
+    ruff's `--extend-select` does. Errors name the flag."""
     for name, raw in (overrides or {}).items():
         if raw is None:
             continue
-        key = name.replace("_", "-")
+        extending = name.startswith("extend_")
+        key = name.removeprefix("extend_").replace("_", "-")
         spec = KEYS.get(key)
         if spec is None:
             raise ValueError(f"unknown configuration override {name!r}")
-        values[spec.field] = spec.validate(raw, f"--{key}", known)
-    return values
+        validated = spec.validate(raw, f"--extend-{key}" if extending else f"--{key}", known)
+        if extending:
+            validated = (*values.get(spec.field, _DEFAULTS[spec.field]), *validated)  # type: ignore[misc]
+        values[spec.field] = validated
+
+
+# Each setting's value where nothing sets it.
+_DEFAULTS: Mapping[str, Any] = {setting.name: setting.default for setting in fields(Config)}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -768,7 +776,7 @@ def load_config(
             root = found.parent
         config_path = found if table is not None else None
     values = _validate_table(table, prefix, known_codes) if table is not None else {}
-    values.update(_validate_overrides(overrides, known_codes))
+    _apply_overrides(values, overrides, known_codes)
     config = Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]
     _check_selects_a_rule(config, known_codes, overrides or {})
     return config

@@ -290,6 +290,22 @@ def test_command_line_select_and_ignore_replace_the_file_values(tmp_path: Path) 
     assert config.epoch_pattern == "term"  # untouched by the command line
 
 
+def test_command_line_extend_flags_add_to_the_file_values_and_exclude_replaces_them(tmp_path: Path) -> None:
+    config = load_in(
+        tmp_path,
+        '[tool.epochlint]\nselect = ["EPL001"]\nexclude = ["generated/"]\n',
+        overrides={"extend_select": ["EPL009"], "extend_ignore": ["EPL001"], "extend_exclude": ["vendor/"]},
+    )
+    assert (config.select, config.ignore, config.exclude) == (("EPL001", "EPL009"), ("EPL001",), ("generated/", "vendor/"))
+    assert config.is_code_enabled("EPL009", "x.py") and not config.is_code_enabled("EPL001", "x.py")
+    replaced = load_in(tmp_path, '[tool.epochlint]\nexclude = ["generated/"]\n', overrides={"exclude": ["build2/"]})
+    assert replaced.exclude == ("build2/",)
+    # On the defaults where the file sets nothing, and validated naming the flag.
+    assert load_config([], None, CODES, overrides={"extend_ignore": ["EPL005"]}).ignore == ("EPL005",)
+    with pytest.raises(ConfigError, match=r"^--extend-exclude: pattern '\*a\*a\*a\*a' has 4 '\*' wildcards"):
+        load_config([], None, CODES, overrides={"extend_exclude": ["*a*a*a*a"]})
+
+
 def test_absent_command_line_values_keep_the_file_values(tmp_path: Path) -> None:
     config = load_in(tmp_path, '[tool.epochlint]\nselect = ["EPL001"]\n', overrides={"select": None})
     assert config.select == ("EPL001",)
