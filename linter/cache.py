@@ -31,6 +31,7 @@ import hmac
 import importlib.metadata
 import importlib.util
 import os
+import shutil
 import pickle
 import re
 import stat
@@ -420,6 +421,23 @@ def _write_once(path: Path, text: str) -> None:
         return
     with suppress(OSError), os.fdopen(descriptor, "w", encoding="utf-8") as stream:
         stream.write(text)  # a tag cut short (a full disk) only labels the folder less well
+
+
+def remove_cache(root: Path) -> Path | None:
+    """Delete the cache of the project at `root` (`epochlint clean`); the folder deleted, or None
+    where there was none. Only a folder epochlint made (its cache directory tag inside) is deleted,
+    never through a link; raises OSError when it cannot be."""
+    top = _cache_top(root)
+    if os.path.islink(top) or not top.is_dir():
+        return None
+    try:
+        tag = (top / "CACHEDIR.TAG").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if tag != _CACHEDIR_TAG:
+        return None
+    shutil.rmtree(top)  # links inside are removed, never followed
+    return top
 
 
 def _user_cache_home() -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from epochlint import __version__
-from epochlint.config import Config, ConfigError, load_config, marks_a_project, settings_toml
+from epochlint.config import Config, ConfigError, display_path, load_config, marks_a_project, settings_toml
 from epochlint.discovery import UsageError
 from epochlint.fileio import write_atomically
 
@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "server", help="run the Language Server for editors, on stdin and stdout (needs epochlint[lsp])"
     )
+    clean = commands.add_parser("clean", help="delete the cache of the project found from PATH")
+    clean.add_argument("path", nargs="?", type=Path, default=Path("."), metavar="PATH", help="a file or folder of the project (default: .)")
+    clean.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=RULES_FORMATS, default="table", help="a table, or JSON for tools")
     rule = commands.add_parser("rule", help="show a rule's documentation")
@@ -211,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "rules":
             return _rules(args.output_format, sys.stdout)
+        if args.command == "clean":
+            return _clean(args)
         if args.command == "server":
             return _server()
         if args.command == "rule":
@@ -412,6 +417,26 @@ def _stdin_file(args: argparse.Namespace) -> Path | None:
             f"epochlint: error: --stdin-filename {args.stdin_filename} is a folder: give the name of the file stdin holds"
         )
     return args.stdin_filename
+
+
+def _clean(args: argparse.Namespace) -> int:
+    """Delete the cache of the project that `args.path` is in (where `check` keeps it)."""
+    from epochlint.cache import remove_cache
+    from epochlint.rules import rule_codes
+
+    if not args.path.exists():
+        raise UsageError(f"epochlint: path not found: {args.path}")
+    root = load_config([args.path], args.config, rule_codes()).root
+    project = "the current folder" if root == Path.cwd() else display_path(root)
+    try:
+        removed = remove_cache(root)
+    except OSError as error:
+        raise UsageError(f"epochlint: cannot delete the cache of the project in {project}: {error.strerror or error}") from None
+    if removed is None:
+        print(f"No cache to delete for the project in {project}.")
+    else:
+        print(f"Deleted {display_path(removed)}, the cache of the project in {project}.")
+    return EXIT_CLEAN
 
 
 def _server() -> int:

@@ -65,3 +65,21 @@ def test_show_files_lists_what_a_check_analyses_and_nothing_it_leaves_out(tmp_pa
     ]
     named = epochlint(tmp_path, "check", "--show-files", "--whole-project", "--force-exclude", "generated/api.py")
     assert named.stdout == shown.stdout  # the project, less the excluded file named
+
+
+def test_clean_deletes_the_cache_a_check_made_and_nothing_epochlint_did_not_make(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "consumer.py").write_text(RACY_CONSUMER, encoding="utf-8")
+    assert epochlint(tmp_path, "check", "-q", ".").returncode == 1
+    assert (tmp_path / ".epochlint_cache" / "CACHEDIR.TAG").is_file()
+    cleaned = epochlint(tmp_path / "pkg", "clean", "consumer.py")  # any path of the project
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert cleaned.stdout == f"Deleted {tmp_path / '.epochlint_cache'}, the cache of the project in {tmp_path}.\n"
+    assert not (tmp_path / ".epochlint_cache").exists()
+    assert epochlint(tmp_path, "clean").stdout == "No cache to delete for the project in the current folder.\n"
+    # A folder of that name that epochlint did not make (no cache tag of its own) is left alone.
+    (tmp_path / ".epochlint_cache").mkdir()
+    (tmp_path / ".epochlint_cache" / "notes.txt").write_text("mine", encoding="utf-8")
+    assert epochlint(tmp_path, "clean").returncode == 0
+    assert (tmp_path / ".epochlint_cache" / "notes.txt").read_text(encoding="utf-8") == "mine"
