@@ -136,8 +136,11 @@ class Config:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def fingerprint(self) -> str:
-        """A stable hash of every setting that can change findings (not where the config lives)."""
-        settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("root", "config_path")}
+        """A stable hash of every setting that can change a file's facts or findings: not where the
+        config lives, and not what only decides which files a run reads (the files are keyed
+        wherever facts or findings are cached). So the pre-commit hook's `--force-exclude` run,
+        or one with `--extend-exclude`, shares the cache of a plain `check`."""
+        settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_FINGERPRINTED}
         payload = json.dumps(settings, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
         return hashlib.sha256(b"epochlint-config-v1\0" + payload.encode("ascii")).hexdigest()
 
@@ -547,6 +550,9 @@ KEYS: Mapping[str, _Key] = {
     "historical-epoch-receivers": _Key("historical_epoch_receivers", _names("receiver words")),
 }
 
+
+# Settings the fingerprint leaves out: where the project is, and what decides only which files are read.
+_NOT_FINGERPRINTED = frozenset({"root", "config_path", "exclude", "respect_gitignore", "force_exclude"})
 
 # The keys whose values are tables (tuples of key-value pairs in a Config).
 _TABLE_KEYS = frozenset({"per-file-ignores", "lock-decorators", "guards"})

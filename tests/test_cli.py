@@ -108,10 +108,10 @@ ENV["PYTHONIOENCODING"] = "utf-8"
 ENV["PYTHONPATH"] = os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))
 
 
-def loaded_by_a_check(root: Path, modules: tuple[str, ...]) -> list[str]:
-    """Which of `modules` a `check` of `root`, in a process of its own, imports."""
+def loaded_by_a_check(root: Path, modules: tuple[str, ...], *arguments: str) -> list[str]:
+    """Which of `modules` a `check` of `root` (with `arguments`), in a process of its own, imports."""
     probe = (
-        "import json, sys\nfrom epochlint.cli import main\nmain(['check', '--exit-zero', '-q', '.'])\n"
+        f"import json, sys\nfrom epochlint.cli import main\nmain(['check', '--exit-zero', '-q', *{arguments!r}, '.'])\n"
         f"print(json.dumps(sorted(m for m in {modules!r} if m in sys.modules)))"
     )
     result = subprocess.run(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 
-from epochlint.config import load_config
+from epochlint.config import Config, load_config
 from epochlint.rules import rule_codes
-from tests.test_cli import RACY_CONSUMER, epochlint
+from tests.test_cli import RACY_CONSUMER, epochlint, loaded_by_a_check
 
 SETTINGS = """\
 [tool.epochlint]
@@ -38,8 +39,12 @@ def test_show_settings_prints_the_settings_in_force_as_a_file_that_gives_them_ag
     (copy / "epochlint.toml").write_text(shown.stdout, encoding="utf-8")
     again = load_config([copy], None, rule_codes())
     expected = load_config([project], None, rule_codes(), {"select": ("EPL001",)})
-    assert again.fingerprint() == expected.fingerprint()
+    assert _settings(again) == _settings(expected)
     assert tomllib.loads(shown.stdout)["guards"] == {"pkg.Consumer._epoch": "_lock"}
+
+
+def _settings(config: Config) -> dict[str, object]:
+    return {setting.name: getattr(config, setting.name) for setting in fields(config) if setting.name not in ("root", "config_path")}
 
 
 def test_show_files_lists_what_a_check_analyses_and_nothing_it_leaves_out(tmp_path: Path) -> None:
@@ -83,3 +88,13 @@ def test_clean_deletes_the_cache_a_check_made_and_nothing_epochlint_did_not_make
     (tmp_path / ".epochlint_cache" / "notes.txt").write_text("mine", encoding="utf-8")
     assert epochlint(tmp_path, "clean").returncode == 0
     assert (tmp_path / ".epochlint_cache" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_flags_that_only_choose_files_share_the_cache_of_a_plain_check(tmp_path: Path) -> None:
+    # The pre-commit hook passes --force-exclude; a plain check and the editor do not: had the
+    # flag changed the cache's keys, each would parse the whole project again for the other.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
+    (tmp_path / "consumer.py").write_text(RACY_CONSUMER, encoding="utf-8")
+    assert loaded_by_a_check(tmp_path, ("libcst",)) == ["libcst"]
+    flags = ("--force-exclude", "--extend-exclude", "generated/", "--no-respect-gitignore")
+    assert loaded_by_a_check(tmp_path, ("libcst", "networkx"), *flags) == []
