@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         "server", help="run the Language Server for editors, on stdin and stdout (needs epochlint[lsp])"
     )
     clean = commands.add_parser("clean", help="delete the cache of the project found from PATH")
-    clean.add_argument("path", nargs="?", type=Path, default=Path("."), metavar="PATH", help="a file or folder of the project (default: .)")
+    clean.add_argument(
+        "path", nargs="?", type=Path, default=Path("."), metavar="PATH", help="a file or folder of the project (default: .)"
+    )
     clean.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=RULES_FORMATS, default="table", help="a table, or JSON for tools")
@@ -351,15 +353,16 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _show_files(args: argparse.Namespace, config: Config, stdin_file: Path | None) -> None:
-    """The files a check with these arguments would analyse, by the names its report gives them;
-    those it would report as EPL900 without reading them, with why."""
+    """Print the files a check with these arguments would analyse, by the names its report gives
+    them, and those it would report as EPL900 without reading them, with why."""
     from epochlint.discovery import discover, in_memory_path
 
     paths = args.paths or [Path(".")]
     analysed = [config.root, *paths] if args.whole_project else paths
     held = [in_memory_path(stdin_file)] if stdin_file is not None else []
     sources, problems = discover(analysed, config, in_memory=held)
-    lines = [(source.rel, "") for source in sources] + [(problem.rel, f"  (EPL900: {problem.reason})") for problem in problems]
+    lines = [(source.rel, "") for source in sources]
+    lines += [(problem.rel, f"  (EPL900: {problem.reason})") for problem in problems]
     for name, why in sorted(lines):
         print(f"{name}{why}")
 
@@ -431,7 +434,8 @@ def _clean(args: argparse.Namespace) -> int:
     try:
         removed = remove_cache(root)
     except OSError as error:
-        raise UsageError(f"epochlint: cannot delete the cache of the project in {project}: {error.strerror or error}") from None
+        reason = error.strerror or error
+        raise UsageError(f"epochlint: cannot delete the cache of the project in {project}: {reason}") from None
     if removed is None:
         print(f"No cache to delete for the project in {project}.")
     else:

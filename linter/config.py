@@ -1,4 +1,5 @@
-"""Configuration: `[tool.epochlint]` in pyproject.toml (or a standalone TOML file, `epochlint.toml`), validated into a Config.
+"""Configuration: `[tool.epochlint]` in pyproject.toml, or a file of its own (`epochlint.toml`), validated
+into a Config.
 
 Every key is checked for type when loaded, regular expressions and exclude patterns are compiled,
 and rule codes are checked against the codes the caller knows, so that a mistake in the
@@ -39,8 +40,8 @@ __all__ = [
     "display_path",
     "load_config",
     "marks_a_project",
-    "settings_toml",
     "name_words",
+    "settings_toml",
 ]
 
 
@@ -260,6 +261,7 @@ class Config:
 
 
 _REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
+
 
 def _best_match(selectors: Sequence[str], code: str) -> int:
     """Length of the most specific selector matching `code` (0 for ALL), -1 when none does."""

@@ -1,9 +1,10 @@
 """Which files to analyse: the paths given, with directories expanded to their `*.py` files (and
 their `*.java` files, when the Java frontend is installed).
 
-Explicit file arguments are always taken (like ruff without --force-exclude); directories are walked
-with os.scandir, skipping the default excludes and the user's `exclude` patterns. The result is
-sorted and de-duplicated by resolved path, so the same tree always gives the same list.
+Explicit file arguments are taken (unless `force-exclude` and `exclude` leave them out, as in ruff);
+directories are walked with os.scandir, skipping the default excludes, the user's `exclude`
+patterns and what git ignores (`respect-gitignore`). The result is sorted and de-duplicated by
+resolved path, so the same tree always gives the same list.
 """
 
 from __future__ import annotations
