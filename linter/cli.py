@@ -23,7 +23,7 @@ EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
-OUTPUT_FORMATS = ("console", "concise", "json", "sarif", "github")
+OUTPUT_FORMATS = ("console", "concise", "json", "sarif", "github", "gitlab")
 # The formats --statistics can print its counts in.
 STATISTICS_FORMATS = ("console", "concise", "json")
 CALL_GRAPH_FORMATS = ("json", "dot", "pycg")

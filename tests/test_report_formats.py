@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -12,7 +13,7 @@ from jsonschema import Draft4Validator
 from jsonschema.validators import validator_for
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.report import RuleInfo, RunResult, console, github, sarif
+from epochlint.report import RuleInfo, RunResult, console, github, gitlab, sarif
 from epochlint.report import json as json_format
 from epochlint.report.formats import FORMATS
 
@@ -431,11 +432,77 @@ def test_github_escapes_message_and_properties(project: Path) -> None:
     )
 
 
+# --- GitLab Code Quality ---------------------------------------------------------------------
+
+# What GitLab's Code Quality widget reads of each issue (its documented report format), as a schema.
+GITLAB_ISSUE = {
+    "type": "object",
+    "required": ["description", "check_name", "fingerprint", "severity", "location"],
+    "properties": {
+        "description": {"type": "string", "minLength": 1},
+        "check_name": {"type": "string", "minLength": 1},
+        "fingerprint": {"type": "string", "minLength": 1},
+        "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+        "location": {
+            "type": "object",
+            "required": ["path", "positions"],
+            "properties": {
+                "path": {"type": "string", "pattern": "^[^/]"},
+                "positions": {
+                    "type": "object",
+                    "required": ["begin"],
+                    "properties": {
+                        "begin": {"type": "object", "required": ["line"], "properties": {"line": {"type": "integer", "minimum": 1}}}
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def gitlab_issues(result: RunResult) -> list[dict[str, Any]]:
+    issues = json.loads(render(gitlab.render, result))
+    Draft4Validator({"type": "array", "items": GITLAB_ISSUE}).validate(issues)
+    return issues  # type: ignore[no-any-return]
+
+
+def test_gitlab_issue_per_finding_with_its_place_and_severity(
+    full_result: RunResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
+    issues = gitlab_issues(full_result)
+    assert [(i["check_name"], i["severity"], i["location"]["path"]) for i in issues] == [
+        ("EPL900", "minor", "broken.py"),
+        ("EPL002", "major", "gone/vanished.py"),
+        ("EPL001", "major", "pkg/consumer.py"),
+    ]
+    assert issues[2]["location"]["positions"] == {"begin": {"line": 10, "column": 9}, "end": {"line": 10, "column": 26}}
+    assert issues[2]["description"].endswith("(via Consumer.receive -> Consumer.is_stale)")
+    assert issues[2]["fingerprint"] == "fp-loop-1"
+
+
+def test_gitlab_fingerprints_are_unique_in_a_report(project: Path) -> None:
+    # GitLab shows only the first issue of a fingerprint: one mistake found twice must show twice.
+    twice = (loop_finding(), replace(loop_finding(), location=loc(12, 9, 26)))
+    fingerprints = [issue["fingerprint"] for issue in gitlab_issues(make_result(project, twice))]
+    assert fingerprints[0] == "fp-loop-1" and len(set(fingerprints)) == 2
+
+
+def test_gitlab_paths_are_from_the_repository_top_in_gitlab_ci(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The project's configuration in a subfolder of the repository (a monorepo): GitLab maps the
+    # paths from the repository's top, which its CI names.
+    monkeypatch.setenv("CI_PROJECT_DIR", str(project.parent))
+    outside = replace(loop_finding(), location=Location("(parent)/other/x.py", 1, 1, 1, 2))
+    paths = [issue["location"]["path"] for issue in gitlab_issues(make_result(project, (loop_finding(), outside)))]
+    assert paths == [f"{project.name}/pkg/consumer.py", "(parent)/other/x.py"]
+
+
 # --- registry ------------------------------------------------------------------------------
 
 
 def test_formats_registry_renders_every_format(full_result: RunResult) -> None:
-    assert sorted(FORMATS) == ["concise", "console", "github", "json", "sarif"]
+    assert sorted(FORMATS) == ["concise", "console", "github", "gitlab", "json", "sarif"]
     assert FORMATS["sarif"] is sarif.render
     for renderer in FORMATS.values():
         assert "pkg/consumer.py" in render(renderer, full_result)

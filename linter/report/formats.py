@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, TextIO
 
-from epochlint.report import RunResult, concise, console, github, sarif
+from epochlint.report import RunResult, concise, console, github, gitlab, sarif
 from epochlint.report import json as json_format
 
 Renderer = Callable[[RunResult, TextIO], None]
@@ -16,6 +16,7 @@ FORMATS: dict[str, Renderer] = {
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
 }
 
 # With `--quiet`, the formats people read print the findings and nothing else; the others are

@@ -1,0 +1,63 @@
+"""GitLab's Code Quality report (`artifacts: reports: codequality:` in `.gitlab-ci.yml`): a JSON
+array with one issue per finding, which the merge request's Code Quality widget shows on its diff.
+
+GitLab keeps only the first of several issues with one fingerprint, so a fingerprint repeated in
+one report (one mistake found in two places) is made unique by its count. Paths are relative to
+the repository, which GitLab CI names in `CI_PROJECT_DIR`; elsewhere, relative to the project root
+as in every other format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import TextIO
+
+from epochlint.discovery import PARENT
+from epochlint.findings import Finding
+from epochlint.report import RunResult
+from epochlint.report.github import WARNING_CODES, chain_suffix
+
+
+def render(result: RunResult, stream: TextIO) -> None:
+    repository = os.environ.get("CI_PROJECT_DIR")
+    seen: Counter[str] = Counter()
+    issues = []
+    for finding in result.findings:
+        seen[finding.fingerprint] += 1
+        issues.append(_issue(finding, _path(finding.location.path, result.root, repository), _unique(finding.fingerprint, seen)))
+    json.dump(issues, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")
+
+
+def _issue(finding: Finding, path: str, fingerprint: str) -> dict[str, object]:
+    location = finding.location
+    return {
+        "description": f"{finding.code} {finding.message}{chain_suffix(finding.chain)}",
+        "check_name": finding.code,
+        "fingerprint": fingerprint,
+        "severity": "minor" if finding.code in WARNING_CODES else "major",
+        "location": {
+            "path": path,
+            "positions": {
+                "begin": {"line": location.line, "column": location.column},
+                "end": {"line": location.end_line, "column": location.end_column},
+            },
+        },
+    }
+
+
+def _unique(fingerprint: str, seen: Counter[str]) -> str:
+    count = seen[fingerprint]
+    return fingerprint if count == 1 else hashlib.sha256(f"{fingerprint}\0{count}".encode()).hexdigest()
+
+
+def _path(name: str, root: Path, repository: str | None) -> str:
+    """The file's path from the repository's top where GitLab CI names it, else its report name."""
+    if repository is None or name.split("/", 1)[0] == PARENT:
+        return name
+    relative = os.path.relpath(root / name, repository)
+    return name if relative.startswith(os.pardir) else relative.replace(os.sep, "/")
