@@ -28,8 +28,9 @@ def render(result: RunResult, stream: TextIO) -> None:
     issues = []
     for finding in result.findings:
         seen[finding.fingerprint] += 1
-        issues.append(_issue(finding, _path(finding.location.path, result.root, repository), _unique(finding.fingerprint, seen)))
-    json.dump(issues, stream, indent=2, ensure_ascii=False)
+        path = _path(finding.location.path, result.root, repository)
+        issues.append(_issue(finding, path, _unique(finding.fingerprint, seen)))
+    json.dump(issues, stream, indent=2)  # ASCII, as the json format: any locale prints it
     stream.write("\n")
 
 
