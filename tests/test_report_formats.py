@@ -409,6 +409,16 @@ def test_github_error_line_with_chain(full_result: RunResult) -> None:
     )
 
 
+def test_one_line_formats_name_a_chain_once(project: Path) -> None:
+    # The rules that follow calls write ` (via a -> b)` in the message already: not said twice.
+    named = replace(loop_finding(), message="batch loop reads `Consumer._epoch` (via Consumer.is_stale) unlocked")
+    result = make_result(project, (named,))
+    annotation = render(github.render, result).rstrip("\n")
+    assert annotation.endswith("::batch loop reads `Consumer._epoch` (via Consumer.is_stale) unlocked")
+    description = json.loads(render(gitlab.render, result))[0]["description"]
+    assert description == "EPL001 batch loop reads `Consumer._epoch` (via Consumer.is_stale) unlocked"
+
+
 def test_github_warning_for_unparseable_file(full_result: RunResult) -> None:
     lines = render(github.render, full_result).splitlines()
     assert lines[0] == (
@@ -452,7 +462,11 @@ GITLAB_ISSUE = {
                     "type": "object",
                     "required": ["begin"],
                     "properties": {
-                        "begin": {"type": "object", "required": ["line"], "properties": {"line": {"type": "integer", "minimum": 1}}}
+                        "begin": {
+                            "type": "object",
+                            "required": ["line"],
+                            "properties": {"line": {"type": "integer", "minimum": 1}},
+                        }
                     },
                 },
             },

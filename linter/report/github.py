@@ -26,13 +26,25 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def chain_suffix(chain: tuple[ChainStep, ...]) -> str:
+def one_line_message(finding: Finding) -> str:
+    """The message, and the functions its chain passes through where the message does not already
+    name them (` (via a -> b)`, as the rules that follow calls write it): a one-line format has
+    no room for the chain itself."""
+    if _VIA in finding.message:
+        return finding.message
+    return finding.message + _chain_suffix(finding.chain)
+
+
+_VIA = " (via "
+
+
+def _chain_suffix(chain: tuple[ChainStep, ...]) -> str:
     """The functions the chain passes through, each once per stay (a loop and its call are one)."""
     functions: list[str] = []
     for step in chain:
         if step.function and (not functions or functions[-1] != step.function):
             functions.append(step.function)
-    return f" (via {' -> '.join(functions)})" if len(functions) > 1 else ""
+    return f"{_VIA}{' -> '.join(functions)})" if len(functions) > 1 else ""
 
 
 def command(finding: Finding) -> str:
@@ -47,5 +59,5 @@ def command(finding: Finding) -> str:
         "title": f"{finding.code} {finding.name}",
     }
     joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
-    message = escape_data(finding.message + chain_suffix(finding.chain))
+    message = escape_data(one_line_message(finding))
     return f"::{level} {joined}::{message}"

@@ -19,7 +19,7 @@ from typing import TextIO
 from epochlint.discovery import PARENT
 from epochlint.findings import Finding
 from epochlint.report import RunResult
-from epochlint.report.github import WARNING_CODES, chain_suffix
+from epochlint.report.github import WARNING_CODES, one_line_message
 
 
 def render(result: RunResult, stream: TextIO) -> None:
@@ -37,7 +37,7 @@ def render(result: RunResult, stream: TextIO) -> None:
 def _issue(finding: Finding, path: str, fingerprint: str) -> dict[str, object]:
     location = finding.location
     return {
-        "description": f"{finding.code} {finding.message}{chain_suffix(finding.chain)}",
+        "description": f"{finding.code} {one_line_message(finding)}",
         "check_name": finding.code,
         "fingerprint": fingerprint,
         "severity": "minor" if finding.code in WARNING_CODES else "major",
