@@ -606,9 +606,9 @@ def _apply_overrides(values: dict[str, object], overrides: Mapping[str, object] 
     replaces the value; `extend_select` (`extend_` and a key whose value is a list) adds to it, as
     ruff's `--extend-select` does. Errors name the flag."""
     for name, raw in (overrides or {}).items():
-        if raw is None:
-            continue
         extending = name.startswith("extend_")
+        if raw is None or (extending and raw == []):  # adding nothing (`--extend-select ""`) changes nothing
+            continue
         key = name.removeprefix("extend_").replace("_", "-")
         spec = KEYS.get(key)
         if spec is None:

@@ -141,7 +141,9 @@ def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = N
     if isinstance(data, str):
         warn_once(f"{_shown(path)}: not read ({data}): its patterns leave out nothing")
         return None
-    return _IgnoreFile(relative_to or folder, _spec(path, data.decode("utf-8", errors="replace").splitlines()))
+    # A byte order mark is not part of the first pattern (git skips it too).
+    text = data.decode("utf-8-sig", errors="replace")
+    return _IgnoreFile(relative_to or folder, _spec(path, text.splitlines()))
 
 
 def _spec(path: str, lines: Sequence[str]) -> pathspec.GitIgnoreSpec:

@@ -300,8 +300,10 @@ def test_command_line_extend_flags_add_to_the_file_values_and_exclude_replaces_t
     assert config.is_code_enabled("EPL009", "x.py") and not config.is_code_enabled("EPL001", "x.py")
     replaced = load_in(tmp_path, '[tool.epochlint]\nexclude = ["generated/"]\n', overrides={"exclude": ["build2/"]})
     assert replaced.exclude == ("build2/",)
-    # On the defaults where the file sets nothing, and validated naming the flag.
+    # On the defaults where the file sets nothing; adding nothing changes nothing (an empty
+    # `--select` is refused: it would check nothing); validated naming the flag.
     assert load_config([], None, CODES, overrides={"extend_ignore": ["EPL005"]}).ignore == ("EPL005",)
+    assert load_config([], None, CODES, overrides={"extend_select": []}).select == ("ALL",)
     with pytest.raises(ConfigError, match=r"^--extend-exclude: pattern '\*a\*a\*a\*a' has 4 '\*' wildcards"):
         load_config([], None, CODES, overrides={"extend_exclude": ["*a*a*a*a"]})
 

@@ -155,7 +155,8 @@ def test_ignore_patterns_that_cannot_be_matched_safely_are_skipped_and_said(
     # compile must not end the run, nor one that takes minutes to match a long name stall it.
     _git(tmp_path, "init", "-q")
     slow = "*a*a*a*a*a*a*a*a*b"
-    _write(tmp_path, {".gitignore": f"[z-a]\n{slow}\n*_pb2.py\n", "api_pb2.py": "", "a" * 60 + ".py": "", "consumer.py": ""})
+    ignore_file = f"[z-a]\n{slow}\n*_pb2.py\n"
+    _write(tmp_path, {".gitignore": ignore_file, "api_pb2.py": "", "a" * 60 + ".py": "", "consumer.py": ""})
     files, problems = discover([tmp_path], Config(root=tmp_path))
     assert _rels(files) == ["a" * 60 + ".py", "consumer.py"]  # `*_pb2.py` still applies
     warnings = capsys.readouterr().err.splitlines()
@@ -171,7 +172,8 @@ def test_an_ignore_file_that_is_a_fifo_is_not_read(tmp_path: Path, capsys: pytes
     os.mkfifo(tmp_path / ".gitignore")
     files, _ = discover([tmp_path], Config(root=tmp_path))
     assert _rels(files) == ["consumer.py"]  # sub/.gitignore still applies
-    assert capsys.readouterr().err.endswith(".gitignore: not read (not a regular file): its patterns leave out nothing\n")
+    warning = capsys.readouterr().err
+    assert warning.endswith(".gitignore: not read (not a regular file): its patterns leave out nothing\n")
 
 
 def test_an_ignore_file_that_is_a_symbolic_link_is_not_read_as_git_does(tmp_path: Path) -> None:
@@ -184,3 +186,13 @@ def test_an_ignore_file_that_is_a_symbolic_link_is_not_read_as_git_does(tmp_path
     files, _ = discover([repository], Config(root=repository))
     not_ignored = _git(repository, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
     assert _rels(files) == sorted(name for name in not_ignored if name.endswith(".py")) == ["consumer.py", "ignored.py"]
+
+
+def test_an_ignore_file_written_with_a_byte_order_mark_and_crlf_is_read_as_git_reads_it(tmp_path: Path) -> None:
+    # As an editor on Windows may save it: the mark is not part of the first pattern.
+    _git(tmp_path, "init", "-q")
+    (tmp_path / ".gitignore").write_bytes(b"\xef\xbb\xbfgenerated/\r\n*_pb2.py\r\n")
+    _write(tmp_path, {"generated/api.py": "", "api_pb2.py": "", "consumer.py": ""})
+    files, _ = discover([tmp_path], Config(root=tmp_path))
+    not_ignored = _git(tmp_path, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    assert _rels(files) == sorted(name for name in not_ignored if name.endswith(".py")) == ["consumer.py"]
