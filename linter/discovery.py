@@ -392,6 +392,9 @@ def discover(
     if warn_left_out:
         walker.warn_of_folders_left_out()
     files, problems = walker.result()
+    if config.force_exclude:
+        # A buffer (stdin, an editor's) is named as a file on the command line is.
+        memory = {path for path in memory if not walker.named_but_excluded(walker.rel(path), is_dir=False)}
     files, problems = _with_in_memory(files, problems, memory, walker)
     return (files if keep_all_java else _without_unreadable_java(files)), problems
 

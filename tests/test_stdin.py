@@ -88,6 +88,18 @@ def test_the_project_is_found_from_the_stdin_filename(write_tree: WriteTree, tmp
     assert json_findings(result) == [("pkg/consumer.py", 6, "EPL001")]
 
 
+def test_force_exclude_leaves_out_a_buffer_the_configuration_excludes(write_tree: WriteTree) -> None:
+    # As an editor integration passes it: a generated file open in the editor is not linted.
+    root = write_tree(
+        {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/generated/consumer.py": LOCKED_SUBCLASS},
+        pyproject='[tool.epochlint]\nexclude = ["generated/"]\n',
+    )
+    args = ("-", "--stdin-filename", "pkg/generated/consumer.py", "--output-format", "json")
+    assert json_findings(check_stdin(root, RACY_SUBCLASS, *args)) == [("pkg/generated/consumer.py", 6, "EPL001")]
+    excluded = check_stdin(root, RACY_SUBCLASS, *args, "--force-exclude")
+    assert excluded.returncode == 0 and json_findings(excluded) == []
+
+
 def _unconfigured_project(root: Path, consumer: str) -> Path:
     """The project without a pyproject.toml (nor any other mark of a project)."""
     for rel, text in {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/consumer.py": consumer}.items():
