@@ -112,32 +112,58 @@ def work_tree_top(folder: str) -> str | None:
 
 
 def _work_tree_chain(top: str) -> IgnoreChain:
-    """The chain at the top of a work tree: its `info/exclude` and its own `.gitignore`."""
-    # In a linked worktree or a submodule `.git` is a file naming the real folder, and no
-    # `info/exclude` is read there.
-    exclude = _read(os.path.join(top, _GIT_DIR, "info"), "exclude", relative_to=top)
+    """The chain at the top of a work tree: its repository's `info/exclude` and its own `.gitignore`."""
+    repository = _repository_folder(top)
+    exclude = None if repository is None else _read(os.path.join(repository, "info"), "exclude", relative_to=top)
     own = _read(top)
     return IgnoreChain(() if exclude is None else (exclude,), () if own is None else (own,))
 
 
-def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = None) -> _IgnoreFile | None:
-    """The patterns of `folder/name`; None when it cannot be read (git passes over it too)."""
-    path = os.path.join(folder, name)
+def _repository_folder(top: str) -> str | None:
+    """The folder whose `info/exclude` git reads for the work tree at `top`: its `.git` folder, or
+    where a `.git` file (`gitdir: PATH`, in a linked worktree or a submodule) points, and for a
+    linked worktree the main repository's folder that its `commondir` names."""
+    dot_git = os.path.join(top, _GIT_DIR)
+    if os.path.isdir(dot_git):
+        return dot_git
+    pointer = _small_file(dot_git)
+    if pointer is None or not pointer.startswith("gitdir:"):
+        return None
+    folder = os.path.join(top, pointer.removeprefix("gitdir:").strip())
+    common = _small_file(os.path.join(folder, "commondir"))
+    return os.path.normpath(os.path.join(folder, common.strip()) if common else folder)
+
+
+def _small_file(path: str) -> str | None:
+    """The text of a file git keeps a path in; None when there is none to read."""
+    data = _bytes_of(path, 4096)
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else None
+
+
+def _bytes_of(path: str, max_size: int) -> bytes | str | None:
+    """The bytes of the regular file at `path`, why they are not read (a line), or None where
+    there is no file to read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
         # Without blocking, and checked on the descriptor: a FIFO put there is not read forever.
         descriptor = os.open(path, flags)
     except OSError as error:
-        if error.errno == errno.ELOOP:
-            # As git (2.32 on) does: a link could lead anywhere outside the repository.
-            warn_once(f"{_shown(path)}: not read (a symbolic link, which git does not follow either)")
-        return None
+        # As git (2.32 on) does: a link could lead anywhere outside the repository.
+        return "a symbolic link, which git does not follow either" if error.errno == errno.ELOOP else None
     try:
-        data = read_regular(descriptor, _MAX_IGNORE_FILE_SIZE)
+        return read_regular(descriptor, max_size)
     except OSError:
         return None
     finally:
         os.close(descriptor)
+
+
+def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = None) -> _IgnoreFile | None:
+    """The patterns of `folder/name`; None when it cannot be read (git passes over it too)."""
+    path = os.path.join(folder, name)
+    data = _bytes_of(path, _MAX_IGNORE_FILE_SIZE)
+    if data is None:
+        return None
     if isinstance(data, str):
         warn_once(f"{_shown(path)}: not read ({data}): its patterns leave out nothing")
         return None

@@ -196,3 +196,18 @@ def test_an_ignore_file_written_with_a_byte_order_mark_and_crlf_is_read_as_git_r
     files, _ = discover([tmp_path], Config(root=tmp_path))
     not_ignored = _git(tmp_path, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
     assert _rels(files) == sorted(name for name in not_ignored if name.endswith(".py")) == ["consumer.py"]
+
+
+def test_a_linked_worktree_reads_its_repositorys_info_exclude_as_git_does(tmp_path: Path) -> None:
+    main, linked = tmp_path / "main", tmp_path / "linked"
+    main.mkdir()
+    _git(main, "init", "-q")
+    identity = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
+    _git(main, *identity, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", str(linked))
+    (main / ".git" / "info").mkdir(exist_ok=True)
+    (main / ".git" / "info" / "exclude").write_text("scratch.py\n", encoding="utf-8")
+    _write(linked, {"scratch.py": "", "consumer.py": ""})
+    files, _ = discover([linked], Config(root=linked))
+    not_ignored = _git(linked, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    assert _rels(files) == sorted(name for name in not_ignored if name.endswith(".py")) == ["consumer.py"]
