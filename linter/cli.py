@@ -356,9 +356,9 @@ def _show_files(args: argparse.Namespace, config: Config, stdin_file: Path | Non
     """Print the files a check with these arguments would analyse, by the names its report gives
     them, and those it would report as EPL900 without reading them, with why."""
     from epochlint.discovery import discover, in_memory_path
+    from epochlint.workflow import analysed_paths
 
-    paths = args.paths or [Path(".")]
-    analysed = [config.root, *paths] if args.whole_project else paths
+    analysed = analysed_paths(args.paths or [Path(".")], args.whole_project, config)
     held = [in_memory_path(stdin_file)] if stdin_file is not None else []
     sources, problems = discover(analysed, config, in_memory=held)
     lines = [(source.rel, "") for source in sources]

@@ -24,7 +24,7 @@ from typing import ContextManager
 from epochlint.cache import FactsCache
 from epochlint.config import Config
 from epochlint.discovery import SourceFile
-from epochlint.fileio import read_regular
+from epochlint.fileio import read_regular_file
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
@@ -99,17 +99,11 @@ def read_source(source: SourceFile, max_size: int) -> bytes | str:
     is still growing.
     """
     try:
-        descriptor = os.open(source.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        return read_regular_file(source.path, max_size)
     except FileNotFoundError:
         return "file vanished before it could be read"
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
-    try:
-        return read_regular(descriptor, max_size)
-    except OSError as error:
-        return f"cannot read the file: {error.strerror or error}"
-    finally:
-        os.close(descriptor)
 
 
 def read_sources(

@@ -13,7 +13,7 @@ import tempfile
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["owned_by_user", "read_regular", "write_atomically"]
+__all__ = ["owned_by_user", "read_regular", "read_regular_file", "write_atomically"]
 
 
 def owned_by_user(status: os.stat_result) -> bool:
@@ -45,6 +45,20 @@ def read_regular(descriptor: int, max_size: int) -> bytes | str:
     if wanted <= 0:
         return "file changed while it was read (it grew)"
     return b"".join(chunks)
+
+
+def read_regular_file(path: str | Path, max_size: int, *, follow_links: bool = True) -> bytes | str:
+    """`read_regular` of the file at `path`, opened without blocking (a FIFO put there is refused,
+    not read forever), and without following a final symbolic link unless `follow_links`. Raises
+    OSError when it cannot be opened or read (ELOOP for a link not followed)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
+    try:
+        return read_regular(descriptor, max_size)
+    finally:
+        os.close(descriptor)
 
 
 def write_atomically(path: Path, data: bytes, durable: bool = True) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pathspec
 
-from epochlint.fileio import read_regular
+from epochlint.fileio import read_regular_file
 from epochlint.notices import warn_once
 from epochlint.text import escaped_name
 
@@ -143,19 +143,12 @@ def _small_file(path: str) -> str | None:
 def _bytes_of(path: str, max_size: int) -> bytes | str | None:
     """The bytes of the regular file at `path`, why they are not read (a line), or None where
     there is no file to read."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        # Without blocking, and checked on the descriptor: a FIFO put there is not read forever.
-        descriptor = os.open(path, flags)
+        # A link is not followed, as git (2.32 on) does not: it could lead anywhere outside the
+        # repository.
+        return read_regular_file(path, max_size, follow_links=False)
     except OSError as error:
-        # As git (2.32 on) does: a link could lead anywhere outside the repository.
         return "a symbolic link, which git does not follow either" if error.errno == errno.ELOOP else None
-    try:
-        return read_regular(descriptor, max_size)
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
 
 
 def _read(folder: str, name: str = _GIT_IGNORE_FILE, relative_to: str | None = None) -> _IgnoreFile | None:

@@ -51,7 +51,7 @@ class CheckOutcome:
 
 def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     entries = read_baseline(request.baseline) if request.baseline is not None else ()
-    analysed = [config.root, *request.paths] if request.whole_project else list(request.paths)
+    analysed = analysed_paths(request.paths, request.whole_project, config)
     found = _found(request, config, analysed, progress=request.progress)
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
@@ -75,6 +75,11 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
         reported = _noted(replace(reported, findings=(), baseline_recorded=len(reported.findings)), recorded)
     return CheckOutcome(reported)
+
+
+def analysed_paths(paths: Sequence[Path], whole_project: bool, config: Config) -> list[Path]:
+    """The paths a check analyses: the given ones, and the project's root with `whole_project`."""
+    return [config.root, *paths] if whole_project else list(paths)
 
 
 def _found(request: CheckRequest, config: Config, analysed: Sequence[Path], progress: bool) -> RunResult:
