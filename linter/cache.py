@@ -39,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -99,6 +99,26 @@ class _EntryStore:
     def __init__(self, directory: Path | None, salt: str) -> None:
         self._directory = directory
         self._salt = salt.encode()
+        # Writes put off by `defer_writes`, in order; None: each is done at once.
+        self._deferred: list[Callable[[], None]] | None = None
+
+    def defer_writes(self) -> None:
+        """Put off every write (stores and pruning) from now on, until `deferred_writes` takes
+        them; entries stored meanwhile are not read back from the folder before then."""
+        if self._directory is not None:
+            self._deferred = []
+
+    def deferred_writes(self) -> list[Callable[[], None]]:
+        """The writes put off since `defer_writes`, in order, for the caller to do; later writes are
+        done at once again."""
+        writes, self._deferred = self._deferred or [], None
+        return writes
+
+    def _write(self, write: Callable[[], None]) -> None:
+        if self._deferred is None:
+            write()
+        else:
+            self._deferred.append(write)
 
     @classmethod
     def _open(cls, root: Path, folder: str) -> Path | None:
@@ -151,6 +171,9 @@ class _EntryStore:
         """Delete entries beyond the `keep` most recently used, and those unused for `unused_for`
         seconds (temporary files left by a killed run too); an entry in use elsewhere is only
         ever replaced whole, so deleting it costs at most a parse or an analysis."""
+        self._write(partial(self._prune, keep, unused_for))
+
+    def _prune(self, keep: int | None, unused_for: float | None) -> None:
         if self._directory is None:
             return
         now = time.time()
@@ -177,12 +200,16 @@ class _EntryStore:
 
     def store(self, key: str, payload: bytes) -> None:
         """Store `payload` under `key`; a failure only means no cache next time."""
+        self._write(partial(self._store, key, lambda: payload))
+
+    def _store(self, key: str, payload: Callable[[], bytes]) -> None:
         path = self._entry_path(key)
         if path is None:
             return
         try:
             # No fsync: an entry cut short by a crash fails its digest when read, and is rebuilt.
-            write_atomically(path, _entry_digest(key, payload) + payload, durable=False)
+            data = payload()
+            write_atomically(path, _entry_digest(key, data) + data, durable=False)
         except OSError:
             self._directory = None
 
@@ -314,7 +341,8 @@ class FactsCache(_EntryStore):
         return self.load(_outline_key(key))
 
     def store_outline(self, key: str, outline: FileFacts) -> None:
-        self.store(_outline_key(key), codec.encode(outline))
+        # Encoded where the write is done: off the parse's time when writes are put off.
+        self._write(partial(self._store, _outline_key(key), partial(codec.encode, outline)))
         self._keep(_outline_key(key), outline)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
+from multiprocessing.process import BaseProcess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ContextManager
@@ -75,6 +76,13 @@ class Collected:
     earlier_facts: Mapping[int, FileFacts] = field(default_factory=dict)
     # The keys of what the prefilter's text pass found in the Python files, when it ran.
     text_keys: tuple[str, ...] = ()
+    # The process writing the cache, if one does (see `_written_beside`).
+    cache_writer: BaseProcess | None = None
+
+    def cache_written(self) -> None:
+        """Wait until the facts collected are in the cache."""
+        if self.cache_writer is not None:
+            self.cache_writer.join()
 
     def full_facts(self, index: int) -> FileFacts:
         """The whole facts of the file at `index`: from the cache, or parsed again if they are gone."""
@@ -165,16 +173,22 @@ def collect_facts(
     progress: bool = False,
     outlines: bool = False,
     earlier: Mapping[str, str] | None = None,
+    write_beside: bool = False,
 ) -> Collected:
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
     root-relative path in `names`); with `outlines`, only the outline of those the cache has.
 
     `earlier` holds, by root-relative path, the facts key of each file in the latest analysis: a
     file changed since in blank lines and comments alone has its earlier facts moved to the new
-    lines instead of being parsed again (`epochlint.layout.relocated`)."""
+    lines instead of being parsed again (`epochlint.layout.relocated`).
+
+    With `write_beside`, the cache is written in a process of its own once the files are read (see
+    `Collected.cache_written`)."""
     earlier = earlier or {}
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
+    if write_beside:
+        cache.defer_writes()
     relevant, text_keys = _relevant(readable, names, config, cache) if prefilter else (set(readable), {})
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
@@ -229,7 +243,36 @@ def collect_facts(
         cache,
         earlier_facts,
         tuple(text_keys.values()),
+        _written_beside(cache.deferred_writes()),
     )
+
+
+# Below this many writes, a process of their own costs about what it saves.
+_WRITES_BESIDE_MIN = 64
+
+
+def _written_beside(writes: Sequence[Callable[[], None]]) -> BaseProcess | None:
+    """Do `writes` (a cache's) in a process forked for them, where they are enough to pay for it:
+    once the files are read, the program is built in one process, which leaves the other cores
+    idle (a cold run of kafka-python's files took 0.4-0.6 s less of its 7.2-7.9 than with the
+    writes done as the files were parsed). The process started, or None when the writes were done
+    here."""
+    if len(writes) < _WRITES_BESIDE_MIN or "fork" not in multiprocessing.get_all_start_methods():
+        for write in writes:
+            write()
+        return None
+    writer = multiprocessing.get_context("fork").Process(target=_write_all, args=(writes, os.getpid()))
+    writer.start()
+    return writer
+
+
+def _write_all(writes: Sequence[Callable[[], None]], parent: int) -> None:
+    die_with(parent)
+    try:
+        for write in writes:
+            write()
+    except BaseException:
+        os._exit(1)  # an interrupted run: the entries not written are made again next time
 
 
 def _store(cache: FactsCache, key: str, facts: FileFacts, payload: bytes) -> None:

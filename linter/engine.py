@@ -627,6 +627,7 @@ def check(
             progress=progress,
             outlines=use_cache,
             earlier=dict(earlier.facts_keys) if earlier is not None else None,
+            write_beside=exiting,
         )
         results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
         results.extend(
@@ -641,6 +642,7 @@ def check(
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
         cache.store(key, pickle.dumps(analysed, protocol=5))
+        collected.cache_written()
     else:
         earlier = _decode(cache.load(layout_key), _LaidOut)
         _changed_back(earlier, analysed.laid_out, sources, contents, held_files, config)

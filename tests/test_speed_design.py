@@ -19,6 +19,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+import epochlint.cache as cache_module
 import epochlint.collect as collect
 from epochlint.cache import CACHE_DIR
 from epochlint.config import Config, load_config
@@ -311,6 +312,29 @@ def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
     assert parses == [edited.read_bytes()], "only the edited file is parsed"
     monkeypatch.setattr(collect, "file_facts", real_facts)
     assert _json(changed) == _json(check([fixtures_copy], config, use_cache=False))
+
+
+def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
+    fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config(fixtures_copy)
+    writers: list[object] = []
+    real_writer = collect._written_beside
+    monkeypatch.setattr(collect, "_written_beside", lambda writes: writers.append(real_writer(writes)) or writers[-1])
+    # Writes slower than the analysis (a busy disk): the run still ends only once they are done.
+    real_write = cache_module.write_atomically
+    monkeypatch.setattr(cache_module, "write_atomically", lambda *args, **kw: time.sleep(0.005) or real_write(*args, **kw))
+    check([fixtures_copy], config, jobs=1, exiting=True)
+    assert writers and writers[0] is not None, "the fixtures' cache is written by a process of its own"
+    parses: list[bytes] = []
+    real_facts = collect.file_facts
+    monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[1]) or real_facts(task))
+    edited = fixtures_copy / "fixtures" / "EPL001" / "abstract_receiver.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
+    after = check([fixtures_copy], config, jobs=1)
+    assert parses == [edited.read_bytes()], "every other file's facts were in the cache"
+    monkeypatch.setattr(collect, "file_facts", real_facts)
+    assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
 
 
 def test_a_tampered_findings_entry_is_analysed_again_and_never_loaded(fixtures_copy: Path, tmp_path: Path) -> None:
