@@ -278,9 +278,11 @@ class FactsCache(_EntryStore):
         if self._decoded is not None:
             self._decoded.put(key, entry)
 
-    def store_facts(self, key: str, facts: FileFacts, payload: bytes) -> None:
-        """Store `facts`, encoded as `payload`, under `key`."""
-        self.store(key, payload)
+    def store_facts(self, key: str, facts: FileFacts, payload: bytes | None) -> None:
+        """Store `facts`, encoded as `payload` (None: not yet encoded), under `key`."""
+        encoded = partial(codec.encode, facts) if payload is None else lambda: payload
+        # Encoded where the write is done: off the parse's time when writes are put off.
+        self._write(partial(self._store, key, encoded))
         self._keep(key, facts)
 
     def key(self, kind: str, data: bytes) -> str:

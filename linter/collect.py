@@ -20,7 +20,7 @@ from contextlib import contextmanager, nullcontext
 from multiprocessing.process import BaseProcess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ContextManager
+from typing import ContextManager, Union
 
 from epochlint.cache import FactsCache
 from epochlint.config import Config
@@ -222,14 +222,14 @@ def collect_facts(
                     cache.store_outline(keys[index], outline(cached))
             facts.append(cached)
 
-    def kept(index: int, made: FileFacts, payload: bytes) -> None:
+    def kept(index: int, made: FileFacts, payload: bytes | None) -> None:
         _store(cache, keys[index], made, payload)
 
     keep = kept if cache.enabled else None
     done = dict(moved)
     if keep is not None:
         for index, made in moved.items():
-            keep(index, made, codec.encode(made))
+            keep(index, made, None)
     done.update(_run(tasks, jobs, progress, keep))
     for index, made in done.items():
         facts[index] = made
@@ -275,7 +275,7 @@ def _write_all(writes: Sequence[Callable[[], None]], parent: int) -> None:
         os._exit(1)  # an interrupted run: the entries not written are made again next time
 
 
-def _store(cache: FactsCache, key: str, facts: FileFacts, payload: bytes) -> None:
+def _store(cache: FactsCache, key: str, facts: FileFacts, payload: bytes | None) -> None:
     cache.store_facts(key, facts, payload)
     cache.store_outline(key, outline(facts))
 
@@ -294,7 +294,7 @@ def restore_facts(
         kind = next((kind for kind in (PARSED, NOT_RELEVANT, JAVA) if cache.key(kind, data) == key), None)
         if kind is not None:
             facts = file_facts((kind, data))
-            _store(cache, key, facts, codec.encode(facts))
+            _store(cache, key, facts, None)
     return cache
 
 
@@ -350,9 +350,10 @@ def facts_payload(task: Task) -> bytes:
     return codec.encode(file_facts(task))
 
 
-# Called with a file's index, its facts and their encoding as soon as they are made, to cache them:
-# while worker processes parse the other files, not after all of them.
-Keep = Callable[[int, FileFacts, bytes], None]
+# Called with a file's index, its facts and their encoding (None where they were made in this
+# process: encoded where they are written) as soon as they are made, to cache them: while worker
+# processes parse the other files, not after all of them.
+Keep = Callable[[int, FileFacts, Union[bytes, None]], None]
 
 
 def default_jobs() -> int:
@@ -476,7 +477,7 @@ def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], keep: Keep
     for index, task in tasks.items():
         done[index] = facts = file_facts(task)
         if keep is not None:
-            keep(index, facts, codec.encode(facts))
+            keep(index, facts, None)
         advance()
     return done
 
