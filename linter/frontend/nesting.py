@@ -79,6 +79,8 @@ _OPERATORS: dict[bytes, int] = {
     b"+": _SUM, b"-": _SUM, b"*": _PRODUCT, b"/": _PRODUCT, b"//": _PRODUCT, b"%": _PRODUCT,
     b"@": _PRODUCT, b"~": _UNARY, b"**": _POWER, b".": _POSTFIX,
 }
+# The words that nest what follows them (a lambda, its parameter list too); other names nest nothing.
+_NESTING_WORDS = frozenset({*_WORDS, b"lambda"})
 # After these, an opening bracket is a call or a subscript of what came before: one level more.
 _OPERAND_END = frozenset({"word", "close", "string"})
 
@@ -124,6 +126,7 @@ def _first_excess(
             code_on_line = False
             if not nesting.stack:
                 nesting.counts[:] = _NOTHING
+                nesting.nested = 0
                 at_line_start = True
             line_start = match.end()
             continue
@@ -137,11 +140,16 @@ def _first_excess(
         if at_line_start:
             at_line_start = False
             _statement_start(elif_chains, match.start(kind) - line_start, text, nesting.counts)
+            nesting.recount()
+        elif kind == "word" and text not in _NESTING_WORDS:
+            previous = kind  # most tokens: a name that nests nothing, and no limit to check
+            continue
         nesting.token(kind, text, previous)
         previous = kind
         if nesting.brackets > max_brackets:
             return f"brackets nested more than {max_brackets} deep", match.start(kind)
-        if nesting.depth() > max_depth:
+        # `nested` bounds the counts' sum: the exact depth is summed only near the limit.
+        if nesting.base + nesting.nested > max_depth and nesting.depth() > max_depth:
             return f"more than {max_depth} levels", match.start(kind)
         if kind == "string" and b"f" in text[:2].lower():
             brackets_left = max_brackets - nesting.brackets
@@ -197,39 +205,52 @@ class _Nesting:
         self.brackets = 0
         self.base = 0
         self.counts = [0] * _STRENGTHS
+        # At least the sum of `counts`: the levels added since they were last set.
+        self.nested = 0
 
     def depth(self) -> int:
         return self.base + sum(self.counts)
 
+    def recount(self) -> None:
+        """`counts` were set from outside: `nested` is their sum again."""
+        self.nested = sum(self.counts)
+
     def token(self, kind: str, text: bytes, previous: str) -> None:
         if kind == "open":
             if previous in _OPERAND_END:
-                _nest(self.counts, _POSTFIX)
+                self._nest(_POSTFIX)
             self._enter(lambda_parameters=False)
         elif kind == "close":
             self._leave_bracket()
         elif kind == "separator":
             self.counts[:] = _NOTHING
+            self.nested = 0
         elif kind == "colon":
             if self.stack and self.stack[-1][2]:
                 self._leave()
         elif kind == "word" and text == b"lambda":
             # Its defaults (`lambda a=lambda b=...: ...`) nest as deep as its body: `=` and `,`
             # inside its parameter list start no new expression.
-            _nest(self.counts, _LAMBDA)
+            self._nest(_LAMBDA)
             self._enter(lambda_parameters=True)
         else:
             strength = _strength(kind, text, previous)
             if strength >= 0:
-                _nest(self.counts, strength)
+                self._nest(strength)
+
+    def _nest(self, strength: int) -> None:
+        _nest(self.counts, strength)
+        self.nested += 1
 
     def _enter(self, lambda_parameters: bool) -> None:
         self.stack.append((self.base, self.counts, lambda_parameters))
         self.base, self.counts = self.depth() + 1, [0] * _STRENGTHS
+        self.nested = 0
         self.brackets += not lambda_parameters
 
     def _leave(self) -> None:
         self.base, self.counts, lambda_parameters = self.stack.pop()
+        self.recount()
         self.brackets -= not lambda_parameters
 
     def _leave_bracket(self) -> None:
