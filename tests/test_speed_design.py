@@ -321,6 +321,7 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     writers: list[object] = []
     real_writer = collect._written_beside
     monkeypatch.setattr(collect, "_written_beside", lambda writes: writers.append(real_writer(writes)) or writers[-1])
+    monkeypatch.setattr(collect, "usable_cores", lambda: {0, 1})  # two cores, wherever the tests run
     # Writes slower than the analysis (a busy disk): the run still ends only once they are done.
     real_write = cache_module.write_atomically
     monkeypatch.setattr(cache_module, "write_atomically", lambda *args, **kw: time.sleep(0.005) or real_write(*args, **kw))
@@ -335,6 +336,14 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     assert parses == [edited.read_bytes()], "every other file's facts were in the cache"
     monkeypatch.setattr(collect, "file_facts", real_facts)
     assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
+
+
+def test_on_one_core_the_cache_is_written_in_the_run_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(collect, "usable_cores", lambda: {0})
+    written: list[int] = []
+    writer = collect._written_beside([lambda index=index: written.append(index) for index in range(100)])
+    assert writer is None, "no process beside the run where no core is left for it"
+    assert written == list(range(100)), "every write done, in order, before the run goes on"
 
 
 def test_a_tampered_findings_entry_is_analysed_again_and_never_loaded(fixtures_copy: Path, tmp_path: Path) -> None:
