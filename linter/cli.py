@@ -148,7 +148,8 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         metavar="N",
         help=(
             "processes that parse files and analyse independent parts (default: one per idle core);"
-            " unless 1, a large program's data-flow rules also run in a process of their own"
+            " unless 1, a large program's data-flow rules, and a cold run's cache writes, also run in"
+            " processes of their own"
         ),
     )
     check.add_argument(

@@ -600,7 +600,8 @@ def check(
     processes (default: one per idle core), with a progress bar on stderr for large runs (`progress`).
     The files in `in_memory` (by `in_memory_path`) are analysed with that content instead of
     what is on disk, or as new files when there is none. With `exiting`, the process ends after
-    this run (see `unsuppressed_findings`).
+    this run (see `unsuppressed_findings`), and unless `jobs` is 1 the facts cache is written in a
+    process of its own (see `collect_facts`).
     """
     if jobs is None:
         start_load_sample()  # measured while the files are read, for the default number of processes
@@ -627,7 +628,7 @@ def check(
             progress=progress,
             outlines=use_cache,
             earlier=dict(earlier.facts_keys) if earlier is not None else None,
-            write_beside=exiting,
+            write_beside=exiting and jobs != 1,
         )
         results = [FileResult(s, facts) for s, facts in zip(sources, collected.facts)]
         results.extend(

@@ -325,7 +325,7 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     # Writes slower than the analysis (a busy disk): the run still ends only once they are done.
     real_write = cache_module.write_atomically
     monkeypatch.setattr(cache_module, "write_atomically", lambda *args, **kw: time.sleep(0.005) or real_write(*args, **kw))
-    check([fixtures_copy], config, jobs=1, exiting=True)
+    check([fixtures_copy], config, jobs=2, exiting=True)
     assert writers and writers[0] is not None, "the fixtures' cache is written by a process of its own"
     parses: list[bytes] = []
     real_facts = collect.file_facts
@@ -336,6 +336,18 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     assert parses == [edited.read_bytes()], "every other file's facts were in the cache"
     monkeypatch.setattr(collect, "file_facts", real_facts)
     assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
+
+
+def test_with_one_job_the_cache_is_written_in_the_run_itself(
+    fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writers: list[object] = []
+    real_writer = collect._written_beside
+    monkeypatch.setattr(collect, "_written_beside", lambda writes: writers.append(real_writer(writes)) or writers[-1])
+    monkeypatch.setattr(collect, "usable_cores", lambda: {0, 1})
+    check([fixtures_copy], _config(fixtures_copy), jobs=1, exiting=True)
+    assert writers == [None], "--jobs 1: no process beside the run"
+    assert len(list((fixtures_copy / CACHE_DIR / "facts").iterdir())) > 64, "the cache written all the same"
 
 
 def test_on_one_core_the_cache_is_written_in_the_run_itself(monkeypatch: pytest.MonkeyPatch) -> None:
