@@ -285,6 +285,24 @@ def test_concurrent_runs_share_the_cache(fixtures_copy: Path) -> None:
     assert not list((fixtures_copy / CACHE_DIR / "facts").glob(".tmp-*")), "no temporary file left behind"
 
 
+def _recorded_parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The sources the frontend parses from now on, in order."""
+    parses: list[bytes] = []
+    real_facts = collect.file_facts
+    monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[1]) or real_facts(task))
+    return parses
+
+
+def _recorded_writers(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """What each run's collection returns as its cache writer from now on (None: written in the run),
+    on a machine of two cores wherever the tests run."""
+    writers: list[object] = []
+    real_writer = collect._written_beside
+    monkeypatch.setattr(collect, "_written_beside", lambda writes: writers.append(real_writer(writes)) or writers[-1])
+    monkeypatch.setattr(collect, "usable_cores", lambda: {0, 1})
+    return writers
+
+
 def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
     fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -296,9 +314,7 @@ def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
     # The finding's line suppressed: the same facts but for the suppression, a different result.
     lines[racy.location.line - 1] = lines[racy.location.line - 1].rstrip("\n") + "  # epochlint: ignore\n"
     edited.write_text("".join(lines), encoding="utf-8")
-    parses: list[bytes] = []
-    real_facts = collect.file_facts
-    monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[1]) or real_facts(task))
+    parses = _recorded_parses(monkeypatch)
 
     after = check([fixtures_copy], config, jobs=1)
     assert parses == [], "a comment alone changed: the earlier facts are moved, nothing is parsed"
@@ -310,7 +326,6 @@ def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
     edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
     changed = check([fixtures_copy], config, jobs=1)
     assert parses == [edited.read_bytes()], "only the edited file is parsed"
-    monkeypatch.setattr(collect, "file_facts", real_facts)
     assert _json(changed) == _json(check([fixtures_copy], config, use_cache=False))
 
 
@@ -318,33 +333,24 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = _config(fixtures_copy)
-    writers: list[object] = []
-    real_writer = collect._written_beside
-    monkeypatch.setattr(collect, "_written_beside", lambda writes: writers.append(real_writer(writes)) or writers[-1])
-    monkeypatch.setattr(collect, "usable_cores", lambda: {0, 1})  # two cores, wherever the tests run
+    writers = _recorded_writers(monkeypatch)
     # Writes slower than the analysis (a busy disk): the run still ends only once they are done.
     real_write = cache_module.write_atomically
     monkeypatch.setattr(cache_module, "write_atomically", lambda *args, **kw: time.sleep(0.005) or real_write(*args, **kw))
     check([fixtures_copy], config, jobs=2, exiting=True)
     assert writers and writers[0] is not None, "the fixtures' cache is written by a process of its own"
-    parses: list[bytes] = []
-    real_facts = collect.file_facts
-    monkeypatch.setattr(collect, "file_facts", lambda task: parses.append(task[1]) or real_facts(task))
+    parses = _recorded_parses(monkeypatch)
     edited = fixtures_copy / "fixtures" / "EPL001" / "abstract_receiver.py"
     edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
     after = check([fixtures_copy], config, jobs=1)
     assert parses == [edited.read_bytes()], "every other file's facts were in the cache"
-    monkeypatch.setattr(collect, "file_facts", real_facts)
     assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
 
 
 def test_with_one_job_the_cache_is_written_in_the_run_itself(
     fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writers: list[object] = []
-    real_writer = collect._written_beside
-    monkeypatch.setattr(collect, "_written_beside", lambda writes: writers.append(real_writer(writes)) or writers[-1])
-    monkeypatch.setattr(collect, "usable_cores", lambda: {0, 1})
+    writers = _recorded_writers(monkeypatch)
     check([fixtures_copy], _config(fixtures_copy), jobs=1, exiting=True)
     assert writers == [None], "--jobs 1: no process beside the run"
     assert len(list((fixtures_copy / CACHE_DIR / "facts").iterdir())) > 64, "the cache written all the same"
