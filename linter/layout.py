@@ -188,7 +188,9 @@ def _at_new_lines(value: Any, lines: Mapping[int, int]) -> Any:
     if isinstance(value, str):
         return _LAMBDA_PLACE.sub(lambda found: f"<lambda:{lines[int(found.group(1))]}:{found.group(2)}>", value)
     if isinstance(value, tuple):
-        return tuple(_at_new_lines(item, lines) for item in value)
+        items = tuple(_at_new_lines(item, lines) for item in value)
+        named: Any = type(value)  # a named tuple (a name path, `Ref`) stays one
+        return items if named is tuple else named._make(items)
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         return value
     changes: dict[str, Any] = {}

@@ -53,7 +53,7 @@ def dataclasses_of(module: ModuleType) -> frozenset[str]:
     )
 
 
-_ALLOWED = {facts_module.__name__: dataclasses_of(facts_module)}
+_ALLOWED = {facts_module.__name__: dataclasses_of(facts_module) | {facts_module.Ref.__name__}}
 
 
 def encode(facts: FileFacts) -> bytes:

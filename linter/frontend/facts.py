@@ -8,10 +8,11 @@ processes. Positions are `(line, column, end_line, end_column)`, 1-based, end co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 14
+FACTS_FORMAT = 15
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -32,12 +33,14 @@ FLOW_ITER = "iter"
 FLOW_EXPR = "expr"
 
 
-@dataclass(frozen=True)
-class Ref:
+class Ref(NamedTuple):
     """A name and an attribute path: `self._state.epoch` is Ref(scope, "self", ("_state", "epoch")).
 
     `scope` is the qualified name of the function whose scope binds `name`; "" means the module
     scope (a global, an import, a class, or a builtin). A subscript appears as "[]" in the path.
+
+    A named tuple, not a dataclass: the program model keys its memos by name paths, hundreds of
+    thousands of times a run, and a tuple hashes (and decodes from the cache) in C.
     """
 
     scope: str

@@ -623,9 +623,9 @@ class _Extractor:
         """The monitor `synchronized (target)` holds: an object's, or a class's own (`C.class`)."""
         if target.type == "class_literal":
             path = self._path(target.named_children[0]) if target.named_children else None
-            return None if path is None else replace(path, attrs=(*path.attrs, CLASS_OBJECT, MONITOR))
+            return None if path is None else path._replace(attrs=(*path.attrs, CLASS_OBJECT, MONITOR))
         path = self._path(target)
-        return None if path is None else replace(path, attrs=(*path.attrs, MONITOR))
+        return None if path is None else path._replace(attrs=(*path.attrs, MONITOR))
 
     def _v_expression_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -818,7 +818,7 @@ class _Extractor:
 
     def _store(self, target: Node, ref: Ref, value: Node | None, kind: str, bump: bool) -> None:
         is_item = bool(ref.attrs) and ref.attrs[-1] == "[]"
-        stripped = replace(ref, attrs=_strip_items(ref.attrs))
+        stripped = ref._replace(attrs=_strip_items(ref.attrs))
         value_call, value_ref = self._value_of(value)
         if stripped.attrs or stripped.scope == "":
             self._fn.writes.append(
@@ -859,7 +859,7 @@ class _Extractor:
         else:
             receiver = self._path(obj)
             if receiver is not None and obj.type != "super":
-                callee = replace(receiver, attrs=(*receiver.attrs, method))
+                callee = receiver._replace(attrs=(*receiver.attrs, method))
                 self._fn.accesses.append(Access(receiver, self._site(obj), Flow(FLOW_RECEIVER, call=call_id)))
                 self._visit_indices(obj)
             elif obj.type == "super":
@@ -954,7 +954,7 @@ class _Extractor:
             return None
         target = parts[0]
         base = self._path(target) if target.type != "super" else self._this_ref(())
-        return replace(base, attrs=(*base.attrs, method)) if base is not None else None
+        return base._replace(attrs=(*base.attrs, method)) if base is not None else None
 
     def _lambda(self, node: Node, params_node: Node | None = None, body: Node | None = None) -> str:
         """A lambda (or an anonymous class's method) as a function of its own, handed off."""
