@@ -39,7 +39,7 @@ from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
 from epochlint.frontend import facts_from_source
-from epochlint.frontend.codec import FactsDecodeError, dataclasses_of, restricted_loads
+from epochlint.frontend.codec import FactsDecodeError, record_classes_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
 from epochlint.layout import Relayout, relayout
 from epochlint.prefilter import Reach, text_imports
@@ -799,7 +799,7 @@ def _moved(
 
 
 _CACHED_CLASSES = {
-    findings_module.__name__: dataclasses_of(findings_module),
+    findings_module.__name__: record_classes_of(findings_module),
     report_module.__name__: frozenset({RuleInfo.__name__}),
     __name__: frozenset({_Analysed.__name__, _LaidOut.__name__, _PartFindings.__name__}),
 }

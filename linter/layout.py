@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from epochlint.findings import ChainStep, Finding, FixHint, Location, RelatedLocation, function_display_name
 from epochlint.frontend import facts as facts_module
@@ -187,14 +187,11 @@ def _at_new_lines(value: Any, lines: Mapping[int, int]) -> Any:
     line, and the places that stand for none stay."""
     if isinstance(value, str):
         return _LAMBDA_PLACE.sub(lambda found: f"<lambda:{lines[int(found.group(1))]}:{found.group(2)}>", value)
-    if isinstance(value, tuple):
-        items = tuple(_at_new_lines(item, lines) for item in value)
-        named: Any = type(value)  # a named tuple (a name path, `Ref`) stays one
-        return items if named is tuple else named._make(items)
-    if not dataclasses.is_dataclass(value) or isinstance(value, type):
-        return value
+    fields = _FIELDS.get(type(value))
+    if fields is None:
+        return tuple(_at_new_lines(item, lines) for item in value) if isinstance(value, tuple) else value
     changes: dict[str, Any] = {}
-    for name, kind in _FIELDS[type(value)]:
+    for name, kind in fields:
         field_value = getattr(value, name)
         if kind == "pos" and not _stands_for_no_place(value, name):
             changes[name] = _pos_at(field_value, lines)
@@ -204,6 +201,8 @@ def _at_new_lines(value: Any, lines: Mapping[int, int]) -> Any:
             changes[name] = _line_at(field_value, lines)
         elif kind == "value":
             changes[name] = _at_new_lines(field_value, lines)
+    if isinstance(value, tuple):  # a named tuple (a name path, a site...) stays one
+        return cast(Any, value)._replace(**changes)
     return replace(value, **changes)
 
 
@@ -223,12 +222,11 @@ def _shape(value: Any, points: list[Point]) -> Any:
     """`value` as nested tuples with every position taken out into `points`, in order."""
     if isinstance(value, str):
         return _placeless(value, points) if "<lambda:" in value else value
-    if isinstance(value, tuple):
-        return tuple(_shape(item, points) for item in value)
-    if not dataclasses.is_dataclass(value):
-        return value
+    fields = _FIELDS.get(type(value))
+    if fields is None:
+        return tuple(_shape(item, points) for item in value) if isinstance(value, tuple) else value
     shaped: list[Any] = [type(value).__name__]
-    for name, kind in _FIELDS[type(value)]:
+    for name, kind in fields:
         field_value = getattr(value, name)
         if kind == "pos" and _stands_for_no_place(value, name):
             shaped.append(field_value)
@@ -285,26 +283,34 @@ def _ranks(points: list[Point]) -> list[Point]:
 def _field_kinds(cls: type) -> tuple[tuple[str, str], ...]:
     """How each field of a facts class holds positions (by its declared type), or "value"."""
     kinds = []
-    for field in dataclasses.fields(cls):
-        annotation = str(field.type)
-        if cls is FileFacts and field.name in _SKIPPED_FILE_FIELDS:
+    for name, annotation in _declared_fields(cls):
+        if cls is FileFacts and name in _SKIPPED_FILE_FIELDS:
             continue
         if annotation == "Pos":
             kind = "pos"
         elif annotation == "tuple[Pos, ...]":
             kind = "positions"
-        elif cls is Region and field.name == "end_line":
+        elif cls is Region and name == "end_line":
             kind = "line"
-        elif cls is FileFacts and field.name == "guard_declarations":
+        elif cls is FileFacts and name == "guard_declarations":
             kind = "line_pairs"
         else:
             kind = "value"
-        kinds.append((field.name, kind))
+        kinds.append((name, kind))
     return tuple(kinds)
+
+
+def _declared_fields(cls: type) -> list[tuple[str, str]]:
+    """(name, declared type) of each field of a facts class: a dataclass or a named tuple."""
+    if dataclasses.is_dataclass(cls):
+        return [(field.name, str(field.type)) for field in dataclasses.fields(cls)]
+    # A named tuple's annotations are forward references (`from __future__ import annotations`).
+    annotations = {name: getattr(kind, "__forward_arg__", kind) for name, kind in cls.__annotations__.items()}
+    return [(name, str(annotations[name])) for name in getattr(cls, "_fields", ())]
 
 
 _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
     value: _field_kinds(value)
     for value in vars(facts_module).values()
-    if isinstance(value, type) and dataclasses.is_dataclass(value)
+    if isinstance(value, type) and (dataclasses.is_dataclass(value) or issubclass(value, tuple))
 }

@@ -46,14 +46,17 @@ def restricted_loads(data: bytes, allowed: Mapping[str, frozenset[str]]) -> obje
         raise FactsDecodeError(f"malformed data: {type(error).__name__}") from None
 
 
-def dataclasses_of(module: ModuleType) -> frozenset[str]:
-    """The names of the dataclasses defined in `module`."""
+def record_classes_of(module: ModuleType) -> frozenset[str]:
+    """The names of the dataclasses and named tuples defined in `module`."""
     return frozenset(
-        name for name, value in vars(module).items() if isinstance(value, type) and dataclasses.is_dataclass(value)
+        name
+        for name, value in vars(module).items()
+        if isinstance(value, type)
+        and (dataclasses.is_dataclass(value) or (issubclass(value, tuple) and hasattr(value, "_fields")))
     )
 
 
-_ALLOWED = {facts_module.__name__: dataclasses_of(facts_module) | {facts_module.Ref.__name__}}
+_ALLOWED = {facts_module.__name__: record_classes_of(facts_module)}
 
 
 def encode(facts: FileFacts) -> bytes:

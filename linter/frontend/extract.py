@@ -710,7 +710,7 @@ class FactsExtractor(FastVisitor):
             Loop(
                 loop_id,
                 "async_for" if is_async else "for",
-                replace(self._site(node), pos=header),
+                self._site(node)._replace(pos=header),
                 batch=_iterates_collection(node.iter),
                 iterable=self._code(node.iter).strip(),
             )
@@ -1036,7 +1036,7 @@ class FactsExtractor(FastVisitor):
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
         self._fn.comparisons.append(self._pos(node))
-        flow = replace(self._flow, compared=True)
+        flow = self._flow._replace(compared=True)
         self._visit_with_flow(node.left, flow)
         for target in node.comparisons:
             self._visit_with_flow(target.comparator, flow)
@@ -1175,7 +1175,7 @@ class FactsExtractor(FastVisitor):
             Loop(
                 loop_id,
                 kind,
-                replace(self._site(clause), pos=self._comprehension_header(clause)),
+                self._site(clause)._replace(pos=self._comprehension_header(clause)),
                 batch=_iterates_collection(clause.iter),
                 iterable=self._code(clause.iter).strip(),
             )

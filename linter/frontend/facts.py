@@ -33,14 +33,14 @@ FLOW_ITER = "iter"
 FLOW_EXPR = "expr"
 
 
+# The most numerous facts (name paths, sites, flows, accesses, arguments: four in five of a file's
+# objects) are named tuples, not dataclasses: they hash in C (the program model keys its memos by
+# name paths, hundreds of thousands of times a run), and decode from the cache in about half the time.
 class Ref(NamedTuple):
     """A name and an attribute path: `self._state.epoch` is Ref(scope, "self", ("_state", "epoch")).
 
     `scope` is the qualified name of the function whose scope binds `name`; "" means the module
     scope (a global, an import, a class, or a builtin). A subscript appears as "[]" in the path.
-
-    A named tuple, not a dataclass: the program model keys its memos by name paths, hundreds of
-    thousands of times a run, and a tuple hashes (and decodes from the cache) in C.
     """
 
     scope: str
@@ -51,8 +51,7 @@ class Ref(NamedTuple):
         return ".".join((self.name, *self.attrs)).replace(".[]", "[]")
 
 
-@dataclass(frozen=True)
-class Flow:
+class Flow(NamedTuple):
     """Where the value of an expression goes: returned, assigned to locals, passed to a call..."""
 
     kind: str = FLOW_EXPR
@@ -63,8 +62,7 @@ class Flow:
     stores: tuple[Ref, ...] = ()
 
 
-@dataclass(frozen=True)
-class Site:
+class Site(NamedTuple):
     """Where an event happens: its position and the held regions and loops around it."""
 
     pos: Pos
@@ -72,8 +70,7 @@ class Site:
     loops: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
-class Access:
+class Access(NamedTuple):
     """A load of a name or an attribute path."""
 
     ref: Ref
@@ -111,8 +108,7 @@ class Bind:
     index: int = -1
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument of a call."""
 
     keyword: str

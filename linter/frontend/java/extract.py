@@ -701,7 +701,7 @@ class _Extractor:
         body = node.child_by_field_name("body")
         header = _span(node, value)
         loop_id = self._new_id()
-        site = replace(self._site(node), pos=header)
+        site = self._site(node)._replace(pos=header)
         self._fn.loops.append(Loop(loop_id, "for", site, value.type != "array_creation_expression", _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
@@ -761,7 +761,7 @@ class _Extractor:
             self._visit(left)
             self._visit(right)
             return
-        flow = replace(self._flow, compared=True) if operator in _COMPARISONS else self._flow
+        flow = self._flow._replace(compared=True) if operator in _COMPARISONS else self._flow
         self._with_flow(left, flow)
         self._with_flow(right, flow)
 
@@ -988,7 +988,7 @@ class _Extractor:
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
         loop_id = self._new_id()
-        self._fn.loops.append(Loop(loop_id, "for", replace(self._site(node), pos=header), True, _text(obj)))
+        self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), True, _text(obj)))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
         function = _unparenthesized(functions[0])
