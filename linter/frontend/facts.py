@@ -33,9 +33,9 @@ FLOW_ITER = "iter"
 FLOW_EXPR = "expr"
 
 
-# The most numerous facts (name paths, sites, flows, accesses, arguments: four in five of a file's
-# objects) are named tuples, not dataclasses: they hash in C (the program model keys its memos by
-# name paths, hundreds of thousands of times a run), and decode from the cache in about half the time.
+# The small, numerous facts (name paths, sites, flows, accesses, arguments, calls...) are named
+# tuples, not dataclasses: they hash in C (the program model keys its memos by name paths, hundreds
+# of thousands of times a run), decode from the cache in about half the time, and take less memory.
 class Ref(NamedTuple):
     """A name and an attribute path: `self._state.epoch` is Ref(scope, "self", ("_state", "epoch")).
 
@@ -78,8 +78,7 @@ class Access(NamedTuple):
     flow: Flow = Flow()
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(NamedTuple):
     """A store into a shared-looking path (attribute path or global), or into an item of one."""
 
     ref: Ref
@@ -120,8 +119,7 @@ class Arg(NamedTuple):
     text: str = ""
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """A call site. `callee` is None when the callee is not a name path (`f()()`, `x[0]()`)."""
 
     id: int
@@ -142,8 +140,7 @@ class Call:
     block: Pos = (0, 0, 0, 0)
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(NamedTuple):
     """A held region of a lock: `with L:`, `async with L:`, acquire()/release(), a tested acquire."""
 
     id: int
@@ -158,8 +155,7 @@ class Region:
     call: int = -1
 
 
-@dataclass(frozen=True)
-class Loop:
+class Loop(NamedTuple):
     """A loop: `for`, `async for`, a comprehension or generator, or `while`."""
 
     id: int
@@ -172,16 +168,14 @@ class Loop:
     iterable: str = ""
 
 
-@dataclass(frozen=True)
-class Await:
+class Await(NamedTuple):
     """An interleaving point in a coroutine: `await`, and every iteration of `async for`/`async with`."""
 
     site: Site
     call: int = -1
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """An expression whose value is one of its parts: `body if test else orelse`, `a or b`, `a and b`.
 
     `parts` are positions: (test, body, orelse) for "if", the operands for "or"/"and". `flow` is
@@ -195,8 +189,7 @@ class Choice:
     flow: Flow
 
 
-@dataclass(frozen=True)
-class Branches:
+class Branches(NamedTuple):
     """An `if` statement with an `else` (or `elif`), or a `match`: one pass through it runs at most
     one arm.
 
@@ -208,32 +201,28 @@ class Branches:
     arms: tuple[Pos, ...]
 
 
-@dataclass(frozen=True)
-class Fallback:
+class Fallback(NamedTuple):
     """`if name is None:` (or `if not name:`): its body runs only when the local holds nothing."""
 
     name: str
     body: Pos
 
 
-@dataclass(frozen=True)
-class Governs:
+class Governs(NamedTuple):
     """An `if` or `while` statement and its test: a value tested there is used until it ends."""
 
     test: Pos
     statement: Pos
 
 
-@dataclass(frozen=True)
-class Exit:
+class Exit(NamedTuple):
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path."""
 
     pos: Pos
     block: Pos
 
 
-@dataclass(frozen=True)
-class Stored:
+class Stored(NamedTuple):
     """A value kept where code can call it later, beyond what binds and writes say: a lambda bound
     to a name (`x = lambda: ...`) or returned, or a value kept as an element of a container named
     by `target` (`d = {"a": f}`, `handlers = [f, g]`, `d["b"] = f`).
@@ -253,8 +242,7 @@ class Stored:
     block: Pos = (0, 0, 0, 0)
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     name: str
     annotation: str = ""
     kind: str = "positional"
@@ -321,8 +309,7 @@ class ClassFacts:
     updaters: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class Import:
+class Import(NamedTuple):
     """`import a.b as c` -> Import("c", "a.b", "", 0); `from ..x import y as z` -> Import("z", "x", "y", 2)."""
 
     alias: str
