@@ -174,6 +174,7 @@ def collect_facts(
     outlines: bool = False,
     earlier: Mapping[str, str] | None = None,
     write_beside: bool = False,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Collected:
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
     root-relative path in `names`); with `outlines`, only the outline of those the cache has.
@@ -183,7 +184,8 @@ def collect_facts(
     lines instead of being parsed again (`epochlint.layout.relocated`).
 
     With `write_beside`, the cache is written in a process of its own once the files are read (see
-    `Collected.cache_written`)."""
+    `Collected.cache_written`). `meanwhile` is called while worker processes parse, if any do: work
+    for this process that would otherwise wait until the parse is over."""
     earlier = earlier or {}
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
@@ -230,7 +232,7 @@ def collect_facts(
     if keep is not None:
         for index, made in moved.items():
             keep(index, made, None)
-    done.update(_run(tasks, jobs, progress, keep))
+    done.update(_run(tasks, jobs, progress, keep, meanwhile))
     for index, made in done.items():
         facts[index] = made
     if done:  # a run that adds facts (parsed, or moved from earlier ones) also clears out old ones
@@ -461,15 +463,22 @@ def usable_cores() -> set[int]:
     return set(range(os.cpu_count() or 1))
 
 
-def _run(tasks: Mapping[int, Task], jobs: int | None, progress: bool, keep: Keep | None) -> dict[int, FileFacts]:
+def _run(
+    tasks: Mapping[int, Task],
+    jobs: int | None,
+    progress: bool,
+    keep: Keep | None,
+    meanwhile: Callable[[], None] | None = None,
+) -> dict[int, FileFacts]:
     """The facts of `tasks`, in `jobs` processes (by default as many as `default_jobs`, asked only
-    when there is enough to share), each handed to `keep` as it is made (none is encoded without)."""
+    when there is enough to share), each handed to `keep` as it is made (none is encoded without);
+    `meanwhile` runs here while those processes parse."""
     size = sum(len(data) for _, data in tasks.values())
     with _progress_bar(len(tasks) if progress and size >= _PROGRESS_MIN_BYTES else 0) as advance:
         if len(tasks) >= 2 and size >= _PARALLEL_MIN_BYTES:
             jobs = jobs or default_jobs()
             if jobs >= 2:
-                return _run_in_pool(tasks, jobs, advance, keep)
+                return _run_in_pool(tasks, jobs, advance, keep, meanwhile)
         return _run_here(tasks, advance, keep)
 
 
@@ -484,7 +493,11 @@ def _run_here(tasks: Mapping[int, Task], advance: Callable[[], None], keep: Keep
 
 
 def _run_in_pool(
-    tasks: Mapping[int, Task], jobs: int, advance: Callable[[], None], keep: Keep | None
+    tasks: Mapping[int, Task],
+    jobs: int,
+    advance: Callable[[], None],
+    keep: Keep | None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> dict[int, FileFacts]:
     # Workers are forked where possible, after libcst is loaded here, so none imports it again.
     import epochlint.frontend.extract  # noqa: F401
@@ -498,6 +511,8 @@ def _run_in_pool(
         workers = min(jobs, len(tasks))
         with ProcessPoolExecutor(workers, context, initializer=die_with, initargs=(os.getpid(),)) as pool:
             futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
+            if meanwhile is not None:
+                meanwhile()
             for future in as_completed(futures):
                 payload = future.result()
                 index = futures[future]
