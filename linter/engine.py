@@ -281,11 +281,13 @@ class _PartsAnalysis:
             jobs = jobs or default_jobs()
             if jobs >= 2:
                 return self._in_workers(jobs, sizes)
-        last = len(self.parts) - 1
         beside = jobs != 1
-        return [
-            self.part_found(index, keep=exiting and index == last, beside=beside) for index in range(len(self.parts))
-        ]
+        # The largest part last: a run that ends then keeps its program instead of freeing it
+        # (0.08 s for kafka-python's), and no two programs are alive at once either way.
+        largest = max(range(len(sizes)), key=sizes.__getitem__, default=0)
+        order = sorted(range(len(self.parts)), key=lambda index: (index == largest, index))
+        found = {index: self.part_found(index, keep=exiting and index == largest, beside=beside) for index in order}
+        return [found[index] for index in range(len(self.parts))]
 
     def part_found(self, index: int, keep: bool = False, beside: bool = False) -> _PartFound:
         """Build part `index`'s program and run the rules on it (some in a process `beside` this
