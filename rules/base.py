@@ -38,6 +38,9 @@ class Rule:
     # The same mistake in Java, where the rule applies to Java code (marked `// expect: CODE`).
     java_example: ClassVar[str] = ""
     fix: ClassVar[str]
+    # When `epochlint check --fix` makes the fix (the docs end "... makes this change when" it); empty
+    # for a rule without an autofix.
+    autofix: ClassVar[str] = ""
     valid: ClassVar[tuple[Example, ...]] = ()
     invalid: ClassVar[tuple[Example, ...]] = ()
 
@@ -47,8 +50,6 @@ class Rule:
     @classmethod
     def documentation(cls) -> str:
         """The rule's full documentation as Markdown."""
-        from epochlint.fix import autofix_documentation  # libcst: loaded only when docs are asked for
-
         sections = [
             f"# {cls.code} {cls.name}",
             cls.summary,
@@ -64,9 +65,18 @@ class Rule:
             "```java\n" + cls.java_example.strip("\n") + "\n```" if cls.java_example else "",
             "## Fix",
             cls.fix.strip(),
-            autofix_documentation(cls.code),
+            cls._autofix_paragraph(),
         ]
         return "\n\n".join(section for section in sections if section) + "\n"
+
+    @classmethod
+    def _autofix_paragraph(cls) -> str:
+        if not cls.autofix:
+            return ""
+        return (
+            "`epochlint check --fix` makes this change, and `--fix --diff` shows it without writing, "
+            f"when {' '.join(cls.autofix.split())}"
+        )
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,13 @@ If the loop body re-acquires the same lock (enqueueing does, in Pulsar), the loc
 reentrant (`threading.RLock`); with a plain `Lock` this fix deadlocks (see EPL008). Taking a
 snapshot of the epoch before the loop, inside or outside the lock, is not a fix (see EPL002).
 """
+    autofix = """
+the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
+`Lock` this fix is the seed's deadlock), it is an attribute of `self` in the loop's function, the
+loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
+coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
+no new finding (no lock-order cycle, EPL009).
+"""
     valid = (
         Example(
             title="the guard is held around the whole batch",

@@ -72,6 +72,12 @@ Bump the epoch first, then clear the queue:
             self.send_redeliver_command(self.consumer_epoch)
 ```
 """
+    autofix = """
+the clear and the bump are statements of the same block, the bump statement does nothing else,
+and nothing from the clear up to the bump mentions the epoch field or can leave the block early
+(`return`, `raise`, `break`, `continue`, `yield`, `await`): then moving the bump up changes only
+the order that PIP-84 asks for.
+"""
     valid = (
         Example(
             title="bump, then clear (PIP-84)",

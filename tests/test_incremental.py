@@ -138,6 +138,17 @@ def test_code_moved_by_blank_lines_and_comments_is_neither_parsed_nor_analysed(p
     assert loaded_by_a_check(project, libraries) == [], "the earlier facts and findings are moved"
 
 
+def test_an_analysis_of_cached_facts_parses_nothing_and_never_loads_libcst(project: Path) -> None:
+    """Findings no longer cached (pruned, or those of a branch checked out again), facts still: the
+    program is analysed again from the facts alone, and the rules' documentation, which the run's
+    result carries for SARIF, needs nothing of the autofix's libcst code."""
+    assert loaded_by_a_check(project, ("libcst",)) == ["libcst"]
+    for kind in ("findings", "parts"):
+        shutil.rmtree(project / ".epochlint_cache" / kind)
+    assert loaded_by_a_check(project, ("libcst", "networkx")) == ["networkx"]
+    assert_as_from_scratch(project)
+
+
 def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_as_from_scratch(project)
     analyses = Analyses(monkeypatch)

@@ -9,37 +9,20 @@ its finding gone and no new finding.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from epochlint.findings import Finding
 from epochlint.fix import epl001, epl003, epl004
 from epochlint.fix.edits import Edit, SourceTree
 
 
-@dataclass(frozen=True)
-class Fixer:
-    edits: Callable[[SourceTree, Sequence[Finding]], list[Edit]]
-    # When the fix is made, completing "`--fix` makes this change when ...".
-    applies: str
-
-
-FIXERS: dict[str, Fixer] = {
-    "EPL001": Fixer(epl001.edits, epl001.APPLIES),
-    "EPL003": Fixer(epl003.edits, epl003.APPLIES),
-    "EPL004": Fixer(epl004.edits, epl004.APPLIES),
+# Each fixable rule's fixer: the edits that repair its findings (their `FixHint`s) in one file.
+# When each applies is part of its rule's documentation (`Rule.autofix`).
+FIXERS: dict[str, Callable[[SourceTree, Sequence[Finding]], list[Edit]]] = {
+    "EPL001": epl001.edits,
+    "EPL003": epl003.edits,
+    "EPL004": epl004.edits,
 }
 
 
 def fixable(finding: Finding) -> bool:
     return finding.fix is not None and finding.code in FIXERS
-
-
-def autofix_documentation(code: str) -> str:
-    """The paragraph a fixable rule's documentation ends with; empty for other rules."""
-    fixer = FIXERS.get(code)
-    if fixer is None:
-        return ""
-    return (
-        "`epochlint check --fix` makes this change, and `--fix --diff` shows it without writing, "
-        f"when {' '.join(fixer.applies.split())}"
-    )

@@ -9,13 +9,6 @@ import libcst as cst
 from epochlint.findings import Finding
 from epochlint.fix.edits import Edit, SourceTree, Statement, any_node
 
-APPLIES = """
-the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
-`Lock` this fix is the seed's deadlock), it is an attribute of `self` in the loop's function, the
-loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
-coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
-no new finding (no lock-order cycle, EPL009).
-"""
 
 
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:

@@ -9,12 +9,6 @@ import libcst as cst
 from epochlint.findings import Finding
 from epochlint.fix.edits import Block, Edit, SourceTree, any_node
 
-APPLIES = """
-the clear and the bump are statements of the same block, the bump statement does nothing else,
-and nothing from the clear up to the bump mentions the epoch field or can leave the block early
-(`return`, `raise`, `break`, `continue`, `yield`, `await`): then moving the bump up changes only
-the order that PIP-84 asks for.
-"""
 _LEAVES_EARLY = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
 
 

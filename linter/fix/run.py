@@ -154,7 +154,7 @@ class _Project:
         data, tree = parsed
         edits: list[Edit] = []
         for code, fixer in FIXERS.items():
-            edits.extend(fixer.edits(tree, [f for f in findings if f.code == code]))
+            edits.extend(fixer(tree, [f for f in findings if f.code == code]))
         if not edits:
             return None
         after = apply_edits(tree, edits)
