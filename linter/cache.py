@@ -280,10 +280,15 @@ class FactsCache(_EntryStore):
 
     def store_facts(self, key: str, facts: FileFacts, payload: bytes | None) -> None:
         """Store `facts`, encoded as `payload` (None: not yet encoded), under `key`."""
-        encoded = partial(codec.encode, facts) if payload is None else lambda: payload
-        # Encoded where the write is done: off the parse's time when writes are put off.
-        self._write(partial(self._store, key, encoded))
+        if payload is None:
+            self._store_encoded(key, facts)
+        else:
+            self.store(key, payload)
         self._keep(key, facts)
+
+    def _store_encoded(self, key: str, facts: FileFacts) -> None:
+        # Encoded where the write is done: off the parse's time when writes are put off.
+        self._write(partial(self._store, key, partial(codec.encode, facts)))
 
     def key(self, kind: str, data: bytes) -> str:
         digest = hashlib.sha256(self._salt)
@@ -343,8 +348,7 @@ class FactsCache(_EntryStore):
         return self.load(_outline_key(key))
 
     def store_outline(self, key: str, outline: FileFacts) -> None:
-        # Encoded where the write is done: off the parse's time when writes are put off.
-        self._write(partial(self._store, _outline_key(key), partial(codec.encode, outline)))
+        self._store_encoded(_outline_key(key), outline)
         self._keep(_outline_key(key), outline)
 
 

@@ -225,7 +225,8 @@ def unsuppressed_findings(
     Parts are analysed in up to `jobs` processes (None: as many as `default_jobs`) when there is
     enough to share. Each part's program is freed once its rules have run; with `exiting` (the
     process ends after this run), the largest one, analysed last, is left for the exit to drop:
-    freeing kafka-python's costs 0.08 s. `unit_names` are the files' `unit_module_names`, when the caller has them."""
+    freeing kafka-python's costs 0.08 s. `unit_names` are the files' `unit_module_names`, when the
+    caller has them."""
     rules = selected_rules(config)
     cached = cached or CachedParts()
     names = program_module_names(results, config, unit_names)

@@ -32,6 +32,7 @@ from typing import Any, cast
 from epochlint.findings import ChainStep, Finding, FixHint, Location, RelatedLocation, function_display_name
 from epochlint.frontend import facts as facts_module
 from epochlint.frontend import decoded, line_count
+from epochlint.frontend.codec import record_classes_of
 from epochlint.frontend.comments import read_comments
 from epochlint.frontend.facts import FileFacts, FunctionFacts, Layout, Region
 from epochlint.frontend.nesting import nesting_and_layout
@@ -310,7 +311,6 @@ def _declared_fields(cls: type) -> list[tuple[str, str]]:
 
 
 _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {
-    value: _field_kinds(value)
-    for value in vars(facts_module).values()
-    if isinstance(value, type) and (dataclasses.is_dataclass(value) or issubclass(value, tuple))
+    getattr(facts_module, name): _field_kinds(getattr(facts_module, name))
+    for name in record_classes_of(facts_module)
 }

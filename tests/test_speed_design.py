@@ -293,6 +293,15 @@ def _recorded_parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     return parses
 
 
+def _check_after_code_added(root: Path, config: Config, edited: Path, parses: list[bytes], why: str) -> None:
+    """Add a function to `edited` and check `root` (one job): only `edited` is parsed (`parses`
+    records the parses), and the findings are a from-scratch run's."""
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
+    changed = check([root], config, jobs=1)
+    assert parses == [edited.read_bytes()], why
+    assert _json(changed) == _json(check([root], config, use_cache=False))
+
+
 def _recorded_writers(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """What each run's collection returns as its cache writer from now on (None: written in the run),
     on a machine of two cores wherever the tests run."""
@@ -323,10 +332,7 @@ def test_after_an_edit_only_the_edited_file_is_parsed_and_its_finding_is_gone(
     assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
     parses.clear()
     # A change of the code: that file alone is parsed.
-    edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
-    changed = check([fixtures_copy], config, jobs=1)
-    assert parses == [edited.read_bytes()], "only the edited file is parsed"
-    assert _json(changed) == _json(check([fixtures_copy], config, use_cache=False))
+    _check_after_code_added(fixtures_copy, config, edited, parses, "only the edited file is parsed")
 
 
 def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
@@ -341,10 +347,7 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     assert writers and writers[0] is not None, "the fixtures' cache is written by a process of its own"
     parses = _recorded_parses(monkeypatch)
     edited = fixtures_copy / "fixtures" / "EPL001" / "abstract_receiver.py"
-    edited.write_text(edited.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n", encoding="utf-8")
-    after = check([fixtures_copy], config, jobs=1)
-    assert parses == [edited.read_bytes()], "every other file's facts were in the cache"
-    assert _json(after) == _json(check([fixtures_copy], config, use_cache=False))
+    _check_after_code_added(fixtures_copy, config, edited, parses, "every other file's facts were in the cache")
 
 
 def test_with_one_job_the_cache_is_written_in_the_run_itself(
