@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import os
 import re
-import shutil
 import sys
 import time
 import uuid
@@ -24,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from run import SNAPSHOT, Measure, _best, _epochlint, _install_tools, _run, _tree, snapshot
+from run import SNAPSHOT, Measure, _best, _cache_dropper, _epochlint, _install_tools, _run, _tree, snapshot
 
 _IMPORT = re.compile(rb"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.MULTILINE)
 _FIRST_DEFINITION = re.compile(rb"^(?:class |def |async def )", re.MULTILINE)
@@ -89,8 +88,7 @@ def _code_moved(data: bytes, counter: int) -> bytes:
 
 def _measure_tree(tree: Path, copies: int, repeat: int) -> dict[str, Measure]:
     rows = {f"ruff check --select ALL --no-cache, {copies}x": _best(RUFF, tree, repeat)}
-    shutil.rmtree(tree / ".epochlint_cache", ignore_errors=True)
-    rows[f"epochlint check, cold, {copies}x"] = _run(_epochlint(), tree)
+    rows[f"epochlint check, cold, {copies}x"] = _best(_epochlint(), tree, 1, _cache_dropper(tree))
     central, leaf = _modules(tree)
     for role, module in (("central", central), ("leaf", leaf)):
         print(f"{copies}x tree: the {role} module is {module.relative_to(tree)}", file=sys.stderr)
