@@ -6,9 +6,8 @@ import gc
 import hashlib
 import json
 import multiprocessing
-import os
 import pickle
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -26,12 +25,12 @@ from epochlint.collect import (
     collect_facts,
     collector_paused,
     default_jobs,
-    die_with,
     held_in_memory,
     read_source,
     read_sources,
     restore_facts,
     saved_versions,
+    start_forked,
     start_load_sample,
     usable_cores,
 )
@@ -318,7 +317,7 @@ class _PartsAnalysis:
             while waiting or running:
                 while waiting and len(running) < jobs:
                     batch = waiting.pop(0)
-                    worker, receiving = _start_forked(partial(self._found_in, batch))
+                    worker, receiving = start_forked(partial(self._found_in, batch))
                     running[receiving] = (worker, batch)
                 for ready in wait(list(running)):
                     receiving = cast(Connection, ready)
@@ -335,28 +334,6 @@ class _PartsAnalysis:
     def _found_in(self, batch: Sequence[int]) -> dict[int, _PartFound]:
         """What each part of `batch` found (in a worker)."""
         return {index: self.part_found(index) for index in batch}
-
-
-def _start_forked(work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
-    """A process forked to run `work` and send back what it returns, and the end to receive it
-    from. It reads the run's memory where it is (copying only the pages it touches), ends with the
-    run, and sends nothing when it fails or is killed: the caller then does the work itself, and
-    reports a failure as it would have without the process."""
-    context = multiprocessing.get_context("fork")
-    receiving, sending = context.Pipe(duplex=False)
-    worker = context.Process(target=_send_result, args=(work, sending, os.getpid()), daemon=True)
-    worker.start()
-    sending.close()
-    return worker, receiving
-
-
-def _send_result(work: Callable[[], object], sending: Connection, parent: int) -> None:
-    die_with(parent)
-    try:
-        sending.send(work())
-    except BaseException:
-        os._exit(1)
-    sending.close()
 
 
 # Parts go to workers in batches of at least this many lines (a part larger than that alone), so
@@ -506,7 +483,7 @@ def _outcomes_beside(
     """The outcomes of `rules`: those of `forked` from a process forked for them (it reads the
     program where it is), the others from this one meanwhile. Rules whose process dies (killed, out
     of memory, a bug) run here after the others."""
-    worker, receiving = _start_forked(partial(rule_outcomes, program, forked))
+    worker, receiving = start_forked(partial(rule_outcomes, program, forked))
     try:
         outcomes = rule_outcomes(program, [rule for rule in rules if rule not in forked])
         with suppress(EOFError):  # nothing sent: the worker died

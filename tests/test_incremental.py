@@ -5,8 +5,11 @@ of a module many others import and of a leaf."""
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,14 +17,14 @@ import pytest
 
 import epochlint.engine as engine
 from epochlint.cache import FactsCache
-from epochlint.collect import PARSED
+from epochlint.collect import PARSED, usable_cores
 from epochlint.discovery import in_memory_path
 from epochlint.engine import check
 from epochlint.findings import ChainStep, Finding, Location
 from epochlint.frontend import facts_from_source
 from epochlint.layout import relayout
 from tests.conftest import FIXTURES
-from tests.test_cli import loaded_by_a_check
+from tests.test_cli import ENV, loaded_by_a_check
 from tests.test_speed_design import _config, _json
 from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS
 
@@ -132,7 +135,8 @@ def test_edits_of_a_central_and_a_leaf_module(project: Path, module: str, monkey
 
 def test_code_moved_by_blank_lines_and_comments_is_neither_parsed_nor_analysed(project: Path) -> None:
     libraries = ("libcst", "networkx")
-    assert loaded_by_a_check(project, libraries) == ["libcst", "networkx"]
+    # In one process, a run that parses loads libcst (see the next test for more processes).
+    assert loaded_by_a_check(project, libraries, "--jobs", "1") == ["libcst", "networkx"]
     assert loaded_by_a_check(project, libraries) == [], "nothing changed: the findings are read back"
     edited(project / "pkg" / "orders.py", lines_added_above)
     assert loaded_by_a_check(project, libraries) == [], "the earlier facts and findings are moved"
@@ -142,11 +146,40 @@ def test_an_analysis_of_cached_facts_parses_nothing_and_never_loads_libcst(proje
     """Findings no longer cached (pruned, or those of a branch checked out again), facts still: the
     program is analysed again from the facts alone, and the rules' documentation, which the run's
     result carries for SARIF, needs nothing of the autofix's libcst code."""
-    assert loaded_by_a_check(project, ("libcst",)) == ["libcst"]
+    assert loaded_by_a_check(project, ("libcst",), "--jobs", "1") == ["libcst"]
     for kind in ("findings", "parts"):
         shutil.rmtree(project / ".epochlint_cache" / kind)
     assert loaded_by_a_check(project, ("libcst", "networkx")) == ["networkx"]
     assert_as_from_scratch(project)
+
+
+_CORES_TO_SPARE = len(usable_cores()) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+
+
+@pytest.mark.skipif(not _CORES_TO_SPARE, reason="needs two cores and fork")
+def test_a_changed_file_is_parsed_beside_a_run_that_never_loads_libcst(project: Path) -> None:
+    """One file changed, on a machine with a core to spare: the file is parsed in a process forked
+    for it while the run loads the analysis, and libcst's import (a tenth of a second) is that
+    process's alone. The run finds what a run from scratch finds."""
+    loaded_by_a_check(project, ())
+    edited(project / "pkg" / "orders.py", lambda text: text + "\n\ndef added():\n    return 1\n")
+    assert loaded_by_a_check(project, ("libcst", "networkx")) == ["networkx"]
+    assert '"EPL001"' in assert_as_from_scratch(project)  # the run's findings, read back
+
+
+@pytest.mark.skipif(not _CORES_TO_SPARE, reason="needs two cores and fork")
+def test_a_changed_file_whose_parsing_process_dies_is_parsed_by_the_run(project: Path) -> None:
+    loaded_by_a_check(project, ())
+    edited(project / "pkg" / "orders.py", lambda text: text + "\n\ndef added():\n    return 1\n")
+    probe = (
+        "import os, sys\nimport epochlint.collect as collect\nfrom epochlint.cli import main\n"
+        "collect._payloads = lambda tasks: os._exit(1)  # as a process killed for memory ends\n"
+        "main(['check', '--exit-zero', '-q', '.'])\nprint('libcst' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, env=ENV, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "True", "parsed in the run itself"
+    assert '"EPL001"' in assert_as_from_scratch(project)
 
 
 def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -95,6 +95,6 @@ def test_flags_that_only_choose_files_share_the_cache_of_a_plain_check(tmp_path:
     # flag changed the cache's keys, each would parse the whole project again for the other.
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
     (tmp_path / "consumer.py").write_text(RACY_CONSUMER, encoding="utf-8")
-    assert loaded_by_a_check(tmp_path, ("libcst",)) == ["libcst"]
+    assert loaded_by_a_check(tmp_path, ("networkx",)) == ["networkx"], "analysed"
     flags = ("--force-exclude", "--extend-exclude", "generated/", "--no-respect-gitignore")
     assert loaded_by_a_check(tmp_path, ("libcst", "networkx"), *flags) == []
