@@ -32,7 +32,7 @@ from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
 from epochlint.layout import relocated
-from epochlint.prefilter import TextFacts, Vocabulary, read_text_facts, relevant_files
+from epochlint.prefilter import TextFacts, Vocabulary, linked_files, read_text_facts, relevant_files
 
 __all__ = [
     "Collected",
@@ -81,6 +81,8 @@ class Collected:
     text_keys: tuple[str, ...] = ()
     # The process writing the cache, if one does (see `_written_beside`).
     cache_writer: BaseProcess | None = None
+    # By index, whole facts of outlined files read while other files were parsed (see `_read_ahead`).
+    read_ahead: dict[int, FileFacts] = field(default_factory=dict)
 
     def cache_written(self) -> None:
         """Wait until the facts collected are in the cache."""
@@ -92,7 +94,7 @@ class Collected:
         task = self.outlined.get(index)
         if task is None:
             return self.facts[index]
-        return self.cache.load(self.keys[index]) or file_facts(task)
+        return self.read_ahead.pop(index, None) or self.cache.load(self.keys[index]) or file_facts(task)
 
 
 def outline(facts: FileFacts) -> FileFacts:
@@ -188,13 +190,14 @@ def collect_facts(
 
     With `write_beside`, the cache is written in a process of its own once the files are read (see
     `Collected.cache_written`). `meanwhile` is called while worker processes parse, if any do: work
-    for this process that would otherwise wait until the parse is over."""
+    for this process that would otherwise wait until the parse is over; the whole facts of the
+    cached files in the part of the program the parsed ones are in are read then too (`_read_ahead`)."""
     earlier = earlier or {}
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
     if write_beside:
         cache.defer_writes()
-    relevant, text_keys = _relevant(readable, names, config, cache) if prefilter else (set(readable), {})
+    relevant, text_keys, texts = _relevant(readable, names, config, cache) if prefilter else (set(readable), {}, {})
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
@@ -235,7 +238,16 @@ def collect_facts(
     if keep is not None:
         for index, made in moved.items():
             keep(index, made, None)
-    done.update(_run(tasks, jobs, progress, keep, meanwhile))
+    read_ahead: dict[int, FileFacts] = {}
+
+    def prepared() -> None:
+        if meanwhile is not None:
+            meanwhile()
+        parsed = [sources[index].rel for index in tasks if sources[index].rel in texts]
+        if parsed and outlined:
+            read_ahead.update(_read_ahead(linked_files(texts, names, parsed), sources, outlined, keys, cache))
+
+    done.update(_run(tasks, jobs, progress, keep, prepared if meanwhile is not None else None))
     for index, made in done.items():
         facts[index] = made
     if done:  # a run that adds facts (parsed, or moved from earlier ones) also clears out old ones
@@ -249,6 +261,7 @@ def collect_facts(
         earlier_facts,
         tuple(text_keys.values()),
         _written_beside(cache.deferred_writes()),
+        read_ahead,
     )
 
 
@@ -326,13 +339,28 @@ def collector_paused() -> Iterator[None]:
 
 def _relevant(
     readable: Mapping[str, bytes], names: Mapping[str, str], config: Config, cache: FactsCache
-) -> tuple[set[str], dict[str, str]]:
+) -> tuple[set[str], dict[str, str], dict[str, TextFacts]]:
     """The Python files that can matter (Java files are always parsed: the text pass reads Python),
-    and the cache key of what the text pass found in each Python file."""
+    the cache key of what the text pass found in each Python file, and what it found."""
     vocabulary = Vocabulary(config)
     keys = {rel: cache.text_key(data) for rel, data in readable.items() if not is_java(rel)}
     texts = {rel: _text_facts(keys[rel], readable[rel], vocabulary, cache) for rel in keys}
-    return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}, keys
+    return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}, keys, texts
+
+
+def _read_ahead(
+    linked: set[str], sources: Sequence[SourceFile], outlined: Mapping[int, Task], keys: Mapping[int, str], cache: FactsCache
+) -> dict[int, FileFacts]:
+    """The whole facts of the outlined files among `linked`, by index: the files of the part of the
+    program that the files being parsed are in, which its analysis reads once they are parsed.
+    Read while they are (a file or two changed: its parse, in a process of its own, takes longer
+    than what this one has to do meanwhile)."""
+    found: dict[int, FileFacts] = {}
+    with collector_paused():
+        for index in outlined:
+            if sources[index].rel in linked and (facts := cache.load(keys[index])) is not None:
+                found[index] = facts
+    return found
 
 
 def _text_facts(key: str, data: bytes, vocabulary: Vocabulary, cache: FactsCache) -> TextFacts:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from epochlint.config import RECEIVER_EPOCH_ATTRIBUTES, Config
 from epochlint.program.modules import absolute_module
 
-__all__ = ["Reach", "TextFacts", "Vocabulary", "read_text_facts", "relevant_files", "text_imports"]
+__all__ = ["Reach", "TextFacts", "Vocabulary", "linked_files", "read_text_facts", "relevant_files", "text_imports"]
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT_WORD = re.compile(rb"\bimport\b")
@@ -163,6 +163,22 @@ def relevant_files(
     texts: Mapping[str, TextFacts], names: Mapping[str, str]
 ) -> set[str]:
     """The root-relative paths of the relevant files among `texts` (module names in `names`)."""
+    imports, importers = _import_edges(texts, names)
+    callers = _reachable((rel for rel, text in texts.items() if text.seed), importers)
+    return _reachable(callers, imports)
+
+
+def linked_files(texts: Mapping[str, TextFacts], names: Mapping[str, str], start: Iterable[str]) -> set[str]:
+    """The files among `texts` linked to those of `start` by imports, either way, through any
+    others: the part of the program they are in, as the files' text tells it."""
+    imports, importers = _import_edges(texts, names)
+    return _reachable(start, {rel: imports[rel] | importers[rel] for rel in texts})
+
+
+def _import_edges(
+    texts: Mapping[str, TextFacts], names: Mapping[str, str]
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """By file: the files among `texts` it imports, and those that import it."""
     by_name = {name: rel for rel, name in names.items()}
     ordered = sorted(by_name)
     imports: dict[str, set[str]] = {rel: set() for rel in texts}
@@ -176,8 +192,7 @@ def relevant_files(
                 if dep_rel != rel and dep_rel in texts:
                     imports[rel].add(dep_rel)
                     importers[dep_rel].add(rel)
-    callers = _reachable((rel for rel, text in texts.items() if text.seed), importers)
-    return _reachable(callers, imports)
+    return imports, importers
 
 
 def _modules_reached(module: str, below: bool, ordered: list[str]) -> list[str]:

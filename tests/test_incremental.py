@@ -5,6 +5,7 @@ of a module many others import and of a leaf."""
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing
 import re
 import shutil
@@ -156,29 +157,56 @@ def test_an_analysis_of_cached_facts_parses_nothing_and_never_loads_libcst(proje
 _CORES_TO_SPARE = len(usable_cores()) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
 
+def code_added(text: str) -> str:
+    return text + "\n\ndef added():\n    return 1\n"
+
+
 @pytest.mark.skipif(not _CORES_TO_SPARE, reason="needs two cores and fork")
 def test_a_changed_file_is_parsed_beside_a_run_that_never_loads_libcst(project: Path) -> None:
     """One file changed, on a machine with a core to spare: the file is parsed in a process forked
     for it while the run loads the analysis, and libcst's import (a tenth of a second) is that
     process's alone. The run finds what a run from scratch finds."""
     loaded_by_a_check(project, ())
-    edited(project / "pkg" / "orders.py", lambda text: text + "\n\ndef added():\n    return 1\n")
+    edited(project / "pkg" / "orders.py", code_added)
     assert loaded_by_a_check(project, ("libcst", "networkx")) == ["networkx"]
     assert '"EPL001"' in assert_as_from_scratch(project)  # the run's findings, read back
 
 
-@pytest.mark.skipif(not _CORES_TO_SPARE, reason="needs two cores and fork")
-def test_a_changed_file_whose_parsing_process_dies_is_parsed_by_the_run(project: Path) -> None:
+def _probed_after_code_added(project: Path, patch: str, printed: str) -> str:
+    """What `printed` (an expression) gives after a check, in a process of its own, of `project`
+    with code added to `pkg/orders.py` since the latest run; `patch` runs before the check."""
     loaded_by_a_check(project, ())
-    edited(project / "pkg" / "orders.py", lambda text: text + "\n\ndef added():\n    return 1\n")
+    edited(project / "pkg" / "orders.py", code_added)
     probe = (
-        "import os, sys\nimport epochlint.collect as collect\nfrom epochlint.cli import main\n"
-        "collect._payloads = lambda tasks: os._exit(1)  # as a process killed for memory ends\n"
-        "main(['check', '--exit-zero', '-q', '.'])\nprint('libcst' in sys.modules)"
+        "import json, os, sys\nimport epochlint.collect as collect\nfrom epochlint.cli import main\n"
+        f"{patch}\nmain(['check', '--exit-zero', '-q', '.'])\nprint({printed})"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, env=ENV, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "True", "parsed in the run itself"
+    return result.stdout.splitlines()[-1]
+
+
+@pytest.mark.skipif(not _CORES_TO_SPARE, reason="needs two cores and fork")
+def test_the_part_of_a_changed_file_is_read_from_the_cache_while_the_file_is_parsed(project: Path) -> None:
+    """The whole facts of the unchanged files that the changed one's part of the program needs are
+    read while it is parsed elsewhere, not after: none is read again when the part is analysed."""
+    recorded = (
+        "served, real = [], collect.Collected.full_facts\n"
+        "def full_facts(self, index):\n"
+        "    if index in self.outlined:\n"
+        "        served.append(index in self.read_ahead)\n"
+        "    return real(self, index)\n"
+        "collect.Collected.full_facts = full_facts"
+    )
+    served = json.loads(_probed_after_code_added(project, recorded, "json.dumps(served)"))
+    assert served == [True] * 3, "base, payments and audit: read ahead"
+    assert '"EPL001"' in assert_as_from_scratch(project)
+
+
+@pytest.mark.skipif(not _CORES_TO_SPARE, reason="needs two cores and fork")
+def test_a_changed_file_whose_parsing_process_dies_is_parsed_by_the_run(project: Path) -> None:
+    dying = "collect._payloads = lambda tasks: os._exit(1)  # as a process killed for memory ends"
+    assert _probed_after_code_added(project, dying, "'libcst' in sys.modules") == "True", "parsed in the run"
     assert '"EPL001"' in assert_as_from_scratch(project)
 
 
