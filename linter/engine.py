@@ -643,6 +643,15 @@ def check(
 
 
 
+def load_the_analysis() -> None:
+    """Import the parser and what the analysis of the facts runs: for a process that analyses again
+    later (the editor server, whose first run may have read every finding back from the cache), so
+    that its next analysis does not wait for them (0.25-0.3 s)."""
+    import epochlint.frontend.extract  # noqa: F401  (libcst)
+
+    _analysis_loaded()
+
+
 def _analysis_loaded() -> None:
     """Import what the analysis of the facts runs (the program model, networkx, the rules): done
     while workers parse, it is off the one-process part of a run that follows (0.12-0.16 s)."""

@@ -36,7 +36,7 @@ from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
 from epochlint.config import Config, ConfigError, load_config, marks_a_project
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
-from epochlint.engine import check
+from epochlint.engine import check, load_the_analysis
 from epochlint.findings import Finding, Location
 from epochlint.frontend.stack import start_on_a_large_stack
 from epochlint.report import RunResult
@@ -113,6 +113,7 @@ class EpochlintServer(LanguageServer):
         self._again = False
         # Analyses and the fixes' verification share the caches kept in memory: one at a time.
         self._busy = asyncio.Lock()
+        self._analysis_loaded = False
 
     def schedule(self, delay: float) -> None:
         """Analyse the open documents after `delay` seconds, unless asked again before."""
@@ -163,6 +164,11 @@ class EpochlintServer(LanguageServer):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
             )
+        if not self._analysis_loaded:
+            # The first run, on opening, may have read its findings back and loaded neither the
+            # parser nor the analysis: loaded now, they no longer hold up the first edit's run.
+            self._analysis_loaded = True
+            await self.in_background(load_the_analysis)
 
     async def in_background(self, work: Callable[..., _Result], *args: object) -> _Result:
         """`work(*args)`, run on a thread of its own after the work before it has ended."""

@@ -32,16 +32,27 @@ CONSUMER_ON_DISK = "from pkg.base import Base\n\n\nclass Consumer(Base):\n    pa
     config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
 )
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "base.py").write_text(BASE)
-    (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri())
-    )
+    consumer_project(tmp_path)
+    await initialized(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
+
+
+def consumer_project(root: Path, consumer: bool = True) -> None:
+    """The consumer's base in `pkg/base.py` and, with `consumer`, the consumer in `pkg/consumer.py`
+    as saved on disk, in a project."""
+    (root / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "base.py").write_text(BASE)
+    if consumer:
+        (root / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+
+
+async def initialized(lsp_client: LanguageClient, root: Path) -> None:
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri())
+    )
 
 
 def filler_module(index: int, methods: int = 20) -> str:
@@ -87,13 +98,8 @@ SMALL_STACK_SERVER = [
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SMALL_STACK_SERVER, server_env=ENV))
 async def small_stack_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "base.py").write_text(BASE)
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri())
-    )
+    consumer_project(tmp_path, consumer=False)
+    await initialized(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
 
@@ -283,6 +289,51 @@ async def test_a_buffer_outside_any_project_is_analysed_alone(
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
     change(client, path.as_uri(), 2, RACY_SUBCLASS + "\n")
     assert [d.code for d in await diagnostics_after(client, path.as_uri())] == ["EPL001"]
+
+
+# The server, recording in `loaded.txt` in its workspace which of libcst and networkx are loaded
+# once it has loaded the analysis (`load_the_analysis`).
+RECORDING_SERVER = [
+    sys.executable,
+    "-c",
+    "import sys\nfrom pathlib import Path\nimport epochlint.server as server\n"
+    "from epochlint.cache import keep_decoded_facts\nkeep_decoded_facts()\nlanguage_server = server.build_server()\n"
+    "def recorded():\n"
+    "    server_load()\n"
+    "    loaded = ' '.join(m for m in ('libcst', 'networkx') if m in sys.modules)\n"
+    "    Path(language_server.workspace.root_path, 'loaded.txt').write_text(loaded)\n"
+    "server_load, server.load_the_analysis = server.load_the_analysis, recorded\n"
+    "language_server.start_io()",
+]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=RECORDING_SERVER, server_env=ENV))
+async def recording_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    """The consumer's project, its findings cached by a `check` run before the server starts."""
+    consumer_project(tmp_path)
+    loaded_by_a_check(tmp_path, ())
+    await initialized(lsp_client, tmp_path)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_the_first_edit_does_not_wait_for_the_analysis_to_load(
+    recording_client: LanguageClient, tmp_path: Path
+) -> None:
+    """Opening a file whose findings are cached reads them back, parsing and analysing nothing: the
+    server then loads the parser and the analysis, before the first edit needs them."""
+    client, uri = recording_client, (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, CONSUMER_ON_DISK)
+    assert await diagnostics_after(client, uri) == []
+    loaded = tmp_path / "loaded.txt"
+    for _ in range(1200):  # a minute at most
+        if loaded.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert loaded.read_text() == "libcst networkx"
+    change(client, uri, 2, RACY_SUBCLASS)
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL001"]
 
 
 def test_check_never_imports_the_server_library(tmp_path: Path) -> None:
