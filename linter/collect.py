@@ -240,7 +240,7 @@ def collect_facts(
             keep(index, made, None)
     read_ahead: dict[int, FileFacts] = {}
 
-    def prepared() -> None:
+    def prepared() -> None:  # while other processes parse
         if meanwhile is not None:
             meanwhile()
         parsed = [sources[index].rel for index in tasks if sources[index].rel in texts]
@@ -349,7 +349,11 @@ def _relevant(
 
 
 def _read_ahead(
-    linked: set[str], sources: Sequence[SourceFile], outlined: Mapping[int, Task], keys: Mapping[int, str], cache: FactsCache
+    linked: set[str],
+    sources: Sequence[SourceFile],
+    outlined: Mapping[int, Task],
+    keys: Mapping[int, str],
+    cache: FactsCache,
 ) -> dict[int, FileFacts]:
     """The whole facts of the outlined files among `linked`, by index: the files of the part of the
     program that the files being parsed are in, which its analysis reads once they are parsed.
