@@ -9,20 +9,15 @@ without an encode and decode round trip; they are encoded only to be cached).
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import ContextManager
+from typing import TYPE_CHECKING, ContextManager
 
 from epochlint.cache import FactsCache
 from epochlint.config import Config
@@ -34,10 +29,16 @@ from epochlint.frontend.java import facts_from_java, is_java
 from epochlint.layout import relocated
 from epochlint.prefilter import TextFacts, Vocabulary, linked_files, read_text_facts, relevant_files
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
 __all__ = [
     "Collected",
     "collect_facts",
     "collector_paused",
+    "can_fork",
     "default_jobs",
     "die_with",
     "held_in_memory",
@@ -275,11 +276,12 @@ def _written_beside(writes: Sequence[Callable[[], None]]) -> BaseProcess | None:
     idle (a cold run of kafka-python's files took 0.4-0.6 s less of its 7.2-7.9 than with the
     writes done as the files were parsed); with one core, it would only add a process. The process
     started, or None when the writes were done here."""
-    forking = "fork" in multiprocessing.get_all_start_methods() and len(usable_cores()) >= 2
-    if len(writes) < _WRITES_BESIDE_MIN or not forking:
+    if len(writes) < _WRITES_BESIDE_MIN or not can_fork() or len(usable_cores()) < 2:
         for write in writes:
             write()
         return None
+    import multiprocessing
+
     writer = multiprocessing.get_context("fork").Process(target=_write_all, args=(writes, os.getpid()))
     writer.start()
     return writer
@@ -520,11 +522,7 @@ def _run(
 
 
 def _parser_unloaded_and_cores_to_spare() -> bool:
-    return (
-        "libcst" not in sys.modules
-        and "fork" in multiprocessing.get_all_start_methods()
-        and len(usable_cores()) >= 2
-    )
+    return "libcst" not in sys.modules and can_fork() and len(usable_cores()) >= 2
 
 
 def _run_beside(
@@ -574,11 +572,14 @@ def _run_in_pool(
     keep: Keep | None,
     meanwhile: Callable[[], None] | None = None,
 ) -> dict[int, FileFacts]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     # Workers are forked where possible, after libcst is loaded here, so none imports it again.
     import epochlint.frontend.extract  # noqa: F401
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    context = multiprocessing.get_context("fork" if can_fork() else None)
     done: dict[int, FileFacts] = {}
     # Largest first, so that no worker is left with a big file at the end.
     order = sorted(tasks, key=lambda i: -len(tasks[i][1]))
@@ -601,6 +602,14 @@ def _run_in_pool(
         rest = {i: task for i, task in tasks.items() if i not in done}
         done.update(_run_here(rest, advance, keep))
     return done
+
+
+def can_fork() -> bool:
+    """Whether processes can be started by forking this one (not on Windows). The process machinery
+    is loaded only where a process is started: a run whose findings are all cached starts none."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 # Linux's prctl(2) option: the signal a process gets when its parent ends.
@@ -627,6 +636,8 @@ def start_forked(work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
     from. It reads the run's memory where it is (copying only the pages it touches), ends with the
     run, and sends nothing when it fails or is killed: the caller then does the work itself, and
     reports a failure as it would have without the process."""
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
     worker = context.Process(target=_send_result, args=(work, sending, os.getpid()), daemon=True)

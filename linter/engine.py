@@ -5,12 +5,9 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import multiprocessing
 import pickle
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -23,6 +20,7 @@ from epochlint.cache import FindingsCache, PartsCache
 from epochlint.collect import (
     Collected,
     collect_facts,
+    can_fork,
     collector_paused,
     default_jobs,
     held_in_memory,
@@ -49,6 +47,9 @@ from epochlint.report import RuleInfo, RunResult
 # The program (networkx) and the rules are imported where they are used: a run whose findings
 # come from the cache never loads them.
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
     from epochlint.program.budget import LimitReport, WorkLimitReached
     from epochlint.program.model import Program
     from epochlint.rules import Rule
@@ -276,7 +277,7 @@ class _PartsAnalysis:
         if (
             len(sizes) >= 2
             and sum(sizes) - max(sizes) >= _PARALLEL_MIN_LINES
-            and "fork" in multiprocessing.get_all_start_methods()
+            and can_fork()
         ):
             jobs = jobs or default_jobs()
             if jobs >= 2:
@@ -308,6 +309,8 @@ class _PartsAnalysis:
         """Each batch of parts (see `_batches`) analysed in a process forked for it alone: a
         worker copies the parent's memory pages it touches, and the copies go when it ends. A
         batch whose worker dies (killed, out of memory) is analysed here instead."""
+        from multiprocessing.connection import wait
+
         import epochlint.program.model  # noqa: F401  (loaded once here, not by every worker)
 
         waiting = _batches(sizes)
@@ -320,7 +323,7 @@ class _PartsAnalysis:
                     worker, receiving = start_forked(partial(self._found_in, batch))
                     running[receiving] = (worker, batch)
                 for ready in wait(list(running)):
-                    receiving = cast(Connection, ready)
+                    receiving = cast("Connection", ready)
                     worker, batch = running.pop(receiving)
                     with suppress(EOFError):  # nothing sent: the worker died
                         done.update(receiving.recv())
@@ -472,7 +475,7 @@ def rule_outcomes(program: Program, rules: Sequence[type[Rule]]) -> dict[str, Ru
 def _worth_a_process(program: Program) -> bool:
     return (
         len(program.symbols.functions) >= _BESIDE_MIN_FUNCTIONS
-        and "fork" in multiprocessing.get_all_start_methods()
+        and can_fork()
         and len(usable_cores()) >= 2
     )
 

@@ -143,6 +143,14 @@ def test_code_moved_by_blank_lines_and_comments_is_neither_parsed_nor_analysed(p
     assert loaded_by_a_check(project, libraries) == [], "the earlier facts and findings are moved"
 
 
+def test_a_run_whose_findings_are_cached_loads_nothing_it_does_not_use(project: Path) -> None:
+    """The pre-commit hook on unchanged files reads the findings back: nothing that parses, analyses
+    or starts processes is loaded (imports are most of such a run's time)."""
+    loaded_by_a_check(project, ())
+    unused = ("libcst", "networkx", "multiprocessing", "concurrent.futures", "importlib.metadata")
+    assert loaded_by_a_check(project, unused) == []
+
+
 def test_an_analysis_of_cached_facts_parses_nothing_and_never_loads_libcst(project: Path) -> None:
     """Findings no longer cached (pruned, or those of a branch checked out again), facts still: the
     program is analysed again from the facts alone, and the rules' documentation, which the run's
