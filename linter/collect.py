@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Collected",
+    "can_fork",
     "collect_facts",
     "collector_paused",
-    "can_fork",
     "default_jobs",
     "die_with",
     "held_in_memory",
