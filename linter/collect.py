@@ -17,7 +17,7 @@ from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ContextManager
+from typing import TYPE_CHECKING, ContextManager, TypeVar, cast
 
 from epochlint.cache import FactsCache
 from epochlint.config import Config
@@ -37,10 +37,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Collected",
     "can_fork",
+    "can_fork_beside",
     "collect_facts",
     "collector_paused",
     "default_jobs",
     "die_with",
+    "forked_beside",
     "held_in_memory",
     "read_source",
     "read_sources",
@@ -60,6 +62,9 @@ _PARALLEL_MIN_BYTES = 100_000
 _PROGRESS_MIN_BYTES = 1_000_000
 
 Task = tuple[str, bytes]
+# What a process forked beside this one returns, and what this one does meanwhile.
+_Forked = TypeVar("_Forked")
+_Here = TypeVar("_Here")
 
 
 @dataclass(frozen=True)
@@ -276,7 +281,7 @@ def _written_beside(writes: Sequence[Callable[[], None]]) -> BaseProcess | None:
     idle (a cold run of kafka-python's files took 0.4-0.6 s less of its 7.2-7.9 than with the
     writes done as the files were parsed); with one core, it would only add a process. The process
     started, or None when the writes were done here."""
-    if len(writes) < _WRITES_BESIDE_MIN or not can_fork() or len(usable_cores()) < 2:
+    if len(writes) < _WRITES_BESIDE_MIN or not can_fork_beside():
         for write in writes:
             write()
         return None
@@ -522,7 +527,7 @@ def _run(
 
 
 def _parser_unloaded_and_cores_to_spare() -> bool:
-    return "libcst" not in sys.modules and can_fork() and len(usable_cores()) >= 2
+    return "libcst" not in sys.modules and can_fork_beside()
 
 
 def _run_beside(
@@ -532,23 +537,17 @@ def _run_beside(
     them while this one runs `meanwhile`: the parser is loaded there (0.12-0.15 s, where the
     file's parse takes a few hundredths), never here, when the rest of the run has no use for it.
     A worker that dies (killed, out of memory) leaves the work to this process."""
-    worker, receiving = start_forked(partial(_payloads, tasks))
-    try:
-        meanwhile()
-        with suppress(EOFError):  # nothing sent: the worker died
-            payloads: dict[int, bytes] = receiving.recv()
-            done: dict[int, FileFacts] = {}
-            with collector_paused():
-                for index, payload in payloads.items():
-                    done[index] = facts = codec.decode(payload)
-                    if keep is not None:
-                        keep(index, facts, payload)
-                    advance()
-            return done
-    finally:
-        receiving.close()
-        worker.join()
-    return _run_here(tasks, advance, keep)
+    _, payloads = forked_beside(partial(_payloads, tasks), meanwhile)
+    if payloads is None:
+        return _run_here(tasks, advance, keep)
+    done: dict[int, FileFacts] = {}
+    with collector_paused():
+        for index, payload in payloads.items():
+            done[index] = facts = codec.decode(payload)
+            if keep is not None:
+                keep(index, facts, payload)
+            advance()
+    return done
 
 
 def _payloads(tasks: Mapping[int, Task]) -> dict[int, bytes]:
@@ -612,6 +611,12 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+def can_fork_beside() -> bool:
+    """Whether a process forked to work beside this one would have a core of its own: with one
+    core, it would only add a process."""
+    return can_fork() and len(usable_cores()) >= 2
+
+
 # Linux's prctl(2) option: the signal a process gets when its parent ends.
 _PR_SET_PDEATHSIG = 1
 
@@ -644,6 +649,21 @@ def start_forked(work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
     worker.start()
     sending.close()
     return worker, receiving
+
+
+def forked_beside(work: Callable[[], _Forked], here: Callable[[], _Here]) -> tuple[_Here, _Forked | None]:
+    """`here()`, run in this process while `work()` runs in one forked for it (see `start_forked`),
+    and what `work()` returned: None when its process died, which the caller then makes up for."""
+    worker, receiving = start_forked(work)
+    try:
+        done_here = here()
+        with suppress(EOFError):  # nothing sent: the worker died
+            return done_here, cast(_Forked, receiving.recv())
+        return done_here, None
+    finally:
+        receiving.close()
+        worker.kill()  # ended already, unless `here()` failed
+        worker.join()
 
 
 def _send_result(work: Callable[[], object], sending: Connection, parent: int) -> None:

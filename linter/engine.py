@@ -21,8 +21,10 @@ from epochlint.collect import (
     Collected,
     collect_facts,
     can_fork,
+    can_fork_beside,
     collector_paused,
     default_jobs,
+    forked_beside,
     held_in_memory,
     read_source,
     read_sources,
@@ -30,7 +32,6 @@ from epochlint.collect import (
     saved_versions,
     start_forked,
     start_load_sample,
-    usable_cores,
 )
 from epochlint.config import Config
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
@@ -473,11 +474,7 @@ def rule_outcomes(program: Program, rules: Sequence[type[Rule]]) -> dict[str, Ru
 
 
 def _worth_a_process(program: Program) -> bool:
-    return (
-        len(program.symbols.functions) >= _BESIDE_MIN_FUNCTIONS
-        and can_fork()
-        and len(usable_cores()) >= 2
-    )
+    return len(program.symbols.functions) >= _BESIDE_MIN_FUNCTIONS and can_fork_beside()
 
 
 def _outcomes_beside(
@@ -486,15 +483,11 @@ def _outcomes_beside(
     """The outcomes of `rules`: those of `forked` from a process forked for them (it reads the
     program where it is), the others from this one meanwhile. Rules whose process dies (killed, out
     of memory, a bug) run here after the others."""
-    worker, receiving = start_forked(partial(rule_outcomes, program, forked))
-    try:
-        outcomes = rule_outcomes(program, [rule for rule in rules if rule not in forked])
-        with suppress(EOFError):  # nothing sent: the worker died
-            outcomes.update(receiving.recv())
-    finally:
-        receiving.close()
-        worker.kill()
-        worker.join()
+    others = [rule for rule in rules if rule not in forked]
+    outcomes, forked_outcomes = forked_beside(
+        partial(rule_outcomes, program, forked), partial(rule_outcomes, program, others)
+    )
+    outcomes.update(forked_outcomes or {})
     outcomes.update(rule_outcomes(program, [rule for rule in forked if rule.code not in outcomes]))
     return outcomes
 

@@ -17,7 +17,7 @@ import pytest
 
 import epochlint.engine as engine
 from epochlint.cache import FactsCache
-from epochlint.collect import PARSED, can_fork, usable_cores
+from epochlint.collect import PARSED, can_fork_beside
 from epochlint.discovery import in_memory_path
 from epochlint.engine import check
 from epochlint.findings import ChainStep, Finding, Location
@@ -161,7 +161,7 @@ def test_an_analysis_of_cached_facts_parses_nothing_and_never_loads_libcst(proje
     assert_as_from_scratch(project)
 
 
-_CORES_TO_SPARE = len(usable_cores()) >= 2 and can_fork()
+_CORES_TO_SPARE = can_fork_beside()
 
 
 def code_added(text: str) -> str:
