@@ -10,7 +10,6 @@ from epochlint.findings import Finding
 from epochlint.fix.edits import Edit, SourceTree, Statement, any_node
 
 
-
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
     """One `with <guard>:` around each loop statement (or the statement holding a comprehension)."""
     grouped: dict[tuple[int, str], tuple[Statement, list[Finding]]] = {}

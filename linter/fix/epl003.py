@@ -10,7 +10,6 @@ from epochlint.findings import Finding
 from epochlint.fix.edits import Edit, SourceTree
 
 
-
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
     """One `max(...)` per historical read, whatever the number of commits it reaches."""
     grouped: dict[tuple[int, str], tuple[cst.BaseExpression, list[Finding]]] = {}

@@ -18,7 +18,7 @@ The facts mean what they mean for Python, translated where Java says things diff
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
