@@ -38,10 +38,11 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[No
     await lsp_client.shutdown_session()
 
 
-def consumer_project(root: Path, consumer: bool = True) -> None:
+def consumer_project(root: Path, consumer: bool = True, marked: bool = True) -> None:
     """The consumer's base in `pkg/base.py` and, with `consumer`, the consumer in `pkg/consumer.py`
-    as saved on disk, in a project."""
-    (root / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+    as saved on disk; with `marked`, in a project (a pyproject.toml)."""
+    if marked:
+        (root / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
     (root / "pkg").mkdir()
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "base.py").write_text(BASE)
@@ -72,11 +73,7 @@ def filler_module(index: int, methods: int = 20) -> str:
 async def busy_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     """A project whose first analysis takes seconds (100 more modules, 11k lines, none cached), and
     a client that shows work-done progress."""
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "base.py").write_text(BASE)
-    (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+    consumer_project(tmp_path)
     for index in range(100):
         (tmp_path / "pkg" / f"filler_{index}.py").write_text(filler_module(index))
     capabilities = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True))
@@ -267,10 +264,7 @@ async def test_deeply_nested_code_is_analysed_where_threads_get_small_stacks(
 )
 async def projectless_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     """The consumer's files with nothing that marks a project: no pyproject.toml, no git."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "base.py").write_text(BASE)
-    (tmp_path / "pkg" / "consumer.py").write_text(CONSUMER_ON_DISK)
+    consumer_project(tmp_path, marked=False)
     await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities()))
     yield
     await lsp_client.shutdown_session()
