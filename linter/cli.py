@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+# The reader of the output closed it: what a shell reports for a command that SIGPIPE ended.
+EXIT_READER_GONE = 128 + 13
 
 OUTPUT_FORMATS = ("console", "concise", "json", "sarif", "github", "gitlab")
 # The formats --statistics can print its counts in.
@@ -32,7 +36,7 @@ RULES_FORMATS = ("table", "json")
 ERROR_PREFIX = "epochlint: error: "
 EXIT_STATUSES = (
     "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, "
-    "2 on a usage or configuration error"
+    "2 on a usage or configuration error, 141 when the reader of the output closed it early (| head)"
 )
 
 
@@ -234,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(error_line("interrupted"), file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     except Exception as error:  # a bug of ours: one line, not a traceback
         where = _innermost_frame(error)
         print(
@@ -244,6 +250,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+def _reader_gone() -> int:
+    """The reader of the output closed it (`| head`): stop quietly, with the status a shell gives
+    a command killed by SIGPIPE. What is left in stdout's buffer goes nowhere, or flushing it at
+    exit would fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with suppress(OSError, ValueError):  # a stdout without a descriptor has no buffer to lose
+        os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_READER_GONE
 
 
 def _innermost_frame(error: BaseException) -> str:
@@ -456,10 +473,10 @@ def _server() -> int:
 
 
 def _rules(output_format: str, stream: TextIO) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from epochlint.docs import rule_listing
+    from epochlint.report.console import StreamConsole
     from epochlint.rules import all_rules
 
     if output_format == "json":
@@ -471,21 +488,21 @@ def _rules(output_format: str, stream: TextIO) -> int:
     table.add_column("Summary")
     for rule in all_rules():
         table.add_row(rule.code, rule.name, rule.summary)
-    Console(file=stream, soft_wrap=False).print(table)
+    StreamConsole(file=stream, soft_wrap=False).print(table)
     return EXIT_CLEAN
 
 
 def _rule(code: str, stream: TextIO) -> int:
-    from rich.console import Console
     from rich.markdown import Markdown
 
+    from epochlint.report.console import StreamConsole
     from epochlint.rules import all_rules, rule_by_code
 
     rule = rule_by_code(code)
     if rule is None:
         known = ", ".join(r.code for r in all_rules())
         raise UsageError(f"unknown rule '{code}' (a code or a name; known codes: {known}; see 'epochlint rules')")
-    console = Console(file=stream)
+    console = StreamConsole(file=stream)
     if console.is_terminal:
         console.print(Markdown(rule.documentation()))
     else:

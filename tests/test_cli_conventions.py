@@ -4,11 +4,13 @@ rules by name, one error prefix, help that points at the command that was given.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_cli import CONSUMER, LOOP, RACY_CONSUMER, TWO_LOOP_CONSUMER, WriteTree, epochlint, line_of
+from tests.test_cli import CONSUMER, ENV, LOOP, RACY_CONSUMER, TWO_LOOP_CONSUMER, WriteTree, epochlint, line_of
 
 
 def test_concise_prints_one_line_a_finding_then_the_summary(write_tree: WriteTree) -> None:
@@ -115,3 +117,17 @@ def test_select_less_ignore_that_leaves_nothing_is_an_empty_selection(write_tree
 def test_check_help_documents_the_exit_statuses(tmp_path: Path) -> None:
     text = " ".join(epochlint(tmp_path, "check", "--help").stdout.split())
     assert "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, 2 on a usage or configuration error" in text
+
+
+@pytest.mark.parametrize("command", [["graph", "calls", "--format", "dot"], ["check"], ["rules"]])
+def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: WriteTree, command: list[str]) -> None:
+    """`epochlint ... | head`: the run stops with the status a shell gives SIGPIPE, no error line."""
+    project = write_tree({CONSUMER: RACY_CONSUMER})
+    run = subprocess.Popen(
+        [sys.executable, "-m", "epochlint", *command], cwd=project, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert run.stdout is not None and run.stderr is not None
+    run.stdout.close()  # before a byte is read: the first write fails
+    status = run.wait(timeout=120)
+    assert run.stderr.read() == b""
+    assert status == 141

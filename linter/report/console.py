@@ -86,10 +86,18 @@ def write_report(
 FindingLines = Callable[[Finding, "SourceCache", str], list[Text]]
 
 
+class StreamConsole(Console):
+    """rich's console, but a reader that closed the output early (`| head`) ends the run as it ends
+    every other command (rich's own choice is exit status 1, which says "findings")."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def make_console(stream: TextIO) -> Console:
     # soft_wrap: never break a `path:line:col` line at the terminal width; highlight/emoji off so
     # messages are printed exactly as the rule wrote them.
-    return Console(file=stream, soft_wrap=True, highlight=False, emoji=False)
+    return StreamConsole(file=stream, soft_wrap=True, highlight=False, emoji=False)
 
 
 def _is_unicode(console: Console) -> bool:
