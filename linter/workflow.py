@@ -4,15 +4,23 @@ not in the baseline), the baseline it records, and the fixes it makes or shows."
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
+from epochlint.collect import read_source
 from epochlint.config import Config
-from epochlint.discovery import discover
-from epochlint.engine import check
+from epochlint.discovery import SourceFile, discover, in_memory_path
+from epochlint.engine import check, unit_module_names
 from epochlint.findings import Finding, Location
+from epochlint.prefilter import text_imports
+from epochlint.program.modules import absolute_module
 from epochlint.report import RunResult
+from epochlint.text import escaped_name
+
+# How many of the project files an analysis left out are named in its notice.
+NAMED_LEFT_OUT = 3
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,8 @@ class CheckOutcome:
 def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
     entries = read_baseline(request.baseline) if request.baseline is not None else ()
     analysed = analysed_paths(request.paths, request.whole_project, config)
+    if not request.whole_project:
+        _note_imports_left_out(analysed, config, request.in_memory)
     found = _found(request, config, analysed, progress=request.progress)
     reported = _reported(found, request, config, entries, analysed)
     if request.diff or request.fix:
@@ -80,6 +90,75 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
 def analysed_paths(paths: Sequence[Path], whole_project: bool, config: Config) -> list[Path]:
     """The paths a check analyses: the given ones, and the project's root with `whole_project`."""
     return [config.root, *paths] if whole_project else list(paths)
+
+
+def _note_imports_left_out(paths: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes]) -> None:
+    """Say on stderr which project files the files named on the command line import but the
+    analysis leaves out: a race that runs through them cannot be found, and silence would read as
+    an all-clear. (A folder named is a subtree chosen; its imports are not searched.)"""
+    folders = [path.resolve() for path in paths if path.is_dir()]
+    if config.root.resolve() in folders:
+        return  # the whole project is analysed
+    named = [path for path in paths if path not in folders and (path.is_file() or in_memory_path(path) in in_memory)]
+    if not named:
+        return
+    sources, _ = discover(named, config, in_memory=in_memory.keys(), warn_left_out=False)
+    left_out = [
+        rel
+        for rel, path in imported_but_left_out(sources, config, in_memory)
+        if not any(path.is_relative_to(folder) for folder in folders)
+    ]
+    if not left_out:
+        return
+    shown = ", ".join(escaped_name(rel) for rel in left_out[:NAMED_LEFT_OUT])
+    more = f" and {len(left_out) - NAMED_LEFT_OUT} more" if len(left_out) > NAMED_LEFT_OUT else ""
+    print(
+        f"epochlint: notice: {len(left_out)} project file(s) imported by the files named left out ({shown}{more}): "
+        "findings that run through them cannot be reported; --whole-project analyses the named files inside "
+        "their project",
+        file=sys.stderr,
+    )
+
+
+def imported_but_left_out(
+    sources: Sequence[SourceFile], config: Config, in_memory: Mapping[Path, bytes]
+) -> list[tuple[str, Path]]:
+    """The project's Python files (root-relative name, resolved path), sorted, that `sources`
+    import (module by module, as the prefilter reads imports) and that are not among them, but
+    for those a walk of the project leaves out too (`exclude`, build and tool folders)."""
+    analysed = {source.path for source in sources}
+    names = unit_module_names(sources, config.root)
+    candidates: set[Path] = set()
+    for source in sources:
+        if source.path.suffix != ".py":
+            continue
+        data = in_memory.get(source.path)
+        data = data if data is not None else read_source(source, config.max_file_size)
+        if isinstance(data, str):
+            continue  # unreadable: reported as such by the analysis
+        candidates.update(_imported_files(source, names[source.rel], data))
+    root = config.root.resolve()
+    inside = sorted(path for path in candidates - analysed if path.is_file() and path.resolve().is_relative_to(root))
+    if not inside:
+        return []
+    kept, _ = discover(inside, replace(config, force_exclude=True), warn_left_out=False)
+    return sorted((source.rel, source.path.resolve()) for source in kept)
+
+
+def _imported_files(source: SourceFile, module: str, data: bytes) -> Iterator[Path]:
+    """The files that may hold the modules `data` imports, below the folder its module name
+    starts from."""
+    is_package = source.path.name == "__init__.py"
+    depth = len(module.split(".")) - (0 if is_package else 1)
+    base = source.path.parent
+    for _ in range(depth):
+        base = base.parent
+    for level, target, _below in text_imports(data):
+        imported = absolute_module(module, is_package, level, target)
+        if imported:
+            folder = base.joinpath(*imported.split("."))
+            yield folder.with_name(f"{folder.name}.py")
+            yield folder / "__init__.py"
 
 
 def _found(request: CheckRequest, config: Config, analysed: Sequence[Path], progress: bool) -> RunResult:

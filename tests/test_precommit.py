@@ -148,11 +148,22 @@ def test_whole_project_reports_a_race_completed_by_an_unchanged_file(tmp_path: P
     write_files(tmp_path, {**PROJECT, "pkg/handler.py": RACY_HANDLER})
     alone = epochlint(tmp_path, "check", "pkg/handler.py")
     assert alone.returncode == 0, "analysed alone, the file cannot show the race"
+    assert "notice: 1 project file(s) imported by the files named left out (pkg/state.py)" in alone.stderr
+    assert "--whole-project" in alone.stderr  # the all-clear is not silent: the way to the race is named
     whole = epochlint(tmp_path, "check", "--whole-project", "pkg/handler.py")
     assert whole.returncode == 1, whole.stdout + whole.stderr
     assert "pkg/handler.py:5:5: EPL001" in whole.stdout
     assert "pkg/state.py:14:33" in whole.stdout  # the read, in the unchanged file
     assert "pkg/legacy.py" not in whole.stdout  # an old finding the change does not involve
+
+
+def test_no_notice_where_every_imported_project_file_is_analysed(tmp_path: Path) -> None:
+    write_files(tmp_path, {**PROJECT, "pkg/handler.py": RACY_HANDLER})
+    for named in (["pkg/handler.py", "pkg"], ["pkg/handler.py", "pkg/state.py", "pkg/__init__.py"], ["."]):
+        result = epochlint(tmp_path, "check", *named)
+        assert "notice" not in result.stderr, (named, result.stderr)
+        assert "pkg/handler.py:5:5: EPL001" in result.stdout, named
+    assert "notice" not in epochlint(tmp_path, "check", "--whole-project", "pkg/handler.py").stderr
 
 
 def test_whole_project_reports_findings_whose_path_runs_through_the_given_file(tmp_path: Path) -> None:
