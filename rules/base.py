@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -62,7 +63,7 @@ class Rule:
             "## Example",
             "```python\n" + cls.example.strip("\n") + "\n```",
             "## Java example" if cls.java_example else "",
-            "```java\n" + cls.java_example.strip("\n") + "\n```" if cls.java_example else "",
+            "```java\n" + _marks_as_notes(cls.java_example.strip("\n")) + "\n```" if cls.java_example else "",
             "## Fix",
             cls.fix.strip(),
             cls._autofix_paragraph(),
@@ -77,6 +78,15 @@ class Rule:
             "`epochlint check --fix` makes this change, and `--fix --diff` shows it without writing, "
             f"when {' '.join(cls.autofix.split())}"
         )
+
+
+# The mark the tests read in an example (`// expect: EPL001`).
+_EXPECT_MARK = re.compile(r"//\s*expect:\s*")
+
+
+def _marks_as_notes(code: str) -> str:
+    """A marked example as a reader sees it (`// reported here: EPL001`), not with the tests' mark."""
+    return _EXPECT_MARK.sub("// reported here: ", code)
 
 
 @dataclass(frozen=True)
