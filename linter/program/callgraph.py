@@ -262,17 +262,27 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                 continue
             for param, arg in bound_arguments(symbols.function(target), call):
                 key = (target, param)
-                if arg.kind == "ref" and arg.ref is not None:
-                    entity = symbols.entity(fid, arg.ref)
-                    if entity.kind == "global":
-                        entity = symbols.global_value(entity.target)
-                    if entity.kind == "instance":
-                        classes.setdefault(key, set()).add(entity.target)
-                values.setdefault(key, set()).update(
-                    value for value in symbols.argument_values(fid, arg) if _passes_on(value)
-                )
+                passed = symbols.argument_values(fid, arg)
+                instance = _instance_passed(symbols, fid, arg, passed)
+                if instance:
+                    classes.setdefault(key, set()).add(instance)
+                values.setdefault(key, set()).update(value for value in passed if _passes_on(value))
     _bind_decorated(symbols, fid, values)
     return classes, values
+
+
+def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Entity]) -> str:
+    """The class of the instance an argument passes, where it is one: a name path that holds an
+    instance, or a call whose one value is (`drain(Fetcher())`, `drain(new_fetcher())`)."""
+    if arg.kind == "ref" and arg.ref is not None:
+        entity = symbols.entity(fid, arg.ref)
+        if entity.kind == "global":
+            entity = symbols.global_value(entity.target)
+    elif arg.kind == "call" and len(passed) == 1:
+        (entity,) = passed
+    else:
+        return ""
+    return entity.target if entity.kind == "instance" else ""
 
 
 def _passes_on(value: Entity) -> bool:

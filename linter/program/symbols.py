@@ -632,6 +632,10 @@ class Symbols:
         candidates = {self._bind_entity(scope, bind, depth) for bind in self.binds(scope).get(name, ())}
         learnt, passed = self._parameter_types(scope, name)
         if learnt:
+            # The class every call site passes refines an annotation naming it or one of its
+            # bases: one value, not two that disagree.
+            ancestry = self.mro(learnt)
+            candidates = {c for c in candidates if c.kind != "instance" or c.target not in ancestry}
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
         candidates.update(v for v in passed if v.kind != "instance")
