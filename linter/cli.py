@@ -70,7 +70,16 @@ def _positive(text: str) -> int:
 
 
 def _codes(text: str) -> list[str]:
-    return [code.strip().upper() for code in text.split(",") if code.strip()]
+    """Codes and prefixes in any case (`epl001`); a rule's name is refused with its code."""
+    codes = [code.strip() for code in text.split(",") if code.strip()]
+    for code in codes:
+        if "-" in code:
+            from epochlint.rules import rule_by_code
+
+            rule = rule_by_code(code)
+            if rule is not None:
+                raise argparse.ArgumentTypeError(f"{code!r} is the name of {rule.code}: give its code, {rule.code}")
+    return [code.upper() if "-" not in code else code for code in codes]
 
 
 def _patterns(text: str) -> list[str]:
@@ -476,6 +485,7 @@ def _rules(output_format: str, stream: TextIO) -> int:
     from rich.table import Table
 
     from epochlint.docs import rule_listing
+    from epochlint.fix import FIXERS
     from epochlint.report.console import StreamConsole
     from epochlint.rules import all_rules
 
@@ -486,8 +496,9 @@ def _rules(output_format: str, stream: TextIO) -> int:
     table.add_column("Code", style="bold")
     table.add_column("Name", no_wrap=True)
     table.add_column("Summary")
+    table.add_column("Autofix", no_wrap=True)
     for rule in all_rules():
-        table.add_row(rule.code, rule.name, rule.summary)
+        table.add_row(rule.code, rule.name, rule.summary, "--fix" if rule.code in FIXERS else "")
     StreamConsole(file=stream, soft_wrap=False).print(table)
     return EXIT_CLEAN
 

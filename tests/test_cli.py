@@ -430,6 +430,8 @@ def test_rules_lists_every_rule_with_its_name(tmp_path: Path) -> None:
     assert result.returncode == 0
     for code, name in RULE_NAMES.items():
         assert any(code in line and name in line for line in result.stdout.splitlines()), result.stdout
+    rows = {line.split()[1]: line for line in result.stdout.splitlines() if re.match(r"^\W*EPL\d{3}\b", line)}
+    assert [code for code, row in rows.items() if "--fix" in row] == ["EPL001", "EPL003", "EPL004"]
 
 
 def test_rule_prints_its_documentation(tmp_path: Path) -> None:

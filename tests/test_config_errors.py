@@ -153,6 +153,12 @@ WRONG_ARGUMENTS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "select_only_commas": (("--select", ",,"), "--select", "expected at least one rule code"),
     "select_missing_value": (("--select",), "--select", "expected one argument"),
     "ignore_with_space": (("--ignore", "EPL 001"), "--ignore", "unknown rule code 'EPL 001'"),
+    "select_rule_name": (
+        ("--select", "unlocked-epoch-read-in-batch-loop"),
+        "--select",
+        "'unlocked-epoch-read-in-batch-loop' is the name of EPL001: give its code, EPL001",
+    ),
+    "ignore_unknown_name_as_typed": (("--ignore", "no-such-rule"), "--ignore", "unknown rule code 'no-such-rule'"),
     "output_format_unknown": (("--output-format", "xml"), "--output-format", "invalid choice: 'xml'"),
     "jobs_zero": (("--jobs", "0"), "--jobs", "expected a positive whole number, got '0'"),
     "jobs_negative": (("--jobs", "-2"), "--jobs", "expected a positive whole number"),
