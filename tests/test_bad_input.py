@@ -87,7 +87,10 @@ def _deep_elif(branches: int) -> bytes:
 UNPARSEABLE: dict[str, tuple[bytes, str]] = {
     "python2_print": (b'print "redelivering", consumer.epoch\n', "syntax error at line 1.*Missing parentheses"),
     "truncated": (CONSUMER.encode()[: CONSUMER.index("accepted.append(") + 16], r"syntax error at line \d+"),
-    "undecodable_utf8_first_line": (b"x = '\xff\xfe'\n", "cannot determine the file's encoding"),
+    "undecodable_utf8_first_line": (
+        b"x = '\xff\xfe'\n",
+        r"cannot determine the file's encoding: line 1 is not utf-8 \(invalid start byte, byte 5\) and no encoding is declared",
+    ),
     "undecodable_utf8_late": (CONSUMER.encode() + b"# caf\xe9\n", "cannot decode line 21 as utf-8"),
     "lone_surrogate_bytes": (b"x = 1\ny = '\xed\xa0\x80'\n", "cannot decode line 2 as utf-8"),
     "unknown_encoding_cookie": (b"# -*- coding: klingon -*-\nx = 1\n", "unknown encoding: klingon"),

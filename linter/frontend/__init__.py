@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 import warnings
 from collections.abc import Iterator
@@ -18,6 +19,9 @@ from typing import TYPE_CHECKING
 from epochlint.frontend.facts import FileFacts, Pos
 from epochlint.frontend.nesting import nesting_and_layout, too_deeply_nested
 from epochlint.frontend.stack import with_room_to_recurse
+
+# An encoding declaration, as Python looks for one in a file's first two lines (PEP 263).
+_ENCODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -55,7 +59,7 @@ def _parsed_facts(data: bytes) -> FileFacts:
         return FileFacts(lines=0, error=f"unknown encoding declared: {error}")
     except SyntaxError as error:
         # Raised while detecting the encoding: undecodable bytes or a bad cookie in lines 1-2.
-        return FileFacts(lines=0, error=f"cannot determine the file's encoding: {error.msg}")
+        return FileFacts(lines=0, error=f"cannot determine the file's encoding: {_encoding_problem(data, error)}")
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to parse")
     try:
@@ -65,6 +69,19 @@ def _parsed_facts(data: bytes) -> FileFacts:
     except TooManyBlocks as refused:
         # Python's own words: `python` refuses to compile the file with this message.
         return FileFacts(lines=0, error=f"syntax error at line {refused.line}: too many statically nested blocks")
+
+
+def _encoding_problem(data: bytes, error: SyntaxError) -> str:
+    """Why Python cannot tell the encoding: where no encoding is declared, which of the first two
+    lines is not UTF-8 (Python says only "invalid or missing encoding declaration"); else its words."""
+    first_lines = b"\n".join(data.split(b"\n", 2)[:2])
+    if not _ENCODING_COOKIE.search(first_lines):
+        try:
+            first_lines.decode("utf-8")
+        except UnicodeDecodeError as undecodable:
+            line = first_lines.count(b"\n", 0, undecodable.start) + 1
+            return f"line {line} is not utf-8 ({undecodable.reason}, byte {undecodable.start}) and no encoding is declared"
+    return str(error.msg)
 
 
 @contextmanager
