@@ -325,7 +325,7 @@ def _string_table(value: object, where: str, what: str) -> tuple[tuple[str, obje
     return tuple((str(k), v) for k, v in value.items())
 
 
-def _subkey(where: str, key: str) -> str:
+def table_key(where: str, key: str) -> str:
     """`where` extended by a table key, quoted as TOML would need it: `guards."Consumer._epoch"`."""
     bare = re.fullmatch(r"[A-Za-z0-9_-]+", key) is not None
     return f"{where}.{key if bare else json.dumps(key)}"
@@ -367,7 +367,7 @@ def _per_file_ignores(value: object, where: str, known: frozenset[str]) -> tuple
     entries = _string_table(value, where, 'file patterns to lists of rule codes, e.g. {"tests/*" = ["EPL001"]}')
     result: list[tuple[str, tuple[str, ...]]] = []
     for pattern, codes in entries:
-        entry_where = _subkey(where, pattern)
+        entry_where = table_key(where, pattern)
         _check_pattern(pattern, entry_where)
         result.append((pattern, _codes(codes, entry_where, known)))
     return tuple(result)
@@ -488,7 +488,7 @@ def _lock_decorators(value: object, where: str, _known: frozenset[str]) -> tuple
     entries = _string_table(value, where, 'decorator names to the lock attribute they hold, e.g. {synchronized = "_lock"}')
     result: list[tuple[str, str]] = []
     for decorator, attribute in entries:
-        entry_where = _subkey(where, decorator)
+        entry_where = table_key(where, decorator)
         if not _is_dotted_name(decorator):
             raise _fail(entry_where, f"expected a decorator name, got {_show(decorator)}")
         result.append((decorator, _attribute(attribute, entry_where)))
@@ -499,7 +499,7 @@ def _guards(value: object, where: str, _known: frozenset[str]) -> tuple[tuple[st
     entries = _string_table(value, where, 'epoch fields to their lock attribute, e.g. {"Consumer._epoch" = "_lock"}')
     result: list[tuple[str, str]] = []
     for field_path, lock in entries:
-        entry_where = _subkey(where, field_path)
+        entry_where = table_key(where, field_path)
         if not _is_dotted_name(field_path, min_parts=2):
             raise _fail(
                 entry_where,

@@ -34,6 +34,7 @@ from epochlint.collect import (
     start_load_sample,
 )
 from epochlint.config import Config
+from epochlint.declarations import warn_of_unmatched_guards
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
 from epochlint.frontend import facts_from_source
@@ -587,6 +588,9 @@ def check(
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
     contents = read_sources(sources, config, held)
+    if config.guards and _covers_the_root(paths, config):
+        # Only over the whole project: a file checked alone may declare guards for the others.
+        warn_of_unmatched_guards(config, sources, contents)
     cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
     key = cache.key(_analysis_inputs(sources, contents, problems, names, config, prefilter))
     layout_key = cache.key(_analysis_inputs(sources, None, problems, names, config, prefilter))
@@ -637,6 +641,11 @@ def check(
     )
 
 
+
+
+def _covers_the_root(paths: Sequence[Path], config: Config) -> bool:
+    root = config.root.resolve()
+    return any(path.resolve() == root for path in paths or [Path(".")])
 
 
 def load_the_analysis() -> None:

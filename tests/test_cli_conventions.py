@@ -131,3 +131,23 @@ def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: Writ
     status = run.wait(timeout=120)
     assert run.stderr.read() == b""
     assert status == 141
+
+
+def test_a_guard_declared_for_a_class_or_lock_no_file_names_is_warned_of(write_tree: WriteTree) -> None:
+    """A misspelt class matches nothing and a lock nobody takes guards nothing: said on every run
+    of the project, cached or not, never on a file checked alone (its project may hold them)."""
+    pyproject = (
+        "[tool.epochlint]\n"
+        'guards = { "Consumr._epoch" = "_lock", "Consumer._epoch" = "_mutex", "Consumer._offset" = "_lock" }\n'
+    )
+    project = write_tree({CONSUMER: RACY_CONSUMER}, pyproject)
+    expected = [
+        'epochlint: warning: guards."Consumr._epoch" = "_lock": no analysed file defines a class or is a module '
+        "named 'Consumr': the declaration applies to nothing",
+        "epochlint: warning: guards.\"Consumer._epoch\" = \"_mutex\": no analysed file names '_mutex': no code can "
+        "hold that guard",
+    ]
+    for run in (epochlint(project, "check"), epochlint(project, "check")):  # cold, then from the cache
+        assert run.stderr.splitlines() == expected
+        assert "without its guard `Consumer._mutex`" in run.stdout  # the declaration is still applied
+    assert "guards" not in epochlint(project, "check", CONSUMER).stderr
