@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -261,13 +261,21 @@ def collect_facts(
     return Collected(
         [f for f in facts if f is not None],
         [keys[i] for i in range(len(facts))],
-        len(readable) - len(relevant),
+        _not_parsed(readable.keys() - relevant, sources, facts),
         outlined,
         cache,
         earlier_facts,
         tuple(text_keys.values()),
         _written_beside(cache.deferred_writes()),
         read_ahead,
+    )
+
+
+def _not_parsed(not_relevant: Set[str], sources: Sequence[SourceFile], facts: Sequence[FileFacts | None]) -> int:
+    """How many of the files the prefilter found irrelevant were never parsed: one that Python's
+    parser rejects was, for its EPL900 (see `facts_without_parse`)."""
+    return sum(
+        1 for source, made in zip(sources, facts) if source.rel in not_relevant and made is not None and not made.error
     )
 
 

@@ -463,3 +463,13 @@ def test_the_runs_own_work_is_neither_counted_as_load_nor_waited_for(monkeypatch
     finally:
         os.sched_setaffinity(0, mine)
 
+
+
+def test_a_file_pythons_parser_rejects_is_not_counted_as_read_but_not_parsed(write_tree) -> None:  # type: ignore[no-untyped-def]
+    """Nothing in either file's text can matter, but the broken one is parsed for its EPL900: only
+    the other is "not relevant: read, not parsed"."""
+    root = write_tree({"unrelated.py": "def add(a, b):\n    return a + b\n", "broken.py": "def add(a, b:\n"})
+    for use_cache in (False, True, True):  # cold, then with the facts and the findings cached
+        result = check([root], _config(root), use_cache=use_cache, jobs=1)
+        assert [(f.code, f.location.path) for f in result.findings] == [("EPL900", "broken.py")]
+        assert result.files_not_relevant == 1
