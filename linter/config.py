@@ -344,8 +344,14 @@ def _did_you_mean(word: str, choices: frozenset[str] | Sequence[str]) -> str:
     for candidate in (word.upper(), word.replace("_", "-")):
         if candidate != word and candidate in pool:
             return f" (did you mean {candidate!r}?)"
-    close = difflib.get_close_matches(word, pool, n=1, cutoff=0.85 if len(word) <= 8 else 0.75)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    # Every match as close as the closest: `EPL01` is as near EPL001 as EPL901.
+    close = difflib.get_close_matches(word, pool, n=3, cutoff=0.85 if len(word) <= 8 else 0.75)
+    best = [c for c in close if _likeness(word, c) == _likeness(word, close[0])] if close else []
+    return f" (did you mean {' or '.join(repr(c) for c in sorted(best))}?)" if best else ""
+
+
+def _likeness(word: str, candidate: str) -> float:
+    return difflib.SequenceMatcher(None, word, candidate).ratio()
 
 
 def _codes(value: object, where: str, known: frozenset[str]) -> tuple[str, ...]:

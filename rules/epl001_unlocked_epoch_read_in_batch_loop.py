@@ -123,7 +123,7 @@ snapshot of the epoch before the loop, inside or outside the lock, is not a fix 
 """
     autofix = """
 the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
-`Lock` this fix is the seed's deadlock), it is an attribute of `self` in the loop's function, the
+`Lock` this fix deadlocks, the deadlock EPL008 reports), it is an attribute of `self` in the loop's function, the
 loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
 coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
 no new finding (no lock-order cycle, EPL009).

@@ -228,8 +228,8 @@ class Committer {
 }
 """
     fix = """
-Commit the current leader epoch, or, as the seed's defence in depth, the larger of the two, falling
-back to the record's epoch only when no leader epoch is known:
+Commit the current leader epoch, or, as the KAFKA-19902 analysis proposes for defence in depth, the
+larger of the two, falling back to the record's epoch only when no leader epoch is known:
 
 ```python
     def all_consumed(self):

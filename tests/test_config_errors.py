@@ -159,6 +159,7 @@ WRONG_ARGUMENTS: dict[str, tuple[tuple[str, ...], str, str]] = {
         "'unlocked-epoch-read-in-batch-loop' is the name of EPL001: give its code, EPL001",
     ),
     "ignore_unknown_name_as_typed": (("--ignore", "no-such-rule"), "--ignore", "unknown rule code 'no-such-rule'"),
+    "select_typo_two_codes_alike": (("--select", "EPL01"), "--select", "(did you mean 'EPL001' or 'EPL901'?)"),
     "output_format_unknown": (("--output-format", "xml"), "--output-format", "invalid choice: 'xml'"),
     "jobs_zero": (("--jobs", "0"), "--jobs", "expected a positive whole number, got '0'"),
     "jobs_negative": (("--jobs", "-2"), "--jobs", "expected a positive whole number"),
