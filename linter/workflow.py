@@ -19,6 +19,8 @@ from epochlint.program.modules import absolute_module
 from epochlint.report import RunResult
 from epochlint.text import escaped_name
 
+# What a fix run says of the findings it leaves: each rule's page says when its fix is safe.
+UNFIXED = "the others have no fix that is safe there ('epochlint rule CODE' says when one is)"
 # How many of the project files an analysis left out are named in its notice.
 NAMED_LEFT_OUT = 3
 
@@ -73,13 +75,16 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
         if request.diff:
             shown = sum(len(fix.findings) for fix in fixes)
             summary = f"fixes shown: {shown} of {len(reported.findings)} findings (files: {len(fixes)})"
+            if shown < len(reported.findings):
+                summary += f"; {UNFIXED}"
             return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes), summary)
         fixed = write_fixes(fixes)
         if fixed:
             found = _found(request, config, analysed, progress=False)
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
-        reported = _noted(reported, f"fixes applied: {count} (files changed: {len(fixed)})")
+        applied = f"fixes applied: {count} (files changed: {len(fixed)})"
+        reported = _noted(reported, f"{applied}; {UNFIXED}" if reported.findings else applied)
     if request.write_baseline is not None:
         write_baseline(request.write_baseline, reported.findings)
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"

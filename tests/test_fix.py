@@ -226,7 +226,8 @@ def test_fix_reports_what_it_fixed_and_what_remains(write_tree: WriteTree) -> No
     root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/plain.py": PLAIN_LOCK_CONSUMER})
     result = epochlint(root, "check", "--fix")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "fixes applied: 1 (files changed: 1)" in result.stdout
+    applied = "fixes applied: 1 (files changed: 1); the others have no fix that is safe there"
+    assert f"{applied} ('epochlint rule CODE' says when one is)" in result.stdout
     assert "pkg/plain.py:17:9: EPL001" in result.stdout and f"{CONSUMER}:" not in result.stdout
 
 
@@ -242,7 +243,10 @@ def test_diff_shows_the_fix_without_writing(write_tree: WriteTree) -> None:
 def test_diff_says_how_many_findings_it_fixes_on_stderr(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/plain.py": PLAIN_LOCK_CONSUMER})
     result = epochlint(root, "check", "--fix", "--diff")
-    assert result.stderr == "note: fixes shown: 1 of 2 findings (files: 1)\n"
+    assert result.stderr == (
+        "note: fixes shown: 1 of 2 findings (files: 1); the others have no fix that is safe there "
+        "('epochlint rule CODE' says when one is)\n"
+    )
     assert result.stdout.startswith(f"--- a/{CONSUMER}\n")
 
 
@@ -251,7 +255,7 @@ def test_diff_of_no_fix_still_counts_the_findings(write_tree: WriteTree) -> None
     root = write_tree({CONSUMER: PLAIN_LOCK_CONSUMER})
     result = epochlint(root, "check", "--fix", "--diff")
     assert (result.returncode, result.stdout) == (0, "")
-    assert result.stderr == "note: fixes shown: 0 of 1 findings (files: 0)\n"
+    assert result.stderr.startswith("note: fixes shown: 0 of 1 findings (files: 0); the others have no fix")
     assert epochlint(root, "check", "--fix", "--diff", "--quiet").stderr == ""
 
 
