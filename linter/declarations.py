@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from epochlint.config import Config, table_key
@@ -26,17 +26,19 @@ def warn_of_unmatched_guards(config: Config, sources: Sequence[SourceFile], cont
     texts = [data for data in contents if isinstance(data, bytes)]
     stems = {PurePosixPath(source.rel).stem for source in sources}
     for field_path, lock in config.guards:
-        for problem in _problems(field_path, lock, texts, stems):
+        if problem := _problem(field_path, lock, texts, stems):
             warn_once(f"{table_key('guards', field_path)} = {json.dumps(lock)}: {problem}")
 
 
-def _problems(field_path: str, lock: str, texts: Sequence[bytes], stems: set[str]) -> Iterator[str]:
+def _problem(field_path: str, lock: str, texts: Sequence[bytes], stems: set[str]) -> str:
+    """What is wrong with one declaration, as far as the text shows; empty if nothing."""
     owner = field_path.split(".")[-2]
     # A class's field, or a module's global (`module._EPOCH`).
     if owner not in stems and not _named(rb"^[ \t]*class[ \t]+" + re.escape(owner.encode()) + rb"\b", texts):
-        yield f"no analysed file defines a class or is a module named {owner!r}: the declaration applies to nothing"
-    elif not _named(rb"\b" + re.escape(lock.encode()) + rb"\b", texts):
-        yield f"no analysed file names {lock!r}: no code can hold that guard"
+        return f"no analysed file defines a class or is a module named {owner!r}: the declaration applies to nothing"
+    if not _named(rb"\b" + re.escape(lock.encode()) + rb"\b", texts):
+        return f"no analysed file names {lock!r}: no code can hold that guard"
+    return ""
 
 
 def _named(pattern: bytes, texts: Sequence[bytes]) -> bool:

@@ -588,7 +588,7 @@ def check(
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
     contents = read_sources(sources, config, held)
-    if config.guards and _covers_the_root(paths, config):
+    if config.guards and covers_the_root(paths, config):
         # Only over the whole project: a file checked alone may declare guards for the others.
         warn_of_unmatched_guards(config, sources, contents)
     cache = FindingsCache.open(config.root) if use_cache else FindingsCache(None, "")
@@ -641,9 +641,8 @@ def check(
     )
 
 
-
-
-def _covers_the_root(paths: Sequence[Path], config: Config) -> bool:
+def covers_the_root(paths: Sequence[Path], config: Config) -> bool:
+    """Whether a run over `paths` (the current directory when empty) analyses the whole project."""
     root = config.root.resolve()
     return any(path.resolve() == root for path in paths or [Path(".")])
 

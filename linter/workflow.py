@@ -3,8 +3,8 @@ not in the baseline), the baseline it records, and the fixes it makes or shows."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, w
 from epochlint.collect import read_source
 from epochlint.config import Config
 from epochlint.discovery import SourceFile, discover, in_memory_path
-from epochlint.engine import check, unit_module_names
+from epochlint.engine import check, covers_the_root, unit_module_names
 from epochlint.findings import Finding, Location
 from epochlint.prefilter import text_imports
 from epochlint.program.modules import absolute_module
@@ -101,16 +101,16 @@ def _note_imports_left_out(paths: Sequence[Path], config: Config, in_memory: Map
     """Say on stderr which project files the files named on the command line import but the
     analysis leaves out: a race that runs through them cannot be found, and silence would read as
     an all-clear. (A folder named is a subtree chosen; its imports are not searched.)"""
+    if covers_the_root(paths, config):
+        return
     folders = [path.resolve() for path in paths if path.is_dir()]
-    if config.root.resolve() in folders:
-        return  # the whole project is analysed
     named = [path for path in paths if path not in folders and (path.is_file() or in_memory_path(path) in in_memory)]
     if not named:
         return
     sources, _ = discover(named, config, in_memory=in_memory.keys(), warn_left_out=False)
     left_out = [
         rel
-        for rel, path in imported_but_left_out(sources, config, in_memory)
+        for rel, path in _imported_but_left_out(sources, config, in_memory)
         if not any(path.is_relative_to(folder) for folder in folders)
     ]
     if not left_out:
@@ -125,7 +125,7 @@ def _note_imports_left_out(paths: Sequence[Path], config: Config, in_memory: Map
     )
 
 
-def imported_but_left_out(
+def _imported_but_left_out(
     sources: Sequence[SourceFile], config: Config, in_memory: Mapping[Path, bytes]
 ) -> list[tuple[str, Path]]:
     """The project's Python files (root-relative name, resolved path), sorted, that `sources`
@@ -154,10 +154,8 @@ def _imported_files(source: SourceFile, module: str, data: bytes) -> Iterator[Pa
     """The files that may hold the modules `data` imports, below the folder its module name
     starts from."""
     is_package = source.path.name == "__init__.py"
-    depth = len(module.split(".")) - (0 if is_package else 1)
-    base = source.path.parent
-    for _ in range(depth):
-        base = base.parent
+    # The folder that holds the module's outermost package: `a/b/c.py` is `a.b.c`, two folders up.
+    base = source.path.parents[len(module.split(".")) - (0 if is_package else 1)]
     for level, target, _below in text_imports(data):
         imported = absolute_module(module, is_package, level, target)
         if imported:
