@@ -28,7 +28,7 @@ import pathspec
 from re import _constants, _parser as _regex_parser  # type: ignore[attr-defined]
 
 from epochlint.fileio import owned_by_user
-from epochlint.gitignore import MAX_WILDCARDS, wildcards_in_one_name, work_tree_top
+from epochlint.gitignore import MAX_WILDCARDS, pattern_error, wildcards_in_one_name, work_tree_top
 from epochlint.notices import warn_once
 
 __all__ = [
@@ -396,7 +396,7 @@ def _check_pattern(pattern: str, where: str) -> None:
         compiled = _compile_patterns((pattern,))
     except (ValueError, re.error) as error:
         # re.error: pathspec turns a bad character range (`[z-a]`) into a regex that cannot compile.
-        raise _fail(where, f"invalid file pattern {_show(pattern)} ({error})") from None
+        raise _fail(where, f"invalid file pattern {_show(pattern)} ({pattern_error(error)})") from None
     if all(compiled_pattern.include is None for compiled_pattern in compiled.patterns):
         # pathspec drops such a pattern without a word (`[`, `a[b`, `/`): it would match nothing.
         hint = " (an unclosed '['; write '\\[' for the character itself)" if "[" in pattern else ""

@@ -178,10 +178,16 @@ def _spec(path: str, lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
         try:
             pathspec.GitIgnoreSpec.from_lines([line])
         except (ValueError, re.error) as error:
-            warn_once(f"{where} skipped: it cannot be matched ({error})")
+            warn_once(f"{where} skipped: it cannot be matched ({pattern_error(error)})")
             continue
         kept.append(line)
     return pathspec.GitIgnoreSpec.from_lines(kept)
+
+
+def pattern_error(error: ValueError | re.error) -> str:
+    """Why pathspec refused a pattern. A regular expression's error is said without its position,
+    which counts in the expression pathspec made of the pattern, not in what the user wrote."""
+    return error.msg if isinstance(error, re.error) else str(error)
 
 
 def _shown(path: str) -> str:

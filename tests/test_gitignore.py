@@ -161,6 +161,8 @@ def test_ignore_patterns_that_cannot_be_matched_safely_are_skipped_and_said(
     assert _rels(files) == ["a" * 60 + ".py", "consumer.py"]  # `*_pb2.py` still applies
     warnings = capsys.readouterr().err.splitlines()
     assert [line.split(": pattern ")[1].split(" skipped")[0] for line in warnings] == ["'[z-a]'", f"'{slow}'"]
+    # The reason, without a position that would count in pathspec's regex, not in the pattern.
+    assert warnings[0].endswith("it cannot be matched (bad character range z-a)")
     assert all(line.startswith("epochlint: warning: ") for line in warnings)
 
 
