@@ -387,12 +387,19 @@ class Symbols:
         """The class whose field `attr` is: the base-most class of the MRO that assigns it.
 
         A subclass assigning an inherited field (`self.consumer_epoch += 1` in ConsumerImpl)
-        writes the base class's field, not a field of its own.
+        writes the base class's field, not a field of its own. A private name is the nearest
+        class's instead: Python renames `self.__epoch` after the class whose code writes it
+        (`_Sub__epoch`, `_Base__epoch`), so each class that writes one has its own.
         """
-        for klass in reversed(self.mro(cid)):
+        mro = self.mro(cid)
+        for klass in mro if _is_private(attr) and not self._is_java_class(cid) else reversed(mro):
             if attr in self._class_fields.get(klass, ()):
                 return klass
         return cid
+
+    def _is_java_class(self, cid: str) -> bool:
+        entry = self.classes.get(cid)
+        return entry is not None and is_java(entry[0].rel)
 
     def type_fields(self) -> None:
         """Compute field types: a second pass types the fields whose values come from typed fields."""
@@ -1388,6 +1395,11 @@ class Symbols:
             target = binds[0].value_ref
             ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
         return ref
+
+
+def _is_private(attr: str) -> bool:
+    """A name Python renames after its class (`__epoch`), not a special one (`__init__`)."""
+    return attr.startswith("__") and not attr.endswith("__")
 
 
 def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, Arg]]:
