@@ -823,6 +823,9 @@ class Symbols:
         if ref.name == self.self_param(scope):
             cls = self.class_of_function(scope)
             kind = "class" if self.function(scope).kind == "classmethod" else "instance"
+            if ref.attrs and _is_private(ref.attrs[0]) and not is_java(self.module_of(fid).rel):
+                # Python renames `self.__check` after this class: no subclass overrides it.
+                return frozenset({Entity(kind, cls)})
             return frozenset(Entity(kind, c) for c in (cls, *self.subclasses(cls)))
         nested = function_id(module, f"{ref.scope}.{ref.name}")
         if nested in self.functions:
