@@ -19,8 +19,6 @@ from epochlint.program.modules import absolute_module
 from epochlint.report import RunResult
 from epochlint.text import escaped_name
 
-# What a fix run says of the findings it leaves: each rule's page says when its fix is safe.
-UNFIXED = "the others have no fix that is safe there ('epochlint rule CODE' says when one is)"
 # How many of the project files an analysis left out are named in its notice.
 NAMED_LEFT_OUT = 3
 
@@ -76,7 +74,7 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             shown = sum(len(fix.findings) for fix in fixes)
             summary = f"fixes shown: {shown} of {len(reported.findings)} findings (files: {len(fixes)})"
             if shown < len(reported.findings):
-                summary += f"; {UNFIXED}"
+                summary += f"; {_left_unfixed(shown)}"
             return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes), summary)
         fixed = write_fixes(fixes)
         if fixed:
@@ -84,7 +82,7 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
         applied = f"fixes applied: {count} (files changed: {len(fixed)})"
-        reported = _noted(reported, f"{applied}; {UNFIXED}" if reported.findings else applied)
+        reported = _noted(reported, f"{applied}; {_left_unfixed(count)}" if reported.findings else applied)
     if request.write_baseline is not None:
         write_baseline(request.write_baseline, reported.findings)
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
@@ -209,6 +207,13 @@ def _files(paths: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes
     """Root-relative names of the files under `paths`, as findings name them."""
     sources, problems = discover(paths, config, in_memory=in_memory.keys())
     return frozenset(s.rel for s in sources) | frozenset(p.rel for p in problems)
+
+
+def _left_unfixed(fixed: int) -> str:
+    """Why the findings a fix run leaves are left, after the count of those it fixed: each rule's
+    page says when its fix is safe."""
+    left = "the others have no fix" if fixed else "none has a fix"
+    return f"{left} that is safe there ('epochlint rule CODE' says when one is)"
 
 
 def _noted(result: RunResult, note: str) -> RunResult:
