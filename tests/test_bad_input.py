@@ -229,6 +229,13 @@ def test_files_no_rule_needs_get_the_same_epl900(content: bytes) -> None:
     assert facts_without_parse(content).error == facts_from_source(content).error != ""
 
 
+def test_a_limit_of_python_code_generator_is_the_same_epl900_for_a_file_no_rule_needs() -> None:
+    # Python's parser accepts a `with` of 21 items; its compiler refuses it (at most 20 nested blocks).
+    content = b"def f(a):\n    with " + b", ".join([b"a"] * 21) + b":\n        pass\n"
+    assert "too many statically nested blocks" in facts_without_parse(content).error
+    assert facts_without_parse(content).error == facts_from_source(content).error
+
+
 @pytest.mark.parametrize("depth", [MAX_BRACKETS, MAX_BRACKETS + 1])
 def test_bracket_limit_is_exact(depth: int) -> None:
     facts = facts_from_source(b"x = " + b"(" * depth + b"1" + b")" * depth + b"\n")

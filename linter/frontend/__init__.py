@@ -170,15 +170,16 @@ def _line_and_column(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def facts_without_parse(data: bytes) -> FileFacts:
-    """The facts of a file no rule can need: its line count, once Python's own parser (many times
-    faster than libcst) accepts it. A file it rejects gets the full frontend, so that its EPL900
-    finding is the one a parse would give."""
+    """The facts of a file no rule can need: its line count, once Python's own compiler (many
+    times faster than libcst) accepts it. A file it rejects gets the full frontend, so that its
+    EPL900 finding is the one a parse would give. Compiled to bytecode, not to a tree only: some
+    limits are the code generator's (`with` of 21 items: "too many statically nested blocks")."""
     if not data.strip():
         return FileFacts(lines=0)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(as_python_reads_it(data), "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            compile(as_python_reads_it(data), "<file>", "exec", dont_inherit=True)
         text = decoded(data)
     except (SyntaxError, ValueError, LookupError, RecursionError, MemoryError):
         return facts_from_source(data)
