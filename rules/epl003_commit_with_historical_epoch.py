@@ -210,10 +210,14 @@ class SubscriptionState:
         consumed = {}
         for tp, state in self.assignment.items():
             if state.has_valid_position():
-                consumed[tp] = OffsetAndMetadata(state.position.offset, state.position.offset_epoch, "")
+                # kafka-python's order: (offset, metadata, leader_epoch)
+                consumed[tp] = OffsetAndMetadata(state.position.offset, "", state.position.offset_epoch)
         return consumed
 
 class ConsumerCoordinator:
+    def __init__(self, subscriptions: SubscriptionState):
+        self.subscriptions = subscriptions
+
     def maybe_auto_commit_offsets_now(self):
         self.commit_offsets_async(self.subscriptions.all_consumed())  # EPL003
 """

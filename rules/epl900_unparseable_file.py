@@ -49,7 +49,7 @@ meant to find. Every other file is still analysed; this finding makes the gap vi
 Not from a seed: it is how epochlint keeps its promise that nothing is lost.
 """
     example = """
-def redeliver(self)  # a missing colon: EPL900 at line 1, where the colon is missing
+def redeliver(self)  # EPL900: a missing colon, reported at the line where it is missing
     self._epoch += 1
 """
     fix = """

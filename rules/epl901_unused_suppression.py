@@ -36,8 +36,8 @@ to hide.
     example = """
 class Consumer:
     def seek(self, offset):
-        self._position = offset  # epochlint: ignore[EPL01]  (EPL901: unknown code)
-        self._fetched = []  # noqa: EPL004  (EPL901: EPL004 reported nothing here)
+        self._position = offset  # epochlint: ignore[EPL01]  # EPL901: unknown code
+        self._fetched = []  # noqa: EPL004  # EPL901: EPL004 reported nothing here
 """
     fix = """
 Remove the comment, or the codes in it that silence nothing; correct a mistyped code. If the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,21 @@ def test_java_example_reports_its_marks(rule: type[Rule], write_tree) -> None:  
     expected = expected_marks(root, root)
     assert expected and {code for (_, _, code) in expected} == {rule.code}
     assert actual_marks(run_check(root)) == expected
+
+
+# The lead example of a rule page marks a finding with its code in a comment of its own
+# (`# EPL003`, `# EPL901: unknown code`), not with the tests' `# expect:`.
+_PAGE_MARK = re.compile(r"#\s*(EPL\d{3})\b")
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=[rule.code for rule in all_rules()])
+def test_the_example_on_the_rule_page_reports_what_it_marks(rule: type[Rule], write_tree) -> None:  # type: ignore[no-untyped-def]
+    example = rule.example.lstrip("\n")
+    root: Path = write_tree({"example.py": example})
+    marked = {
+        ("example.py", number, code)
+        for number, line in enumerate(example.splitlines(), 1)
+        for code in _PAGE_MARK.findall(line)
+    }
+    assert marked, "the example marks where its findings land"
+    assert actual_marks(run_check(root)) == Counter(marked)
