@@ -392,14 +392,16 @@ class Symbols:
         (`_Sub__epoch`, `_Base__epoch`), so each class that writes one has its own.
         """
         mro = self.mro(cid)
-        for klass in mro if _is_private(attr) and not self._is_java_class(cid) else reversed(mro):
+        for klass in mro if self._private_to_class(cid, attr) else reversed(mro):
             if attr in self._class_fields.get(klass, ()):
                 return klass
         return cid
 
-    def _is_java_class(self, cid: str) -> bool:
+    def _private_to_class(self, cid: str, attr: str) -> bool:
+        """Whether `attr`, named in the code of class `cid`, is that class's own: Python renames a
+        private name after the class (`__epoch` is `_Consumer__epoch`); Java renames nothing."""
         entry = self.classes.get(cid)
-        return entry is not None and is_java(entry[0].rel)
+        return _is_private(attr) and not (entry is not None and is_java(entry[0].rel))
 
     def type_fields(self) -> None:
         """Compute field types: a second pass types the fields whose values come from typed fields."""
@@ -823,8 +825,8 @@ class Symbols:
         if ref.name == self.self_param(scope):
             cls = self.class_of_function(scope)
             kind = "class" if self.function(scope).kind == "classmethod" else "instance"
-            if ref.attrs and _is_private(ref.attrs[0]) and not is_java(self.module_of(fid).rel):
-                # Python renames `self.__check` after this class: no subclass overrides it.
+            if ref.attrs and self._private_to_class(cls, ref.attrs[0]):
+                # No subclass overrides `self.__check`: it is this class's own.
                 return frozenset({Entity(kind, cls)})
             return frozenset(Entity(kind, c) for c in (cls, *self.subclasses(cls)))
         nested = function_id(module, f"{ref.scope}.{ref.name}")
