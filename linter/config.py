@@ -130,6 +130,9 @@ class Config:
     guards: tuple[tuple[str, str], ...] = ()
     test_paths: tuple[str, ...] = DEFAULT_TEST_PATHS
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # Where the `exclude` patterns came from, for messages: "configuration" (the file's `exclude`)
+    # and the flags that replaced or extended it.
+    exclude_origins: tuple[str, ...] = ()
 
     # Compiled forms are cached on the instance (cached_property writes to __dict__, which a frozen
     # dataclass allows) and dropped when pickling, so a Config ships cheaply to worker processes.
@@ -560,7 +563,9 @@ KEYS: Mapping[str, _Key] = {
 
 
 # Settings the fingerprint leaves out: where the project is, and what decides only which files are read.
-_NOT_FINGERPRINTED = frozenset({"root", "config_path", "exclude", "respect_gitignore", "force_exclude"})
+_NOT_FINGERPRINTED = frozenset(
+    {"root", "config_path", "exclude", "respect_gitignore", "force_exclude", "exclude_origins"}
+)
 
 # The keys whose values are tables (tuples of key-value pairs in a Config).
 _TABLE_KEYS = frozenset({"per-file-ignores", "lock-decorators", "guards"})
@@ -790,10 +795,20 @@ def load_config(
             root = found.parent
         config_path = found if table is not None else None
     values = _validate_table(table, prefix, known_codes) if table is not None else {}
+    origins = _exclude_origins(values, overrides or {})
     _apply_overrides(values, overrides, known_codes)
-    config = Config(root=root, config_path=config_path, **values)  # type: ignore[arg-type]
+    config = Config(root=root, config_path=config_path, exclude_origins=origins, **values)  # type: ignore[arg-type]
     _check_selects_a_rule(config, known_codes, overrides or {})
     return config
+
+
+def _exclude_origins(file_values: Mapping[str, object], overrides: Mapping[str, object]) -> tuple[str, ...]:
+    """Where the `exclude` patterns in force come from: the file's, unless `--exclude` replaces
+    them, and the flags that give patterns."""
+    replaced = overrides.get("exclude") is not None
+    from_file = ("configuration",) if file_values.get("exclude") and not replaced else ()
+    flags = tuple(f"--{name.replace('_', '-')}" for name in ("exclude", "extend_exclude") if overrides.get(name))
+    return from_file + flags
 
 
 def marks_a_project(config: Config) -> bool:

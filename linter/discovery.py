@@ -411,14 +411,21 @@ def why_every_file_left_out(folder: Path, config: Config) -> str | None:
 
 def left_out_by(config: Config, by_exclude: bool, by_git: bool) -> str:
     """What leaves out every file of a folder, for a warning that names the folder first."""
-    where = display_path(config.config_path) if config.config_path else "the configuration"
-    patterns = f"the `exclude` patterns of {where}"
+    patterns = _exclude_patterns_named(config)
     if not by_git:
         return f"every file under it is left out by {patterns}"
     git = "git's ignore files (`respect-gitignore = false` checks what they ignore)"
     if by_exclude:
         return f"every file under it is left out by {patterns} and {git}"
     return f"every file under it is ignored by {git}"
+
+
+def _exclude_patterns_named(config: Config) -> str:
+    """Which `exclude` patterns are in force, named by where they come from."""
+    origins = config.exclude_origins or ("configuration",)
+    where = display_path(config.config_path) if config.config_path else "the configuration"
+    named = " and ".join(where if origin == "configuration" else origin for origin in origins)
+    return f"the `exclude` patterns of {named}" if "configuration" in origins else f"the patterns of {named}"
 
 
 def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:

@@ -491,6 +491,25 @@ def test_a_folder_named_whose_files_are_all_excluded_is_named_in_a_warning(tmp_p
     assert codes_by_path(json_findings(named)) == {"generated/api.py": ["EPL001"]}
 
 
+@pytest.mark.parametrize(
+    ("file_patterns", "flags", "named"),
+    [
+        ('["generated/"]', ["--extend-exclude", "gen*"], "the `exclude` patterns of pyproject.toml and --extend-exclude"),
+        ('["generated/"]', ["--exclude", "gen*"], "the patterns of --exclude"),
+        ("[]", ["--extend-exclude", "gen*"], "the patterns of --extend-exclude"),
+    ],
+)
+def test_the_warning_names_the_flags_whose_patterns_left_the_folder_out(
+    tmp_path: Path, file_patterns: str, flags: list[str], named: str
+) -> None:
+    # Patterns the command line gave are not the configuration file's: the warning says whose they are.
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "pyproject.toml").write_text(f"[tool.epochlint]\nexclude = {file_patterns}\n")
+    (tmp_path / "generated" / "api.py").write_text(CONSUMER)
+    run = epochlint(tmp_path, "check", "--no-cache", *flags, "generated")
+    assert run.stderr == f"epochlint: warning: generated: every file under it is left out by {named}; name a file to check it anyway\n"
+
+
 def _not_the_users(folder: Path, how: str) -> None:
     if how == "writable by every user":
         folder.chmod(0o777)
