@@ -638,6 +638,7 @@ def check(
         tool_version=__version__,
         files_not_relevant=analysed.not_relevant,
         in_memory=tuple(sorted(held_files.items())),
+        not_read=frozenset(p.rel for p in problems),
     )
 
 

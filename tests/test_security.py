@@ -427,6 +427,19 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
     assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
 
 
+def test_the_console_never_quotes_a_link_it_did_not_follow(
+    write_tree: WriteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # The target was not read for the analysis; the report must not read it to show a frame either.
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "private.py").write_text("PRIVATE_TOKEN = 'not for this report'\n")
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / "linked.py").symlink_to(outside / "private.py")
+    run = epochlint(root, "check", "--no-cache", ".")
+    assert "linked.py:1:1: EPL900" in run.stdout
+    assert "PRIVATE_TOKEN" not in run.stdout
+
+
 EXCLUDE_ALL = '[tool.epochlint]\nexclude = ["*"]\n'
 
 

@@ -39,3 +39,5 @@ class RunResult:
     # (root-relative name, content) of the files analysed from memory (stdin, unsaved buffers),
     # not from disk: what a report quotes of them.
     in_memory: tuple[tuple[str, bytes], ...] = ()
+    # The files reported but never read (a link not followed, a FIFO): no report quotes them.
+    not_read: frozenset[str] = frozenset()

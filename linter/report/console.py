@@ -34,9 +34,12 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 class SourceCache:
     """Source lines per relative path, read at most once; None when the file can't be shown."""
 
-    def __init__(self, root: Path, in_memory: Mapping[str, bytes] | None = None) -> None:
+    def __init__(
+        self, root: Path, in_memory: Mapping[str, bytes] | None = None, not_read: frozenset[str] = frozenset()
+    ) -> None:
         self._root = root
         self._in_memory = in_memory or {}
+        self._not_read = not_read
         self._lines: dict[str, list[str] | None] = {}
 
     def lines(self, path: str) -> list[str] | None:
@@ -47,7 +50,9 @@ class SourceCache:
     def _read(self, path: str) -> list[str] | None:
         # An unsaved buffer or stdin first; else read as the analysis read it: without blocking (a
         # FIFO put there), never more than the file's size and the limit (a link to /dev/zero), a
-        # regular file only.
+        # regular file only; and never what the analysis did not read (a link leading outside).
+        if path in self._not_read:
+            return None
         data = self._in_memory.get(path) or read_source(SourceFile(self._root / path, path), MAX_SOURCE_BYTES)
         if isinstance(data, str):
             return None
@@ -69,7 +74,7 @@ def write_report(
     """Each finding as `lines_of` shows it (default: header, frame, chain, notes), then, with
     `summary`, the run's notes and summary (`--quiet` leaves them out)."""
     console = make_console(stream)
-    sources = SourceCache(result.root, dict(result.in_memory))
+    sources = SourceCache(result.root, dict(result.in_memory), result.not_read)
     arrow = "↳" if _is_unicode(console) else "->"
     for finding in result.findings:
         for line in (lines_of or finding_lines)(finding, sources, arrow):
