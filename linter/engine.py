@@ -536,6 +536,7 @@ def _suppressed(facts: FileFacts, finding: Finding, blanket: bool) -> bool:
         return True
     return any(
         suppression.line == finding.location.line
+        and not suppression.unread
         and (finding.code in suppression.codes if suppression.codes else blanket)
         for suppression in facts.suppressions
     )

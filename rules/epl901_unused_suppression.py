@@ -22,11 +22,15 @@ file: an `ignore[EPL003]` in a run that selected EPL001 alone, or in a file whos
 `per-file-ignores` turn EPL003 off, is left alone; a bare `ignore` is judged only when every rule
 ran. In a `# noqa:` list, only the `EPL` codes are epochlint's; a bare `# noqa` belongs to other
 linters and never silences epochlint. `ignore-file` and suppressions of EPL901 itself are not
-judged.
+judged. An `epochlint:` comment that is no directive epochlint reads (`ignroe[EPL001]`,
+`ignore EPL001` without brackets, `guarded-by _lock`) silences and declares nothing, and is
+reported whatever rules ran. Text after an `ignore[...]` list's closing bracket is a reason, as
+after a `# noqa:` list.
 """
     why = """
 A suppression outlives its reason: the code is fixed or moved, and the comment stays, ready to
-hide the next finding on that line. A typo in a code hides nothing and says it does. Reporting
+hide the next finding on that line. A typo in a code or in the directive hides nothing and says it
+does. Reporting
 both (as ruff's RUF100 does for `noqa`) keeps every suppression honest.
 """
     seed = """
@@ -81,6 +85,15 @@ class Consumer:
         self._fetched = []  # noqa: EPL004  # expect: EPL901
 """,
         ),
+        Example(
+            title="a directive epochlint cannot read silences nothing",
+            code="""
+class Consumer:
+    def seek(self, offset):
+        self._position = offset  # epochlint: ignroe[EPL005]  # expect: EPL901
+        self._fetched = []  # epochlint: ignore EPL004  # expect: EPL901
+""",
+        ),
     )
 
     def check_suppressions(
@@ -93,18 +106,21 @@ class Consumer:
             if facts.ignore_file:
                 continue
             for suppression in facts.suppressions:
+                if suppression.unread:
+                    yield self._finding(rel, suppression, _UNREAD.format(directive=suppression.unread))
+                    continue
                 problems = list(_problems(config, rel, suppression, use, known))
                 if problems:
-                    yield self._finding(rel, suppression, problems)
+                    yield self._finding(rel, suppression, f"Unused suppression: {'; '.join(problems)}.")
 
-    def _finding(self, rel: str, suppression: Suppression, problems: list[str]) -> Finding:
+    def _finding(self, rel: str, suppression: Suppression, message: str) -> Finding:
         location = Location(rel, suppression.line, suppression.column, suppression.line, suppression.end_column)
         return Finding(
             code=self.code,
             name=self.name,
-            message=f"Unused suppression: {'; '.join(problems)}.",
+            message=message,
             location=location,
-            fingerprint_key=",".join(suppression.codes) or "*",
+            fingerprint_key=suppression.unread or ",".join(suppression.codes) or "*",
         )
 
 
@@ -124,6 +140,12 @@ def _problems(
     unused = [code for code in suppression.codes if code in judged and code not in silenced_here]
     if unused:
         yield f"{_listed(unused)} reported nothing on this line"
+
+
+_UNREAD = (
+    "Unreadable directive `{directive}`: it silences nothing"
+    " (epochlint reads ignore[CODES], ignore, ignore-file and guarded-by=LOCK)."
+)
 
 
 def _listed(codes: list[str]) -> str:

@@ -14,7 +14,8 @@ from epochlint.frontend.facts import Suppression
 # `#` in Python, `//` (or a `/* */` block) in Java. A directive runs to the end of the comment, or
 # to a further `#` (`# epochlint: ignore  # why`).
 _DIRECTIVE = re.compile(r"(?:#|//|/\*)\s*epochlint:\s*(?P<body>(?:(?!\*/)[^#])*)")
-_IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")
+# Text after the codes' closing bracket is a reason, as after a `noqa` list.
+_IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\].*)?$")
 # `# noqa: E501,EPL001`: the codes after the colon, up to the first word that is not a code.
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 # Of a `noqa` list, the codes that are epochlint's (the others belong to other linters).
@@ -52,6 +53,8 @@ def directives_in(comments: Iterable[tuple[int, int, str]]) -> Comments:
             continue
         for directive in match.group("body").split(";"):
             directive = directive.strip()
+            if not directive:
+                continue
             if directive == "ignore-file":
                 ignore_file = ignore_file or line <= IGNORE_FILE_LINES
             elif ignore := _IGNORE.match(directive):
@@ -60,6 +63,8 @@ def directives_in(comments: Iterable[tuple[int, int, str]]) -> Comments:
                 suppressions.append(Suppression(line, parsed, column, end_column))
             elif guard := _GUARDED_BY.match(directive):
                 guards.append((line, guard.group("lock")))
+            else:
+                suppressions.append(Suppression(line, (), column, end_column, unread=directive))
     return Comments(tuple(suppressions), ignore_file, tuple(guards))
 
 

@@ -321,13 +321,17 @@ class Import(NamedTuple):
 
 @dataclass(frozen=True)
 class Suppression:
-    """`# epochlint: ignore[...]` or `# noqa: EPL...` on `line`; the comment spans [column, end_column)."""
+    """`# epochlint: ignore[...]` or `# noqa: EPL...` on `line`, or an `epochlint:` directive that
+    is none of epochlint's; the comment spans [column, end_column)."""
 
     line: int
     # Empty: every code on that line.
     codes: tuple[str, ...] = ()
     column: int = 1
     end_column: int = 1
+    # Set (to the directive as written) when the comment is no directive epochlint reads
+    # (`ignroe[EPL001]`, `ignore EPL001`): it silences nothing, and EPL901 says so.
+    unread: str = ""
 
 
 @dataclass(frozen=True)
