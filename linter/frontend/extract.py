@@ -912,13 +912,16 @@ class FactsExtractor(FastVisitor):
         self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None, keys: tuple[str, ...]
     ) -> None:
         """Stored facts: a lambda bound to a name, the elements of a literal container bound to a
-        name, and a value stored into an element of a named container (`d["a"]["b"] = f`)."""
-        if value is None or any(attr != "[]" for attr in attrs):
+        name or to a field (`self.handlers = {"a": f}`), and a value stored into an element of a
+        named container or of a field's (`d["a"]["b"] = f`, `self.handlers["b"] = f`)."""
+        field = attrs[:1] if attrs[:1] != ("[]",) else ()
+        subscripts = attrs[len(field) :]
+        if value is None or any(attr != "[]" for attr in subscripts):
             return
-        target = self._ref(name)
+        target = self._ref(name, field)
         if isinstance(value, cst.Lambda) and not attrs:
             self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
-        elif attrs:
+        elif subscripts:
             self._store_element(target, value, keys)
         else:
             self._store_elements(target, value, ())

@@ -421,9 +421,12 @@ class Symbols:
         return self._field_types.get((owner, attr))
 
     def _field_value_set(self, owner: str, attr: str) -> frozenset[Entity]:
-        """Every value stored into a field, with its one class where the stores agree on one."""
+        """Every value stored into a field, with its one class where the stores agree on one, and
+        the container its elements make where its class's methods store some."""
         typed = self.field_type(owner, attr)
-        return self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set())
+        elements = f".{attr}"
+        kept = {Entity("elements", f"{owner}|{elements}")} if (owner, elements) in self._stored_index else set()
+        return self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set()) | kept
 
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
@@ -1081,15 +1084,29 @@ class Symbols:
 
     @cached_property
     def _stored_index(self) -> dict[tuple[str, str], list[tuple[str, Stored]]]:
-        """Stored values by the (scope, name) they are kept under; None targets (returns) by ""."""
+        """Stored values by the (scope, name) they are kept under; None targets (returns) by "";
+        the elements of a field's container (`self.handlers["a"] = f`) by `_field_elements_key`."""
         index: dict[tuple[str, str], list[tuple[str, Stored]]] = {}
         for fid, (module, function) in self.functions.items():
             for stored in function.stored:
-                key = (fid, "") if stored.target is None else (
-                    function_id(module.name, stored.target.scope), stored.target.name
-                )
-                index.setdefault(key, []).append((fid, stored))
+                if stored.target is None:
+                    key: tuple[str, str] | None = (fid, "")
+                elif stored.target.attrs:
+                    key = self._field_elements_key(fid, function.qualname, stored.target)
+                else:
+                    key = (function_id(module.name, stored.target.scope), stored.target.name)
+                if key is not None:
+                    index.setdefault(key, []).append((fid, stored))
         return index
+
+    def _field_elements_key(self, fid: str, qualname: str, target: Ref) -> tuple[str, str] | None:
+        """Where the elements a method stores into `self.field` are indexed: under the field's
+        class and `.field` (no local has that name); None for a store into another object's field."""
+        cls = self.class_of_function(fid)
+        if not cls or target.name != self.self_param(fid) or target.scope != qualname:
+            return None
+        (attr,) = target.attrs
+        return self.defining_class(cls, attr), f".{attr}"
 
     def _element_values(self, container: Entity, key: str, depth: int, at: Point | None) -> frozenset[Entity]:
         """The elements of `container` at `key` ("" for any key): the values stored there, and the
