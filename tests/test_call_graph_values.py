@@ -1,6 +1,6 @@
-"""Functions as values where the call graph resolves them: elements at constant keys, starred and
-default values, nested base classes, properties read by an alias, and methods of external instances
-passed as arguments.
+"""Functions as values where the call graph resolves them: elements at constant keys (of a local's
+container or a field's), starred and default values, nested base classes, properties read by an
+alias, and methods of external instances passed as arguments.
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -105,6 +105,13 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "def same(value):\n    return value\n\nfirst = same(func1)\nsecond = same(func2)\nfirst()\n",
         "main",
         {"main.func1"},
+    ),
+    "a_fields_container_filled_by_its_methods": (
+        "class A:\n    def __init__(self):\n        self.handlers = {'a': func1, 'c': func3}\n\n"
+        "    def register(self):\n        self.handlers['b'] = func2\n\n"
+        "    def run(self):\n        self.handlers['a']()\n        self.handlers['b']()\n",
+        "main.A.run",
+        {"main.func1", "main.func2"},
     ),
     "external_method_passed_as_argument": (
         "from ext import Client\n\ndef call(f):\n    f()\n\nclient = Client()\ncall(client.close)\n",
