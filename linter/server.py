@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from epochlint.config import Config, ConfigError, load_config, marks_a_project
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
 from epochlint.engine import check, load_the_analysis
 from epochlint.findings import Finding, Location
+from epochlint.frontend.java import is_java
 from epochlint.frontend.stack import start_on_a_large_stack
 from epochlint.report import RunResult
 
@@ -354,16 +356,33 @@ def _whole_text_edit(before: str, after: str) -> types.TextEdit:
     return types.TextEdit(types.Range(types.Position(0, 0), end), after)
 
 
+# An ignore list already on the line, in a comment: a further code goes into it.
+_IGNORE_LIST = re.compile(r"(?:#|//|/\*)\s*epochlint:\s*ignore\[(?P<codes>[^\]]*)\]")
+
+
 def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeAction:
+    """Add the finding's code to the line's ignore list, or end the line with one, in a comment of
+    the document's language."""
     line = finding.location.line - 1
     text = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
-    end = document.position_to_client_units(ServerTextPosition(line, len(text)))
-    edit = types.TextEdit(types.Range(end, end), f"  # epochlint: ignore[{finding.code}]")
+    listed = _IGNORE_LIST.search(text)
+    if listed is not None:
+        column = listed.end("codes")
+        inserted = f",{finding.code}" if listed.group("codes").strip() else finding.code
+    else:
+        column = len(text)
+        inserted = f"  {'//' if _is_java(document) else '#'} epochlint: ignore[{finding.code}]"
+    at = document.position_to_client_units(ServerTextPosition(line, column))
+    edit = types.TextEdit(types.Range(at, at), inserted)
     return types.CodeAction(
         title=f"Suppress {finding.code} on this line",
         kind=types.CodeActionKind.QuickFix,
         edit=types.WorkspaceEdit(changes={document.uri: [edit]}),
     )
+
+
+def _is_java(document: TextDocument) -> bool:
+    return document.language_id == "java" or is_java(to_fs_path(document.uri) or "")
 
 
 def build_server() -> EpochlintServer:

@@ -17,7 +17,7 @@ pytest.importorskip("pygls", reason="the server needs pygls (the lsp extra)")
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from tests.conftest import KNOWN_CODES  # noqa: E402
+from tests.conftest import FIXTURES, KNOWN_CODES  # noqa: E402
 from tests.test_cli import ENV, loaded_by_a_check  # noqa: E402
 from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS  # noqa: E402
 
@@ -181,6 +181,42 @@ async def test_suppression_action_silences_the_finding(client: LanguageClient, t
     assert suppress.edit is not None and suppress.edit.changes is not None
     suppressed = applied(RACY_SUBCLASS, list(suppress.edit.changes[uri]))
     assert "for message in batch:  # epochlint: ignore[EPL001]" in suppressed
+    change(client, uri, 2, suppressed)
+    assert await diagnostics_after(client, uri) == []
+
+
+async def suppressed_by_the_action(client: LanguageClient, uri: str, language: str, text: str) -> str:
+    """`text`, opened as `language`, with the suppression action of its first EPL001 applied."""
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, language, 1, text)))
+    found = [d for d in await diagnostics_after(client, uri) if d.code == "EPL001"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), found[0].range, types.CodeActionContext(found[:1]))
+    )
+    (suppress,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Suppress")]
+    assert suppress.edit is not None and suppress.edit.changes is not None
+    return applied(text, list(suppress.edit.changes[uri]))
+
+
+@pytest.mark.asyncio
+async def test_suppression_action_adds_to_an_ignore_list_already_there(client: LanguageClient, tmp_path: Path) -> None:
+    # A second `# epochlint:` comment on the line would not be read: the code joins the first.
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    listed = RACY_SUBCLASS.replace("for message in batch:", "for message in batch:  # epochlint: ignore[EPL002]")
+    suppressed = await suppressed_by_the_action(client, uri, "python", listed)
+    assert "for message in batch:  # epochlint: ignore[EPL002,EPL001]\n" in suppressed
+    change(client, uri, 2, suppressed)
+    # What is left is EPL002's entry, which silences nothing there.
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL901"]
+
+
+@pytest.mark.asyncio
+async def test_suppression_action_in_java_writes_a_java_comment(client: LanguageClient, tmp_path: Path) -> None:
+    pytest.importorskip("tree_sitter_java", reason="Java files need the java extra")
+    uri = (tmp_path / "pkg" / "RecordStyleConsumer.java").as_uri()
+    source = (FIXTURES / "java" / "EPL001" / "RecordStyleConsumer.java").read_text(encoding="utf-8")
+    racy = source.replace(" // expect: EPL001", "")
+    suppressed = await suppressed_by_the_action(client, uri, "java", racy)
+    assert "for (Message message : batch) {  // epochlint: ignore[EPL001]\n" in suppressed
     change(client, uri, 2, suppressed)
     assert await diagnostics_after(client, uri) == []
 
