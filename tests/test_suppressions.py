@@ -24,6 +24,8 @@ def _line_of(text: str) -> int:
         pytest.param("# noqa", False, id="bare-noqa-is-not-ours"),
         pytest.param("# noqa: E501", False, id="other-linters-code"),
         pytest.param("# epochlint: ignore[EPL001]  # audited", True, id="ignore-then-comment"),
+        pytest.param("# epochlint: ignore[EPL001] (audited)", True, id="reason-after-the-list"),
+        pytest.param("# noqa: E501  # epochlint: ignore[EPL001]", True, id="after-another-linters-comment"),
     ],
 )
 def test_noqa_silences_like_ignore(write_tree, comment: str, silenced: bool) -> None:  # type: ignore[no-untyped-def]
