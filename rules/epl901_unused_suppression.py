@@ -24,14 +24,13 @@ ran. In a `# noqa:` list, only the `EPL` codes are epochlint's; a bare `# noqa` 
 linters and never silences epochlint. `ignore-file` and suppressions of EPL901 itself are not
 judged. An `epochlint:` comment that is no directive epochlint reads (`ignroe[EPL001]`,
 `ignore EPL001` without brackets, `guarded-by _lock`) silences and declares nothing, and is
-reported whatever rules ran. Text after an `ignore[...]` list's closing bracket is a reason, as
-after a `# noqa:` list.
+reported whatever rules ran. Text after an `ignore[...]` list's closing bracket, or after
+`ignore-file` and a space, is a reason, as after a `# noqa:` list.
 """
     why = """
 A suppression outlives its reason: the code is fixed or moved, and the comment stays, ready to
 hide the next finding on that line. A typo in a code or in the directive hides nothing and says it
-does. Reporting
-both (as ruff's RUF100 does for `noqa`) keeps every suppression honest.
+does. Reporting both (as ruff's RUF100 does for `noqa`) keeps every suppression honest.
 """
     seed = """
 Not from a seed: it is how epochlint keeps its suppressions from hiding what they were never meant
