@@ -89,7 +89,7 @@ def cli_reference() -> str:
         if rows:
             lines += ["", "| Argument | Meaning |", "| --- | --- |", *rows]
         if command.epilog:
-            lines += ["", command.epilog[0].upper() + command.epilog[1:] + "."]
+            lines += ["", _sentence(command.epilog)]
     return "\n".join(lines) + "\n"
 
 
@@ -102,9 +102,14 @@ def _commands(prog: str, parser: argparse.ArgumentParser) -> list[tuple[str, arg
         summaries = {choice.dest: choice.help or "" for choice in action._choices_actions}
         for name, command in action.choices.items():
             summary = command.description or summaries[name]
-            found.append((f"{prog} {name}", command, summary[0].upper() + summary[1:].rstrip(".") + "."))
+            found.append((f"{prog} {name}", command, _sentence(summary)))
             found.extend(_commands(f"{prog} {name}", command))
     return [entry for entry in found if _is_documented_command(entry[1])]
+
+
+def _sentence(text: str) -> str:
+    """A help text as a sentence: capitalised, with one full stop."""
+    return text[0].upper() + text[1:].rstrip(".") + "."
 
 
 def _is_documented_command(command: argparse.ArgumentParser) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from epochlint.config import Config, ConfigError, load_config, marks_a_project
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
 from epochlint.engine import check, load_the_analysis
 from epochlint.findings import Finding, Location
+from epochlint.frontend.comments import ignore_list_in
 from epochlint.frontend.java import is_java
 from epochlint.frontend.stack import start_on_a_large_stack
 from epochlint.report import RunResult
@@ -356,16 +356,12 @@ def _whole_text_edit(before: str, after: str) -> types.TextEdit:
     return types.TextEdit(types.Range(types.Position(0, 0), end), after)
 
 
-# An ignore list already on the line, in a comment: a further code goes into it.
-_IGNORE_LIST = re.compile(r"(?:#|//|/\*)\s*epochlint:\s*ignore\[(?P<codes>[^\]]*)\]")
-
-
 def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeAction:
     """Add the finding's code to the line's ignore list, or end the line with one, in a comment of
     the document's language."""
     line = finding.location.line - 1
     text = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
-    listed = _IGNORE_LIST.search(text)
+    listed = ignore_list_in(text)
     if listed is not None:
         column = listed.end("codes")
         inserted = f",{finding.code}" if listed.group("codes").strip() else finding.code

@@ -169,32 +169,30 @@ async def test_unsaved_racy_loop_is_reported_fixed_and_cleared(client: LanguageC
     assert await diagnostics_after(client, uri) == []
 
 
+async def suppressed_by_the_action(
+    client: LanguageClient, uri: str, language: str, text: str
+) -> tuple[list[types.Diagnostic], str]:
+    """The diagnostics of `text`, opened as `language`, and `text` with the suppression action of
+    its first EPL001 applied."""
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, language, 1, text)))
+    found = await diagnostics_after(client, uri)
+    (first, *_) = [d for d in found if d.code == "EPL001"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), first.range, types.CodeActionContext([first]))
+    )
+    (suppress,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Suppress")]
+    assert suppress.edit is not None and suppress.edit.changes is not None
+    return found, applied(text, list(suppress.edit.changes[uri]))
+
+
 @pytest.mark.asyncio
 async def test_suppression_action_silences_the_finding(client: LanguageClient, tmp_path: Path) -> None:
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, RACY_SUBCLASS)))
-    (found,) = await diagnostics_after(client, uri)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
-    )
-    (suppress,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Suppress")]
-    assert suppress.edit is not None and suppress.edit.changes is not None
-    suppressed = applied(RACY_SUBCLASS, list(suppress.edit.changes[uri]))
+    found, suppressed = await suppressed_by_the_action(client, uri, "python", RACY_SUBCLASS)
+    assert [d.code for d in found] == ["EPL001"]
     assert "for message in batch:  # epochlint: ignore[EPL001]" in suppressed
     change(client, uri, 2, suppressed)
     assert await diagnostics_after(client, uri) == []
-
-
-async def suppressed_by_the_action(client: LanguageClient, uri: str, language: str, text: str) -> str:
-    """`text`, opened as `language`, with the suppression action of its first EPL001 applied."""
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, language, 1, text)))
-    found = [d for d in await diagnostics_after(client, uri) if d.code == "EPL001"]
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(types.TextDocumentIdentifier(uri), found[0].range, types.CodeActionContext(found[:1]))
-    )
-    (suppress,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Suppress")]
-    assert suppress.edit is not None and suppress.edit.changes is not None
-    return applied(text, list(suppress.edit.changes[uri]))
 
 
 @pytest.mark.asyncio
@@ -202,7 +200,7 @@ async def test_suppression_action_adds_to_an_ignore_list_already_there(client: L
     # A second `# epochlint:` comment on the line would not be read: the code joins the first.
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
     listed = RACY_SUBCLASS.replace("for message in batch:", "for message in batch:  # epochlint: ignore[EPL002]")
-    suppressed = await suppressed_by_the_action(client, uri, "python", listed)
+    _, suppressed = await suppressed_by_the_action(client, uri, "python", listed)
     assert "for message in batch:  # epochlint: ignore[EPL002,EPL001]\n" in suppressed
     change(client, uri, 2, suppressed)
     # What is left is EPL002's entry, which silences nothing there.
@@ -215,7 +213,7 @@ async def test_suppression_action_in_java_writes_a_java_comment(client: Language
     uri = (tmp_path / "pkg" / "RecordStyleConsumer.java").as_uri()
     source = (FIXTURES / "java" / "EPL001" / "RecordStyleConsumer.java").read_text(encoding="utf-8")
     racy = source.replace(" // expect: EPL001", "")
-    suppressed = await suppressed_by_the_action(client, uri, "java", racy)
+    _, suppressed = await suppressed_by_the_action(client, uri, "java", racy)
     assert "for (Message message : batch) {  // epochlint: ignore[EPL001]\n" in suppressed
     change(client, uri, 2, suppressed)
     assert await diagnostics_after(client, uri) == []

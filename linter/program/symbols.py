@@ -424,8 +424,8 @@ class Symbols:
         """Every value stored into a field, with its one class where the stores agree on one, and
         the container its elements make where its class's methods store some."""
         typed = self.field_type(owner, attr)
-        elements = f".{attr}"
-        kept = {Entity("elements", f"{owner}|{elements}")} if (owner, elements) in self._stored_index else set()
+        key = _field_elements(owner, attr)
+        kept = {Entity("elements", "|".join(key))} if key in self._stored_index else set()
         return self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set()) | kept
 
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
@@ -1100,13 +1100,13 @@ class Symbols:
         return index
 
     def _field_elements_key(self, fid: str, qualname: str, target: Ref) -> tuple[str, str] | None:
-        """Where the elements a method stores into `self.field` are indexed: under the field's
-        class and `.field` (no local has that name); None for a store into another object's field."""
+        """Where the elements a method stores into `self.field` are indexed (`_field_elements` of
+        the field's class); None for a store into another object's field."""
         cls = self.class_of_function(fid)
         if not cls or target.name != self.self_param(fid) or target.scope != qualname:
             return None
         (attr,) = target.attrs
-        return self.defining_class(cls, attr), f".{attr}"
+        return _field_elements(self.defining_class(cls, attr), attr)
 
     def _element_values(self, container: Entity, key: str, depth: int, at: Point | None) -> frozenset[Entity]:
         """The elements of `container` at `key` ("" for any key): the values stored there, and the
@@ -1417,6 +1417,12 @@ class Symbols:
             target = binds[0].value_ref
             ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
         return ref
+
+
+def _field_elements(owner: str, attr: str) -> tuple[str, str]:
+    """The (scope, name) the elements stored into field `attr` of class `owner` are indexed by:
+    the class and `.attr`, which no local can be named."""
+    return owner, f".{attr}"
 
 
 def _is_private(attr: str) -> bool:
