@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import NamedTuple
 
 from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
@@ -209,6 +210,20 @@ class Consumer:
             yield from self._check_loop(program, loop)
 
     def _check_loop(self, program: Program, loop: BatchLoop) -> Iterator[ReportedLoop]:
+        unprotected: dict[FieldId, list[ReachedRead]] = {}
+        guards_of: dict[FieldId, frozenset[FieldId]] = {}
+        for variant in program.variants(loop.function):
+            for field, guards, reads in self._unprotected_reads(program, replace(loop, function=variant)):
+                guards_of[field] = guards
+                unprotected.setdefault(field, []).extend(reads)
+        for field in sorted(unprotected):
+            yield ReportedLoop(loop, field, guards_of[field], unprotected[field])
+
+    def _unprotected_reads(
+        self, program: Program, loop: BatchLoop
+    ) -> Iterator[tuple[FieldId, frozenset[FieldId], list[ReachedRead]]]:
+        """Per epoch field, the reads of `loop` (as one variant of its function runs it) that its
+        guards do not protect."""
         by_field: dict[FieldId, list[ReachedRead]] = {}
         for read in program.epoch_reads_in_loop(loop):
             if program.is_epoch(read.field):
@@ -227,7 +242,7 @@ class Consumer:
                     r for r in unprotected if program.interleaves_before_use(loop, r)
                 ]
             if unprotected:
-                yield ReportedLoop(loop, field, guards, unprotected)
+                yield field, guards, unprotected
 
     def _finding(
         self,

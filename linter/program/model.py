@@ -255,6 +255,23 @@ class Program:
     def field_of_access(self, fid: str, access: Access) -> FieldId | None:
         return self.symbols.field(fid, access.ref)
 
+    def variants(self, fid: str) -> tuple[str, ...]:
+        """The ways `fid`'s body runs: as itself, and as each of its clones that calls reach (a
+        decorator's wrapper, one per decoration). A wrapper every call reaches through its clones
+        runs only as them: on its own it has no caller, and calls nothing the decorations pass."""
+        clones = self._clones_of.get(fid, ())
+        if clones and not self.calls.sites_to.get(fid):
+            return clones
+        return (fid, *clones)
+
+    @cached_property
+    def _clones_of(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, list[str]] = {}
+        for clone_id, clone in sorted(self.symbols.clones.items()):
+            if clone_id in self.calls.graph:
+                found.setdefault(clone.wrapper, []).append(clone_id)
+        return {wrapper: tuple(clones) for wrapper, clones in found.items()}
+
     def batch_loops(self) -> Iterator[BatchLoop]:
         for fid, (_, function) in sorted(self.symbols.functions.items()):
             for loop in function.loops:
