@@ -8,7 +8,7 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Site
-from epochlint.program.symbols import Entity, Symbols, bound_arguments
+from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
 # rules, never builds a graph, and is spared its import (a sixth of such a run).
@@ -34,6 +34,10 @@ HANDOFF = "handoff"
 ON_THE_SPOT = "spot"
 
 
+# A parameter: the qualified name of the function it belongs to, and its name.
+Parameter = tuple[str, str]
+
+
 @dataclass(frozen=True)
 class CallSite:
     """One edge of the call graph at one place in the caller."""
@@ -47,6 +51,8 @@ class CallSite:
     iterating: bool = False
     # The callee was passed as an argument (`submit(f)`, `map(f, xs)`), not called here.
     via_argument: bool = False
+    # The callback parameter called here (`def retry(do): return do()`), where one is.
+    through_parameter: Parameter | None = None
 
     @property
     def pos(self) -> Pos:
@@ -55,6 +61,11 @@ class CallSite:
     @property
     def inherits_locks(self) -> bool:
         return self.kind != HANDOFF
+
+
+# What the callback parameters of a function hold on one path through calls, by parameter (see
+# `CallGraph.passed_on`); a parameter that is not there holds whatever any caller passes.
+Passed = tuple[tuple[Parameter, frozenset[str]], ...]
 
 
 class CallGraph:
@@ -72,6 +83,8 @@ class CallGraph:
         self.sites_of_call: dict[tuple[str, int], list[CallSite]] = {}
         # Calls of imported names outside the unit (`ext.function`), by caller: not graph nodes.
         self.external_calls: dict[str, set[str]] = {}
+        self._callback_parameters: dict[str, frozenset[Parameter]] = {}
+        self._functions_cache: dict[tuple[str, Arg], frozenset[str] | None] = {}
         self.graph.add_nodes_from(symbols.functions)
         for fid in sorted(symbols.functions):
             for site in self._sites_in(fid):
@@ -152,9 +165,10 @@ class CallGraph:
 
     def _call_sites(self, fid: str, call: Call, handed_off: bool) -> list[CallSite]:
         sites = []
+        parameter = self._parameter_called(fid, call)
         for target, callee in call_targets(self.symbols, fid, call):
             kind = HANDOFF if handed_off else CONSTRUCTOR if callee.kind == "class" else CALL
-            sites.append(CallSite(fid, target, kind, call.site, call.id))
+            sites.append(CallSite(fid, target, kind, call.site, call.id, through_parameter=parameter))
         for callee in self.symbols.callees(fid, call):
             # Builtins are named without a module (`print`): only imported names are kept, not the
             # method of a constant (`None.send`, where a field may hold None).
@@ -177,6 +191,87 @@ class CallGraph:
             )
         return sites
 
+    def _parameter_called(self, fid: str, call: Call) -> Parameter | None:
+        """The callback parameter that `call` calls as it is (`do()`), if it calls one."""
+        callee = call.callee
+        if callee is None or callee.attrs:
+            return None
+        parameter = (callee.scope, callee.name)
+        return parameter if parameter in self.callback_parameters(fid) else None
+
+    def callback_parameters(self, fid: str) -> frozenset[Parameter]:
+        """The parameters, of `fid` or of a function it is nested in, that `fid` (or a function
+        nested in it, for its own) calls or passes on as an argument as they are, and that are
+        never bound to anything else: what they hold on a path is what the calls along it passed
+        (see `passed_on`). A decorator's clone has none: its wrapper holds only its own function."""
+        found = self._callback_parameters.get(fid)
+        if found is None:
+            own = self.symbols.function(fid).qualname
+            found = _callback_parameters(self.symbols, fid).union(
+                param
+                for nested in self._nested_in.get(fid, ())
+                for param in _callback_parameters(self.symbols, nested)
+                if param[0] == own
+            )
+            self._callback_parameters[fid] = found
+        return found
+
+    @cached_property
+    def _nested_in(self) -> dict[str, list[str]]:
+        """The functions defined inside each function (at any depth): its parameters are theirs
+        to call too."""
+        found: dict[str, list[str]] = {}
+        for fid, (module, function) in self.symbols.functions.items():
+            scope = function.qualname.rpartition(".")[0]
+            while scope:
+                found.setdefault(function_id(module.name, scope), []).append(fid)
+                scope = scope.rpartition(".")[0]
+        return found
+
+    def passed_on(self, site: CallSite, passed: Passed) -> Passed:
+        """What the callback parameters of `site.callee` hold on a path that takes `site`, when
+        those its caller sees hold `passed` there: for its own, the functions the call passes
+        each, where they are all known (functions, bound methods, lambdas, or a callback
+        parameter the path holds); for those of a function it is nested in (a closure called
+        where it is defined), what they hold in the caller."""
+        params = self.callback_parameters(site.callee)
+        if not params:
+            return ()
+        holds = dict(passed)
+        scope = self.symbols.function(site.callee).qualname
+        found = {param: holds[param] for param in params if param[0] != scope and param in holds}
+        call = self.symbols.call(site.caller, site.call_id) if site.kind == CALL and not site.via_argument else None
+        for name, arg in bound_arguments(self.symbols.function(site.callee), call) if call is not None else ():
+            param = (scope, name)
+            if param not in params:
+                continue
+            ref = arg.ref
+            if arg.kind == "ref" and ref is not None and not ref.attrs and (ref.scope, ref.name) in holds:
+                found[param] = holds[ref.scope, ref.name]
+                continue
+            functions = self._functions_passed(site.caller, arg)
+            if functions is not None:
+                found[param] = functions
+        return tuple(sorted(found.items()))
+
+    def runs_after(self, passed: Passed, site: CallSite) -> bool:
+        """Whether a path on which the callback parameters `site.caller` sees hold `passed` can go
+        on through `site`: the call of a parameter runs only what the path passed to it."""
+        if site.through_parameter is None:
+            return True
+        return next((site.callee in functions for param, functions in passed if param == site.through_parameter), True)
+
+    def _functions_passed(self, fid: str, arg: Arg) -> frozenset[str] | None:
+        """The functions an argument of a call in `fid` passes; None unless every value it may
+        have is a plain function of the project (not a class, an instance, a decorated function's
+        clone, anything unresolved)."""
+        key = (fid, arg)
+        if key not in self._functions_cache:
+            values = self.symbols.argument_values(fid, arg)
+            plain = bool(values) and all(v.kind == "function" and v.target in self.symbols.functions for v in values)
+            self._functions_cache[key] = frozenset(v.target for v in values) if plain else None
+        return self._functions_cache[key]
+
     def _function_argument(self, fid: str, arg: Arg) -> str:
         entity = self.symbols.argument_value(fid, arg)
         return entity.target if entity.kind == "function" else ""
@@ -194,6 +289,29 @@ class CallGraph:
 
     def handed_off(self, fid: str) -> bool:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))
+
+
+def _callback_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
+    if fid in symbols.clones:
+        return frozenset()
+    function = symbols.function(fid)
+    module = symbols.module_of(fid).name
+    found: set[Parameter] = set()
+    for call in function.calls:
+        for ref in (call.callee, *(arg.ref for arg in call.args if arg.kind == "ref")):
+            if ref is None or ref.attrs or not ref.scope:
+                continue
+            own_or_enclosing = ref.scope == function.qualname or function.qualname.startswith(f"{ref.scope}.")
+            if own_or_enclosing and _only_a_parameter(symbols, function_id(module, ref.scope), ref.name):
+                found.add((ref.scope, ref.name))
+    return frozenset(found)
+
+
+def _only_a_parameter(symbols: Symbols, scope: str, name: str) -> bool:
+    """Whether `name` is a parameter of function `scope` that nothing in it binds again."""
+    if scope not in symbols.functions or not any(p.name == name for p in symbols.function(scope).params):
+        return False
+    return all(bind.kind == "param" for bind in symbols.binds(scope).get(name, ()))
 
 
 def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Call, Pos, Site, Write, within
 from epochlint.program.budget import WorkBudget, WorkLimitReached
-from epochlint.program.callgraph import CallSite
+from epochlint.program.callgraph import CallSite, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
@@ -116,24 +116,33 @@ class Event:
         return self.chain[0].site if self.chain else self.target
 
 
+# A function as a search meets it: with what its callback parameters hold on the path that
+# reached it (what the calls along the path passed decides where it goes on).
+_State = tuple[str, Passed]
+
+
 @dataclass(frozen=True)
 class Reached:
-    """Functions reached from a start, in breadth-first order (iterating gives them), each with the
-    call that first reached it (None for the start). A chain is rebuilt when asked for, never kept
-    per function: along a call chain of n functions, that would keep n*n/2 call sites."""
+    """Functions reached from a start, in breadth-first order (iterating gives them), each by the
+    path that first reached it. A chain is rebuilt when asked for, never kept per function: along
+    a call chain of n functions, that would keep n*n/2 call sites."""
 
-    via: dict[str, CallSite | None]
+    # The state each function was first reached in.
+    first: dict[str, _State]
+    # Per state: the call that reached it and the state that call was made in (None: the start).
+    via: dict[_State, tuple[CallSite, _State] | None]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.via)
+        return iter(self.first)
 
     def chain(self, fid: str) -> tuple[CallSite, ...]:
         """The calls from the start to `fid`, in order."""
         steps = []
-        site = self.via[fid]
-        while site is not None:
+        link = self.via[self.first[fid]]
+        while link is not None:
+            site, link_state = link
             steps.append(site)
-            site = self.via[site.caller]
+            link = self.via[link_state]
         return tuple(reversed(steps))
 
 
@@ -145,8 +154,8 @@ class LockOrder:
         self.symbols = program.symbols
         self.calls = program.calls
         self.locks = program.locks
-        self._reach: dict[tuple[str, bool, FieldId | None], Reached] = {}
-        self._acquired_from: dict[tuple[str, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
+        self._reach: dict[tuple[_State, bool, FieldId | None], Reached] = {}
+        self._acquired_from: dict[tuple[_State, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
@@ -155,29 +164,40 @@ class LockOrder:
 
     # -- reachability ----------------------------------------------------------------------------
 
-    def reach(self, start: str, handoffs: bool = False, free: FieldId | None = None) -> Reached:
+    def reach(
+        self, start: str, handoffs: bool = False, free: FieldId | None = None, entry: CallSite | None = None
+    ) -> Reached:
         """Functions reached from `start` through resolved calls, each by a shortest chain.
 
         Hand-offs are followed only when asked: they run the callee, but later and elsewhere.
         With `free`, calls that run only where a non-blocking acquire of that lock succeeded are
-        not followed: a path that holds the lock cannot get past that test.
+        not followed: a path that holds the lock cannot get past that test. A function that calls
+        a callback parameter goes on, on each path, only to what the calls along that path passed
+        it (from `entry`, the call into `start`, on).
         """
-        key = (start, handoffs, free)
+        first_state = (start, self.calls.passed_on(entry, ()) if entry is not None else ())
+        key = (first_state, handoffs, free)
         cached = self._reach.get(key)
         if cached is not None:
             return cached
-        via: dict[str, CallSite | None] = {start: None}
-        pending = deque([start])
+        via: dict[_State, tuple[CallSite, _State] | None] = {first_state: None}
+        first = {start: first_state}
+        pending = deque([first_state])
         while pending:
-            fid = pending.popleft()
+            state = pending.popleft()
+            fid, passed = state
             for site in self.calls.sites_from.get(fid, ()):
-                if site.callee in via or not (handoffs or site.inherits_locks):
+                if not (handoffs or site.inherits_locks) or not self.calls.runs_after(passed, site):
                     continue
                 if free is not None and self._probed(site, free):
                     continue
-                via[site.callee] = site
-                pending.append(site.callee)
-        reached = self._reach[key] = Reached(via)
+                next_state = (site.callee, self.calls.passed_on(site, passed))
+                if next_state in via:
+                    continue
+                via[next_state] = (site, state)
+                first.setdefault(site.callee, next_state)
+                pending.append(next_state)
+        reached = self._reach[key] = Reached(first, via)
         return reached
 
     def _probed(self, site: CallSite, lock: FieldId, held: int = -1) -> bool:
@@ -215,11 +235,11 @@ class LockOrder:
         """Blocking acquisitions made by the callee of `site` and what it calls (no hand-off), with
         the chains; with `free`, only on paths that can run while that lock is held (see `reach`).
         The work is spent from the lock order's budget, at `site`."""
-        key = (site.callee, free)
+        key = ((site.callee, self.calls.passed_on(site, ())), free)
         cached = self._acquired_from.get(key)
         if cached is None:
             cached = {}
-            reached = self.reach(site.callee, free=free)
+            reached = self.reach(site.callee, free=free, entry=site)
             self._budget.spend(len(reached.via), site.caller, site.pos)
             for fid in reached:
                 for acquisition in self.acquisitions.get(fid, ()):

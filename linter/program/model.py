@@ -25,7 +25,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.budget import LimitReport, WorkBudget
-from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, learn_bound_values
+from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, Passed, learn_bound_values
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
@@ -340,13 +340,15 @@ class Program:
             found: list[ReachedRead] = []
             call = self.symbols.call(loop.function, loop.call_id)
             flow = call.flow if call is not None else Flow()
-            walked: dict[tuple[str, _PathState, frozenset[str]], int] = {}
+            walked: dict[tuple[str, _PathState, frozenset[str], Passed], int] = {}
             for start in starts:
                 if start.callee not in self._epoch_readers:
                     continue
                 first = Step(loop.function, loop.site, flow, start)
                 state = self._first_state(loop, first)
-                found.extend(self._reads_from(start.callee, (first,), {start.callee}, state, walked))
+                found.extend(
+                    self._reads_from(start.callee, (first,), {start.callee}, state, walked, self.calls.passed_on(start, ()))
+                )
             return found
         fid = loop.function
         function = self.symbols.function(fid)
@@ -365,7 +367,9 @@ class Program:
                 continue
             first = Step(fid, site.site, self._flow_of_site(site), site)
             state = self._first_state(loop, first)
-            found.extend(self._reads_from(site.callee, (first,), {site.callee}, state, walked))
+            found.extend(
+                self._reads_from(site.callee, (first,), {site.callee}, state, walked, self.calls.passed_on(site, ()))
+            )
         return found
 
     def _first_state(self, loop: BatchLoop, first: Step) -> _PathState:
@@ -416,7 +420,8 @@ class Program:
         prefix: tuple[Step, ...],
         visiting: set[str],
         state: _PathState,
-        walked: dict[tuple[str, _PathState, frozenset[str]], int],
+        walked: dict[tuple[str, _PathState, frozenset[str], Passed], int],
+        passed: Passed,
     ) -> list[ReachedRead]:
         """Epoch reads made by `fid` and its lock-inheriting callees, outside their own batch loops.
 
@@ -424,10 +429,11 @@ class Program:
         of its call cycle (the paths on from it avoid those) and is no shorter than one `walked`
         already, adds nothing: each of its reads was found with the same verdict by a path as short.
         Without this, calls that fork and join again make paths in exponential numbers; inside call
-        cycles some still can, and the search stops at a fixed budget (EPL900 says where)."""
+        cycles some still can, and the search stops at a fixed budget (EPL900 says where). A call
+        of a callback parameter runs only what the path `passed` it (see `CallGraph.passed_on`)."""
         last = prefix[-1]
         self._reads_budget.spend(1, last.function, last.site.pos)
-        key = (fid, state, self._call_cycle.get(fid, frozenset()) & visiting)
+        key = (fid, state, self._call_cycle.get(fid, frozenset()) & visiting, passed)
         if walked.get(key, len(prefix) + 1) <= len(prefix):
             return []
         walked[key] = len(prefix)
@@ -447,10 +453,19 @@ class Program:
                 continue
             if batch.intersection(site.site.loops):
                 continue
+            if not self.calls.runs_after(passed, site):
+                continue
             step = Step(fid, site.site, self._flow_of_site(site), site)
             visiting.add(site.callee)
             found.extend(
-                self._reads_from(site.callee, (*prefix, step), visiting, self._next_state(state, step), walked)
+                self._reads_from(
+                    site.callee,
+                    (*prefix, step),
+                    visiting,
+                    self._next_state(state, step),
+                    walked,
+                    self.calls.passed_on(site, passed),
+                )
             )
             visiting.discard(site.callee)
         return found
