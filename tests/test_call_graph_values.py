@@ -1,6 +1,7 @@
 """Functions as values where the call graph resolves them: elements at constant keys (of a local's
-container or a field's), starred and default values, nested base classes, properties read by an
-alias, and methods of external instances passed as arguments.
+container or a field's), elements added by a container's methods and iterated over its views and
+copies, starred and default values, nested base classes, properties read by an alias, and methods
+of external instances passed as arguments.
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -110,6 +111,24 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "class A:\n    def __init__(self):\n        self.handlers = {'a': func1, 'c': func3}\n\n"
         "    def register(self):\n        self.handlers['b'] = func2\n\n"
         "    def run(self):\n        self.handlers['a']()\n        self.handlers['b']()\n",
+        "main.A.run",
+        {"main.func1", "main.func2"},
+    ),
+    "appended_to_a_list": (
+        "def fill():\n    ls = [func3]\n    ls.append(func1)\n    ls.insert(0, func2)\n    run(ls)\n\n"
+        "def run(items):\n    for f in items:\n        f()\n",
+        "main.run",
+        {"main.func1", "main.func2", "main.func3"},
+    ),
+    "set_as_default_then_iterated": ('d = {"a": func1}\nd.setdefault("b", func2)\nfor f in d.values():\n    f()\n', "main", {"main.func1", "main.func2"}),
+    "values_of_a_dict": ('d = {"a": func1, "b": func2}\nfor f in d.values():\n    f()\n', "main", {"main.func1", "main.func2"}),
+    "a_copy_of_a_list": ("ls = [func1]\nfor f in list(ls):\n    f()\n", "main", {"main.func1"}),
+    # What is added may come out of the same container (`pop` is not followed): no endless resolution.
+    "element_taken_and_put_back": ("q = [func1]\nq.append(q.pop())\nq[0]()\n", "main", {"main.func1"}),
+    "a_fields_list_filled_by_append": (
+        "class A:\n    def __init__(self):\n        self.handlers = {'a': func1}\n        self.listeners = []\n\n"
+        "    def register(self):\n        self.listeners.append(func2)\n\n"
+        "    def run(self):\n        self.handlers['a']()\n        for f in self.listeners:\n            f()\n",
         "main.A.run",
         {"main.func1", "main.func2"},
     ),

@@ -35,6 +35,10 @@ from epochlint.program.resolutions import Resolutions
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
+# Methods that add their argument at this position to a container, with no key known.
+_ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
+# Builtins that return a new container of their argument's elements (`for cb in list(self._callbacks)`).
+_COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed"})
 _MAX_DEPTH = 12
 _Learnt = TypeVar("_Learnt")
 _Derived = TypeVar("_Derived")
@@ -562,6 +566,8 @@ class Symbols:
             if entity.kind == "instance":
                 owner = self.defining_class(entity.target, attr)
                 return self.field_type(owner, attr) or UNKNOWN
+        if entity.kind == "elements" and attr in _CONTAINER_VIEW_METHODS:
+            return Entity("elements_view", entity.target, entity.keys)
         if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("container_method", entity.target)
         if entity.kind == "container" and attr == "items":
@@ -1085,19 +1091,45 @@ class Symbols:
     @cached_property
     def _stored_index(self) -> dict[tuple[str, str], list[tuple[str, Stored]]]:
         """Stored values by the (scope, name) they are kept under; None targets (returns) by "";
-        the elements of a field's container (`self.handlers["a"] = f`) by `_field_elements_key`."""
+        the elements of a field's container (`self.handlers["a"] = f`) by `_field_elements_key`.
+        What a container's methods add (`self._listeners.append(f)`) counts only for a name or
+        field that holds a literal container: `append` and `add` are also other classes' methods."""
         index: dict[tuple[str, str], list[tuple[str, Stored]]] = {}
+        added: list[tuple[tuple[str, str], str, Stored]] = []
         for fid, (module, function) in self.functions.items():
             for stored in function.stored:
-                if stored.target is None:
-                    key: tuple[str, str] | None = (fid, "")
-                elif stored.target.attrs:
-                    key = self._field_elements_key(fid, function.qualname, stored.target)
-                else:
-                    key = (function_id(module.name, stored.target.scope), stored.target.name)
+                key = self._stored_key(fid, module.name, function.qualname, stored)
                 if key is not None:
                     index.setdefault(key, []).append((fid, stored))
+            for call in function.calls:
+                adding = _added_element(call)
+                key = self._stored_key(fid, module.name, function.qualname, adding) if adding else None
+                if adding is not None and key is not None:
+                    added.append((key, fid, adding))
+        containers = set(index) | self._empty_container_fields
+        for key, fid, adding in added:
+            if key in containers:
+                index.setdefault(key, []).append((fid, adding))
         return index
+
+    def _stored_key(self, fid: str, module: str, qualname: str, stored: Stored) -> tuple[str, str] | None:
+        """Where `_stored_index` keeps a value stored in function `fid` (None: nowhere)."""
+        if stored.target is None:
+            return (fid, "")
+        if stored.target.attrs:
+            return self._field_elements_key(fid, qualname, stored.target)
+        return (function_id(module, stored.target.scope), stored.target.name)
+
+    @cached_property
+    def _empty_container_fields(self) -> frozenset[tuple[str, str]]:
+        """The fields a method sets to an empty literal container (`self._listeners = []`), by
+        `_field_elements_key`."""
+        return frozenset(
+            (self.defining_class(cls, write.ref.attrs[0]), f".{write.ref.attrs[0]}")
+            for cls, writes in self._self_field_writes.values()
+            for write in writes
+            if write.value_empty
+        )
 
     def _field_elements_key(self, fid: str, qualname: str, target: Ref) -> tuple[str, str] | None:
         """Where the elements a method stores into `self.field` are indexed (`_field_elements` of
@@ -1146,6 +1178,11 @@ class Symbols:
                 values.add(Entity("external_instance", called.target))
             elif called.kind == "function":
                 values.update(self._returned_by(fid, call, called.target, depth + 1))
+            elif called.kind == "elements_view":
+                values.add(Entity("elements", called.target, called.keys))
+            elif called.kind == "external" and called.target in _COPYING_BUILTINS and call.args:
+                copied = self.argument_values(fid, call.args[0], depth + 1)
+                values.update(value for value in copied if value.kind == "elements")
         return frozenset(values)
 
     def _returned_by(self, fid: str, call: Call, callee: str, depth: int) -> frozenset[Entity]:
@@ -1451,6 +1488,31 @@ def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, 
         elif index < len(positional):
             yield positional[index].name, arg
             index += 1
+
+
+def _added_element(call: Call) -> Stored | None:
+    """What a call that adds to a named container (`listeners.append(f)`, `self._callbacks.add(f)`)
+    stores there, at no known key."""
+    callee = call.callee
+    if callee is None or not callee.attrs or callee.attrs[-1] not in _ADDING_METHODS:
+        return None
+    container = callee.attrs[:-1]
+    position = _ADDING_METHODS[callee.attrs[-1]]
+    if len(container) > 1 or container == ("[]",) or len(call.args) <= position:
+        return None
+    arg = call.args[position]
+    if arg.keyword or arg.kind not in ("ref", "call", "lambda"):
+        return None
+    return Stored(
+        Ref(callee.scope, callee.name, container),
+        element=True,
+        value_ref=arg.ref,
+        value_call=arg.call,
+        value_function=arg.function,
+        keys=("",),
+        pos=call.site.pos,
+        block=call.block,
+    )
 
 
 def _live_at(
