@@ -438,8 +438,8 @@ class LockOrder:
         # one reached by the fewest calls, the first of those.
         through: dict[Site, Event] = {}
         for site in self.calls.sites_from.get(fid, ()):
-            if site.inherits_locks and site.callee in self._distance(kind):
-                chain = self._toward_maker(site, kind)
+            chain = self._toward_maker(site, kind) if site.inherits_locks and site.callee in self._distance(kind) else ()
+            if chain:
                 maker = chain[-1].callee
                 first = direct(maker)[0]
                 event = Event(maker, first.target, chain, first.field, first.what)
@@ -450,17 +450,52 @@ class LockOrder:
 
     def _toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
         """`site`, then the calls to the function making an event of `kind` that a breadth-first
-        search from the callee of `site` meets first (through calls, no hand-off).
+        search from the callee of `site` meets first (through calls, no hand-off); () when no path
+        from `site` reaches one.
 
         That search meets, at each depth, first the first callee (in call order) of the function it
         met first one depth up that is one call nearer a maker: so following that callee from
-        function to function finds the same maker by the same chain, without the search."""
+        function to function finds the same maker by the same chain, without the search. Only a
+        chain through the call of a callback parameter that the path did not pass it (see
+        `CallGraph.passed_on`) needs the search itself, over what the paths pass."""
         chain = [site]
         distance = self._distance(kind)
         self._events_budget.spend(1 + distance[site.callee], site.caller, site.pos)
         while distance[chain[-1].callee]:
             chain.append(self._nearer(chain[-1].callee, kind))
-        return tuple(chain)
+        if self._runs_along(chain):
+            return tuple(chain)
+        return self._searched_toward_maker(site, kind)
+
+    def _runs_along(self, chain: list[CallSite]) -> bool:
+        """Whether each call of a callback parameter on `chain` runs what the chain passed it."""
+        passed = self.calls.passed_on(chain[0], ())
+        for site in chain[1:]:
+            if not self.calls.runs_after(passed, site):
+                return False
+            passed = self.calls.passed_on(site, passed)
+        return True
+
+    def _searched_toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
+        """`_toward_maker` by a breadth-first search over what the paths from `site` pass."""
+        distance = self._distance(kind)
+        start = (site.callee, self.calls.passed_on(site, ()))
+        via: dict[_State, tuple[CallSite, _State] | None] = {start: None}
+        pending = deque([start])
+        while pending:
+            state = pending.popleft()
+            fid, passed = state
+            if distance[fid] == 0:
+                return (site, *Reached({fid: state}, via).chain(fid))
+            self._events_budget.spend(1, site.caller, site.pos)
+            for step in self.calls.sites_from.get(fid, ()):
+                if not step.inherits_locks or step.callee not in distance or not self.calls.runs_after(passed, step):
+                    continue
+                next_state = (step.callee, self.calls.passed_on(step, passed))
+                if next_state not in via:
+                    via[next_state] = (step, state)
+                    pending.append(next_state)
+        return ()
 
     def _nearer(self, fid: str, kind: str) -> CallSite:
         """The first call (no hand-off) of `fid` to a function one call nearer a maker of `kind`."""
