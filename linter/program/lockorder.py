@@ -477,25 +477,12 @@ class LockOrder:
         return True
 
     def _searched_toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
-        """`_toward_maker` by a breadth-first search over what the paths from `site` pass."""
+        """`_toward_maker` by the search itself, over what the paths from `site` pass."""
+        reached = self.reach(site.callee, entry=site)
+        self._events_budget.spend(len(reached.via), site.caller, site.pos)
         distance = self._distance(kind)
-        start = (site.callee, self.calls.passed_on(site, ()))
-        via: dict[_State, tuple[CallSite, _State] | None] = {start: None}
-        pending = deque([start])
-        while pending:
-            state = pending.popleft()
-            fid, passed = state
-            if distance[fid] == 0:
-                return (site, *Reached({fid: state}, via).chain(fid))
-            self._events_budget.spend(1, site.caller, site.pos)
-            for step in self.calls.sites_from.get(fid, ()):
-                if not step.inherits_locks or step.callee not in distance or not self.calls.runs_after(passed, step):
-                    continue
-                next_state = (step.callee, self.calls.passed_on(step, passed))
-                if next_state not in via:
-                    via[next_state] = (step, state)
-                    pending.append(next_state)
-        return ()
+        maker = next((fid for fid in reached if distance.get(fid) == 0), None)
+        return (site, *reached.chain(maker)) if maker is not None else ()
 
     def _nearer(self, fid: str, kind: str) -> CallSite:
         """The first call (no hand-off) of `fid` to a function one call nearer a maker of `kind`."""
