@@ -51,8 +51,10 @@ class CallSite:
     iterating: bool = False
     # The callee was passed as an argument (`submit(f)`, `map(f, xs)`), not called here.
     via_argument: bool = False
-    # The callback parameter called here (`def retry(do): return do()`), where one is.
+    # The parameter whose value is called here (`def retry(do): return do()`), or, with
+    # `on_parameter`, whose method is (`def deliver(conn): return conn.send()`), where one is.
     through_parameter: Parameter | None = None
+    on_parameter: bool = False
 
     @property
     def pos(self) -> Pos:
@@ -63,9 +65,9 @@ class CallSite:
         return self.kind != HANDOFF
 
 
-# What the callback parameters of a function hold on one path through calls, by parameter (see
+# What the path parameters of a function hold on one path through calls, by parameter (see
 # `CallGraph.passed_on`); a parameter that is not there holds whatever any caller passes.
-Passed = tuple[tuple[Parameter, frozenset[str]], ...]
+Passed = tuple[tuple[Parameter, frozenset[Entity]], ...]
 
 
 class CallGraph:
@@ -83,8 +85,8 @@ class CallGraph:
         self.sites_of_call: dict[tuple[str, int], list[CallSite]] = {}
         # Calls of imported names outside the unit (`ext.function`), by caller: not graph nodes.
         self.external_calls: dict[str, set[str]] = {}
-        self._callback_parameters: dict[str, frozenset[Parameter]] = {}
-        self._functions_cache: dict[tuple[str, Arg], frozenset[str] | None] = {}
+        self._path_parameters: dict[str, frozenset[Parameter]] = {}
+        self._values_cache: dict[tuple[str, Arg], frozenset[Entity] | None] = {}
         self.graph.add_nodes_from(symbols.functions)
         for fid in sorted(symbols.functions):
             for site in self._sites_in(fid):
@@ -166,9 +168,12 @@ class CallGraph:
     def _call_sites(self, fid: str, call: Call, handed_off: bool) -> list[CallSite]:
         sites = []
         parameter = self._parameter_called(fid, call)
+        on_parameter = parameter is not None and bool(call.callee and call.callee.attrs)
         for target, callee in call_targets(self.symbols, fid, call):
             kind = HANDOFF if handed_off else CONSTRUCTOR if callee.kind == "class" else CALL
-            sites.append(CallSite(fid, target, kind, call.site, call.id, through_parameter=parameter))
+            sites.append(
+                CallSite(fid, target, kind, call.site, call.id, through_parameter=parameter, on_parameter=on_parameter)
+            )
         for callee in self.symbols.callees(fid, call):
             # Builtins are named without a module (`print`): only imported names are kept, not the
             # method of a constant (`None.send`, where a field may hold None).
@@ -192,28 +197,30 @@ class CallGraph:
         return sites
 
     def _parameter_called(self, fid: str, call: Call) -> Parameter | None:
-        """The callback parameter that `call` calls as it is (`do()`), if it calls one."""
+        """The path parameter that `call` calls as it is (`do()`), or calls a method of
+        (`conn.send()`), if there is one."""
         callee = call.callee
-        if callee is None or callee.attrs:
+        if callee is None or len(callee.attrs) > 1:
             return None
         parameter = (callee.scope, callee.name)
-        return parameter if parameter in self.callback_parameters(fid) else None
+        return parameter if parameter in self.path_parameters(fid) else None
 
-    def callback_parameters(self, fid: str) -> frozenset[Parameter]:
+    def path_parameters(self, fid: str) -> frozenset[Parameter]:
         """The parameters, of `fid` or of a function it is nested in, that `fid` (or a function
-        nested in it, for its own) calls or passes on as an argument as they are, and that are
-        never bound to anything else: what they hold on a path is what the calls along it passed
-        (see `passed_on`). A decorator's clone has none: its wrapper holds only its own function."""
-        found = self._callback_parameters.get(fid)
+        nested in it, for its own) calls, calls a method of, or passes on as an argument, as
+        they are, and that are never bound to anything else (`self` is not one): what they hold
+        on a path is what the calls along it passed (see `passed_on`). A decorator's clone has
+        none: its wrapper holds only its own function."""
+        found = self._path_parameters.get(fid)
         if found is None:
             own = self.symbols.function(fid).qualname
-            found = _callback_parameters(self.symbols, fid).union(
+            found = _path_parameters(self.symbols, fid).union(
                 param
                 for nested in self._nested_in.get(fid, ())
-                for param in _callback_parameters(self.symbols, nested)
+                for param in _path_parameters(self.symbols, nested)
                 if param[0] == own
             )
-            self._callback_parameters[fid] = found
+            self._path_parameters[fid] = found
         return found
 
     @cached_property
@@ -229,12 +236,12 @@ class CallGraph:
         return found
 
     def passed_on(self, site: CallSite, passed: Passed) -> Passed:
-        """What the callback parameters of `site.callee` hold on a path that takes `site`, when
-        those its caller sees hold `passed` there: for its own, the functions the call passes
-        each, where they are all known (functions, bound methods, lambdas, or a callback
-        parameter the path holds); for those of a function it is nested in (a closure called
-        where it is defined), what they hold in the caller."""
-        params = self.callback_parameters(site.callee)
+        """What the path parameters of `site.callee` hold on a path that takes `site`, when those
+        its caller sees hold `passed` there: for its own, what the call passes each, where all of
+        it is known (functions, bound methods and lambdas; or instances of the project's classes;
+        or a path parameter the path holds); for those of a function it is nested in (a closure
+        called where it is defined), what they hold in the caller."""
+        params = self.path_parameters(site.callee)
         if not params:
             return ()
         holds = dict(passed)
@@ -249,28 +256,44 @@ class CallGraph:
             if arg.kind == "ref" and ref is not None and not ref.attrs and (ref.scope, ref.name) in holds:
                 found[param] = holds[ref.scope, ref.name]
                 continue
-            functions = self._functions_passed(site.caller, arg)
-            if functions is not None:
-                found[param] = functions
+            values = self._values_passed(site.caller, arg)
+            if values is not None:
+                found[param] = values
         return tuple(sorted(found.items()))
 
     def runs_after(self, passed: Passed, site: CallSite) -> bool:
-        """Whether a path on which the callback parameters `site.caller` sees hold `passed` can go
-        on through `site`: the call of a parameter runs only what the path passed to it."""
+        """Whether a path on which the path parameters `site.caller` sees hold `passed` can go on
+        through `site`: the call of a parameter runs only a function the path passed it, a method
+        called on one only a method of the classes of the instances the path passed it (their
+        own, inherited, or overridden below them)."""
         if site.through_parameter is None:
             return True
-        return next((site.callee in functions for param, functions in passed if param == site.through_parameter), True)
+        values = next((held for param, held in passed if param == site.through_parameter), None)
+        if values is None:
+            return True
+        if site.on_parameter:
+            return self._method_of_any(site.callee, values)
+        return any(value.kind != "function" or value.target == site.callee for value in values)
 
-    def _functions_passed(self, fid: str, arg: Arg) -> frozenset[str] | None:
-        """The functions an argument of a call in `fid` passes; None unless every value it may
-        have is a plain function of the project (not a class, an instance, a decorated function's
-        clone, anything unresolved)."""
+    def _method_of_any(self, method: str, values: frozenset[Entity]) -> bool:
+        owner = self.symbols.class_of_function(method)
+        if not owner or any(value.kind != "instance" for value in values):
+            return True
+        return any(
+            owner in self.symbols.mro(value.target) or value.target in self.symbols.mro(owner) for value in values
+        )
+
+    def _values_passed(self, fid: str, arg: Arg) -> frozenset[Entity] | None:
+        """What an argument of a call in `fid` passes; None unless all of it is known: every value
+        a plain function of the project (not a class, a decorated function's clone, anything
+        unresolved), or every value an instance of one of the project's classes."""
         key = (fid, arg)
-        if key not in self._functions_cache:
+        if key not in self._values_cache:
             values = self.symbols.argument_values(fid, arg)
-            plain = bool(values) and all(v.kind == "function" and v.target in self.symbols.functions for v in values)
-            self._functions_cache[key] = frozenset(v.target for v in values) if plain else None
-        return self._functions_cache[key]
+            functions = all(v.kind == "function" and v.target in self.symbols.functions for v in values)
+            instances = all(v.kind == "instance" and v.target in self.symbols.classes for v in values)
+            self._values_cache[key] = values if values and (functions or instances) else None
+        return self._values_cache[key]
 
     def _function_argument(self, fid: str, arg: Arg) -> str:
         entity = self.symbols.argument_value(fid, arg)
@@ -291,15 +314,16 @@ class CallGraph:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))
 
 
-def _callback_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
+def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
     if fid in symbols.clones:
         return frozenset()
     function = symbols.function(fid)
     module = symbols.module_of(fid).name
     found: set[Parameter] = set()
     for call in function.calls:
-        for ref in (call.callee, *(arg.ref for arg in call.args if arg.kind == "ref")):
-            if ref is None or ref.attrs or not ref.scope:
+        callee = call.callee if call.callee is not None and len(call.callee.attrs) <= 1 else None
+        for ref in (callee, *(arg.ref for arg in call.args if arg.kind == "ref" and arg.ref and not arg.ref.attrs)):
+            if ref is None or not ref.scope:
                 continue
             own_or_enclosing = ref.scope == function.qualname or function.qualname.startswith(f"{ref.scope}.")
             if own_or_enclosing and _only_a_parameter(symbols, function_id(module, ref.scope), ref.name):
@@ -308,8 +332,11 @@ def _callback_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
 
 
 def _only_a_parameter(symbols: Symbols, scope: str, name: str) -> bool:
-    """Whether `name` is a parameter of function `scope` that nothing in it binds again."""
+    """Whether `name` is a parameter of function `scope`, not its `self`, that nothing in it binds
+    again."""
     if scope not in symbols.functions or not any(p.name == name for p in symbols.function(scope).params):
+        return False
+    if name == symbols.self_param(scope):
         return False
     return all(bind.kind == "param" for bind in symbols.binds(scope).get(name, ()))
 

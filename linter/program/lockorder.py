@@ -116,7 +116,7 @@ class Event:
         return self.chain[0].site if self.chain else self.target
 
 
-# A function as a search meets it: with what its callback parameters hold on the path that
+# A function as a search meets it: with what its path parameters hold on the path that
 # reached it (what the calls along the path passed decides where it goes on).
 _State = tuple[str, Passed]
 
@@ -172,8 +172,8 @@ class LockOrder:
         Hand-offs are followed only when asked: they run the callee, but later and elsewhere.
         With `free`, calls that run only where a non-blocking acquire of that lock succeeded are
         not followed: a path that holds the lock cannot get past that test. A function that calls
-        a callback parameter goes on, on each path, only to what the calls along that path passed
-        it (from `entry`, the call into `start`, on).
+        a parameter (or a method of one) goes on, on each path, only to what the calls along that
+        path passed it (from `entry`, the call into `start`, on).
         """
         first_state = (start, self.calls.passed_on(entry, ()) if entry is not None else ())
         key = (first_state, handoffs, free)
@@ -438,7 +438,8 @@ class LockOrder:
         # one reached by the fewest calls, the first of those.
         through: dict[Site, Event] = {}
         for site in self.calls.sites_from.get(fid, ()):
-            chain = self._toward_maker(site, kind) if site.inherits_locks and site.callee in self._distance(kind) else ()
+            reaches = site.inherits_locks and site.callee in self._distance(kind)
+            chain = self._toward_maker(site, kind) if reaches else ()
             if chain:
                 maker = chain[-1].callee
                 first = direct(maker)[0]
@@ -456,8 +457,8 @@ class LockOrder:
         That search meets, at each depth, first the first callee (in call order) of the function it
         met first one depth up that is one call nearer a maker: so following that callee from
         function to function finds the same maker by the same chain, without the search. Only a
-        chain through the call of a callback parameter that the path did not pass it (see
-        `CallGraph.passed_on`) needs the search itself, over what the paths pass."""
+        chain through a call of a parameter (or of its method) that runs what the path did not
+        pass it (see `CallGraph.runs_after`) needs the search itself, over what the paths pass."""
         chain = [site]
         distance = self._distance(kind)
         self._events_budget.spend(1 + distance[site.callee], site.caller, site.pos)
@@ -468,7 +469,7 @@ class LockOrder:
         return self._searched_toward_maker(site, kind)
 
     def _runs_along(self, chain: list[CallSite]) -> bool:
-        """Whether each call of a callback parameter on `chain` runs what the chain passed it."""
+        """Whether each call of a parameter (or of its method) on `chain` runs what the chain passed it."""
         passed = self.calls.passed_on(chain[0], ())
         for site in chain[1:]:
             if not self.calls.runs_after(passed, site):

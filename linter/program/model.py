@@ -346,9 +346,8 @@ class Program:
                     continue
                 first = Step(loop.function, loop.site, flow, start)
                 state = self._first_state(loop, first)
-                found.extend(
-                    self._reads_from(start.callee, (first,), {start.callee}, state, walked, self.calls.passed_on(start, ()))
-                )
+                passed = self.calls.passed_on(start, ())
+                found.extend(self._reads_from(start.callee, (first,), {start.callee}, state, walked, passed))
             return found
         fid = loop.function
         function = self.symbols.function(fid)
@@ -430,7 +429,8 @@ class Program:
         already, adds nothing: each of its reads was found with the same verdict by a path as short.
         Without this, calls that fork and join again make paths in exponential numbers; inside call
         cycles some still can, and the search stops at a fixed budget (EPL900 says where). A call
-        of a callback parameter runs only what the path `passed` it (see `CallGraph.passed_on`)."""
+        of a parameter (or of its method) runs only what the path `passed` it (see
+        `CallGraph.runs_after`)."""
         last = prefix[-1]
         self._reads_budget.spend(1, last.function, last.site.pos)
         key = (fid, state, self._call_cycle.get(fid, frozenset()) & visiting, passed)
