@@ -75,6 +75,25 @@ def forking_cycle(levels: int) -> Files:
     return forking_calls(levels, back_to_the_top=True)
 
 
+def forwarded_callbacks(levels: int) -> Files:
+    # The consumer's loop calls h0 with `levels` callbacks; each helper hands them on to the next
+    # twice, its own one replaced by one of two lambdas, and the last calls them all and reads the
+    # epoch (of a module-level consumer): 2 ** levels combinations of what the paths pass reach it.
+    params = ", ".join(f"c{j}" for j in range(levels))
+    helpers = []
+    for level in range(levels):
+        calls = "".join(
+            f"    h{level + 1}(" + ", ".join(f"c{j}" if j != level else f"lambda: {side}" for j in range(levels)) + ")\n"
+            for side in (1, 2)
+        )
+        helpers.append(f"def h{level}({params}):\n{calls}")
+    called = "".join(f"    c{j}()\n" for j in range(levels))
+    helpers.append(f"def h{levels}({params}):\n{called}    return CURRENT._epoch\n")
+    start = "h0(" + ", ".join("lambda: 0" for _ in range(levels)) + ")"
+    consumer = CONSUMER.replace("accepted.append(message)", f"accepted.append(message)\n            {start}")
+    return {"forwarded.py": consumer + "\n\nCURRENT = BatchConsumer()\n\n\n" + "\n\n".join(helpers)}
+
+
 def identity_decorated(functions: int) -> Files:
     # Test-suite style: every function wrapped by decorators that give it back (`expectedFailure`,
     # a helper's `_id`), each calling the next.
@@ -166,6 +185,7 @@ INPUTS = (
     Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
     Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),
+    Input("forwarded_callbacks", forwarded_callbacks, (10, 20, 40), "levels"),
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),

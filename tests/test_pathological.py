@@ -15,6 +15,7 @@ from epochlint.cli import EXIT_USAGE, main
 from epochlint.config import load_config
 from epochlint.engine import check
 from epochlint.program import lockorder
+from epochlint.program.callgraph import MAX_CONTEXTS
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.model import Program
 from epochlint.report import RunResult
@@ -25,6 +26,7 @@ from bench.pathological import (
     call_chain,
     forking_calls,
     forking_cycle,
+    forwarded_callbacks,
     identity_decorated,
     nested_lock_chain,
 )
@@ -68,13 +70,31 @@ def test_calls_that_fork_and_join_again_are_walked_once_per_function_and_state(
     # 59 s and 1.1 GB at 20 levels, and redis-py's call graph never finished.
     levels = 12
     walked = calls_by_function(monkeypatch, Program, "_reads_from")
-    result = fresh_check(write_tree(forking_calls(levels)))
-    (finding,) = result.findings
-    assert finding.code == "EPL001"
+    reads = reads_reported_by_the_one_epl001(write_tree(forking_calls(levels)))
     # Both reads at the bottom are found through the calls, as the consumer's own read is.
-    reads = {(r.location.path, r.location.line) for r in finding.related if r.message.startswith("read of")}
     assert {path for path, _ in reads} == {"calls.py"} and len(reads) == 3
     assert sum(walked.values()) <= 4 * (2 * levels + 2)
+
+
+def reads_reported_by_the_one_epl001(root: Path) -> set[tuple[str, int]]:
+    """The reads (path, line) that the only finding of a fresh check of `root`, an EPL001, names."""
+    (finding,) = fresh_check(root).findings
+    assert finding.code == "EPL001"
+    return {(r.location.path, r.location.line) for r in finding.related if r.message.startswith("read of")}
+
+
+def test_callbacks_handed_on_through_helpers_keep_the_search_linear(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each of 16 helpers hands 16 callbacks on to the next twice, its own one replaced: 2 ** 16
+    # combinations of what the paths pass reach the last helper, which reads the epoch. Each was
+    # walked (the search stopped at its work limit with an EPL900 from 20 helpers on); a search
+    # now keeps a bounded number of them per function.
+    walked = calls_by_function(monkeypatch, Program, "_reads_from")
+    reads = reads_reported_by_the_one_epl001(write_tree(forwarded_callbacks(16)))
+    assert len(reads) == 2  # the loop's own read and the last helper's, through the calls
+    # Two calls into each helper, from each state the search keeps of its caller.
+    assert max(walked.values()) <= 4 * MAX_CONTEXTS
 
 
 def test_calls_that_fork_inside_a_call_cycle_stop_at_the_work_limit_with_epl900(write_tree: WriteTree) -> None:

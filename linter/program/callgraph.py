@@ -36,6 +36,9 @@ ON_THE_SPOT = "spot"
 
 # A parameter: the qualified name of the function it belongs to, and its name.
 Parameter = tuple[str, str]
+# Different states of one function that one search keeps (see `Contexts`): far more than the
+# ways real code reaches a helper from one place.
+MAX_CONTEXTS = 8
 
 
 @dataclass(frozen=True)
@@ -312,6 +315,31 @@ class CallGraph:
 
     def handed_off(self, fid: str) -> bool:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))
+
+
+class Contexts:
+    """What one search keeps of what its paths pass (see `CallGraph.passed_on`): at most
+    `MAX_CONTEXTS` different states of one function; beyond, the function is entered as if the
+    path had passed nothing known (its parameters hold what every caller passes). Helpers handing
+    several callbacks on through each other could otherwise give a function one state per
+    combination of them, and a search as many."""
+
+    def __init__(self, calls: CallGraph) -> None:
+        self._calls = calls
+        self._met: dict[str, set[Passed]] = {}
+
+    def entering(self, site: CallSite, passed: Passed) -> Passed:
+        """What the path parameters of `site.callee` hold on a path that takes `site`, its
+        caller's holding `passed`, as this search keeps it."""
+        entered = self._calls.passed_on(site, passed)
+        if not entered:
+            return entered
+        met = self._met.setdefault(site.callee, set())
+        if entered not in met:
+            if len(met) >= MAX_CONTEXTS:
+                return ()
+            met.add(entered)
+        return entered
 
 
 def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:

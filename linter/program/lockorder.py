@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Call, Pos, Site, Write, within
 from epochlint.program.budget import WorkBudget, WorkLimitReached
-from epochlint.program.callgraph import CallSite, Passed
+from epochlint.program.callgraph import CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
@@ -175,7 +175,8 @@ class LockOrder:
         a parameter (or a method of one) goes on, on each path, only to what the calls along that
         path passed it (from `entry`, the call into `start`, on).
         """
-        first_state = (start, self.calls.passed_on(entry, ()) if entry is not None else ())
+        contexts = Contexts(self.calls)
+        first_state = (start, contexts.entering(entry, ()) if entry is not None else ())
         key = (first_state, handoffs, free)
         cached = self._reach.get(key)
         if cached is not None:
@@ -191,7 +192,7 @@ class LockOrder:
                     continue
                 if free is not None and self._probed(site, free):
                     continue
-                next_state = (site.callee, self.calls.passed_on(site, passed))
+                next_state = (site.callee, contexts.entering(site, passed))
                 if next_state in via:
                     continue
                 via[next_state] = (site, state)

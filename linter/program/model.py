@@ -25,7 +25,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.budget import LimitReport, WorkBudget
-from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, Passed, learn_bound_values
+from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, Contexts, Passed, learn_bound_values
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
@@ -78,6 +78,11 @@ class _PathState:
     use: tuple[str, Site, Flow]
     held_above_use: frozenset[FieldId]
     awaits_after_use: bool
+
+
+# One search below a batch loop: the shortest path met to each (function, state, cycle, what the
+# path passed), and what it keeps of what its paths pass.
+_Walk = tuple[dict[tuple[str, _PathState, frozenset[str], Passed], int], Contexts]
 
 
 @dataclass(frozen=True)
@@ -340,14 +345,14 @@ class Program:
             found: list[ReachedRead] = []
             call = self.symbols.call(loop.function, loop.call_id)
             flow = call.flow if call is not None else Flow()
-            walked: dict[tuple[str, _PathState, frozenset[str], Passed], int] = {}
+            walk: _Walk = ({}, Contexts(self.calls))
             for start in starts:
                 if start.callee not in self._epoch_readers:
                     continue
                 first = Step(loop.function, loop.site, flow, start)
                 state = self._first_state(loop, first)
-                passed = self.calls.passed_on(start, ())
-                found.extend(self._reads_from(start.callee, (first,), {start.callee}, state, walked, passed))
+                passed = walk[1].entering(start, ())
+                found.extend(self._reads_from(start.callee, (first,), {start.callee}, state, walk, passed))
             return found
         fid = loop.function
         function = self.symbols.function(fid)
@@ -358,7 +363,7 @@ class Program:
             field = self.symbols.field(fid, access.ref)
             if field is not None and self.is_epoch(field):
                 found.append(ReachedRead(field, (Step(fid, access.site, access.flow),)))
-        walked = {}
+        walk = ({}, Contexts(self.calls))
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks or site.iterating or site.callee not in self._epoch_readers:
                 continue
@@ -366,9 +371,8 @@ class Program:
                 continue
             first = Step(fid, site.site, self._flow_of_site(site), site)
             state = self._first_state(loop, first)
-            found.extend(
-                self._reads_from(site.callee, (first,), {site.callee}, state, walked, self.calls.passed_on(site, ()))
-            )
+            passed = walk[1].entering(site, ())
+            found.extend(self._reads_from(site.callee, (first,), {site.callee}, state, walk, passed))
         return found
 
     def _first_state(self, loop: BatchLoop, first: Step) -> _PathState:
@@ -419,20 +423,22 @@ class Program:
         prefix: tuple[Step, ...],
         visiting: set[str],
         state: _PathState,
-        walked: dict[tuple[str, _PathState, frozenset[str], Passed], int],
+        walk: _Walk,
         passed: Passed,
     ) -> list[ReachedRead]:
         """Epoch reads made by `fid` and its lock-inheriting callees, outside their own batch loops.
 
         A function reached again in the same state, by a path that went through the same functions
         of its call cycle (the paths on from it avoid those) and is no shorter than one `walked`
-        already, adds nothing: each of its reads was found with the same verdict by a path as short.
+        already (the first of `walk`), adds nothing: each of its reads was found with the same verdict
+        by a path as short.
         Without this, calls that fork and join again make paths in exponential numbers; inside call
         cycles some still can, and the search stops at a fixed budget (EPL900 says where). A call
         of a parameter (or of its method) runs only what the path `passed` it (see
         `CallGraph.runs_after`)."""
         last = prefix[-1]
         self._reads_budget.spend(1, last.function, last.site.pos)
+        walked, contexts = walk
         key = (fid, state, self._call_cycle.get(fid, frozenset()) & visiting, passed)
         if walked.get(key, len(prefix) + 1) <= len(prefix):
             return []
@@ -463,8 +469,8 @@ class Program:
                     (*prefix, step),
                     visiting,
                     self._next_state(state, step),
-                    walked,
-                    self.calls.passed_on(site, passed),
+                    walk,
+                    contexts.entering(site, passed),
                 )
             )
             visiting.discard(site.callee)
