@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
-from epochlint.frontend.facts import Arg, Call, Pos, Site
+from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
 from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
@@ -200,12 +200,12 @@ class CallGraph:
         return sites
 
     def _parameter_called(self, fid: str, call: Call) -> Parameter | None:
-        """The path parameter that `call` calls as it is (`do()`), or calls a method of
-        (`conn.send()`), if there is one."""
+        """The path parameter that `call` calls as it is (`do()`, or through a local that holds it:
+        `action = do; action()`), or calls a method of (`conn.send()`), if there is one."""
         callee = call.callee
         if callee is None or len(callee.attrs) > 1:
             return None
-        parameter = (callee.scope, callee.name)
+        parameter = _parameter_named(self.symbols, self.symbols.module_of(fid).name, callee)
         return parameter if parameter in self.path_parameters(fid) else None
 
     def path_parameters(self, fid: str) -> frozenset[Parameter]:
@@ -251,13 +251,14 @@ class CallGraph:
         scope = self.symbols.function(site.callee).qualname
         found = {param: holds[param] for param in params if param[0] != scope and param in holds}
         call = self.symbols.call(site.caller, site.call_id) if site.kind == CALL and not site.via_argument else None
+        module = self.symbols.module_of(site.caller).name
         for name, arg in bound_arguments(self.symbols.function(site.callee), call) if call is not None else ():
             param = (scope, name)
             if param not in params:
                 continue
-            ref = arg.ref
-            if arg.kind == "ref" and ref is not None and not ref.attrs and (ref.scope, ref.name) in holds:
-                found[param] = holds[ref.scope, ref.name]
+            handed_on = _parameter_named(self.symbols, module, arg.ref) if arg.kind == "ref" and arg.ref else None
+            if handed_on in holds:
+                found[param] = holds[handed_on]
                 continue
             values = self._values_passed(site.caller, arg)
             if values is not None:
@@ -354,9 +355,26 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
             if ref is None or not ref.scope:
                 continue
             own_or_enclosing = ref.scope == function.qualname or function.qualname.startswith(f"{ref.scope}.")
-            if own_or_enclosing and _only_a_parameter(symbols, function_id(module, ref.scope), ref.name):
-                found.add((ref.scope, ref.name))
+            parameter = _parameter_named(symbols, module, ref) if own_or_enclosing else None
+            if parameter is not None:
+                found.add(parameter)
     return frozenset(found)
+
+
+def _parameter_named(symbols: Symbols, module: str, ref: Ref) -> Parameter | None:
+    """The parameter that the name `ref` starts with (`do`, or `conn` of `conn.send`; in a
+    function of `module`) holds as it is: the parameter itself, or a local bound once, to it, and
+    never again (`action = do`); None for any other name or a longer path."""
+    if ref.attrs[1:] or not ref.scope:
+        return None
+    scope = function_id(module, ref.scope)
+    if _only_a_parameter(symbols, scope, ref.name):
+        return (ref.scope, ref.name)
+    binds = symbols.binds(scope).get(ref.name, []) if scope in symbols.functions else []
+    value = binds[0].value_ref if len(binds) == 1 and binds[0].kind == "assign" else None
+    if value is None or value.attrs or value.scope != ref.scope or not _only_a_parameter(symbols, scope, value.name):
+        return None
+    return (value.scope, value.name)
 
 
 def _only_a_parameter(symbols: Symbols, scope: str, name: str) -> bool:
