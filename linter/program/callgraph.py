@@ -280,6 +280,8 @@ class CallGraph:
         return any(value.kind != "function" or value.target == site.callee for value in values)
 
     def _method_of_any(self, method: str, values: frozenset[Entity]) -> bool:
+        """Whether `method` can run on what `values` holds: a method of a class that is one of the
+        instances' classes, above or below it; anything, where they are not all instances."""
         owner = self.symbols.class_of_function(method)
         if not owner or any(value.kind != "instance" for value in values):
             return True
