@@ -435,7 +435,7 @@ class Symbols:
     def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
         """The class of the value held by a field, where every assignment agrees."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for cls, write, entity in self._field_stores():
+        for _, cls, write, entity in self._field_stores():
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
@@ -1174,6 +1174,10 @@ class Symbols:
         for called in self.callees(fid, call, depth + 1):
             if called.kind == "class":
                 values.add(Entity("instance", called.target))
+            elif called.kind == "external" and called.target == "functools.partial" and _binds_keywords_only(call):
+                # Its calls bind their arguments as the function's own calls do.
+                wrapped = self.argument_values(fid, call.args[0], depth + 1)
+                values.update(value for value in wrapped if value.kind == "function")
             elif called.kind == "external" and "." in called.target:
                 values.add(Entity("external_instance", called.target))
             elif called.kind == "function":
@@ -1273,22 +1277,30 @@ class Symbols:
         return frozenset(found)
 
     def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
-        """Every value stored into each field by a method of its class (union types)."""
+        """Every value stored into each field by a method of its class (union types), and every
+        function a name stored there may hold (`self._on_message = on_message`, a parameter that
+        callers give different callbacks)."""
         seen: dict[tuple[str, str], set[Entity]] = {}
-        for cls, write, entity in self._field_stores():
-            if write.kind == "assign" and entity.kind != "unknown":
-                key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+        for fid, cls, write, entity in self._field_stores():
+            if write.kind != "assign":
+                continue
+            key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+            if entity.kind != "unknown":
                 seen.setdefault(key, set()).add(entity)
-        return {key: frozenset(values) for key, values in seen.items()}
+            elif write.value_ref is not None and not write.value_ref.attrs:
+                functions = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
+                seen.setdefault(key, set()).update(functions)
+        return {key: frozenset(values) for key, values in seen.items() if values}
 
-    def _field_stores(self) -> Iterator[tuple[str, Write, Entity]]:
-        """(class, write, value stored) of every store into `self.field` (one attribute deep). What
-        a method stores is resolved once, and again only when something it used is learnt anew:
-        every pass that types fields reads them all."""
+    def _field_stores(self) -> Iterator[tuple[str, str, Write, Entity]]:
+        """(method, class, write, value stored) of every store into `self.field` (one attribute
+        deep), the value unknown where the stored name may hold several. What a method stores is
+        resolved once, and again only when something it used is learnt anew: every pass that
+        types fields reads them all."""
         for fid, (cls, writes) in self._self_field_writes.items():
             stored = self.remembered(("stores of", fid), partial(self._stored_entities, fid, writes))
             for write, entity in zip(writes, stored):
-                yield cls, write, entity
+                yield fid, cls, write, entity
 
     def _stored_entities(self, fid: str, writes: list[Write]) -> tuple[Entity, ...]:
         return tuple(self._stored_entity(fid, write.value_call, write.value_ref) for write in writes)
@@ -1488,6 +1500,11 @@ def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, 
         elif index < len(positional):
             yield positional[index].name, arg
             index += 1
+
+
+def _binds_keywords_only(call: Call) -> bool:
+    """Whether a `functools.partial(f, ...)` call binds only keywords after the function."""
+    return bool(call.args) and not call.args[0].keyword and all(arg.keyword for arg in call.args[1:])
 
 
 def _added_element(call: Call) -> Stored | None:
