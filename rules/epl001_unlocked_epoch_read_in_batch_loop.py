@@ -211,17 +211,15 @@ class Consumer:
 
     def _check_loop(self, program: Program, loop: BatchLoop) -> Iterator[ReportedLoop]:
         unprotected: dict[FieldId, list[ReachedRead]] = {}
-        guards_of: dict[FieldId, frozenset[FieldId]] = {}
         for variant in program.variants(loop.function):
-            for field, guards, reads in self._unprotected_reads(program, replace(loop, function=variant)):
-                guards_of[field] = guards
+            for field, reads in self._unprotected_reads(program, replace(loop, function=variant)):
                 unprotected.setdefault(field, []).extend(reads)
         for field in sorted(unprotected):
-            yield ReportedLoop(loop, field, guards_of[field], unprotected[field])
+            yield ReportedLoop(loop, field, program.guards(field), unprotected[field])
 
     def _unprotected_reads(
         self, program: Program, loop: BatchLoop
-    ) -> Iterator[tuple[FieldId, frozenset[FieldId], list[ReachedRead]]]:
+    ) -> Iterator[tuple[FieldId, list[ReachedRead]]]:
         """Per epoch field, the reads of `loop` (as one variant of its function runs it) that its
         guards do not protect."""
         by_field: dict[FieldId, list[ReachedRead]] = {}
@@ -242,7 +240,7 @@ class Consumer:
                     r for r in unprotected if program.interleaves_before_use(loop, r)
                 ]
             if unprotected:
-                yield field, guards, unprotected
+                yield field, unprotected
 
     def _finding(
         self,

@@ -89,6 +89,7 @@ class CallGraph:
         # Calls of imported names outside the unit (`ext.function`), by caller: not graph nodes.
         self.external_calls: dict[str, set[str]] = {}
         self._path_parameters: dict[str, frozenset[Parameter]] = {}
+        self._used_parameters_of: dict[str, frozenset[Parameter]] = {}
         self._values_cache: dict[tuple[str, Arg], frozenset[Entity] | None] = {}
         self.graph.add_nodes_from(symbols.functions)
         for fid in sorted(symbols.functions):
@@ -217,13 +218,21 @@ class CallGraph:
         found = self._path_parameters.get(fid)
         if found is None:
             own = self.symbols.function(fid).qualname
-            found = _path_parameters(self.symbols, fid).union(
+            found = self._used_parameters(fid).union(
                 param
                 for nested in self._nested_in.get(fid, ())
-                for param in _path_parameters(self.symbols, nested)
+                for param in self._used_parameters(nested)
                 if param[0] == own
             )
             self._path_parameters[fid] = found
+        return found
+
+    def _used_parameters(self, fid: str) -> frozenset[Parameter]:
+        """`_path_parameters` of `fid`, found once: a nested function's are asked for again by each
+        function around it."""
+        found = self._used_parameters_of.get(fid)
+        if found is None:
+            found = self._used_parameters_of[fid] = _path_parameters(self.symbols, fid)
         return found
 
     @cached_property
@@ -334,18 +343,23 @@ class Contexts:
     def entering(self, site: CallSite, passed: Passed) -> Passed:
         """What the path parameters of `site.callee` hold on a path that takes `site`, its
         caller's holding `passed`, as this search keeps it."""
-        entered = self._calls.passed_on(site, passed)
-        if not entered:
-            return entered
-        met = self._met.setdefault(site.callee, set())
-        if entered not in met:
+        return self.kept(site.callee, self._calls.passed_on(site, passed))
+
+    def kept(self, fid: str, passed: Passed) -> Passed:
+        """`passed`, the state of `fid` on a path, as this search keeps it."""
+        if not passed:
+            return passed
+        met = self._met.setdefault(fid, set())
+        if passed not in met:
             if len(met) >= MAX_CONTEXTS:
                 return ()
-            met.add(entered)
-        return entered
+            met.add(passed)
+        return passed
 
 
 def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
+    """The parameters, of `fid` or of a function around it, that `fid`'s own calls call, call a
+    method of, or pass on, as they are (see `CallGraph.path_parameters`)."""
     if fid in symbols.clones:
         return frozenset()
     function = symbols.function(fid)

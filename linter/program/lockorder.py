@@ -165,7 +165,7 @@ class LockOrder:
     # -- reachability ----------------------------------------------------------------------------
 
     def reach(
-        self, start: str, handoffs: bool = False, free: FieldId | None = None, entry: CallSite | None = None
+        self, start: str, handoffs: bool = False, free: FieldId | None = None, passed: Passed = ()
     ) -> Reached:
         """Functions reached from `start` through resolved calls, each by a shortest chain.
 
@@ -173,10 +173,10 @@ class LockOrder:
         With `free`, calls that run only where a non-blocking acquire of that lock succeeded are
         not followed: a path that holds the lock cannot get past that test. A function that calls
         a parameter (or a method of one) goes on, on each path, only to what the calls along that
-        path passed it (from `entry`, the call into `start`, on).
+        path passed it (`start`'s own parameters holding `passed`).
         """
         contexts = Contexts(self.calls)
-        first_state = (start, contexts.entering(entry, ()) if entry is not None else ())
+        first_state = (start, contexts.kept(start, passed))
         key = (first_state, handoffs, free)
         cached = self._reach.get(key)
         if cached is not None:
@@ -236,11 +236,12 @@ class LockOrder:
         """Blocking acquisitions made by the callee of `site` and what it calls (no hand-off), with
         the chains; with `free`, only on paths that can run while that lock is held (see `reach`).
         The work is spent from the lock order's budget, at `site`."""
-        key = ((site.callee, self.calls.passed_on(site, ())), free)
+        passed = self.calls.passed_on(site, ())
+        key = ((site.callee, passed), free)
         cached = self._acquired_from.get(key)
         if cached is None:
             cached = {}
-            reached = self.reach(site.callee, free=free, entry=site)
+            reached = self.reach(site.callee, free=free, passed=passed)
             self._budget.spend(len(reached.via), site.caller, site.pos)
             for fid in reached:
                 for acquisition in self.acquisitions.get(fid, ()):
@@ -480,7 +481,7 @@ class LockOrder:
 
     def _searched_toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
         """`_toward_maker` by the search itself, over what the paths from `site` pass."""
-        reached = self.reach(site.callee, entry=site)
+        reached = self.reach(site.callee, passed=self.calls.passed_on(site, ()))
         self._events_budget.spend(len(reached.via), site.caller, site.pos)
         distance = self._distance(kind)
         maker = next((fid for fid in reached if distance.get(fid) == 0), None)

@@ -1125,7 +1125,7 @@ class Symbols:
         """The fields a method sets to an empty literal container (`self._listeners = []`), by
         `_field_elements_key`."""
         return frozenset(
-            (self.defining_class(cls, write.ref.attrs[0]), f".{write.ref.attrs[0]}")
+            _field_elements(self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
             for cls, writes in self._self_field_writes.values()
             for write in writes
             if write.value_empty
