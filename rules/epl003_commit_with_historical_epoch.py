@@ -22,7 +22,7 @@ from epochlint.program.dataflow import (
     merge,
 )
 from epochlint.program.model import Program
-from epochlint.program.symbols import FieldId
+from epochlint.program.symbols import FieldId, bound_ahead
 from epochlint.rules.base import Example, Rule
 from epochlint.rules.chains import unique
 
@@ -113,7 +113,7 @@ class CommitEpochs(Domain):
             return keys
         init = self.program.symbols.lookup_method(ctx.callee.target, "__init__")
         if init:
-            bound = ctx.flow.bound_arguments(init, ctx.fid, ctx.call)
+            bound = ctx.flow.bound_arguments(init, ctx.fid, ctx.call, bound_ahead(ctx.callee))
             keys.update(key for param, key in bound.items() if self.config.epoch_name(param))
         # Without a visible `__init__` (a dataclass), only keywords name the epoch.
         keys.update(key for key in ctx.args if not key.isdigit() and self.config.epoch_name(key))

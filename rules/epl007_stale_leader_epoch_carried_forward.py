@@ -210,7 +210,7 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
     bound: dict[str, str] = {}
     for site in program.calls.sites_of_call.get((fid, call.id), ()):
         if not site.via_argument:
-            params = program.dataflow.bound_arguments(site.callee, fid, call)
+            params = program.dataflow.bound_arguments(site.callee, fid, call, site.bound_ahead)
             bound = {key: param for param, key in params.items()}
     slots = []
     for index, arg in enumerate(call.args):

@@ -132,6 +132,35 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.A.run",
         {"main.func1", "main.func2"},
     ),
+    # A `functools.partial` binds its positional arguments ahead of the call's own.
+    "partial_binds_ahead_of_the_call": (
+        "import functools\n\ndef call(tag, f):\n    f()\n\np = functools.partial(call, 'x')\np(func2)\n",
+        "main.call",
+        {"main.func2"},
+    ),
+    "partial_of_a_partial_binds_both": (
+        "from functools import partial\n\ndef call(a, b, f):\n    f()\n\n"
+        "p = partial(partial(call, 1), 2)\np(func3)\n",
+        "main.call",
+        {"main.func3"},
+    ),
+    "partial_binds_the_function_it_wraps": (
+        "from functools import partial\n\ndef call(f, tag):\n    f()\n\np = partial(call, func1)\np('x')\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "partial_of_a_class_kept_in_a_field_constructs_it": (
+        "from functools import partial\n\nclass A:\n    def __init__(self, owner, f):\n        owner.notify()\n"
+        "        f()\n\nclass AOwner:\n    def __init__(self):\n        self.make = partial(A, self)\n\n"
+        "    def notify(self):\n        pass\n\n    def run(self):\n        self.make(func2)\n",
+        "main.A.__init__",
+        {"main.AOwner.notify", "main.func2"},
+    ),
+    "partial_of_what_a_star_hides_is_not_followed": (
+        "from functools import partial\n\nparts = (func1, 1)\np = partial(*parts)\np()\n",
+        "main",
+        set(),
+    ),
     "external_method_passed_as_argument": (
         "from ext import Client\n\ndef call(f):\n    f()\n\nclient = Client()\ncall(client.close)\n",
         "main.call",

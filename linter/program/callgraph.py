@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
-from epochlint.program.symbols import Entity, Symbols, bound_arguments, function_id
+from epochlint.program.symbols import Entity, Symbols, bound_ahead, bound_arguments, function_id
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
 # rules, never builds a graph, and is spared its import (a sixth of such a run).
@@ -58,6 +58,8 @@ class CallSite:
     # `on_parameter`, whose method is (`def deliver(conn): return conn.send()`), where one is.
     through_parameter: Parameter | None = None
     on_parameter: bool = False
+    # Positional arguments a `functools.partial` called here binds ahead of the call's own.
+    bound_ahead: int = 0
 
     @property
     def pos(self) -> Pos:
@@ -176,7 +178,16 @@ class CallGraph:
         for target, callee in call_targets(self.symbols, fid, call):
             kind = HANDOFF if handed_off else CONSTRUCTOR if callee.kind == "class" else CALL
             sites.append(
-                CallSite(fid, target, kind, call.site, call.id, through_parameter=parameter, on_parameter=on_parameter)
+                CallSite(
+                    fid,
+                    target,
+                    kind,
+                    call.site,
+                    call.id,
+                    through_parameter=parameter,
+                    on_parameter=on_parameter,
+                    bound_ahead=bound_ahead(callee),
+                )
             )
         for callee in self.symbols.callees(fid, call):
             # Builtins are named without a module (`print`): only imported names are kept, not the
@@ -261,7 +272,8 @@ class CallGraph:
         found = {param: holds[param] for param in params if param[0] != scope and param in holds}
         call = self.symbols.call(site.caller, site.call_id) if site.kind == CALL and not site.via_argument else None
         module = self.symbols.module_of(site.caller).name
-        for name, arg in bound_arguments(self.symbols.function(site.callee), call) if call is not None else ():
+        bound = bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead) if call is not None else ()
+        for name, arg in bound:
             param = (scope, name)
             if param not in params:
                 continue
@@ -286,7 +298,10 @@ class CallGraph:
             return True
         if site.on_parameter:
             return self._method_of_any(site.callee, values)
-        return any(value.kind != "function" or value.target == site.callee for value in values)
+        return any(
+            value.kind != "function" or (value.target, bound_ahead(value)) == (site.callee, site.bound_ahead)
+            for value in values
+        )
 
     def _method_of_any(self, method: str, values: frozenset[Entity]) -> bool:
         """Whether `method` can run on what `values` holds: a method of a class that is one of the
@@ -464,10 +479,10 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
     classes: dict[tuple[str, str], set[str]] = {}
     values: dict[tuple[str, str], set[Entity]] = {}
     for call in symbols.function(fid).calls:
-        for target, _ in call_targets(symbols, fid, call):
+        for target, callee, call_as_bound in _bindings(symbols, fid, call):
             if not counts(fid, target):
                 continue
-            for param, arg in bound_arguments(symbols.function(target), call):
+            for param, arg in bound_arguments(symbols.function(target), call_as_bound, bound_ahead(callee)):
                 key = (target, param)
                 passed = symbols.argument_values(fid, arg)
                 instance = _instance_passed(symbols, fid, arg, passed)
@@ -476,6 +491,22 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                 values.setdefault(key, set()).update(value for value in passed if _passes_on(value))
     _bind_decorated(symbols, fid, values)
     return classes, values
+
+
+def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
+    """The functions whose parameters `call` binds arguments to, with what was called and the
+    call as it binds them: its targets, and for `functools.partial(f, *args, **keywords)`, the
+    functions (a class's constructor) `f` may be, bound the arguments after `f`."""
+    for target, callee in call_targets(symbols, fid, call):
+        yield target, callee, call
+    if symbols.callee(fid, call) != Entity("external", "functools.partial") or not call.args:
+        return
+    as_bound = call._replace(args=call.args[1:])
+    for wrapped in symbols.argument_values(fid, call.args[0]):
+        if wrapped.kind == "function":
+            yield wrapped.target, wrapped, as_bound
+        elif wrapped.kind == "class" and (init := symbols.lookup_method(wrapped.target, "__init__")):
+            yield init, wrapped, as_bound
 
 
 def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Entity]) -> str:

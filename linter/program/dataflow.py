@@ -386,7 +386,7 @@ class DataFlow:
         self.program = program
         self._indexes: dict[str, _Index] = {}
         self._analyses: dict[str, Analysis] = {}
-        self._bindings: dict[tuple[str, str, int], tuple[tuple[str, str], ...]] = {}
+        self._bindings: dict[tuple[str, str, int, int], tuple[tuple[str, str], ...]] = {}
 
     def release(self) -> None:
         """Drop the analyses, each of which keeps this data flow (see `Program.release`)."""
@@ -440,19 +440,22 @@ class DataFlow:
                     best = bind.site
         return best
 
-    def bound_arguments(self, callee: str, fid: str, call: Call) -> dict[str, str]:
+    def bound_arguments(self, callee: str, fid: str, call: Call, ahead: int = 0) -> dict[str, str]:
         """Parameter -> argument key (keyword, or position as a string) at a resolved call of
-        `callee` in `fid` (for `**kwargs`, the last keyword it takes)."""
-        return dict(self.bound_argument_keys(callee, fid, call))
+        `callee` in `fid` (for `**kwargs`, the last keyword it takes), after the `ahead`
+        positional arguments a `functools.partial` binds."""
+        return dict(self.bound_argument_keys(callee, fid, call, ahead))
 
-    def bound_argument_keys(self, callee: str, fid: str, call: Call) -> tuple[tuple[str, str], ...]:
+    def bound_argument_keys(
+        self, callee: str, fid: str, call: Call, ahead: int = 0
+    ) -> tuple[tuple[str, str], ...]:
         """(parameter, argument key) pairs at a resolved call: `**kwargs` takes several keywords."""
-        key = (callee, fid, call.id)
+        key = (callee, fid, call.id, ahead)
         cached = self._bindings.get(key)
         if cached is None:
             keys = {id(arg): arg.keyword or str(position) for position, arg in enumerate(call.args)}
             cached = self._bindings[key] = tuple(
-                (param, keys[id(arg)]) for param, arg in self.program.bound_arguments(callee, call)
+                (param, keys[id(arg)]) for param, arg in self.program.bound_arguments(callee, call, ahead)
             )
         return cached
 
@@ -712,7 +715,7 @@ class _Frame:
             if site.via_argument or site.kind == PROPERTY:
                 continue
             binding: dict[str, dict[Label, Path]] = {}
-            for param, key in self.flow.bound_argument_keys(site.callee, self.fid, call):
+            for param, key in self.flow.bound_argument_keys(site.callee, self.fid, call, site.bound_ahead):
                 merge(binding.setdefault(param, {}), args.get(key, EMPTY))
             yield site.callee, dict(binding)
 

@@ -219,7 +219,7 @@ class Locks:
             call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
             if call is None or site.via_argument or not self.shapes_model(site):
                 continue
-            for name, arg in bound_arguments(self.symbols.function(fid), call):
+            for name, arg in bound_arguments(self.symbols.function(fid), call, site.bound_ahead):
                 if name == param:
                     lock = self.lock_of(site.caller, arg.ref) if arg.ref is not None else None
                     passed.add(lock)

@@ -159,9 +159,10 @@ class Program:
 
     # -- construction -------------------------------------------------------------------------
 
-    def bound_arguments(self, callee: str, call: Call) -> Iterator[tuple[str, Arg]]:
-        """(parameter, argument) pairs of a resolved call, by position and keyword."""
-        return bound_arguments(self.symbols.function(callee), call)
+    def bound_arguments(self, callee: str, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
+        """(parameter, argument) pairs of a resolved call, by position and keyword, after the
+        `ahead` positional arguments a `functools.partial` binds."""
+        return bound_arguments(self.symbols.function(callee), call, ahead)
 
     def is_test(self, fid: str) -> bool:
         """Whether `fid` is test code: reported like any code, but it never shapes the model."""

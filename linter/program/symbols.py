@@ -57,6 +57,8 @@ class Entity:
     `target`), "function", "property", "external" (a dotted name outside the project), or
     "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
     keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'").
+    For a "function" or "class" wrapped by `functools.partial`, `keys` holds how many positional
+    arguments the partial binds ahead of a call's own (see `bound_ahead`), where it binds any.
     """
 
     kind: str
@@ -451,7 +453,7 @@ class Symbols:
         return {
             key: next(iter(values))
             for key, values in typed.items()
-            if len(values) == 1 and next(iter(values)).kind in ("instance", "container")
+            if len(values) == 1 and _types(next(iter(values)))
         }
 
     def _stored_entity(self, fid: str, value_call: int, value_ref: Ref | None) -> Entity:
@@ -1174,14 +1176,12 @@ class Symbols:
         for called in self.callees(fid, call, depth + 1):
             if called.kind == "class":
                 values.add(Entity("instance", called.target))
-            elif called.kind == "external" and called.target == "functools.partial" and _binds_keywords_only(call):
-                # Its calls bind their arguments as the function's own calls do.
-                wrapped = self.argument_values(fid, call.args[0], depth + 1)
-                values.update(value for value in wrapped if value.kind == "function")
+            elif called.kind == "external" and called.target == "functools.partial":
+                values.update(self._partial_values(fid, call, depth + 1))
             elif called.kind == "external" and "." in called.target:
                 values.add(Entity("external_instance", called.target))
             elif called.kind == "function":
-                values.update(self._returned_by(fid, call, called.target, depth + 1))
+                values.update(self._returned_by(fid, call, called, depth + 1))
             elif called.kind == "elements_view":
                 values.add(Entity("elements", called.target, called.keys))
             elif called.kind == "external" and called.target in _COPYING_BUILTINS and call.args:
@@ -1189,15 +1189,30 @@ class Symbols:
                 values.update(value for value in copied if value.kind == "elements")
         return frozenset(values)
 
-    def _returned_by(self, fid: str, call: Call, callee: str, depth: int) -> frozenset[Entity]:
-        """What function `callee` returns at `call`: what it is given there where it gives back its
+    def _partial_values(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+        """What `functools.partial(f, *args, **keywords)` returns: the functions and classes `f`
+        may be, each with the positional arguments it binds ahead of its calls' own (none where
+        they cannot be counted: see `_positionals_bound`)."""
+        ahead = _positionals_bound(call)
+        if ahead is None:
+            return frozenset()
+        wrapped = self.argument_values(fid, call.args[0], depth)
+        return frozenset(
+            _bound_ahead_by(value, bound_ahead(value) + ahead)
+            for value in wrapped
+            if value.kind in ("function", "class")
+        )
+
+    def _returned_by(self, fid: str, call: Call, called: Entity, depth: int) -> frozenset[Entity]:
+        """What function `called` returns at `call`: what it is given there where it gives back its
         first positional parameter (see `passed_through`)."""
+        callee = called.target
         given = self._returned_parameter(callee)
         if not given:
             return self.return_values(callee, depth)
         passed = frozenset(
             value
-            for param, arg in bound_arguments(self.function(callee), call)
+            for param, arg in bound_arguments(self.function(callee), call, bound_ahead(called))
             if param == given
             for value in self.argument_values(fid, arg, depth)
         )
@@ -1277,9 +1292,10 @@ class Symbols:
         return frozenset(found)
 
     def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
-        """Every value stored into each field by a method of its class (union types), and every
+        """Every value stored into each field by a method of its class (union types), every
         function a name stored there may hold (`self._on_message = on_message`, a parameter that
-        callers give different callbacks)."""
+        callers give different callbacks), and the functions and classes a call stored there
+        returns (`self.Lock = partial(Lock, self)`)."""
         seen: dict[tuple[str, str], set[Entity]] = {}
         for fid, cls, write, entity in self._field_stores():
             if write.kind != "assign":
@@ -1290,6 +1306,9 @@ class Symbols:
             elif write.value_ref is not None and not write.value_ref.attrs:
                 functions = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
                 seen.setdefault(key, set()).update(functions)
+            elif write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
+                callables = {v for v in self.call_values(fid, call) if v.kind in ("function", "class")}
+                seen.setdefault(key, set()).update(callables)
         return {key: frozenset(values) for key, values in seen.items() if values}
 
     def _field_stores(self) -> Iterator[tuple[str, str, Write, Entity]]:
@@ -1360,6 +1379,9 @@ class Symbols:
             return Entity("class", of.target) if of.kind == "instance" else UNKNOWN
         if callee.kind == "container_method":
             return Entity("container", callee.target)
+        if callee.kind == "external" and callee.target == "functools.partial":
+            wrapped = self._partial_values(fid, call, depth + 1)
+            return next(iter(wrapped)) if len(wrapped) == 1 else UNKNOWN
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
@@ -1479,14 +1501,15 @@ def _is_private(attr: str) -> bool:
     return attr.startswith("__") and not attr.endswith("__")
 
 
-def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, Arg]]:
+def bound_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
     """(parameter, argument) pairs of a call of `function`, by position and keyword; a keyword
-    that names no parameter goes to the `**kwargs` parameter, which forwards it."""
+    that names no parameter goes to the `**kwargs` parameter, which forwards it. The call's
+    positional arguments start after the `ahead` a `functools.partial` binds (`bound_ahead`)."""
     params = [p for p in function.params if p.kind in ("positional", "keyword")]
     if function.kind in ("method", "classmethod") and params:
         params = params[1:]
-    by_name = {p.name: p for p in params}
-    positional = [p for p in params if p.kind == "positional"]
+    positional = [p for p in params if p.kind == "positional"][ahead:]
+    by_name = {p.name: p for p in params if p.kind == "keyword" or p in positional}
     keywords = next((p.name for p in function.params if p.kind == "kwarg"), "")
     index = 0
     for arg in call.args:
@@ -1502,9 +1525,30 @@ def bound_arguments(function: FunctionFacts, call: Call) -> Iterator[tuple[str, 
             index += 1
 
 
-def _binds_keywords_only(call: Call) -> bool:
-    """Whether a `functools.partial(f, ...)` call binds only keywords after the function."""
-    return bool(call.args) and not call.args[0].keyword and all(arg.keyword for arg in call.args[1:])
+def bound_ahead(entity: Entity) -> int:
+    """How many positional arguments a `functools.partial` binds ahead of a call's own, for a
+    function or class it wraps (0 for any other value)."""
+    return int(entity.keys[0]) if entity.kind in ("function", "class") and entity.keys else 0
+
+
+def _types(entity: Entity) -> bool:
+    """Whether a field holding `entity` is typed by it: an instance, a container of instances, or a
+    class a `functools.partial` binds arguments of (`self.Lock = partial(Lock, self)`), whose
+    calls construct it."""
+    return entity.kind in ("instance", "container") or (entity.kind == "class" and bool(entity.keys))
+
+
+def _bound_ahead_by(entity: Entity, ahead: int) -> Entity:
+    return Entity(entity.kind, entity.target, (str(ahead),) if ahead else ())
+
+
+def _positionals_bound(call: Call) -> int | None:
+    """How many positional arguments a `functools.partial(f, ...)` call binds after the function;
+    None where the function is not its first positional argument, or a `*args` or `**keywords`
+    hides what it binds."""
+    if not call.args or call.args[0].keyword or any(arg.kind == "star" for arg in call.args):
+        return None
+    return sum(1 for arg in call.args[1:] if not arg.keyword)
 
 
 def _added_element(call: Call) -> Stored | None:
