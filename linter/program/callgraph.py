@@ -8,7 +8,7 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
-from epochlint.program.symbols import Entity, Symbols, bound_ahead, bound_arguments, function_id
+from epochlint.program.symbols import PARTIAL, Entity, Symbols, bound_ahead, bound_arguments, function_id
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
 # rules, never builds a graph, and is spared its import (a sixth of such a run).
@@ -202,13 +202,9 @@ class CallGraph:
         runs_on_the_spot = self._runs_on_the_spot(callee, call)
         iterating = self._iterates(callee, call)
         for arg in call.args:
-            function = self._function_argument(fid, arg)
-            if not function:
-                continue
-            kind = ON_THE_SPOT if runs_on_the_spot or iterating else HANDOFF
-            sites.append(
-                CallSite(fid, function, kind, call.site, call.id, iterating, via_argument=True)
-            )
+            for function in self._functions_passed(fid, arg):
+                kind = ON_THE_SPOT if runs_on_the_spot or iterating else HANDOFF
+                sites.append(CallSite(fid, function, kind, call.site, call.id, iterating, via_argument=True))
         return sites
 
     def _parameter_called(self, fid: str, call: Call) -> Parameter | None:
@@ -325,9 +321,14 @@ class CallGraph:
             self._values_cache[key] = values if values and (functions or instances) else None
         return self._values_cache[key]
 
-    def _function_argument(self, fid: str, arg: Arg) -> str:
+    def _functions_passed(self, fid: str, arg: Arg) -> list[str]:
+        """The functions an argument passes as they are: a function, bound method or lambda, or
+        what a `functools.partial` made there wraps (`map(partial(self._deliver, topic), batch)`)."""
+        if arg.kind == "call" and (call := self.symbols.call(fid, arg.call)) is not None:
+            wrapped = self.symbols.partial_values(fid, call)
+            return sorted({value.target for value in wrapped if value.kind == "function"})
         entity = self.symbols.argument_value(fid, arg)
-        return entity.target if entity.kind == "function" else ""
+        return [entity.target] if entity.kind == "function" else []
 
     def _iterates(self, callee: Entity, call: Call) -> bool:
         name = callee.target if callee.kind == "external" else ""
@@ -499,7 +500,7 @@ def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Ent
     functions (a class's constructor) `f` may be, bound the arguments after `f`."""
     for target, callee in call_targets(symbols, fid, call):
         yield target, callee, call
-    if symbols.callee(fid, call) != Entity("external", "functools.partial") or not call.args:
+    if symbols.callee(fid, call) != PARTIAL or not call.args:
         return
     as_bound = call._replace(args=call.args[1:])
     for wrapped in symbols.argument_values(fid, call.args[0]):

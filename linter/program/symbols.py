@@ -73,6 +73,7 @@ class Entity:
 
 
 UNKNOWN = Entity("unknown")
+PARTIAL = Entity("external", "functools.partial")
 _NOTHING: frozenset[Entity] = frozenset()
 
 
@@ -1176,8 +1177,8 @@ class Symbols:
         for called in self.callees(fid, call, depth + 1):
             if called.kind == "class":
                 values.add(Entity("instance", called.target))
-            elif called.kind == "external" and called.target == "functools.partial":
-                values.update(self._partial_values(fid, call, depth + 1))
+            elif called == PARTIAL:
+                values.update(self._wrapped_by_partial(fid, call, depth + 1))
             elif called.kind == "external" and "." in called.target:
                 values.add(Entity("external_instance", called.target))
             elif called.kind == "function":
@@ -1189,7 +1190,11 @@ class Symbols:
                 values.update(value for value in copied if value.kind == "elements")
         return frozenset(values)
 
-    def _partial_values(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+    def partial_values(self, fid: str, call: Call) -> frozenset[Entity]:
+        """What `call` returns where it is a call of `functools.partial`; nothing for another."""
+        return self._wrapped_by_partial(fid, call, 0) if self.callee(fid, call) == PARTIAL else frozenset()
+
+    def _wrapped_by_partial(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         """What `functools.partial(f, *args, **keywords)` returns: the functions and classes `f`
         may be, each with the positional arguments it binds ahead of its calls' own (none where
         they cannot be counted: see `_positionals_bound`)."""
@@ -1379,8 +1384,8 @@ class Symbols:
             return Entity("class", of.target) if of.kind == "instance" else UNKNOWN
         if callee.kind == "container_method":
             return Entity("container", callee.target)
-        if callee.kind == "external" and callee.target == "functools.partial":
-            wrapped = self._partial_values(fid, call, depth + 1)
+        if callee == PARTIAL:
+            wrapped = self._wrapped_by_partial(fid, call, depth + 1)
             return next(iter(wrapped)) if len(wrapped) == 1 else UNKNOWN
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
