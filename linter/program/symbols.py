@@ -454,7 +454,7 @@ class Symbols:
         return {
             key: next(iter(values))
             for key, values in typed.items()
-            if len(values) == 1 and _types(next(iter(values)))
+            if len(values) == 1 and _types_a_field(next(iter(values)))
         }
 
     def _stored_entity(self, fid: str, value_call: int, value_ref: Ref | None) -> Entity:
@@ -1513,8 +1513,11 @@ def bound_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iter
     params = [p for p in function.params if p.kind in ("positional", "keyword")]
     if function.kind in ("method", "classmethod") and params:
         params = params[1:]
-    positional = [p for p in params if p.kind == "positional"][ahead:]
-    by_name = {p.name: p for p in params if p.kind == "keyword" or p in positional}
+    positional = [p for p in params if p.kind == "positional"]
+    # A parameter the partial bound takes no argument of the call, by position or by name.
+    bound_by_partial = {p.name for p in positional[:ahead]}
+    positional = positional[ahead:]
+    by_name = {p.name: p for p in params if p.name not in bound_by_partial}
     keywords = next((p.name for p in function.params if p.kind == "kwarg"), "")
     index = 0
     for arg in call.args:
@@ -1536,7 +1539,7 @@ def bound_ahead(entity: Entity) -> int:
     return int(entity.keys[0]) if entity.kind in ("function", "class") and entity.keys else 0
 
 
-def _types(entity: Entity) -> bool:
+def _types_a_field(entity: Entity) -> bool:
     """Whether a field holding `entity` is typed by it: an instance, a container of instances, or a
     class a `functools.partial` binds arguments of (`self.Lock = partial(Lock, self)`), whose
     calls construct it."""
