@@ -421,15 +421,15 @@ def _only_a_parameter(symbols: Symbols, scope: str, name: str) -> bool:
 
 def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:
     """The functions a call site runs (a class's constructor for a class), with what was called."""
-    targets = []
-    for callee in sorted(symbols.callees(fid, call), key=lambda e: (e.kind, e.target)):
-        if callee.kind in ("function", "property"):
-            targets.append((callee.target, callee))
-        elif callee.kind == "class":
-            init = symbols.lookup_method(callee.target, "__init__")
-            if init:
-                targets.append((init, callee))
-    return targets
+    called = sorted(symbols.callees(fid, call), key=lambda e: (e.kind, e.target))
+    return [(target, callee) for callee in called if (target := _function_run_by(symbols, callee))]
+
+
+def _function_run_by(symbols: Symbols, called: Entity) -> str:
+    """The function a call of `called` runs: itself, or a class's constructor; "" for another value."""
+    if called.kind in ("function", "property"):
+        return called.target
+    return symbols.lookup_method(called.target, "__init__") if called.kind == "class" else ""
 
 
 _MAX_ROUNDS = 3
@@ -504,10 +504,8 @@ def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Ent
         return
     as_bound = call._replace(args=call.args[1:])
     for wrapped in symbols.argument_values(fid, call.args[0]):
-        if wrapped.kind == "function":
-            yield wrapped.target, wrapped, as_bound
-        elif wrapped.kind == "class" and (init := symbols.lookup_method(wrapped.target, "__init__")):
-            yield init, wrapped, as_bound
+        if wrapped.kind in ("function", "class") and (target := _function_run_by(symbols, wrapped)):
+            yield target, wrapped, as_bound
 
 
 def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Entity]) -> str:
