@@ -140,12 +140,13 @@ class _EntryStore:
         """Whether entries are kept (False: no cache, or it could not be written)."""
         return self._directory is not None
 
-    def _entry_path(self, key: str) -> Path | None:
+    def _entry_path(self, key: str) -> str | None:
         """Where the entry under `key` is kept; None without a cache, and for what is no key (the
         stand-in for the facts of an unreadable file holds its reason): no entry has that name."""
         if self._directory is None or not _ENTRY_NAME.fullmatch(key):
             return None
-        return self._directory / key
+        # A string, not a Path: a run reads an entry or two for every file of the project.
+        return os.path.join(self._directory, key)
 
     def _read(self, key: str) -> bytes | None:
         path = self._entry_path(key)
@@ -211,7 +212,7 @@ class _EntryStore:
         try:
             # No fsync: an entry cut short by a crash fails its digest when read, and is rebuilt.
             data = payload()
-            write_atomically(path, _entry_digest(key, data) + data, durable=False)
+            write_atomically(Path(path), _entry_digest(key, data) + data, durable=False)
         except OSError:
             self._directory = None
 

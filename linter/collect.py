@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager, TypeVar, cast
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Collected",
+    "Earlier",
     "can_fork",
     "can_fork_beside",
     "collect_facts",
@@ -68,6 +69,17 @@ _Here = TypeVar("_Here")
 
 
 @dataclass(frozen=True)
+class Earlier:
+    """What the latest analysis of the same files (the same paths, module names and configuration)
+    read, by root-relative path: the key of each file's facts and of what the text pass found in
+    it; and the files it found relevant."""
+
+    facts_keys: Mapping[str, str]
+    text_keys: Mapping[str, str]
+    relevant: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Collected:
     """Facts aligned with the sources, the key each has in the facts cache (for a file that cannot
     be read, its reason), and how many files were found not relevant.
@@ -83,12 +95,15 @@ class Collected:
     # By index, the earlier facts of the files changed since the latest analysis (read to tell
     # whether only blank lines and comments changed).
     earlier_facts: Mapping[int, FileFacts] = field(default_factory=dict)
-    # The keys of what the prefilter's text pass found in the Python files, when it ran.
-    text_keys: tuple[str, ...] = ()
+    # By root-relative path, the keys of what the prefilter's text pass found in the Python files,
+    # when it ran.
+    text_keys: Mapping[str, str] = field(default_factory=dict)
     # The process writing the cache, if one does (see `_written_beside`).
     cache_writer: BaseProcess | None = None
     # By index, whole facts of outlined files read while other files were parsed (see `_read_ahead`).
     read_ahead: dict[int, FileFacts] = field(default_factory=dict)
+    # The files found relevant (every readable one without the prefilter).
+    relevant: frozenset[str] = frozenset()
 
     def cache_written(self) -> None:
         """Wait until the facts collected are in the cache."""
@@ -183,27 +198,31 @@ def collect_facts(
     prefilter: bool = True,
     progress: bool = False,
     outlines: bool = False,
-    earlier: Mapping[str, str] | None = None,
+    earlier: Earlier | None = None,
     write_beside: bool = False,
     meanwhile: Callable[[], None] | None = None,
 ) -> Collected:
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
     root-relative path in `names`); with `outlines`, only the outline of those the cache has.
 
-    `earlier` holds, by root-relative path, the facts key of each file in the latest analysis: a
-    file changed since in blank lines and comments alone has its earlier facts moved to the new
-    lines instead of being parsed again (`epochlint.layout.relocated`).
+    `earlier` is what the latest analysis of the same files read: a file changed since in blank
+    lines and comments alone has its earlier facts moved to the new lines instead of being parsed
+    again (`epochlint.layout.relocated`), and where what the text pass finds in the changed files
+    is what it found before, the files relevant then are relevant now.
 
     With `write_beside`, the cache is written in a process of its own once the files are read (see
     `Collected.cache_written`). `meanwhile` is called while worker processes parse, if any do: work
     for this process that would otherwise wait until the parse is over; the whole facts of the
     cached files in the part of the program the parsed ones are in are read then too (`_read_ahead`)."""
-    earlier = earlier or {}
+    earlier_keys = earlier.facts_keys if earlier is not None else {}
     readable = {s.rel: data for s, data in zip(sources, contents) if isinstance(data, bytes)}
     cache = FactsCache.open(config.root, config.fingerprint()) if use_cache else FactsCache(None, "")
     if write_beside:
         cache.defer_writes()
-    relevant, text_keys, texts = _relevant(readable, names, config, cache) if prefilter else (set(readable), {}, {})
+    if prefilter:
+        relevant, text_keys, texts = _relevant(readable, names, config, cache, earlier)
+    else:
+        relevant, text_keys, texts = set(readable), {}, dict
     facts: list[FileFacts | None] = []
     keys: dict[int, str] = {}
     tasks: dict[int, Task] = {}
@@ -223,8 +242,8 @@ def collect_facts(
                 outlined[index] = (kind, data)
             else:
                 cached = cache.load(keys[index])
-                if cached is None and kind == PARSED and source.rel in earlier:
-                    before = cache.load(earlier[source.rel])
+                if cached is None and kind == PARSED and source.rel in earlier_keys:
+                    before = cache.load(earlier_keys[source.rel])
                     if before is not None:
                         earlier_facts[index] = before
                         cached = relocated(before, data)
@@ -249,9 +268,9 @@ def collect_facts(
     def prepared() -> None:  # while other processes parse
         if meanwhile is not None:
             meanwhile()
-        parsed = [sources[index].rel for index in tasks if sources[index].rel in texts]
+        parsed = [sources[index].rel for index in tasks if sources[index].rel in text_keys]
         if parsed and outlined:
-            read_ahead.update(_read_ahead(linked_files(texts, names, parsed), sources, outlined, keys, cache))
+            read_ahead.update(_read_ahead(linked_files(texts(), names, parsed), sources, outlined, keys, cache))
 
     done.update(_run(tasks, jobs, progress, keep, prepared if meanwhile is not None else None))
     for index, made in done.items():
@@ -265,9 +284,10 @@ def collect_facts(
         outlined,
         cache,
         earlier_facts,
-        tuple(text_keys.values()),
+        text_keys,
         _written_beside(cache.deferred_writes()),
         read_ahead,
+        frozenset(relevant),
     )
 
 
@@ -353,14 +373,43 @@ def collector_paused() -> Iterator[None]:
 
 
 def _relevant(
-    readable: Mapping[str, bytes], names: Mapping[str, str], config: Config, cache: FactsCache
-) -> tuple[set[str], dict[str, str], dict[str, TextFacts]]:
+    readable: Mapping[str, bytes], names: Mapping[str, str], config: Config, cache: FactsCache, earlier: Earlier | None
+) -> tuple[set[str], dict[str, str], Callable[[], dict[str, TextFacts]]]:
     """The Python files that can matter (Java files are always parsed: the text pass reads Python),
-    the cache key of what the text pass found in each Python file, and what it found."""
+    the cache key of what the text pass found in each Python file, and what it found (read when
+    asked: an earlier analysis can answer without it)."""
     vocabulary = Vocabulary(config)
     keys = {rel: cache.text_key(data) for rel, data in readable.items() if not is_java(rel)}
-    texts = {rel: _text_facts(keys[rel], readable[rel], vocabulary, cache) for rel in keys}
-    return relevant_files(texts, names) | {rel for rel in readable if is_java(rel)}, keys, texts
+    java = {rel for rel in readable if is_java(rel)}
+
+    @lru_cache(maxsize=None)
+    def texts() -> dict[str, TextFacts]:
+        return {rel: _text_facts(keys[rel], readable[rel], vocabulary, cache) for rel in keys}
+
+    if earlier is not None and _texts_as_before(keys, earlier.text_keys, readable, vocabulary, cache):
+        return set(earlier.relevant), keys, texts
+    return relevant_files(texts(), names) | java, keys, texts
+
+
+def _texts_as_before(
+    keys: Mapping[str, str],
+    before: Mapping[str, str],
+    readable: Mapping[str, bytes],
+    vocabulary: Vocabulary,
+    cache: FactsCache,
+) -> bool:
+    """Whether the text pass finds in every Python file (its key in `keys`) what it found in the
+    latest analysis of the same files (keys `before`): then the same files are relevant (the
+    relevant ones follow from what it found and the module names alone). Only the files changed
+    since are read."""
+    if keys.keys() != before.keys():
+        return False
+    for rel, key in keys.items():
+        if key != before[rel]:
+            earlier = cache.load_text(before[rel])
+            if earlier is None or earlier != _text_facts(key, readable[rel], vocabulary, cache):
+                return False
+    return True
 
 
 def _read_ahead(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import os
 import pickle
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -19,6 +21,7 @@ from epochlint import report as report_module
 from epochlint.cache import FindingsCache, PartsCache
 from epochlint.collect import (
     Collected,
+    Earlier,
     collect_facts,
     can_fork,
     can_fork_beside,
@@ -181,23 +184,21 @@ def _package_dirs(sources: Sequence[SourceFile], root: Path) -> set[str]:
     found: set[str] = set()
     checked: set[str] = set()
     for source in sources:
-        rel_dir = PurePosixPath(source.rel).parent
-        abs_dir = source.path.parent
-        while str(rel_dir) not in checked and str(rel_dir) != ".":
-            checked.add(str(rel_dir))
-            if _is_file(abs_dir / "__init__.py"):
-                found.add(str(rel_dir))
-            rel_dir, abs_dir = rel_dir.parent, abs_dir.parent
+        # Plain string operations: this runs for every file of every run, even one that analyses nothing.
+        rel_dir = posixpath.dirname(source.rel)
+        abs_dir = os.path.dirname(source.path)
+        while rel_dir and rel_dir not in checked:
+            checked.add(rel_dir)
+            if _is_file(os.path.join(abs_dir, "__init__.py")):
+                found.add(rel_dir)
+            rel_dir, abs_dir = posixpath.dirname(rel_dir), os.path.dirname(abs_dir)
     return found
 
 
-def _is_file(path: Path) -> bool:
+def _is_file(path: str | Path) -> bool:
     """Whether `path` is a file; a folder that cannot be searched (no execute permission) holds none
     that can be read, so its files are reported unreadable, not the run ended."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
+    return os.path.isfile(path)
 
 
 def analyse(
@@ -608,7 +609,7 @@ def check(
             prefilter=prefilter,
             progress=progress,
             outlines=use_cache,
-            earlier=dict(earlier.facts_keys) if earlier is not None else None,
+            earlier=_earlier(earlier),
             write_beside=exiting and jobs != 1,
             meanwhile=_analysis_loaded,
         )
@@ -620,7 +621,7 @@ def check(
         laid_out = _laid_out(earlier, sources, results, collected, parts_cache, config, exiting, names, jobs)
         if earlier is not None:
             saved = saved_versions(collected.cache, sources, held_files, config.max_file_size)
-            collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys, saved))
+            collected.cache.forget(*_superseded(earlier, collected.keys, collected.text_keys.values(), saved))
         facts_by_rel = {r.source.rel: r.facts for r in results}
         findings = reported(laid_out.findings, facts_by_rel, config, selected_rules(config))
         analysed = _Analysed(tuple(findings), laid_out.rules, collected.not_relevant, laid_out)
@@ -680,8 +681,11 @@ class _LaidOut:
     facts_keys: tuple[tuple[str, str], ...]
     findings: tuple[Finding, ...]
     rules: tuple[RuleInfo, ...]
-    # The keys of what the text pass found in the files (see `Collected.text_keys`).
-    text_keys: tuple[str, ...]
+    # By root-relative path, the keys of what the text pass found in the files (see
+    # `Collected.text_keys`).
+    text_keys: tuple[tuple[str, str], ...]
+    # The files found relevant, sorted.
+    relevant: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -717,18 +721,25 @@ def _laid_out(
     the program that changed (the others' from the cache, the rest in up to `jobs` processes).
     `unit_names`: the files' `unit_module_names`."""
     facts_keys = tuple((s.rel, k) for s, k in zip(sources, collected.keys))
+    text_keys, relevant = tuple(collected.text_keys.items()), tuple(sorted(collected.relevant))
     moved = _moved(earlier, results, collected, config, unit_names) if earlier is not None else None
     if moved is not None and earlier is not None:
-        return _LaidOut(facts_keys, tuple(moved), earlier.rules, collected.text_keys)
+        return _LaidOut(facts_keys, tuple(moved), earlier.rules, text_keys, relevant)
     cached = CachedParts(parts_cache, collected, sources, _problem_keys(results[len(sources) :]))
     found, rules, _ = unsuppressed_findings(
         results, config, cached, exiting=exiting, unit_names=unit_names, jobs=jobs
     )
-    return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules), collected.text_keys)
+    return _LaidOut(facts_keys, tuple(found), tuple(rule_info(rule) for rule in rules), text_keys, relevant)
+
+
+def _earlier(laid_out: _LaidOut | None) -> Earlier | None:
+    if laid_out is None:
+        return None
+    return Earlier(dict(laid_out.facts_keys), dict(laid_out.text_keys), frozenset(laid_out.relevant))
 
 
 def _superseded(
-    earlier: _LaidOut, keys: Sequence[str], text_keys: Sequence[str], saved: tuple[set[str], set[str]]
+    earlier: _LaidOut, keys: Sequence[str], text_keys: Iterable[str], saved: tuple[set[str], set[str]]
 ) -> tuple[set[str], set[str]]:
     """The facts, and the text pass's entries, of the latest run's files that no file of this run
     holds (its facts `keys` and text pass's `text_keys`): versions edited away. But for those of
@@ -741,7 +752,7 @@ def _superseded(
     (`_changed_back`)."""
     saved_facts, saved_texts = saved
     facts = {key for _, key in earlier.facts_keys} - set(keys) - saved_facts
-    return facts, set(earlier.text_keys) - set(text_keys) - saved_texts
+    return facts, {key for _, key in earlier.text_keys} - set(text_keys) - saved_texts
 
 
 def _changed_back(
@@ -763,7 +774,8 @@ def _changed_back(
     changed = {rel: key for rel, key in laid_out.facts_keys if before.get(rel) != key}
     cache = restore_facts(sources, contents, changed, config)
     saved = saved_versions(cache, sources, held, config.max_file_size)
-    cache.forget(*_superseded(earlier, [key for _, key in laid_out.facts_keys], laid_out.text_keys, saved))
+    text_keys = [key for _, key in laid_out.text_keys]
+    cache.forget(*_superseded(earlier, [key for _, key in laid_out.facts_keys], text_keys, saved))
 
 
 def _problem_keys(unreadable: Sequence[FileResult]) -> dict[str, str]:
@@ -867,13 +879,16 @@ def _well_formed(cached: object) -> bool:
     return (
         isinstance(cached, _LaidOut)
         and _findings_and_rules(cached.findings, cached.rules)
-        and isinstance(cached.facts_keys, tuple)
-        and all(
-            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
-            for pair in cached.facts_keys
-        )
-        and isinstance(cached.text_keys, tuple)
-        and all(isinstance(key, str) for key in cached.text_keys)
+        and _string_pairs(cached.facts_keys)
+        and _string_pairs(cached.text_keys)
+        and isinstance(cached.relevant, tuple)
+        and all(isinstance(rel, str) for rel in cached.relevant)
+    )
+
+
+def _string_pairs(pairs: object) -> bool:
+    return isinstance(pairs, tuple) and all(
+        isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs
     )
 
 

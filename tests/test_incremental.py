@@ -24,7 +24,7 @@ from epochlint.findings import ChainStep, Finding, Location
 from epochlint.frontend import facts_from_source
 from epochlint.layout import relayout
 from tests.conftest import FIXTURES
-from tests.test_cli import ENV, loaded_by_a_check
+from tests.test_cli import ENV, loaded_by_a_check, replaced
 from tests.test_speed_design import _config, _json
 from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS
 
@@ -321,3 +321,63 @@ def test_analyses_made_again_and_again_in_one_process_keep_nothing_of_each_other
     # Objects kept out of the collector's reach: the first runs warm what lives on (imports,
     # caches of the process); from then on, an analysis that kept its program would add it.
     assert kept[3] - kept[1] < 100, kept
+
+
+LOOP_HELPER = "def each(batch, handle):\n    for message in batch:\n        handle(message)\n"
+# A consumer whose epoch check runs per message of a batch loop in `pkg/loops.py` once it hands
+# that loop its check: a file the prefilter finds relevant only when a relevant one imports it.
+CHECKED_ONE_BY_ONE = """\
+from pkg.base import Base
+
+
+class Consumer(Base):
+    def on_batch(self, batch):
+        for message in batch:
+            self.deliver(message)
+
+    def _check(self, message):
+        if self._is_current(message):
+            self.deliver(message)
+
+    def deliver(self, message):
+        pass
+"""
+CHECKED_IN_THE_HELPERS_LOOP = replaced(
+    "from pkg.loops import each\n" + CHECKED_ONE_BY_ONE,
+    "        for message in batch:\n            self.deliver(message)\n",
+    "        each(batch, self._check)\n",
+)
+
+
+def test_an_import_added_makes_the_imported_file_relevant(write_tree) -> None:  # type: ignore[no-untyped-def]
+    """The files relevant in the latest run stay relevant while what the prefilter reads in the
+    changed files (their imports, their epoch words) is the same; an import added is not."""
+    root = write_tree(
+        {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/loops.py": LOOP_HELPER, "pkg/orders.py": CHECKED_ONE_BY_ONE}
+    )
+    assert '"EPL001"' not in assert_as_from_scratch(root)
+    (root / "pkg" / "orders.py").write_text(CHECKED_IN_THE_HELPERS_LOOP)
+    assert '"EPL001"' in assert_as_from_scratch(root)
+
+
+def test_a_change_of_code_reads_what_the_prefilter_found_in_the_changed_file_alone(project: Path) -> None:
+    """A function added (its imports and epoch words the same): the files relevant in the latest
+    run still are, and what the prefilter found in the other files is not read again."""
+    config = _config(project)
+    check([project], config, jobs=1)
+    orders = project / "pkg" / "orders.py"
+    before = orders.read_bytes()
+    edited(orders, code_added)
+    read: list[str] = []
+    real = FactsCache.load_text
+
+    def load_text(cache: FactsCache, key: str):  # type: ignore[no-untyped-def]
+        read.append(key)
+        return real(cache, key)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FactsCache, "load_text", load_text)
+        result = _json(check([project], config, jobs=1))
+    cache = FactsCache.open(config.root, config.fingerprint())
+    assert sorted(read) == sorted([cache.text_key(before), cache.text_key(orders.read_bytes())])
+    assert result == _json(check([project], config, use_cache=False, jobs=1))

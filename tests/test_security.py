@@ -187,7 +187,7 @@ def _planted_findings(entry: Path) -> bytes:
     entries were keyed (sha256 of the entry's name and payload)."""
     from epochlint.engine import _Analysed, _LaidOut
 
-    payload = pickle.dumps(_Analysed((), (), 0, _LaidOut((), (), (), ())), protocol=5)
+    payload = pickle.dumps(_Analysed((), (), 0, _LaidOut((), (), (), (), ())), protocol=5)
     return hashlib.sha256(entry.name.encode() + b"\0" + payload).digest() + payload
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from epochlint.frontend.facts import FileFacts, Import
 
@@ -65,19 +65,28 @@ def imported_names(imports: Iterable[Import]) -> set[str]:
 
 
 def _module_name(rel: str, package_dirs: set[str]) -> str:
-    path = PurePosixPath(rel)
-    parts = [path.stem] if path.stem != "__init__" else []
-    folder = path.parent
-    while str(folder) in package_dirs and str(folder) != ".":
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts) or path.parent.name or path.stem
+    # Plain string operations: this runs for every file of every run, even one that analyses nothing.
+    folder, file_name = _split(rel)
+    stem = posixpath.splitext(file_name)[0]
+    parts = [stem] if stem != "__init__" else []
+    package = folder
+    while package in package_dirs:
+        package, name = _split(package)
+        parts.insert(0, name)
+    return ".".join(parts) or _split(folder)[1] or stem
 
 
 def _path_name(rel: str) -> str:
-    path = PurePosixPath(rel)
-    parts = [*path.parent.parts, path.stem] if path.stem != "__init__" else [*path.parent.parts]
+    folder, file_name = _split(rel)
+    stem = posixpath.splitext(file_name)[0]
+    parts = [*(folder.split("/") if folder else ()), *([stem] if stem != "__init__" else ())]
     return ".".join(part.replace(".", "_").replace("-", "_") for part in parts)
+
+
+def _split(rel: str) -> tuple[str, str]:
+    """A root-relative path's folder ("" at the root) and last part."""
+    folder, _, name = rel.rpartition("/")
+    return folder, name
 
 
 def absolute_import_module(module: ModuleInfo, imported: Import) -> str:
