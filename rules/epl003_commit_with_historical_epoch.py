@@ -50,6 +50,8 @@ class CommitEpochs(Domain):
 
     key = "EPL003"
     track_fields = True
+    # `partial(self.commit_one, tp, offset, record.leader_epoch)` commits that epoch when called.
+    enters_partials = True
 
     def __init__(self, program: Program) -> None:
         self.program = program

@@ -500,6 +500,13 @@ def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Ent
     functions (a class's constructor) `f` may be, bound the arguments after `f`."""
     for target, callee in call_targets(symbols, fid, call):
         yield target, callee, call
+    yield from partial_bindings(symbols, fid, call)
+
+
+def partial_bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
+    """For a call of `functools.partial(f, *args, **keywords)`: the functions (a class's
+    constructor) `f` may be, with `f` itself, and the call as it binds their parameters: its
+    arguments after `f`. Nothing for another call."""
     if symbols.callee(fid, call) != PARTIAL or not call.args:
         return
     as_bound = call._replace(args=call.args[1:])

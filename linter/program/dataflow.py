@@ -38,8 +38,8 @@ from epochlint.frontend.facts import (
     Site,
     within,
 )
-from epochlint.program.callgraph import PROPERTY
-from epochlint.program.symbols import Entity, FieldId
+from epochlint.program.callgraph import PROPERTY, partial_bindings
+from epochlint.program.symbols import Entity, FieldId, bound_ahead
 
 if TYPE_CHECKING:
     from epochlint.program.model import Program
@@ -174,6 +174,10 @@ class Domain:
     key = ""
     # Whether reads of fields carry what was stored into them (field summaries).
     track_fields = False
+    # Whether the arguments a `functools.partial` binds pass into the function it wraps, whenever
+    # that runs (a commit's epoch is committed all the same); not where a value bound into a
+    # hand-off is a tag the task compares later (RULES.md, Entry lockset).
+    enters_partials = False
 
     def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
         """Labels a name path makes where it is read, and whether they replace what it holds."""
@@ -386,7 +390,7 @@ class DataFlow:
         self.program = program
         self._indexes: dict[str, _Index] = {}
         self._analyses: dict[str, Analysis] = {}
-        self._bindings: dict[tuple[str, str, int, int], tuple[tuple[str, str], ...]] = {}
+        self._bindings: dict[tuple[str, str, int, int, bool], tuple[tuple[str, str], ...]] = {}
 
     def release(self) -> None:
         """Drop the analyses, each of which keeps this data flow (see `Program.release`)."""
@@ -447,16 +451,17 @@ class DataFlow:
         return dict(self.bound_argument_keys(callee, fid, call, ahead))
 
     def bound_argument_keys(
-        self, callee: str, fid: str, call: Call, ahead: int = 0
+        self, callee: str, fid: str, call: Call, ahead: int = 0, as_bound: Call | None = None
     ) -> tuple[tuple[str, str], ...]:
-        """(parameter, argument key) pairs at a resolved call: `**kwargs` takes several keywords."""
-        key = (callee, fid, call.id, ahead)
+        """(parameter, argument key) pairs at a resolved call: `**kwargs` takes several keywords.
+        `as_bound`: the call as it binds the parameters, where its arguments are some of `call`'s
+        (a `functools.partial` call's after the function); keys are those of `call`."""
+        key = (callee, fid, call.id, ahead, as_bound is not None)
         cached = self._bindings.get(key)
         if cached is None:
             keys = {id(arg): arg.keyword or str(position) for position, arg in enumerate(call.args)}
-            cached = self._bindings[key] = tuple(
-                (param, keys[id(arg)]) for param, arg in self.program.bound_arguments(callee, call, ahead)
-            )
+            binding = self.program.bound_arguments(callee, as_bound or call, ahead)
+            cached = self._bindings[key] = tuple((param, keys[id(arg)]) for param, arg in binding)
         return cached
 
 
@@ -714,10 +719,27 @@ class _Frame:
         for site in self.program.calls.sites_of_call.get((self.fid, call.id), ()):
             if site.via_argument or site.kind == PROPERTY:
                 continue
-            binding: dict[str, dict[Label, Path]] = {}
-            for param, key in self.flow.bound_argument_keys(site.callee, self.fid, call, site.bound_ahead):
-                merge(binding.setdefault(param, {}), args.get(key, EMPTY))
-            yield site.callee, dict(binding)
+            keys = self.flow.bound_argument_keys(site.callee, self.fid, call, site.bound_ahead)
+            yield site.callee, self._binding(args, keys)
+
+    def _entered(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
+        """The project functions a call passes its arguments into, with them bound to their
+        parameters: those it runs, and for a domain that follows them (`Domain.enters_partials`),
+        those a `functools.partial` call binds them to, which take them whenever the partial is
+        called (what they store and commit, not what they return)."""
+        yield from self._resolved(call, args)
+        if not self.domain.enters_partials:
+            return
+        for callee, wrapped, as_bound in partial_bindings(self.program.symbols, self.fid, call):
+            keys = self.flow.bound_argument_keys(callee, self.fid, call, bound_ahead(wrapped), as_bound)
+            yield callee, self._binding(args, keys)
+
+    @staticmethod
+    def _binding(args: Mapping[str, Value], keys: Iterable[tuple[str, str]]) -> dict[str, Value]:
+        binding: dict[str, dict[Label, Path]] = {}
+        for param, key in keys:
+            merge(binding.setdefault(param, {}), args.get(key, EMPTY))
+        return dict(binding)
 
     def _enter(self, callee: str, call: Call) -> Hop:
         return Hop(self.fid, call.site, HOP_PASS, f"passed to `{self.program.display_function(callee)}`")
@@ -802,7 +824,7 @@ class _Frame:
             if dest[0] == "store":
                 yield from self._store(dest[1], self._written(call_id), index.calls[call_id].site)  # type: ignore[arg-type]
         for call_id, ctx in self.contexts.items():
-            for callee, binding in self._resolved(ctx.call, ctx.args):
+            for callee, binding in self._entered(ctx.call, ctx.args):
                 enter = self._enter(callee, ctx.call)
                 for target, value in self.analysis.summary(callee).stores.items():
                     yield target, self.analysis.instantiate(value, binding, enter, None)
@@ -823,7 +845,7 @@ class _Frame:
                 yield from self.domain.value_events(self.fid, producer.site, producer.flow, value)
         for ctx in self.contexts.values():
             yield from self.domain.call_events(ctx)
-            for callee, binding in self._resolved(ctx.call, ctx.args):
+            for callee, binding in self._entered(ctx.call, ctx.args):
                 yield from self._climbed(callee, ctx, binding)
 
     def _climbed(self, callee: str, ctx: CallContext, binding: Mapping[str, Value]) -> Iterator[Event]:
