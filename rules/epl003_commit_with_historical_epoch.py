@@ -50,8 +50,9 @@ class CommitEpochs(Domain):
 
     key = "EPL003"
     track_fields = True
-    # `partial(self.commit_one, tp, offset, record.leader_epoch)` commits that epoch when called.
-    enters_partials = True
+    # `partial(self.commit_one, tp, offset, record.leader_epoch)` commits that epoch when called, as
+    # `executor.submit(self.commit_one, tp, offset, record.leader_epoch)` does when it runs.
+    follows_bound_arguments = True
 
     def __init__(self, program: Program) -> None:
         self.program = program

@@ -1,7 +1,8 @@
 """Functions as values where the call graph resolves them: elements at constant keys (of a local's
 container or a field's), elements added by a container's methods and iterated over its views and
-copies, starred and default values, nested base classes, properties read by an alias, and methods
-of external instances passed as arguments.
+copies, starred and default values, nested base classes, properties read by an alias, methods of
+external instances passed as arguments, and arguments bound for a later call (`functools.partial`,
+`executor.submit`).
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -159,6 +160,24 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
     "partial_of_what_a_star_hides_is_not_followed": (
         "from functools import partial\n\nparts = (func1, 1)\np = partial(*parts)\np()\n",
         "main",
+        set(),
+    ),
+    # A hand-off that forwards its further arguments binds them to the function it is given.
+    "executor_submit_forwards_its_arguments": (
+        "from concurrent.futures import ThreadPoolExecutor\n\ndef call(tag, f):\n    f()\n\n"
+        "ThreadPoolExecutor().submit(call, 'x', func2)\n",
+        "main.call",
+        {"main.func2"},
+    ),
+    "call_later_forwards_what_follows_the_callback": (
+        "import asyncio\n\ndef call(f):\n    f()\n\nasyncio.get_event_loop().call_later(1, call, func3)\n",
+        "main.call",
+        {"main.func3"},
+    ),
+    "a_hand_off_of_the_projects_own_forwards_nothing": (
+        "class Pool:\n    def submit(self, fn, job):\n        pass\n\ndef call(f):\n    f()\n\n"
+        "Pool().submit(call, func1)\n",
+        "main.call",
         set(),
     ),
     "external_method_passed_as_argument": (

@@ -23,6 +23,19 @@ _ITERATING_METHODS = frozenset({"sort"})
 _ON_THE_SPOT_METHODS = frozenset({"wait_for"})
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
 _TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "gather"})
+# Hand-offs that later call the function they are given with their further arguments, by the
+# function's position (`executor.submit(fn, *args, **kwargs)`, `loop.call_later(delay, callback,
+# *args)`, `loop.run_in_executor(executor, func, *args)`), and the keyword that is their own.
+_FORWARDING_HAND_OFFS = {
+    "submit": 0,
+    "to_thread": 0,
+    "call_soon": 0,
+    "call_soon_threadsafe": 0,
+    "call_later": 1,
+    "call_at": 1,
+    "run_in_executor": 1,
+}
+_HAND_OFF_KEYWORDS = frozenset({"context"})
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -496,23 +509,44 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
 
 def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
     """The functions whose parameters `call` binds arguments to, with what was called and the
-    call as it binds them: its targets, and for `functools.partial(f, *args, **keywords)`, the
-    functions (a class's constructor) `f` may be, bound the arguments after `f`."""
+    call as it binds them: its targets, and the functions it binds arguments of for a later call
+    (`functools.partial(f, *args)`, `executor.submit(f, *args)`: see `bound_for_later`)."""
     for target, callee in call_targets(symbols, fid, call):
         yield target, callee, call
-    yield from partial_bindings(symbols, fid, call)
+    yield from bound_for_later(symbols, fid, call)
 
 
-def partial_bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
-    """For a call of `functools.partial(f, *args, **keywords)`: the functions (a class's
-    constructor) `f` may be, with `f` itself, and the call as it binds their parameters: its
-    arguments after `f`. Nothing for another call."""
-    if symbols.callee(fid, call) != PARTIAL or not call.args:
+def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
+    """The functions (a class's constructor) a call binds arguments of without running them: those
+    `functools.partial(f, *args, **keywords)` wraps, and those a hand-off that forwards its
+    further arguments is given (`executor.submit(f, *args, **kwargs)`, `loop.call_soon(f, *args)`):
+    each with `f` as passed, and the call as it binds their parameters: its arguments after `f`.
+    Nothing for another call."""
+    position = _function_bound_at(symbols, fid, call)
+    if position is None:
         return
-    as_bound = call._replace(args=call.args[1:])
-    for wrapped in symbols.argument_values(fid, call.args[0]):
+    after = call.args[position + 1 :]
+    if symbols.callee(fid, call) != PARTIAL:
+        after = tuple(arg for arg in after if arg.keyword not in _HAND_OFF_KEYWORDS)
+    as_bound = call._replace(args=after)
+    for wrapped in symbols.argument_values(fid, call.args[position]):
         if wrapped.kind in ("function", "class") and (target := _function_run_by(symbols, wrapped)):
             yield target, wrapped, as_bound
+
+
+def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> int | None:
+    """Where among a call's arguments the function is that it binds the others to, for a call of
+    `functools.partial` or of a hand-off that forwards its arguments (not one of the project's
+    own functions); None for another call."""
+    callee = symbols.callee(fid, call)
+    if callee == PARTIAL:
+        return 0 if call.args else None
+    position = _FORWARDING_HAND_OFFS.get(call.method) if callee.kind != "function" else None
+    if position is None or len(call.args) <= position:
+        return None
+    if any(arg.keyword or arg.kind == "star" for arg in call.args[: position + 1]):
+        return None
+    return position
 
 
 def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Entity]) -> str:

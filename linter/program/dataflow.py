@@ -38,7 +38,7 @@ from epochlint.frontend.facts import (
     Site,
     within,
 )
-from epochlint.program.callgraph import PROPERTY, partial_bindings
+from epochlint.program.callgraph import PROPERTY, bound_for_later
 from epochlint.program.symbols import Entity, FieldId, bound_ahead
 
 if TYPE_CHECKING:
@@ -174,10 +174,11 @@ class Domain:
     key = ""
     # Whether reads of fields carry what was stored into them (field summaries).
     track_fields = False
-    # Whether the arguments a `functools.partial` binds pass into the function it wraps, whenever
-    # that runs (a commit's epoch is committed all the same); not where a value bound into a
-    # hand-off is a tag the task compares later (RULES.md, Entry lockset).
-    enters_partials = False
+    # Whether the arguments bound to a function for a later call (`functools.partial(f, x)`,
+    # `executor.submit(f, x)`) pass into it, whenever it runs (a commit's epoch is committed all
+    # the same); not where a value bound into a hand-off is a tag the task compares later
+    # (RULES.md, Entry lockset).
+    follows_bound_arguments = False
 
     def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
         """Labels a name path makes where it is read, and whether they replace what it holds."""
@@ -724,13 +725,14 @@ class _Frame:
 
     def _entered(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
         """The project functions a call passes its arguments into, with them bound to their
-        parameters: those it runs, and for a domain that follows them (`Domain.enters_partials`),
-        those a `functools.partial` call binds them to, which take them whenever the partial is
-        called (what they store and commit, not what they return)."""
+        parameters: those it runs, and for a domain that follows them
+        (`Domain.follows_bound_arguments`), those it binds them to for a later call (see
+        `bound_for_later`), which take them whenever they run (what they store and commit, not
+        what they return)."""
         yield from self._resolved(call, args)
-        if not self.domain.enters_partials:
+        if not self.domain.follows_bound_arguments:
             return
-        for callee, wrapped, as_bound in partial_bindings(self.program.symbols, self.fid, call):
+        for callee, wrapped, as_bound in bound_for_later(self.program.symbols, self.fid, call):
             keys = self.flow.bound_argument_keys(callee, self.fid, call, bound_ahead(wrapped), as_bound)
             yield callee, self._binding(args, keys)
 
