@@ -8,8 +8,8 @@ from functools import cached_property, partial
 from typing import TypeVar
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
-from epochlint.program.callgraph import CALL, CallGraph, CallSite, call_targets
-from epochlint.program.symbols import Entity, FieldId, Symbols, bound_arguments, function_id
+from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets
+from epochlint.program.symbols import Entity, FieldId, Symbols, bound_ahead, bound_arguments, function_id
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"
@@ -71,10 +71,11 @@ class Locks:
         calls: CallGraph,
         lock_name: Callable[[str], bool],
         lock_decorators: dict[str, str],
-        shapes_model: Callable[[CallSite], bool],
+        shapes_model: Callable[[str, str], bool],
     ) -> None:
         self.symbols = symbols
-        # Whether a call site joins its callee's entry lockset (test code calling in does not).
+        # Whether a call from a function to another joins the callee's entry lockset and binds
+        # locks to its parameters (test code calling in does not).
         self.shapes_model = shapes_model
         self.calls = calls
         self.lock_name = lock_name
@@ -211,19 +212,41 @@ class Locks:
                     self.constructed[field] = LockInfo(field, self.kind(lock), lock)
 
     def _locks_passed(self, fid: str, param: str) -> set[FieldId]:
-        """The locks bound to parameter `param` of `fid` at its resolved call sites; a site that
-        binds something else (or nothing known) adds None. Test code's sites are left out: a test
+        """The locks bound to parameter `param` of `fid` at its resolved call sites and by the calls
+        that bind its parameters for a later call (`partial(Connection, self._lock)`); a call that
+        binds something else (or nothing known) adds None. Test code's calls are left out: a test
         that builds the object with a lock of its own does not make the product's lock another."""
         passed: set[FieldId | None] = set()
-        for site in self.calls.sites_to.get(fid, ()):
-            call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
-            if call is None or site.via_argument or not self.shapes_model(site):
-                continue
-            for name, arg in bound_arguments(self.symbols.function(fid), call, site.bound_ahead):
+        function = self.symbols.function(fid)
+        for caller, call, ahead in self._calls_binding(fid):
+            for name, arg in bound_arguments(function, call, ahead):
                 if name == param:
-                    lock = self.lock_of(site.caller, arg.ref) if arg.ref is not None else None
+                    lock = self.lock_of(caller, arg.ref) if arg.ref is not None else None
                     passed.add(lock)
         return set() if None in passed else passed  # type: ignore[return-value]
+
+    def _calls_binding(self, fid: str) -> Iterator[tuple[str, Call, int]]:
+        """The calls that bind `fid`'s parameters, each with its caller, the call as it binds them
+        and the positional arguments a partial binds ahead of it; test code's left out."""
+        for site in self.calls.sites_to.get(fid, ()):
+            call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
+            if call is not None and not site.via_argument and self.shapes_model(site.caller, fid):
+                yield site.caller, call, site.bound_ahead
+        for caller, call, ahead in self._bound_for_later.get(fid, ()):
+            if self.shapes_model(caller, fid):
+                yield caller, call, ahead
+
+    @cached_property
+    def _bound_for_later(self) -> dict[str, list[tuple[str, Call, int]]]:
+        """By function: the calls that bind its parameters for a later call (see
+        `bound_for_later`), each with its caller, the call as it binds them and the positional
+        arguments a partial bound ahead of it."""
+        found: dict[str, list[tuple[str, Call, int]]] = {}
+        for caller, (_, function) in sorted(self.symbols.functions.items()):
+            for call in function.calls:
+                for target, wrapped, as_bound in bound_for_later(self.symbols, caller, call):
+                    found.setdefault(target, []).append((caller, as_bound, bound_ahead(wrapped)))
+        return found
 
     def canonical(self, field: FieldId) -> FieldId:
         seen = set()
@@ -425,7 +448,7 @@ class Locks:
     def _entry_from_callers(
         self, fid: str, state: dict[str, frozenset[FieldId] | None]
     ) -> frozenset[FieldId] | None:
-        sites = [site for site in self.calls.sites_to.get(fid, []) if self.shapes_model(site)]
+        sites = [site for site in self.calls.sites_to.get(fid, []) if self.shapes_model(site.caller, site.callee)]
         if not sites or any(not site.inherits_locks for site in sites):
             return frozenset()
         result: frozenset[FieldId] | None = None

@@ -138,7 +138,7 @@ class Program:
         self.symbols.settle()
         self.calls = CallGraph(self.symbols, frozenset(config.iteration_helpers))
         self.locks = Locks(
-            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.shapes_model
+            self.symbols, self.calls, config.lock_name, dict(config.lock_decorators), self.call_shapes_model
         )
 
     def release(self) -> None:
