@@ -162,6 +162,19 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main",
         set(),
     ),
+    # A class held as a value constructs it where called: the field given its instance holds one.
+    "class_kept_in_a_field_is_a_factory": (
+        "class A:\n    def run(self):\n        pass\n\nclass Owner:\n    def __init__(self):\n"
+        "        self.make = A\n        self.made = self.make()\n\n    def go(self):\n        self.made.run()\n",
+        "main.Owner.go",
+        {"main.A.run"},
+    ),
+    "class_attribute_naming_a_class_is_a_factory": (
+        "class A:\n    def run(self):\n        pass\n\nclass Owner:\n    factory = A\n\n    def __init__(self):\n"
+        "        self.made = self.factory()\n\n    def go(self):\n        self.made.run()\n",
+        "main.Owner.go",
+        {"main.A.run"},
+    ),
     # A hand-off that forwards its further arguments binds them to the function it is given.
     "executor_submit_forwards_its_arguments": (
         "from concurrent.futures import ThreadPoolExecutor\n\ndef call(tag, f):\n    f()\n\n"

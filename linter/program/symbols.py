@@ -449,6 +449,8 @@ class Symbols:
                 for bind in binds:
                     if bind.annotation:
                         seen.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+                    elif (named := self._class_named(body, bind)) is not None:
+                        seen.setdefault((cid, name), set()).add(named)
         # Untyped stores (`self.assignment = {}`, `= None`) do not contradict a typed one.
         typed = {key: values - {UNKNOWN} for key, values in seen.items()}
         return {
@@ -456,6 +458,14 @@ class Symbols:
             for key, values in typed.items()
             if len(values) == 1 and _types_a_field(next(iter(values)))
         }
+
+    def _class_named(self, body: str, bind: Bind) -> Entity | None:
+        """The class a class attribute names (`dispatcher_class = Dispatcher`): a factory the
+        class's methods call through `self`, where it is one."""
+        if bind.kind != "assign" or bind.value_ref is None:
+            return None
+        named = self.entity(body, bind.value_ref)
+        return named if named.kind == "class" else None
 
     def _stored_entity(self, fid: str, value_call: int, value_ref: Ref | None) -> Entity:
         if value_call >= 0:
@@ -1543,7 +1553,7 @@ def _types_a_field(entity: Entity) -> bool:
     """Whether a field holding `entity` is typed by it: an instance, a container of instances, or a
     class a `functools.partial` binds arguments of (`self.Lock = partial(Lock, self)`), whose
     calls construct it."""
-    return entity.kind in ("instance", "container") or (entity.kind == "class" and bool(entity.keys))
+    return entity.kind in ("instance", "container", "class")
 
 
 def _bound_ahead_by(entity: Entity, ahead: int) -> Entity:
