@@ -184,7 +184,11 @@ whole word in its name, `send_offsets_to_transaction` or `store_offsets`. The va
 through locals, dicts and lists of offsets (comprehensions included), arguments, returns,
 constructors and fields, across modules. A function that passes its parameter on to a commit is a
 commit itself at its call sites: the finding lands at the outermost call that receives the
-historical value, once per call whatever the number of sources. Not historical: the current leader
+historical value, once per call whatever the number of sources. A call that binds the value for a
+later call of such a function is one too: `functools.partial(commit_one, tp, offset,
+record.leader_epoch)`, and the hand-offs that forward their further arguments
+(`executor.submit(commit_one, ...)`, `to_thread`, `call_soon`, `call_soon_threadsafe`,
+`call_later`, `call_at`, `run_in_executor`). Not historical: the current leader
 epoch (`current_leader`, `current_leader_epoch`, `metadata.leader_epoch_for(tp)`, also through a
 position: `position.current_leader.epoch`), `max(historical, current)`, and a fallback that uses
 the historical epoch only when the current one is missing (`cur if cur is not None else hist`,
