@@ -456,7 +456,7 @@ class DataFlow:
     ) -> tuple[tuple[str, str], ...]:
         """(parameter, argument key) pairs at a resolved call: `**kwargs` takes several keywords.
         `as_bound`: the call as it binds the parameters, where its arguments are some of `call`'s
-        (a `functools.partial` call's after the function); keys are those of `call`."""
+        (those it binds for a later call: see `bound_for_later`); keys are those of `call`."""
         key = (callee, fid, call.id, ahead, as_bound is not None)
         cached = self._bindings.get(key)
         if cached is None:

@@ -1551,7 +1551,7 @@ def bound_ahead(entity: Entity) -> int:
 
 def _types_a_field(entity: Entity) -> bool:
     """Whether a field holding `entity` is typed by it: an instance, a container of instances, or a
-    class a `functools.partial` binds arguments of (`self.Lock = partial(Lock, self)`), whose
+    class kept as a factory (`self._make = Dispatcher`, `self.Lock = partial(Lock, self)`), whose
     calls construct it."""
     return entity.kind in ("instance", "container", "class")
 
