@@ -406,8 +406,8 @@ def _texts_as_before(
         return False
     for rel, key in keys.items():
         if key != before[rel]:
-            earlier = cache.load_text(before[rel])
-            if earlier is None or earlier != _text_facts(key, readable[rel], vocabulary, cache):
+            found_before = cache.load_text(before[rel])
+            if found_before is None or found_before != _text_facts(key, readable[rel], vocabulary, cache):
                 return False
     return True
 

@@ -522,31 +522,30 @@ def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[st
     further arguments is given (`executor.submit(f, *args, **kwargs)`, `loop.call_soon(f, *args)`):
     each with `f` as passed, and the call as it binds their parameters: its arguments after `f`.
     Nothing for another call."""
-    position = _function_bound_at(symbols, fid, call)
-    if position is None:
+    found = _function_bound_at(symbols, fid, call)
+    if found is None:
         return
-    after = call.args[position + 1 :]
-    if symbols.callee(fid, call) != PARTIAL:
-        after = tuple(arg for arg in after if arg.keyword not in _HAND_OFF_KEYWORDS)
-    as_bound = call._replace(args=after)
+    position, own_keywords = found
+    as_bound = call._replace(args=tuple(arg for arg in call.args[position + 1 :] if arg.keyword not in own_keywords))
     for wrapped in symbols.argument_values(fid, call.args[position]):
         if wrapped.kind in ("function", "class") and (target := _function_run_by(symbols, wrapped)):
             yield target, wrapped, as_bound
 
 
-def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> int | None:
-    """Where among a call's arguments the function is that it binds the others to, for a call of
-    `functools.partial` or of a hand-off that forwards its arguments (not one of the project's
-    own functions); None for another call."""
+def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[int, frozenset[str]] | None:
+    """Where among a call's arguments the function is that it binds the others to, and the keywords
+    that are the call's own, not the function's: for a call of `functools.partial` (none) or of a
+    hand-off that forwards its arguments (not one of the project's own functions); None for
+    another call."""
     callee = symbols.callee(fid, call)
     if callee == PARTIAL:
-        return 0 if call.args else None
+        return (0, frozenset()) if call.args else None
     position = _FORWARDING_HAND_OFFS.get(call.method) if callee.kind != "function" else None
     if position is None or len(call.args) <= position:
         return None
     if any(arg.keyword or arg.kind == "star" for arg in call.args[: position + 1]):
         return None
-    return position
+    return position, _HAND_OFF_KEYWORDS
 
 
 def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Entity]) -> str:
