@@ -312,6 +312,22 @@ def test_files_the_prefilter_rules_out_are_only_checked_by_pythons_parser() -> N
     assert broken.status == STATUS_PARSE_ERROR and broken.error.startswith("syntax error")
 
 
+def test_a_worker_that_ends_without_cleaning_up_leaves_no_folder_behind(tmp_path: Path) -> None:
+    # Spark ends its Python workers without running their finalizers; the parser child they keep
+    # must not leave its starting folder in the temporary directory of every executor.
+    worker = (
+        "import os\n"
+        "from epochlint.audit.isolation import IsolatedParser\n"
+        "parser = IsolatedParser(time_limit=30.0)\n"
+        "print(parser.parse(b'x = 1\\n').status, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    environment = {**os.environ, "TMPDIR": str(tmp_path)}
+    ran = subprocess.run([sys.executable, "-c", worker], env=environment, capture_output=True, text=True, timeout=120)
+    assert ran.stdout.split() == [STATUS_OK]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_file_changed_after_hashing_is_not_given_the_old_hash_facts(tmp_path: Path) -> None:
     path = tmp_path / "f.py"
     path.write_text("x = 1\n")

@@ -57,7 +57,6 @@ class IsolatedParser:
     def __init__(self, time_limit: float) -> None:
         self.time_limit = time_limit
         self._child: subprocess.Popen[bytes] | None = None
-        self._folder: tempfile.TemporaryDirectory[str] | None = None
 
     def parse(self, data: bytes, relevant: bool = True, java: bool = False) -> ParseOutcome:
         """The facts of a file: from the Java frontend for a `java` file, from libcst when
@@ -109,29 +108,27 @@ class IsolatedParser:
 
     def _start(self) -> subprocess.Popen[bytes] | None:
         """A child ready to parse, or None when it died or hung while starting."""
-        child = subprocess.Popen(
-            [sys.executable, "-P", "-m", "epochlint.audit.parser_process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=child_environment(),
-            cwd=self._empty_folder(),
-            bufsize=0,
-        )
-        try:
-            ready = self._receive(child, len(READY), time.monotonic() + STARTUP_LIMIT)
-        except (_TimedOut, _Ended):
-            _end(child)
-            return None
+        # The child starts in a private, empty folder, so that nothing there can be imported; the
+        # folder is removed once the child is ready (it needs no working directory after that), so
+        # that a worker killed without running its finalizers leaves nothing behind.
+        with tempfile.TemporaryDirectory(prefix="epochlint-parser-") as empty_folder:
+            child = subprocess.Popen(
+                [sys.executable, "-P", "-m", "epochlint.audit.parser_process"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=child_environment(),
+                cwd=empty_folder,
+                bufsize=0,
+            )
+            try:
+                ready = self._receive(child, len(READY), time.monotonic() + STARTUP_LIMIT)
+            except (_TimedOut, _Ended):
+                _end(child)
+                return None
         if ready != READY:
             _end(child)
             raise RuntimeError(f"the parser process answered {ready!r} instead of starting")
         return child
-
-    def _empty_folder(self) -> str:
-        # The child's working directory: private and empty, so that nothing there can be imported.
-        if self._folder is None:
-            self._folder = tempfile.TemporaryDirectory(prefix="epochlint-parser-")
-        return self._folder.name
 
     def _send(self, child: subprocess.Popen[bytes], request: bytes) -> None:
         assert child.stdin is not None
