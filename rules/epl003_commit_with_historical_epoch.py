@@ -188,7 +188,9 @@ historical value, once per call whatever the number of sources. A call that bind
 later call of such a function is one too: `functools.partial(commit_one, tp, offset,
 record.leader_epoch)`, and the hand-offs that forward their further arguments
 (`executor.submit(commit_one, ...)`, `to_thread`, `call_soon`, `call_soon_threadsafe`,
-`call_later`, `call_at`, `run_in_executor`). Not historical: the current leader
+`call_later`, `call_at`, `run_in_executor`), and a thread, timer or process started with it in its
+literal tuple or dict of arguments (`threading.Thread(target=commit_one, args=(tp, offset,
+record.leader_epoch))`). Not historical: the current leader
 epoch (`current_leader`, `current_leader_epoch`, `metadata.leader_epoch_for(tp)`, also through a
 position: `position.current_leader.epoch`), `max(historical, current)`, and a fallback that uses
 the historical epoch only when the current one is missing (`cur if cur is not None else hist`,

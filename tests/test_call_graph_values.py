@@ -2,7 +2,7 @@
 container or a field's), elements added by a container's methods and iterated over its views and
 copies, starred and default values, nested base classes, properties read by an alias, methods of
 external instances passed as arguments, and arguments bound for a later call (`functools.partial`,
-`executor.submit`).
+`executor.submit`, `threading.Thread(target=f, args=(...))`).
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -190,6 +190,26 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
     "a_hand_off_of_the_projects_own_forwards_nothing": (
         "class Pool:\n    def submit(self, fn, job):\n        pass\n\ndef call(f):\n    f()\n\n"
         "Pool().submit(call, func1)\n",
+        "main.call",
+        set(),
+    ),
+    # A thread, a timer or a process starts its function with the elements of its literal
+    # `args` tuple by position and of its `kwargs` dict by name.
+    "thread_started_with_a_tuple_of_arguments": (
+        "import threading\n\ndef call(tag, f):\n    f()\n\n"
+        "threading.Thread(target=call, args=('x', func1), daemon=True).start()\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "timer_started_with_a_dict_of_arguments": (
+        "from threading import Timer\n\ndef call(tag, f=None):\n    f()\n\n"
+        "Timer(1.0, call, ('x',), {'f': func2}).start()\n",
+        "main.call",
+        {"main.func2"},
+    ),
+    "process_binds_each_element_to_its_own_parameter": (
+        "import multiprocessing\n\ndef call(f, tag):\n    tag()\n\n"
+        "multiprocessing.Process(target=call, args=(func3, 'x')).start()\n",
         "main.call",
         set(),
     ),

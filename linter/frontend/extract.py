@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -52,6 +52,10 @@ _EMPTY_MODULE = cst.Module(body=[])
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 # Iterables that never hold a batch of messages: literal collections, and range() of a count.
 _LITERALS = (cst.Tuple, cst.List, cst.Set)
+# The calls whose literal tuple and dict arguments are kept element by element (`Arg.items`): the
+# classes that start a function with them (`threading.Thread(target=f, args=(a,))`, `Timer`,
+# `multiprocessing.Process`), known here by name only, as the program model knows them by import.
+_STARTED_WITH_ELEMENTS = frozenset({"Thread", "Timer", "Process"})
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 
 
@@ -1105,7 +1109,8 @@ class FactsExtractor(FastVisitor):
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
                 if isinstance(node.func, cst.Call):
                     callee_call = self._call_ids.get(id(node.func), -1)
-        args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(node.args))
+        by_element = method in _STARTED_WITH_ELEMENTS
+        args = tuple(self._arg(arg, call_id, index, by_element) for index, arg in enumerate(node.args))
         self._fn.calls.append(
             Call(
                 id=call_id,
@@ -1132,13 +1137,30 @@ class FactsExtractor(FastVisitor):
         if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Dict):
             self._store_elements(self._ref(path[0]), arg.value, ())
 
-    def _arg(self, arg: cst.Arg, call_id: int, index: int) -> Arg:
+    def _arg(self, arg: cst.Arg, call_id: int, index: int, by_element: bool) -> Arg:
+        """An argument; `by_element`: with the elements of a literal container (`Arg.items`)."""
         keyword = arg.keyword.value if arg.keyword is not None else ""
         value = arg.value
-        self._visit_with_flow(value, Flow(FLOW_ARG, (keyword or str(index),), call_id))
-        text = self._code(value).strip()
+        key = keyword or str(index)
         if arg.star:
-            return Arg(keyword, "star", text=text)
+            self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
+            return Arg(keyword, "star", text=self._code(value).strip())
+        elements = _argument_elements(value) if by_element else []
+        if not elements:
+            self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
+            return self._argument(keyword, value)
+        element_keys = {id(element): element_key for element_key, element in elements}
+        for child in _element_values(value):
+            element_key = element_keys.get(id(child))
+            targets = (key,) if element_key is None else (key, element_key)
+            self._visit_with_flow(child, Flow(FLOW_ARG, targets, call_id))
+        by_keyword = isinstance(value, cst.Dict)
+        items = tuple(self._argument(name if by_keyword else "", element) for name, element in elements)
+        return self._argument(keyword, value)._replace(items=items)
+
+    def _argument(self, keyword: str, value: cst.BaseExpression) -> Arg:
+        """What an argument (or an element of one) passes, once its expression has been visited."""
+        text = self._code(value).strip()
         if isinstance(value, cst.Lambda):
             return Arg(keyword, "lambda", function=self.lambda_qualname(value), text=text)
         if isinstance(value, cst.Call):
@@ -1350,6 +1372,38 @@ def _adds_to(code: CodeOf, value: cst.BaseExpression, target_code: str) -> bool:
     return any(
         code(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
     )
+
+
+def _argument_elements(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
+    """(key, element) of a literal tuple or list argument, by position up to a starred element, or
+    of a literal dict argument under keys written as identifier strings (`Arg.items`)."""
+    if isinstance(value, cst.Dict):
+        named = ((_identifier_key(e.key), e.value) for e in value.elements if isinstance(e, cst.DictElement))
+        return [(name, element) for name, element in named if name]
+    if not isinstance(value, (cst.Tuple, cst.List)):
+        return []
+    elements: list[tuple[str, cst.BaseExpression]] = []
+    for element in value.elements:
+        if isinstance(element, cst.StarredElement):
+            break
+        elements.append((str(len(elements)), element.value))
+    return elements
+
+
+def _identifier_key(key: cst.BaseExpression) -> str:
+    """The key of a dict element written as a plain string that names a parameter; "" otherwise."""
+    if isinstance(key, cst.SimpleString) and not key.prefix and "\\" not in key.raw_value:
+        return key.raw_value if key.raw_value.isidentifier() else ""
+    return ""
+
+
+def _element_values(container: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """Every expression a literal container is written with, in order: its keys, values, and
+    starred parts."""
+    for element in container.elements:  # type: ignore[attr-defined]
+        if isinstance(element, cst.DictElement):
+            yield element.key
+        yield element.value
 
 
 def _keyed_elements(container: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 15
+FACTS_FORMAT = 16
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -55,6 +55,8 @@ class Flow(NamedTuple):
     """Where the value of an expression goes: returned, assigned to locals, passed to a call..."""
 
     kind: str = FLOW_EXPR
+    # The locals assigned; for an argument, its key (keyword, or position as a string), and the
+    # key of the element it is in when the argument has `Arg.items` (position, or dict key).
     targets: tuple[str, ...] = ()
     call: int = -1
     compared: bool = False
@@ -117,6 +119,11 @@ class Arg(NamedTuple):
     function: str = ""
     call: int = -1
     text: str = ""
+    # For a call of a class that starts a function with a tuple and a dict of arguments
+    # (`Thread(target=f, args=(a,), kwargs={"b": b})`): the elements of a literal tuple or list
+    # argument, by position up to a starred one, and the values of a literal dict argument under
+    # keys written as identifier strings, each with that key as its keyword.
+    items: tuple[Arg, ...] = ()
 
 
 class Call(NamedTuple):

@@ -36,6 +36,13 @@ _FORWARDING_HAND_OFFS = {
     "run_in_executor": 1,
 }
 _HAND_OFF_KEYWORDS = frozenset({"context"})
+# Classes that start a function later with the arguments they are given as a tuple and a dict:
+# the function's, the tuple's and the dict's places among their own parameters (position, name).
+_STARTED_WITH_ARGUMENTS = {
+    "threading.Thread": ((1, "target"), (3, "args"), (4, "kwargs")),
+    "threading.Timer": ((1, "function"), (2, "args"), (3, "kwargs")),
+    "multiprocessing.Process": ((1, "target"), (3, "args"), (4, "kwargs")),
+}
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -518,34 +525,63 @@ def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Ent
 
 def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
     """The functions (a class's constructor) a call binds arguments of without running them: those
-    `functools.partial(f, *args, **keywords)` wraps, and those a hand-off that forwards its
-    further arguments is given (`executor.submit(f, *args, **kwargs)`, `loop.call_soon(f, *args)`):
-    each with `f` as passed, and the call as it binds their parameters: its arguments after `f`.
-    Nothing for another call."""
+    `functools.partial(f, *args, **keywords)` wraps, those a hand-off that forwards its further
+    arguments is given (`executor.submit(f, *args, **kwargs)`, `loop.call_soon(f, *args)`), and
+    those a thread, timer or process starts with the literal tuple and dict it is given
+    (`Thread(target=f, args=(a,), kwargs={"b": b})`): each with `f` as passed, and the call as it
+    binds their parameters: the arguments (or elements of them) it binds. Nothing for another call."""
     found = _function_bound_at(symbols, fid, call)
     if found is None:
         return
-    position, own_keywords = found
-    as_bound = call._replace(args=tuple(arg for arg in call.args[position + 1 :] if arg.keyword not in own_keywords))
-    for wrapped in symbols.argument_values(fid, call.args[position]):
+    function, bound = found
+    as_bound = call._replace(args=bound)
+    for wrapped in symbols.argument_values(fid, function):
         if wrapped.kind in ("function", "class") and (target := _function_run_by(symbols, wrapped)):
             yield target, wrapped, as_bound
 
 
-def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[int, frozenset[str]] | None:
-    """Where among a call's arguments the function is that it binds the others to, and the keywords
-    that are the call's own, not the function's: for a call of `functools.partial` (none) or of a
-    hand-off that forwards its arguments (not one of the project's own functions); None for
-    another call."""
+def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[Arg, tuple[Arg, ...]] | None:
+    """The argument that is the function a call binds others to, and those others: for a call of
+    `functools.partial` (all of them), of a hand-off that forwards its arguments (not one of the
+    project's own functions: those after the function but its own keywords), or of a class in
+    `_STARTED_WITH_ARGUMENTS` (the elements of its literal tuple and dict); None for another call."""
     callee = symbols.callee(fid, call)
     if callee == PARTIAL:
-        return (0, frozenset()) if call.args else None
+        return (call.args[0], call.args[1:]) if call.args else None
+    if callee.kind == "external" and callee.target in _STARTED_WITH_ARGUMENTS:
+        return _started_with(call, *_STARTED_WITH_ARGUMENTS[callee.target])
     position = _FORWARDING_HAND_OFFS.get(call.method) if callee.kind != "function" else None
     if position is None or len(call.args) <= position:
         return None
     if any(arg.keyword or arg.kind == "star" for arg in call.args[: position + 1]):
         return None
-    return position, _HAND_OFF_KEYWORDS
+    return call.args[position], tuple(arg for arg in call.args[position + 1 :] if arg.keyword not in _HAND_OFF_KEYWORDS)
+
+
+def _started_with(
+    call: Call, function: tuple[int, str], positional: tuple[int, str], keywords: tuple[int, str]
+) -> tuple[Arg, tuple[Arg, ...]] | None:
+    """The function a thread-like class is given and the elements of the tuple and the dict it
+    starts the function with (each at its position or under its name among the call's arguments)."""
+    started = _argument_at(call, *function)
+    if started is None:
+        return None
+    tuple_given, dict_given = _argument_at(call, *positional), _argument_at(call, *keywords)
+    by_position = tuple(item for item in tuple_given.items if not item.keyword) if tuple_given else ()
+    by_keyword = tuple(item for item in dict_given.items if item.keyword) if dict_given else ()
+    return started, by_position + by_keyword
+
+
+def _argument_at(call: Call, position: int, keyword: str) -> Arg | None:
+    """The argument given for a parameter of the called class, by its name or by its position
+    (where no starred or keyword argument comes before)."""
+    named = [arg for arg in call.args if arg.keyword == keyword]
+    if named:
+        return named[0]
+    before = call.args[: position + 1]
+    if len(before) <= position or any(arg.keyword or arg.kind == "star" for arg in before):
+        return None
+    return call.args[position]
 
 
 def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Entity]) -> str:

@@ -367,11 +367,20 @@ def _flow_dests(flow: Flow, qualname: str) -> tuple[Dest, ...]:
         return locals_ + tuple(_store_dest(ref, qualname) for ref in flow.stores)
     if flow.kind in (FLOW_RETURN, FLOW_YIELD):
         return (("return",),)
+    if flow.kind == FLOW_ARG and len(flow.targets) == 2:
+        # An element of a literal argument is part of the argument, and an argument of its own
+        # when a hand-off binds the elements (`Thread(target=f, args=(a, b))`).
+        return (("arg", flow.call, flow.targets[0]), ("arg", flow.call, element_key(*flow.targets)))
     if flow.kind == FLOW_ARG and flow.targets:
         return (("arg", flow.call, flow.targets[0]),)
     if flow.kind == FLOW_RECEIVER:
         return (("recv", flow.call),)
     return ()
+
+
+def element_key(argument: str, element: str) -> str:
+    """The key of an element of a literal argument (see `Arg.items`) among a call's arguments."""
+    return f"{argument}[{element}]"
 
 
 def _store_dest(ref: Ref, qualname: str) -> Dest:
@@ -460,7 +469,11 @@ class DataFlow:
         key = (callee, fid, call.id, ahead, as_bound is not None)
         cached = self._bindings.get(key)
         if cached is None:
-            keys = {id(arg): arg.keyword or str(position) for position, arg in enumerate(call.args)}
+            keys: dict[int, str] = {}
+            for position, arg in enumerate(call.args):
+                keys[id(arg)] = arg.keyword or str(position)
+                for index, item in enumerate(arg.items):
+                    keys[id(item)] = element_key(keys[id(arg)], item.keyword or str(index))
             binding = self.program.bound_arguments(callee, as_bound or call, ahead)
             cached = self._bindings[key] = tuple((param, keys[id(arg)]) for param, arg in binding)
         return cached
