@@ -56,6 +56,13 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.func3"},
     ),
+    "class_given_as_a_parameters_default_types_the_field_it_makes": (
+        "class A:\n    def m(self):\n        pass\n\n"
+        "class Holder:\n    def __init__(self, factory=A):\n        self.made = factory()\n\n"
+        "    def call(self):\n        self.made.m()\n\nHolder().call()\n",
+        "main.Holder.call",
+        {"main.A.m"},
+    ),
     "nested_class_as_base": (
         "class A:\n    class B:\n        def run(self):\n            pass\n\n"
         "class C(A.B):\n    pass\n\nC().run()\n",

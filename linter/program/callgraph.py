@@ -420,23 +420,13 @@ def _parameter_named(symbols: Symbols, module: str, ref: Ref) -> Parameter | Non
     if ref.attrs[1:] or not ref.scope:
         return None
     scope = function_id(module, ref.scope)
-    if _only_a_parameter(symbols, scope, ref.name):
+    if symbols.only_a_parameter(scope, ref.name):
         return (ref.scope, ref.name)
     binds = symbols.binds(scope).get(ref.name, []) if scope in symbols.functions else []
     value = binds[0].value_ref if len(binds) == 1 and binds[0].kind == "assign" else None
-    if value is None or value.attrs or value.scope != ref.scope or not _only_a_parameter(symbols, scope, value.name):
+    if value is None or value.attrs or value.scope != ref.scope or not symbols.only_a_parameter(scope, value.name):
         return None
     return (value.scope, value.name)
-
-
-def _only_a_parameter(symbols: Symbols, scope: str, name: str) -> bool:
-    """Whether `name` is a parameter of function `scope`, not its `self`, that nothing in it binds
-    again."""
-    if scope not in symbols.functions or not any(p.name == name for p in symbols.function(scope).params):
-        return False
-    if name == symbols.self_param(scope):
-        return False
-    return all(bind.kind == "param" for bind in symbols.binds(scope).get(name, ()))
 
 
 def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:

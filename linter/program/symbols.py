@@ -191,6 +191,15 @@ class Symbols:
         except KeyError:
             return self.functions[self.clones[fid].wrapper]
 
+    def only_a_parameter(self, scope: str, name: str) -> bool:
+        """Whether `name` is a parameter of function `scope`, not its `self`, that nothing in it
+        binds again."""
+        if scope not in self.functions or not any(p.name == name for p in self.function(scope).params):
+            return False
+        if name == self.self_param(scope):
+            return False
+        return all(bind.kind == "param" for bind in self.binds(scope).get(name, ()))
+
     def binds(self, fid: str) -> dict[str, list[Bind]]:
         cached = self._binds_cache.get(fid)
         if cached is None:
@@ -670,6 +679,10 @@ class Symbols:
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
         candidates.update(v for v in passed if v.kind != "instance")
+        if not learnt and not passed and self.only_a_parameter(scope, name):
+            # A class or function given as the default (`factory=Dispatcher`) of a parameter that no
+            # call passes anything known and nothing binds again: what it holds.
+            candidates.update(v for v in self._default_values(scope, name, depth) if v.kind in ("class", "function"))
         candidates.discard(UNKNOWN)
         return frozenset(candidates)
 
