@@ -354,6 +354,25 @@ class FactsCache(_EntryStore):
         self._store_encoded(_outline_key(key), outline)
         self._keep(_outline_key(key), outline)
 
+    def load_outlines(self, files_key: str) -> dict[str, FileFacts]:
+        """The outlines kept together for one set of files (`files_key`), by the key of the facts
+        each outlines: one entry read where a run would read one per file."""
+        return self._kept(_outlines_key(self._salt, files_key), self._load_outlines) or {}
+
+    def _load_outlines(self, key: str) -> dict[str, FileFacts] | None:
+        payload = self._read(key)
+        if payload is None:
+            return None
+        try:
+            return codec.decode_by_key(payload)
+        except codec.FactsDecodeError:
+            return None
+
+    def store_outlines(self, files_key: str, outlines: dict[str, FileFacts]) -> None:
+        key = _outlines_key(self._salt, files_key)
+        self._write(partial(self._store, key, partial(codec.encode_by_key, outlines)))
+        self._keep(key, outlines)
+
 
 @cache
 def _prefilter_digest() -> str:
@@ -373,6 +392,10 @@ def _text_facts(value: object) -> TextFacts | None:
 
 def _outline_key(key: str) -> str:
     return hashlib.sha256(b"outline\0" + key.encode()).hexdigest()
+
+
+def _outlines_key(salt: bytes, files_key: str) -> str:
+    return hashlib.sha256(b"outlines\0" + salt + b"\0" + files_key.encode()).hexdigest()
 
 
 class _AnalysisStore(_EntryStore):

@@ -197,13 +197,14 @@ def collect_facts(
     jobs: int | None = None,
     prefilter: bool = True,
     progress: bool = False,
-    outlines: bool = False,
+    outlines: str | None = None,
     earlier: Earlier | None = None,
     write_beside: bool = False,
     meanwhile: Callable[[], None] | None = None,
 ) -> Collected:
     """The facts of `sources`, whose `contents` were read by `read_sources` (module names by
-    root-relative path in `names`); with `outlines`, only the outline of those the cache has.
+    root-relative path in `names`); with `outlines` (a key naming this set of files), only the
+    outline of those the cache has, kept together for the set (one entry read, not one a file).
 
     `earlier` is what the latest analysis of the same files read: a file changed since in blank
     lines and comments alone has its earlier facts moved to the new lines instead of being parsed
@@ -229,6 +230,8 @@ def collect_facts(
     outlined: dict[int, Task] = {}
     moved: dict[int, FileFacts] = {}
     earlier_facts: dict[int, FileFacts] = {}
+    kept_outlines = cache.load_outlines(outlines) if outlines is not None else {}
+    outlines_used: dict[str, FileFacts] = {}
     with collector_paused():
         for index, (source, data) in enumerate(zip(sources, contents)):
             if isinstance(data, str):
@@ -237,9 +240,12 @@ def collect_facts(
                 continue
             kind = JAVA if is_java(source.rel) else PARSED if source.rel in relevant else NOT_RELEVANT
             keys[index] = cache.key(kind, data)
-            cached = cache.load_outline(keys[index]) if outlines else None
+            cached = None
+            if outlines is not None:
+                cached = kept_outlines.get(keys[index]) or cache.load_outline(keys[index])
             if cached is not None:
                 outlined[index] = (kind, data)
+                outlines_used[keys[index]] = cached
             else:
                 cached = cache.load(keys[index])
                 if cached is None and kind == PARSED and source.rel in earlier_keys:
@@ -251,9 +257,13 @@ def collect_facts(
                         moved[index] = cached
                 if cached is None:
                     tasks[index] = (kind, data)
-                elif outlines and index not in moved:
-                    cache.store_outline(keys[index], outline(cached))
+                elif outlines is not None and index not in moved:
+                    outlines_used[keys[index]] = outline(cached)
+                    cache.store_outline(keys[index], outlines_used[keys[index]])
             facts.append(cached)
+    if outlines is not None and not outlines_used.keys() <= kept_outlines.keys():
+        # Kept again only when one was missing: those of earlier versions go then.
+        cache.store_outlines(outlines, outlines_used)
 
     def kept(index: int, made: FileFacts, payload: bytes | None) -> None:
         _store(cache, keys[index], made, payload)

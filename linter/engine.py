@@ -608,7 +608,7 @@ def check(
             jobs=jobs,
             prefilter=prefilter,
             progress=progress,
-            outlines=use_cache,
+            outlines=layout_key if use_cache else None,
             earlier=_earlier(earlier),
             write_beside=exiting and jobs != 1,
             meanwhile=_analysis_loaded,

@@ -381,3 +381,28 @@ def test_a_change_of_code_reads_what_the_prefilter_found_in_the_changed_file_alo
     cache = FactsCache.open(config.root, config.fingerprint())
     assert sorted(read) == sorted([cache.text_key(before), cache.text_key(orders.read_bytes())])
     assert result == _json(check([project], config, use_cache=False, jobs=1))
+
+
+def test_an_edit_reads_the_outlines_of_the_unchanged_files_from_one_entry(project: Path) -> None:
+    """Once a run has read the outlines of the files it does not parse one by one, it keeps them
+    together: the next run after an edit reads one entry for them, and asks for no file's own
+    outline but the changed file's. It finds what a run from scratch finds."""
+    config = _config(project)
+    check([project], config, jobs=1)
+    orders = project / "pkg" / "orders.py"
+    edited(orders, code_added)
+    check([project], config, jobs=1)
+    edited(orders, code_added)
+    asked: list[str] = []
+    real = FactsCache.load_outline
+
+    def load_outline(cache: FactsCache, key: str):  # type: ignore[no-untyped-def]
+        asked.append(key)
+        return real(cache, key)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FactsCache, "load_outline", load_outline)
+        result = _json(check([project], config, jobs=1))
+    cache = FactsCache.open(config.root, config.fingerprint())
+    assert asked == [cache.key(PARSED, orders.read_bytes())]
+    assert result == _json(check([project], config, use_cache=False, jobs=1))

@@ -64,12 +64,30 @@ def encode(facts: FileFacts) -> bytes:
 
 
 def decode(data: bytes) -> FileFacts:
+    result = _decoded(data)
+    if not isinstance(result, FileFacts):
+        raise FactsDecodeError("malformed facts: not FileFacts")
+    return result
+
+
+def encode_by_key(facts: Mapping[str, FileFacts]) -> bytes:
+    """Facts of several files, each under a key, as one entry."""
+    return _HEADER.pack(_MAGIC, FACTS_FORMAT) + pickle.dumps(dict(facts), protocol=5)
+
+
+def decode_by_key(data: bytes) -> dict[str, FileFacts]:
+    result = _decoded(data)
+    if not isinstance(result, dict) or not all(
+        isinstance(key, str) and isinstance(facts, FileFacts) for key, facts in result.items()
+    ):
+        raise FactsDecodeError("malformed facts: not FileFacts by key")
+    return result
+
+
+def _decoded(data: bytes) -> object:
     if len(data) < _HEADER.size:
         raise FactsDecodeError("truncated facts")
     magic, version = _HEADER.unpack_from(data)
     if magic != _MAGIC or version != FACTS_FORMAT:
         raise FactsDecodeError(f"facts format {version!r}, expected {FACTS_FORMAT}")
-    result = restricted_loads(data[_HEADER.size :], _ALLOWED)
-    if not isinstance(result, FileFacts):
-        raise FactsDecodeError("malformed facts: not FileFacts")
-    return result
+    return restricted_loads(data[_HEADER.size :], _ALLOWED)
