@@ -314,14 +314,15 @@ class FactsCache(_EntryStore):
 
     def load(self, key: str) -> FileFacts | None:
         """The facts stored under `key`, or None when there are none to trust."""
-        return self._kept(key, self._load)
+        return self._kept(key, partial(self._read_as, codec.decode))
 
-    def _load(self, key: str) -> FileFacts | None:
+    def _read_as(self, decode: Callable[[bytes], _Entry], key: str) -> _Entry | None:
+        """The entry under `key` as `decode` reads it; None when there is none to trust."""
         payload = self._read(key)
         if payload is None:
             return None
         try:
-            return codec.decode(payload)
+            return decode(payload)
         except codec.FactsDecodeError:
             return None
 
@@ -331,16 +332,7 @@ class FactsCache(_EntryStore):
 
     def load_text(self, key: str) -> TextFacts | None:
         """What the text pass found, stored under `key`, or None when there is nothing to trust."""
-        return self._kept(key, self._load_text)
-
-    def _load_text(self, key: str) -> TextFacts | None:
-        payload = self._read(key)
-        if payload is None:
-            return None
-        try:
-            return _text_facts(codec.restricted_loads(payload, {}))
-        except codec.FactsDecodeError:
-            return None
+        return self._kept(key, partial(self._read_as, _decoded_text_facts))
 
     def store_text(self, key: str, text: TextFacts) -> None:
         self.store(key, pickle.dumps((text.seed, text.imports), protocol=5))
@@ -357,16 +349,7 @@ class FactsCache(_EntryStore):
     def load_outlines(self, files_key: str) -> dict[str, FileFacts]:
         """The outlines kept together for one set of files (`files_key`), by the key of the facts
         each outlines: one entry read where a run would read one per file."""
-        return self._kept(_outlines_key(self._salt, files_key), self._load_outlines) or {}
-
-    def _load_outlines(self, key: str) -> dict[str, FileFacts] | None:
-        payload = self._read(key)
-        if payload is None:
-            return None
-        try:
-            return codec.decode_by_key(payload)
-        except codec.FactsDecodeError:
-            return None
+        return self._kept(_outlines_key(self._salt, files_key), partial(self._read_as, codec.decode_by_key)) or {}
 
     def store_outlines(self, files_key: str, outlines: dict[str, FileFacts]) -> None:
         key = _outlines_key(self._salt, files_key)
@@ -379,8 +362,10 @@ def _prefilter_digest() -> str:
     return hashlib.sha256(Path(prefilter.__file__).read_bytes()).hexdigest()
 
 
-def _text_facts(value: object) -> TextFacts | None:
-    """`(seed, imports)` as stored, checked to be what the prefilter reads; None if it is not."""
+def _decoded_text_facts(payload: bytes) -> TextFacts | None:
+    """What the text pass found, decoded from `(seed, imports)` as stored and checked to be what
+    the prefilter reads; None if it is not."""
+    value = codec.restricted_loads(payload, {})
     if not (isinstance(value, tuple) and len(value) == 2 and type(value[0]) is bool and type(value[1]) is tuple):
         return None
     seed, imports = value

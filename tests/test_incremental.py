@@ -368,16 +368,7 @@ def test_a_change_of_code_reads_what_the_prefilter_found_in_the_changed_file_alo
     orders = project / "pkg" / "orders.py"
     before = orders.read_bytes()
     edited(orders, code_added)
-    read: list[str] = []
-    real = FactsCache.load_text
-
-    def load_text(cache: FactsCache, key: str):  # type: ignore[no-untyped-def]
-        read.append(key)
-        return real(cache, key)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FactsCache, "load_text", load_text)
-        result = _json(check([project], config, jobs=1))
+    read, result = _keys_asked(FactsCache.load_text.__name__, project)
     cache = FactsCache.open(config.root, config.fingerprint())
     assert sorted(read) == sorted([cache.text_key(before), cache.text_key(orders.read_bytes())])
     assert result == _json(check([project], config, use_cache=False, jobs=1))
@@ -393,16 +384,22 @@ def test_an_edit_reads_the_outlines_of_the_unchanged_files_from_one_entry(projec
     edited(orders, code_added)
     check([project], config, jobs=1)
     edited(orders, code_added)
-    asked: list[str] = []
-    real = FactsCache.load_outline
+    asked, result = _keys_asked(FactsCache.load_outline.__name__, project)
+    cache = FactsCache.open(config.root, config.fingerprint())
+    assert asked == [cache.key(PARSED, orders.read_bytes())]
+    assert result == _json(check([project], config, use_cache=False, jobs=1))
 
-    def load_outline(cache: FactsCache, key: str):  # type: ignore[no-untyped-def]
+
+def _keys_asked(method: str, project: Path) -> tuple[list[str], str]:
+    """The keys a cached run of `project` asks the facts cache's `method` for, and its JSON output."""
+    asked: list[str] = []
+    real = getattr(FactsCache, method)
+
+    def counted(cache: FactsCache, key: str):  # type: ignore[no-untyped-def]
         asked.append(key)
         return real(cache, key)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(FactsCache, "load_outline", load_outline)
-        result = _json(check([project], config, jobs=1))
-    cache = FactsCache.open(config.root, config.fingerprint())
-    assert asked == [cache.key(PARSED, orders.read_bytes())]
-    assert result == _json(check([project], config, use_cache=False, jobs=1))
+        patch.setattr(FactsCache, method, counted)
+        result = _json(check([project], _config(project), jobs=1))
+    return asked, result
