@@ -1382,12 +1382,7 @@ def _argument_elements(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExp
         return [(name, element) for name, element in named if name]
     if not isinstance(value, (cst.Tuple, cst.List)):
         return []
-    elements: list[tuple[str, cst.BaseExpression]] = []
-    for element in value.elements:
-        if isinstance(element, cst.StarredElement):
-            break
-        elements.append((str(len(elements)), element.value))
-    return elements
+    return [(position, element) for position, element in _keyed_elements(value) if position]
 
 
 def _identifier_key(key: cst.BaseExpression) -> str:

@@ -679,9 +679,11 @@ class Symbols:
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
         candidates.update(v for v in passed if v.kind != "instance")
-        if not learnt and not passed and self.only_a_parameter(scope, name):
-            # A class or function given as the default (`factory=Dispatcher`) of a parameter that no
-            # call passes anything known and nothing binds again: what it holds.
+        # A class or function given as the default (`factory=Dispatcher`) of a parameter that no
+        # call passes anything known and nothing binds again: what it holds. Most locals have no
+        # default: asked first, it spares the parameter check at every lookup.
+        has_default = name in self._defaults.get(scope, {})
+        if has_default and not learnt and not passed and self.only_a_parameter(scope, name):
             candidates.update(v for v in self._default_values(scope, name, depth) if v.kind in ("class", "function"))
         candidates.discard(UNKNOWN)
         return frozenset(candidates)
