@@ -2,7 +2,8 @@
 container or a field's), elements added by a container's methods and iterated over its views and
 copies, starred and default values, nested base classes, properties read by an alias, methods of
 external instances passed as arguments, and arguments bound for a later call (`functools.partial`,
-`executor.submit`, `threading.Thread(target=f, args=(...))`).
+`executor.submit`, `threading.Thread(target=f, args=(...))`), and the `run` that `start()` runs on
+a project subclass of a thread or process class.
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -218,6 +219,37 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "import multiprocessing\n\ndef call(f, tag):\n    tag()\n\n"
         "multiprocessing.Process(target=call, args=(func3, 'x')).start()\n",
         "main.call",
+        set(),
+    ),
+    # `start()` on a project subclass of a thread or process class runs its `run` in a thread or
+    # process of its own.
+    "thread_subclass_started_runs_its_run": (
+        "import threading\n\nclass A(threading.Thread):\n    def run(self):\n        func1()\n\n"
+        "worker = A()\nworker.start()\n",
+        "main",
+        {"main.A.run"},
+    ),
+    "process_subclass_started_in_a_chain_runs_its_run": (
+        "from multiprocessing import Process\n\nclass A(Process):\n    def run(self):\n        pass\n\n"
+        "A().start()\n",
+        "main",
+        {"main.A.run"},
+    ),
+    "thread_subclass_starting_itself_through_super_runs_its_run": (
+        "import threading\n\nclass A(threading.Thread):\n    def start(self):\n        super().start()\n\n"
+        "    def run(self):\n        pass\n",
+        "main.A.start",
+        {"main.A.run"},
+    ),
+    "thread_subclass_with_a_start_of_its_own_runs_that_start": (
+        "import threading\n\nclass A(threading.Thread):\n    def start(self):\n        pass\n\n"
+        "    def run(self):\n        pass\n\nA().start()\n",
+        "main",
+        {"main.A.start"},
+    ),
+    "start_of_a_class_that_is_no_thread_runs_nothing": (
+        "class A:\n    def run(self):\n        pass\n\nA().start()\n",
+        "main",
         set(),
     ),
     "external_method_passed_as_argument": (

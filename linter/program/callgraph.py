@@ -43,6 +43,9 @@ _STARTED_WITH_ARGUMENTS = {
     "threading.Timer": ((1, "function"), (2, "args"), (3, "kwargs")),
     "multiprocessing.Process": ((1, "target"), (3, "args"), (4, "kwargs")),
 }
+# Classes whose `start()` runs the instance's `run()` in a thread or process of its own: a project
+# subclass overriding `run` is started by it.
+_STARTS_RUN = frozenset({"threading.Thread", "threading.Timer", "multiprocessing.Process"})
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -218,6 +221,8 @@ class CallGraph:
             if callee.kind == "class" and not self.symbols.lookup_method(callee.target, "__init__"):
                 for base in self.symbols.external_bases(callee.target)[:1]:
                     self.external_calls.setdefault(fid, set()).add(f"{base}.__init__")
+        for run in self._runs_started(fid, call):
+            sites.append(CallSite(fid, run, HANDOFF, call.site, call.id))
         callee = self.symbols.callee(fid, call)
         runs_on_the_spot = self._runs_on_the_spot(callee, call)
         iterating = self._iterates(callee, call)
@@ -226,6 +231,43 @@ class CallGraph:
                 kind = ON_THE_SPOT if runs_on_the_spot or iterating else HANDOFF
                 sites.append(CallSite(fid, function, kind, call.site, call.id, iterating, via_argument=True))
         return sites
+
+    def _runs_started(self, fid: str, call: Call) -> list[str]:
+        """The `run` methods that a `start()` call starts, each in a thread or process of its own:
+        those of the project's subclasses of a class in `_STARTS_RUN` that the receiver holds
+        instances of (where the project defines no `start` of its own for them), or of `self`'s
+        class and its subclasses for `super().start()` in a method of one."""
+        if call.method != "start" or call.args:
+            return []
+        runs = set()
+        for cid in self._classes_started(fid, call):
+            run = self.symbols.lookup_method(cid, "run")
+            if run and not set(self.symbols.external_bases(cid)).isdisjoint(_STARTS_RUN):
+                runs.add(run)
+        return sorted(runs)
+
+    def _classes_started(self, fid: str, call: Call) -> list[str]:
+        """The project classes whose instances a `start()` call is made on, and whose `start` is
+        not the project's own; for `super().start()`, `self`'s class and its subclasses."""
+        symbols = self.symbols
+        receiver = symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
+        if receiver is not None and receiver.callee == Ref("", "super"):
+            cls = symbols.class_of_function(fid)
+            return [cls, *symbols.subclasses(cls)] if cls else []
+        if receiver is not None:
+            values: frozenset[Entity] = frozenset({symbols.call_result(fid, receiver)})
+        elif call.callee is not None and call.callee.attrs:
+            path = call.callee._replace(attrs=call.callee.attrs[:-1])
+            at = (fid, call.site.pos, call.block) if call.callee_keys else None
+            values = symbols.path_values(fid, path, keys=call.callee_keys, at=at)
+        else:
+            return []
+        return [
+            value.target
+            for value in values
+            if value.kind == "instance" and value.target in symbols.classes
+            and not symbols.lookup_method(value.target, "start")
+        ]
 
     def _parameter_called(self, fid: str, call: Call) -> Parameter | None:
         """The path parameter that `call` calls as it is (`do()`, or through a local that holds it:
