@@ -25,7 +25,9 @@ end like an event handler's (`_completed`, `_complete`, `_done`, `_failed`, `_su
 `_callback`, `_handler`, `_response`). It is reported when its class owns a guarded epoch field
 (its own, inherited, or on a holder object of `self`, such as `self._state.epoch`) and no path
 through the method bumps any of them: not the method itself, nor anything it calls, nor anything
-it hands off to run later (a rewind delegated to an executor task counts when the task bumps).
+it hands off to run later (a rewind delegated to an executor task, or to a thread of the
+project's own `threading.Thread` subclass, whose `run` its `start()` runs, counts when the task or
+the thread bumps).
 Bumping on some paths only is enough. Only epoch fields that the program bumps somewhere count:
 a field that is only ever assigned (a Kafka leader epoch learnt from metadata, reset to -1 by a
 seek) is not a counter that a rewind could advance. Abstract methods (`@abstractmethod`, or a body
@@ -119,6 +121,33 @@ class Reader:
 
     def redeliver_unacknowledged_messages(self):
         return self._executor.submit(self._redeliver_task)
+""",
+        ),
+        Example(
+            title="the seek starts a thread whose `run` bumps",
+            code="""
+import threading
+
+class SeekThread(threading.Thread):
+    def __init__(self, reader):
+        super().__init__(daemon=True)
+        self._reader = reader
+
+    def run(self):
+        with self._reader._lock:
+            self._reader._epoch += 1
+
+class Reader:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+
+    def redeliver(self):
+        with self._lock:
+            self._epoch += 1
+
+    def seek(self, message_id):
+        SeekThread(self).start()
 """,
         ),
     )
