@@ -2,8 +2,8 @@
 container or a field's), elements added by a container's methods and iterated over its views and
 copies, starred and default values, nested base classes, properties read by an alias, methods of
 external instances passed as arguments, and arguments bound for a later call (`functools.partial`,
-`executor.submit`, `threading.Thread(target=f, args=(...))`), and the `run` that `start()` runs on
-a project subclass of a thread or process class.
+`executor.submit`, `threading.Thread(target=f, args=(...))`, `atexit.register`), and the `run` that
+`start()` runs on a project subclass of a thread or process class.
 
 Each case is a module `main` and the edges `epochlint graph calls --format pycg` must print for
 the call made there: the functions it calls, and none it does not.
@@ -220,6 +220,17 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "multiprocessing.Process(target=call, args=(func3, 'x')).start()\n",
         "main.call",
         set(),
+    ),
+    "exit_handler_registered_with_arguments": (
+        "import atexit\n\ndef call(tag, f):\n    f()\n\natexit.register(call, 'x', f=func1)\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "finalizer_given_arguments": (
+        "import weakref\n\nclass A:\n    pass\n\ndef call(tag, f):\n    f()\n\n"
+        "weakref.finalize(A(), call, 'x', func2)\n",
+        "main.call",
+        {"main.func2"},
     ),
     # `start()` on a project subclass of a thread or process class runs its `run` in a thread or
     # process of its own.

@@ -36,6 +36,9 @@ _FORWARDING_HAND_OFFS = {
     "run_in_executor": 1,
 }
 _HAND_OFF_KEYWORDS = frozenset({"context"})
+# Functions of the standard library that do the same, known by what they are: the function's
+# position (`atexit.register(func, *args, **kwargs)`, `weakref.finalize(obj, func, *args)`).
+_FORWARDING_FUNCTIONS = {"atexit.register": 0, "weakref.finalize": 1}
 # Classes that start a function later with the arguments they are given as a tuple and a dict:
 # the function's, the tuple's and the dict's places among their own parameters (position, name).
 _STARTED_WITH_ARGUMENTS = {
@@ -575,19 +578,23 @@ def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[st
 def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[Arg, tuple[Arg, ...]] | None:
     """The argument that is the function a call binds others to, and those others: for a call of
     `functools.partial` (all of them), of a hand-off that forwards its arguments (not one of the
-    project's own functions: those after the function but its own keywords), or of a class in
+    project's own functions: those after the function but its own keywords) or of a standard
+    library function that does (`_FORWARDING_FUNCTIONS`: those after the function), or of a class in
     `_STARTED_WITH_ARGUMENTS` (the elements of its literal tuple and dict); None for another call."""
     callee = symbols.callee(fid, call)
     if callee == PARTIAL:
         return (call.args[0], call.args[1:]) if call.args else None
     if callee.kind == "external" and callee.target in _STARTED_WITH_ARGUMENTS:
         return _started_with(call, *_STARTED_WITH_ARGUMENTS[callee.target])
-    position = _FORWARDING_HAND_OFFS.get(call.method) if callee.kind != "function" else None
+    position = _FORWARDING_FUNCTIONS.get(callee.target) if callee.kind == "external" else None
+    own_keywords: frozenset[str] = frozenset()
+    if position is None and callee.kind != "function":
+        position, own_keywords = _FORWARDING_HAND_OFFS.get(call.method), _HAND_OFF_KEYWORDS
     if position is None or len(call.args) <= position:
         return None
     if any(arg.keyword or arg.kind == "star" for arg in call.args[: position + 1]):
         return None
-    return call.args[position], tuple(arg for arg in call.args[position + 1 :] if arg.keyword not in _HAND_OFF_KEYWORDS)
+    return call.args[position], tuple(arg for arg in call.args[position + 1 :] if arg.keyword not in own_keywords)
 
 
 def _started_with(
