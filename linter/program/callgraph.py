@@ -46,9 +46,9 @@ _STARTED_WITH_ARGUMENTS = {
     "threading.Timer": ((1, "function"), (2, "args"), (3, "kwargs")),
     "multiprocessing.Process": ((1, "target"), (3, "args"), (4, "kwargs")),
 }
-# Classes whose `start()` runs the instance's `run()` in a thread or process of its own: a project
-# subclass overriding `run` is started by it.
-_STARTS_RUN = frozenset({"threading.Thread", "threading.Timer", "multiprocessing.Process"})
+# The same classes: their `start()` runs the instance's `run()` in a thread or process of its own,
+# so a project subclass overriding `run` is started by it.
+_STARTS_RUN = frozenset(_STARTED_WITH_ARGUMENTS)
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -254,8 +254,7 @@ class CallGraph:
         not the project's own; for `super().start()`, `self`'s class and its subclasses."""
         symbols = self.symbols
         receiver = symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
-        if receiver is not None and receiver.callee == Ref("", "super"):
-            cls = symbols.class_of_function(fid)
+        if receiver is not None and (cls := symbols.super_class(fid, receiver)) is not None:
             return [cls, *symbols.subclasses(cls)] if cls else []
         if receiver is not None:
             values: frozenset[Entity] = frozenset({symbols.call_result(fid, receiver)})

@@ -767,13 +767,21 @@ class Symbols:
             receiver = self.call(fid, call.receiver_call)
             if receiver is None:
                 return UNKNOWN
-            if receiver.callee is not None and receiver.callee == Ref("", "super"):
-                cls = self.class_of_function(fid) or self._enclosing_class(fid)
+            cls = self.super_class(fid, receiver)
+            if cls is not None:
                 method = self.lookup_method(cls, call.method, after=cls) if cls else ""
                 return Entity("function", method) if method else UNKNOWN
             # The depth goes on: `a().b().c()` chains through returns that can loop back.
             return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
+
+    def super_class(self, fid: str, receiver: Call) -> str | None:
+        """For a method called on `receiver`, a call in `fid`: the class above which `super()`
+        looks for it (that of the method `fid` is, or is defined in; "" for none), or None where
+        `receiver` is not `super()`."""
+        if receiver.callee is None or receiver.callee != Ref("", "super"):
+            return None
+        return self.class_of_function(fid) or self._enclosing_class(fid)
 
     def callees(self, fid: str, call: Call, depth: int = 0) -> frozenset[Entity]:
         """Everything a call site may call: every value the called path may hold (a parameter
