@@ -283,9 +283,10 @@ class CallGraph:
     def path_parameters(self, fid: str) -> frozenset[Parameter]:
         """The parameters, of `fid` or of a function it is nested in, that `fid` (or a function
         nested in it, for its own) calls, calls a method of, or passes on as an argument, as
-        they are, and that are never bound to anything else (`self` is not one): what they hold
-        on a path is what the calls along it passed (see `passed_on`). A decorator's clone has
-        none: its wrapper holds only its own function."""
+        they are, and that are never bound to anything else (a method's `self` too, bound to the
+        object the method is called on, where a call on it chooses between the methods of several
+        classes): what they hold on a path is what the calls along it passed (see `passed_on`). A
+        decorator's clone has none: its wrapper holds only its own function."""
         found = self._path_parameters.get(fid)
         if found is None:
             own = self.symbols.function(fid).qualname
@@ -320,7 +321,8 @@ class CallGraph:
 
     def passed_on(self, site: CallSite, passed: Passed) -> Passed:
         """What the path parameters of `site.callee` hold on a path that takes `site`, when those
-        its caller sees hold `passed` there: for its own, what the call passes each, where all of
+        its caller sees hold `passed` there: for its own, what the call passes each (to a method's
+        `self`, the object it is called on), where all of
         it is known (functions, bound methods and lambdas; or instances of the project's classes;
         or a path parameter the path holds); for those of a function it is nested in (a closure
         called where it is defined), what they hold in the caller."""
@@ -333,7 +335,7 @@ class CallGraph:
         call = self.symbols.call(site.caller, site.call_id) if site.kind == CALL and not site.via_argument else None
         module = self.symbols.module_of(site.caller).name
         bound = bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead) if call is not None else ()
-        for name, arg in bound:
+        for name, arg in (*self._receiver_bound(site.callee, call), *bound):
             param = (scope, name)
             if param not in params:
                 continue
@@ -345,6 +347,17 @@ class CallGraph:
             if values is not None:
                 found[param] = values
         return tuple(sorted(found.items()))
+
+    def _receiver_bound(self, method: str, call: Call | None) -> tuple[tuple[str, Arg], ...]:
+        """The `self` of `method`, bound by `call` to the object it is called on (`client.publish()`,
+        `self.flush()`), as an argument; nothing where the call is not made on a named object."""
+        self_name = self.symbols.self_param(method)
+        if call is None or call.callee is None or not call.callee.attrs or not self_name:
+            return ()
+        if self.symbols.function(method).kind != "method" or "[]" in call.callee.attrs:
+            return ()
+        receiver = call.callee._replace(attrs=call.callee.attrs[:-1])
+        return ((self_name, Arg("", "ref", receiver, text=receiver.text())),)
 
     def runs_after(self, passed: Passed, site: CallSite) -> bool:
         """Whether a path on which the path parameters `site.caller` sees hold `passed` can go on
@@ -369,8 +382,11 @@ class CallGraph:
         owner = self.symbols.class_of_function(method)
         if not owner or any(value.kind != "instance" for value in values):
             return True
+        # The instance may be of a subclass, whose bases can bring the method in (a mixin).
         return any(
-            owner in self.symbols.mro(value.target) or value.target in self.symbols.mro(owner) for value in values
+            owner in self.symbols.mro(cls)
+            for value in values
+            for cls in (value.target, *self.symbols.subclasses(value.target))
         )
 
     def _values_passed(self, fid: str, arg: Arg) -> frozenset[Entity] | None:
@@ -445,6 +461,7 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
     function = symbols.function(fid)
     module = symbols.module_of(fid).name
     found: set[Parameter] = set()
+    dispatched: set[Parameter] = set()
     for call in function.calls:
         callee = call.callee if call.callee is not None and len(call.callee.attrs) <= 1 else None
         for ref in (callee, *(arg.ref for arg in call.args if arg.kind == "ref" and arg.ref and not arg.ref.attrs)):
@@ -454,7 +471,24 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
             parameter = _parameter_named(symbols, module, ref) if own_or_enclosing else None
             if parameter is not None:
                 found.add(parameter)
-    return frozenset(found)
+                if ref is callee and _chooses_a_class(symbols, fid, call):
+                    dispatched.add(parameter)
+    # A method's `self` only where a call on it chooses a class: elsewhere what a path passes it
+    # decides nothing, and would only multiply the states of a search (redis-py's, past their bound).
+    return frozenset(p for p in found if p in dispatched or not _is_self(symbols, module, p))
+
+
+def _chooses_a_class(symbols: Symbols, fid: str, call: Call) -> bool:
+    """Whether `call` is of a method that several classes define (`self.execute_command()`, where
+    subclasses override it), where the class of the object called on decides which runs."""
+    if call.callee is None or not call.callee.attrs:
+        return False
+    return len({symbols.class_of_function(target) for target, _ in call_targets(symbols, fid, call)}) > 1
+
+
+def _is_self(symbols: Symbols, module: str, parameter: Parameter) -> bool:
+    scope, name = parameter
+    return symbols.only_its_self(function_id(module, scope), name)
 
 
 def _parameter_named(symbols: Symbols, module: str, ref: Ref) -> Parameter | None:
@@ -464,7 +498,7 @@ def _parameter_named(symbols: Symbols, module: str, ref: Ref) -> Parameter | Non
     if ref.attrs[1:] or not ref.scope:
         return None
     scope = function_id(module, ref.scope)
-    if symbols.only_a_parameter(scope, ref.name):
+    if symbols.only_a_parameter(scope, ref.name) or symbols.only_its_self(scope, ref.name):
         return (ref.scope, ref.name)
     binds = symbols.binds(scope).get(ref.name, []) if scope in symbols.functions else []
     value = binds[0].value_ref if len(binds) == 1 and binds[0].kind == "assign" else None

@@ -200,6 +200,14 @@ class Symbols:
             return False
         return all(bind.kind == "param" for bind in self.binds(scope).get(name, ()))
 
+    def only_its_self(self, scope: str, name: str) -> bool:
+        """Whether `name` is the `self` of method `scope`, and nothing in it binds it again."""
+        if scope not in self.functions or not name or name != self.self_param(scope):
+            return False
+        return self.function(scope).kind == "method" and all(
+            bind.kind == "param" for bind in self.binds(scope).get(name, ())
+        )
+
     def binds(self, fid: str) -> dict[str, list[Bind]]:
         cached = self._binds_cache.get(fid)
         if cached is None:
