@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.
 DECORATOR = "decorator"
 # A non-blocking or timed acquire whose result is tested: it never waits for the lock.
 TRIED = "try_acquire"
+# What a function makes that the searches through calls look for (`LockOrder._makers`).
+BUMP, CLEAR, ACQUIRE = "bump", "clear", "acquire"
 # Steps the lock-order pairs made through calls may take in one unit: each function reached, each
 # pair and each call on a pair's chain counts one. Nested lock-holding calls make a pair of every two
 # locks on a chain, n*n/2 pairs with chains of up to n calls: 1,000,000 steps at 142 nested
@@ -154,20 +156,18 @@ class LockOrder:
         self.symbols = program.symbols
         self.calls = program.calls
         self.locks = program.locks
-        self._reach: dict[tuple[_State, bool, FieldId | None], Reached] = {}
+        self._reach: dict[tuple[_State, bool, FieldId | None, str], Reached] = {}
         self._acquired_from: dict[tuple[_State, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
-        # (start, what its parameters hold, kind) -> the chain to the first maker met, or None.
-        self._searched: dict[tuple[str, Passed, str], tuple[CallSite, ...] | None] = {}
         self._budget = WorkBudget("the lock order through calls", LOCK_ORDER_STEPS)
         self._events_budget = WorkBudget("the search for epoch bumps and queue clears through calls", EVENT_STEPS)
 
     # -- reachability ----------------------------------------------------------------------------
 
     def reach(
-        self, start: str, handoffs: bool = False, free: FieldId | None = None, passed: Passed = ()
+        self, start: str, handoffs: bool = False, free: FieldId | None = None, passed: Passed = (), toward: str = ""
     ) -> Reached:
         """Functions reached from `start` through resolved calls, each by a shortest chain.
 
@@ -175,14 +175,20 @@ class LockOrder:
         With `free`, calls that run only where a non-blocking acquire of that lock succeeded are
         not followed: a path that holds the lock cannot get past that test. A function that calls
         a parameter (or a method of one) goes on, on each path, only to what the calls along that
-        path passed it (`start`'s own parameters holding `passed`).
+        path passed it (`start`'s own parameters holding `passed`). With `toward` (BUMP, CLEAR or
+        ACQUIRE, and no hand-off: see `_makers`), only the functions that can reach one are
+        entered: the others are on no chain to one, and leaving them out changes neither the order
+        in which the search meets the rest nor what their paths pass (in redis-py, the searches
+        from each call of a command mixin's method, its `self` bound to the client called on, took
+        7 s whole).
         """
         contexts = Contexts(self.calls)
         first_state = (start, contexts.kept(start, passed))
-        key = (first_state, handoffs, free)
+        key = (first_state, handoffs, free, toward)
         cached = self._reach.get(key)
         if cached is not None:
             return cached
+        within = self._distance(toward) if toward else None
         via: dict[_State, tuple[CallSite, _State] | None] = {first_state: None}
         first = {start: first_state}
         pending = deque([first_state])
@@ -193,6 +199,8 @@ class LockOrder:
                 if not (handoffs or site.inherits_locks) or not self.calls.runs_after(passed, site):
                     continue
                 if free is not None and self._probed(site, free):
+                    continue
+                if within is not None and site.callee not in within:
                     continue
                 next_state = (site.callee, contexts.entering(site, passed))
                 if next_state in via:
@@ -243,7 +251,7 @@ class LockOrder:
         cached = self._acquired_from.get(key)
         if cached is None:
             cached = {}
-            reached = self.reach(site.callee, free=free, passed=passed)
+            reached = self.reach(site.callee, free=free, passed=passed, toward=ACQUIRE)
             self._budget.spend(len(reached.via), site.caller, site.pos)
             for fid in reached:
                 for acquisition in self.acquisitions.get(fid, ()):
@@ -434,9 +442,9 @@ class LockOrder:
         return positional <= not_items and not (keywords_are_items and keywords)
 
     def events(self, fid: str, kind: str) -> list[Event]:
-        """Bumps ("bump") or clears ("clear") of `fid`, made there or by what it calls (no
+        """Bumps (BUMP) or clears (CLEAR) of `fid`, made there or by what it calls (no
         hand-off): one event per place in `fid`, in source order."""
-        direct = self.bumps_in if kind == "bump" else self.clears_in
+        direct = self.bumps_in if kind == BUMP else self.clears_in
         found = list(direct(fid))
         # A call of several callees (a name two functions may hold) is one place: its event is the
         # one reached by the fewest calls, the first of those.
@@ -483,46 +491,11 @@ class LockOrder:
 
     def _searched_toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
         """`_toward_maker` by the search itself, over what the paths from `site` pass."""
-        key = (site.callee, self.calls.passed_on(site, ()), kind)
-        if key not in self._searched:
-            self._searched[key], searched = self._first_maker_reached(*key)
-            self._events_budget.spend(searched, site.caller, site.pos)
-        chain = self._searched[key]
-        return (site, *chain) if chain is not None else ()
-
-    def _first_maker_reached(
-        self, start: str, passed: Passed, kind: str
-    ) -> tuple[tuple[CallSite, ...] | None, int]:
-        """The calls from `start` (its parameters holding `passed`) to the first maker of `kind` that
-        a search as `reach`'s meets (None where it meets none), and how many states it met.
-
-        It enters only the functions that can reach a maker at all: the others are on no chain to
-        one, and leaving them out changes neither the order in which it meets the rest nor what
-        their paths pass. It stops at the first maker it meets. (The whole `reach` from each call
-        of a command mixin's method in redis-py's tests, its `self` bound to the client called on,
-        took 7 s.)"""
+        reached = self.reach(site.callee, passed=self.calls.passed_on(site, ()), toward=kind)
+        self._events_budget.spend(len(reached.via), site.caller, site.pos)
         distance = self._distance(kind)
-        contexts = Contexts(self.calls)
-        first_state = (start, contexts.kept(start, passed))
-        reached = Reached({start: first_state}, {first_state: None})
-        pending = deque([first_state])
-        maker = start if distance.get(start) == 0 else None
-        while pending and maker is None:
-            state = pending.popleft()
-            fid, held = state
-            for site in self.calls.sites_from.get(fid, ()):
-                if not site.inherits_locks or site.callee not in distance or not self.calls.runs_after(held, site):
-                    continue
-                next_state = (site.callee, contexts.entering(site, held))
-                if next_state in reached.via:
-                    continue
-                reached.via[next_state] = (site, state)
-                reached.first.setdefault(site.callee, next_state)
-                if distance[site.callee] == 0:
-                    maker = site.callee
-                    break
-                pending.append(next_state)
-        return (reached.chain(maker) if maker is not None else None), len(reached.via)
+        maker = next((fid for fid in reached if distance.get(fid) == 0), None)
+        return (site, *reached.chain(maker)) if maker is not None else ()
 
     def _nearer(self, fid: str, kind: str) -> CallSite:
         """The first call (no hand-off) of `fid` to a function one call nearer a maker of `kind`."""
@@ -537,10 +510,15 @@ class LockOrder:
         return self._nearer_of[key]
 
     def _makers(self, kind: str) -> frozenset[str]:
-        """Functions that themselves make a bump ("bump") or a clear ("clear")."""
+        """Functions that themselves make a bump (BUMP), a clear (CLEAR) or a blocking acquisition
+        (ACQUIRE)."""
         if kind not in self._makers_of:
-            direct = self.bumps_in if kind == "bump" else self.clears_in
-            self._makers_of[kind] = frozenset(fid for fid in self.symbols.functions if direct(fid))
+            if kind == ACQUIRE:
+                made = {fid for fid, mine in self.acquisitions.items() if any(a.kind != TRIED for a in mine)}
+            else:
+                direct = self.bumps_in if kind == BUMP else self.clears_in
+                made = {fid for fid in self.symbols.functions if direct(fid)}
+            self._makers_of[kind] = frozenset(made)
         return self._makers_of[kind]
 
     def _distance(self, kind: str) -> dict[str, int]:
