@@ -335,7 +335,7 @@ class CallGraph:
         call = self.symbols.call(site.caller, site.call_id) if site.kind == CALL and not site.via_argument else None
         module = self.symbols.module_of(site.caller).name
         bound = bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead) if call is not None else ()
-        for name, arg in (*self._receiver_bound(site.callee, call), *bound):
+        for name, arg in (*self._receiver_bound(site, call), *bound):
             param = (scope, name)
             if param not in params:
                 continue
@@ -348,16 +348,27 @@ class CallGraph:
                 found[param] = values
         return tuple(sorted(found.items()))
 
-    def _receiver_bound(self, method: str, call: Call | None) -> tuple[tuple[str, Arg], ...]:
-        """The `self` of `method`, bound by `call` to the object it is called on (`client.publish()`,
-        `self.flush()`), as an argument; nothing where the call is not made on a named object."""
-        self_name = self.symbols.self_param(method)
-        if call is None or call.callee is None or not call.callee.attrs or not self_name:
+    def _receiver_bound(self, site: CallSite, call: Call | None) -> tuple[tuple[str, Arg], ...]:
+        """The `self` of the method `site` calls, bound by `call` to the object it is called on
+        (`client.publish()`, `self.flush()`, and the caller's own `self` for `super().publish()`),
+        as an argument; nothing where the call is not made on a named object."""
+        self_name = self.symbols.self_param(site.callee)
+        if call is None or not self_name or self.symbols.function(site.callee).kind != "method":
             return ()
-        if self.symbols.function(method).kind != "method" or "[]" in call.callee.attrs:
-            return ()
-        receiver = call.callee._replace(attrs=call.callee.attrs[:-1])
-        return ((self_name, Arg("", "ref", receiver, text=receiver.text())),)
+        receiver = self._receiver(site.caller, call)
+        return ((self_name, Arg("", "ref", receiver, text=receiver.text())),) if receiver is not None else ()
+
+    def _receiver(self, fid: str, call: Call) -> Ref | None:
+        """The named object a method call in `fid` is made on, if it is one."""
+        if call.callee is not None:
+            if not call.callee.attrs or "[]" in call.callee.attrs:
+                return None
+            return call.callee._replace(attrs=call.callee.attrs[:-1])
+        receiver = self.symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
+        own_self = self.symbols.self_param(fid)
+        if receiver is None or not own_self or self.symbols.super_class(fid, receiver) is None:
+            return None
+        return Ref(self.symbols.function(fid).qualname, own_self)
 
     def runs_after(self, passed: Passed, site: CallSite) -> bool:
         """Whether a path on which the path parameters `site.caller` sees hold `passed` can go on
