@@ -10,6 +10,7 @@ from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
 from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
 from epochlint.program.model import Program
+from epochlint.program.symbols import receiver_path
 from epochlint.rules.base import Example, Rule
 
 # The slot of a position that holds the current leader and its epoch.
@@ -268,10 +269,8 @@ def _copied_position(program: Program, fid: str, call: Call) -> Ref | None:
     """The position that `replace(position, offset=...)` or `position._replace(...)` copies."""
     if _keyword(call, _OFFSET) is None or any(_LEADER_SLOT.search(a.keyword) for a in call.args if a.keyword):
         return None
-    source: Ref | None = None
-    if call.method == "_replace" and call.callee is not None and call.callee.attrs:
-        source = Ref(call.callee.scope, call.callee.name, call.callee.attrs[:-1])
-    else:
+    source = receiver_path(call) if call.method == "_replace" else None
+    if source is None:
         callee = program.symbols.callee(fid, call)
         first = call.args[0] if call.args and not call.args[0].keyword else None
         if callee.kind == "external" and callee.target in _COPIERS and first is not None:

@@ -8,7 +8,15 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
-from epochlint.program.symbols import PARTIAL, Entity, Symbols, bound_ahead, bound_arguments, function_id
+from epochlint.program.symbols import (
+    PARTIAL,
+    Entity,
+    Symbols,
+    bound_ahead,
+    bound_arguments,
+    function_id,
+    receiver_path,
+)
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
 # rules, never builds a graph, and is spared its import (a sixth of such a run).
@@ -258,8 +266,7 @@ class CallGraph:
             return [cls, *symbols.subclasses(cls)] if cls else []
         if receiver is not None:
             values: frozenset[Entity] = frozenset({symbols.call_result(fid, receiver)})
-        elif call.callee is not None and call.callee.attrs:
-            path = call.callee._replace(attrs=call.callee.attrs[:-1])
+        elif (path := receiver_path(call)) is not None:
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
             values = symbols.path_values(fid, path, keys=call.callee_keys, at=at)
         else:
@@ -361,9 +368,8 @@ class CallGraph:
     def _receiver(self, fid: str, call: Call) -> Ref | None:
         """The named object a method call in `fid` is made on, if it is one."""
         if call.callee is not None:
-            if not call.callee.attrs or "[]" in call.callee.attrs:
-                return None
-            return call.callee._replace(attrs=call.callee.attrs[:-1])
+            path = receiver_path(call)
+            return path if path is not None and "[]" not in call.callee.attrs else None
         receiver = self.symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
         own_self = self.symbols.self_param(fid)
         if receiver is None or not own_self or self.symbols.super_class(fid, receiver) is None:
@@ -472,7 +478,6 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
     function = symbols.function(fid)
     module = symbols.module_of(fid).name
     found: set[Parameter] = set()
-    dispatched: set[Parameter] = set()
     for call in function.calls:
         callee = call.callee if call.callee is not None and len(call.callee.attrs) <= 1 else None
         for ref in (callee, *(arg.ref for arg in call.args if arg.kind == "ref" and arg.ref and not arg.ref.attrs)):
@@ -480,19 +485,20 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
                 continue
             own_or_enclosing = ref.scope == function.qualname or function.qualname.startswith(f"{ref.scope}.")
             parameter = _parameter_named(symbols, module, ref) if own_or_enclosing else None
-            if parameter is not None:
+            # A method's `self` only where a call on it chooses a class: elsewhere what a path passes
+            # it decides nothing, and would only multiply the states of a search (redis-py's, past
+            # their bound).
+            if parameter is not None and (
+                not _is_self(symbols, module, parameter) or (ref is callee and _chooses_a_class(symbols, fid, call))
+            ):
                 found.add(parameter)
-                if ref is callee and _chooses_a_class(symbols, fid, call):
-                    dispatched.add(parameter)
-    # A method's `self` only where a call on it chooses a class: elsewhere what a path passes it
-    # decides nothing, and would only multiply the states of a search (redis-py's, past their bound).
-    return frozenset(p for p in found if p in dispatched or not _is_self(symbols, module, p))
+    return frozenset(found)
 
 
 def _chooses_a_class(symbols: Symbols, fid: str, call: Call) -> bool:
     """Whether `call` is of a method that several classes define (`self.execute_command()`, where
     subclasses override it), where the class of the object called on decides which runs."""
-    if call.callee is None or not call.callee.attrs:
+    if receiver_path(call) is None:
         return False
     return len({symbols.class_of_function(target) for target, _ in call_targets(symbols, fid, call)}) > 1
 

@@ -39,7 +39,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.callgraph import PROPERTY, bound_for_later
-from epochlint.program.symbols import Entity, FieldId, bound_ahead
+from epochlint.program.symbols import Entity, FieldId, bound_ahead, receiver_path
 
 if TYPE_CHECKING:
     from epochlint.program.model import Program
@@ -338,8 +338,8 @@ def _build_index(program: Program, fid: str) -> _Index:
     for fallback in function.fallbacks:
         index.fallbacks.setdefault(fallback.name, []).append(fallback.body)
     for call in function.calls:
-        if call.method in CONTAINER_WRITERS and call.callee is not None and call.callee.attrs:
-            receiver = Ref(call.callee.scope, call.callee.name, call.callee.attrs[:-1])
+        receiver = receiver_path(call)
+        if call.method in CONTAINER_WRITERS and receiver is not None:
             index.writers.append((call.id, _store_dest(receiver, function.qualname)))
     return index
 

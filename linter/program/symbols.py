@@ -1574,6 +1574,14 @@ def bound_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iter
             index += 1
 
 
+def receiver_path(call: Call) -> Ref | None:
+    """The path a method call is made on (`self._pool` of `self._pool.release()`), or None where the
+    callee is not a path with an attribute (`f()`, `f().g()`)."""
+    if call.callee is None or not call.callee.attrs:
+        return None
+    return call.callee._replace(attrs=call.callee.attrs[:-1])
+
+
 def bound_ahead(entity: Entity) -> int:
     """How many positional arguments a `functools.partial` binds ahead of a call's own, for a
     function or class it wraps (0 for any other value)."""
