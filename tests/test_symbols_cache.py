@@ -42,8 +42,8 @@ def _fresh_symbols(kept: Symbols) -> Symbols:
     fresh = Symbols(list(kept.modules.values()))
     fresh.param_types = dict(kept.param_types)
     fresh.param_values = dict(kept.param_values)
-    fresh._field_types = kept._field_types
-    fresh._field_values = kept._field_values
+    fresh._field_types, fresh._typed_stores = kept._field_types, kept._typed_stores
+    fresh._field_values, fresh._value_stores = kept._field_values, kept._value_stores
     fresh.clone_wrappers()
     fresh.settle()
     return fresh

@@ -75,6 +75,11 @@ class Entity:
 UNKNOWN = Entity("unknown")
 PARTIAL = Entity("external", "functools.partial")
 _NOTHING: frozenset[Entity] = frozenset()
+# What the stores into one field give, by the class whose code stores it (classes that store
+# nothing it learns left out).
+_StoresByClass = dict[str, frozenset[Entity]]
+# `Symbols._seen_from`'s memo of a reader that sees every store.
+_EVERY_STORE = frozenset({Entity("every store")})
 
 
 class _Cache(IntEnum):
@@ -153,9 +158,13 @@ class Symbols:
         # Functions and classes passed as arguments, by (function id, parameter).
         self.param_values: dict[tuple[str, str], frozenset[Entity]] = {}
         self._returned_parameters: dict[str, str] = {}
-        # Field types are computed in two passes; while the first runs, fields are untyped.
+        # Field types are computed in two passes; while the first runs, fields are untyped. Each is
+        # kept as every store gives it, and by the class whose method stores (see `_seen_from`).
         self._field_types: dict[tuple[str, str], Entity] = {}
         self._field_values: dict[tuple[str, str], frozenset[Entity]] = {}
+        self._typed_stores: dict[tuple[str, str], _StoresByClass] = {}
+        self._value_stores: dict[tuple[str, str], _StoresByClass] = {}
+        self._seen_from_cache: dict[tuple[str, str, str, bool], frozenset[Entity]] = {}
         # Resolutions and value sets, each forgotten when a field or parameter type it used changes.
         self._resolutions = Resolutions(len(_Cache))
         # Shared locations by (function, name path, objects only), once learning is over.
@@ -430,50 +439,82 @@ class Symbols:
     def type_fields(self) -> None:
         """Compute field types: a second pass types the fields whose values come from typed fields."""
         for _ in range(2):
-            types = self._infer_field_types()
-            self._forget_fields(_changed(self._field_types, types))
-            self._field_types = types
-        values = self._infer_field_values()
-        self._forget_fields(_changed(self._field_values, values))
-        self._field_values = values
+            stores = self._infer_field_types()
+            types = {key: typed for key, by_class in stores.items() if (typed := _one_type(_all_stored(by_class)))}
+            self._forget_fields(_changed(self._field_types, types), _changed_apart(self._typed_stores, stores))
+            self._field_types, self._typed_stores = types, stores
+        stores = self._infer_field_values()
+        values = {key: _all_stored(by_class) for key, by_class in stores.items()}
+        self._forget_fields(_changed(self._field_values, values), _changed_apart(self._value_stores, stores))
+        self._field_values, self._value_stores = values, stores
 
-    def _forget_fields(self, keys: set[tuple[str, str]]) -> None:
-        self._resolutions.forget(_field_fact(key) for key in keys)
+    def _forget_fields(self, *changes: set[tuple[str, str]]) -> None:
+        self._seen_from_cache.clear()
+        self._resolutions.forget(_field_fact(key) for key in set().union(*changes))
 
-    def field_type(self, owner: str, attr: str) -> Entity | None:
+    def field_type(self, owner: str, attr: str, reader: str = "") -> Entity | None:
+        """The class of the value a field holds, where its stores agree on one; as an instance of
+        class `reader` (a subclass of `owner`) sees it, where given (see `_seen_from`)."""
         self._resolutions.read(_field_fact((owner, attr)))
+        if reader and (seen := self._seen_from(owner, attr, reader, typed=True)) is not None:
+            return _one_type(seen)
         return self._field_types.get((owner, attr))
 
-    def _field_value_set(self, owner: str, attr: str) -> frozenset[Entity]:
+    def _field_value_set(self, owner: str, attr: str, reader: str) -> frozenset[Entity]:
         """Every value stored into a field, with its one class where the stores agree on one, and
-        the container its elements make where its class's methods store some."""
-        typed = self.field_type(owner, attr)
+        the container its elements make where its class's methods store some: as an instance of
+        class `reader` sees them."""
+        typed = self.field_type(owner, attr, reader)
         key = _field_elements(owner, attr)
         kept = {Entity("elements", "|".join(key))} if key in self._stored_index else set()
-        return self._field_values.get((owner, attr), frozenset()) | ({typed} if typed else set()) | kept
+        seen = self._seen_from(owner, attr, reader, typed=False)
+        values = self._field_values.get((owner, attr), frozenset()) if seen is None else seen
+        return values | ({typed} if typed else set()) | kept
 
-    def _infer_field_types(self) -> dict[tuple[str, str], Entity]:
-        """The class of the value held by a field, where every assignment agrees."""
-        seen: dict[tuple[str, str], set[Entity]] = {}
+    def _seen_from(self, owner: str, attr: str, reader: str, typed: bool) -> frozenset[Entity] | None:
+        """What the stores into field `attr` of class `owner` give an instance of class `reader`:
+        only the stores by methods of its own classes (its bases and itself) and of its subclasses.
+        A sibling's methods never run on it: where a base is shared by a synchronous client and an
+        asynchronous one, each of them stores its own kind of connection manager into the base's
+        field. None where that is every store."""
+        stores = (self._typed_stores if typed else self._value_stores).get((owner, attr))
+        if reader == owner or stores is None or len(stores) < 2:
+            return None
+        key = (owner, attr, reader, typed)
+        cached = self._seen_from_cache.get(key)
+        if cached is None:
+            related = {klass: stored for klass, stored in stores.items() if self._related(reader, klass)}
+            cached = _all_stored(related) if len(related) < len(stores) else _EVERY_STORE
+            self._seen_from_cache[key] = cached
+        return None if cached is _EVERY_STORE else cached
+
+    def _related(self, cid: str, other: str) -> bool:
+        """Whether an instance of class `cid` may run methods of class `other`: one derives from
+        the other (or they are the same)."""
+        return other in self.mro(cid) or cid in self.mro(other)
+
+    def _infer_field_types(self) -> dict[tuple[str, str], _StoresByClass]:
+        """The classes of the values stored into each field, by the class whose code stores them
+        (a field is typed where they agree on one: see `_one_type`)."""
+        seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
         for _, cls, write, entity in self._field_stores():
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
-            seen.setdefault(key, set()).add(entity)
+            seen.setdefault(key, {}).setdefault(cls, set()).add(entity)
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
                 for bind in binds:
                     if bind.annotation:
-                        seen.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+                        entity = self._annotation_entity(module, bind.annotation)
+                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(entity)
                     elif (named := self._class_named(body, bind)) is not None:
-                        seen.setdefault((cid, name), set()).add(named)
+                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(named)
         # Untyped stores (`self.assignment = {}`, `= None`) do not contradict a typed one.
-        typed = {key: values - {UNKNOWN} for key, values in seen.items()}
         return {
-            key: next(iter(values))
-            for key, values in typed.items()
-            if len(values) == 1 and _types_a_field(next(iter(values)))
+            key: {cls: typed for cls, entities in by_class.items() if (typed := frozenset(entities - {UNKNOWN}))}
+            for key, by_class in seen.items()
         }
 
     def _class_named(self, body: str, bind: Bind) -> Entity | None:
@@ -595,7 +636,7 @@ class Symbols:
                 return Entity("function", method)
             if entity.kind == "instance":
                 owner = self.defining_class(entity.target, attr)
-                return self.field_type(owner, attr) or UNKNOWN
+                return self.field_type(owner, attr, entity.target) or UNKNOWN
         if entity.kind == "elements" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("elements_view", entity.target, entity.keys)
         if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
@@ -1303,7 +1344,7 @@ class Symbols:
         if entity.kind == "external_instance":
             return frozenset({Entity("external", f"{entity.target}.{attr}")})
         if entity.kind == "instance" and not self._method_named(entity.target, attr, field_first):
-            values = self._field_value_set(self.defining_class(entity.target, attr), attr)
+            values = self._field_value_set(self.defining_class(entity.target, attr), attr, entity.target)
             return values or self._inherited_from_external(entity.target, attr)
         member = self.member(entity, attr)
         if member.kind == "unknown":
@@ -1337,25 +1378,28 @@ class Symbols:
                 found.add(cid)
         return frozenset(found)
 
-    def _infer_field_values(self) -> dict[tuple[str, str], frozenset[Entity]]:
+    def _infer_field_values(self) -> dict[tuple[str, str], _StoresByClass]:
         """Every value stored into each field by a method of its class (union types), every
         function a name stored there may hold (`self._on_message = on_message`, a parameter that
         callers give different callbacks), and the functions and classes a call stored there
-        returns (`self.Lock = partial(Lock, self)`)."""
-        seen: dict[tuple[str, str], set[Entity]] = {}
+        returns (`self.Lock = partial(Lock, self)`): by the class whose method stores them."""
+        seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
         for fid, cls, write, entity in self._field_stores():
             if write.kind != "assign":
                 continue
-            key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+            stored = seen.setdefault((self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0]), {})
             if entity.kind != "unknown":
-                seen.setdefault(key, set()).add(entity)
+                stored.setdefault(cls, set()).add(entity)
             elif write.value_ref is not None and not write.value_ref.attrs:
                 functions = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
-                seen.setdefault(key, set()).update(functions)
+                stored.setdefault(cls, set()).update(functions)
             elif write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
                 callables = {v for v in self.call_values(fid, call) if v.kind in ("function", "class")}
-                seen.setdefault(key, set()).update(callables)
-        return {key: frozenset(values) for key, values in seen.items() if values}
+                stored.setdefault(cls, set()).update(callables)
+        by_field = {
+            key: {cls: frozenset(found) for cls, found in stored.items() if found} for key, stored in seen.items()
+        }
+        return {key: by_class for key, by_class in by_field.items() if by_class}
 
     def _field_stores(self) -> Iterator[tuple[str, str, Write, Entity]]:
         """(method, class, write, value stored) of every store into `self.field` (one attribute
@@ -1510,7 +1554,7 @@ class Symbols:
         rest = attrs[1:]
         if not _names(rest):
             return FieldId(owner, (first,))
-        holder = self.field_type(owner, first)
+        holder = self.field_type(owner, first, cls)
         if holder is not None:
             if rest[0] == "[]" and holder.kind == "container":
                 rest = rest[1:]
@@ -1671,6 +1715,27 @@ def _field_fact(key: tuple[str, str]) -> Hashable:
 def _changed(old: dict[tuple[str, str], _Learnt], new: dict[tuple[str, str], _Learnt]) -> set[tuple[str, str]]:
     """The keys whose learnt answer differs between `old` and `new`."""
     return {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
+
+
+def _changed_apart(
+    old: dict[tuple[str, str], _StoresByClass], new: dict[tuple[str, str], _StoresByClass]
+) -> set[tuple[str, str]]:
+    """The fields whose stores by class changed where a subclass may see part of them alone (more
+    than one class stores): those whose answer as a whole is unchanged may still answer a reader
+    differently (see `Symbols._seen_from`)."""
+    return {key for key in _changed(old, new) if len(old.get(key, {})) > 1 or len(new.get(key, {})) > 1}
+
+
+def _all_stored(by_class: _StoresByClass) -> frozenset[Entity]:
+    return frozenset().union(*by_class.values())
+
+
+def _one_type(entities: frozenset[Entity]) -> Entity | None:
+    """The type of a field whose typed stores agree on one class."""
+    if len(entities) != 1:
+        return None
+    (entity,) = entities
+    return entity if _types_a_field(entity) else None
 
 
 def _names(attrs: tuple[str, ...]) -> tuple[str, ...]:
