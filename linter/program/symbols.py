@@ -473,10 +473,12 @@ class Symbols:
 
     def _seen_from(self, owner: str, attr: str, reader: str, typed: bool) -> frozenset[Entity] | None:
         """What the stores into field `attr` of class `owner` give an instance of class `reader`:
-        only the stores by methods of its own classes (its bases and itself) and of its subclasses.
-        A sibling's methods never run on it: where a base is shared by a synchronous client and an
-        asynchronous one, each of them stores its own kind of connection manager into the base's
-        field. None where that is every store."""
+        only the stores by methods of its own classes (its bases and itself) and of its subclasses,
+        where these store anything known. A sibling's methods never run on it: where a base is
+        shared by a synchronous client and an asynchronous one, each of them stores its own kind of
+        connection manager into the base's field. But where its own classes store only what is not
+        known (a parameter no caller types), what its siblings store stands for it, as an untyped
+        store does not contradict a typed one. None where that is every store."""
         stores = (self._typed_stores if typed else self._value_stores).get((owner, attr))
         if reader == owner or stores is None or len(stores) < 2:
             return None
@@ -484,7 +486,7 @@ class Symbols:
         cached = self._seen_from_cache.get(key)
         if cached is None:
             related = {klass: stored for klass, stored in stores.items() if self._related(reader, klass)}
-            cached = _all_stored(related) if len(related) < len(stores) else _EVERY_STORE
+            cached = _all_stored(related) if related and len(related) < len(stores) else _EVERY_STORE
             self._seen_from_cache[key] = cached
         return None if cached is _EVERY_STORE else cached
 
