@@ -360,7 +360,8 @@ class CallGraph:
         (`client.publish()`, `self.flush()`, and the caller's own `self` for `super().publish()`),
         as an argument; nothing where the call is not made on a named object."""
         self_name = self.symbols.self_param(site.callee)
-        if call is None or not self_name or self.symbols.function(site.callee).kind != "method":
+        if call is None or not self_name or self.symbols.function(site.callee).kind != "method" or site.bound_ahead < 0:
+            # A method taken from its class is given its `self` among the call's arguments.
             return ()
         receiver = self._receiver(site.caller, call)
         return ((self_name, Arg("", "ref", receiver, text=receiver.text())),) if receiver is not None else ()

@@ -78,6 +78,10 @@ _NOTHING: frozenset[Entity] = frozenset()
 # What the stores into one field give, by the class whose code stores it (classes that store
 # nothing it learns left out).
 _StoresByClass = dict[str, frozenset[Entity]]
+# The keys of a method taken from its class (`Base.__init__`), called with its `self` among the
+# arguments (`Base.__init__(self, transport)`): one positional argument fewer is bound ahead of the
+# call's own than for a call on an object (see `bound_ahead`, `bound_arguments`).
+_SELF_PASSED = ("-1",)
 # `Symbols._seen_from`'s memo of a reader that sees every store.
 _EVERY_STORE = frozenset({Entity("every store")})
 
@@ -635,6 +639,9 @@ class Symbols:
             if method:
                 if entity.kind == "instance" and self.function(method).is_property:
                     return Entity("property", method)
+                if entity.kind == "class" and self.function(method).kind == "method":
+                    # Taken from the class, a method is a plain function: its call names its self.
+                    return Entity("function", method, _SELF_PASSED)
                 return Entity("function", method)
             if entity.kind == "instance":
                 owner = self.defining_class(entity.target, attr)
@@ -1596,10 +1603,13 @@ def _is_private(attr: str) -> bool:
 def bound_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
     """(parameter, argument) pairs of a call of `function`, by position and keyword; a keyword
     that names no parameter goes to the `**kwargs` parameter, which forwards it. The call's
-    positional arguments start after the `ahead` a `functools.partial` binds (`bound_ahead`)."""
+    positional arguments start after the `ahead` a `functools.partial` binds (`bound_ahead`); a
+    method's `self` (a classmethod's `cls`) is the object it is called on, but for a method taken
+    from its class (`ahead` -1: `Base.__init__(self, transport)`), whose first argument it takes."""
     params = [p for p in function.params if p.kind in ("positional", "keyword")]
-    if function.kind in ("method", "classmethod") and params:
+    if function.kind in ("method", "classmethod") and params and ahead >= 0:
         params = params[1:]
+    ahead = max(ahead, 0)
     positional = [p for p in params if p.kind == "positional"]
     # A parameter the partial bound takes no argument of the call, by position or by name.
     bound_by_partial = {p.name for p in positional[:ahead]}
@@ -1630,7 +1640,8 @@ def receiver_path(call: Call) -> Ref | None:
 
 def bound_ahead(entity: Entity) -> int:
     """How many positional arguments a `functools.partial` binds ahead of a call's own, for a
-    function or class it wraps (0 for any other value)."""
+    function or class it wraps (0 for any other value); -1 for a method taken from its class,
+    whose call binds its `self` too (and 0 for a partial of one that binds the `self`)."""
     return int(entity.keys[0]) if entity.kind in ("function", "class") and entity.keys else 0
 
 
