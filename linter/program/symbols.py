@@ -82,8 +82,6 @@ _StoresByClass = dict[str, frozenset[Entity]]
 # arguments (`Base.__init__(self, transport)`): one positional argument fewer is bound ahead of the
 # call's own than for a call on an object (see `bound_ahead`, `bound_arguments`).
 _SELF_PASSED = ("-1",)
-# `Symbols._seen_from`'s memo of a reader that sees every store.
-_EVERY_STORE = frozenset({Entity("every store")})
 
 
 class _Cache(IntEnum):
@@ -168,7 +166,7 @@ class Symbols:
         self._field_values: dict[tuple[str, str], frozenset[Entity]] = {}
         self._typed_stores: dict[tuple[str, str], _StoresByClass] = {}
         self._value_stores: dict[tuple[str, str], _StoresByClass] = {}
-        self._seen_from_cache: dict[tuple[str, str, str, bool], frozenset[Entity]] = {}
+        self._seen_from_cache: dict[tuple[str, str, str, bool], frozenset[Entity] | None] = {}
         # Resolutions and value sets, each forgotten when a field or parameter type it used changes.
         self._resolutions = Resolutions(len(_Cache))
         # Shared locations by (function, name path, objects only), once learning is over.
@@ -211,15 +209,16 @@ class Symbols:
             return False
         if name == self.self_param(scope):
             return False
-        return all(bind.kind == "param" for bind in self.binds(scope).get(name, ()))
+        return self._never_bound_again(scope, name)
 
     def only_its_self(self, scope: str, name: str) -> bool:
         """Whether `name` is the `self` of method `scope`, and nothing in it binds it again."""
         if scope not in self.functions or not name or name != self.self_param(scope):
             return False
-        return self.function(scope).kind == "method" and all(
-            bind.kind == "param" for bind in self.binds(scope).get(name, ())
-        )
+        return self.function(scope).kind == "method" and self._never_bound_again(scope, name)
+
+    def _never_bound_again(self, scope: str, name: str) -> bool:
+        return all(bind.kind == "param" for bind in self.binds(scope).get(name, ()))
 
     def binds(self, fid: str) -> dict[str, list[Bind]]:
         cached = self._binds_cache.get(fid)
@@ -487,12 +486,10 @@ class Symbols:
         if reader == owner or stores is None or len(stores) < 2:
             return None
         key = (owner, attr, reader, typed)
-        cached = self._seen_from_cache.get(key)
-        if cached is None:
+        if key not in self._seen_from_cache:
             related = {klass: stored for klass, stored in stores.items() if self._related(reader, klass)}
-            cached = _all_stored(related) if related and len(related) < len(stores) else _EVERY_STORE
-            self._seen_from_cache[key] = cached
-        return None if cached is _EVERY_STORE else cached
+            self._seen_from_cache[key] = _all_stored(related) if related and len(related) < len(stores) else None
+        return self._seen_from_cache[key]
 
     def _related(self, cid: str, other: str) -> bool:
         """Whether an instance of class `cid` may run methods of class `other`: one derives from
@@ -513,10 +510,11 @@ class Symbols:
             for name, binds in self.binds(body).items() if body in self.functions else ():
                 for bind in binds:
                     if bind.annotation:
-                        entity = self._annotation_entity(module, bind.annotation)
-                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(entity)
-                    elif (named := self._class_named(body, bind)) is not None:
-                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(named)
+                        declared: Entity | None = self._annotation_entity(module, bind.annotation)
+                    else:
+                        declared = self._class_named(body, bind)
+                    if declared is not None:
+                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(declared)
         # Untyped stores (`self.assignment = {}`, `= None`) do not contradict a typed one.
         return {
             key: {cls: typed for cls, entities in by_class.items() if (typed := frozenset(entities - {UNKNOWN}))}
@@ -1396,19 +1394,18 @@ class Symbols:
         for fid, cls, write, entity in self._field_stores():
             if write.kind != "assign":
                 continue
-            stored = seen.setdefault((self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0]), {})
             if entity.kind != "unknown":
-                stored.setdefault(cls, set()).add(entity)
+                found = {entity}
             elif write.value_ref is not None and not write.value_ref.attrs:
-                functions = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
-                stored.setdefault(cls, set()).update(functions)
+                found = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
             elif write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
-                callables = {v for v in self.call_values(fid, call) if v.kind in ("function", "class")}
-                stored.setdefault(cls, set()).update(callables)
-        by_field = {
-            key: {cls: frozenset(found) for cls, found in stored.items() if found} for key, stored in seen.items()
-        }
-        return {key: by_class for key, by_class in by_field.items() if by_class}
+                found = {v for v in self.call_values(fid, call) if v.kind in ("function", "class")}
+            else:
+                continue
+            if found:
+                key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+                seen.setdefault(key, {}).setdefault(cls, set()).update(found)
+        return {key: {cls: frozenset(found) for cls, found in by_class.items()} for key, by_class in seen.items()}
 
     def _field_stores(self) -> Iterator[tuple[str, str, Write, Entity]]:
         """(method, class, write, value stored) of every store into `self.field` (one attribute
