@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site
+from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site, written_name
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -89,7 +89,7 @@ class EpochSnapshots(Domain):
         if not reads or self._only_returned(fid, name):
             return value
         definition = self.program.dataflow.definition_site(fid, name, site)
-        hop = Hop(fid, definition, HOP_ASSIGN, f"kept in the local `{name}`")
+        hop = Hop(fid, definition, HOP_ASSIGN, f"kept in the local `{written_name(name)}`")
         result = {label: path for label, path in value.items() if label not in reads}
         for label, path in reads.items():
             merge(result, {Label(SNAPSHOT, (fid, name, definition.pos), label): path}, hop)

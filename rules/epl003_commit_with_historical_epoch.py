@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from epochlint.config import Config
 from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
-from epochlint.frontend.facts import Bind, Call, Choice, Ref, Site
+from epochlint.frontend.facts import Bind, Call, Choice, Ref, Site, written_name
 from epochlint.frontend.java import is_java
 from epochlint.program.dataflow import (
     EMPTY,
@@ -66,7 +66,7 @@ class CommitEpochs(Domain):
             return EMPTY, False
         if any(self.config.current_epoch_source(name) for name in names):
             return {Label(CURRENT, (fid, site.pos)): ()}, True
-        receiver = ([ref.name, *names])[-2]
+        receiver = ([written_name(ref.name), *names])[-2]
         if self.config.historical_epoch_read(names[-1], receiver):
             return _historical(fid, site, ref.text()), True
         return EMPTY, False

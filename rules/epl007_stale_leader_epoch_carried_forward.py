@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
-from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref
+from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref, written_name
 from epochlint.program.model import Program
 from epochlint.program.symbols import receiver_path
 from epochlint.rules.base import Example, Rule
@@ -241,7 +241,7 @@ def _is_position(program: Program, fid: str, ref: Ref) -> bool:
     """A value named like a position (`position`, `self._position`, an element of
     `self._positions`) or of a `...Position` class."""
     names = [attr for attr in ref.attrs if attr != "[]"]
-    if _has_position_word(names[-1] if names else ref.name):
+    if _has_position_word(names[-1] if names else written_name(ref.name)):
         return True
     entity = program.symbols.entity(fid, ref)
     class_name = entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]

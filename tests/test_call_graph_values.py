@@ -268,6 +268,35 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"ext.Client.close"},
     ),
+    # A comprehension's variable is its own scope's (Python 3): the loop's `f` is another name.
+    "comprehension_variable_is_not_the_loops": (
+        "def call():\n    fs = [func1]\n    gs = [func2]\n    names = [f for f in fs]\n    for f in gs:\n        f()\n",
+        "main.call",
+        {"main.func2"},
+    ),
+    "module_comprehension_variable_is_not_the_loops": (
+        "fs = [func1]\ngs = [func2]\nnames = [f for f in fs]\nfor f in gs:\n    f()\n",
+        "main",
+        {"main.func2"},
+    ),
+    "comprehension_variable_called_in_it": (
+        "def call():\n    fs = [func1]\n    f = func2\n    return [f() for f in fs]\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    # Its first iterable is read where the comprehension stands, before its variable exists.
+    "comprehension_iterable_named_like_its_variable": (
+        "g = [func1]\n\ndef call():\n    return [g() for g in g]\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "inner_comprehension_clause_iterates_the_outer_variable": (
+        "class A:\n    def __init__(self):\n        self.handlers = [func1]\n\n"
+        "class B:\n    def __init__(self):\n        self.handlers = [func2]\n\n"
+        "def call():\n    a = B()\n    objs = [A()]\n    return [f() for a in objs for f in a.handlers]\n",
+        "main.call",
+        {"main.A.__init__", "main.func1"},
+    ),
 }
 
 

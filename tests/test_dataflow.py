@@ -157,6 +157,25 @@ def test_max_with_the_current_epoch_and_the_fallbacks_are_not_historical(write_t
     assert not historical("defended") and not historical("fallback") and historical("stale")
 
 
+def test_a_comprehension_variable_is_quoted_as_written(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # The loop before binds `batch` too: the comprehension's own `batch` is another variable, which
+    # the model names apart. What a finding quotes is the code.
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def epochs(batches):\n"
+                "    for batch in batches:\n        batch.validate()\n"
+                "    return [batch.last_epoch for batch in batches]\n"
+            ),
+        },
+    )
+    returns = program.dataflow.analyse(CommitEpochs(program)).summary(program.function_id("m", "epochs")).returns
+    assert {(label.root().kind, path[0].text) for label, path in returns.items()} == {
+        (HISTORICAL, "reads the historical epoch `batch.last_epoch`")
+    }
+
+
 def test_an_offset_built_from_a_parameter_makes_a_commit_wrapper(write_tree) -> None:  # type: ignore[no-untyped-def]
     program = _program(
         write_tree,

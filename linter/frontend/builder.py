@@ -65,6 +65,32 @@ class FunctionBuilder:
     loop_stack: list[int] = field(default_factory=list)
     # Names bound by enclosing `with ExitStack() as name:` blocks.
     exit_stacks: list[str] = field(default_factory=list)
+    # The variables of the comprehensions being read, innermost last, by their name in the code.
+    # Each comprehension is a scope of its own (as in Python 3): where the function binds the same
+    # name elsewhere, its variable takes a name of its own here (`m<2>`), so that the two never
+    # share a value.
+    comprehension_scopes: list[dict[str, str]] = field(default_factory=list)
+    comprehension_locals: set[str] = field(default_factory=set)
+
+    def comprehension_local(self, name: str) -> str | None:
+        """The function's name for the variable `name` of a comprehension being read, if any."""
+        for scope in reversed(self.comprehension_scopes):
+            local = scope.get(name)
+            if local is not None:
+                return local
+        return None
+
+    def bind_in_comprehension(self, name: str) -> str:
+        """Make `name` a variable of the innermost comprehension; its name in the function."""
+        scope = self.comprehension_scopes[-1]
+        local = scope.get(name)
+        if local is None:
+            local = name
+            if local in self.locals or local in self.comprehension_locals:
+                local = f"{name}<{len(self.comprehension_locals) + 1}>"
+            self.comprehension_locals.add(local)
+            scope[name] = local
+        return local
 
     def freeze(self) -> FunctionFacts:
         return FunctionFacts(

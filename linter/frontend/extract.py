@@ -249,22 +249,25 @@ class FactsExtractor(FastVisitor):
         return Site(self._pos(node), tuple(self._fn.region_stack), tuple(self._fn.loop_stack))
 
     def _ref(self, name: str, attrs: tuple[str, ...] = ()) -> Ref:
-        return Ref(self._scope_of(name), name, attrs)
+        return Ref(*self._scope_of(name), attrs)
 
-    def _scope_of(self, name: str) -> str:
-        """The qualified name of the function scope that binds `name`, "" for the module.
+    def _scope_of(self, name: str) -> tuple[str, str]:
+        """The qualified name of the function scope that binds `name` ("" for the module), and the
+        name it has there (a comprehension's variable may have one of its own).
 
         Class bodies are seen only by their own statements, never by the functions inside them.
         """
-        current = self._fn
-        if current.kind == "classbody":
-            return current.qualname if name in current.locals else ""
         for builder in reversed(self._function_stack):
+            local = builder.comprehension_local(name)
+            if local is not None:
+                return builder.qualname, local
+            if builder is self._fn and builder.kind == "classbody":
+                return (builder.qualname if name in builder.locals else ""), name
             if builder.kind == "module" or name in builder.globals_declared:
-                return ""
+                return "", name
             if builder.kind != "classbody" and name in builder.locals:
-                return builder.qualname
-        return ""
+                return builder.qualname, name
+        return "", name
 
     def _visit_with_flow(self, node: cst.CSTNode | None, flow: Flow) -> None:
         if node is None:
@@ -650,7 +653,7 @@ class FactsExtractor(FastVisitor):
                 # `with self._lock_for(tp):` holds the lock the call returns, if it returns one.
                 opened.append(self._open_region(_NO_REF, kind, item, node, call_id))
             if item.asname is not None:
-                self._bind_targets(item.asname.name, item.item, "with")
+                self._bind_targets(item.asname.name, self._value_of(item.item), "with")
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
         self.walk(node.body)
@@ -722,7 +725,7 @@ class FactsExtractor(FastVisitor):
         self._fn.loop_stack.append(loop_id)
         if is_async:
             self._fn.awaits.append(Await(self._site(node.iter)))
-        self._bind_targets(node.target, node.iter, "iter")
+        self._bind_targets(node.target, self._value_of(node.iter), "iter")
         self.walk(node.body)
         self._fn.loop_stack.pop()
         if node.orelse is not None:
@@ -832,7 +835,7 @@ class FactsExtractor(FastVisitor):
         self._visit_with_flow(node.value, self._assign_flow(node.target))
         annotation = dotted(node.annotation.annotation)
         path = name_path(node.target)
-        if path is not None and not path[1] and self._scope_of(path[0]) == self._fn.qualname:
+        if path is not None and not path[1] and self._scope_of(path[0])[0] == self._fn.qualname:
             if self._fn.kind not in ("module", "classbody"):
                 self._fn.binds.append(
                     Bind(path[0], self._site(node.target), "annotation", annotation=annotation)
@@ -973,14 +976,15 @@ class FactsExtractor(FastVisitor):
         return -1, None
 
     def _bind_targets(
-        self, target: cst.BaseExpression, value: cst.BaseExpression, kind: str, index: int = -1
+        self, target: cst.BaseExpression, source: tuple[int, Ref | None], kind: str, index: int = -1
     ) -> None:
+        """Bind the names of `target` to what `source` (`_value_of` the value) gives them."""
         if isinstance(target, (cst.Tuple, cst.List)):
             for position, element in enumerate(target.elements):
                 if kind == "iter":
-                    self._bind_targets(element.value, value, "iter_part", position)
+                    self._bind_targets(element.value, source, "iter_part", position)
                 else:
-                    self._bind_targets(element.value, value, kind)
+                    self._bind_targets(element.value, source, kind)
             return
         path = name_path(target)
         if path is None:
@@ -989,10 +993,9 @@ class FactsExtractor(FastVisitor):
             self._visit_chain_roots(target)
             self._fn.writes.append(Write(self._ref(*path), self._site(target), "assign"))
             return
-        value_call, value_ref = self._value_of(value)
-        self._fn.binds.append(
-            Bind(path[0], self._site(target), kind, value_call, value_ref, index=index)
-        )
+        value_call, value_ref = source
+        name = self._fn.comprehension_local(path[0]) or path[0]
+        self._fn.binds.append(Bind(name, self._site(target), kind, value_call, value_ref, index=index))
 
     def _bind_local(self, name: str, node: cst.CSTNode, kind: str) -> None:
         if self._fn.kind == "module":
@@ -1174,26 +1177,35 @@ class FactsExtractor(FastVisitor):
             return Arg(keyword, "const", text=text)
         return Arg(keyword, "other", text=text)
 
-    # Comprehensions: each `for` clause is a loop; the first iterable is evaluated outside.
+    # Comprehensions: each `for` clause is a loop; the first iterable is evaluated outside, and
+    # the variables are the comprehension's own.
     def visit_ListComp(self, node: cst.ListComp) -> bool:
-        self._comprehension(node.for_in, [node.elt])
+        self._comprehension_scope(node.for_in, [node.elt])
         return False
 
     def visit_SetComp(self, node: cst.SetComp) -> bool:
-        self._comprehension(node.for_in, [node.elt])
+        self._comprehension_scope(node.for_in, [node.elt])
         return False
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        self._comprehension(node.for_in, [node.elt])
+        self._comprehension_scope(node.for_in, [node.elt])
         return False
 
     def visit_DictComp(self, node: cst.DictComp) -> bool:
-        self._comprehension(node.for_in, [node.key, node.value])
+        self._comprehension_scope(node.for_in, [node.key, node.value])
         return False
 
-    def _comprehension(self, clause: cst.CompFor, results: list[cst.BaseExpression]) -> None:
-        flow = self._flow
+    def _comprehension_scope(self, clause: cst.CompFor, results: list[cst.BaseExpression]) -> None:
+        # The first iterable is read in the enclosing scope, before the comprehension's opens.
         self._visit_with_flow(clause.iter, Flow(FLOW_ITER))
+        scopes = self._fn.comprehension_scopes
+        scopes.append({})
+        self._comprehension(clause, results)
+        scopes.pop()
+
+    def _comprehension(self, clause: cst.CompFor, results: list[cst.BaseExpression]) -> None:
+        """One `for` clause (its iterable read already) and the clauses inside it."""
+        flow = self._flow
         loop_id = self._new_id()
         kind = "async_for" if clause.asynchronous is not None else "comprehension"
         self._fn.loops.append(
@@ -1208,12 +1220,17 @@ class FactsExtractor(FastVisitor):
         self._fn.loop_stack.append(loop_id)
         if clause.asynchronous is not None:
             self._fn.awaits.append(Await(self._site(clause)))
-        self._bind_targets(clause.target, clause.iter, "iter")
+        # The iterable is what it is where it is read: before the clause binds its variables.
+        source = self._value_of(clause.iter)
+        for name in _local_names(clause.target):
+            self._fn.bind_in_comprehension(name)
+        self._bind_targets(clause.target, source, "iter")
         for condition in clause.ifs:
             self._visit_with_flow(condition.test, Flow(FLOW_CONDITION))
         if clause.inner_for_in is not None:
             saved = self._flow
             self._flow = flow
+            self._visit_with_flow(clause.inner_for_in.iter, Flow(FLOW_ITER))
             self._comprehension(clause.inner_for_in, results)
             self._flow = saved
         else:

@@ -48,7 +48,13 @@ class Ref(NamedTuple):
     attrs: tuple[str, ...] = ()
 
     def text(self) -> str:
-        return ".".join((self.name, *self.attrs)).replace(".[]", "[]")
+        return ".".join((written_name(self.name), *self.attrs)).replace(".[]", "[]")
+
+
+def written_name(local: str) -> str:
+    """A local's name as the code writes it: a comprehension's variable whose name the function
+    binds elsewhere too is known apart as `m<2>`."""
+    return local.partition("<")[0] or local
 
 
 class Flow(NamedTuple):

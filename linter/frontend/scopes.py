@@ -47,9 +47,6 @@ class _BindingCollector(FastVisitor):
     def visit_For(self, node: cst.For) -> None:
         self._bind_target(node.target)
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind_target(node.target)
-
     def visit_AsName(self, node: cst.AsName) -> None:
         self._bind_target(node.name)
 
