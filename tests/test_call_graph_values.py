@@ -268,6 +268,15 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"ext.Client.close"},
     ),
+    # A copy of a container field's view iterates as the view does.
+    "copy_of_a_container_fields_items": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "class Sub:\n    def __init__(self):\n        self.states = {}\n\n"
+        "    def add(self, key):\n        self.states[key] = A()\n\n"
+        "    def each(self):\n        for key, state in list(self.states.items()):\n            state.run()\n",
+        "main.Sub.each",
+        {"main.A.run"},
+    ),
     # A comprehension's variable is its own scope's (Python 3): the loop's `f` is another name.
     "comprehension_variable_is_not_the_loops": (
         "def call():\n    fs = [func1]\n    gs = [func2]\n    names = [f for f in fs]\n    for f in gs:\n        f()\n",

@@ -1466,6 +1466,8 @@ class Symbols:
             return Entity("instance", callee.target)
         if callee.kind == "items_method":
             return Entity("pairs", callee.target)
+        if callee.kind == "external" and callee.target in _COPYING_BUILTINS:
+            return self._copy_result(fid, call, depth)
         if callee.kind == "external" and callee.target == "enumerate" and call.args:
             counted = self._argument_entity(fid, call.args[0], depth + 1)
             return Entity("pairs", counted.target) if counted.kind == "container" else UNKNOWN
@@ -1483,6 +1485,14 @@ class Symbols:
         if callee.kind in ("function", "property"):
             return self.return_entity(callee.target, depth + 1)
         return UNKNOWN
+
+    def _copy_result(self, fid: str, call: Call, depth: int) -> Entity:
+        """`list(self._assignment.items())`, `sorted(self._states.values())`: a copy of what a call
+        returns iterates as it does."""
+        if not call.args or call.args[0].kind != "call":
+            return UNKNOWN
+        copied = self._argument_entity(fid, call.args[0], depth + 1)
+        return copied if copied.kind in ("pairs", "container") else UNKNOWN
 
     def return_entity(self, fid: str, depth: int = 0) -> Entity:
         """The class of what function `fid` returns, where every return agrees."""
