@@ -268,6 +268,18 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"ext.Client.close"},
     ),
+    # An empty literal container holds what its methods add later.
+    "empty_list_filled_by_append": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "def call():\n    objs = []\n    objs.append(A())\n    for obj in objs:\n        obj.run()\n",
+        "main.call",
+        {"main.A.run"},
+    ),
+    "module_registry_filled_by_append": (
+        "HANDLERS = []\nHANDLERS.append(func1)\n\ndef dispatch():\n    for handler in HANDLERS:\n        handler()\n",
+        "main.dispatch",
+        {"main.func1"},
+    ),
     # A copy of a container field's view iterates as the view does.
     "copy_of_a_container_fields_items": (
         "class A:\n    def run(self):\n        pass\n\n"

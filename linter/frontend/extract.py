@@ -901,7 +901,7 @@ class FactsExtractor(FastVisitor):
         # Stores into locals (and items of local containers) are bindings, not shared writes.
         if ref.attrs or ref.scope == "":
             write_kind = "item" if is_item else kind
-            empty = isinstance(value, (cst.List, cst.Dict)) and not value.elements
+            empty = _is_empty_literal(value)
             self._fn.writes.append(
                 Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty)
             )
@@ -928,6 +928,9 @@ class FactsExtractor(FastVisitor):
         target = self._ref(name, field)
         if isinstance(value, cst.Lambda) and not attrs:
             self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
+        elif _is_empty_literal(value) and not attrs:
+            # `handlers = []`: a container, whose methods' additions (`handlers.append(f)`) count.
+            self._fn.stored.append(Stored(target, True, pos=self._pos(value), block=self._block()))
         elif subscripts:
             self._store_element(target, value, keys)
         else:
@@ -1237,6 +1240,11 @@ class FactsExtractor(FastVisitor):
             for result in results:
                 self._visit_with_flow(result, flow)
         self._fn.loop_stack.pop()
+
+
+def _is_empty_literal(value: cst.BaseExpression | None) -> bool:
+    """`[]` or `{}`: a container that code fills later."""
+    return isinstance(value, (cst.List, cst.Dict)) and not value.elements
 
 
 def _iterates_collection(iterable: cst.BaseExpression) -> bool:

@@ -242,6 +242,8 @@ class Stored(NamedTuple):
 
     `target` is None for the function's return value. `keys` are the constant keys leading to an
     element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where a key is not a constant.
+    An element with no value and no keys marks an empty literal container bound to a name
+    (`handlers = []`), which its methods fill (`handlers.append(f)`).
     An element's `pos` is where its value is, `block` the innermost block holding it (as a call's).
     """
 

@@ -515,9 +515,10 @@ class Symbols:
                         declared = self._class_named(body, bind)
                     if declared is not None:
                         seen.setdefault((cid, name), {}).setdefault(cid, set()).add(declared)
-        # Untyped stores (`self.assignment = {}`, `= None`) do not contradict a typed one.
+        # Untyped stores (`self.assignment = {}`, `= None`, a literal container passed in) do not
+        # contradict a typed one.
         return {
-            key: {cls: typed for cls, entities in by_class.items() if (typed := frozenset(entities - {UNKNOWN}))}
+            key: {cls: typed for cls, entities in by_class.items() if (typed := _typed_only(entities))}
             for key, by_class in seen.items()
         }
 
@@ -1748,6 +1749,12 @@ def _changed_apart(
 
 def _all_stored(by_class: _StoresByClass) -> frozenset[Entity]:
     return frozenset().union(*by_class.values())
+
+
+def _typed_only(entities: set[Entity]) -> frozenset[Entity]:
+    """What stores give a field's type: not the unknown, nor a name's literal container, whose
+    elements the value flow follows but which is of no class."""
+    return frozenset(entity for entity in entities if entity != UNKNOWN and entity.kind != "elements")
 
 
 def _one_type(entities: frozenset[Entity]) -> Entity | None:
