@@ -280,6 +280,19 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.dispatch",
         {"main.func1"},
     ),
+    # The second name of a loop over a named container's items holds its elements.
+    "local_dict_items": (
+        'def call():\n    handlers = {}\n    handlers["a"] = func1\n'
+        "    for name, handler in handlers.items():\n        handler()\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "copy_of_a_local_dicts_items": (
+        'def call():\n    handlers = {"a": func2}\n'
+        "    for name, handler in list(handlers.items()):\n        handler()\n",
+        "main.call",
+        {"main.func2"},
+    ),
     # A copy of a container field's view iterates as the view does.
     "copy_of_a_container_fields_items": (
         "class A:\n    def run(self):\n        pass\n\n"

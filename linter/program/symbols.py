@@ -56,7 +56,8 @@ class Entity:
     kind: "module", "class" (the class object), "instance", "container" (of instances of
     `target`), "function", "property", "external" (a dotted name outside the project), or
     "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
-    keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'").
+    keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'");
+    "element_pairs" are its `.items()`, whose second halves are those elements.
     For a "function" or "class" wrapped by `functools.partial`, `keys` holds how many positional
     arguments the partial binds ahead of a call's own (see `bound_ahead`), where it binds any.
     """
@@ -647,6 +648,8 @@ class Symbols:
                 return self.field_type(owner, attr, entity.target) or UNKNOWN
         if entity.kind == "elements" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("elements_view", entity.target, entity.keys)
+        if entity.kind == "elements" and attr == "items":
+            return Entity("elements_items", entity.target, entity.keys)
         if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("container_method", entity.target)
         if entity.kind == "container" and attr == "items":
@@ -1113,7 +1116,18 @@ class Symbols:
                 values.update(self._bound_source_values(scope, bind, depth))
             elif bind.kind == "iter":
                 values.update(self._iterated_values(scope, bind, depth))
+            elif bind.kind == "iter_part" and bind.index == 1:
+                values.update(self._paired_values(scope, bind, depth))
         return frozenset(values)
+
+    def _paired_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
+        """What the second name of `for key, value in d.items()` holds: the elements of `d`."""
+        return frozenset(
+            value
+            for source in self._bound_source_values(fid, bind, depth)
+            if source.kind == "element_pairs"
+            for value in self._member_values(Entity("elements", source.target, source.keys), "[]", depth + 1)
+        )
 
     def _bound_source_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
         if bind.value_call >= 0:
@@ -1275,9 +1289,11 @@ class Symbols:
                 values.update(self._returned_by(fid, call, called, depth + 1))
             elif called.kind == "elements_view":
                 values.add(Entity("elements", called.target, called.keys))
+            elif called.kind == "elements_items":
+                values.add(Entity("element_pairs", called.target, called.keys))
             elif called.kind == "external" and called.target in _COPYING_BUILTINS and call.args:
                 copied = self.argument_values(fid, call.args[0], depth + 1)
-                values.update(value for value in copied if value.kind == "elements")
+                values.update(value for value in copied if value.kind in ("elements", "element_pairs"))
         return frozenset(values)
 
     def partial_values(self, fid: str, call: Call) -> frozenset[Entity]:
