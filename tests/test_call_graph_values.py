@@ -331,6 +331,27 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.A.__init__", "main.func1"},
     ),
+    # An element of a container filled with instances of one class is of that class: what a call
+    # on it returns is typed too (here by the method's annotation alone).
+    "result_of_a_call_on_an_appended_element": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "class Matcher:\n    def match(self, cache) -> A:\n        return cache.get(self)\n\n"
+        "class Validator:\n    def __init__(self):\n        self.matchers = []\n\n"
+        "    def add(self):\n        self.matchers.append(Matcher())\n\n"
+        "    def validate(self, cache):\n        for matcher in self.matchers:\n"
+        "            found = matcher.match(cache)\n            found.run()\n",
+        "main.Validator.validate",
+        {"main.A.run"},
+    ),
+    # A parameter's container holds what its callers put in besides what is stored here, and the
+    # element read is the one before the store: the wrapper's `inner` is not a wrapper.
+    "element_of_a_parameters_container_is_not_typed_by_a_store_into_it": (
+        "class A:\n    def __init__(self, inner):\n        self.inner = inner\n\n"
+        "    def run(self):\n        self.inner.run()\n\n"
+        'def wrap(conf):\n    conf["x"] = A(conf["x"])\n',
+        "main.A.run",
+        set(),
+    ),
 }
 
 

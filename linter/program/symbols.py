@@ -96,6 +96,7 @@ class _Cache(IntEnum):
     RETURNS = 5
     # Values derived from resolutions by the value flow's rounds.
     DERIVED = 6
+    ELEMENTS = 7
 
 
 @dataclass(frozen=True, order=True)
@@ -685,9 +686,15 @@ class Symbols:
             if entity.kind == "property":
                 # `self.state.epoch` with `state` a property: what the getter returns.
                 entity = self.return_entity(entity.target, depth + 1)
-            if attr == "[]":
-                entity = Entity("instance", entity.target) if entity.kind == "container" else UNKNOWN
-            else:
+            if attr == "[]" and entity.kind == "container":
+                entity = Entity("instance", entity.target)
+            elif attr == "[]":
+                # An element of a container the value flow follows (`by_topic[topic]` of a local
+                # dict filled by subscript): of the one class its elements agree on.
+                containers = self.path_values(fid, ref._replace(attrs=ref.attrs[:index]), depth + 1)
+                elements = self.path_values(fid, ref._replace(attrs=ref.attrs[: index + 1]), depth + 1)
+                entity = self._element_instance(containers, elements)
+            elif entity.kind != "unknown":
                 entity = self.member(entity, attr, field_first=index < fields_within)
             if entity.kind == "unknown":
                 break
@@ -794,7 +801,41 @@ class Symbols:
             # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name.
             if bind.kind == "iter_part" and bind.index == 1 and iterable.kind == "pairs":
                 return Entity("instance", iterable.target)
+            return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
+
+    def _iterated_instance(self, fid: str, bind: Bind, depth: int) -> Entity:
+        """The class of what a loop variable holds where the value flow finds instances of one
+        class alone (a list filled by `append`, a local dict's `.items()`); else unknown."""
+        if bind.kind == "iter":
+            values = self._iterated_values(fid, bind, depth)
+        elif bind.index == 1:
+            values = self._paired_values(fid, bind, depth)
+        else:
+            return UNKNOWN
+        return self._element_instance(self._bound_source_values(fid, bind, depth), values)
+
+    def _element_instance(self, containers: frozenset[Entity], elements: frozenset[Entity]) -> Entity:
+        """The class of an element taken from `containers`, where its values (`elements`) are
+        instances of one class, and every container among them is filled where the value flow sees
+        it: a field's, or a local's that is only ever bound to a literal. A parameter's holds what
+        its callers put in besides (`conf["logger"]` read before `conf["logger"] = Wrapper(...)`)."""
+        for container in containers:
+            if container.kind in ("elements", "element_pairs") and not self._filled_in_sight(container.target):
+                return UNKNOWN
+        return _one_instance(elements)
+
+    def _filled_in_sight(self, container: str) -> bool:
+        """Whether the value flow sees what is put into the container indexed as `container`."""
+        scope, name = container.split("|", 1)
+        if name.startswith("."):
+            return True  # a field's elements (`_field_elements`): what its class stores
+        if scope not in self.functions or any(param.name == name for param in self.function(scope).params):
+            return False
+        binds = self.binds(scope).get(name, ())
+        return bool(binds) and all(
+            bind.kind == "assign" and bind.value_call < 0 and bind.value_ref is None for bind in binds
+        )
 
     def _argument_entity(self, fid: str, arg: Arg, depth: int) -> Entity:
         if arg.kind == "ref" and arg.ref is not None:
@@ -1250,6 +1291,15 @@ class Symbols:
     def _element_values(self, container: Entity, key: str, depth: int, at: Point | None) -> frozenset[Entity]:
         """The elements of `container` at `key` ("" for any key): the values stored there, and the
         inner container where values are stored deeper (`d["a"]` of `d = {"a": {"b": f}}`)."""
+        # Asked again and again: every loop, view and subscript of a big callback table.
+        return self._resolutions.get(
+            _Cache.ELEMENTS,
+            (container, key, at),
+            lambda: self._stored_elements(container, key, depth, at),
+            _NOTHING,
+        )
+
+    def _stored_elements(self, container: Entity, key: str, depth: int, at: Point | None) -> frozenset[Entity]:
         scope, name = container.target.split("|", 1)
         keys = (*container.keys, key)
         elements = [
@@ -1556,8 +1606,11 @@ class Symbols:
                 module, name = entity.target.split(":", 1)
                 return FieldId(module, (name,), is_global=True)
             return None
-        root = self.root_entity(fid, Ref(ref.scope, ref.name))
-        return self._field_on(root, ref.attrs, fields_first=is_java(self.module_of(fid).rel))
+        root, attrs = self.root_entity(fid, Ref(ref.scope, ref.name)), ref.attrs
+        if root.kind == "unknown" and attrs[0] == "[]" and _names(attrs):
+            # A field of an element of a container the value flow follows (`by_topic[topic].epoch`).
+            root, attrs = self.entity(fid, Ref(ref.scope, ref.name, attrs[:1])), attrs[1:]
+        return self._field_on(root, attrs, fields_first=is_java(self.module_of(fid).rel))
 
     def _field_on(self, root: Entity, attrs: tuple[str, ...], fields_first: bool = False) -> FieldId | None:
         """The field `attrs` name on `root`; with `fields_first` (Java), a declared field even where
@@ -1771,6 +1824,12 @@ def _typed_only(entities: set[Entity]) -> frozenset[Entity]:
     """What stores give a field's type: not the unknown, nor a name's literal container, whose
     elements the value flow follows but which is of no class."""
     return frozenset(entity for entity in entities if entity != UNKNOWN and entity.kind != "elements")
+
+
+def _one_instance(values: frozenset[Entity]) -> Entity:
+    """The one value of `values` where it is an instance of a class; else unknown."""
+    (value,) = values if len(values) == 1 else (UNKNOWN,)
+    return value if value.kind == "instance" else UNKNOWN
 
 
 def _one_type(entities: frozenset[Entity]) -> Entity | None:
