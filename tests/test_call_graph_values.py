@@ -352,6 +352,32 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.A.run",
         set(),
     ),
+    # What a generator yields: calls' values, and through `yield from`, the elements of a container
+    # or what another generator yields.
+    "generator_yields_what_a_call_returns": (
+        "def pick():\n    return func1\n\ndef each():\n    yield pick()\n\n"
+        "def call():\n    for f in each():\n        f()\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "generator_yields_from_a_list": (
+        "def each():\n    handlers = [func1, func2]\n    yield from handlers\n\n"
+        "def call():\n    for f in each():\n        f()\n",
+        "main.call",
+        {"main.func1", "main.func2"},
+    ),
+    "generator_yields_from_another": (
+        "def inner():\n    yield func3\n\ndef outer():\n    yield from inner()\n\n"
+        "def call():\n    for f in outer():\n        f()\n",
+        "main.call",
+        {"main.func3"},
+    ),
+    "generator_yields_from_itself": (
+        "def walk(depth):\n    yield func2\n    if depth:\n        yield from walk(depth - 1)\n\n"
+        "def call():\n    for f in walk(3):\n        f()\n",
+        "main.call",
+        {"main.func2"},
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from epochlint.frontend.facts import (
     FLOW_RECEIVER,
     FLOW_RETURN,
     FLOW_YIELD,
+    FLOW_YIELD_FROM,
     Access,
     Arg,
     Await,
@@ -1069,7 +1070,7 @@ class FactsExtractor(FastVisitor):
     def visit_Yield(self, node: cst.Yield) -> bool:
         self._fn.is_generator = True
         if isinstance(node.value, cst.From):
-            self._visit_with_flow(node.value.item, Flow(FLOW_YIELD))
+            self._visit_with_flow(node.value.item, Flow(FLOW_YIELD_FROM))
         else:
             self._visit_with_flow(node.value, Flow(FLOW_YIELD))
         return False

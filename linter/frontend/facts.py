@@ -29,6 +29,8 @@ FLOW_ARG = "arg"
 FLOW_RECEIVER = "receiver"
 FLOW_CONDITION = "condition"
 FLOW_YIELD = "yield"
+# `yield from` the value: each of its elements is yielded.
+FLOW_YIELD_FROM = "yield_from"
 FLOW_ITER = "iter"
 FLOW_EXPR = "expr"
 

@@ -28,6 +28,7 @@ from epochlint.frontend.facts import (
     FLOW_RECEIVER,
     FLOW_RETURN,
     FLOW_YIELD,
+    FLOW_YIELD_FROM,
     Access,
     Bind,
     Call,
@@ -365,7 +366,7 @@ def _flow_dests(flow: Flow, qualname: str) -> tuple[Dest, ...]:
     if flow.kind == FLOW_ASSIGN:
         locals_ = tuple(("local", name) for name in flow.targets)
         return locals_ + tuple(_store_dest(ref, qualname) for ref in flow.stores)
-    if flow.kind in (FLOW_RETURN, FLOW_YIELD):
+    if flow.kind in (FLOW_RETURN, FLOW_YIELD, FLOW_YIELD_FROM):
         return (("return",),)
     if flow.kind == FLOW_ARG and len(flow.targets) == 2:
         # An element of a literal argument is part of the argument, and an argument of its own

@@ -16,6 +16,8 @@ from functools import cached_property, partial
 from typing import TypeVar
 
 from epochlint.frontend.facts import (
+    FLOW_YIELD,
+    FLOW_YIELD_FROM,
     MONITOR,
     Arg,
     Bind,
@@ -97,6 +99,7 @@ class _Cache(IntEnum):
     # Values derived from resolutions by the value flow's rounds.
     DERIVED = 6
     ELEMENTS = 7
+    YIELDS = 8
 
 
 @dataclass(frozen=True, order=True)
@@ -1194,12 +1197,34 @@ class Symbols:
         return frozenset(values)
 
     def _yielded_values(self, fid: str, depth: int) -> frozenset[Entity]:
-        return frozenset(
-            value
-            for access in self.function(fid).accesses
-            if access.flow.kind == "yield"
-            for value in self.path_values(fid, access.ref, depth + 1)
-        )
+        """What generator `fid` yields: the values of its `yield`s (name paths and calls), and the
+        elements of what it yields from (or what the generator it yields from yields)."""
+        return self._resolutions.get(_Cache.YIELDS, fid, lambda: self._yields(fid, depth), _NOTHING)
+
+    def _yields(self, fid: str, depth: int) -> frozenset[Entity]:
+        if self._cut_short(depth):
+            return frozenset()
+        function = self.function(fid)
+        values: set[Entity] = set()
+        for access in function.accesses:
+            if access.flow.kind in (FLOW_YIELD, FLOW_YIELD_FROM):
+                values.update(self._yield_of(access.flow.kind, self.path_values(fid, access.ref, depth + 1), depth))
+        for call in function.calls:
+            if call.flow.kind == FLOW_YIELD:
+                values.update(self.call_values(fid, call, depth + 1))
+            elif call.flow.kind == FLOW_YIELD_FROM:
+                values.update(self._yield_of(FLOW_YIELD_FROM, self.call_values(fid, call, depth + 1), depth))
+                for called in self.callees(fid, call, depth + 1):
+                    if called.kind == "function":
+                        values.update(self._yielded_values(called.target, depth + 1))
+        return frozenset(values)
+
+    def _yield_of(self, kind: str, values: frozenset[Entity], depth: int) -> frozenset[Entity]:
+        """What a `yield` (`kind`) of an expression holding `values` yields: them, or for `yield
+        from`, their elements."""
+        if kind == FLOW_YIELD:
+            return values
+        return frozenset(element for value in values for element in self._member_values(value, "[]", depth + 1))
 
     def iteration_methods(self, fid: str, bind: Bind, depth: int = 0) -> list[tuple[str, str]]:
         """(class, method) of the `__iter__` and `__next__` a loop binding `bind` runs."""
@@ -1344,6 +1369,10 @@ class Symbols:
             elif called.kind == "external" and called.target in _COPYING_BUILTINS and call.args:
                 copied = self.argument_values(fid, call.args[0], depth + 1)
                 values.update(value for value in copied if value.kind in ("elements", "element_pairs"))
+            elif called.kind == "external" and called.target == "enumerate" and call.args:
+                # `for i, x in enumerate(xs)`: pairs whose second halves are the elements of `xs`.
+                counted = self.argument_values(fid, call.args[0], depth + 1)
+                values.update(Entity("element_pairs", v.target, v.keys) for v in counted if v.kind == "elements")
         return frozenset(values)
 
     def partial_values(self, fid: str, call: Call) -> frozenset[Entity]:
