@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -126,6 +127,9 @@ def test_rules_run_beside_the_others_find_what_one_process_finds(
     monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 10)  # some parts stop at a work limit
     one, _, one_limits = engine.unsuppressed_findings(results, config, jobs=1)
     monkeypatch.setattr(engine, "_BESIDE_MIN_FUNCTIONS", 0)  # the fixtures are small
+    # Every part analysed in the run itself, however many lines the fixtures grow to: the rules
+    # forked beside it are what is tested, not the workers that take whole parts.
+    monkeypatch.setattr(engine, "_PARALLEL_MIN_LINES", sys.maxsize)
     run, ran_in = os.getpid(), tmp_path / "pids"
     real = engine.rule_outcomes
 
