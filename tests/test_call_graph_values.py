@@ -343,6 +343,16 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.Validator.validate",
         {"main.A.run"},
     ),
+    # Indexed, not looped over: an element of a list field of no one type, filled by `append`.
+    "result_of_a_call_on_an_indexed_appended_element": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "class Matcher:\n    def match(self, cache) -> A:\n        return cache.get(self)\n\n"
+        "class Validator:\n    def __init__(self):\n        self.matchers = []\n\n"
+        "    def add(self):\n        self.matchers.append(Matcher())\n\n"
+        "    def validate(self, cache):\n        found = self.matchers[0].match(cache)\n        found.run()\n",
+        "main.Validator.validate",
+        {"main.A.run"},
+    ),
     # A parameter's container holds what its callers put in besides what is stored here, and the
     # element read is the one before the store: the wrapper's `inner` is not a wrapper.
     "element_of_a_parameters_container_is_not_typed_by_a_store_into_it": (

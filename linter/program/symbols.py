@@ -699,7 +699,9 @@ class Symbols:
                 entity = self._element_instance(containers, elements)
             elif entity.kind != "unknown":
                 entity = self.member(entity, attr, field_first=index < fields_within)
-            if entity.kind == "unknown":
+            if entity.kind == "unknown" and ref.attrs[index + 1 : index + 2] != ("[]",):
+                # A container of no one type (`self._partitions`, a list filled by `append`) may
+                # still hold elements the value flow knows: its subscript is asked next.
                 break
         return entity
 
@@ -1635,11 +1637,15 @@ class Symbols:
                 module, name = entity.target.split(":", 1)
                 return FieldId(module, (name,), is_global=True)
             return None
-        root, attrs = self.root_entity(fid, Ref(ref.scope, ref.name)), ref.attrs
-        if root.kind == "unknown" and attrs[0] == "[]" and _names(attrs):
-            # A field of an element of a container the value flow follows (`by_topic[topic].epoch`).
-            root, attrs = self.entity(fid, Ref(ref.scope, ref.name, attrs[:1])), attrs[1:]
-        return self._field_on(root, attrs, fields_first=is_java(self.module_of(fid).rel))
+        fields_first = is_java(self.module_of(fid).rel)
+        field = self._field_on(self.root_entity(fid, Ref(ref.scope, ref.name)), ref.attrs, fields_first)
+        taken = ref.attrs.index("[]") + 1 if "[]" in ref.attrs else 0
+        if taken and _names(ref.attrs[taken:]) and (field is None or len(field.path) > 1):
+            # A field of an element of a container the value flow follows (`by_topic[topic].epoch`,
+            # `self._partitions[i].epoch` of a list filled by `append`), not a path of its holder.
+            element = self.entity(fid, Ref(ref.scope, ref.name, ref.attrs[:taken]))
+            return self._field_on(element, ref.attrs[taken:], fields_first) or field
+        return field
 
     def _field_on(self, root: Entity, attrs: tuple[str, ...], fields_first: bool = False) -> FieldId | None:
         """The field `attrs` name on `root`; with `fields_first` (Java), a declared field even where
