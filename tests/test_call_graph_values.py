@@ -382,6 +382,29 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.func3"},
     ),
+    # Iterating an instance of a project class: what its `__iter__` yields, or what iterating the
+    # iterator it returns gives.
+    "loop_over_an_object_whose_iter_is_a_generator": (
+        "class Handlers:\n    def __init__(self):\n        self.items = []\n        self.items.append(func1)\n\n"
+        "    def __iter__(self):\n        yield from self.items\n\n"
+        "def call():\n    for f in Handlers():\n        f()\n",
+        "main.call",
+        {"main.func1"},
+    ),
+    "loop_over_an_object_whose_iter_returns_an_iterator": (
+        "class Handlers:\n    def __init__(self):\n        self.items = [func2]\n\n"
+        "    def __iter__(self):\n        return iter(self.items)\n\n"
+        "def call():\n    for f in Handlers():\n        f()\n",
+        "main.call",
+        {"main.func2"},
+    ),
+    "yield_from_an_object_whose_iter_is_a_generator": (
+        "class Handlers:\n    def __iter__(self):\n        yield func3\n\n"
+        "def each():\n    yield from Handlers()\n\n"
+        "def call():\n    for f in each():\n        f()\n",
+        "main.call",
+        {"main.func3"},
+    ),
     "generator_yields_from_itself": (
         "def walk(depth):\n    yield func2\n    if depth:\n        yield from walk(depth - 1)\n\n"
         "def call():\n    for f in walk(3):\n        f()\n",

@@ -39,8 +39,9 @@ _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 # Methods that add their argument at this position to a container, with no key known.
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
-# Builtins that return a new container of their argument's elements (`for cb in list(self._callbacks)`).
-_COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed"})
+# Builtins whose result holds the elements of their first argument: a copy (`for cb in
+# list(self._callbacks)`), or an iterator over it.
+_COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 _MAX_DEPTH = 12
 _Learnt = TypeVar("_Learnt")
 _Derived = TypeVar("_Derived")
@@ -207,12 +208,14 @@ class Symbols:
         except KeyError:
             return self.functions[self.clones[fid].wrapper]
 
+    def is_parameter(self, scope: str, name: str) -> bool:
+        """Whether `name` is a parameter of function `scope`."""
+        return scope in self.functions and any(param.name == name for param in self.function(scope).params)
+
     def only_a_parameter(self, scope: str, name: str) -> bool:
         """Whether `name` is a parameter of function `scope`, not its `self`, that nothing in it
         binds again."""
-        if scope not in self.functions or not any(p.name == name for p in self.function(scope).params):
-            return False
-        if name == self.self_param(scope):
+        if not self.is_parameter(scope, name) or name == self.self_param(scope):
             return False
         return self._never_bound_again(scope, name)
 
@@ -835,7 +838,7 @@ class Symbols:
         scope, name = container.split("|", 1)
         if name.startswith("."):
             return True  # a field's elements (`_field_elements`): what its class stores
-        if scope not in self.functions or any(param.name == name for param in self.function(scope).params):
+        if scope not in self.functions or self.is_parameter(scope, name):
             return False
         binds = self.binds(scope).get(name, ())
         return bool(binds) and all(
@@ -1184,23 +1187,34 @@ class Symbols:
         return frozenset()
 
     def _iterated_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
-        """What a loop variable holds: elements of a container, what a generator yields, what
-        `__next__` of an iterated project object returns."""
+        """What a loop variable holds: what iterating its loop's iterable gives."""
+        call = self.call(fid, bind.value_call) if bind.value_call >= 0 else None
+        return self._iterating(fid, call, self._bound_source_values(fid, bind, depth), depth)
+
+    def _iterating(self, fid: str, call: Call | None, iterables: frozenset[Entity], depth: int) -> frozenset[Entity]:
+        """What iterating an expression of `fid` gives (in a loop or a `yield from`), from its values
+        (`iterables`) and the call it is, if one: the elements of a container, what a generator it
+        calls yields, what `__next__` of a project object's iterator returns."""
         values: set[Entity] = set()
-        if bind.value_call >= 0 and (call := self.call(fid, bind.value_call)) is not None:
+        if call is not None:
             for called in self.callees(fid, call, depth + 1):
                 if called.kind == "function":
                     values.update(self._yielded_values(called.target, depth + 1))
-        for source in self._bound_source_values(fid, bind, depth):
-            values.update(self._member_values(source, "[]", depth + 1))
-        for _, method in self.iteration_methods(fid, bind, depth):
+        for iterable in iterables:
+            values.update(self._member_values(iterable, "[]", depth + 1))
+        for _, method in self._iteration_methods_of(iterables, depth):
             if method.endswith(".__next__"):
                 values.update(self.return_values(method, depth + 1))
+            else:
+                # An `__iter__` written as a generator, or returning an iterator over a container.
+                values.update(self._yielded_values(method, depth + 1))
+                for returned in self.return_values(method, depth + 1):
+                    values.update(self._member_values(returned, "[]", depth + 1))
         return frozenset(values)
 
     def _yielded_values(self, fid: str, depth: int) -> frozenset[Entity]:
-        """What generator `fid` yields: the values of its `yield`s (name paths and calls), and the
-        elements of what it yields from (or what the generator it yields from yields)."""
+        """What generator `fid` yields: the values of its `yield`s (name paths and calls), and what
+        iterating what it yields from gives."""
         return self._resolutions.get(_Cache.YIELDS, fid, lambda: self._yields(fid, depth), _NOTHING)
 
     def _yields(self, fid: str, depth: int) -> frozenset[Entity]:
@@ -1209,29 +1223,25 @@ class Symbols:
         function = self.function(fid)
         values: set[Entity] = set()
         for access in function.accesses:
-            if access.flow.kind in (FLOW_YIELD, FLOW_YIELD_FROM):
-                values.update(self._yield_of(access.flow.kind, self.path_values(fid, access.ref, depth + 1), depth))
+            if access.flow.kind == FLOW_YIELD:
+                values.update(self.path_values(fid, access.ref, depth + 1))
+            elif access.flow.kind == FLOW_YIELD_FROM:
+                values.update(self._iterating(fid, None, self.path_values(fid, access.ref, depth + 1), depth))
         for call in function.calls:
             if call.flow.kind == FLOW_YIELD:
                 values.update(self.call_values(fid, call, depth + 1))
             elif call.flow.kind == FLOW_YIELD_FROM:
-                values.update(self._yield_of(FLOW_YIELD_FROM, self.call_values(fid, call, depth + 1), depth))
-                for called in self.callees(fid, call, depth + 1):
-                    if called.kind == "function":
-                        values.update(self._yielded_values(called.target, depth + 1))
+                values.update(self._iterating(fid, call, self.call_values(fid, call, depth + 1), depth))
         return frozenset(values)
-
-    def _yield_of(self, kind: str, values: frozenset[Entity], depth: int) -> frozenset[Entity]:
-        """What a `yield` (`kind`) of an expression holding `values` yields: them, or for `yield
-        from`, their elements."""
-        if kind == FLOW_YIELD:
-            return values
-        return frozenset(element for value in values for element in self._member_values(value, "[]", depth + 1))
 
     def iteration_methods(self, fid: str, bind: Bind, depth: int = 0) -> list[tuple[str, str]]:
         """(class, method) of the `__iter__` and `__next__` a loop binding `bind` runs."""
+        return self._iteration_methods_of(self._bound_source_values(fid, bind, depth), depth)
+
+    def _iteration_methods_of(self, iterables: frozenset[Entity], depth: int) -> list[tuple[str, str]]:
+        """(class, method) of the `__iter__` and `__next__` iterating `iterables` runs."""
         found = []
-        for source in sorted(self._bound_source_values(fid, bind, depth), key=lambda e: (e.kind, e.target)):
+        for source in sorted(iterables, key=lambda e: (e.kind, e.target)):
             if source.kind != "instance":
                 continue
             iterate = self.lookup_method(source.target, "__iter__")
