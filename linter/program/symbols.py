@@ -1679,7 +1679,10 @@ class Symbols:
         first = self.updated_field(cls, attrs[0])
         if first == "[]":
             return None
-        if self._method_named(cls, first, fields_first):
+        if method := self._method_named(cls, first, fields_first):
+            # `self.state.epoch` with `state` a property: a field of what its getter returns.
+            if root.kind == "instance" and self.function(method).is_property and _names(attrs[1:2]):
+                return self._field_on(self.return_entity(method), attrs[1:], fields_first)
             return None
         owner = self.defining_class(cls, first)
         rest = attrs[1:]
