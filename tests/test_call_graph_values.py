@@ -382,6 +382,41 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.func3"},
     ),
+    # An attribute declared in the class body, without a value: its annotation types the field.
+    "attribute_declared_in_the_class_body": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "class Holder:\n    inner: A\n\n    def __init__(self, inner):\n        self.inner = inner\n\n"
+        "    def go(self):\n        self.inner.run()\n",
+        "main.Holder.go",
+        {"main.A.run"},
+    ),
+    "dataclass_field_without_a_default": (
+        "from dataclasses import dataclass\n\n"
+        "class A:\n    def run(self):\n        pass\n\n"
+        "@dataclass\nclass Holder:\n    name: str\n    inner: A\n\n"
+        "def go(holder: Holder):\n    holder.inner.run()\n",
+        "main.go",
+        {"main.A.run"},
+    ),
+    # Annotation forms that stand for their one class, nested in any order.
+    "parameter_annotated_as_a_union_with_none": (
+        "import typing\n\nclass A:\n    def run(self):\n        pass\n\n"
+        "def go(a: typing.Union[A, None]):\n    a.run()\n",
+        "main.go",
+        {"main.A.run"},
+    ),
+    "attribute_declared_final_and_optional": (
+        "from typing import Final, Optional\n\nclass A:\n    def run(self):\n        pass\n\n"
+        "class Holder:\n    inner: Final[Optional[A]]\n\n    def go(self):\n        self.inner.run()\n",
+        "main.Holder.go",
+        {"main.A.run"},
+    ),
+    "parameter_annotated_with_metadata": (
+        "from typing import Annotated\n\nclass A:\n    def run(self):\n        pass\n\n"
+        'def go(a: Annotated[A, "the partition"]):\n    a.run()\n',
+        "main.go",
+        {"main.A.run"},
+    ),
     # Iterating an instance of a project class: what its `__iter__` yields, or what iterating the
     # iterator it returns gives.
     "loop_over_an_object_whose_iter_is_a_generator": (

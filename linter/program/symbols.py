@@ -43,6 +43,8 @@ _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefa
 # list(self._callbacks)`), or an iterator over it.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 _MAX_DEPTH = 12
+# Annotation forms that stand for their one argument (besides `None` in a union).
+_ANNOTATION_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Union"})
 _Learnt = TypeVar("_Learnt")
 _Derived = TypeVar("_Derived")
 # What a derived value is while it is computed (never asked for then: derived values are not
@@ -513,16 +515,20 @@ class Symbols:
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
             seen.setdefault(key, {}).setdefault(cls, set()).add(entity)
+        declared: dict[tuple[str, str], set[Entity]] = {}
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
                 for bind in binds:
                     if bind.annotation:
-                        declared: Entity | None = self._annotation_entity(module, bind.annotation)
-                    else:
-                        declared = self._class_named(body, bind)
-                    if declared is not None:
-                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(declared)
+                        declared.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+                    elif (named := self._class_named(body, bind)) is not None:
+                        seen.setdefault((cid, name), {}).setdefault(cid, set()).add(named)
+        # A declaration (`_state: PartitionState`, a Java field's type) types a field no store types:
+        # a typed store is the more precise (an instance of a subclass of the declared class).
+        for key, types in declared.items():
+            if not any(_typed_only(entities) for entities in seen.get(key, {}).values()):
+                seen.setdefault(key, {}).setdefault(key[0], set()).update(types)
         # Untyped stores (`self.assignment = {}`, `= None`, a literal container passed in) do not
         # contradict a typed one.
         return {
@@ -1893,16 +1899,42 @@ def _names(attrs: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _unwrap_annotation(text: str) -> str:
-    """`Optional[Fetcher]`, `"Fetcher"`, `Fetcher | None` -> `Fetcher`."""
+    """`Optional[Fetcher]`, `"Fetcher"`, `Fetcher | None`, `Union[Fetcher, None]`, `Final[...]`,
+    `ClassVar[...]`, `Annotated[Fetcher, ...]`, nested in any order -> `Fetcher`."""
     text = text.strip().strip("'\"")
-    for wrapper in ("Optional[", "typing.Optional[", "Final[", "typing.Final["):
-        if text.startswith(wrapper) and text.endswith("]"):
-            text = text[len(wrapper) : -1]
+    while True:
+        head, bracket, inside = text.partition("[")
+        wrapper = head.strip().removeprefix("typing.")
+        if not bracket or not inside.endswith("]") or wrapper not in _ANNOTATION_WRAPPERS:
+            break
+        arguments = _top_level_split(inside[:-1], ",")
+        if wrapper == "Annotated":
+            arguments = arguments[:1]
+        elif wrapper == "Union":
+            arguments = [argument for argument in arguments if argument != "None"]
+        if len(arguments) != 1:
+            break
+        text = arguments[0].strip("'\"")
     if "|" in text:
-        parts = [part.strip() for part in text.split("|") if part.strip() != "None"]
+        parts = [part for part in _top_level_split(text, "|") if part != "None"]
         if len(parts) == 1:
             text = parts[0]
     return text.strip().strip("'\"")
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    """`text` split at each `separator` outside brackets, the parts stripped."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == separator and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return parts
 
 
 def _c3_merge(cid: str, sequences: list[tuple[str, ...]]) -> tuple[str, ...]:
