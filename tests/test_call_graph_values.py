@@ -353,6 +353,29 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.Validator.validate",
         {"main.A.run"},
     ),
+    # One element taken by a method or builtin from a container the value flow follows.
+    "result_of_a_call_on_an_element_got_from_a_local_dict": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "class Matcher:\n    def match(self) -> A:\n        return A()\n\n"
+        "def go(names):\n    by_name = {}\n    for name in names:\n        by_name[name] = Matcher()\n"
+        "    found = by_name.get(names[0]).match()\n    found.run()\n",
+        "main.go",
+        {"main.A.run"},
+    ),
+    "result_of_a_call_on_an_element_popped_from_a_list_field": (
+        "class A:\n    def run(self):\n        pass\n\n"
+        "class Matcher:\n    def match(self) -> A:\n        return A()\n\n"
+        "class Validator:\n    def __init__(self):\n        self.matchers = []\n\n"
+        "    def add(self):\n        self.matchers.append(Matcher())\n\n"
+        "    def validate(self):\n        found = self.matchers.pop().match()\n        found.run()\n",
+        "main.Validator.validate",
+        {"main.A.run"},
+    ),
+    "next_of_a_generator": (
+        "def each():\n    yield func2\n\ndef go():\n    handler = next(each())\n    handler()\n",
+        "main.go",
+        {"main.func2"},
+    ),
     # A parameter's container holds what its callers put in besides what is stored here, and the
     # element read is the one before the store: the wrapper's `inner` is not a wrapper.
     "element_of_a_parameters_container_is_not_typed_by_a_store_into_it": (

@@ -851,13 +851,15 @@ class Symbols:
             bind.kind == "assign" and bind.value_call < 0 and bind.value_ref is None for bind in binds
         )
 
+    def _argument_call(self, fid: str, arg: Arg) -> Call | None:
+        """The call an argument is (`iter(self._partitions)` of `next(iter(...))`), if it is one."""
+        return self.call(fid, arg.call) if arg.kind == "call" else None
+
     def _argument_entity(self, fid: str, arg: Arg, depth: int) -> Entity:
         if arg.kind == "ref" and arg.ref is not None:
             return self.entity(fid, arg.ref, depth)
-        if arg.kind == "call":
-            call = self.call(fid, arg.call)
-            return self.call_result(fid, call, depth) if call is not None else UNKNOWN
-        return UNKNOWN
+        call = self._argument_call(fid, arg)
+        return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
     def _annotation_entity(self, module: ModuleInfo, annotation: str) -> Entity:
         entity = self.resolve_dotted(module, annotation)
@@ -1384,6 +1386,11 @@ class Symbols:
                 values.add(Entity("elements", called.target, called.keys))
             elif called.kind == "elements_items":
                 values.add(Entity("element_pairs", called.target, called.keys))
+            elif called.kind == "external" and called.target == "next" and call.args:
+                # `next(iter(self._partitions))`, `next(generator)`: what iterating the argument gives.
+                iterated = call.args[0]
+                iterables = self.argument_values(fid, iterated, depth + 1)
+                values.update(self._iterating(fid, self._argument_call(fid, iterated), iterables, depth))
             elif called.kind == "external" and called.target in _COPYING_BUILTINS and call.args:
                 copied = self.argument_values(fid, call.args[0], depth + 1)
                 values.update(value for value in copied if value.kind in ("elements", "element_pairs"))
@@ -1598,7 +1605,20 @@ class Symbols:
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
             return self.return_entity(callee.target, depth + 1)
-        return UNKNOWN
+        receiver = receiver_path(call)
+        if callee.kind == "external" and callee.target == "next" and call.args:
+            taken_from = self.argument_values(fid, call.args[0], depth + 1)
+            elements = self.call_values(fid, call, depth + 1)
+        elif callee.kind == "unknown" and call.method in _CONTAINER_ELEMENT_METHODS and receiver is not None:
+            # `by_topic.get(topic)`, `self._partitions.pop()`: typed by the elements' one class alone.
+            # The value flow keeps what it gives calls to subscripts and loops: a dispatch table's
+            # `get` resolved to every function in it grows the call graph past the work limits.
+            taken_from = self.path_values(fid, receiver, depth + 1)
+            elements = frozenset(e for held in taken_from for e in self._member_values(held, "[]", depth + 1))
+        else:
+            return UNKNOWN
+        # An element taken from a container the value flow follows: of the one class they agree on.
+        return self._element_instance(taken_from, elements)
 
     def _copy_result(self, fid: str, call: Call, depth: int) -> Entity:
         """`list(self._assignment.items())`, `sorted(self._states.values())`: a copy of what a call
