@@ -837,8 +837,8 @@ class FactsExtractor(FastVisitor):
         annotation = dotted(node.annotation.annotation)
         path = name_path(node.target)
         if path is not None and not path[1] and self._scope_of(path[0])[0] == self._fn.qualname:
-            # In a class body, a declared attribute (`_state: PartitionState`, a dataclass field):
-            # its annotation types the field whatever `__init__` stores into it.
+            # Module code and class bodies too: a declared attribute (`_state: PartitionState`, a
+            # dataclass field) is typed by its annotation where no store types it.
             self._fn.binds.append(Bind(path[0], self._site(node.target), "annotation", annotation=annotation))
         if node.value is not None:
             self._store(node.target, node.value, node, bump=_is_bump(self._code, node.target, node.value))
