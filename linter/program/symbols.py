@@ -703,9 +703,7 @@ class Symbols:
             elif attr == "[]":
                 # An element of a container the value flow follows (`by_topic[topic]` of a local
                 # dict filled by subscript): of the one class its elements agree on.
-                containers = self.path_values(fid, ref._replace(attrs=ref.attrs[:index]), depth + 1)
-                elements = self.path_values(fid, ref._replace(attrs=ref.attrs[: index + 1]), depth + 1)
-                entity = self._element_instance(containers, elements)
+                entity = self._taken_element(fid, ref._replace(attrs=ref.attrs[:index]), depth)
             elif entity.kind != "unknown":
                 entity = self.member(entity, attr, field_first=index < fields_within)
             if entity.kind == "unknown" and ref.attrs[index + 1 : index + 2] != ("[]",):
@@ -794,7 +792,7 @@ class Symbols:
             return self._annotation_entity(module, bind.annotation)
         if bind.kind == "assign" or bind.kind == "with":
             if bind.value_call >= 0:
-                call = self.call(fid, bind.value_call)
+                call = self._bound_call(fid, bind)
                 return self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
             if bind.value_ref is not None:
                 value = self.entity(fid, bind.value_ref, depth + 1)
@@ -805,7 +803,7 @@ class Symbols:
         if bind.kind in ("iter", "iter_part"):
             iterable = UNKNOWN
             if bind.value_call >= 0:
-                call = self.call(fid, bind.value_call)
+                call = self._bound_call(fid, bind)
                 if call is not None:
                     iterable = self.call_result(fid, call, depth + 1)
             elif bind.value_ref is not None:
@@ -821,13 +819,21 @@ class Symbols:
     def _iterated_instance(self, fid: str, bind: Bind, depth: int) -> Entity:
         """The class of what a loop variable holds where the value flow finds instances of one
         class alone (a list filled by `append`, a local dict's `.items()`); else unknown."""
+        sources = self._bound_source_values(fid, bind, depth)
         if bind.kind == "iter":
-            values = self._iterated_values(fid, bind, depth)
+            values = self._iterating(fid, self._bound_call(fid, bind), sources, depth)
         elif bind.index == 1:
-            values = self._paired_values(fid, bind, depth)
+            values = self._second_halves(sources, depth)
         else:
             return UNKNOWN
-        return self._element_instance(self._bound_source_values(fid, bind, depth), values)
+        return self._element_instance(sources, values)
+
+    def _taken_element(self, fid: str, container: Ref, depth: int) -> Entity:
+        """The class of an element taken from the container at path `container` of `fid` (by
+        subscript, `get` or `pop`), as `_element_instance` finds it."""
+        containers = self.path_values(fid, container, depth + 1)
+        elements = self.path_values(fid, container._replace(attrs=(*container.attrs, "[]")), depth + 1)
+        return self._element_instance(containers, elements)
 
     def _element_instance(self, containers: frozenset[Entity], elements: frozenset[Entity]) -> Entity:
         """The class of an element taken from `containers`, where its values (`elements`) are
@@ -1179,16 +1185,24 @@ class Symbols:
 
     def _paired_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
         """What the second name of `for key, value in d.items()` holds: the elements of `d`."""
+        return self._second_halves(self._bound_source_values(fid, bind, depth), depth)
+
+    def _second_halves(self, pairs: frozenset[Entity], depth: int) -> frozenset[Entity]:
+        """The second halves of the pairs among `pairs` (`d.items()`): the elements of `d`."""
         return frozenset(
             value
-            for source in self._bound_source_values(fid, bind, depth)
+            for source in pairs
             if source.kind == "element_pairs"
             for value in self._member_values(Entity("elements", source.target, source.keys), "[]", depth + 1)
         )
 
+    def _bound_call(self, fid: str, bind: Bind) -> Call | None:
+        """The call whose result `bind` binds (`x = f()`, `for x in f():`), if one."""
+        return self.call(fid, bind.value_call) if bind.value_call >= 0 else None
+
     def _bound_source_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
         if bind.value_call >= 0:
-            call = self.call(fid, bind.value_call)
+            call = self._bound_call(fid, bind)
             return self.call_values(fid, call, depth + 1) if call is not None else frozenset()
         if bind.value_ref is not None:
             return self.path_values(fid, bind.value_ref, depth + 1)
@@ -1196,8 +1210,7 @@ class Symbols:
 
     def _iterated_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
         """What a loop variable holds: what iterating its loop's iterable gives."""
-        call = self.call(fid, bind.value_call) if bind.value_call >= 0 else None
-        return self._iterating(fid, call, self._bound_source_values(fid, bind, depth), depth)
+        return self._iterating(fid, self._bound_call(fid, bind), self._bound_source_values(fid, bind, depth), depth)
 
     def _iterating(self, fid: str, call: Call | None, iterables: frozenset[Entity], depth: int) -> frozenset[Entity]:
         """What iterating an expression of `fid` gives (in a loop or a `yield from`), from its values
@@ -1605,20 +1618,17 @@ class Symbols:
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
             return self.return_entity(callee.target, depth + 1)
-        receiver = receiver_path(call)
         if callee.kind == "external" and callee.target == "next" and call.args:
+            # An element taken from a container the value flow follows: of the one class they agree on.
             taken_from = self.argument_values(fid, call.args[0], depth + 1)
-            elements = self.call_values(fid, call, depth + 1)
-        elif callee.kind == "unknown" and call.method in _CONTAINER_ELEMENT_METHODS and receiver is not None:
+            return self._element_instance(taken_from, self.call_values(fid, call, depth + 1))
+        receiver = receiver_path(call)
+        if callee.kind == "unknown" and call.method in _CONTAINER_ELEMENT_METHODS and receiver is not None:
             # `by_topic.get(topic)`, `self._partitions.pop()`: typed by the elements' one class alone.
             # The value flow keeps what it gives calls to subscripts and loops: a dispatch table's
             # `get` resolved to every function in it grows the call graph past the work limits.
-            taken_from = self.path_values(fid, receiver, depth + 1)
-            elements = frozenset(e for held in taken_from for e in self._member_values(held, "[]", depth + 1))
-        else:
-            return UNKNOWN
-        # An element taken from a container the value flow follows: of the one class they agree on.
-        return self._element_instance(taken_from, elements)
+            return self._taken_element(fid, receiver, depth)
+        return UNKNOWN
 
     def _copy_result(self, fid: str, call: Call, depth: int) -> Entity:
         """`list(self._assignment.items())`, `sorted(self._states.values())`: a copy of what a call
