@@ -463,6 +463,24 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.func3"},
     ),
+    "value_fed_back_through_a_chain_of_calls": (
+        "class AStart:\n    def advance(self):\n        return ANext()\n\n"
+        "class ANext:\n    def advance(self):\n        return ALast()\n\n"
+        "class ALast:\n    def advance(self):\n        return None\n\n"
+        "def call():\n    node = AStart()\n    while node:\n        node = node.advance()\n",
+        "main.call",
+        {"main.AStart.advance", "main.ANext.advance", "main.ALast.advance"},
+    ),
+    "external_value_fed_back_through_its_own_method": (
+        "from ext import start\n\ndef call():\n    when = start()\n    while when:\n        when = when.step()\n",
+        "main.call",
+        {"ext.start", "ext.start.step"},
+    ),
+    "partial_of_the_name_it_is_bound_to": (
+        "from functools import partial\n\ndef call(migrate=func1):\n    migrate = partial(migrate, 1)\n    migrate(2)\n",
+        "main.call",
+        {"main.func1"},
+    ),
     "generator_yields_from_itself": (
         "def walk(depth):\n    yield func2\n    if depth:\n        yield from walk(depth - 1)\n\n"
         "def call():\n    for f in walk(3):\n        f()\n",

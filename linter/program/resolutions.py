@@ -9,8 +9,8 @@ the rest are kept for the next round instead of being computed again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, TypeVar
 
 _Value = TypeVar("_Value")
 # A resolution: (which cache, its key).
@@ -20,12 +20,21 @@ _Node = tuple[int, Hashable]
 # was first asked from, so it is forgotten at every lesson, as if computed afresh.
 CUT_SHORT = ("cut short",)
 
+# Passes over one cycle before its last answer stands: answers only grow, and the cycles of real
+# projects settle in two.
+_MAX_PASSES = 8
+
 
 class Resolutions:
     """Caches of resolutions, with the dependencies between them while learning goes on."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, settled: Mapping[int, Callable[[Any, Any], bool]]) -> None:
+        """`settled[which]`, for the caches whose answers only grow as the answers they use grow,
+        tells whether an answer found in a pass over a cycle is the last pass's: those cycles are
+        passed over until it is. A cycle entered by a resolution of another cache is passed over
+        once."""
         self.caches: list[dict[Hashable, object]] = [{} for _ in range(count)]
+        self._settled = settled
         self._computing: list[_Node] = []
         # The resolutions being computed, by their place in `_computing`.
         self._places: dict[_Node, int] = {}
@@ -39,17 +48,19 @@ class Resolutions:
         self._tracking = True
 
     def get(self, which: int, key: Hashable, compute: Callable[[], _Value], pending: _Value) -> _Value:
-        """The cached resolution `key` of cache `which`, computed once; a computation that needs its
-        own result (a cycle through names, returns or calls) sees `pending`. What the cycle's other
-        resolutions found with it unfinished is kept only until it is done: asked again, they are
-        computed anew from its answer, in whatever order the cycle was entered."""
+        """The cached resolution `key` of cache `which`, computed once. A computation that needs its
+        own result (a cycle through names, returns or calls) sees `pending`; where `key`'s cache
+        has a `settled` test, it is computed again, seeing its last answer, until that answer is
+        settled, so that what the cycle feeds back into itself is the same wherever it was entered.
+        What the cycle's other resolutions found with it unfinished is kept only until it is done:
+        asked again, they are computed anew from its answer."""
         cache = self.caches[which]
         cached = cache.get(key)
         node = (which, key)
         if self._tracking and self._computing:
             self._used(node)
         if cached is not None:
-            if cached is pending and (place := self._places.get(node)) is not None and place < self._lowest[-1]:
+            if (place := self._places.get(node)) is not None and place < self._lowest[-1]:
                 self._lowest[-1] = place
             return cached  # type: ignore[return-value]
         cache[key] = pending
@@ -58,7 +69,7 @@ class Resolutions:
         self._places[node] = place
         self._lowest.append(place)
         try:
-            cached = compute()
+            cached = self._solve(place, node, compute)
         except BaseException:
             self._provisional.pop(place, None)
             raise
@@ -71,10 +82,26 @@ class Resolutions:
             self._provisional.setdefault(lowest, []).append(node)
             if lowest < self._lowest[-1]:
                 self._lowest[-1] = lowest
-        elif provisional := self._provisional.pop(place, None):
+        return cached
+
+    def _solve(self, place: int, node: _Node, compute: Callable[[], _Value]) -> _Value:
+        which, key = node
+        settled = self._settled.get(which)
+        for _ in range(_MAX_PASSES):
+            self._lowest[-1] = place
+            found = compute()
+            if self._lowest[-1] < place:
+                # Within a cycle entered further out: that one's passes compute this again.
+                return found
+            provisional = self._provisional.pop(place, None)
+            if not provisional:
+                return found
             for which_then, key_then in provisional:
                 self.caches[which_then].pop(key_then, None)
-        return cached
+            if settled is None or settled(self.caches[which][key], found):
+                return found
+            self.caches[which][key] = found
+        return found
 
     def cut_short(self) -> None:
         """Note that the resolution being computed stopped at the depth limit: what it found

@@ -105,6 +105,24 @@ class _Cache(IntEnum):
     YIELDS = 8
 
 
+# The resolutions that answer a set of values, which grows as the answers it uses grow: a cycle of
+# them is passed over until its answer is settled.
+_VALUE_SETS = (_Cache.CALLEES, _Cache.PATH, _Cache.RETURNS, _Cache.ELEMENTS, _Cache.YIELDS)
+_EXTERNAL_KINDS = frozenset({"external", "external_instance"})
+
+
+def _settled(last: frozenset[Entity], found: frozenset[Entity]) -> bool:
+    """Whether another pass over a cycle could find more of the project. Values fed back into
+    themselves can grow without end while meaning nothing new: a chain of calls on an external
+    names ever longer chains (`x = x.rechunk()` and `x = x.map_blocks()` in a loop), a partial of
+    a name the partial is bound to binds ever more arguments (`migrate = partial(migrate, ...)`)."""
+    return _what_in_project(found) == _what_in_project(last)
+
+
+def _what_in_project(values: frozenset[Entity]) -> set[tuple[str, str]]:
+    return {(value.kind, value.target) for value in values if value.kind not in _EXTERNAL_KINDS}
+
+
 @dataclass(frozen=True, order=True)
 class FieldId:
     """A shared location: (owner class id or module name, attribute path)."""
@@ -176,7 +194,7 @@ class Symbols:
         self._value_stores: dict[tuple[str, str], _StoresByClass] = {}
         self._seen_from_cache: dict[tuple[str, str, str, bool], frozenset[Entity] | None] = {}
         # Resolutions and value sets, each forgotten when a field or parameter type it used changes.
-        self._resolutions = Resolutions(len(_Cache))
+        self._resolutions = Resolutions(len(_Cache), dict.fromkeys(_VALUE_SETS, _settled))
         # Shared locations by (function, name path, objects only), once learning is over.
         self._fields: dict[tuple[str, Ref, bool], FieldId | None] | None = None
         self._member_stack: set[tuple[str, str]] = set()
