@@ -11,6 +11,7 @@ from epochlint.discovery import discover
 from epochlint.engine import FileResult, build_program, read_file
 from epochlint.program.callgraph import call_targets
 from epochlint.program.model import Program
+from epochlint.program.resolutions import Resolutions
 from epochlint.program.symbols import Symbols
 from tests.conftest import FIXTURES, KNOWN_CODES
 
@@ -64,3 +65,26 @@ def test_a_resolution_kept_across_the_rounds_equals_a_fresh_one(folder: str) -> 
         if call_targets(kept, fid, call) != call_targets(fresh, fid, call)
     ]
     assert stale == []
+
+
+def _cycle(first: str) -> dict[str, frozenset[int]]:
+    """Answers of three resolutions asking one another (`head` uses `fed` and `user`, `fed` uses
+    `head`, `user` uses `fed`), asked starting with `first`."""
+    memo = Resolutions(1, {0: lambda last, found: last == found})
+    uses = {"head": ("fed", "user"), "fed": ("head",), "user": ("fed",)}
+    own = {"head": {1}, "fed": set(), "user": {2}}
+    # The answer seen unfinished: one object, as a memo tells an unfinished answer by identity.
+    pending: frozenset[int] = frozenset()
+
+    def answer(name: str) -> frozenset[int]:
+        return memo.get(0, name, lambda: frozenset(own[name]).union(*map(answer, uses[name])), pending)
+
+    answer(first)
+    return {name: answer(name) for name in uses}
+
+
+def test_an_answer_is_the_same_whichever_resolution_of_a_cycle_was_asked_first() -> None:
+    # Asked first, `head` met `fed` unfinished; `user`, computed after `fed` from `fed`'s answer
+    # then, kept it though `fed` was computed anew: `user` was {2} or {1, 2} by the order asked.
+    answers = [_cycle(first) for first in ("head", "fed", "user")]
+    assert answers == [dict.fromkeys(("head", "fed", "user"), frozenset({1, 2}))] * 3

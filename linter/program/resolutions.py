@@ -20,8 +20,8 @@ _Node = tuple[int, Hashable]
 # was first asked from, so it is forgotten at every lesson, as if computed afresh.
 CUT_SHORT = ("cut short",)
 
-# Passes over one cycle before its last answer stands: answers only grow, and the cycles of real
-# projects settle in two.
+# Passes over a cycle after its first, at most: answers only grow, and the cycles of real projects
+# settle in one more.
 _MAX_PASSES = 8
 
 
@@ -43,6 +43,10 @@ class Resolutions:
         self._lowest: list[int] = []
         # Resolutions that saw an unfinished one, by the place of the one they saw.
         self._provisional: dict[int, list[_Node]] = {}
+        # The place under which each of those is kept (a resolution using one is kept so too).
+        self._provisional_at: dict[_Node, int] = {}
+        # How many cycles are being passed over again: their answers so far are in the caches.
+        self._passing = 0
         # A fact or a resolution -> the resolutions that used it.
         self._users: dict[Hashable, list[_Node]] = {}
         self._tracking = True
@@ -60,8 +64,8 @@ class Resolutions:
         if self._tracking and self._computing:
             self._used(node)
         if cached is not None:
-            if (place := self._places.get(node)) is not None and place < self._lowest[-1]:
-                self._lowest[-1] = place
+            if self._computing:
+                self._saw(node, cached is pending or self._passing > 0)
             return cached  # type: ignore[return-value]
         cache[key] = pending
         place = len(self._computing)
@@ -69,9 +73,11 @@ class Resolutions:
         self._places[node] = place
         self._lowest.append(place)
         try:
-            cached = self._solve(place, node, compute)
+            cached = compute()
+            if self._lowest[-1] == place and (provisional := self._provisional.pop(place, None)):
+                cached = self._pass_again(place, node, compute, cached, provisional)
         except BaseException:
-            self._provisional.pop(place, None)
+            self._forget_now(self._provisional.pop(place, []))
             raise
         finally:
             self._computing.pop()
@@ -79,29 +85,53 @@ class Resolutions:
             lowest = self._lowest.pop()
         cache[key] = cached
         if lowest < place:
-            self._provisional.setdefault(lowest, []).append(node)
+            # Part of a cycle entered further out: this, and what saw this unfinished, are computed
+            # anew once that one is done.
+            provisional = self._provisional.setdefault(lowest, [])
+            for seen in (*self._provisional.pop(place, ()), node):
+                provisional.append(seen)
+                self._provisional_at[seen] = lowest
             if lowest < self._lowest[-1]:
                 self._lowest[-1] = lowest
         return cached
 
-    def _solve(self, place: int, node: _Node, compute: Callable[[], _Value]) -> _Value:
-        which, key = node
-        settled = self._settled.get(which)
-        for _ in range(_MAX_PASSES):
+    def _saw(self, node: _Node, maybe_unfinished: bool) -> None:
+        """Note that the resolution being computed used `node`'s answer: if that is unfinished, or
+        was found from one that is, so is what this resolution finds."""
+        place = self._places.get(node) if maybe_unfinished else None
+        if place is None and self._provisional_at:
+            place = self._provisional_at.get(node)
+        if place is not None and place < self._lowest[-1]:
             self._lowest[-1] = place
-            found = compute()
-            if self._lowest[-1] < place:
-                # Within a cycle entered further out: that one's passes compute this again.
-                return found
-            provisional = self._provisional.pop(place, None)
-            if not provisional:
-                return found
-            for which_then, key_then in provisional:
-                self.caches[which_then].pop(key_then, None)
-            if settled is None or settled(self.caches[which][key], found):
-                return found
-            self.caches[which][key] = found
+
+    def _pass_again(
+        self, place: int, node: _Node, compute: Callable[[], _Value], found: _Value, provisional: list[_Node]
+    ) -> _Value:
+        """The answer of the resolution that entered a cycle, from as many passes over it as its
+        cache's `settled` test asks; what the cycle's others found from a pass is forgotten."""
+        which, key = node
+        cache = self.caches[which]
+        settled = self._settled.get(which)
+        self._passing += 1
+        try:
+            for _ in range(_MAX_PASSES):
+                self._forget_now(provisional)
+                if settled is None or settled(cache[key], found):
+                    break
+                cache[key] = found
+                found = compute()
+                if self._lowest[-1] < place or not (provisional := self._provisional.pop(place, [])):
+                    break
+            else:
+                self._forget_now(provisional)
+        finally:
+            self._passing -= 1
         return found
+
+    def _forget_now(self, nodes: list[_Node]) -> None:
+        for node in nodes:
+            self.caches[node[0]].pop(node[1], None)
+            self._provisional_at.pop(node, None)
 
     def cut_short(self) -> None:
         """Note that the resolution being computed stopped at the depth limit: what it found
