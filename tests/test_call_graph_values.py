@@ -481,6 +481,13 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.func1"},
     ),
+    "instance_returned_through_eight_factories": (
+        "class AConsumer:\n    def poll(self):\n        pass\n\n"
+        + "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(7))
+        + "def make7():\n    return AConsumer()\n\ndef call():\n    consumer = make0()\n    consumer.poll()\n",
+        "main.call",
+        {"main.AConsumer.poll"},
+    ),
     "generator_yields_from_itself": (
         "def walk(depth):\n    yield func2\n    if depth:\n        yield from walk(depth - 1)\n\n"
         "def call():\n    for f in walk(3):\n        f()\n",

@@ -42,7 +42,12 @@ _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefa
 # Builtins whose result holds the elements of their first argument: a copy (`for cb in
 # list(self._callbacks)`), or an iterator over it.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
-_MAX_DEPTH = 12
+# Resolutions nested in one another before the innermost is cut short (see `_cut_short`): a value
+# returned through a chain of factories (`make0()` returning `make1()`, ..., the last `Consumer()`)
+# takes two per factory, so eleven in a row are followed.
+_MAX_DEPTH = 24
+# Steps of a chain of local aliases followed (`lock = self._lock`, `held = lock`).
+_MAX_ALIASES = 12
 # Annotation forms that stand for their one argument (besides `None` in a union).
 _ANNOTATION_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Union"})
 _Learnt = TypeVar("_Learnt")
@@ -1754,7 +1759,7 @@ class Symbols:
 
     def expand_alias(self, fid: str, ref: Ref) -> Ref:
         """Follow simple local aliases: with `lock = self._lock`, `lock` is `self._lock`."""
-        for _ in range(_MAX_DEPTH):
+        for _ in range(_MAX_ALIASES):
             if not ref.scope:
                 return ref
             scope = function_id(self.module_of(fid).name, ref.scope)
