@@ -21,7 +21,7 @@ _Node = tuple[int, Hashable]
 CUT_SHORT = ("cut short",)
 
 # Passes over a cycle after its first, at most: answers only grow, and the cycles of real projects
-# settle in one more.
+# settle in one or two more.
 _MAX_PASSES = 8
 
 
