@@ -422,7 +422,7 @@ class CallGraph:
     def _functions_passed(self, fid: str, arg: Arg) -> list[str]:
         """The functions an argument passes as they are: a function, bound method or lambda, or
         what a `functools.partial` made there wraps (`map(partial(self._deliver, topic), batch)`)."""
-        if arg.kind == "call" and (call := self.symbols.call(fid, arg.call)) is not None:
+        if (call := self.symbols.argument_call(fid, arg)) is not None:
             wrapped = self.symbols.partial_values(fid, call)
             return sorted({value.target for value in wrapped if value.kind == "function"})
         entity = self.symbols.argument_value(fid, arg)

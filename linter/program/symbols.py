@@ -880,14 +880,14 @@ class Symbols:
             bind.kind == "assign" and bind.value_call < 0 and bind.value_ref is None for bind in binds
         )
 
-    def _argument_call(self, fid: str, arg: Arg) -> Call | None:
+    def argument_call(self, fid: str, arg: Arg) -> Call | None:
         """The call an argument is (`iter(self._partitions)` of `next(iter(...))`), if it is one."""
         return self.call(fid, arg.call) if arg.kind == "call" else None
 
     def _argument_entity(self, fid: str, arg: Arg, depth: int) -> Entity:
         if arg.kind == "ref" and arg.ref is not None:
             return self.entity(fid, arg.ref, depth)
-        call = self._argument_call(fid, arg)
+        call = self.argument_call(fid, arg)
         return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
     def _annotation_entity(self, module: ModuleInfo, annotation: str) -> Entity:
@@ -1139,7 +1139,7 @@ class Symbols:
         if arg.kind == "ref" and arg.ref is not None:
             return self.path_values(fid, arg.ref, depth)
         if arg.kind == "call":
-            call = self.call(fid, arg.call)
+            call = self.argument_call(fid, arg)
             return self.call_values(fid, call, depth) if call is not None else frozenset()
         return frozenset({self.argument_value(fid, arg)})
 
@@ -1152,7 +1152,7 @@ class Symbols:
         for arg in self.function(fid).decorator_values:
             if arg.kind == "ref" and arg.ref is not None:
                 found.append(self.path_values(where, arg.ref, depth + 1))
-            elif arg.kind == "call" and (call := self.call(where, arg.call)) is not None:
+            elif (call := self.argument_call(where, arg)) is not None:
                 found.append(self.call_values(where, call, depth + 1))
             else:
                 found.append(frozenset())
@@ -1426,7 +1426,7 @@ class Symbols:
                 # `next(iter(self._partitions))`, `next(generator)`: what iterating the argument gives.
                 iterated = call.args[0]
                 iterables = self.argument_values(fid, iterated, depth + 1)
-                values.update(self._iterating(fid, self._argument_call(fid, iterated), iterables, depth))
+                values.update(self._iterating(fid, self.argument_call(fid, iterated), iterables, depth))
             elif called.kind == "external" and called.target in _COPYING_BUILTINS and call.args:
                 copied = self.argument_values(fid, call.args[0], depth + 1)
                 values.update(value for value in copied if value.kind in ("elements", "element_pairs"))
