@@ -64,7 +64,8 @@ class Resolutions:
         if self._tracking and self._computing:
             self._used(node)
         if cached is not None:
-            if self._computing:
+            # Most answers are asked for finished, with nothing provisional: no lookup then.
+            if self._computing and (cached is pending or self._passing or self._provisional_at):
                 self._saw(node, cached is pending or self._passing > 0)
             return cached  # type: ignore[return-value]
         cache[key] = pending
