@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property, partial
 from typing import TypeVar
@@ -79,8 +79,14 @@ class Entity:
     # Not the seeded hash of strings: the value flow enters a cycle of resolutions where it first
     # meets it, in the order sets of entities are iterated, and the resolution it entered by
     # answers from one pass of the cycle; that order must not change from one process to the next.
+    # Computed once: entities are hashed hundreds of thousands of times in a program's build.
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", zlib.crc32("\0".join((self.kind, self.target, *self.keys)).encode()))
+
     def __hash__(self) -> int:
-        return zlib.crc32("\0".join((self.kind, self.target, *self.keys)).encode())
+        return self._hash
 
 
 UNKNOWN = Entity("unknown")
