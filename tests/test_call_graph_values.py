@@ -488,6 +488,14 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.call",
         {"main.AConsumer.poll"},
     ),
+    # Past the depth limit: what was cut short is resolved from the top, then the call again.
+    "instance_returned_through_forty_factories": (
+        "class AConsumer:\n    def poll(self):\n        pass\n\n"
+        + "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(39))
+        + "def make39():\n    return AConsumer()\n\ndef call():\n    consumer = make0()\n    consumer.poll()\n",
+        "main.call",
+        {"main.AConsumer.poll"},
+    ),
     "generator_yields_from_itself": (
         "def walk(depth):\n    yield func2\n    if depth:\n        yield from walk(depth - 1)\n\n"
         "def call():\n    for f in walk(3):\n        f()\n",
@@ -554,3 +562,23 @@ def test_a_call_resolves_the_same_whichever_function_of_a_cycle_was_resolved_fir
     )
     graph = pycg_graph(write_tree({"main.py": code}))
     assert "main.Consumer.poll" in graph["main.c_first"] and "main.Consumer.poll" in graph["main.d_second"]
+
+
+@pytest.mark.parametrize("callers", [("a_whole", "b_half"), ("b_whole", "a_half")])
+def test_a_chain_longer_than_the_depth_limit_resolves_whichever_part_was_asked_first(
+    write_tree: WriteTree, callers: tuple[str, str]
+) -> None:
+    # Functions are resolved in the order of their names: the whole chain of forty factories first
+    # (cut short at the depth limit, where nothing of it was known yet), or its second half first
+    # (then the whole chain found that half already resolved, and went through).
+    whole, half = callers
+    factories = "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(39))
+    code = (
+        "class Consumer:\n    def poll(self):\n        pass\n\n"
+        + factories
+        + "def make39():\n    return Consumer()\n\n"
+        + f"def {whole}():\n    consumer = make0()\n    consumer.poll()\n\n"
+        + f"def {half}():\n    consumer = make20()\n    consumer.poll()\n"
+    )
+    graph = pycg_graph(write_tree({"main.py": code}))
+    assert "main.Consumer.poll" in graph[f"main.{whole}"] and "main.Consumer.poll" in graph[f"main.{half}"]

@@ -20,6 +20,10 @@ _Node = tuple[int, Hashable]
 # was first asked from, so it is forgotten at every lesson, as if computed afresh.
 CUT_SHORT = ("cut short",)
 
+# Outermost resolutions asked again once what was cut short under them is resolved (see
+# `_deepened`), nested in one another, at most: each lets resolutions nest as deep again.
+_MAX_DEEPENING = 16
+
 # Passes over a cycle after its first, at most: answers only grow, and the cycles of real projects
 # settle in one or two more.
 _MAX_PASSES = 8
@@ -50,6 +54,15 @@ class Resolutions:
         # A fact or a resolution -> the resolutions that used it.
         self._users: dict[Hashable, list[_Node]] = {}
         self._tracking = True
+        # Per resolution being computed: how to compute it, and what it answers while it is.
+        self._asked: list[tuple[Callable[[], Any], Any]] = []
+        # Resolutions cut short at the depth limit under the outermost one being computed: how to
+        # compute each again, and the depth it was cut short at.
+        self._cut: dict[_Node, tuple[Callable[[], Any], Any, int]] = {}
+        self._deepening = 0
+        # The depth from which the depth limit counts: that of the resolution cut short that is
+        # being computed again from the top (0 for the others).
+        self.depth_base = 0
 
     def get(self, which: int, key: Hashable, compute: Callable[[], _Value], pending: _Value) -> _Value:
         """The cached resolution `key` of cache `which`, computed once. A computation that needs its
@@ -57,7 +70,8 @@ class Resolutions:
         has a `settled` test, it is computed again, seeing its last answer, until that answer is
         settled, so that what the cycle feeds back into itself is the same wherever it was entered.
         What the cycle's other resolutions found with it unfinished is kept only until it is done:
-        asked again, they are computed anew from its answer."""
+        asked again, they are computed anew from its answer. An outermost resolution under which
+        one was cut short at the depth limit answers as if there were no limit (see `_deepened`)."""
         cache = self.caches[which]
         cached = cache.get(key)
         node = (which, key)
@@ -71,6 +85,7 @@ class Resolutions:
         cache[key] = pending
         place = len(self._computing)
         self._computing.append(node)
+        self._asked.append((compute, pending))
         self._places[node] = place
         self._lowest.append(place)
         try:
@@ -79,9 +94,12 @@ class Resolutions:
                 cached = self._pass_again(place, node, compute, cached, provisional)
         except BaseException:
             self._forget_now(self._provisional.pop(place, []))
+            if not place:
+                self._cut.clear()
             raise
         finally:
             self._computing.pop()
+            self._asked.pop()
             del self._places[node]
             lowest = self._lowest.pop()
         cache[key] = cached
@@ -94,7 +112,32 @@ class Resolutions:
                 self._provisional_at[seen] = lowest
             if lowest < self._lowest[-1]:
                 self._lowest[-1] = lowest
+        elif not place and self._cut:
+            cached = self._deepened(node, compute, pending)
         return cached
+
+    def _deepened(self, node: _Node, compute: Callable[[], _Value], pending: _Value) -> _Value:
+        """The answer of the outermost resolution `node`, asked again once each resolution cut
+        short under it has been computed from the top, as the outermost, with the depth limit
+        counted from where it was cut short: then nothing under it is cut short, and what it finds
+        does not depend on what was asked before it, which would have left the deep end of a
+        chain of factories cached, or not. The Python stack never holds more than the limit's
+        resolutions: a resolution cut short again in turn is asked again from the top, up to
+        `_MAX_DEEPENING` times nested, beyond which it stays cut short."""
+        cut, self._cut = self._cut, {}
+        base = self.depth_base
+        self._deepening += 1
+        try:
+            for (which, key), (cut_compute, cut_pending, depth) in cut.items():
+                self.caches[which].pop(key, None)
+                self.depth_base = depth
+                self.get(which, key, cut_compute, cut_pending)
+            self.depth_base = base
+            self.caches[node[0]].pop(node[1], None)
+            return self.get(node[0], node[1], compute, pending)
+        finally:
+            self._deepening -= 1
+            self.depth_base = base
 
     def _saw(self, node: _Node, maybe_unfinished: bool) -> None:
         """Note that the resolution being computed used `node`'s answer: if that is unfinished, or
@@ -134,13 +177,16 @@ class Resolutions:
             self.caches[node[0]].pop(node[1], None)
             self._provisional_at.pop(node, None)
 
-    def cut_short(self) -> None:
-        """Note that the resolution being computed stopped at the depth limit: what it found
-        depends on where it was asked from, so it and those that asked for it are kept only
-        until the outermost resolution asking is done, and are computed anew when asked again."""
+    def cut_short(self, depth: int) -> None:
+        """Note that the resolution being computed stopped at the depth limit, `depth`: what it
+        found depends on where it was asked from, so it and those that asked for it are kept only
+        until the outermost resolution asking is done, and are computed anew when asked again
+        (from the top: see `_deepened`)."""
         self.read(CUT_SHORT)
         if self._lowest:
             self._lowest[-1] = 0
+            if self._deepening < _MAX_DEEPENING:
+                self._cut.setdefault(self._computing[-1], (*self._asked[-1], depth))
 
     def read(self, fact: Hashable) -> None:
         """Note that the resolution being computed read a learnt `fact`."""

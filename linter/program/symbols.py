@@ -42,9 +42,10 @@ _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefa
 # Builtins whose result holds the elements of their first argument: a copy (`for cb in
 # list(self._callbacks)`), or an iterator over it.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
-# Resolutions nested in one another before the innermost is cut short (see `_cut_short`): a value
-# returned through a chain of factories (`make0()` returning `make1()`, ..., the last `Consumer()`)
-# takes two per factory, so eleven in a row are followed.
+# Resolutions nested in one another before the innermost is cut short (see `_cut_short`) and asked
+# again from the top once the outermost is done (`Resolutions._deepened`): it bounds the Python
+# stack, not how far a value is followed. A value returned through a chain of factories (`make0()`
+# returning `make1()`, ..., the last `Consumer()`) takes two per factory.
 _MAX_DEPTH = 24
 # Steps of a chain of local aliases followed (`lock = self._lock`, `held = lock`).
 _MAX_ALIASES = 12
@@ -295,9 +296,9 @@ class Symbols:
     def _cut_short(self, depth: int) -> bool:
         """Whether a resolution this deep stops here: what it finds then depends on where it was
         first asked from, so it is computed afresh after every lesson."""
-        if depth <= _MAX_DEPTH:
+        if depth - self._resolutions.depth_base <= _MAX_DEPTH:
             return False
-        self._resolutions.cut_short()
+        self._resolutions.cut_short(depth)
         return True
 
     def remembered(self, key: Hashable, compute: Callable[[], _Derived]) -> _Derived:
