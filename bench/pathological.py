@@ -109,6 +109,19 @@ def identity_decorated(functions: int) -> Files:
     return {"cases.py": helpers + "\n\n" + "\n\n".join(decorated) + "\n\n" + consumer}
 
 
+def factory_chain(length: int) -> Files:
+    # The consumer's loop reads the epoch only through what `make0()` returns: `make0` returns
+    # `make1()`, ..., the last a `Checker`. Each factory nests the resolution of the returned
+    # instance two deeper: the chain is far past the depth limit, yet the read must be found.
+    factories = [f"def make{i}():\n    return make{i + 1}()\n" for i in range(length)]
+    factories.append(f"def make{length}():\n    return Checker()\n")
+    checker = (
+        "class Checker:\n    def current(self, message, consumer):\n        return message.epoch >= consumer._epoch\n"
+    )
+    consumer = CONSUMER.replace("message.epoch >= self._epoch", "make0().current(message, self)")
+    return {"factories.py": checker + "\n\n" + "\n\n".join(factories) + "\n\n" + consumer}
+
+
 def bump_chain(length: int) -> Files:
     # f0 calls f1, ... which bumps an epoch: every function has that bump as an event, with the
     # calls that lead to it.
@@ -182,6 +195,7 @@ INPUTS = (
     Input("inheritance_chain", inheritance_chain, (250, 500, 1000), "classes"),
     Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
     Input("bump_chain", bump_chain, (625, 1250, 2500), "functions"),
+    Input("factory_chain", factory_chain, (50, 100, 200), "factories"),
     Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
     Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),

@@ -18,12 +18,14 @@ from epochlint.program import lockorder
 from epochlint.program.callgraph import MAX_CONTEXTS
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.model import Program
+from epochlint.program.symbols import Symbols
 from epochlint.report import RunResult
 from epochlint.rules.epl004_epoch_bump_after_queue_clear import EpochBumpAfterQueueClear
 from bench.pathological import (
     CONSUMER,
     bump_chain,
     call_chain,
+    factory_chain,
     forking_calls,
     forking_cycle,
     forwarded_callbacks,
@@ -130,6 +132,20 @@ def test_functions_given_back_by_their_decorators_each_call_only_the_next(
     graph = json.loads(capsys.readouterr().out)
     assert graph["cases.case7"] == ["cases.case8"]
     assert sum(len(callees) for callees in graph.values()) <= 3 * functions
+
+
+def test_a_read_through_a_chain_of_factories_past_the_depth_limit_is_found_in_linear_work(
+    monkeypatch: pytest.MonkeyPatch, write_tree: WriteTree
+) -> None:
+    # Past the depth limit (about eleven factories), the instance the chain returns was unknown, and
+    # the loop's one epoch read, in its method, went unreported. Each factory's return is resolved
+    # again a few times as what was cut short is resolved from the top, as many for a longer chain.
+    most = []
+    for length in (50, 100):
+        computed = calls_by_function(monkeypatch, Symbols, "_return_entity")
+        assert [code for _, _, code in actual_marks(fresh_check(write_tree(factory_chain(length))))] == ["EPL001"]
+        most.append(max(computed.values()))
+    assert most[0] == most[1]
 
 
 INVERSION = """\
