@@ -125,6 +125,11 @@ class Resolutions:
         resolutions: a resolution cut short again in turn is asked again from the top, up to
         `_MAX_DEEPENING` times nested, beyond which it stays cut short."""
         cut, self._cut = self._cut, {}
+        # Resolved from the top, they no longer depend on where they were asked: unless cut short
+        # again, no lesson need forget them for it.
+        if users := self._users.pop(CUT_SHORT, None):
+            if kept := [user for user in users if user not in cut]:
+                self._users[CUT_SHORT] = kept
         base = self.depth_base
         self._deepening += 1
         try:
