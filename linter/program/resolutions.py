@@ -62,7 +62,7 @@ class Resolutions:
         self._deepening = 0
         # The depth from which the depth limit counts: that of the resolution cut short that is
         # being computed again from the top (0 for the others).
-        self.depth_base = 0
+        self._depth_base = 0
 
     def get(self, which: int, key: Hashable, compute: Callable[[], _Value], pending: _Value) -> _Value:
         """The cached resolution `key` of cache `which`, computed once. A computation that needs its
@@ -130,19 +130,19 @@ class Resolutions:
         if users := self._users.pop(CUT_SHORT, None):
             if kept := [user for user in users if user not in cut]:
                 self._users[CUT_SHORT] = kept
-        base = self.depth_base
+        base = self._depth_base
         self._deepening += 1
         try:
             for (which, key), (cut_compute, cut_pending, depth) in cut.items():
                 self.caches[which].pop(key, None)
-                self.depth_base = depth
+                self._depth_base = depth
                 self.get(which, key, cut_compute, cut_pending)
-            self.depth_base = base
+            self._depth_base = base
             self.caches[node[0]].pop(node[1], None)
             return self.get(node[0], node[1], compute, pending)
         finally:
             self._deepening -= 1
-            self.depth_base = base
+            self._depth_base = base
 
     def _saw(self, node: _Node, maybe_unfinished: bool) -> None:
         """Note that the resolution being computed used `node`'s answer: if that is unfinished, or
@@ -182,16 +182,20 @@ class Resolutions:
             self.caches[node[0]].pop(node[1], None)
             self._provisional_at.pop(node, None)
 
-    def cut_short(self, depth: int) -> None:
-        """Note that the resolution being computed stopped at the depth limit, `depth`: what it
-        found depends on where it was asked from, so it and those that asked for it are kept only
-        until the outermost resolution asking is done, and are computed anew when asked again
-        (from the top: see `_deepened`)."""
+    def cut_short(self, depth: int, limit: int) -> bool:
+        """Whether the resolution being computed, `depth` deep, stops here: past `limit`, counted
+        from where a resolution cut short is being computed again from the top. What it finds then
+        depends on where it was asked from, so it and those that asked for it are kept only until
+        the outermost resolution asking is done, and are computed anew when asked again (from the
+        top: see `_deepened`)."""
+        if depth - self._depth_base <= limit:
+            return False
         self.read(CUT_SHORT)
         if self._lowest:
             self._lowest[-1] = 0
             if self._deepening < _MAX_DEEPENING:
                 self._cut.setdefault(self._computing[-1], (*self._asked[-1], depth))
+        return True
 
     def read(self, fact: Hashable) -> None:
         """Note that the resolution being computed read a learnt `fact`."""

@@ -294,12 +294,8 @@ class Symbols:
         self.type_fields()
 
     def _cut_short(self, depth: int) -> bool:
-        """Whether a resolution this deep stops here: what it finds then depends on where it was
-        first asked from, so it is computed afresh after every lesson."""
-        if depth - self._resolutions.depth_base <= _MAX_DEPTH:
-            return False
-        self._resolutions.cut_short(depth)
-        return True
+        """Whether a resolution this deep stops here (see `Resolutions.cut_short`)."""
+        return self._resolutions.cut_short(depth, _MAX_DEPTH)
 
     def remembered(self, key: Hashable, compute: Callable[[], _Derived]) -> _Derived:
         """`compute()`, a value derived from resolutions, kept until something it used is
