@@ -25,6 +25,18 @@ WriteTree = Callable[..., Path]
 
 FUNCTIONS = "def func1():\n    pass\n\ndef func2():\n    pass\n\ndef func3():\n    pass\n\n"
 
+
+def factory_chain(length: int, made: str) -> str:
+    """A class `made` with a method `poll`, and `length` factories: `make0` returns `make1()`, ...,
+    the last a new `made`."""
+    factories = "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(length - 1))
+    last = f"def make{length - 1}():\n    return {made}()\n\n"
+    return f"class {made}:\n    def poll(self):\n        pass\n\n{factories}{last}"
+
+
+# A call of what a chain of factories returns.
+_POLLED = "def call():\n    consumer = make0()\n    consumer.poll()\n"
+
 # (module text after three functions func1..func3, the caller, exactly what it calls)
 CASES: dict[str, tuple[str, str, set[str]]] = {
     "dict_key_is_type_sensitive": ('d = {1: func1, "1": func2}\nd[1]()\n', "main", {"main.func1"}),
@@ -482,17 +494,13 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         {"main.func1"},
     ),
     "instance_returned_through_eight_factories": (
-        "class AConsumer:\n    def poll(self):\n        pass\n\n"
-        + "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(7))
-        + "def make7():\n    return AConsumer()\n\ndef call():\n    consumer = make0()\n    consumer.poll()\n",
+        factory_chain(8, "AConsumer") + _POLLED,
         "main.call",
         {"main.AConsumer.poll"},
     ),
     # Past the depth limit: what was cut short is resolved from the top, then the call again.
     "instance_returned_through_forty_factories": (
-        "class AConsumer:\n    def poll(self):\n        pass\n\n"
-        + "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(39))
-        + "def make39():\n    return AConsumer()\n\ndef call():\n    consumer = make0()\n    consumer.poll()\n",
+        factory_chain(40, "AConsumer") + _POLLED,
         "main.call",
         {"main.AConsumer.poll"},
     ),
@@ -539,12 +547,7 @@ def test_a_call_resolves_the_same_however_deep_the_resolution_that_first_met_it(
     # Resolving `consumer` in `first` follows the returns of all seventeen factories, past the depth
     # limit; the calls it reached there were answered as cut short, and `make5`'s call of `make6`,
     # resolved from that answer, was missing from the graph although nothing about it is deep.
-    factories = "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(16))
-    code = (
-        "class Consumer:\n    def poll(self):\n        pass\n\n"
-        + factories
-        + "def make16():\n    return Consumer()\n\ndef first():\n    consumer = make0()\n    consumer.poll()\n"
-    )
+    code = factory_chain(17, "Consumer") + "def first():\n    consumer = make0()\n    consumer.poll()\n"
     graph = pycg_graph(write_tree({"main.py": code}))
     assert [graph[f"main.make{i}"] for i in range(16)] == [[f"main.make{i + 1}"] for i in range(16)]
 
@@ -572,11 +575,8 @@ def test_a_chain_longer_than_the_depth_limit_resolves_whichever_part_was_asked_f
     # (cut short at the depth limit, where nothing of it was known yet), or its second half first
     # (then the whole chain found that half already resolved, and went through).
     whole, half = callers
-    factories = "".join(f"def make{i}():\n    return make{i + 1}()\n\n" for i in range(39))
     code = (
-        "class Consumer:\n    def poll(self):\n        pass\n\n"
-        + factories
-        + "def make39():\n    return Consumer()\n\n"
+        factory_chain(40, "Consumer")
         + f"def {whole}():\n    consumer = make0()\n    consumer.poll()\n\n"
         + f"def {half}():\n    consumer = make20()\n    consumer.poll()\n"
     )

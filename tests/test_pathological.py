@@ -140,9 +140,10 @@ def test_a_read_through_a_chain_of_factories_past_the_depth_limit_is_found_in_li
     # Past the depth limit (about eleven factories), the instance the chain returns was unknown, and
     # the loop's one epoch read, in its method, went unreported. Each factory's return is resolved
     # again a few times as what was cut short is resolved from the top, as many for a longer chain.
+    computed = calls_by_function(monkeypatch, Symbols, "_return_entity")
     most = []
     for length in (50, 100):
-        computed = calls_by_function(monkeypatch, Symbols, "_return_entity")
+        computed.clear()
         assert [code for _, _, code in actual_marks(fresh_check(write_tree(factory_chain(length))))] == ["EPL001"]
         most.append(max(computed.values()))
     assert most[0] == most[1]
