@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import partial
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
@@ -113,6 +113,10 @@ class CallGraph:
     """Resolved call sites of a unit, with a networkx DiGraph of functions over them."""
 
     def __init__(self, symbols: Symbols, iteration_helpers: frozenset[str]) -> None:
+        # Indexes built on first use by the properties that return them: not cached_property,
+        # which mypyc (see docs/speed.md) compiles into one that computes again at every use.
+        self._defined_in_found: dict[str, list[str]] | None = None
+        self._nested_in_found: dict[str, list[str]] | None = None
         self.symbols = symbols
         self.iteration_helpers = iteration_helpers
         import networkx as nx
@@ -196,8 +200,13 @@ class CallGraph:
                         sites.append(CallSite(fid, value.target, CALL, Site(function.pos)))
         return sites
 
-    @cached_property
+    @property
     def _defined_in(self) -> dict[str, list[str]]:
+        if self._defined_in_found is None:
+            self._defined_in_found = self._find_defined_in()
+        return self._defined_in_found
+
+    def _find_defined_in(self) -> dict[str, list[str]]:
         """Decorated functions by the function whose code defines them."""
         found: dict[str, list[str]] = {}
         for fid, (_, function) in sorted(self.symbols.functions.items()):
@@ -314,8 +323,13 @@ class CallGraph:
             found = self._used_parameters_of[fid] = _path_parameters(self.symbols, fid)
         return found
 
-    @cached_property
+    @property
     def _nested_in(self) -> dict[str, list[str]]:
+        if self._nested_in_found is None:
+            self._nested_in_found = self._find_nested_in()
+        return self._nested_in_found
+
+    def _find_nested_in(self) -> dict[str, list[str]]:
         """The functions defined inside each function (at any depth): its parameters are theirs
         to call too."""
         found: dict[str, list[str]] = {}

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import cached_property, partial
+from functools import partial
 from typing import TypeVar
 
 from epochlint.frontend.facts import (
@@ -179,6 +179,19 @@ class Symbols:
     """The symbol tables of one analysis unit, and name resolution over them."""
 
     def __init__(self, modules: list[ModuleInfo]) -> None:
+        # Indexes built on first use by the properties that return them: not cached_property,
+        # which mypyc (see docs/speed.md) compiles into one that computes again at every use.
+        self._bases_found: dict[str, tuple[str, ...]] | None = None
+        self._method_aliases_found: dict[str, dict[str, str]] | None = None
+        self._class_fields_found: dict[str, set[str]] | None = None
+        self._updaters_found: dict[str, dict[str, str]] | None = None
+        self._property_names_found: frozenset[str] | None = None
+        self._defaults_found: dict[str, dict[str, Ref]] | None = None
+        self._stored_index_found: dict[tuple[str, str], list[tuple[str, Stored]]] | None = None
+        self._empty_container_fields_found: frozenset[tuple[str, str]] | None = None
+        self._abstract_classes_found: frozenset[str] | None = None
+        self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
+        self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
         self.functions: dict[str, tuple[ModuleInfo, FunctionFacts]] = {}
         self.classes: dict[str, tuple[ModuleInfo, ClassFacts]] = {}
@@ -300,7 +313,7 @@ class Symbols:
     def remembered(self, key: Hashable, compute: Callable[[], _Derived]) -> _Derived:
         """`compute()`, a value derived from resolutions, kept until something it used is
         learnt anew."""
-        return self._resolutions.get(_Cache.DERIVED, key, compute, _PENDING)  # type: ignore[arg-type]
+        return self._resolutions.get(_Cache.DERIVED, key, compute, _PENDING)  # type: ignore[arg-type,return-value]
 
     def clone_wrappers(self) -> None:
         """From now on, a project decorator that returns a wrapper defined inside it gives, for
@@ -339,8 +352,13 @@ class Symbols:
 
     # -- classes -----------------------------------------------------------------------------
 
-    @cached_property
+    @property
     def _bases(self) -> dict[str, tuple[str, ...]]:
+        if self._bases_found is None:
+            self._bases_found = self._find_bases()
+        return self._bases_found
+
+    def _find_bases(self) -> dict[str, tuple[str, ...]]:
         bases: dict[str, tuple[str, ...]] = {}
         for cid, (module, cls) in self.classes.items():
             resolved = []
@@ -407,8 +425,13 @@ class Symbols:
                 return function_id(module.name, f"{cls.qualname}.{method}")
         return ""
 
-    @cached_property
+    @property
     def _method_aliases(self) -> dict[str, dict[str, str]]:
+        if self._method_aliases_found is None:
+            self._method_aliases_found = self._find_method_aliases()
+        return self._method_aliases_found
+
+    def _find_method_aliases(self) -> dict[str, dict[str, str]]:
         """Class-body aliases of methods (`again = bump`), by class: alias -> method name."""
         aliases: dict[str, dict[str, str]] = {}
         for cid, (module, cls) in self.classes.items():
@@ -423,8 +446,13 @@ class Symbols:
                     found[name] = value.name
         return aliases
 
-    @cached_property
+    @property
     def _class_fields(self) -> dict[str, set[str]]:
+        if self._class_fields_found is None:
+            self._class_fields_found = self._find_class_fields()
+        return self._class_fields_found
+
+    def _find_class_fields(self) -> dict[str, set[str]]:
         """Attribute names each class defines: class-body names and `self.x = ...` in its methods,
         and a Java object's MONITOR where its methods synchronize on `this` (an object has one
         monitor, whichever class's methods take it: the base-most such class's)."""
@@ -442,8 +470,13 @@ class Symbols:
                 fields[cls].add(MONITOR)
         return fields
 
-    @cached_property
+    @property
     def _updaters(self) -> dict[str, dict[str, str]]:
+        if self._updaters_found is None:
+            self._updaters_found = self._find_updaters()
+        return self._updaters_found
+
+    def _find_updaters(self) -> dict[str, dict[str, str]]:
         return {cid: dict(cls.updaters) for cid, (_, cls) in self.classes.items() if cls.updaters}
 
     def updated_field(self, cid: str, attr: str) -> str:
@@ -536,11 +569,11 @@ class Symbols:
         """The classes of the values stored into each field, by the class whose code stores them
         (a field is typed where they agree on one: see `_one_type`)."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
-        for _, cls, write, entity in self._field_stores():
+        for _, storer, write, entity in self._field_stores():
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
-            key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
-            seen.setdefault(key, {}).setdefault(cls, set()).add(entity)
+            key = (self.defining_class(storer, write.ref.attrs[0]), write.ref.attrs[0])
+            seen.setdefault(key, {}).setdefault(storer, set()).add(entity)
         declared: dict[tuple[str, str], set[Entity]] = {}
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
@@ -705,8 +738,13 @@ class Symbols:
         entity = self.entity(fid, ref)
         return entity.target if entity.kind == "property" else ""
 
-    @cached_property
+    @property
     def _property_names(self) -> frozenset[str]:
+        if self._property_names_found is None:
+            self._property_names_found = self._find_property_names()
+        return self._property_names_found
+
+    def _find_property_names(self) -> frozenset[str]:
         names = {function.name for _, function in self.functions.values() if function.is_property}
         aliases = {alias for found in self._method_aliases.values() for alias, method in found.items() if method in names}
         return frozenset(names | aliases)
@@ -1175,8 +1213,13 @@ class Symbols:
             return frozenset()
         return self.path_values(where, default, depth + 1)
 
-    @cached_property
+    @property
     def _defaults(self) -> dict[str, dict[str, Ref]]:
+        if self._defaults_found is None:
+            self._defaults_found = self._find_defaults()
+        return self._defaults_found
+
+    def _find_defaults(self) -> dict[str, dict[str, Ref]]:
         """Parameter defaults that are name paths, by function (few functions have any)."""
         return {
             fid: defaults
@@ -1320,8 +1363,13 @@ class Symbols:
                 values.add(Entity("function", function_id(self.module_of(fid).name, stored.value_function)))
         return frozenset(values)
 
-    @cached_property
+    @property
     def _stored_index(self) -> dict[tuple[str, str], list[tuple[str, Stored]]]:
+        if self._stored_index_found is None:
+            self._stored_index_found = self._find_stored_index()
+        return self._stored_index_found
+
+    def _find_stored_index(self) -> dict[tuple[str, str], list[tuple[str, Stored]]]:
         """Stored values by the (scope, name) they are kept under; None targets (returns) by "";
         the elements of a field's container (`self.handlers["a"] = f`) by `_field_elements_key`.
         What a container's methods add (`self._listeners.append(f)`) counts only for a name or
@@ -1352,8 +1400,13 @@ class Symbols:
             return self._field_elements_key(fid, qualname, stored.target)
         return (function_id(module, stored.target.scope), stored.target.name)
 
-    @cached_property
+    @property
     def _empty_container_fields(self) -> frozenset[tuple[str, str]]:
+        if self._empty_container_fields_found is None:
+            self._empty_container_fields_found = self._find_empty_container_fields()
+        return self._empty_container_fields_found
+
+    def _find_empty_container_fields(self) -> frozenset[tuple[str, str]]:
         """The fields a method sets to an empty literal container (`self._listeners = []`), by
         `_field_elements_key`."""
         return frozenset(
@@ -1529,8 +1582,13 @@ class Symbols:
         """What the project's classes do not define comes from their external bases."""
         return frozenset(Entity("external", f"{base}.{attr}") for base in self.external_bases(cid))
 
-    @cached_property
+    @property
     def _abstract_classes(self) -> frozenset[str]:
+        if self._abstract_classes_found is None:
+            self._abstract_classes_found = self._find_abstract_classes()
+        return self._abstract_classes_found
+
+    def _find_abstract_classes(self) -> frozenset[str]:
         """Classes deriving from `abc.ABC`, or with an `@abstractmethod`."""
         found = set()
         for cid, (module, cls) in self.classes.items():
@@ -1580,8 +1638,13 @@ class Symbols:
     def _stored_entities(self, fid: str, writes: list[Write]) -> tuple[Entity, ...]:
         return tuple(self._stored_entity(fid, write.value_call, write.value_ref) for write in writes)
 
-    @cached_property
+    @property
     def _self_field_writes(self) -> dict[str, tuple[str, list[Write]]]:
+        if self._self_field_writes_found is None:
+            self._self_field_writes_found = self._find_self_field_writes()
+        return self._self_field_writes_found
+
+    def _find_self_field_writes(self) -> dict[str, tuple[str, list[Write]]]:
         """Method -> (its class, its stores into `self.field`, one attribute deep)."""
         found: dict[str, tuple[str, list[Write]]] = {}
         for fid, (_, function) in self.functions.items():
@@ -1593,8 +1656,13 @@ class Symbols:
                     found.setdefault(fid, (cls, []))[1].append(write)
         return found
 
-    @cached_property
+    @property
     def _subclasses(self) -> dict[str, tuple[str, ...]]:
+        if self._subclasses_found is None:
+            self._subclasses_found = self._find_subclasses()
+        return self._subclasses_found
+
+    def _find_subclasses(self) -> dict[str, tuple[str, ...]]:
         found: dict[str, list[str]] = {}
         for cid in sorted(self.classes):
             for ancestor in self.mro(cid)[1:]:
