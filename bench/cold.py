@@ -1,11 +1,12 @@
 """A cold `check` of any checkout against a one-core libcst parse of the same files, as ratios.
 
-    .venv/bin/python bench/cold.py PATH [--pairs N]
+    .venv/bin/python bench/cold.py PATH [--pairs N] [--compiled]
 
 PATH is a project checkout (kafka-python's, tests included, is the reference: about 350 files).
 Each pair runs, one right after the other, the parse (`run.py`'s PARSE_ALL: every `*.py` file,
 in one process) and `epochlint check` with the project's `.epochlint_cache` removed first, on a
-compiled snapshot of epochlint (as `run.py` does); pairs alternate so that a machine whose speed
+snapshot of epochlint compiled to bytecode (as `run.py` does; with `--compiled`, its program
+model's hottest modules built with mypyc: `snapshot.COMPILED_MODULES`); pairs alternate so that a machine whose speed
 drifts moves both sides alike. Prints each pair's seconds, CPU and peak memory (of one more cold
 check, sampled instead of timed: see `run._run`), their ratio, and the median ratio. The
 project's cache is removed again at the end.
@@ -30,18 +31,20 @@ from run import (
     _run,
     snapshot,
 )
+from snapshot import COMPILED_HELP
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", type=Path, help="the project checkout to analyse")
     parser.add_argument("--pairs", type=int, default=4, help="parse/check pairs to run (default: 4)")
+    parser.add_argument("--compiled", action="store_true", help=COMPILED_HELP)
     args = parser.parse_args()
     project = args.path.resolve()
     if not project.is_dir():
         parser.error(f"not a folder: {args.path}")
     _install_tools()
-    snapshot(SNAPSHOT)
+    snapshot(SNAPSHOT, compiled=args.compiled)
     ratios = []
     print("| pair | parse (s) | check, cold (s) | check CPU (s) | check peak memory (MB) | ratio |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -3,11 +3,12 @@ of a leaf (imported by none), on the benchmark tree and on a copy four times its
 cold `ruff check --select ALL --no-cache` of the same tree measured in the same run; and the
 editor server's time from `didChange` to `publishDiagnostics`.
 
-    .venv/bin/python bench/incremental.py [--repeat N] [--copies 1 4] [--tree PATH]
+    .venv/bin/python bench/incremental.py [--repeat N] [--copies 1 4] [--tree PATH] [--compiled]
 
 Two edits of each module: a change of the code (a function added: analysed again), and code moved
 (two lines added above the first definition: nothing to analyse again). Trees are built as
-`bench/run.py` builds them; `--tree` measures an existing tree instead (at 1x only).
+`bench/run.py` builds them; `--tree` measures an existing tree instead (at 1x only). With
+`--compiled`, epochlint's snapshot has its program model's hottest modules built with mypyc.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from run import SNAPSHOT, Measure, _best, _cache_dropper, _epochlint, _install_tools, _run, _tree, snapshot
+from snapshot import COMPILED_HELP
 
 _IMPORT = re.compile(rb"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.MULTILINE)
 _FIRST_DEFINITION = re.compile(rb"^(?:class |def |async def )", re.MULTILINE)
@@ -36,9 +38,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each command; the fastest counts")
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 4], help="tree sizes to measure")
     parser.add_argument("--tree", type=Path, help="an existing tree to measure instead (1x)")
+    parser.add_argument("--compiled", action="store_true", help=COMPILED_HELP)
     args = parser.parse_args()
     _install_tools()
-    snapshot(SNAPSHOT)
+    snapshot(SNAPSHOT, compiled=args.compiled)
     trees = {1: args.tree.resolve()} if args.tree else {copies: _tree(copies) for copies in args.copies}
     base = trees[min(trees)]
     server_seconds = asyncio.run(_server_round_trip(base, _modules(base)[1]))
