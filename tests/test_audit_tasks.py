@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -138,6 +139,20 @@ def test_java_files_listed_where_the_java_frontend_is_missing_get_a_row_saying_s
     assert {(r[1], r[6]) for tag, r in rows if tag == FINDING} == {("consumer.py", "EPL001")}
     (unit_row,) = [r for tag, r in rows if tag == UNIT]
     assert (unit_row.files, unit_row.analysed, unit_row.errored) == (len(java) + 1, 1, len(java))  # type: ignore[attr-defined]
+
+
+def test_a_unit_gone_before_it_is_listed_gets_a_row_the_listing_tables_binary_path_takes(
+    write_tree: WriteTree,
+) -> None:
+    # Its row named the unit's folder as text, which the listing table's `path binary` column
+    # refuses (Spark raises a type error for a `str` there).
+    root = write_tree({"consumer.py": RACY_CONSUMER})
+    unit = one_unit(root)
+    shutil.rmtree(root)
+    (listed,) = list(list_unit(unit))
+    row = read_and_hash(listed, unit.config).row
+    assert (row.rel, row.path, row.status) == (".", os.fsencode(unit.root), STATUS_UNREADABLE)
+    assert row.error is not None and row.error.startswith("cannot list the unit: ")
 
 
 def test_listing_a_unit_its_exclude_patterns_empty_warns_of_nothing_on_the_worker(

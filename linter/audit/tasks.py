@@ -69,7 +69,7 @@ def _listed(unit: Unit, config: Config, problem: str | None, problem_status: str
     try:
         sources, problems = discover([Path(unit.root)], config, keep_all_java=True, warn_left_out=False)
     except (UsageError, OSError) as error:
-        yield ListedFile(unit.id, 0, ".", unit.root, f"cannot list the unit: {error}")
+        yield ListedFile(unit.id, 0, ".", os.fsencode(unit.root), f"cannot list the unit: {error}")
         return
     java_frontend = java_frontend_available()
     for index, source in enumerate(sources):
