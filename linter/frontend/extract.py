@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TypeGuard, cast
 
 import libcst as cst
 
@@ -75,7 +75,7 @@ def code_of(node: cst.CSTNode, positions: Positions | None = None) -> str:
     return simple if simple is not None else _EMPTY_MODULE.code_for_node(node)
 
 
-def _cut_from_module(node: cst.CSTNode) -> bool:
+def _cut_from_module(node: cst.CSTNode) -> TypeGuard[cst.BaseExpression]:
     """Whether the node's span in its module is all of its code: an expression's, but for an
     element of a collection (`*a` of `[*a, b]`), whose comma the span leaves out."""
     return isinstance(node, cst.BaseExpression) and not isinstance(node, cst.BaseElement)
