@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import compileall
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
-# The program model's hottest modules (name resolution and the call graph), which a compiled
-# snapshot builds as C extensions with mypyc; Python imports those instead of the sources.
-COMPILED_MODULES = (
-    "epochlint/program/resolutions.py",
-    "epochlint/program/symbols.py",
-    "epochlint/program/callgraph.py",
-)
-MYPYC = "mypy==2.4.1"
-COMPILED_HELP = "measure a snapshot whose program model is built with mypyc (needs a C compiler)"
+# What building the compiled wheel needs beside setuptools, by the module that tells it is there.
+_BUILD_TOOLS = {"mypyc": "mypy", "wheel": "wheel"}
+COMPILED_HELP = "measure epochlint built with EPOCHLINT_COMPILE=1 (setup.py: mypyc, a C compiler)"
 
 
 def snapshot(target: Path, compiled: bool = False) -> None:
@@ -27,25 +24,26 @@ def snapshot(target: Path, compiled: bool = False) -> None:
     installed distribution names them, to be put first on PYTHONPATH; compiled to bytecode, as pip
     compiles what it installs (where PYTHONDONTWRITEBYTECODE is set, every run would otherwise
     compile the modules it imports again: 0.19 s of a one-file run measured here). With
-    `compiled`, `COMPILED_MODULES` are built with mypyc too (a C compiler is needed)."""
+    `compiled`, the wheel `setup.py` builds with EPOCHLINT_COMPILE=1 is unpacked there instead."""
     shutil.rmtree(target, ignore_errors=True)
-    for folder, package in (("linter", "epochlint"), ("rules", "epochlint/rules")):
-        shutil.copytree(PROJECT / folder, target / package, ignore=shutil.ignore_patterns("__pycache__"))
     if compiled:
-        _build_with_mypyc(target)
+        _unpack_compiled_wheel(target)
+    else:
+        for folder, package in (("linter", "epochlint"), ("rules", "epochlint/rules")):
+            shutil.copytree(PROJECT / folder, target / package, ignore=shutil.ignore_patterns("__pycache__"))
     compileall.compile_dir(target, quiet=1)
 
 
-def _build_with_mypyc(target: Path) -> None:
-    if importlib.util.find_spec("mypyc") is None:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", MYPYC], check=True)
-    built = subprocess.run(
-        [sys.executable, "-m", "mypyc", "--ignore-missing-imports", *COMPILED_MODULES],
-        cwd=target,
-        capture_output=True,
-        text=True,
-    )
-    if built.returncode != 0:
-        raise SystemExit(f"mypyc failed to build the compiled snapshot:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
-    for scratch in ("build", ".mypy_cache"):
-        shutil.rmtree(target / scratch, ignore_errors=True)
+def _unpack_compiled_wheel(target: Path) -> None:
+    missing = [spec for module, spec in _BUILD_TOOLS.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+    with tempfile.TemporaryDirectory() as built:
+        command = [sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps", "-w", built]
+        environment = {**os.environ, "EPOCHLINT_COMPILE": "1"}
+        done = subprocess.run([*command, str(PROJECT)], env=environment, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"building the compiled wheel failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        (wheel,) = Path(built).glob("*.whl")
+        with zipfile.ZipFile(wheel) as unpacked:
+            unpacked.extractall(target)

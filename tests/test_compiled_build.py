@@ -1,0 +1,46 @@
+"""The compiled build (setup.py with EPOCHLINT_COMPILE=1: the program model's hottest modules built
+by mypyc) reports exactly what the interpreted one reports."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHECK = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json"]
+
+
+def _snapshot_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_snapshot", REPO / "bench" / "snapshot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_the_compiled_build_reports_what_the_interpreted_one_reports(tmp_path: Path) -> None:
+    installed = tmp_path / "installed"
+    _snapshot_module().snapshot(installed, compiled=True)
+    compiled_environment = {**os.environ, "PYTHONPATH": str(installed)}
+    imported = subprocess.run(
+        [sys.executable, "-c", "import epochlint.program.symbols as module; print(module.__file__)"],
+        env=compiled_environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert imported.stdout.strip().endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+
+    compiled = subprocess.run([*CHECK, "fixtures"], cwd=REPO, env=compiled_environment, capture_output=True)
+    interpreted = subprocess.run([*CHECK, "fixtures"], cwd=REPO, capture_output=True)
+
+    assert compiled.returncode == interpreted.returncode == 1, compiled.stderr.decode()[-2000:]
+    assert compiled.stdout == interpreted.stdout
