@@ -135,8 +135,8 @@ def _imported_but_left_out(
     for source in sources:
         if source.path.suffix != ".py":
             continue
-        data = in_memory.get(source.path)
-        data = data if data is not None else read_source(source, config.max_file_size)
+        unsaved = in_memory.get(source.path)
+        data = unsaved if unsaved is not None else read_source(source, config.max_file_size)
         if isinstance(data, str):
             continue  # unreadable: reported as such by the analysis
         candidates.update(_imported_files(source, names[source.rel], data))

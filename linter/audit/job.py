@@ -22,6 +22,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from typing import cast
 
 from pyspark import RDD, StorageLevel
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -213,7 +214,8 @@ def _analysis(spark: SparkSession, request: AuditRequest, listing: DataFrame, ru
     units = spark.sparkContext.parallelize([(unit.id, unit) for unit in request.units])
     partitions = request.partitions or max(1, min(len(request.units), _parallelism(spark) * 4))
     groups = records.union(units).groupByKey(partitions)
-    return groups.flatMap(lambda group: _analyse_group(group[1], run))
+    # A unit's group holds its Unit and its FileRecords (keyed so above); Spark's types say object.
+    return groups.flatMap(lambda group: _analyse_group(cast("Iterable[Unit | FileRecord]", group[1]), run))
 
 
 def _keyed_record(row: Row) -> tuple[int, FileRecord]:

@@ -365,8 +365,8 @@ class Locks:
                 lock = self.lock_of(fid, Ref(function.qualname, self_name, (attribute,)))
                 if lock is not None:
                     found.add(lock)
-        for decorator in self.symbols.decorators(fid) if self_name else ():
-            for value in decorator:
+        for applied in self.symbols.decorators(fid) if self_name else ():
+            for value in applied:
                 for attrs in self._wrapper_holds_around_call(value.target) if value.kind == "function" else ():
                     lock = self.lock_of(fid, Ref(function.qualname, self_name, attrs))
                     if lock is not None:

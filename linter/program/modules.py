@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from epochlint.frontend.facts import FileFacts, Import
@@ -37,7 +37,7 @@ def module_names(rels: list[str], package_dirs: set[str]) -> dict[str, str]:
     return names
 
 
-def namespace_module_names(names: dict[str, str], imported: set[str]) -> dict[str, str]:
+def namespace_module_names(names: Mapping[str, str], imported: set[str]) -> dict[str, str]:
     """Names of modules in namespace packages (folders without `__init__.py`, PEP 420).
 
     A module that the unit imports by its folder path (`from nest import imported` for

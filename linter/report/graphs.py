@@ -35,7 +35,7 @@ def write_call_graph(program: Program, fmt: str, stream: TextIO) -> None:
             names[fid]: {"id": names[fid], "path": program.rel_path(fid), "line": program.symbols.function(fid).pos[0]}
             for fid in graph.nodes
         }
-        listed = {"nodes": sorted(nodes.values(), key=lambda n: n["id"]), "edges": edges}
+        listed = {"nodes": [nodes[name] for name in sorted(nodes)], "edges": edges}
         stream.write(json.dumps(listed, indent=2, sort_keys=True) + "\n")
         return
     stream.write("digraph calls {\n")
