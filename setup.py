@@ -1,6 +1,6 @@
 """The build, beside pyproject.toml: the pure-Python distribution, and with EPOCHLINT_COMPILE=1
-the program model's hottest modules built as C extensions by mypyc too, which Python then imports
-instead of their sources (docs/speed.md: the program's build takes about half the time).
+the hottest modules (`COMPILED_MODULES`) built as C extensions by mypyc too, which Python then
+imports instead of their sources (docs/speed.md: a program's build takes about half the time).
 
     pip install mypy setuptools wheel && EPOCHLINT_COMPILE=1 pip install --no-build-isolation .
 
@@ -17,8 +17,17 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-# Name resolution, the symbol tables and the call graph: most of a program's build.
-COMPILED_MODULES = ("program/resolutions.py", "program/symbols.py", "program/callgraph.py")
+# Name resolution, the symbol tables and the call graph (most of a program's build), and the
+# frontend's walk over a syntax tree and the extraction of facts on it (all of a file's but the
+# parse and the positions; positions.py lends libcst functions that must bind as methods).
+COMPILED_MODULES = (
+    "program/resolutions.py",
+    "program/symbols.py",
+    "program/callgraph.py",
+    "frontend/walk.py",
+    "frontend/scopes.py",
+    "frontend/extract.py",
+)
 # mypyc names a module after the folders above it: the engine's sources (`linter/`) are compiled
 # from a copy laid out as the package they install as.
 _STAGED = Path("build") / "mypyc-src" / "epochlint"

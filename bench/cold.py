@@ -5,11 +5,11 @@
 PATH is a project checkout (kafka-python's, tests included, is the reference: about 350 files).
 Each pair runs, one right after the other, the parse (`run.py`'s PARSE_ALL: every `*.py` file,
 in one process) and `epochlint check` with the project's `.epochlint_cache` removed first, on a
-snapshot of epochlint compiled to bytecode (as `run.py` does; with `--compiled`, its program
-model's hottest modules built with mypyc: `snapshot.COMPILED_MODULES`); pairs alternate so that a machine whose speed
-drifts moves both sides alike. Prints each pair's seconds, CPU and peak memory (of one more cold
-check, sampled instead of timed: see `run._run`), their ratio, and the median ratio. The
-project's cache is removed again at the end.
+snapshot of epochlint compiled to bytecode (as `run.py` does; with `--compiled`, the wheel that
+`setup.py` builds with EPOCHLINT_COMPILE=1, its hottest modules compiled by mypyc); pairs
+alternate so that a machine whose speed drifts moves both sides alike. Prints each pair's
+seconds, CPU and peak memory (of one more cold check, sampled instead of timed: see `run._run`),
+their ratio, and the median ratio. The project's cache is removed again at the end.
 """
 
 from __future__ import annotations

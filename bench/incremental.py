@@ -8,7 +8,7 @@ editor server's time from `didChange` to `publishDiagnostics`.
 Two edits of each module: a change of the code (a function added: analysed again), and code moved
 (two lines added above the first definition: nothing to analyse again). Trees are built as
 `bench/run.py` builds them; `--tree` measures an existing tree instead (at 1x only). With
-`--compiled`, epochlint's snapshot has its program model's hottest modules built with mypyc.
+`--compiled`, epochlint's snapshot is the wheel `setup.py` builds with EPOCHLINT_COMPILE=1.
 """
 
 from __future__ import annotations

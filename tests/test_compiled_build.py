@@ -1,5 +1,5 @@
-"""The compiled build (setup.py with EPOCHLINT_COMPILE=1: the program model's hottest modules built
-by mypyc) reports exactly what the interpreted one reports."""
+"""The compiled build (setup.py with EPOCHLINT_COMPILE=1: the hottest modules of the frontend and
+the program model built by mypyc) reports exactly what the interpreted one reports."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+_PRINT_FILES = "import importlib, sys; print(*(importlib.import_module(name).__file__ for name in sys.argv[1:]))"
 CHECK = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json"]
 
 
@@ -31,13 +32,14 @@ def test_the_compiled_build_reports_what_the_interpreted_one_reports(tmp_path: P
     _snapshot_module().snapshot(installed, compiled=True)
     compiled_environment = {**os.environ, "PYTHONPATH": str(installed)}
     imported = subprocess.run(
-        [sys.executable, "-c", "import epochlint.program.symbols as module; print(module.__file__)"],
+        [sys.executable, "-c", _PRINT_FILES, "epochlint.frontend.extract", "epochlint.program.symbols"],
         env=compiled_environment,
         capture_output=True,
         text=True,
         check=True,
     )
-    assert imported.stdout.strip().endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    assert [file.endswith(suffix) for file in imported.stdout.split()] == [True, True]
 
     compiled = subprocess.run([*CHECK, "fixtures"], cwd=REPO, env=compiled_environment, capture_output=True)
     interpreted = subprocess.run([*CHECK, "fixtures"], cwd=REPO, capture_output=True)
