@@ -2,14 +2,17 @@
 the hottest modules (`COMPILED_MODULES`) built as C extensions by mypyc too, which Python then
 imports instead of their sources (docs/speed.md: a program's build takes about half the time).
 
-    pip install mypy setuptools wheel && EPOCHLINT_COMPILE=1 pip install --no-build-isolation .
+    pip install . mypy setuptools wheel
+    EPOCHLINT_COMPILE=1 pip install --no-build-isolation --no-deps --force-reinstall .
 
-mypyc comes with mypy and needs a C compiler and Python's headers. Editable installs are left
-pure: a compiled module would shadow its edited source.
+mypyc comes with mypy and needs a C compiler and Python's headers; it compiles against the types
+of epochlint's dependencies, installed first. Editable installs are left pure: a compiled module
+would shadow its edited source.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sys
@@ -40,6 +43,9 @@ def compiled_extensions() -> list[Extension]:
         from mypyc.build import mypycify
     except ImportError:
         sys.exit("EPOCHLINT_COMPILE=1: mypyc is not installed here (pip install mypy; build with --no-build-isolation)")
+    if importlib.util.find_spec("libcst") is None:
+        # Compiled without libcst's types, the extraction fails at its first attribute (measured).
+        sys.exit("EPOCHLINT_COMPILE=1: libcst is not installed here (pip install . first, then build again)")
     shutil.rmtree(_STAGED, ignore_errors=True)
     shutil.copytree("linter", _STAGED, ignore=shutil.ignore_patterns("__pycache__"))
     # Type errors are reported for the compiled modules alone: the others are only read for types.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeGuard, cast
+from typing import TypeAlias, TypeGuard, cast
 
 import libcst as cst
 
@@ -86,7 +86,7 @@ CodeOf = Callable[[cst.BaseExpression], str]
 
 # Nodes whose code, without parentheses, is their `value`.
 _VALUE_TOKENS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
-_ValueToken = cst.Name | cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString
+_ValueToken: TypeAlias = cst.Name | cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString
 
 
 def _token_code(node: cst.CSTNode) -> str | None:
