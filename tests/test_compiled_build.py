@@ -3,33 +3,25 @@ the program model built by mypyc) reports exactly what the interpreted one repor
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from bench.snapshot import snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 _PRINT_FILES = "import importlib, sys; print(*(importlib.import_module(name).__file__ for name in sys.argv[1:]))"
 CHECK = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json"]
 
 
-def _snapshot_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_snapshot", REPO / "bench" / "snapshot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 def test_the_compiled_build_reports_what_the_interpreted_one_reports(tmp_path: Path) -> None:
     installed = tmp_path / "installed"
-    _snapshot_module().snapshot(installed, compiled=True)
+    snapshot(installed, compiled=True)
     compiled_environment = {**os.environ, "PYTHONPATH": str(installed)}
     imported = subprocess.run(
         [sys.executable, "-c", _PRINT_FILES, "epochlint.frontend.extract", "epochlint.program.symbols"],
