@@ -29,7 +29,6 @@ from epochlint.collect import (
     default_jobs,
     forked_beside,
     held_in_memory,
-    read_source,
     read_sources,
     restore_facts,
     saved_versions,
@@ -40,7 +39,6 @@ from epochlint.config import Config
 from epochlint.declarations import warn_of_unmatched_guards
 from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
-from epochlint.frontend import facts_from_source
 from epochlint.frontend.codec import FactsDecodeError, record_classes_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
 from epochlint.layout import Relayout, relayout
@@ -66,14 +64,6 @@ class FileResult:
 
     source: SourceFile
     facts: FileFacts
-
-
-def read_file(source: SourceFile, max_size: int) -> FileFacts:
-    """Read and parse one file; every failure becomes an error in the facts, never an exception."""
-    data = read_source(source, max_size)
-    if isinstance(data, str):
-        return FileFacts(lines=0, error=data)
-    return facts_from_source(data)
 
 
 def selected_rules(config: Config) -> list[type[Rule]]:

@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from epochlint.config import load_config
-from epochlint.engine import check
+from epochlint.collect import read_source
+from epochlint.config import Config, load_config
+from epochlint.discovery import SourceFile, discover
+from epochlint.engine import FileResult, build_program, check
+from epochlint.frontend import facts_from_source
+from epochlint.frontend.facts import FileFacts
+from epochlint.program.model import Program
 from epochlint.report import RunResult
 from epochlint.rules import all_rules
 
@@ -43,6 +48,23 @@ def expected_marks(root: Path, folder: Path) -> Counter[Mark]:
 
 def actual_marks(result: RunResult) -> Counter[Mark]:
     return Counter((f.location.path, f.location.line, f.code) for f in result.findings)
+
+
+def program_of(sources: list[SourceFile], config: Config) -> Program:
+    """The program of `sources`, each read and parsed in this process (no cache, no prefilter)."""
+    return build_program([FileResult(source, _parsed(source, config.max_file_size)) for source in sources], config)
+
+
+def program_of_folder(root: Path) -> Program:
+    """The program of every file found under `root`, with its configuration."""
+    config = load_config([root], None, KNOWN_CODES)
+    sources, _ = discover([root], config)
+    return program_of(sources, config)
+
+
+def _parsed(source: SourceFile, max_size: int) -> FileFacts:
+    data = read_source(source, max_size)
+    return FileFacts(lines=0, error=data) if isinstance(data, str) else facts_from_source(data)
 
 
 def run_check(*paths: Path, overrides: dict[str, object] | None = None) -> RunResult:

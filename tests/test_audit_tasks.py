@@ -42,7 +42,8 @@ from epochlint.audit.tasks import (
 from epochlint.audit.units import Unit, resolve_units, unit_config
 from epochlint.config import Config
 from epochlint.discovery import SourceFile, UsageError
-from epochlint.engine import check, read_file
+from epochlint.collect import read_source
+from epochlint.engine import check
 from epochlint.frontend.java import MISSING_REASON as JAVA_MISSING_REASON
 from tests.conftest import FIXTURES, KNOWN_CODES
 from tests.test_cli import RACY_CONSUMER
@@ -203,7 +204,7 @@ def test_read_failures_are_worded_as_check_words_them(tmp_path: Path, case: str)
     cap = 20
     row = read_and_hash(ListedFile(0, 0, "f.py", os.fsencode(path), None), Config(max_file_size=cap)).row
     assert row.status == (STATUS_TOO_LARGE if case == "too large" else STATUS_UNREADABLE)
-    assert row.error == read_file(SourceFile(path, "f.py"), cap).error
+    assert row.error == read_source(SourceFile(path, "f.py"), cap)
 
 
 def test_a_readable_file_is_hashed_and_waits_for_its_facts(tmp_path: Path) -> None:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from epochlint.config import Config, load_config
 from epochlint.discovery import discover
-from epochlint.engine import FileResult, build_program, read_file
 from epochlint.frontend.facts import Ref, Site
 from epochlint.program.dataflow import EMPTY, HOP_SOURCE, CallContext, Domain, Event, Hop, Label, Value
 from epochlint.program.model import Program
 from epochlint.rules.epl002_epoch_snapshot_outside_lock import SNAPSHOT, EpochSnapshots
 from epochlint.rules.epl003_commit_with_historical_epoch import HISTORICAL, OFFSET, CommitEpochs
-from tests.conftest import FIXTURES, KNOWN_CODES
+from tests.conftest import FIXTURES, KNOWN_CODES, program_of, program_of_folder
 
 SECRET = "secret"
 
@@ -41,10 +39,7 @@ class Secrets(Domain):
 
 
 def _program(write_tree, files: dict[str, str]) -> Program:  # type: ignore[no-untyped-def]
-    root: Path = write_tree(files)
-    config = load_config([root], None, KNOWN_CODES)
-    sources, _ = discover([root], config)
-    return build_program([FileResult(s, read_file(s, config.max_file_size)) for s in sources], config)
+    return program_of_folder(write_tree(files))
 
 
 def _sinks(program: Program) -> dict[int, set[str]]:
@@ -246,16 +241,15 @@ def test_domains_sharing_one_program_find_what_each_finds_alone() -> None:
     shared by every domain: each finds in a shared program what it finds in a fresh one."""
     config = load_config([FIXTURES], None, KNOWN_CODES)
     sources, _ = discover([FIXTURES / "EPL002", FIXTURES / "EPL003"], config)
-    results = [FileResult(s, read_file(s, config.max_file_size)) for s in sources]
     domains: tuple[Callable[[Program], Domain], ...] = (EpochSnapshots, CommitEpochs)
 
     def events(program: Program, domain: Callable[[Program], Domain]) -> list[tuple[str, str, object]]:
         found = program.dataflow.analyse(domain(program)).events
         return sorted((e.kind, e.fid, e.site.pos) for e in found)
 
-    shared = build_program(results, config)
+    shared = program_of(sources, config)
     together = {domain: events(shared, domain) for domain in reversed(domains)}
-    alone = {domain: events(build_program(results, config), domain) for domain in domains}
+    alone = {domain: events(program_of(sources, config), domain) for domain in domains}
     assert together == alone
     assert all(together.values())
 

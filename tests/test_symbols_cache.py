@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from epochlint.config import load_config
 from epochlint.discovery import discover
-from epochlint.engine import FileResult, build_program, read_file
 from epochlint.program.callgraph import call_targets
 from epochlint.program.model import Program
 from epochlint.program.resolutions import Resolutions
 from epochlint.program.symbols import Symbols
-from tests.conftest import FIXTURES, KNOWN_CODES
+from tests.conftest import FIXTURES, KNOWN_CODES, program_of, program_of_folder
 
 _HIERARCHY = (
     "class Base:\n    def poll(self):\n        pass\n\n    def close(self):\n        pass\n\n    shut = close\n\n\n"
@@ -22,10 +20,7 @@ _HIERARCHY = (
 
 
 def _program(write_tree, files: dict[str, str]) -> Program:  # type: ignore[no-untyped-def]
-    root: Path = write_tree(files)
-    config = load_config([root], None, KNOWN_CODES)
-    sources, _ = discover([root], config)
-    return build_program([FileResult(s, read_file(s, config.max_file_size)) for s in sources], config)
+    return program_of_folder(write_tree(files))
 
 
 def test_method_lookups_are_kept_apart_by_class_name_and_super(write_tree) -> None:  # type: ignore[no-untyped-def]
@@ -56,7 +51,7 @@ def test_a_resolution_kept_across_the_rounds_equals_a_fresh_one(folder: str) -> 
     that is kept may have gone stale (every call site resolves as it would from nothing)."""
     config = load_config([FIXTURES / folder], None, KNOWN_CODES)
     sources, _ = discover([FIXTURES / folder], config)
-    kept = build_program([FileResult(s, read_file(s, config.max_file_size)) for s in sources], config).symbols
+    kept = program_of(sources, config).symbols
     fresh = _fresh_symbols(kept)
     stale = [
         (fid, call.site.pos)

@@ -278,10 +278,6 @@ class FactsExtractor(FastVisitor):
         self.walk(node)
         self._flow = saved
 
-    def _visit_block_items(self, nodes: object) -> None:
-        for child in nodes:  # type: ignore[attr-defined]
-            self.walk(child)
-
     # -- scopes ----------------------------------------------------------------------------
 
     def visit_Module(self, node: cst.Module) -> bool:
@@ -1014,15 +1010,13 @@ class FactsExtractor(FastVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        path = name_path(node)
-        if path is None:
-            self._visit_chain_roots(node)
-            return False
-        self._visit_subscript_slices(node)
-        self._fn.accesses.append(Access(self._ref(*path), self._site(node), self._flow))
-        return False
+        return self._visit_name_path(node)
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
+        return self._visit_name_path(node)
+
+    def _visit_name_path(self, node: cst.Attribute | cst.Subscript) -> bool:
+        """An access of a name path (`self.a.b`, `parts[tp]`), or else the roots of the chain."""
         path = name_path(node)
         if path is None:
             self._visit_chain_roots(node)

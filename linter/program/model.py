@@ -258,9 +258,6 @@ class Program:
 
     # -- reads -----------------------------------------------------------------------------------
 
-    def field_of_access(self, fid: str, access: Access) -> FieldId | None:
-        return self.symbols.field(fid, access.ref)
-
     def variants(self, fid: str) -> tuple[str, ...]:
         """The ways `fid`'s body runs: as itself, and as each of its clones that calls reach (a
         decorator's wrapper, one per decoration). A wrapper every call reaches through its clones
@@ -685,9 +682,6 @@ class Program:
     def display_function(self, fid: str) -> str:
         module, function = self.symbols.function_entry(fid)
         return function_display_name(module.name, module.facts.package, function.qualname)
-
-    def file_of_module(self, module: str) -> ModuleInfo:
-        return self.modules[module]
 
     def function_id(self, module: str, qualname: str) -> str:
         return function_id(module, qualname)

@@ -347,9 +347,6 @@ class Symbols:
         self._resolutions.read(_parameter_fact(key))
         return self.param_types.get(key), self.param_values.get(key, frozenset())
 
-    def enclosing_function(self, fid: str, scope: str) -> str:
-        return function_id(self.module_of(fid).name, scope)
-
     # -- classes -----------------------------------------------------------------------------
 
     @property
