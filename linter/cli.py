@@ -285,7 +285,6 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else "no message"
 
 
-
 def _tolerate_unencodable_output() -> None:
     """Write what the output encoding cannot hold (a source line in a frame, on a cp1252 or ASCII
     console) as escapes, instead of failing in the middle of a report."""

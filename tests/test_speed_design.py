@@ -464,7 +464,6 @@ def test_the_runs_own_work_is_neither_counted_as_load_nor_waited_for(monkeypatch
         os.sched_setaffinity(0, mine)
 
 
-
 def test_a_file_pythons_parser_rejects_is_not_counted_as_read_but_not_parsed(write_tree) -> None:  # type: ignore[no-untyped-def]
     """Nothing in either file's text can matter, but the broken one is parsed for its EPL900: only
     the other is "not relevant: read, not parsed"."""
