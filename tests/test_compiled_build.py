@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench.snapshot import snapshot
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 _PRINT_FILES = "import importlib, sys; print(*(importlib.import_module(name).__file__ for name in sys.argv[1:]))"
 CHECK = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json"]
 
