@@ -442,26 +442,25 @@ def test_a_core_busy_now_is_not_counted_idle() -> None:
         os.sched_setaffinity(0, mine)
 
 
-@pytest.mark.skipif(
-    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2 or not Path("/proc/stat").exists(),
-    reason="needs two cores this process may pin itself to, and Linux's /proc/stat",
-)
 def test_the_runs_own_work_is_neither_counted_as_load_nor_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
     # The measure starts with the run and ends when the number of processes is asked, after the
     # run has read its files: a core this process kept busy meanwhile is still one for a worker.
-    mine = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, set(sorted(mine)[:2]))
-    try:
-        collect.start_load_sample()
-        reading_until = time.monotonic() + 0.2
-        while time.monotonic() < reading_until:
-            pass
-        waits: list[float] = []
-        monkeypatch.setattr(collect.time, "sleep", waits.append)
-        assert collect.default_jobs() == 2
-        assert waits == []
-    finally:
-        os.sched_setaffinity(0, mine)
+    # The clock, the cores' ticks and this process's CPU time are the test's, so that other work
+    # on the machine cannot change the outcome.
+    clock = [100.0]
+    # Over 0.2 s, core 0 was busy all the time (this process reading files) and core 1 idle.
+    ticks = iter([{"cpu0": (1000, 400), "cpu1": (1000, 400)}, {"cpu0": (1020, 400), "cpu1": (1020, 420)}])
+    own_cpu = iter([1.0, 1.2])
+    waits: list[float] = []
+    monkeypatch.setattr(collect, "usable_cores", lambda: {0, 1})
+    monkeypatch.setattr(collect, "_cpu_ticks", lambda cpus: next(ticks))
+    monkeypatch.setattr(collect.os, "times", lambda: os.times_result((next(own_cpu), 0.0, 0.0, 0.0, clock[0])))
+    monkeypatch.setattr(collect.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(collect.time, "sleep", waits.append)
+    collect.start_load_sample()
+    clock[0] += 0.2
+    assert collect.default_jobs() == 2
+    assert waits == []
 
 
 def test_a_file_pythons_parser_rejects_is_not_counted_as_read_but_not_parsed(write_tree) -> None:  # type: ignore[no-untyped-def]
