@@ -35,7 +35,7 @@ def test_method_lookups_are_kept_apart_by_class_name_and_super(write_tree) -> No
 def _fresh_symbols(kept: Symbols) -> Symbols:
     """Symbols of the same modules that know what `kept` learnt, and have resolved nothing yet but
     the decorated names whose wrappers they clone, as a program does once learning is over."""
-    fresh = Symbols(list(kept.modules.values()))
+    fresh = Symbols(list(kept.modules.values()), kept.test_modules)
     fresh.param_types = dict(kept.param_types)
     fresh.param_values = dict(kept.param_values)
     fresh._field_types, fresh._typed_stores = kept._field_types, kept._typed_stores

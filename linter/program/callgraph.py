@@ -272,7 +272,7 @@ class CallGraph:
         symbols = self.symbols
         receiver = symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
         if receiver is not None and (cls := symbols.super_class(fid, receiver)) is not None:
-            return [cls, *symbols.subclasses(cls)] if cls else []
+            return [cls, *symbols.subclasses_seen_from(cls, fid)] if cls else []
         if receiver is not None:
             values: frozenset[Entity] = frozenset({symbols.call_result(fid, receiver)})
         elif (path := receiver_path(call)) is not None:

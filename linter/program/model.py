@@ -130,9 +130,8 @@ class Program:
         self._batch_loops: dict[str, frozenset[int]] = {}
         self._loop_reads: dict[BatchLoop, list[ReachedRead]] = {}
         self.modules = {m.name: m for m in modules}
-        self.symbols = Symbols(modules)
+        self.symbols = Symbols(modules, frozenset(m.name for m in modules if config.is_test_path(m.rel)))
         self.symbols.type_fields()
-        self._test_modules = frozenset(m.name for m in modules if config.is_test_path(m.rel))
         learn_bound_values(self.symbols, self.call_shapes_model)
         self.symbols.clone_wrappers()
         self.symbols.settle()
@@ -166,7 +165,7 @@ class Program:
 
     def is_test(self, fid: str) -> bool:
         """Whether `fid` is test code: reported like any code, but it never shapes the model."""
-        return self.symbols.module_of(fid).name in self._test_modules
+        return self.symbols.is_test(fid)
 
     def shapes_model(self, site: CallSite) -> bool:
         """Whether a call site counts for what its callee learns from its callers (entry locksets,

@@ -178,7 +178,7 @@ class Clone:
 class Symbols:
     """The symbol tables of one analysis unit, and name resolution over them."""
 
-    def __init__(self, modules: list[ModuleInfo]) -> None:
+    def __init__(self, modules: list[ModuleInfo], test_modules: frozenset[str]) -> None:
         # Indexes built on first use by the properties that return them: not cached_property,
         # which mypyc (see docs/speed.md) compiles into one that computes again at every use.
         self._bases_found: dict[str, tuple[str, ...]] | None = None
@@ -193,6 +193,9 @@ class Symbols:
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
+        # Test code is analysed like any code, but never shapes the model of the rest: code outside
+        # it never runs on its classes (see `subclasses_seen_from`).
+        self.test_modules = test_modules
         self.functions: dict[str, tuple[ModuleInfo, FunctionFacts]] = {}
         self.classes: dict[str, tuple[ModuleInfo, ClassFacts]] = {}
         for module in modules:
@@ -245,6 +248,10 @@ class Symbols:
 
     def module_of(self, fid: str) -> ModuleInfo:
         return self.function_entry(fid)[0]
+
+    def is_test(self, fid: str) -> bool:
+        """Whether function `fid` is test code."""
+        return self.module_of(fid).name in self.test_modules
 
     def function_entry(self, fid: str) -> tuple[ModuleInfo, FunctionFacts]:
         """The module and facts of a function, or of the wrapper a clone was made of."""
@@ -1024,7 +1031,7 @@ class Symbols:
             values = frozenset(
                 found
                 for value in values
-                for found in self._member_values(value, attr, depth + 1, key, at, field_first)
+                for found in self._member_values(value, attr, depth + 1, key, at, field_first, fid)
             )
         return values
 
@@ -1057,7 +1064,7 @@ class Symbols:
             if ref.attrs and self._private_to_class(cls, ref.attrs[0]):
                 # No subclass overrides `self.__check`: it is this class's own.
                 return frozenset({Entity(kind, cls)})
-            return frozenset(Entity(kind, c) for c in (cls, *self.subclasses(cls)))
+            return frozenset(Entity(kind, c) for c in (cls, *self.subclasses_seen_from(cls, scope)))
         nested = function_id(module, f"{ref.scope}.{ref.name}")
         if nested in self.functions:
             return self.decorated_values(nested, depth)
@@ -1549,7 +1556,10 @@ class Symbols:
         key: str = "",
         at: Point | None = None,
         field_first: bool = False,
+        seen_from: str = "",
     ) -> frozenset[Entity]:
+        """What member `attr` of `entity` holds, as function `seen_from` sees it (an abstract
+        class's implementations in test code run only in test code)."""
         if attr == "[]":
             if entity.kind == "elements":
                 return self._element_values(entity, key, depth, at)
@@ -1570,7 +1580,7 @@ class Symbols:
             # A receiver typed as an abstract class runs the project's implementations.
             return frozenset({member}) | {
                 Entity("function", override)
-                for sub in self.subclasses(entity.target)
+                for sub in self.subclasses_seen_from(entity.target, seen_from)
                 if (override := self.lookup_method(sub, attr))
             }
         return frozenset({member})
@@ -1669,6 +1679,14 @@ class Symbols:
     def subclasses(self, cid: str) -> tuple[str, ...]:
         """The project's classes that inherit from `cid`, directly or not."""
         return self._subclasses.get(cid, ())
+
+    def subclasses_seen_from(self, cid: str, fid: str) -> tuple[str, ...]:
+        """The subclasses of `cid` whose instances code in function `fid` may run on: outside test
+        code, not those test code defines (its doubles run only where tests use them)."""
+        found = self.subclasses(cid)
+        if not self.test_modules or (fid and self.is_test(fid)):
+            return found
+        return tuple(sub for sub in found if self.classes[sub][0].name not in self.test_modules)
 
     def _enclosing_class(self, fid: str) -> str:
         parent = self.function(fid).parent
