@@ -165,7 +165,9 @@ def with_items(items: int) -> Files:
 
 
 def module_globals(count: int) -> Files:
-    return {"globals.py": "".join(f"value_{i} = {i}\n" for i in range(count))}
+    # The lock makes the file relevant, so that it is parsed and its names resolved.
+    values = "".join(f"value_{i} = {i}\n" for i in range(count))
+    return {"globals.py": f"import threading\n\nLOCK = threading.Lock()\n{values}"}
 
 
 def consumer_classes(lines: int) -> Files:

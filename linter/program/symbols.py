@@ -198,6 +198,8 @@ class Symbols:
         self.test_modules = test_modules
         self.functions: dict[str, tuple[ModuleInfo, FunctionFacts]] = {}
         self.classes: dict[str, tuple[ModuleInfo, ClassFacts]] = {}
+        # Each module's global names as a set: a module of many thousand globals asks for each.
+        self._globals_of = {module.name: frozenset(module.facts.globals) for module in modules}
         for module in modules:
             for function in module.facts.functions:
                 self.functions[function_id(module.name, function.qualname)] = (module, function)
@@ -679,7 +681,7 @@ class Symbols:
         submodule = f"{module_name}.{name}"
         if submodule in self.modules:
             return Entity("module", submodule)
-        if name in module.facts.globals:
+        if name in self._globals_of[module_name]:
             return Entity("global", function_id(module_name, name))
         return Entity("external", name)
 
