@@ -8,8 +8,8 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -36,7 +36,8 @@ RULES_FORMATS = ("table", "json")
 ERROR_PREFIX = "epochlint: error: "
 EXIT_STATUSES = (
     "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, "
-    "2 on a usage or configuration error, 141 when the reader of the output closed it early (| head)"
+    "2 on a usage or configuration error or when the report cannot be written, "
+    "141 when the reader of the output closed it early (| head)"
 )
 
 
@@ -229,13 +230,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args)
         if args.command == "rules":
-            return _rules(args.output_format, sys.stdout)
+            with _report_stream() as stdout:
+                return _rules(args.output_format, stdout)
         if args.command == "clean":
             return _clean(args)
         if args.command == "server":
             return _server()
         if args.command == "rule":
-            return _rule(args.code, sys.stdout)
+            with _report_stream() as stdout:
+                return _rule(args.code, stdout)
         if args.command == "audit":
             from epochlint.audit.command import audit
 
@@ -259,6 +262,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+@contextmanager
+def _report_stream() -> Iterator[TextIO]:
+    """stdout, to write a report to and flush: a write that fails (a full disk, a closed stdout) is
+    an error that says so, not a report cut short in silence. A reader that went away is not."""
+    if sys.stdout is None:
+        raise UsageError("cannot write the report: stdout is closed")
+    try:
+        yield sys.stdout
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise UsageError(f"cannot write the report to stdout: {error.strerror or error}") from None
 
 
 def _reader_gone() -> int:
@@ -331,7 +349,8 @@ def _check(args: argparse.Namespace) -> int:
         # one, alone (the current directory could be a home folder: nothing to walk for one file).
         args.whole_project = args.whole_project or marks_a_project(config)
     if args.show_settings:
-        sys.stdout.write(settings_toml(config))
+        with _report_stream() as stdout:
+            stdout.write(settings_toml(config))
         return EXIT_CLEAN
     if args.show_files:
         _show_files(args, config, stdin_file)
@@ -352,7 +371,8 @@ def _check(args: argparse.Namespace) -> int:
     )
     outcome = run_check(request, config)
     if outcome.diff is not None:
-        sys.stdout.write(outcome.diff)
+        with _report_stream() as stdout:
+            stdout.write(outcome.diff)
         if not args.quiet:
             # On stderr: stdout holds the diff alone, for `patch` or `git apply`.
             print(f"note: {outcome.diff_summary}", file=sys.stderr)
@@ -368,7 +388,8 @@ def _check(args: argparse.Namespace) -> int:
         except OSError as error:
             raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
     else:
-        render(result, sys.stdout)
+        with _report_stream() as stdout:
+            render(result, stdout)
     if not args.quiet and not _shows_notes(args):
         # Else what the run did (fixes applied, a baseline written) would be told nowhere.
         for note in result.notes:
@@ -541,7 +562,8 @@ def _graph(args: argparse.Namespace) -> int:
             print(f"epochlint: warning: {result.source.rel}: not in the graph: {result.facts.error}", file=sys.stderr)
     write = write_lock_graph if args.kind == "locks" else write_call_graph
     try:
-        write(program, args.format, sys.stdout)
+        with _report_stream() as stdout:
+            write(program, args.format, stdout)
     except WorkLimitReached as limit:
         where = program.location(limit.function, limit.pos)
         print(error_line(f"cannot draw the graph: {limit} (at {where.path}:{where.line}:{where.column})"), file=sys.stderr)

@@ -3,13 +3,17 @@ rules by name, one error prefix, help that points at the command that was given.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from epochlint.cli import main
 from tests.test_cli import CONSUMER, ENV, LOOP, RACY_CONSUMER, TWO_LOOP_CONSUMER, WriteTree, epochlint, line_of
 
 
@@ -131,6 +135,42 @@ def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: Writ
     status = run.wait(timeout=120)
     assert run.stderr.read() == b""
     assert status == 141
+
+
+class _FullDisk(io.RawIOBase):
+    """A stream every write to which fails as on a full disk."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    "command", [["check", "--output-format", "sarif"], ["check", "--show-settings"], ["rules"], ["graph", "calls"]]
+)
+def test_a_report_that_cannot_be_written_to_stdout_is_an_error_not_a_report_cut_short(
+    write_tree: WriteTree, command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(write_tree({CONSUMER: RACY_CONSUMER}))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(_FullDisk()))
+    assert main([*command, "--no-cache"] if command[0] == "check" else command) == 2
+    assert capsys.readouterr().err == "epochlint: error: cannot write the report to stdout: No space left on device\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="closes the child's descriptor 1 before it starts")
+def test_a_report_to_a_closed_stdout_is_an_error(write_tree: WriteTree) -> None:
+    project = write_tree({CONSUMER: RACY_CONSUMER})
+    closed = subprocess.run(
+        [sys.executable, "-m", "epochlint", "check", "--output-format", "json"],
+        cwd=project,
+        env=ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert (closed.returncode, closed.stderr) == (2, "epochlint: error: cannot write the report: stdout is closed\n")
 
 
 def test_a_guard_declared_for_a_class_or_lock_no_file_names_is_warned_of(write_tree: WriteTree) -> None:
