@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from epochlint import __version__
 from epochlint.config import Config, ConfigError, display_path, load_config, marks_a_project, settings_toml
 from epochlint.discovery import UsageError
-from epochlint.fileio import write_atomically
+from epochlint.fileio import path_missing, write_atomically
 
 if TYPE_CHECKING:
     from epochlint.report.formats import Renderer
@@ -462,7 +462,7 @@ def _stdin_file(args: argparse.Namespace) -> Path | None:
         raise UsageError("epochlint: error: - (stdin) needs --stdin-filename, the name of the file stdin holds")
     if args.fix and not args.diff:  # `--fix --diff` writes nothing
         raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
-    if args.stdin_filename.is_dir():
+    if os.path.isdir(args.stdin_filename):
         raise UsageError(
             f"epochlint: error: --stdin-filename {args.stdin_filename} is a folder: give the name of the file stdin holds"
         )
@@ -474,7 +474,7 @@ def _clean(args: argparse.Namespace) -> int:
     from epochlint.cache import remove_cache
     from epochlint.rules import rule_codes
 
-    if not args.path.exists():
+    if path_missing(args.path):
         raise UsageError(f"epochlint: path not found: {args.path}")
     root = load_config([args.path], args.config, rule_codes()).root
     project = "the current folder" if root == Path.cwd() else display_path(root)

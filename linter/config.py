@@ -699,7 +699,7 @@ def _start_directory(paths: Sequence[Path]) -> Path:
     if not paths:
         return Path.cwd()
     first = _absolute(paths[0])
-    return first if first.is_dir() else first.parent
+    return first if os.path.isdir(first) else first.parent
 
 
 # The files that hold a project's settings, by precedence in one folder: epochlint's own (the
@@ -715,7 +715,7 @@ def _nearest_configuration(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         for name in CONFIGURATION_FILES:
             candidate = folder / name
-            if not candidate.is_file():
+            if not _is_configuration_file(candidate):
                 continue
             if _planted_by_anyone(candidate):
                 warn_once(
@@ -725,6 +725,25 @@ def _nearest_configuration(start: Path) -> Path | None:
                 continue
             return candidate
     return None
+
+
+def _is_configuration_file(path: Path) -> bool:
+    """Whether the configuration file `path` is there to be read. Nothing there, or a folder that
+    cannot be searched (whose files cannot be read either, and are reported so), is none; anything
+    else that is not a file (a folder, a link to nothing) is an error, not defaults in silence."""
+    try:
+        status = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.islink(path):
+            raise ConfigError(f"{display_path(path)} is a link to nothing: mend or remove it") from None
+        return False
+    except PermissionError:
+        return False
+    except OSError as error:
+        raise ConfigError(f"cannot read {display_path(path)}: {error.strerror or error}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise ConfigError(f"{display_path(path)} is not a file: a configuration file cannot be read from it")
+    return True
 
 
 def _planted_by_anyone(path: Path) -> bool:
@@ -815,7 +834,7 @@ def marks_a_project(config: Config) -> bool:
     """Whether the root was found by what marks a project (a configuration file, a pyproject.toml
     or the top of a git work tree), not taken for want of one (the current directory)."""
     root = config.root
-    return config.config_path is not None or (root / "pyproject.toml").is_file() or (root / ".git").exists()
+    return config.config_path is not None or os.path.isfile(root / "pyproject.toml") or os.path.exists(root / ".git")
 
 
 def _check_selects_a_rule(config: Config, known: frozenset[str], overrides: Mapping[str, object]) -> None:

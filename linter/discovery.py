@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from epochlint.config import Config, display_path
+from epochlint.fileio import path_missing
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
 from epochlint.gitignore import IgnoreChain, chain_above, chain_in
 from epochlint.notices import warn_once
@@ -382,7 +383,7 @@ def discover(
     given = [os.path.abspath(p) for p in paths] if paths else [os.getcwd()]
     memory = {os.fspath(p) for p in in_memory}
     for original, path in zip(paths, given):
-        if not os.path.lexists(path) and path not in memory:
+        if path_missing(path) and path not in memory:
             raise UsageError(f"epochlint: path not found: {escaped_name(os.fspath(original))}")
     walker = _Walker(config, follow_external_symlinks, given)
     for path in given:

@@ -13,7 +13,7 @@ import tempfile
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["owned_by_user", "read_regular", "read_regular_file", "write_atomically"]
+__all__ = ["owned_by_user", "path_missing", "read_regular", "read_regular_file", "write_atomically"]
 
 
 def owned_by_user(status: os.stat_result) -> bool:
@@ -21,6 +21,18 @@ def owned_by_user(status: os.stat_result) -> bool:
     on Windows, where files have no owner id)."""
     owner = getattr(os, "geteuid", None)
     return owner is None or status.st_uid == owner()
+
+
+def path_missing(path: str | Path) -> bool:
+    """Whether nothing is at `path`. One in a folder that cannot be searched is not missing: it is
+    there to be reported as unreadable, where `os.path.lexists` would call it absent."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def read_regular(descriptor: int, max_size: int) -> bytes | str:

@@ -3,6 +3,7 @@ not in the baseline), the baseline it records, and the fixes it makes or shows."
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -101,8 +102,10 @@ def _note_imports_left_out(paths: Sequence[Path], config: Config, in_memory: Map
     an all-clear. (A folder named is a subtree chosen; its imports are not searched.)"""
     if covers_the_root(paths, config):
         return
-    folders = [path.resolve() for path in paths if path.is_dir()]
-    named = [path for path in paths if path not in folders and (path.is_file() or in_memory_path(path) in in_memory)]
+    folders = [path.resolve() for path in paths if os.path.isdir(path)]
+    named = [
+        path for path in paths if path not in folders and (os.path.isfile(path) or in_memory_path(path) in in_memory)
+    ]
     if not named:
         return
     sources, _ = discover(named, config, in_memory=in_memory.keys(), warn_left_out=False)
@@ -141,7 +144,9 @@ def _imported_but_left_out(
             continue  # unreadable: reported as such by the analysis
         candidates.update(_imported_files(source, names[source.rel], data))
     root = config.root.resolve()
-    inside = sorted(path for path in candidates - analysed if path.is_file() and path.resolve().is_relative_to(root))
+    inside = sorted(
+        path for path in candidates - analysed if os.path.isfile(path) and path.resolve().is_relative_to(root)
+    )
     if not inside:
         return []
     kept, _ = discover(inside, replace(config, force_exclude=True), warn_left_out=False)

@@ -507,6 +507,35 @@ def test_a_readable_but_unsearchable_folder_is_reported_not_a_crash(write_tree: 
     assert {m for p, _, m in findings if p.startswith("sealed/")} == {unreadable}
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0 and _SETPRIV is None, reason="needs setpriv as root")
+@pytest.mark.parametrize(
+    ("named", "sealed"),
+    [(["consumer.py", "sealed/inner.py"], "sealed/inner.py"), (["sealed", "consumer.py"], "sealed")],
+    ids=["a file in it", "the folder, first"],
+)
+def test_a_path_named_in_a_folder_that_cannot_be_entered_is_reported_and_the_others_analysed(
+    write_tree: WriteTree, named: list[str], sealed: str
+) -> None:
+    # Looking for its configuration file, or whether the path was a file, ended the run with an
+    # internal error (PermissionError), and the other paths' findings were lost.
+    root = write_tree({"consumer.py": CONSUMER, "sealed/inner.py": CONSUMER})
+    (root / "sealed").chmod(0)
+    try:
+        run = _unprivileged(
+            root, f"import sys; from epochlint.cli import main; sys.exit(main(['check', '--no-cache', '--output-format', 'json', *{named!r}]))"
+        )
+    finally:
+        (root / "sealed").chmod(stat.S_IRWXU)
+    assert run.returncode == 1 and run.stderr == "", run.stderr
+    findings = {(f["path"], f["code"], f["message"]) for f in json.loads(run.stdout)["findings"]}
+    assert {(p, c) for p, c, _ in findings} == {("consumer.py", "EPL001"), (sealed, "EPL900")}
+    assert {m for p, _, m in findings if p == sealed} <= {
+        "Cannot analyse this file: cannot access: Permission denied.",
+        "Cannot analyse this file: cannot read directory: Permission denied.",
+    }
+
+
 def test_a_function_returning_a_method_call_on_its_own_result_is_analysed(tmp_path: Path) -> None:
     # As sympy's solveset does: what it returns depends on what it returns.
     (tmp_path / "pyproject.toml").write_text("[tool.epochlint]\n")

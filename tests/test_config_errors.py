@@ -205,3 +205,21 @@ def test_a_config_file_that_cannot_be_read_is_one_line(write_tree: WriteTree) ->
     root = write_tree({"pkg/consumer.py": CONSUMER})
     (root / "settings.toml").mkdir()
     assert_usage_error(epochlint_in_process(root, "check", "--config", "settings.toml"), "settings.toml")
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda root: (root / "pkg" / ".epochlint.toml").symlink_to(root / "gone.toml"), "is a link to nothing"),
+        (lambda root: (root / "pkg" / "pyproject.toml").mkdir(), "is not a file"),
+    ],
+    ids=["a link to nothing", "a folder"],
+)
+def test_a_configuration_file_that_is_not_a_file_is_an_error_not_the_defaults(
+    write_tree: WriteTree, make: Callable[[Path], object], expected: str
+) -> None:
+    # Passed over in silence, it left the run on the defaults (or a folder above's settings).
+    root = write_tree({"pkg/consumer.py": CONSUMER})
+    make(root)
+    line = assert_usage_error(epochlint_in_process(root / "pkg", "check"), expected)
+    assert line.startswith("epochlint: error: "), line
