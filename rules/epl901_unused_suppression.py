@@ -23,8 +23,9 @@ file: an `ignore[EPL003]` in a run that selected EPL001 alone, or in a file whos
 ran. In a `# noqa:` list, only the `EPL` codes are epochlint's; a bare `# noqa` belongs to other
 linters and never silences epochlint. `ignore-file` and suppressions of EPL901 itself are not
 judged. An `epochlint:` comment that is no directive epochlint reads (`ignroe[EPL001]`,
-`ignore EPL001` without brackets, `guarded-by _lock`) silences and declares nothing, and is
-reported whatever rules ran. Text after an `ignore[...]` list's closing bracket, or after
+`ignore EPL001` without brackets, an `ignore[]` that names no code, `guarded-by _lock`, or
+`guarded-by=self._lock`, which names the lock as `[tool.epochlint] guards` does not) silences and
+declares nothing, and is reported whatever rules ran. Text after an `ignore[...]` list's closing bracket, or after
 `ignore-file` and a space, is a reason, as after a `# noqa:` list.
 """
     why = """

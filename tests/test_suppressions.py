@@ -36,6 +36,20 @@ def test_noqa_silences_like_ignore(write_tree, comment: str, silenced: bool) -> 
     assert "EPL901" not in codes
 
 
+@pytest.mark.parametrize(
+    "directive", ["ignore[]", "ignore[ , ]", "guarded-by=self._lock"], ids=["empty", "commas", "guard-with-self"]
+)
+def test_a_directive_that_names_nothing_right_is_unreadable_not_a_wildcard(write_tree, directive: str) -> None:  # type: ignore[no-untyped-def]
+    """An ignore list naming no code silenced every code on its line; a guard named with `self.`
+    (which `[tool.epochlint] guards` refuses) was a lock that cannot exist. Each is an EPL901 now."""
+    source = (FIXTURES / "EPL001" / "suppressed_inline.py").read_text()
+    root: Path = write_tree({"consumer.py": source.replace("# epochlint: ignore[EPL001]", f"# epochlint: {directive}")})
+    findings = run_check(root).findings
+    assert sorted(f.code for f in findings) == ["EPL001", "EPL901"]
+    [unread] = [f for f in findings if f.code == "EPL901"]
+    assert unread.message.startswith(f"Unreadable directive `{directive}`: it silences nothing")
+
+
 def test_unused_suppressions_are_judged_only_for_codes_that_ran() -> None:
     result = run_check(STALE, overrides={"select": ["EPL001", "EPL901"]})
     unused = {line for (path, line, code) in actual_marks(result) if code == "EPL901"}

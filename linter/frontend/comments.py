@@ -25,7 +25,8 @@ _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\].*)?$")
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 # Of a `noqa` list, the codes that are epochlint's (the others belong to other linters).
 _OUR_CODE = re.compile(r"^EPL\w*$", re.IGNORECASE)
-_GUARDED_BY = re.compile(r"^guarded-by\s*=\s*(?P<lock>[A-Za-z_][\w.]*)\s*$")
+# The lock's attribute, as `[tool.epochlint] guards` names it: a Python name, without `self.`.
+_GUARDED_BY = re.compile(r"^guarded-by\s*=\s*(?!self\.)(?P<lock>[^\W\d][\w.]*)\s*$")
 # `ignore-file` counts only near the top of a file, where a reader sees it.
 IGNORE_FILE_LINES = 20
 
@@ -62,15 +63,22 @@ def directives_in(comments: Iterable[tuple[int, int, str]]) -> Comments:
                 continue
             if _IGNORE_FILE.match(directive):
                 ignore_file = ignore_file or line <= IGNORE_FILE_LINES
-            elif ignore := _IGNORE.match(directive):
-                codes = ignore.group("codes") or ""
-                parsed = tuple(sorted({c.strip().upper() for c in codes.split(",") if c.strip()}))
+            elif (ignore := _IGNORE.match(directive)) and (parsed := _listed_codes(ignore.group("codes"))) is not None:
                 suppressions.append(Suppression(line, parsed, column, end_column))
             elif guard := _GUARDED_BY.match(directive):
                 guards.append((line, guard.group("lock")))
             else:
                 suppressions.append(Suppression(line, (), column, end_column, unread=directive))
     return Comments(tuple(suppressions), ignore_file, tuple(guards))
+
+
+def _listed_codes(codes: str | None) -> tuple[str, ...] | None:
+    """The codes of an `ignore[...]` list, () for a bare `ignore` (every code); None for a list that
+    names none (`ignore[]`), which is no way to say "every code" and is reported as unreadable."""
+    if codes is None:
+        return ()
+    listed = tuple(sorted({code.strip().upper() for code in codes.split(",") if code.strip()}))
+    return listed or None
 
 
 def ignore_list_in(line: str) -> re.Match[str] | None:
