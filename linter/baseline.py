@@ -50,6 +50,8 @@ def read_baseline(path: Path) -> tuple[BaselineEntry, ...]:
         raise UsageError(f"epochlint: cannot read baseline {path}: {error.strerror}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise UsageError(f"epochlint: baseline {path} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise UsageError(f"epochlint: baseline {path} is not a baseline: nested too deeply to read") from None
     if not _is_baseline(document):
         raise UsageError(f"epochlint: {path} is not an epochlint baseline of version {BASELINE_VERSION}")
     entries = document["findings"]

@@ -118,6 +118,7 @@ def test_entries_of_files_outside_the_run_are_not_stale(write_tree: WriteTree) -
     [
         pytest.param(None, "cannot read baseline", id="missing"),
         pytest.param("{not json", "is not valid JSON", id="not-json"),
+        pytest.param("[" * 100_000, "nested too deeply to read", id="nested-past-the-parser"),
         pytest.param('{"findings": []}', "is not an epochlint baseline", id="not-a-baseline"),
         pytest.param(
             '{"version": 1, "tool": "epochlint", "findings": {"abc": {"code": "EPL001"}}}',

@@ -116,6 +116,7 @@ WRONG_VALUES: dict[str, tuple[str, str, str]] = {
     "underscore_key": ('epoch_pattern = "epoch"', "epoch_pattern", "did you mean 'epoch-pattern'?"),
     "duplicate_key": ('select = ["ALL"]\nselect = ["ALL"]', "pyproject.toml", "invalid TOML"),
     "not_toml": ("select = [", "pyproject.toml", "invalid TOML"),
+    "nested_past_the_parser": ("a = " + "[" * 10_000 + "]" * 10_000, "pyproject.toml", "nested too deeply to read"),
 }
 
 
@@ -223,3 +224,9 @@ def test_a_configuration_file_that_is_not_a_file_is_an_error_not_the_defaults(
     make(root)
     line = assert_usage_error(epochlint_in_process(root / "pkg", "check"), expected)
     assert line.startswith("epochlint: error: "), line
+
+
+def test_a_configuration_file_starting_with_a_byte_order_mark_says_so(write_tree: WriteTree) -> None:
+    root = write_tree({"pkg/consumer.py": CONSUMER})
+    (root / "pyproject.toml").write_bytes(b"\xef\xbb\xbf[tool.epochlint]\n")
+    assert_usage_error(epochlint_in_process(root, "check"), "pyproject.toml", "byte order mark (BOM)")
