@@ -536,6 +536,24 @@ def test_a_path_named_in_a_folder_that_cannot_be_entered_is_reported_and_the_oth
     }
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0 and _SETPRIV is None, reason="needs setpriv as root")
+def test_fix_leaves_a_read_only_file_alone_and_says_so(write_tree: WriteTree) -> None:
+    # Its folder let the fixed copy be renamed over it: a file made read-only was rewritten.
+    root = write_tree({"consumer.py": RACY_CONSUMER})
+    (root / "consumer.py").chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    try:
+        run = _unprivileged(root, "import sys; from epochlint.cli import main; sys.exit(main(['check', '--no-cache', '--fix']))")
+    finally:
+        (root / "consumer.py").chmod(stat.S_IRUSR | stat.S_IWUSR)
+    assert (root / "consumer.py").read_text() == RACY_CONSUMER
+    assert run.returncode == 2
+    assert run.stderr == (
+        "epochlint: error: cannot write the fix to consumer.py: the file is read-only"
+        " (left unchanged; files fixed before it: 0)\n"
+    )
+
+
 def test_a_function_returning_a_method_call_on_its_own_result_is_analysed(tmp_path: Path) -> None:
     # As sympy's solveset does: what it returns depends on what it returns.
     (tmp_path / "pyproject.toml").write_text("[tool.epochlint]\n")

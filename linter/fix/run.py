@@ -9,6 +9,8 @@ reports none of the findings it fixed.
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -82,6 +84,7 @@ def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
         except OSError:
             continue
         try:
+            _refuse_read_only(fix.source.path)
             write_atomically(fix.source.path, fix.after)
         except OSError as error:
             raise UsageError(
@@ -90,6 +93,12 @@ def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
             ) from None
         written.append(fix)
     return written
+
+
+def _refuse_read_only(path: Path) -> None:
+    """A file its owner made read-only is not replaced, though its folder would let it be."""
+    if not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, "the file is read-only")
 
 
 def unified_diff(fix: FileFix) -> str:
