@@ -102,6 +102,11 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
         CONSUMER.replace("accepted = []", "accepted = [\0]").encode(),
         f"syntax error at line {position(CONSUMER, 'accepted = []')[0]}, column 21: .*null bytes",
     ),
+    # libcst reads a NUL in a comment or a string; Python refuses the whole file.
+    "nul_byte_in_a_comment": (
+        CONSUMER.replace("accepted = []", "accepted = []  # \0").encode(),
+        f"syntax error at line {position(CONSUMER, 'accepted = []')[0]}, column 26: .*null bytes",
+    ),
     "tabs_and_spaces_mixed": (
         b"def f():\n        x = 1\n\ty = 2\n", "syntax error at line 3.*inconsistent use of tabs"
     ),

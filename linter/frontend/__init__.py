@@ -62,6 +62,9 @@ def _parsed_facts(data: bytes) -> FileFacts:
         return FileFacts(lines=0, error=f"cannot determine the file's encoding: {_encoding_problem(data, error)}")
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to parse")
+    if b"\0" in data and (refused := _python_syntax_error(data)) is not None:
+        # libcst reads a NUL in a comment or a string; Python refuses the whole file.
+        return refused
     try:
         return extract(module)
     except RecursionError:
