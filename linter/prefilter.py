@@ -32,9 +32,9 @@ __all__ = ["Reach", "TextFacts", "Vocabulary", "linked_files", "read_text_facts"
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT_WORD = re.compile(rb"\bimport\b")
 # What stands before `import` on its line in an import statement: nothing, or `from ..a.b`
-# (after a `;` or a `:` too, as in `if x: import y`).
+# (after a `;` or a `:` too, as in `if x: import y`), and on the first line after a UTF-8 BOM.
 _IMPORT_HEAD = re.compile(
-    rb"(?:^|[;:])[ \t]*(?:from[ \t]+(\.*)[ \t]*([A-Za-z_][\w. \t]*?)?[ \t]+)?$", re.MULTILINE
+    rb"(?:^(?:\xef\xbb\xbf)?|[;:])[ \t]*(?:from[ \t]+(\.*)[ \t]*([A-Za-z_][\w. \t]*?)?[ \t]+)?$", re.MULTILINE
 )
 # The imported names: a parenthesised list, or the rest of the logical line.
 _IMPORT_TAIL = re.compile(rb"[ \t]*(\([^)]*\)|(?:[^\r\n#;\\]|\\\r?\n)*)")
