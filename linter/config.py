@@ -16,6 +16,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -638,12 +639,24 @@ _DEFAULTS: Mapping[str, Any] = {setting.name: setting.default for setting in fie
 # Loading
 
 
+# Messages name a path from the current folder, where the user runs the command; the editor
+# server's current folder is none the user chose, so it names paths whole (`name_paths_whole`).
+_names_from_current_folder = True
+
+
+def name_paths_whole() -> None:
+    """From now on, messages name every path whole, never from the current folder."""
+    global _names_from_current_folder
+    _names_from_current_folder = False
+
+
 def display_path(path: Path) -> str:
-    """A path as it should appear in a message: relative to the current directory when inside it."""
-    try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return str(path)
+    """A path as it should appear in a message: relative to the current directory when inside it
+    (and messages name paths from there)."""
+    if _names_from_current_folder:
+        with suppress(ValueError, OSError):  # outside it, or no current folder (deleted)
+            return path.relative_to(Path.cwd()).as_posix()
+    return str(path)
 
 
 def _absolute(path: Path | str) -> Path:

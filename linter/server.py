@@ -20,21 +20,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import ServerTextPosition, TextDocument
 
 from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
-from epochlint.config import Config, ConfigError, load_config, marks_a_project
+from epochlint.config import Config, ConfigError, load_config, marks_a_project, name_paths_whole
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
 from epochlint.engine import check, load_the_analysis
 from epochlint.findings import Finding, Location
@@ -51,6 +53,8 @@ DEBOUNCE_SECONDS = 0.3
 # project publishes no documentation site yet: an install without the checkout links to none.
 RULE_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 SOURCE = "epochlint"
+# How the open documents' texts are handed to the analysis.
+_BUFFER_ENCODING = "utf-8"
 # The editors' language identifiers of the files `check` analyses.
 _SOURCE_LANGUAGES = frozenset({"python", "java"})
 
@@ -107,7 +111,8 @@ class EpochlintServer(LanguageServer):
     """The open documents' latest analysis, the pending one, and the one under way."""
 
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__)
+        super().__init__(SOURCE, __version__, protocol_cls=_Protocol)
+        # By the URI each document was opened with.
         self.runs: dict[str, ProjectRun] = {}
         self._pending: asyncio.TimerHandle | None = None
         self._analysis: asyncio.Task[None] | None = None
@@ -116,6 +121,8 @@ class EpochlintServer(LanguageServer):
         # Analyses and the fixes' verification share the caches kept in memory: one at a time.
         self._busy = asyncio.Lock()
         self._analysis_loaded = False
+        # The errors of the last analysis, shown to the user then: not shown again while they last.
+        self._errors_shown: frozenset[str] = frozenset()
 
     def schedule(self, delay: float) -> None:
         """Analyse the open documents after `delay` seconds, unless asked again before."""
@@ -142,35 +149,46 @@ class EpochlintServer(LanguageServer):
             self._start_analysis()
 
     async def _analyse_and_publish(self) -> None:
-        # The texts analysed, as they are now: typing goes on while the analysis runs.
+        # The texts analysed, as they are now: typing goes on while the analysis runs. Keyed as the
+        # workspace keys them (not by the URI the client sent, which each document keeps).
         codec = self.workspace.position_codec
-        paths = {uri: path for uri, doc in self.workspace.text_documents.items() if (path := _source_path(doc))}
+        open_documents = self.workspace.text_documents
+        paths = {key: path for key, doc in open_documents.items() if (path := _source_path(doc))}
         documents = {
-            uri: TextDocument(uri, doc.source, version=doc.version, position_codec=codec)
-            for uri, doc in self.workspace.text_documents.items()
-            if uri in paths
+            key: TextDocument(doc.uri, doc.source, version=doc.version, position_codec=codec)
+            for key, doc in open_documents.items()
+            if key in paths
         }
-        buffers = {paths[uri]: _encoded(doc) for uri, doc in documents.items()}
+        buffers = {paths[key]: _encoded(doc) for key, doc in documents.items()}
         async with self._progress("Analysing the open files' projects"):
             runs, errors = await self.in_background(analyse_buffers, buffers)
-        for error in errors:
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, error))
+        self._show_new_errors(errors)
         self.runs = {}
-        for uri, document in documents.items():
-            run = runs.get(paths[uri])
-            if run is None or uri not in self.workspace.text_documents:
-                continue  # closed meanwhile: its diagnostics are cleared
-            self.runs[uri] = run
-            findings = located_in(run, paths[uri])
-            diagnostics = [diagnostic(finding, document, run.config) for finding in findings]
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
-            )
+        for key, document in documents.items():
+            if key in self.workspace.text_documents:  # else closed meanwhile: its diagnostics are cleared
+                self._publish(document, paths[key], runs.get(paths[key]))
         if not self._analysis_loaded:
             # The first run, on opening, may have read its findings back and loaded neither the
             # parser nor the analysis: loaded now, they no longer hold up the first edit's run.
             self._analysis_loaded = True
             await self.in_background(load_the_analysis)
+
+    def _show_new_errors(self, errors: Sequence[str]) -> None:
+        for error in errors:
+            if error not in self._errors_shown:
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, error))
+        self._errors_shown = frozenset(errors)
+
+    def _publish(self, document: TextDocument, path: Path, run: ProjectRun | None) -> None:
+        """Publish the findings of `run` in `document` (the file at `path`), under the URI the client
+        opened it with; none without a run: its project could not be analysed, as an error said."""
+        diagnostics: list[types.Diagnostic] = []
+        if run is not None:
+            self.runs[document.uri] = run
+            diagnostics = [diagnostic(finding, document, run.config) for finding in located_in(run, path)]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=document.uri, diagnostics=diagnostics, version=document.version)
+        )
 
     async def in_background(self, work: Callable[..., _Result], *args: object) -> _Result:
         """`work(*args)`, run on a thread of its own after the work before it has ended."""
@@ -184,6 +202,21 @@ class EpochlintServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self.runs.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, which ignores a change to a document the client has not opened (a client that
+    missed the opening, or resends changes to a restarted server): there is no text to apply it to."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[object, object, None]:
+        uri = params.text_document.uri
+        if unquote(uri) not in self.workspace.text_documents:  # keyed by the unquoted URI
+            logging.getLogger(__name__).debug("ignored a change to %s, which is not open", uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
 
 
 class _Progress:
@@ -205,8 +238,9 @@ class _Progress:
         self._server.work_done_progress.begin(self._token, types.WorkDoneProgressBegin(self._title))
         self._begun = True
 
-    async def __aexit__(self, *exc_info: object) -> None:
-        if self._server is not None and self._begun:
+    async def __aexit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        # Cancelled, the work is the server's exit: the connection is closed, nothing can be sent.
+        if self._server is not None and self._begun and kind is not asyncio.CancelledError:
             self._server.work_done_progress.end(self._token, types.WorkDoneProgressEnd())
 
 
@@ -245,7 +279,7 @@ def _source_path(document: TextDocument) -> Path | None:
 
 
 def _encoded(document: TextDocument) -> bytes:
-    return document.source.encode("utf-8")
+    return document.source.encode(_BUFFER_ENCODING)
 
 
 def _rule_documentation(code: str) -> types.CodeDescription | None:
@@ -269,18 +303,21 @@ def diagnostic(finding: Finding, document: TextDocument, config: Config) -> type
 def _related(finding: Finding, document: TextDocument, config: Config) -> Iterator[types.DiagnosticRelatedInformation]:
     for step in finding.chain:
         message = f"{step.function}: {step.message}" if step.function else step.message
-        yield _information(step.location, message, document, config)
+        yield _information(step.location, message, finding.location.path, document, config)
     for related in finding.related:
-        yield _information(related.location, related.message, document, config)
+        yield _information(related.location, related.message, finding.location.path, document, config)
 
 
 def _information(
-    location: Location, message: str, document: TextDocument, config: Config
+    location: Location, message: str, document_name: str, document: TextDocument, config: Config
 ) -> types.DiagnosticRelatedInformation:
-    uri = from_fs_path(str(config.root / location.path)) or document.uri
+    """`document_name` is the document's name in the run (`Location.path`), which may be escaped."""
+    own = location.path == document_name
+    # The document itself is named by the URI the client sent, other files by their path.
+    uri = document.uri if own else from_fs_path(str(config.root / location.path)) or document.uri
     # Columns count code points; the document's codec turns them into the client's units, where
     # the text is at hand (elsewhere, code points: the same for ASCII lines).
-    within = document if uri == document.uri else None
+    within = document if own else None
     return types.DiagnosticRelatedInformation(types.Location(uri, _range(location, within)), message)
 
 
@@ -305,7 +342,7 @@ async def code_actions(server: EpochlintServer, params: types.CodeActionParams) 
         return []  # edited while the fixes were verified
     actions: list[types.CodeAction] = []
     for finding, fixes in zip(findings, planned):
-        actions.extend(_fix_actions(run, finding, fixes, document))
+        actions.extend(_fix_actions(run, finding, fixes, document, path))
         actions.append(_suppression_action(finding, document))
     return actions
 
@@ -331,12 +368,17 @@ def _overlaps(found: types.Range, wanted: types.Range) -> bool:
 
 
 def _fix_actions(
-    run: ProjectRun, finding: Finding, fixes: Sequence[FileFix], document: TextDocument
+    run: ProjectRun, finding: Finding, fixes: Sequence[FileFix], document: TextDocument, path: Path
 ) -> list[types.CodeAction]:
+    """The fix of `finding` in `document` (the file at `path`), with any other files it edits."""
     edits: dict[str, list[types.TextEdit]] = {}
     for fix in fixes:
-        uri = from_fs_path(str(fix.source.path)) or document.uri
-        edits[uri] = [_whole_text_edit(fix.before.decode(fix.encoding), fix.after.decode(fix.encoding))]
+        own = fix.source.path == path
+        # The document's own edit goes to the URI the client opened it with, in the text its bytes
+        # were made from (a leading BOM in it kept: the fix's encoding would drop it).
+        uri = document.uri if own else from_fs_path(str(fix.source.path)) or document.uri
+        encoding = _BUFFER_ENCODING if own else fix.encoding
+        edits[uri] = [_whole_text_edit(fix.before.decode(encoding), fix.after.decode(encoding))]
     if not edits:
         return []
     return [
@@ -414,4 +456,5 @@ def build_server() -> EpochlintServer:
 def serve() -> None:
     """Speak LSP on stdin and stdout until the client says exit."""
     keep_decoded_facts()  # each analysis after the first decodes only the files that changed
+    name_paths_whole()
     build_server().start_io()

@@ -79,7 +79,8 @@ async def busy_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterat
     capabilities = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True))
     await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=tmp_path.as_uri()))
     yield
-    await lsp_client.shutdown_session()
+    if not lsp_client.stopped:  # else the test has ended the session
+        await lsp_client.shutdown_session()
 
 
 # The server with a stack limit of 1 MB, which is what its threads get by default (as on platforms
@@ -367,3 +368,121 @@ async def test_the_first_edit_does_not_wait_for_the_analysis_to_load(
 def test_check_never_imports_the_server_library(tmp_path: Path) -> None:
     (tmp_path / "consumer.py").write_text(RACY_SUBCLASS)
     assert loaded_by_a_check(tmp_path, ("pygls", "lsprotocol")) == []
+
+
+@pytest.mark.asyncio
+async def test_a_file_whose_uri_is_percent_encoded_keeps_its_uri(client: LanguageClient, tmp_path: Path) -> None:
+    """Editors send the URI of a file in `My Projects #1 café 50%` percent-encoded: its diagnostics,
+    their chain, its code actions and the clearing on closing all name it by that URI."""
+    root = tmp_path / "My Projects #1 café 50%"
+    root.mkdir()
+    consumer_project(root)
+    uri = (root / "pkg" / "consumer.py").as_uri()
+    assert all(escape in uri for escape in ("%20", "%23", "%C3%A9", "%25"))
+    open_document(client, uri, RACY_SUBCLASS)
+    (found,) = await diagnostics_after(client, uri)
+    assert found.code == "EPL001"
+    related = {info.location.uri for info in found.related_information or []}
+    assert related <= {uri, (root / "pkg" / "base.py").as_uri()}
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
+    )
+    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Fix EPL001")]
+    assert fix.edit is not None and fix.edit.changes is not None and set(fix.edit.changes) == {uri}
+
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert await diagnostics_after(client, uri) == []
+    assert set(client.diagnostics) == {uri}
+
+
+@pytest.mark.asyncio
+async def test_exit_during_an_analysis_is_quiet(
+    busy_client: LanguageClient, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The client exits while the first analysis runs, shown as progress: the server sends nothing
+    more and writes nothing to its log (once, megabytes of failed sends to the closed connection,
+    for seconds)."""
+    client = busy_client
+    open_document(client, (tmp_path / "pkg" / "consumer.py").as_uri(), RACY_SUBCLASS)
+    await client.wait_for_notification(types.PROGRESS)  # the analysis has begun
+    await asyncio.wait_for(client.shutdown_session(), timeout=60)
+    assert client.diagnostics == {}
+    assert capfd.readouterr().err == ""
+
+
+# The server started in the file system's root folder (editors start servers in a folder of their
+# own choosing): every project lies under its current folder.
+ROOTED_SERVER = [
+    sys.executable,
+    "-c",
+    "import os, sys; os.chdir(os.sep); os.execv(sys.executable, [sys.executable, '-m', 'epochlint', 'server'])",
+]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=ROOTED_SERVER, server_env=ENV))
+async def rooted_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    consumer_project(tmp_path)
+    await initialized(lsp_client, tmp_path)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def published_after_edit(client: LanguageClient, uri: str, version: int, text: str) -> list[str]:
+    """The codes published for `uri` once `text` replaces it, as edit `version`."""
+    change(client, uri, version, text)
+    return [str(d.code) for d in await asyncio.wait_for(diagnostics_after(client, uri), timeout=60)]
+
+
+@pytest.mark.asyncio
+async def test_an_invalid_configuration_is_shown_once_per_error_and_clears_diagnostics(
+    rooted_client: LanguageClient, tmp_path: Path
+) -> None:
+    client, uri, pyproject = rooted_client, (tmp_path / "pkg" / "consumer.py").as_uri(), tmp_path / "pyproject.toml"
+    open_document(client, uri, RACY_SUBCLASS)
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL001"]
+
+    pyproject.write_text("[project]\nname = 'sample'\n\n[tool.epochlint]\nselekt = ['ALL']\n")
+    # No diagnostics while none is current, and the error once, however long the typing goes on.
+    assert await published_after_edit(client, uri, 2, "\n" + RACY_SUBCLASS) == []
+    assert await published_after_edit(client, uri, 3, "\n\n" + RACY_SUBCLASS) == []
+    (unknown_key,) = [message.message for message in client.messages]
+    assert unknown_key.startswith(f"{pyproject}: [tool.epochlint] unknown key 'selekt'")
+
+    pyproject.write_text("[project]\nname = 'sample'\n\n[tool.epochlint]\nselect = 'EPL001'\n")
+    assert await published_after_edit(client, uri, 4, RACY_SUBCLASS) == []
+    assert len(client.messages) == 2 and client.messages[-1].message.startswith(f"{pyproject}: ")
+
+    pyproject.write_text("[project]\nname = 'sample'\n")
+    assert await published_after_edit(client, uri, 5, "\n" + RACY_SUBCLASS) == ["EPL001"]
+    pyproject.write_text("[project]\nname = 'sample'\n\n[tool.epochlint]\nselekt = ['ALL']\n")
+    assert await published_after_edit(client, uri, 6, RACY_SUBCLASS) == []
+    assert [message.message for message in client.messages][2:] == [unknown_key]
+
+
+@pytest.mark.asyncio
+async def test_a_change_to_a_document_never_opened_is_ignored(client: LanguageClient, tmp_path: Path) -> None:
+    never_opened, uri = (tmp_path / "pkg" / "base.py").as_uri(), (tmp_path / "pkg" / "consumer.py").as_uri()
+    change(client, never_opened, 2, BASE + "\n")
+    open_document(client, uri, RACY_SUBCLASS)
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL001"]
+    assert client.messages == []
+    assert set(client.diagnostics) == {uri}
+
+
+@pytest.mark.asyncio
+async def test_the_fix_keeps_the_byte_order_mark_the_buffer_starts_with(client: LanguageClient, tmp_path: Path) -> None:
+    uri = (tmp_path / "pkg" / "standalone.py").as_uri()
+    source = (FIXTURES / "EPL900" / "consumer.py").read_text(encoding="utf-8")
+    racy = "\ufeff" + source.replace("  # expect: EPL001", "")
+    open_document(client, uri, racy)
+    (found,) = await diagnostics_after(client, uri)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
+    )
+    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Fix EPL001")]
+    assert fix.edit is not None and fix.edit.changes is not None
+    fixed = applied(racy, list(fix.edit.changes[uri]))  # U+FEFF is one UTF-16 unit, as ASCII characters are
+    assert fixed.startswith('\ufeff"""')
+    change(client, uri, 2, fixed)
+    assert await diagnostics_after(client, uri) == []
