@@ -46,6 +46,14 @@ def error_line(message: str) -> str:
     return ERROR_PREFIX + message.removeprefix("epochlint: ").removeprefix("error: ")
 
 
+def _given_path(text: str) -> Path:
+    """A path given on the command line: an empty one names nothing (Path("") would be the current
+    folder, a file name left out by mistake)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file or folder")
+    return Path(text)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line, not a usage block and a line, and it points at the
     help of the command that was given."""
@@ -102,9 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     clean = commands.add_parser("clean", help="delete the cache of the project found from PATH")
     clean.add_argument(
-        "path", nargs="?", type=Path, default=Path("."), metavar="PATH", help="a file or folder of the project (default: .)"
+        "path", nargs="?", type=_given_path, default=Path("."), metavar="PATH", help="a file or folder of the project (default: .)"
     )
-    clean.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
+    clean.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=RULES_FORMATS, default="table", help="a table, or JSON for tools")
     rule = commands.add_parser("rule", help="show a rule's documentation")
@@ -123,11 +131,11 @@ CONFIG_HELP = "configuration file (default: the nearest .epochlint.toml, epochli
 def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check = commands.add_parser("check", help="analyse files and report findings", epilog=EXIT_STATUSES)
     check.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .); - reads one file from stdin"
+        "paths", nargs="*", type=_given_path, metavar="PATH", help="files or folders (default: .); - reads one file from stdin"
     )
     check.add_argument(
         "--stdin-filename",
-        type=Path,
+        type=_given_path,
         metavar="FILE",
         help="with -, the file that stdin holds: analysed in place of FILE, inside the project found from FILE"
         " (alone where no configuration file, pyproject.toml or git work tree marks one)",
@@ -150,9 +158,9 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         ("--extend-exclude", _patterns, "PATTERNS", "file patterns to leave out beside the configuration's"),
     ):
         check.add_argument(flag, type=parse, metavar=metavar, help=what)
-    check.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
+    check.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
-    check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--output-file", type=_given_path, metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
     )
@@ -199,8 +207,8 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "involve the given files (for pre-commit, which passes the changed files)",
     )
     baseline = check.add_mutually_exclusive_group()
-    baseline.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in FILE")
-    baseline.add_argument("--write-baseline", type=Path, metavar="FILE", help="record today's findings in FILE")
+    baseline.add_argument("--baseline", type=_given_path, metavar="FILE", help="report only findings not recorded in FILE")
+    baseline.add_argument("--write-baseline", type=_given_path, metavar="FILE", help="record today's findings in FILE")
     check.add_argument("--fix", action="store_true", help="apply the fixes that are mechanical and safe")
     check.add_argument("--diff", action="store_true", help="show those fixes as a diff instead of writing them")
 
@@ -218,9 +226,9 @@ def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         ("locks", LOCK_GRAPH_FORMATS, "the lock-order graph, with the guard of every epoch field"),
     ):
         command = kinds.add_parser(kind, help=what, description=f"Export {what}.")
-        command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="files or folders (default: .)")
+        command.add_argument("paths", nargs="*", type=_given_path, metavar="PATH", help="files or folders (default: .)")
         command.add_argument("--format", choices=formats, default="json", help="the export format")
-        command.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
+        command.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -172,6 +172,10 @@ WRONG_ARGUMENTS: dict[str, tuple[tuple[str, ...], str, str]] = {
     "output_file_in_missing_folder": (("--output-file", "no/such/out.json"), "no/such/out.json", "cannot write"),
     "output_file_is_a_folder": (("--output-file", "pkg"), "pkg", "cannot write"),
     "path_missing": (("no/such/dir",), "no/such/dir", "path not found"),
+    # An empty path read as the current folder (or, for --output-file, as a busy device).
+    "path_empty": (("",), "PATH", "an empty path names no file or folder"),
+    "output_file_empty": (("--output-file", ""), "--output-file", "an empty path names no file or folder"),
+    "stdin_filename_empty": (("-", "--stdin-filename", ""), "--stdin-filename", "an empty path names no file"),
     "second_path_missing": (("pkg", "nope.py"), "nope.py", "path not found"),
     "unknown_flag": (("--frobnicate",), "--frobnicate", "unrecognized arguments"),
     "baseline_missing": (("--baseline", "missing.json"), "missing.json", "cannot read baseline"),
