@@ -55,6 +55,9 @@ RULE_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 SOURCE = "epochlint"
 # How the open documents' texts are handed to the analysis.
 _BUFFER_ENCODING = "utf-8"
+# Files whose change on disk changes what the open files' analysis finds: the sources it reads
+# from disk (those not open) and the configuration files.
+_WATCHED_FILES = ("**/*.py", "**/*.java", "**/pyproject.toml", "**/.epochlint.toml", "**/epochlint.toml")
 # The editors' language identifiers of the files `check` analyses.
 _SOURCE_LANGUAGES = frozenset({"python", "java"})
 
@@ -123,6 +126,22 @@ class EpochlintServer(LanguageServer):
         self._analysis_loaded = False
         # The errors of the last analysis, shown to the user then: not shown again while they last.
         self._errors_shown: frozenset[str] = frozenset()
+
+    async def watch_files(self) -> None:
+        """Ask the client to tell of changes on disk to the files an analysis reads (a checkout,
+        another tool's edit), where it can register such watchers as the server asks."""
+        workspace = self.client_capabilities.workspace
+        watching = workspace.did_change_watched_files if workspace else None
+        if not (watching and watching.dynamic_registration):
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            [types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED_FILES]
+        )
+        registration = types.Registration(str(uuid.uuid4()), types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
+        try:
+            await self.client_register_capability_async(types.RegistrationParams([registration]))
+        except JsonRpcException as refused:
+            logging.getLogger(__name__).info("the client watches no files for the server: %s", refused)
 
     def schedule(self, delay: float) -> None:
         """Analyse the open documents after `delay` seconds, unless asked again before."""
@@ -425,6 +444,14 @@ def _is_java(document: TextDocument) -> bool:
 
 def build_server() -> EpochlintServer:
     server = EpochlintServer()
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(server: EpochlintServer, params: types.InitializedParams) -> None:
+        await server.watch_files()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(server: EpochlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        server.schedule(DEBOUNCE_SECONDS)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(server: EpochlintServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -486,3 +486,47 @@ async def test_the_fix_keeps_the_byte_order_mark_the_buffer_starts_with(client: 
     assert fixed.startswith('\ufeff"""')
     change(client, uri, 2, fixed)
     assert await diagnostics_after(client, uri) == []
+
+
+# The watchers the server registered with `watching_client`.
+REGISTERED: list[types.Registration] = []
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
+)
+async def watching_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    """A client that watches files for the server, as it asks (VS Code's does): what it was asked
+    to watch is in `REGISTERED`."""
+    REGISTERED.clear()
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        REGISTERED.extend(params.registrations)
+
+    consumer_project(tmp_path)
+    watching = types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+    capabilities = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(did_change_watched_files=watching))
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=tmp_path.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_configuration_changed_on_disk_is_analysed_again_without_an_edit(
+    watching_client: LanguageClient, tmp_path: Path
+) -> None:
+    client, uri = watching_client, (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL001"]
+    (registration,) = REGISTERED
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    globs = {watcher["globPattern"] for watcher in registration.register_options["watchers"]}
+    assert {"**/*.py", "**/pyproject.toml"} <= globs
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[project]\nname = 'sample'\n\n[tool.epochlint]\nignore = ['EPL001']\n")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(pyproject.as_uri(), types.FileChangeType.Changed)])
+    )
+    assert await diagnostics_after(client, uri) == []
