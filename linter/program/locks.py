@@ -177,12 +177,19 @@ class Locks:
 
     def _lock_info(self, fid: str, field: FieldId, constructor: str, call: Call) -> LockInfo:
         kind = _LOCK_CONSTRUCTORS[constructor]
-        same_as = None
-        if constructor in _CONDITIONS and call.args and call.args[0].ref is not None:
-            same_as = self.symbols.field(fid, call.args[0].ref)
-            if constructor == "threading.Condition" and same_as is not None:
-                kind = UNKNOWN_KIND
-        return LockInfo(field, kind, same_as)
+        wrapped = _lock_of_condition(call) if constructor in _CONDITIONS else None
+        if wrapped is None:
+            return LockInfo(field, kind)
+        same_as = self.symbols.field(fid, wrapped.ref) if wrapped.ref is not None else None
+        if same_as is not None:
+            # The field's kind, once every field's is known (a threading.Condition's own is reentrant).
+            return LockInfo(field, UNKNOWN_KIND if constructor == "threading.Condition" else kind, same_as)
+        # A lock built for it, there or in a local (`Condition(threading.Lock())`): that lock's kind.
+        values = self.symbols.argument_values(fid, wrapped)
+        if len(values) == 1 and (made := next(iter(values))).kind == "external_instance":
+            if made.target in _LOCK_CONSTRUCTORS and made.target not in _CONDITIONS:
+                kind = _LOCK_CONSTRUCTORS[made.target]
+        return LockInfo(field, kind)
 
     def _lock_constructor(self, fid: str, call: Call) -> Entity:
         """The lock constructor a call runs: itself, or the one a project factory returns."""
@@ -495,6 +502,14 @@ def _builds_an_object(callee: Entity) -> bool:
     if callee.kind == "class":
         return True
     return callee.kind == "external" and callee.target.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _lock_of_condition(call: Call) -> Arg | None:
+    """The lock a Condition is built on (`Condition(L)`, `Condition(lock=L)`), None for its own."""
+    named = [arg for arg in call.args if arg.keyword == "lock"]
+    if named:
+        return named[0]
+    return call.args[0] if call.args and not call.args[0].keyword and call.args[0].kind != "star" else None
 
 
 def _count_is_one(args: tuple) -> bool:
