@@ -118,7 +118,9 @@ class CommitEpochs(Domain):
         if init:
             bound = ctx.flow.bound_arguments(init, ctx.fid, ctx.call, bound_ahead(ctx.callee))
             keys.update(key for param, key in bound.items() if self.config.epoch_name(param))
-        # Without a visible `__init__` (a dataclass), only keywords name the epoch.
+        # A dataclass's or a NamedTuple's `__init__` takes its fields in order.
+        fields = self.program.symbols.generated_init_parameters(ctx.callee.target)
+        keys.update(str(index) for index, name in enumerate(fields) if self.config.epoch_name(name))
         keys.update(key for key in ctx.args if not key.isdigit() and self.config.epoch_name(key))
         return keys
 
@@ -177,7 +179,8 @@ historical epoch is the epoch of data already consumed: an attribute named `offs
 call) from a record, batch, message, fetch or position value (`record.leader_epoch`,
 `completed_fetch.epoch`). It becomes a commit value as the epoch argument of `OffsetAndMetadata` or
 `TopicPartition` (the `leader_epoch` keyword, or the positional argument bound to an epoch
-parameter, by the project's own class, by kafka-python's `OffsetAndMetadata(offset, metadata,
+parameter, by the project's own class (a dataclass's or NamedTuple's fields in order, where it
+writes no `__init__`), by kafka-python's `OffsetAndMetadata(offset, metadata,
 leader_epoch)` or by confluent-kafka's `TopicPartition(topic, partition, offset, metadata,
 leader_epoch)`), and is reported when that value reaches a commit call: a callee with `commit` as a
 whole word in its name, `send_offsets_to_transaction` or `store_offsets`. The value is followed

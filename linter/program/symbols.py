@@ -386,6 +386,33 @@ class Symbols:
                     found.append(entity.target)
         return tuple(found)
 
+    def generated_init_parameters(self, cid: str) -> tuple[str, ...]:
+        """The parameters, in order, of the `__init__` that `@dataclass` (or attrs' `@define`,
+        `@attr.s`) writes for class `cid`, or that a `typing.NamedTuple` class has: its fields
+        declared with annotations, its bases' first; () for a class of neither kind, or with an
+        `__init__` (or a NamedTuple `__new__`) of its own."""
+        if self.lookup_method(cid, "__init__") or self.lookup_method(cid, "__new__"):
+            return ()
+        named_tuple = "typing.NamedTuple" in self.external_bases(cid)
+        if not named_tuple and not self._decorated_as_record(cid):
+            return ()
+        fields: dict[str, None] = {}
+        for klass in reversed(self.mro(cid)):
+            module, cls = self.classes[klass]
+            body = function_id(module.name, f"{cls.qualname}.<body>")
+            for name, binds in self.binds(body).items() if body in self.functions else ():
+                if any(bind.annotation and not _is_class_variable(bind.annotation) for bind in binds):
+                    fields.setdefault(name)
+        return tuple(fields)
+
+    def _decorated_as_record(self, cid: str) -> bool:
+        """Whether class `cid` is decorated by `dataclasses.dataclass` or an attrs class decorator."""
+        module, cls = self.classes[cid]
+        return any(
+            self.resolve_dotted(module, decorator.split("(", 1)[0]).target in _RECORD_DECORATORS
+            for decorator in cls.decorators
+        )
+
     def mro(self, cid: str) -> tuple[str, ...]:
         cached = self._mro_cache.get(cid)
         if cached is None:
@@ -2037,6 +2064,18 @@ def _one_type(entities: frozenset[Entity]) -> Entity | None:
 
 def _names(attrs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(attr for attr in attrs if attr != "[]")
+
+
+# Class decorators that write an `__init__` taking the annotated fields in order.
+_RECORD_DECORATORS = frozenset(
+    {"dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable"}
+    | {"attrs.define", "attrs.frozen", "attrs.mutable"}
+)
+
+
+def _is_class_variable(annotation: str) -> bool:
+    """Whether a class body's annotation declares a class variable (`ClassVar[int]`), no field."""
+    return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "ClassVar"
 
 
 def _unwrap_annotation(text: str) -> str:
