@@ -522,12 +522,18 @@ class Program:
         if any(self._reads_guarded(fid, access, field, guards) for access in others):
             return True
         calls = [c for c in function.calls if within(c.site.pos, comparison) and not within(c.site.pos, site.pos)]
-        return any(
-            self._reads_guarded(edge.callee, access, field, guards)
+        accessors = [
+            edge.callee
             for call in calls
             for edge in self.calls.sites_of_call.get((fid, call.id), ())
             if not edge.via_argument
-            for access in self.symbols.function(edge.callee).accesses
+        ]
+        # A property read runs its getter, an accessor as a method call is.
+        accessors += [getter for access in others if (getter := self.symbols.property_read(fid, access.ref))]
+        return any(
+            self._reads_guarded(accessor, access, field, guards)
+            for accessor in accessors
+            for access in self.symbols.function(accessor).accesses
         )
 
     def _reads_guarded(self, fid: str, access: Access, field: FieldId, guards: frozenset[FieldId]) -> bool:
