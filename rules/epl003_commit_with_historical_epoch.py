@@ -197,7 +197,8 @@ record.leader_epoch))`). Not historical: the current leader
 epoch (`current_leader`, `current_leader_epoch`, `metadata.leader_epoch_for(tp)`, also through a
 position: `position.current_leader.epoch`), `max(historical, current)`, and a fallback that uses
 the historical epoch only when the current one is missing (`cur if cur is not None else hist`,
-`cur or hist`, or as statements: `epoch = cur` then `if epoch is None: epoch = hist`).
+`cur or hist`, or as statements: `epoch = cur` then `if epoch is None: epoch = hist` (or `if cur
+is None:`), or `if cur is not None: epoch = cur` with `else: epoch = hist`, either way round).
 `min(historical, current)` and a conditional on anything else (`hist if flag else cur`) do carry
 the historical epoch. Sources, current sources and commit callees are configurable
 (`historical-epoch-sources`, `current-epoch-sources`, `commit-sinks`).

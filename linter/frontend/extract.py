@@ -675,6 +675,10 @@ class FactsExtractor(FastVisitor):
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms))
+            present = _tested_present(node.test)
+            if present is not None and isinstance(node.orelse, cst.Else):
+                # `if cur is not None: ... else: <runs only when cur holds nothing>`
+                self._fn.fallbacks.append(Fallback(present, self._pos(node.orelse)))
             self.walk(node.orelse)
         return False
 
@@ -1474,10 +1478,22 @@ def _tested_missing(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is None:` or `if not name:` tests for missing."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return test.expression.value if isinstance(test.expression, cst.Name) else None
+    return _compared_with_none(test, cst.Is)
+
+
+def _tested_present(test: cst.BaseExpression) -> str | None:
+    """The local name that `if name is not None:` or `if name:` tests for holding something."""
+    if isinstance(test, cst.Name):
+        return test.value
+    return _compared_with_none(test, cst.IsNot)
+
+
+def _compared_with_none(test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> str | None:
+    """The local name that `name is None` (`operator` cst.Is) or `name is not None` compares."""
     if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         is_none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-        if is_none and isinstance(target.operator, cst.Is):
+        if is_none and isinstance(target.operator, operator):
             return test.left.value
     return None
 

@@ -775,10 +775,10 @@ class _Frame:
             name = str(dest[1])
             target = result.setdefault(name, {})
             fallbacks: list[Value] = []
+            bodies = self._fallback_bodies(name, producers)
             for position in producers:
                 producer = index.producers[position]
                 value = self.domain.assign(self.fid, name, self.values[position], producer.site)
-                bodies = index.fallbacks.get(name, ())
                 if any(within(producer.site.pos, body) for body in bodies):
                     fallbacks.append(value)
                 else:
@@ -791,6 +791,30 @@ class _Frame:
             if dest[0] == "local":
                 merge(result.setdefault(str(dest[1]), {}), self._written(call_id))
         return result
+
+    def _fallback_bodies(self, name: str, producers: Sequence[int]) -> list[Pos]:
+        """The bodies whose assignments to local `name` run only when it holds nothing: those that
+        run only when `name` holds nothing, and those that run only when another local holds
+        nothing where every other assignment of `name` copies that local (`epoch = cur`, then
+        `if cur is None: epoch = hist`)."""
+        index = self.index
+        bodies = list(index.fallbacks.get(name, ()))
+        for tested, tested_bodies in index.fallbacks.items():
+            outside = [
+                index.producers[position]
+                for position in producers
+                if not any(within(index.producers[position].site.pos, body) for body in tested_bodies)
+            ]
+            if tested != name and outside and all(self._copies_local(producer, tested) for producer in outside):
+                bodies.extend(tested_bodies)
+        return bodies
+
+    def _copies_local(self, producer: _Producer, name: str) -> bool:
+        """Whether `producer` is a read of local `name` itself."""
+        if producer.kind != "access":
+            return False
+        ref = self.index.accesses[producer.index].ref
+        return bool(ref.scope) and ref.name == name and not ref.attrs
 
     def _bound_value(self, bind: Bind) -> Value:
         """The value a loop or `with` target takes: its iterable's (an element of a container
