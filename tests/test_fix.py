@@ -222,6 +222,16 @@ def test_fix_is_idempotent(write_tree: WriteTree) -> None:
     assert fix(root) == FIXED_CONSUMER
 
 
+def test_a_file_named_through_a_symbolic_link_is_fixed_where_it_is(write_tree: WriteTree) -> None:
+    # The fixed text was renamed over the link: the link became a copy, its target stayed racy.
+    root = write_tree({"real/consumer.py": RACY_CONSUMER})
+    (root / "link.py").symlink_to(root / "real" / "consumer.py")
+    result = epochlint(root, "check", "--fix", "link.py")
+    assert result.returncode == 0, result.stderr
+    assert (root / "link.py").is_symlink()
+    assert (root / "real" / "consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
+
+
 def test_fix_reports_what_it_fixed_and_what_remains(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/plain.py": PLAIN_LOCK_CONSUMER})
     result = epochlint(root, "check", "--fix")

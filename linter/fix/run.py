@@ -83,9 +83,11 @@ def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
                 continue
         except OSError:
             continue
+        # A file named through a symbolic link is fixed where it is; the link stays a link.
+        target = Path(os.path.realpath(fix.source.path))
         try:
-            _refuse_read_only(fix.source.path)
-            write_atomically(fix.source.path, fix.after)
+            _refuse_read_only(target)
+            write_atomically(target, fix.after)
         except OSError as error:
             raise UsageError(
                 f"epochlint: cannot write the fix to {fix.source.rel}: {error.strerror or error}"
