@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -230,6 +231,16 @@ def test_a_file_named_through_a_symbolic_link_is_fixed_where_it_is(write_tree: W
     assert result.returncode == 0, result.stderr
     assert (root / "link.py").is_symlink()
     assert (root / "real" / "consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+def test_a_diff_of_a_file_with_a_space_in_its_name_applies_with_patch(write_tree: WriteTree) -> None:
+    # Its header named the file up to the first space, for `patch` (git ends such a name in a tab).
+    root = write_tree({"my consumer.py": RACY_CONSUMER})
+    result = epochlint(root, "check", "--fix", "--diff")
+    assert result.returncode == 1, result.stderr
+    subprocess.run(["patch", "-p1", "--batch"], cwd=root, input=result.stdout, text=True, check=True)
+    assert (root / "my consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
 
 
 def test_fix_reports_what_it_fixed_and_what_remains(write_tree: WriteTree) -> None:

@@ -107,7 +107,9 @@ def unified_diff(fix: FileFix) -> str:
     """The fix as a unified diff with `a/` and `b/` paths relative to the project root."""
     before = fix.before.decode(fix.encoding).splitlines(keepends=True)
     after = fix.after.decode(fix.encoding).splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, f"a/{fix.source.rel}", f"b/{fix.source.rel}")
+    # A name with a space ends in a tab, as git writes it, so that `patch` reads the whole name.
+    end = "\t" if " " in fix.source.rel else ""
+    lines = difflib.unified_diff(before, after, f"a/{fix.source.rel}{end}", f"b/{fix.source.rel}{end}")
     return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
