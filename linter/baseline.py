@@ -8,7 +8,7 @@ it. It is written sorted and byte-stable, so that it diffs well in review.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -73,14 +73,21 @@ def _entry(path: Path, fingerprint: str, fields: object) -> BaselineEntry:
     return BaselineEntry(fingerprint, fields["code"], fields["path"], fields["message"])
 
 
-def without_baseline(result: RunResult, entries: Sequence[BaselineEntry], analysed: frozenset[str]) -> RunResult:
+def without_baseline(
+    result: RunResult, entries: Sequence[BaselineEntry], analysed: frozenset[str], reported: Callable[[str, str], bool]
+) -> RunResult:
     """`result` less the findings in the baseline, counting the entries that match nothing any more.
 
-    Only entries of files this run analysed can be stale: a run over part of the project says
-    nothing about the rest of the baseline.
+    Only entries of files this run analysed, for rules it ran there (`reported(code, path)`), can be
+    stale: a run over part of the project, or with some rules (`--select`), says nothing about the
+    rest of the baseline.
     """
     recorded = {entry.fingerprint for entry in entries}
     found = {finding.fingerprint for finding in result.findings}
-    stale = sum(1 for entry in entries if entry.path in analysed and entry.fingerprint not in found)
+    stale = sum(
+        1
+        for entry in entries
+        if entry.path in analysed and reported(entry.code, entry.path) and entry.fingerprint not in found
+    )
     kept = tuple(finding for finding in result.findings if finding.fingerprint not in recorded)
     return replace(result, findings=kept, stale_baseline=stale, baseline_hidden=len(result.findings) - len(kept))

@@ -190,7 +190,7 @@ def _reported(
 ) -> RunResult:
     result = found
     if request.baseline is not None:
-        result = without_baseline(result, entries, _files(analysed, config, request.in_memory))
+        result = without_baseline(result, entries, _files(analysed, config, request.in_memory), config.is_code_enabled)
     if request.whole_project:
         result = involving(result, _files(request.paths, config, request.in_memory))
     return result
