@@ -52,9 +52,11 @@ RULES = (
 
 @pytest.fixture(autouse=True)
 def plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Colour decisions must come from the stream, not from the CI's environment.
-    for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS"):
+    # Colour decisions must come from the stream, and paths from the project, not from the CI's
+    # environment (a test that is about a CI sets its variable).
+    for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "GITHUB_WORKSPACE"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
 
 
 def loc(line: int, column: int, end_column: int, path: str = "pkg/consumer.py") -> Location:
@@ -442,6 +444,18 @@ def test_github_escapes_message_and_properties(project: Path) -> None:
     )
 
 
+def test_github_paths_are_from_the_repository_top_in_a_workflow(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The project's configuration in a subfolder of the repository (a monorepo): GitHub places an
+    # annotation by the path from the repository's top, which a workflow names.
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.parent))
+    outside = replace(loop_finding(), location=Location("(parent)/other/x.py", 1, 1, 1, 2))
+    lines = render(github.render, make_result(project, (loop_finding(), outside))).splitlines()
+    assert [line.split(",", 1)[0] for line in lines] == [
+        f"::error file={project.name}/pkg/consumer.py",
+        "::error file=(parent)/other/x.py",
+    ]
+
+
 # --- GitLab Code Quality ---------------------------------------------------------------------
 
 # What GitLab's Code Quality widget reads of each issue (its documented report format), as a schema.
@@ -484,7 +498,6 @@ def gitlab_issues(result: RunResult) -> list[dict[str, Any]]:
 def test_gitlab_issue_per_finding_with_its_place_and_severity(
     full_result: RunResult, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
     issues = gitlab_issues(full_result)
     assert [(i["check_name"], i["severity"], i["location"]["path"]) for i in issues] == [
         ("EPL900", "minor", "broken.py"),

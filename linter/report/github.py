@@ -1,9 +1,17 @@
-"""GitHub Actions workflow commands: one annotation per finding on the pull request's diff."""
+"""GitHub Actions workflow commands: one annotation per finding on the pull request's diff.
+
+GitHub places an annotation by the file's path from the repository's top, which a workflow names
+in `GITHUB_WORKSPACE`: paths are relative to it there (a project in a subfolder of the repository
+included), elsewhere relative to the project root as in every other format.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TextIO
 
+from epochlint.discovery import PARENT
 from epochlint.findings import ChainStep, Finding
 from epochlint.report import RunResult
 from epochlint.text import escaped
@@ -12,8 +20,18 @@ WARNING_CODES = frozenset({"EPL900"})
 
 
 def render(result: RunResult, stream: TextIO) -> None:
+    repository = os.environ.get("GITHUB_WORKSPACE")
     for finding in result.findings:
-        stream.write(command(finding) + "\n")
+        stream.write(command(finding, path_in_repository(finding.location.path, result.root, repository)) + "\n")
+
+
+def path_in_repository(name: str, root: Path, repository: str | None) -> str:
+    """The path of the file named `name` in the report from the `repository`'s top, where a CI
+    names it, else `name` (also for a file outside it)."""
+    if repository is None or name.split("/", 1)[0] == PARENT:
+        return name
+    relative = os.path.relpath(root / name, repository)
+    return name if relative.startswith(os.pardir) else relative.replace(os.sep, "/")
 
 
 def escape_data(value: str) -> str:
@@ -47,11 +65,12 @@ def _chain_suffix(chain: tuple[ChainStep, ...]) -> str:
     return f"{_VIA}{' -> '.join(functions)})" if len(functions) > 1 else ""
 
 
-def command(finding: Finding) -> str:
+def command(finding: Finding, path: str) -> str:
+    """The annotation of `finding`, on the file at `path` from the repository's top."""
     level = "warning" if finding.code in WARNING_CODES else "error"
     loc = finding.location
     properties = {
-        "file": loc.path,
+        "file": path,
         "line": str(loc.line),
         "col": str(loc.column),
         "endLine": str(loc.end_line),

@@ -13,13 +13,11 @@ import hashlib
 import json
 import os
 from collections import Counter
-from pathlib import Path
 from typing import TextIO
 
-from epochlint.discovery import PARENT
 from epochlint.findings import Finding
 from epochlint.report import RunResult
-from epochlint.report.github import WARNING_CODES, one_line_message
+from epochlint.report.github import WARNING_CODES, one_line_message, path_in_repository
 
 
 def render(result: RunResult, stream: TextIO) -> None:
@@ -28,7 +26,7 @@ def render(result: RunResult, stream: TextIO) -> None:
     issues = []
     for finding in result.findings:
         seen[finding.fingerprint] += 1
-        path = _path(finding.location.path, result.root, repository)
+        path = path_in_repository(finding.location.path, result.root, repository)
         issues.append(_issue(finding, path, _unique(finding.fingerprint, seen)))
     json.dump(issues, stream, indent=2)  # ASCII, as the json format: any locale prints it
     stream.write("\n")
@@ -55,10 +53,3 @@ def _unique(fingerprint: str, seen: Counter[str]) -> str:
     count = seen[fingerprint]
     return fingerprint if count == 1 else hashlib.sha256(f"{fingerprint}\0{count}".encode()).hexdigest()
 
-
-def _path(name: str, root: Path, repository: str | None) -> str:
-    """The file's path from the repository's top where GitLab CI names it, else its report name."""
-    if repository is None or name.split("/", 1)[0] == PARENT:
-        return name
-    relative = os.path.relpath(root / name, repository)
-    return name if relative.startswith(os.pardir) else relative.replace(os.sep, "/")
