@@ -8,13 +8,21 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from epochlint import __version__
-from epochlint.config import Config, ConfigError, display_path, load_config, marks_a_project, settings_toml
+from epochlint.config import (
+    Config,
+    ConfigError,
+    configured_root_of,
+    display_path,
+    load_config,
+    marks_a_project,
+    settings_toml,
+)
 from epochlint.discovery import UsageError
 from epochlint.fileio import path_missing, write_atomically
 
@@ -204,7 +212,8 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "--whole-project",
         action="store_true",
         help="analyse the whole project (the configuration's root) and report only the findings that "
-        "involve the given files (for pre-commit, which passes the changed files)",
+        "involve the given files (for pre-commit, which passes the changed files); files of several "
+        "projects: each project in turn",
     )
     baseline = check.add_mutually_exclusive_group()
     baseline.add_argument("--baseline", type=_given_path, metavar="FILE", help="report only findings not recorded in FILE")
@@ -327,6 +336,54 @@ def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) 
 
 
 def _check(args: argparse.Namespace) -> int:
+    """`check`; with --whole-project, each project the given files belong to is analysed whole in
+    turn (pre-commit passes the changed files of a monorepo's projects together)."""
+    projects = _files_by_project(args)
+    if len(projects) <= 1:
+        return _check_project(args)
+    _refuse_beside_several_projects(args, projects)
+    return max(_check_project(argparse.Namespace(**{**vars(args), "paths": files})) for files in projects.values())
+
+
+def _files_by_project(args: argparse.Namespace) -> dict[Path | None, list[Path]]:
+    """The files given, by the root of the project their nearest configuration file makes (None
+    for those with none); one group, not looked at, without --whole-project or with --config."""
+    paths: list[Path] = args.paths or []
+    if not args.whole_project or args.config is not None or Path("-") in paths:
+        return {None: paths}
+    roots: dict[Path, Path | None] = {}
+    projects: dict[Path | None, list[Path]] = {}
+    for path in paths:
+        folder = Path(os.path.abspath(path)).parent
+        if folder not in roots:
+            roots[folder] = configured_root_of(folder)
+        projects.setdefault(roots[folder], []).append(path)
+    return projects
+
+
+def _refuse_beside_several_projects(args: argparse.Namespace, projects: Mapping[Path | None, list[Path]]) -> None:
+    """Several projects give several reports, one after the other: not for an option that writes one
+    document or one file, or reads one baseline."""
+    single = {
+        "--output-format json, sarif or gitlab": (args.output_format or "console") in ("json", "sarif", "gitlab"),
+        "--output-file": args.output_file is not None,
+        "--baseline": args.baseline is not None,
+        "--write-baseline": args.write_baseline is not None,
+        "--diff": args.diff,
+        "--statistics": args.statistics,
+        "--show-settings": args.show_settings,
+        "--show-files": args.show_files,
+    }
+    chosen = [option for option, given in single.items() if given]
+    if chosen:
+        named = ", ".join(display_path(root) if root is not None else "(none)" for root in projects)
+        raise UsageError(
+            f"the files given belong to several projects ({named}), each analysed whole with --whole-project;"
+            f" {chosen[0]} needs one: check each project on its own"
+        )
+
+
+def _check_project(args: argparse.Namespace) -> int:
     from epochlint.discovery import in_memory_path
     from epochlint.workflow import CheckRequest, run_check
 

@@ -724,6 +724,13 @@ def _start_directory(paths: Sequence[Path]) -> Path:
 CONFIGURATION_FILES = (".epochlint.toml", "epochlint.toml", "pyproject.toml")
 
 
+def configured_root_of(path: Path) -> Path | None:
+    """The folder of the nearest configuration file at or above `path` (its project's root), None
+    where none is found."""
+    found = _nearest_configuration(_start_directory([path]))
+    return found.parent if found is not None else None
+
+
 def _nearest_configuration(start: Path) -> Path | None:
     """The nearest configuration file (`CONFIGURATION_FILES`) at or above `start` that can be
     trusted. One written by another user where every user may write (`/tmp/pyproject.toml`) could

@@ -15,6 +15,7 @@ import pytest
 
 from epochlint.cli import main
 from tests.test_cli import CONSUMER, ENV, LOOP, RACY_CONSUMER, TWO_LOOP_CONSUMER, WriteTree, epochlint, line_of
+from tests.test_stdin import BASE, RACY_SUBCLASS
 
 
 def test_concise_prints_one_line_a_finding_then_the_summary(write_tree: WriteTree) -> None:
@@ -191,3 +192,39 @@ def test_a_guard_declared_for_a_class_or_lock_no_file_names_is_warned_of(write_t
         assert run.stderr.splitlines() == expected
         assert "without its guard `Consumer._mutex`" in run.stdout  # the declaration is still applied
     assert "guards" not in epochlint(project, "check", CONSUMER).stderr
+
+
+def _monorepo(root: Path) -> Path:
+    """Two projects side by side, each with the race of its consumer running through its base."""
+    for project in ("orders", "billing"):
+        (root / project / "pkg").mkdir(parents=True)
+        (root / project / "pyproject.toml").write_text("[tool.epochlint]\n")
+        (root / project / "pkg" / "__init__.py").write_text("")
+        (root / project / "pkg" / "base.py").write_text(BASE)
+        (root / project / "pkg" / "consumer.py").write_text(RACY_SUBCLASS)
+        (root / project / "pkg" / "clean.py").write_text("x = 1\n")
+    return root
+
+
+def test_whole_project_analyses_each_project_the_files_given_belong_to(tmp_path: Path) -> None:
+    # As pre-commit passes the changed files of a monorepo: the second project was analysed as
+    # part of the first's, so the race its base's change completes was never found.
+    root = _monorepo(tmp_path)
+    result = epochlint(
+        root, "check", "--whole-project", "--output-format", "concise", "orders/pkg/clean.py", "billing/pkg/base.py"
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == "All checks passed: 4 files (2 not relevant: read, not parsed), no findings."
+    assert [line.split(" ")[0:2] for line in result.stdout.splitlines()[1:-1]] == [
+        [f"pkg/consumer.py:{line_of(RACY_SUBCLASS, LOOP)}:9:", "EPL001"]
+    ]
+
+
+def test_whole_project_over_several_projects_refuses_what_needs_one_report(tmp_path: Path) -> None:
+    root = _monorepo(tmp_path)
+    result = epochlint(root, "check", "--whole-project", "--output-format", "json", "orders/pkg/base.py", "billing/pkg/base.py")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (
+        "epochlint: error: the files given belong to several projects (orders, billing), each analysed whole with"
+        " --whole-project; --output-format json, sarif or gitlab needs one: check each project on its own\n"
+    )
