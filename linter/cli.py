@@ -45,7 +45,7 @@ ERROR_PREFIX = "epochlint: error: "
 EXIT_STATUSES = (
     "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, "
     "2 on a usage or configuration error or when the report cannot be written, "
-    "141 when the reader of the output closed it early (| head)"
+    "130 when interrupted (Ctrl-C), 141 when the reader of the output closed it early (| head)"
 )
 
 

@@ -326,7 +326,8 @@ def _written_beside(writes: Sequence[Callable[[], None]]) -> BaseProcess | None:
     import multiprocessing
 
     writer = multiprocessing.get_context("fork").Process(target=_write_all, args=(writes, os.getpid()))
-    writer.start()
+    with interrupts_held():
+        writer.start()
     return writer
 
 
@@ -652,17 +653,25 @@ def _run_in_pool(
     try:
         workers = min(jobs, len(tasks))
         with ProcessPoolExecutor(workers, context, initializer=die_with, initargs=(os.getpid(),)) as pool:
-            futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
-            if meanwhile is not None:
-                meanwhile()
-            for future in as_completed(futures):
-                payload = future.result()
-                index = futures[future]
-                with collector_paused():
-                    done[index] = facts = codec.decode(payload)
-                    if keep is not None:
-                        keep(index, facts, payload)
-                advance()
+            with interrupts_held():  # the workers start, and are made to ignore Ctrl-C, meanwhile
+                futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
+            try:
+                if meanwhile is not None:
+                    meanwhile()
+                for future in as_completed(futures):
+                    payload = future.result()
+                    index = futures[future]
+                    with collector_paused():
+                        done[index] = facts = codec.decode(payload)
+                        if keep is not None:
+                            keep(index, facts, payload)
+                    advance()
+            except KeyboardInterrupt:
+                # The workers ignore Ctrl-C: ended here, they neither parse on nor hold up the exit.
+                pool.shutdown(wait=False, cancel_futures=True)
+                for worker in multiprocessing.active_children():
+                    worker.terminate()
+                raise
     except BrokenProcessPool:
         # A worker died (killed, out of memory): what it had is done here instead.
         rest = {i: task for i, task in tasks.items() if i not in done}
@@ -688,14 +697,36 @@ def can_fork_beside() -> bool:
 _PR_SET_PDEATHSIG = 1
 
 
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back from this process while it forks workers: a worker starts with it held
+    until it ignores it (`die_with`), and this process gets it, if it came, when the block ends."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: workers are spawned, not forked
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def die_with(parent: int) -> None:
     """Make this worker end when the run that started it ends, however it ends (SIGTERM, SIGKILL):
     else a killed run leaves its workers working on, orphaned. Linux only; elsewhere workers
-    notice a dead parent only at their next task."""
+    notice a dead parent only at their next task. Ctrl-C, which reaches every process of the run,
+    is the run's to handle: it ends its workers (a worker interrupted in the middle of the pool's
+    protocol printed tracebacks, or left the run waiting for it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held while it was forked
     if not sys.platform.startswith("linux"):
         return
     import ctypes
-    import signal
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -713,7 +744,8 @@ def start_forked(work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
     worker = context.Process(target=_send_result, args=(work, sending, os.getpid()), daemon=True)
-    worker.start()
+    with interrupts_held():
+        worker.start()
     sending.close()
     return worker, receiving
 

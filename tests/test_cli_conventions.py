@@ -7,13 +7,17 @@ import errno
 import io
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from epochlint.cli import main
+from tests.conftest import FIXTURES
 from tests.test_cli import CONSUMER, ENV, LOOP, RACY_CONSUMER, TWO_LOOP_CONSUMER, WriteTree, epochlint, line_of
 from tests.test_stdin import BASE, RACY_SUBCLASS
 
@@ -136,6 +140,33 @@ def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: Writ
     status = run.wait(timeout=120)
     assert run.stderr.read() == b""
     assert status == 141
+
+
+def _children(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="Linux's /proc")
+def test_ctrl_c_while_workers_parse_ends_the_run_quietly(tmp_path: Path) -> None:
+    """Ctrl-C reaches every process of the run: once, a worker interrupted inside the pool's
+    protocol printed tracebacks, or left the run waiting for it until a second Ctrl-C."""
+    for copy in range(3):
+        shutil.copytree(FIXTURES, tmp_path / f"copy{copy}")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "2", "."],
+        cwd=tmp_path,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job is
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    while run.poll() is None and len(_children(run.pid)) < 2:  # until the workers are parsing
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert (run.returncode, stderr) == (130, "epochlint: error: interrupted\n")
 
 
 class _FullDisk(io.RawIOBase):
