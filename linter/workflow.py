@@ -82,8 +82,14 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             found = _found(request, config, analysed, progress=False)
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
-        applied = f"fixes applied: {count} (files changed: {len(fixed)})"
-        reported = _noted(reported, f"{applied}; {_left_unfixed(count)}" if reported.findings else applied)
+        said = [f"fixes applied: {count} (files changed: {len(fixed)})"]
+        if not_written := [fix for fix in fixes if fix not in fixed]:
+            # Else their findings would read as having no safe fix.
+            changed = ", ".join(fix.source.rel for fix in not_written)
+            said.append(f"not written, as they changed while the run read them: {changed} (run again)")
+        if len(reported.findings) > sum(len(fix.findings) for fix in not_written):
+            said.append(_left_unfixed(count))
+        reported = _noted(reported, "; ".join(said))
     if request.write_baseline is not None:
         write_baseline(request.write_baseline, reported.findings)
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from epochlint.config import load_config
+import epochlint.fix.run as fix_run
+from epochlint.cli import main
 from epochlint.fix.run import plan_fixes
 from tests.conftest import FIXTURES, KNOWN_CODES, run_check
 from tests.test_cli import CONSUMER, FIXED_CONSUMER, RACY_CONSUMER, epochlint, replaced
@@ -231,6 +233,27 @@ def test_a_file_named_through_a_symbolic_link_is_fixed_where_it_is(write_tree: W
     assert result.returncode == 0, result.stderr
     assert (root / "link.py").is_symlink()
     assert (root / "real" / "consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
+
+
+def test_a_file_changed_while_the_run_read_it_is_left_alone_and_said_so(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its finding was said to have no fix that is safe there.
+    root = write_tree({"edited.py": RACY_CONSUMER, "other.py": RACY_CONSUMER.replace("class Consumer", "class Other")})
+    planned = fix_run.plan_fixes
+
+    def planned_then_edited(*args: object, **keywords: object) -> list[fix_run.FileFix]:
+        fixes = planned(*args, **keywords)  # type: ignore[arg-type]
+        with (root / "edited.py").open("a", encoding="utf-8") as edited:
+            edited.write("# typed meanwhile\n")
+        return fixes
+
+    monkeypatch.setattr(fix_run, "plan_fixes", planned_then_edited)
+    monkeypatch.chdir(root)
+    assert main(["check", "--no-cache", "--fix", "--output-format", "concise"]) == 1
+    assert (root / "edited.py").read_text(encoding="utf-8") == RACY_CONSUMER + "# typed meanwhile\n"
+    assert "note: fixes applied: 1 (files changed: 1); not written, as they changed while the run read them:" \
+        " edited.py (run again)\n" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
