@@ -340,6 +340,25 @@ def test_sarif_has_no_absolute_paths(full_result: RunResult) -> None:
     assert all(not location["uri"].startswith("/") for location in locations)
 
 
+def test_sarif_names_files_from_the_repository_top_in_a_github_workflow(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Code scanning places a file from the repository's top: with the project's configuration in a
+    # subfolder (a monorepo), names from the project root pointed at no file.
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.parent))
+    outside = replace(loop_finding(), location=Location("(parent)/other/x.py", 1, 1, 1, 2))
+    _, document = sarif_document(make_result(project, (loop_finding(), outside)))
+    run = document["runs"][0]
+    assert [artifact["location"]["uri"] for artifact in run["artifacts"]] == [
+        "%28parent%29/other/x.py",
+        f"{project.name}/pkg/consumer.py",
+    ]
+    assert {location["uri"] for location in iter_artifact_locations(run)} == {
+        "%28parent%29/other/x.py",
+        f"{project.name}/pkg/consumer.py",
+    }
+
+
 def test_sarif_rules_and_levels(full_result: RunResult) -> None:
     _, document = sarif_document(full_result)
     run = document["runs"][0]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, TextIO
 from urllib.parse import quote
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RuleInfo, RunResult
+from epochlint.report.github import path_in_repository
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -17,9 +19,15 @@ FINGERPRINT_KEY = "epochlint/v1"
 WARNING_CODES = frozenset({"EPL900"})
 
 # Deliberately no `uri` for %SRCROOT%: the analysis root is a machine path that must not leak.
+# In a GitHub workflow it is the repository's top (`GITHUB_WORKSPACE`), from which code scanning
+# places a file, also where the project's configuration is in a subfolder.
 SRCROOT_DESCRIPTION = (
-    "The directory epochlint analysed; every artifact URI is relative to it."
+    "The directory epochlint analysed (in a GitHub workflow, the repository's top); every artifact URI"
+    " is relative to it."
 )
+
+# Each artifact's place in the run's list, and its name from %SRCROOT%, by its name in the report.
+Artifacts = dict[str, tuple[int, str]]
 
 
 def render(result: RunResult, stream: TextIO) -> None:
@@ -32,15 +40,16 @@ def document(result: RunResult) -> dict[str, Any]:
 
 def run(result: RunResult) -> dict[str, Any]:
     paths = artifact_paths(result.findings)
-    artifact_index = {path: index for index, path in enumerate(paths)}
+    repository = os.environ.get("GITHUB_WORKSPACE")
+    artifacts = {path: (index, path_in_repository(path, result.root, repository)) for index, path in enumerate(paths)}
     rule_index = {rule.code: index for index, rule in enumerate(result.rules)}
     return {
         "tool": {"driver": driver(result)},
         "originalUriBaseIds": {SRCROOT: {"description": {"text": SRCROOT_DESCRIPTION}}},
-        "artifacts": [{"location": artifact_uri(path)} for path in paths],
+        "artifacts": [{"location": artifact_uri(artifacts[path][1])} for path in paths],
         "columnKind": "unicodeCodePoints",
         "results": [
-            result_object(finding, rule_index, artifact_index) for finding in result.findings
+            result_object(finding, rule_index, artifacts) for finding in result.findings
         ],
     }
 
@@ -78,13 +87,14 @@ def artifact_paths(findings: tuple[Finding, ...]) -> list[str]:
     return sorted(paths)
 
 
-def artifact_uri(path: str) -> dict[str, Any]:
+def artifact_uri(name: str) -> dict[str, Any]:
     # Percent-encode so that spaces or a `:` in a file name still make a valid relative URI.
-    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+    return {"uri": quote(name, safe="/"), "uriBaseId": SRCROOT}
 
 
-def artifact_location(path: str, artifact_index: dict[str, int]) -> dict[str, Any]:
-    return {**artifact_uri(path), "index": artifact_index[path]}
+def artifact_location(path: str, artifacts: Artifacts) -> dict[str, Any]:
+    index, name = artifacts[path]
+    return {**artifact_uri(name), "index": index}
 
 
 def region(location: Location) -> dict[str, int]:
@@ -103,20 +113,20 @@ def region(location: Location) -> dict[str, int]:
     }
 
 
-def physical_location(location: Location, artifact_index: dict[str, int]) -> dict[str, Any]:
+def physical_location(location: Location, artifacts: Artifacts) -> dict[str, Any]:
     return {
-        "artifactLocation": artifact_location(location.path, artifact_index),
+        "artifactLocation": artifact_location(location.path, artifacts),
         "region": region(location),
     }
 
 
 def related_location(
-    number: int, related: RelatedLocation, artifact_index: dict[str, int]
+    number: int, related: RelatedLocation, artifacts: Artifacts
 ) -> dict[str, Any]:
     return {
         "id": number,
         "message": {"text": related.message},
-        "physicalLocation": physical_location(related.location, artifact_index),
+        "physicalLocation": physical_location(related.location, artifacts),
     }
 
 
@@ -124,24 +134,24 @@ def logical_locations(function: str) -> list[dict[str, str]]:
     return [{"name": function, "kind": "function"}] if function else []
 
 
-def thread_flow_location(step: ChainStep, artifact_index: dict[str, int]) -> dict[str, Any]:
+def thread_flow_location(step: ChainStep, artifacts: Artifacts) -> dict[str, Any]:
     location: dict[str, Any] = {
         "message": {"text": step.message},
-        "physicalLocation": physical_location(step.location, artifact_index),
+        "physicalLocation": physical_location(step.location, artifacts),
     }
     if step.function:
         location["logicalLocations"] = logical_locations(step.function)
     return {"location": location}
 
 
-def code_flows(chain: tuple[ChainStep, ...], artifact_index: dict[str, int]) -> list[dict[str, Any]]:
-    steps = [thread_flow_location(step, artifact_index) for step in chain]
+def code_flows(chain: tuple[ChainStep, ...], artifacts: Artifacts) -> list[dict[str, Any]]:
+    steps = [thread_flow_location(step, artifacts) for step in chain]
     return [{"threadFlows": [{"locations": steps}]}]
 
 
-def primary_location(finding: Finding, artifact_index: dict[str, int]) -> dict[str, Any]:
+def primary_location(finding: Finding, artifacts: Artifacts) -> dict[str, Any]:
     location: dict[str, Any] = {
-        "physicalLocation": physical_location(finding.location, artifact_index)
+        "physicalLocation": physical_location(finding.location, artifacts)
     }
     if finding.function:
         location["logicalLocations"] = logical_locations(finding.function)
@@ -149,24 +159,24 @@ def primary_location(finding: Finding, artifact_index: dict[str, int]) -> dict[s
 
 
 def result_object(
-    finding: Finding, rule_index: dict[str, int], artifact_index: dict[str, int]
+    finding: Finding, rule_index: dict[str, int], artifacts: Artifacts
 ) -> dict[str, Any]:
     sarif_result: dict[str, Any] = {
         "ruleId": finding.code,
         "level": level(finding.code),
         "message": {"text": finding.message},
-        "locations": [primary_location(finding, artifact_index)],
+        "locations": [primary_location(finding, artifacts)],
     }
     # ruleIndex must point into driver.rules; a code without a RuleInfo gets only its ruleId.
     if finding.code in rule_index:
         sarif_result["ruleIndex"] = rule_index[finding.code]
     if finding.related:
         sarif_result["relatedLocations"] = [
-            related_location(number, related, artifact_index)
+            related_location(number, related, artifacts)
             for number, related in enumerate(finding.related, start=1)
         ]
     if finding.chain:
-        sarif_result["codeFlows"] = code_flows(finding.chain, artifact_index)
+        sarif_result["codeFlows"] = code_flows(finding.chain, artifacts)
     if finding.fingerprint:
         sarif_result["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
     return sarif_result
