@@ -136,7 +136,8 @@ return`, directly or through an accessor that reads the field under the guard); 
 every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on (a command or a message tagged with it, to be compared later
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
 no interleaving point between the read and the use; a field without a guard; a read in a batch loop
-that EPL001 already reports for the field. Reported once, at the local that takes the read.
+that EPL001 already reports for the field (where EPL001 is not selected, it reports nothing, and the
+snapshot is this rule's). Reported once, at the local that takes the read.
 """
     why = """
 A snapshot freezes the epoch at the moment it was read. A redeliver, seek or reconnect that runs
@@ -362,10 +363,12 @@ def _sort_key(snapshot: Label) -> tuple[str, object]:
 
 def _epl001_reads(program: Program) -> set[tuple[str, Pos, FieldId]]:
     """Where EPL001 reports a read of a field in a batch loop, as the loop's function sees it
-    (the access, or the call that reaches the read): one finding per mistake."""
+    (the access, or the call that reaches the read): one finding per mistake. Where EPL001 is not
+    selected for the loop's file, it reports nothing there, and the snapshot is this rule's."""
     return {
         (loop.function, read.steps[0].site.pos, field)
         for loop, field, _, reads in UnlockedEpochReadInBatchLoop().reported(program)
+        if program.config.is_code_enabled(UnlockedEpochReadInBatchLoop.code, program.rel_path(loop.function))
         for read in reads
     }
 

@@ -11,7 +11,7 @@ from epochlint.program.dataflow import EMPTY, HOP_SOURCE, CallContext, Domain, E
 from epochlint.program.model import Program
 from epochlint.rules.epl002_epoch_snapshot_outside_lock import SNAPSHOT, EpochSnapshots
 from epochlint.rules.epl003_commit_with_historical_epoch import HISTORICAL, OFFSET, CommitEpochs
-from tests.conftest import FIXTURES, KNOWN_CODES, program_of, program_of_folder
+from tests.conftest import FIXTURES, KNOWN_CODES, program_of, program_of_folder, run_check
 
 SECRET = "secret"
 
@@ -274,3 +274,13 @@ def test_only_the_functions_labels_reach_are_solved(write_tree) -> None:  # type
     solved = {program.display_function(fid) for fid in analysis.summaries}
     assert solved == {"m.make", "m.middle", "m.top", "m.peek", "m.Box.put", "m.Box.take"}
     assert _sinks(program) == {8: {"record.secret"}, 25: {"record.secret"}}
+
+
+def test_a_snapshot_in_a_loop_epl001_does_not_run_for_is_epl002s() -> None:
+    """One finding per mistake: the snapshot taken in a loop that EPL001 reports is EPL001's alone;
+    where EPL001 is not selected, it reports nothing, and the snapshot is reported as EPL002."""
+    rel = "pulsar_snapshot_per_message_in_loop.py"
+    both = run_check(FIXTURES / "EPL002", overrides={"select": ["EPL001", "EPL002"]})
+    alone = run_check(FIXTURES / "EPL002", overrides={"select": ["EPL002"]})
+    assert [f.code for f in both.findings if f.location.path.endswith(rel)] == ["EPL001"]
+    assert [(f.code, f.location.line) for f in alone.findings if f.location.path.endswith(rel)] == [("EPL002", 18)]
