@@ -326,7 +326,7 @@ def _written_beside(writes: Sequence[Callable[[], None]]) -> BaseProcess | None:
     import multiprocessing
 
     writer = multiprocessing.get_context("fork").Process(target=_write_all, args=(writes, os.getpid()))
-    with interrupts_held():
+    with _interrupts_held():
         writer.start()
     return writer
 
@@ -653,7 +653,7 @@ def _run_in_pool(
     try:
         workers = min(jobs, len(tasks))
         with ProcessPoolExecutor(workers, context, initializer=die_with, initargs=(os.getpid(),)) as pool:
-            with interrupts_held():  # the workers start, and are made to ignore Ctrl-C, meanwhile
+            with _interrupts_held():  # the workers start, and are made to ignore Ctrl-C, meanwhile
                 futures: dict[Future[bytes], int] = {pool.submit(facts_payload, tasks[i]): i for i in order}
             try:
                 if meanwhile is not None:
@@ -698,7 +698,7 @@ _PR_SET_PDEATHSIG = 1
 
 
 @contextmanager
-def interrupts_held() -> Iterator[None]:
+def _interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C back from this process while it forks workers: a worker starts with it held
     until it ignores it (`die_with`), and this process gets it, if it came, when the block ends."""
     import signal
@@ -744,7 +744,7 @@ def start_forked(work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
     worker = context.Process(target=_send_result, args=(work, sending, os.getpid()), daemon=True)
-    with interrupts_held():
+    with _interrupts_held():
         worker.start()
     sending.close()
     return worker, receiving

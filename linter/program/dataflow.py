@@ -800,12 +800,14 @@ class _Frame:
         index = self.index
         bodies = list(index.fallbacks.get(name, ()))
         for tested, tested_bodies in index.fallbacks.items():
+            if tested == name:
+                continue
             outside = [
                 index.producers[position]
                 for position in producers
                 if not any(within(index.producers[position].site.pos, body) for body in tested_bodies)
             ]
-            if tested != name and outside and all(self._copies_local(producer, tested) for producer in outside):
+            if outside and all(self._copies_local(producer, tested) for producer in outside):
                 bodies.extend(tested_bodies)
         return bodies
 
