@@ -118,7 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     clean = commands.add_parser("clean", help="delete the cache of the project found from PATH")
     clean.add_argument(
-        "path", nargs="?", type=_given_path, default=Path("."), metavar="PATH", help="a file or folder of the project (default: .)"
+        "path",
+        nargs="?",
+        type=_given_path,
+        default=Path("."),
+        metavar="PATH",
+        help="a file or folder of the project (default: .)",
     )
     clean.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     rules = commands.add_parser("rules", help="list every rule")
@@ -139,7 +144,11 @@ CONFIG_HELP = "configuration file (default: the nearest .epochlint.toml, epochli
 def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check = commands.add_parser("check", help="analyse files and report findings", epilog=EXIT_STATUSES)
     check.add_argument(
-        "paths", nargs="*", type=_given_path, metavar="PATH", help="files or folders (default: .); - reads one file from stdin"
+        "paths",
+        nargs="*",
+        type=_given_path,
+        metavar="PATH",
+        help="files or folders (default: .); - reads one file from stdin",
     )
     check.add_argument(
         "--stdin-filename",
@@ -168,7 +177,9 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         check.add_argument(flag, type=parse, metavar=metavar, help=what)
     check.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
-    check.add_argument("--output-file", type=_given_path, metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--output-file", type=_given_path, metavar="FILE", help="write the report to FILE instead of stdout"
+    )
     check.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
     )
@@ -216,7 +227,9 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         "projects: each project in turn",
     )
     baseline = check.add_mutually_exclusive_group()
-    baseline.add_argument("--baseline", type=_given_path, metavar="FILE", help="report only findings not recorded in FILE")
+    baseline.add_argument(
+        "--baseline", type=_given_path, metavar="FILE", help="report only findings not recorded in FILE"
+    )
     baseline.add_argument("--write-baseline", type=_given_path, metavar="FILE", help="record today's findings in FILE")
     check.add_argument("--fix", action="store_true", help="apply the fixes that are mechanical and safe")
     check.add_argument("--diff", action="store_true", help="show those fixes as a diff instead of writing them")

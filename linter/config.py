@@ -677,7 +677,9 @@ def _read_toml(path: Path) -> dict[str, object]:
         line, column = _line_column(data[: error.start])
         raise ConfigError(f"{display_path(path)}: invalid TOML: not UTF-8 (at line {line}, column {column})") from None
     if text.startswith("\ufeff"):
-        raise ConfigError(f"{display_path(path)}: invalid TOML: it starts with a byte order mark (BOM); save it as UTF-8 without one")
+        raise ConfigError(
+            f"{display_path(path)}: invalid TOML: it starts with a byte order mark (BOM); save it as UTF-8 without one"
+        )
     try:
         return tomllib.loads(text)
     except RecursionError:
