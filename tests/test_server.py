@@ -24,13 +24,13 @@ from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS  # noqa: E402
 from epochlint.config import load_config  # noqa: E402
 from epochlint.engine import check  # noqa: E402
 
+# The server as an editor starts it.
+SERVER = [sys.executable, "-m", "epochlint", "server"]
 # What is on disk before the buffer is edited: the consumer without its batch loop yet.
 CONSUMER_ON_DISK = "from pkg.base import Base\n\n\nclass Consumer(Base):\n    pass\n"
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
-)
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     consumer_project(tmp_path)
     await initialized(lsp_client, tmp_path)
@@ -67,9 +67,7 @@ def filler_module(index: int, methods: int = 20) -> str:
     return f"from pkg.base import Base\n\n\nclass Filler{index}(Base):\n{body}"
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
-)
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def busy_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     """A project whose first analysis takes seconds (100 more modules, 11k lines, none cached), and
     a client that shows work-done progress."""
@@ -294,9 +292,7 @@ async def test_deeply_nested_code_is_analysed_where_threads_get_small_stacks(
     assert params.uri == uri and list(params.diagnostics) == []
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
-)
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def projectless_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     """The consumer's files with nothing that marks a project: no pyproject.toml, no git."""
     consumer_project(tmp_path, marked=False)
@@ -492,9 +488,7 @@ async def test_the_fix_keeps_the_byte_order_mark_the_buffer_starts_with(client: 
 REGISTERED: list[types.Registration] = []
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "epochlint", "server"], server_env=ENV)
-)
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def watching_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     """A client that watches files for the server, as it asks (VS Code's does): what it was asked
     to watch is in `REGISTERED`."""
