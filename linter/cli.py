@@ -575,8 +575,7 @@ def _server() -> int:
         raise UsageError(
             f"epochlint: error: the server needs pygls ({error}); install epochlint with its lsp extra (pygls)"
         ) from None
-    serve()
-    return EXIT_CLEAN
+    return serve()
 
 
 def _rules(output_format: str, stream: TextIO) -> int:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
@@ -57,6 +57,11 @@ SOURCE = "epochlint"
 _BUFFER_ENCODING = "utf-8"
 # Files whose change on disk changes what the open files' analysis finds: the sources it reads
 # from disk (those not open) and the configuration files.
+# LSP's exit status for an exit the client did not announce with `shutdown` (it crashed, or the
+# connection was lost).
+_EXIT_WITHOUT_SHUTDOWN = 1
+# What a request already answered (with an error) becomes: nothing handles it.
+_ANSWERED = object()
 _WATCHED_FILES = ("**/*.py", "**/*.java", "**/pyproject.toml", "**/.epochlint.toml", "**/epochlint.toml")
 # The editors' language identifiers of the files `check` analyses.
 _SOURCE_LANGUAGES = frozenset({"python", "java"})
@@ -225,7 +230,34 @@ class EpochlintServer(LanguageServer):
 
 class _Protocol(LanguageServerProtocol):
     """pygls' protocol, which ignores a change to a document the client has not opened (a client that
-    missed the opening, or resends changes to a restarted server): there is no text to apply it to."""
+    missed the opening, or resends changes to a restarted server): there is no text to apply it to;
+    and which answers every request, as JSON-RPC and LSP ask, where pygls leaves some unanswered
+    (the client waits for good): one whose parameters do not fit its method gets InvalidParams, one
+    sent after `shutdown` InvalidRequest."""
+
+    @property
+    def shut_down(self) -> bool:
+        """Whether the client has sent `shutdown`."""
+        return self._shutdown
+
+    def structure_message(self, data: dict[str, object]) -> object:
+        try:
+            return super().structure_message(data)
+        except JsonRpcInvalidParams as error:
+            if "method" not in data or "id" not in data:  # a notification: nothing to answer
+                raise
+            self._send_response(data["id"], None, error.to_response_error())  # type: ignore[arg-type]
+            return _ANSWERED
+
+    def handle_message(self, message: object) -> None:
+        if message is _ANSWERED:
+            return
+        method, request_id = getattr(message, "method", None), getattr(message, "id", None)
+        if self._shutdown and method not in (None, types.EXIT) and request_id is not None:
+            refusal = JsonRpcInvalidRequest("the server is shut down: only exit is expected")
+            self._send_response(request_id, None, refusal.to_response_error())
+            return
+        super().handle_message(message)  # type: ignore[arg-type]
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -480,8 +512,12 @@ def build_server() -> EpochlintServer:
     return server
 
 
-def serve() -> None:
-    """Speak LSP on stdin and stdout until the client says exit."""
+def serve() -> int:
+    """Speak LSP on stdin and stdout until the client says exit (or closes the connection); the
+    exit status is 0 after a `shutdown` request, 1 without one, as LSP specifies."""
     keep_decoded_facts()  # each analysis after the first decodes only the files that changed
     name_paths_whole()
-    build_server().start_io()
+    server = build_server()
+    server.start_io()  # pygls ends it by SystemExit, which it swallows, with the status it meant
+    assert isinstance(server.protocol, _Protocol)
+    return 0 if server.protocol.shut_down else _EXIT_WITHOUT_SHUTDOWN

@@ -5,9 +5,13 @@ the code actions that fix or suppress them."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -524,3 +528,58 @@ async def test_a_configuration_changed_on_disk_is_analysed_again_without_an_edit
         types.DidChangeWatchedFilesParams([types.FileEvent(pyproject.as_uri(), types.FileChangeType.Changed)])
     )
     assert await diagnostics_after(client, uri) == []
+
+
+def framed(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def raw_session(root: Path, *requests: dict[str, object]) -> tuple[dict[object, dict[str, Any]], int]:
+    """The server's answers by request id, and its exit status, for a session that initializes in
+    `root`, sends `requests` (messages a typed client would refuse to send), and ends with `exit`."""
+    initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+    messages = [
+        {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": initialize},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        *requests,
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    served = subprocess.run(
+        SERVER, input=b"".join(map(framed, messages)), capture_output=True, env=ENV, cwd=root, timeout=60
+    )
+    bodies = re.split(rb"Content-Length: \d+\r\n(?:[^\r\n]+\r\n)*\r\n", served.stdout)[1:]
+    answers = [json.loads(body) for body in bodies]
+    return {answer["id"]: answer for answer in answers if "id" in answer}, served.returncode
+
+
+SHUTDOWN = {"jsonrpc": "2.0", "id": "shutdown", "method": "shutdown"}
+
+
+def test_exit_without_shutdown_is_status_1_and_after_shutdown_0(tmp_path: Path) -> None:
+    """LSP: the server exits with 0 after a `shutdown` request, with 1 when the client exits without
+    one (it crashed): an editor tells a clean stop from a lost one by it."""
+    consumer_project(tmp_path)
+    assert raw_session(tmp_path)[1] == 1
+    answers, status = raw_session(tmp_path, SHUTDOWN)
+    assert (answers["shutdown"]["result"], status) == (None, 0)
+
+
+def test_every_request_is_answered_even_when_refused(tmp_path: Path) -> None:
+    """A request whose parameters do not fit its method gets InvalidParams, and one sent after
+    `shutdown` InvalidRequest: a client waiting for the answer is never left waiting."""
+    consumer_project(tmp_path)
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    whole_file = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
+    code_action = {"textDocument": {"uri": uri}, "range": whole_file, "context": {"diagnostics": []}}
+    answers, status = raw_session(
+        tmp_path,
+        {"jsonrpc": "2.0", "id": "unfit", "method": "textDocument/codeAction", "params": {"range": whole_file}},
+        {"jsonrpc": "2.0", "id": "fit", "method": "textDocument/codeAction", "params": code_action},
+        SHUTDOWN,
+        {"jsonrpc": "2.0", "id": "late", "method": "textDocument/codeAction", "params": code_action},
+    )
+    assert answers["unfit"]["error"]["code"] == types.ErrorCodes.InvalidParams
+    assert answers["fit"]["result"] == []
+    assert answers["late"]["error"]["code"] == types.ErrorCodes.InvalidRequest
+    assert status == 0
