@@ -450,7 +450,7 @@ def _check_project(args: argparse.Namespace) -> int:
     outcome = run_check(request, config)
     if outcome.diff is not None:
         with _report_stream() as stdout:
-            stdout.write(outcome.diff)
+            stdout.buffer.write(outcome.diff)  # the files' own bytes: a diff is not text of one encoding
         if not args.quiet:
             # On stderr: stdout holds the diff alone, for `patch` or `git apply`.
             print(f"note: {outcome.diff_summary}", file=sys.stderr)

@@ -54,7 +54,7 @@ class CheckOutcome:
     and how many there are."""
 
     result: RunResult
-    diff: str | None = None
+    diff: bytes | None = None
     diff_summary: str = ""
 
 
@@ -76,7 +76,7 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             summary = f"fixes shown: {shown} of {len(reported.findings)} findings (files: {len(fixes)})"
             if shown < len(reported.findings):
                 summary += f"; {_left_unfixed(shown)}"
-            return CheckOutcome(reported, "".join(unified_diff(fix) for fix in fixes), summary)
+            return CheckOutcome(reported, b"".join(unified_diff(fix) for fix in fixes), summary)
         fixed = write_fixes(fixes)
         if fixed:
             found = _found(request, config, analysed, progress=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import epochlint.fix.run as fix_run
 from epochlint.cli import main
 from epochlint.fix.run import plan_fixes
 from tests.conftest import FIXTURES, KNOWN_CODES, run_check
-from tests.test_cli import CONSUMER, FIXED_CONSUMER, RACY_CONSUMER, epochlint, replaced
+from tests.test_cli import CONSUMER, ENV, FIXED_CONSUMER, RACY_CONSUMER, epochlint, replaced
 
 WriteTree = Callable[..., Path]
 
@@ -264,6 +265,23 @@ def test_a_diff_of_a_file_with_a_space_in_its_name_applies_with_patch(write_tree
     assert result.returncode == 1, result.stderr
     subprocess.run(["patch", "-p1", "--batch"], cwd=root, input=result.stdout, text=True, check=True)
     assert (root / "my consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+def test_a_diff_of_a_latin_1_file_applies_with_patch_as_the_fix_writes_it(tmp_path: Path) -> None:
+    # Its lines were printed as UTF-8, so that `patch` found no line of the file they named.
+    source = "# -*- coding: latin-1 -*-\n" + replaced(RACY_CONSUMER, "(message)\n", "(message)  # \u00e9t\u00e9\n")
+    shown, written = tmp_path / "shown", tmp_path / "written"
+    for root in (shown, written):
+        (root / CONSUMER).parent.mkdir(parents=True)
+        (root / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
+        (root / CONSUMER).write_bytes(source.encode("latin-1"))
+    command = [sys.executable, "-m", "epochlint", "check", "--fix", "--diff"]
+    result = subprocess.run(command, cwd=shown, capture_output=True, env=ENV, timeout=120)
+    assert result.returncode == 1, result.stderr
+    subprocess.run(["patch", "-p1", "--batch"], cwd=shown, input=result.stdout, check=True, capture_output=True)
+    assert epochlint(written, "check", "--fix").returncode == 0
+    assert (shown / CONSUMER).read_bytes() == (written / CONSUMER).read_bytes() != source.encode("latin-1")
 
 
 def test_fix_reports_what_it_fixed_and_what_remains(write_tree: WriteTree) -> None:

@@ -103,14 +103,20 @@ def _refuse_read_only(path: Path) -> None:
         raise PermissionError(errno.EACCES, "the file is read-only")
 
 
-def unified_diff(fix: FileFix) -> str:
-    """The fix as a unified diff with `a/` and `b/` paths relative to the project root."""
-    before = fix.before.decode(fix.encoding).splitlines(keepends=True)
-    after = fix.after.decode(fix.encoding).splitlines(keepends=True)
+def unified_diff(fix: FileFix) -> bytes:
+    """The fix as a unified diff with `a/` and `b/` paths relative to the project root. Its lines are
+    the file's own bytes, as git writes them, so that the diff applies to a file in any encoding
+    (a latin-1 line printed as UTF-8 is another line for `patch`)."""
     # A name with a space ends in a tab, as git writes it, so that `patch` reads the whole name.
-    end = "\t" if " " in fix.source.rel else ""
-    lines = difflib.unified_diff(before, after, f"a/{fix.source.rel}{end}", f"b/{fix.source.rel}{end}")
-    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
+    name = os.fsencode(fix.source.rel) + (b"\t" if " " in fix.source.rel else b"")
+    lines = difflib.diff_bytes(
+        difflib.unified_diff,
+        fix.before.splitlines(keepends=True),
+        fix.after.splitlines(keepends=True),
+        b"a/" + name,
+        b"b/" + name,
+    )
+    return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n" for line in lines)
 
 
 def _edited_file(finding: Finding) -> str:
