@@ -151,6 +151,17 @@ def lock_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
     return name, tuple(attr for attr in (*below, *reversed(attrs)) if attr != "__class__")
 
 
+def field_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
+    """The name path of a field access or store. `type(self)._epoch` and `self.__class__._epoch`
+    name the class attribute `self._epoch` names (read through `lock_path`); any other path is the
+    name path."""
+    path = name_path(node)
+    if path is not None and "__class__" not in path[1]:
+        return path
+    through_the_class = lock_path(node)
+    return through_the_class if through_the_class is not None and through_the_class[1] else path
+
+
 def _is_type_of_one_argument(node: cst.BaseExpression) -> bool:
     """`type(x)`: the class of `x`."""
     return (
@@ -229,6 +240,12 @@ class FactsExtractor(FastVisitor):
         self._call_ids: dict[int, int] = {}
         # The suites being walked, innermost last: where a `return` or `raise` ends its path.
         self._blocks: list[Pos] = []
+        # The `finally` suites of the `try` statements whose other parts are being walked: a
+        # `return` or `raise` there runs them on its way out.
+        self._finally_blocks: list[Pos] = []
+        # By (function, local): the calls that make the elements of the comprehension or literal
+        # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
+        self._element_calls: dict[tuple[str, str], tuple[Arg, ...]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -695,7 +712,22 @@ class FactsExtractor(FastVisitor):
 
     def _exit(self, node: cst.Return | cst.Raise) -> None:
         if self._blocks:
-            self._fn.exits.append(Exit(self._pos(node), self._blocks[-1]))
+            self._fn.exits.append(Exit(self._pos(node), self._blocks[-1], tuple(self._finally_blocks)))
+
+    def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
+        if node.finalbody is None:
+            return True
+        self._finally_blocks.append(self._pos(node.finalbody))
+        self.walk(node.body)
+        for handler in node.handlers:
+            self.walk(handler)
+        if node.orelse is not None:
+            self.walk(node.orelse)
+        self._finally_blocks.pop()
+        self.walk(node.finalbody)
+        return False
+
+    visit_TryStar = visit_Try
 
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
@@ -830,6 +862,8 @@ class FactsExtractor(FastVisitor):
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for assigned in node.targets:
             self._store(assigned.target, node.value, node, bump=_is_bump(self._code, assigned.target, node.value))
+            if isinstance(assigned.target, cst.Name):
+                self._element_calls[(self._fn.qualname, assigned.target.value)] = self._element_calls_of(node.value)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
@@ -891,7 +925,7 @@ class FactsExtractor(FastVisitor):
             self._visit_subscript_slices(target)
         elif isinstance(target, cst.Attribute):
             self._visit_chain_roots(target)
-        path = name_path(target)
+        path = field_path(target)
         if path is None:
             return
         name, attrs = path
@@ -1021,7 +1055,7 @@ class FactsExtractor(FastVisitor):
 
     def _visit_name_path(self, node: cst.Attribute | cst.Subscript) -> bool:
         """An access of a name path (`self.a.b`, `parts[tp]`), or else the roots of the chain."""
-        path = name_path(node)
+        path = field_path(node)
         if path is None:
             self._visit_chain_roots(node)
             return False
@@ -1148,7 +1182,8 @@ class FactsExtractor(FastVisitor):
         key = keyword or str(index)
         if arg.star:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
-            return Arg(keyword, "star", text=self._code(value).strip())
+            items = self._element_calls_of(value) if arg.star == "*" else ()
+            return Arg(keyword, "star", text=self._code(value).strip(), items=items)
         elements = _argument_elements(value) if by_element else []
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
@@ -1161,6 +1196,20 @@ class FactsExtractor(FastVisitor):
         by_keyword = isinstance(value, cst.Dict)
         items = tuple(self._argument(name if by_keyword else "", element) for name, element in elements)
         return self._argument(keyword, value)._replace(items=items)
+
+    def _element_calls_of(self, value: cst.BaseExpression) -> tuple[Arg, ...]:
+        """The calls that make the elements of a comprehension, a generator, a literal list, tuple or
+        set, or a local assigned one in this function (visited already): `self._f(m)` of
+        `(self._f(m) for m in batch)`."""
+        if isinstance(value, cst.Name):
+            return self._element_calls.get((self._fn.qualname, value.value), ())
+        if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            elements: list[cst.BaseExpression] = [value.elt]
+        elif isinstance(value, _LITERALS):
+            elements = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
+        else:
+            return ()
+        return tuple(self._argument("", element) for element in elements if isinstance(element, cst.Call))
 
     def _argument(self, keyword: str, value: cst.BaseExpression) -> Arg:
         """What an argument (or an element of one) passes, once its expression has been visited."""

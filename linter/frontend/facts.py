@@ -130,7 +130,9 @@ class Arg(NamedTuple):
     # For a call of a class that starts a function with a tuple and a dict of arguments
     # (`Thread(target=f, args=(a,), kwargs={"b": b})`): the elements of a literal tuple or list
     # argument, by position up to a starred one, and the values of a literal dict argument under
-    # keys written as identifier strings, each with that key as its keyword.
+    # keys written as identifier strings, each with that key as its keyword. For a `*` argument:
+    # the calls that make its elements, where it is a comprehension or a literal of calls, or a
+    # local assigned one (`gather(*(self._f(m) for m in batch))`, `gather(*coros)`).
     items: tuple[Arg, ...] = ()
 
 
@@ -231,10 +233,12 @@ class Governs(NamedTuple):
 
 
 class Exit(NamedTuple):
-    """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path."""
+    """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path,
+    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`)."""
 
     pos: Pos
     block: Pos
+    finally_blocks: tuple[Pos, ...] = ()
 
 
 class Stored(NamedTuple):

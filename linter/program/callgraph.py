@@ -156,11 +156,12 @@ class CallGraph:
     def _sites_in(self, fid: str) -> list[CallSite]:
         function = self.symbols.function(fid)
         spawned = {
-            arg.call
+            given.call
             for call in function.calls
             if call.method in _TASK_SPAWNERS
             for arg in call.args
-            if arg.kind == "call"
+            for given in (arg.items if arg.kind == "star" else (arg,))
+            if given.kind == "call"
         }
         sites: list[CallSite] = []
         for call in function.calls:

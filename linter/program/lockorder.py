@@ -547,14 +547,18 @@ class LockOrder:
 
     def exclusive(self, fid: str, first: Pos, then: Pos) -> bool:
         """Whether no path through `fid` runs `then` after `first`: they lie in different arms of
-        one `if` or `match`, or a `return` (`raise`) in a suite holding `first` comes between."""
+        one `if` or `match`, or a `return` (`raise`) in a suite holding `first` comes between, but
+        for a `then` in a `finally` suite that the exit runs on its way out."""
         function = self.symbols.function(fid)
         for branches in function.branches:
             arms = {i for place in (first, then) for i, arm in enumerate(branches.arms) if within(place, arm)}
             if len(arms) == 2:
                 return True
         return any(
-            first[:2] < end.pos[:2] < then[:2] and within(first, end.block) for end in function.exits
+            first[:2] < end.pos[:2] < then[:2]
+            and within(first, end.block)
+            and not any(within(then, block) for block in end.finally_blocks)
+            for end in function.exits
         )
 
     # -- asyncio -------------------------------------------------------------------------------------
