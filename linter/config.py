@@ -64,6 +64,10 @@ DEFAULT_HISTORICAL_EPOCH_RECEIVERS: tuple[str, ...] = (
 )
 DEFAULT_CURRENT_EPOCH_SOURCES: tuple[str, ...] = ("current_leader", "current_leader_epoch", "leader_epoch_for")
 DEFAULT_MAX_FILE_SIZE = 1_000_000
+# Reported whatever `select` chooses (only an `ignore` that matches them silences them): a file that
+# could not be analysed is never passed over in silence, as ruff reports syntax errors whatever is
+# selected.
+ALWAYS_SELECTED = frozenset({"EPL900"})
 
 # Attributes that carry a historical epoch when read from a record/batch/position-like receiver (EPL003).
 RECEIVER_EPOCH_ATTRIBUTES: frozenset[str] = frozenset({"leader_epoch", "epoch"})
@@ -158,6 +162,8 @@ class Config:
         (`ALL` < `EPL0` < `EPL001`), `ignore` on a tie; a matching per-file-ignores entry always wins.
         """
         chosen = _best_match(self.select, code)
+        if chosen < 0 and code in ALWAYS_SELECTED:
+            chosen = 0  # as selected by ALL: an `ignore` that matches it still wins
         if chosen < 0 or _best_match(self.ignore, code) >= chosen:
             return False
         return not any(
@@ -841,9 +847,12 @@ def load_config(
         config_path = found if table is not None else None
     values = _validate_table(table, prefix, known_codes) if table is not None else {}
     origins = _exclude_origins(values, overrides or {})
+    # The selection keys the file sets that no command-line option replaces: where an empty
+    # selection comes from, with the options that took part in it.
+    from_file = [key for key in ("select", "ignore") if key in values and (overrides or {}).get(key) is None]
     _apply_overrides(values, overrides, known_codes)
     config = Config(root=root, config_path=config_path, exclude_origins=origins, **values)  # type: ignore[arg-type]
-    _check_selects_a_rule(config, known_codes, overrides or {})
+    _check_selects_a_rule(config, known_codes, overrides or {}, from_file)
     return config
 
 
@@ -863,18 +872,23 @@ def marks_a_project(config: Config) -> bool:
     return config.config_path is not None or os.path.isfile(root / "pyproject.toml") or os.path.exists(root / ".git")
 
 
-def _check_selects_a_rule(config: Config, known: frozenset[str], overrides: Mapping[str, object]) -> None:
+def _check_selects_a_rule(
+    config: Config, known: frozenset[str], overrides: Mapping[str, object], from_file: Sequence[str]
+) -> None:
     """`select` less `ignore` must leave a rule, as an empty `select` must: a run that checks nothing
-    would pass whatever the code holds."""
-    if not known or any(config.is_code_enabled(code, "") for code in known):
+    would pass whatever the code holds (an EPL900 alone, reported whatever `select` says, is no
+    check of the code). The error names what made the selection: the options given, and the keys
+    of the configuration file that they left in force."""
+    chosen = (code for code in known if code not in ALWAYS_SELECTED or _best_match(config.select, code) >= 0)
+    if not known or any(config.is_code_enabled(code, "") for code in chosen):
         return
-    flags = [f"--{name}" for name in ("select", "ignore") if overrides.get(name) is not None]
-    where = " and ".join(flags) if flags else _where_selected(config)
+    names = ("select", "extend_select", "ignore", "extend_ignore")
+    sources = [f"--{name.replace('_', '-')}" for name in names if overrides.get(name)]
+    if from_file:
+        file_keys = " and ".join(from_file)
+        sources.append(f"{display_path(config.config_path)}'s {file_keys}" if config.config_path else file_keys)
+    where = " and ".join(sources) or "select and ignore"
     raise ConfigError(
         f"{where}: {', '.join(config.select)} less {', '.join(config.ignore)} selects no rule; an empty "
         "selection checks nothing (ALL selects every rule)"
     )
-
-
-def _where_selected(config: Config) -> str:
-    return f"{display_path(config.config_path)}: select and ignore" if config.config_path else "select and ignore"

@@ -123,6 +123,31 @@ def test_select_less_ignore_that_leaves_nothing_is_an_empty_selection(write_tree
     assert "selects no rule" in epochlint(configured, "check").stderr
 
 
+def test_an_empty_selection_names_the_options_and_the_file_keys_that_made_it(write_tree: WriteTree) -> None:
+    # The error blamed the file's select and ignore for an --extend-ignore, and --select alone for
+    # the file's ignore.
+    selecting = write_tree({CONSUMER: RACY_CONSUMER}, '[tool.epochlint]\nselect = ["EPL001"]\n')
+    assert epochlint(selecting, "check", "--extend-ignore", "EPL001").stderr.startswith(
+        "epochlint: error: --extend-ignore and pyproject.toml's select: EPL001 less EPL001 selects no rule;"
+    )
+    ignoring = write_tree({CONSUMER: RACY_CONSUMER}, '[tool.epochlint]\nignore = ["EPL002"]\n')
+    assert epochlint(ignoring, "check", "--select", "EPL002").stderr.startswith(
+        "epochlint: error: --select and pyproject.toml's ignore: EPL002 less EPL002 selects no rule;"
+    )
+
+
+def test_a_file_that_cannot_be_analysed_is_reported_whatever_is_selected(write_tree: WriteTree) -> None:
+    # A selection without EPL900 passed over unparseable and oversized files: "All checks passed".
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/broken.py": "def f(:\n"}, '[tool.epochlint]\nselect = ["EPL002"]\n')
+    result = epochlint(root, "check", "--output-format", "concise")
+    assert result.returncode == 1
+    assert result.stdout.startswith("pkg/broken.py:1:7: EPL900 Cannot analyse this file: syntax error at line 1")
+    (root / "pyproject.toml").write_text('[tool.epochlint]\nselect = ["EPL002"]\nmax-file-size = 100\n')
+    # The consumer is over the size limit now.
+    assert epochlint(root, "check", "--output-format", "concise").stdout.count(": EPL900 ") == 2
+    assert epochlint(root, "check", "--extend-ignore", "EPL900").returncode == 0
+
+
 def test_check_help_documents_the_exit_statuses(tmp_path: Path) -> None:
     text = " ".join(epochlint(tmp_path, "check", "--help").stdout.split())
     assert "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, 2 on a usage or configuration error" in text

@@ -332,7 +332,9 @@ def test_select_and_ignore_more_specific_selector_wins() -> None:
     config = Config(select=("EPL0",), ignore=("EPL002",))
     assert config.is_code_enabled("EPL001", "a.py")
     assert not config.is_code_enabled("EPL002", "a.py")
-    assert not config.is_code_enabled("EPL900", "a.py")  # not selected
+    assert not config.is_code_enabled("EPL901", "a.py")  # not selected
+    assert config.is_code_enabled("EPL900", "a.py")  # a file not analysed is reported whatever is selected
+    assert not Config(select=("EPL0",), ignore=("EPL9",)).is_code_enabled("EPL900", "a.py")
     narrow = Config(select=("EPL002",), ignore=("EPL0",))
     assert narrow.is_code_enabled("EPL002", "a.py")
     assert not narrow.is_code_enabled("EPL001", "a.py")
