@@ -8,8 +8,9 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -44,7 +45,7 @@ RULES_FORMATS = ("table", "json")
 ERROR_PREFIX = "epochlint: error: "
 EXIT_STATUSES = (
     "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, "
-    "2 on a usage or configuration error or when the report cannot be written, "
+    "2 on a usage or configuration error, when the report cannot be written, or on an internal error, "
     "130 when interrupted (Ctrl-C), 141 when the reader of the output closed it early (| head)"
 )
 
@@ -135,7 +136,24 @@ def build_parser() -> argparse.ArgumentParser:
     from epochlint.audit.command import add_audit_parser
 
     add_audit_parser(commands)
+    _describe_commands(parser)
     return parser
+
+
+def _describe_commands(parser: argparse.ArgumentParser) -> None:
+    """Give every command without a description its summary as one, so that its `--help` says what
+    it does, as `epochlint --help` and docs/cli.md do."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            summaries = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            for name, command in action.choices.items():
+                command.description = command.description or help_sentence(summaries[name])
+                _describe_commands(command)
+
+
+def help_sentence(text: str) -> str:
+    """A help text as a sentence: capitalised, with one full stop."""
+    return text[0].upper() + text[1:].rstrip(".") + "."
 
 
 CONFIG_HELP = "configuration file (default: the nearest .epochlint.toml, epochlint.toml or pyproject.toml)"
@@ -232,7 +250,11 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     )
     baseline.add_argument("--write-baseline", type=_given_path, metavar="FILE", help="record today's findings in FILE")
     check.add_argument("--fix", action="store_true", help="apply the fixes that are mechanical and safe")
-    check.add_argument("--diff", action="store_true", help="show those fixes as a diff instead of writing them")
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="show those fixes as a diff instead of writing them (exit status 1 when there is one to show)",
+    )
 
 
 def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -427,11 +449,11 @@ def _check_project(args: argparse.Namespace) -> int:
         # one, alone (the current directory could be a home folder: nothing to walk for one file).
         args.whole_project = args.whole_project or marks_a_project(config)
     if args.show_settings:
-        with _report_stream() as stdout:
-            stdout.write(settings_toml(config))
+        _write_output(args, lambda stream: stream.write(settings_toml(config)))
         return EXIT_CLEAN
     if args.show_files:
-        _show_files(args, config, stdin_file)
+        listing = _files_shown(args, config, stdin_file)
+        _write_output(args, lambda stream: stream.write(listing))
         return EXIT_CLEAN
     in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
     request = CheckRequest(
@@ -457,17 +479,7 @@ def _check_project(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS if outcome.diff and not args.exit_zero else EXIT_CLEAN
     result = outcome.result
     render = _renderer(args)
-    if args.output_file is not None:
-        # Rendered whole first, then written atomically: a full disk leaves the previous report.
-        report = io.StringIO(newline="\n")
-        render(result, report)
-        try:
-            write_atomically(args.output_file, report.getvalue().encode("utf-8"))
-        except OSError as error:
-            raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
-    else:
-        with _report_stream() as stdout:
-            render(result, stdout)
+    _write_output(args, partial(render, result))
     if not args.quiet and not _shows_notes(args):
         # Else what the run did (fixes applied, a baseline written) would be told nowhere.
         for note in result.notes:
@@ -477,9 +489,24 @@ def _check_project(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _show_files(args: argparse.Namespace, config: Config, stdin_file: Path | None) -> None:
-    """Print the files a check with these arguments would analyse, by the names its report gives
-    them, and those it would report as EPL900 without reading them, with why."""
+def _write_output(args: argparse.Namespace, write: Callable[[TextIO], object]) -> None:
+    """What `write` writes, to --output-file or else stdout. A file gets it whole, written
+    atomically: a full disk leaves the previous report."""
+    if args.output_file is None:
+        with _report_stream() as stdout:
+            write(stdout)
+        return
+    report = io.StringIO(newline="\n")
+    write(report)
+    try:
+        write_atomically(args.output_file, report.getvalue().encode("utf-8"))
+    except OSError as error:
+        raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
+
+
+def _files_shown(args: argparse.Namespace, config: Config, stdin_file: Path | None) -> str:
+    """The files a check with these arguments would analyse, by the names its report gives them,
+    and those it would report as EPL900 without reading them, with why: one a line."""
     from epochlint.discovery import discover, in_memory_path
     from epochlint.workflow import analysed_paths
 
@@ -488,8 +515,7 @@ def _show_files(args: argparse.Namespace, config: Config, stdin_file: Path | Non
     sources, problems = discover(analysed, config, in_memory=held)
     lines = [(source.rel, "") for source in sources]
     lines += [(problem.rel, f"  (EPL900: {problem.reason})") for problem in problems]
-    for name, why in sorted(lines):
-        print(f"{name}{why}")
+    return "".join(f"{name}{why}\n" for name, why in sorted(lines))
 
 
 def _shows_notes(args: argparse.Namespace) -> bool:

@@ -74,7 +74,7 @@ def json_example(checkout: Path) -> str:
 
 def cli_reference() -> str:
     """Every command of `epochlint` with its arguments and options, from the parser itself."""
-    from epochlint.cli import build_parser
+    from epochlint.cli import build_parser, help_sentence
 
     parser = build_parser()
     lines = [
@@ -89,7 +89,7 @@ def cli_reference() -> str:
         if rows:
             lines += ["", "| Argument | Meaning |", "| --- | --- |", *rows]
         if command.epilog:
-            lines += ["", _sentence(command.epilog)]
+            lines += ["", help_sentence(command.epilog)]
     return "\n".join(lines) + "\n"
 
 
@@ -99,17 +99,10 @@ def _commands(prog: str, parser: argparse.ArgumentParser) -> list[tuple[str, arg
     for action in parser._actions:
         if not isinstance(action, argparse._SubParsersAction):
             continue
-        summaries = {choice.dest: choice.help or "" for choice in action._choices_actions}
         for name, command in action.choices.items():
-            summary = command.description or summaries[name]
-            found.append((f"{prog} {name}", command, _sentence(summary)))
+            found.append((f"{prog} {name}", command, command.description or ""))
             found.extend(_commands(f"{prog} {name}", command))
     return [entry for entry in found if _is_documented_command(entry[1])]
-
-
-def _sentence(text: str) -> str:
-    """A help text as a sentence: capitalised, with one full stop."""
-    return text[0].upper() + text[1:].rstrip(".") + "."
 
 
 def _is_documented_command(command: argparse.ArgumentParser) -> bool:

@@ -153,6 +153,20 @@ def test_check_help_documents_the_exit_statuses(tmp_path: Path) -> None:
     assert "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, 2 on a usage or configuration error" in text
 
 
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (["server"], "Run the Language Server for editors, on stdin and stdout"),
+        (["check"], "Analyse files and report findings."),
+        (["graph", "locks"], "Export the lock-order graph"),
+        (["audit"], "3 when something was not analysed"),
+    ],
+)
+def test_every_commands_help_says_what_it_does(tmp_path: Path, command: list[str], says: str) -> None:
+    # `server --help` printed its usage line alone, and no command's help said what it does.
+    assert says in " ".join(epochlint(tmp_path, *command, "--help").stdout.split())
+
+
 @pytest.mark.parametrize("command", [["graph", "calls", "--format", "dot"], ["check"], ["rules"]])
 def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: WriteTree, command: list[str]) -> None:
     """`epochlint ... | head`: the run stops with the status a shell gives SIGPIPE, no error line."""

@@ -98,3 +98,15 @@ def test_flags_that_only_choose_files_share_the_cache_of_a_plain_check(tmp_path:
     assert loaded_by_a_check(tmp_path, ("networkx",)) == ["networkx"], "analysed"
     flags = ("--force-exclude", "--extend-exclude", "generated/", "--no-respect-gitignore")
     assert loaded_by_a_check(tmp_path, ("libcst", "networkx"), *flags) == []
+
+
+def test_what_the_show_options_print_goes_to_the_output_file_asked_for(tmp_path: Path) -> None:
+    # --output-file was ignored: the listing went to stdout and no file was made.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
+    (tmp_path / "consumer.py").write_text(RACY_CONSUMER, encoding="utf-8")
+    listed = epochlint(tmp_path, "check", "--show-files", "--output-file", "files.txt")
+    assert (listed.returncode, listed.stdout) == (0, "")
+    assert (tmp_path / "files.txt").read_text(encoding="utf-8") == "consumer.py\n"
+    shown = epochlint(tmp_path, "check", "--show-settings", "--output-file", "settings.toml")
+    assert (shown.returncode, shown.stdout) == (0, "")
+    assert tomllib.loads((tmp_path / "settings.toml").read_text(encoding="utf-8"))["select"] == ["ALL"]

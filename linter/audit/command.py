@@ -33,7 +33,16 @@ def _positive_seconds(text: str) -> float:
 
 
 def add_audit_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    audit = commands.add_parser("audit", help="audit many projects at once on Spark (needs epochlint[spark])")
+    audit = commands.add_parser(
+        "audit",
+        help="audit many projects at once on Spark (needs epochlint[spark])",
+        epilog=(
+            "exit status: 0 when everything was analysed and there are no findings, 1 when there are "
+            "findings, 2 on a usage error (no PySpark, no Java 17+), 3 when something was not analysed "
+            "(a unit's invalid settings, a failed analysis or Spark job, a file without its row), "
+            "130 when interrupted (Ctrl-C)"
+        ),
+    )
     audit.add_argument("roots", nargs="*", type=Path, metavar="ROOT", help="a folder to audit as one unit")
     audit.add_argument("--repos-file", type=Path, metavar="FILE", help="a file with one unit folder per line")
     audit.add_argument(
