@@ -184,15 +184,16 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     check.add_argument(
         "--statistics", action="store_true", help="print how many findings each rule reported, not the findings"
     )
-    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable")
-    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
+    # Each takes a comma-separated list, and a repeated option adds to the list (as ruff's do).
     for flag, parse, metavar, what in (
+        ("--select", _codes, "CODES", "codes or prefixes to enable, instead of the configuration's"),
+        ("--ignore", _codes, "CODES", "codes or prefixes to disable, instead of the configuration's"),
         ("--extend-select", _codes, "CODES", "codes or prefixes to enable beside the configuration's"),
         ("--extend-ignore", _codes, "CODES", "codes or prefixes to disable beside the configuration's"),
-        ("--exclude", _patterns, "PATTERNS", "comma-separated file patterns to leave out, instead of the configuration's"),
+        ("--exclude", _patterns, "PATTERNS", "file patterns to leave out, instead of the configuration's"),
         ("--extend-exclude", _patterns, "PATTERNS", "file patterns to leave out beside the configuration's"),
     ):
-        check.add_argument(flag, type=parse, metavar=metavar, help=what)
+        check.add_argument(flag, type=parse, action="extend", metavar=metavar, help=f"{what} (comma-separated; repeatable)")
     check.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument(

@@ -110,3 +110,17 @@ def test_what_the_show_options_print_goes_to_the_output_file_asked_for(tmp_path:
     shown = epochlint(tmp_path, "check", "--show-settings", "--output-file", "settings.toml")
     assert (shown.returncode, shown.stdout) == (0, "")
     assert tomllib.loads((tmp_path / "settings.toml").read_text(encoding="utf-8"))["select"] == ["ALL"]
+
+
+def test_a_repeated_selection_or_exclusion_option_adds_to_the_list(tmp_path: Path) -> None:
+    # Only the last of the repeated options counted: `--extend-exclude a/ --extend-exclude b/` left
+    # out b/ alone.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
+    for folder in ("kept", "orders", "pulsar", "vendor"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "consumer.py").write_text(RACY_CONSUMER, encoding="utf-8")
+    excluding = ("--extend-exclude", "orders/", "--extend-exclude", "pulsar/,vendor/")
+    assert epochlint(tmp_path, "check", "--show-files", *excluding).stdout == "kept/consumer.py\n"
+    selecting = ("--select", "EPL001", "--select", "EPL002,EPL003", "--extend-ignore", "EPL003")
+    settings = tomllib.loads(epochlint(tmp_path, "check", "--show-settings", *selecting).stdout)
+    assert (settings["select"], settings["ignore"]) == (["EPL001", "EPL002", "EPL003"], ["EPL003"])
