@@ -74,20 +74,26 @@ def _entry(path: Path, fingerprint: str, fields: object) -> BaselineEntry:
 
 
 def without_baseline(
-    result: RunResult, entries: Sequence[BaselineEntry], analysed: frozenset[str], reported: Callable[[str, str], bool]
+    result: RunResult,
+    entries: Sequence[BaselineEntry],
+    analysed: frozenset[str],
+    reported: Callable[[str, str], bool],
+    vanished: Callable[[str], bool],
 ) -> RunResult:
     """`result` less the findings in the baseline, counting the entries that match nothing any more.
 
     Only entries of files this run analysed, for rules it ran there (`reported(code, path)`), can be
     stale: a run over part of the project, or with some rules (`--select`), says nothing about the
-    rest of the baseline.
+    rest of the baseline; and entries of files deleted from where the run looked (`vanished(path)`).
     """
     recorded = {entry.fingerprint for entry in entries}
     found = {finding.fingerprint for finding in result.findings}
     stale = sum(
         1
         for entry in entries
-        if entry.path in analysed and reported(entry.code, entry.path) and entry.fingerprint not in found
+        if (entry.path in analysed or vanished(entry.path))
+        and reported(entry.code, entry.path)
+        and entry.fingerprint not in found
     )
     kept = tuple(finding for finding in result.findings if finding.fingerprint not in recorded)
     return replace(result, findings=kept, stale_baseline=stale, baseline_hidden=len(result.findings) - len(kept))

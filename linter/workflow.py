@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
 from epochlint.collect import read_source
 from epochlint.config import Config
-from epochlint.discovery import SourceFile, discover, in_memory_path
+from epochlint.discovery import SourceFile, discover, in_memory_path, relative_name
 from epochlint.engine import check, covers_the_root, unit_module_names
 from epochlint.findings import Finding, Location
 from epochlint.prefilter import text_imports
@@ -196,7 +196,8 @@ def _reported(
 ) -> RunResult:
     result = found
     if request.baseline is not None:
-        result = without_baseline(result, entries, _files(analysed, config, request.in_memory), config.is_code_enabled)
+        files = _files(analysed, config, request.in_memory)
+        result = without_baseline(result, entries, files, config.is_code_enabled, _vanished_under(analysed, config))
     if request.whole_project:
         result = involving(result, _files(request.paths, config, request.in_memory))
     return result
@@ -218,6 +219,21 @@ def _files(paths: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes
     """Root-relative names of the files under `paths`, as findings name them."""
     sources, problems = discover(paths, config, in_memory=in_memory.keys())
     return frozenset(s.rel for s in sources) | frozenset(p.rel for p in problems)
+
+
+def _vanished_under(analysed: Sequence[Path], config: Config) -> Callable[[str], bool]:
+    """Whether a file, by its name in findings, lies under the folders the run walked (or is a file
+    it was given) and is no longer there: deleted since its findings were recorded."""
+    given = [relative_name(path, config) for path in analysed]
+    folders = tuple(f"{name}/" if name else "" for name, path in zip(given, analysed) if os.path.isdir(path))
+
+    def vanished(rel: str) -> bool:
+        # A name outside the root or with escapes names no path as written: never taken for gone.
+        if rel.startswith("(parent)") or "\\" in rel or not (rel in given or rel.startswith(folders)):
+            return False
+        return not os.path.lexists(config.root / rel)
+
+    return vanished
 
 
 def _left_unfixed(fixed: int) -> str:

@@ -113,6 +113,18 @@ def test_entries_of_files_outside_the_run_are_not_stale(write_tree: WriteTree) -
     assert json.loads(result.stdout)["summary"]["stale_baseline"] == 0
 
 
+def test_entries_of_a_deleted_file_are_stale_where_the_run_looked(write_tree: WriteTree) -> None:
+    # The file's entries were never called stale: it was not analysed, being gone.
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/other.py": RACY_CONSUMER})
+    write_baseline(root)
+    (root / "pkg" / "other.py").unlink()
+    for paths in ((), ("pkg",), (".", CONSUMER)):
+        result = epochlint(root, "check", *paths, "--baseline", BASELINE, "--output-format", "json")
+        assert json.loads(result.stdout)["summary"]["stale_baseline"] == 1, paths
+    elsewhere = epochlint(root, "check", CONSUMER, "--baseline", BASELINE, "--output-format", "json")
+    assert json.loads(elsewhere.stdout)["summary"]["stale_baseline"] == 0
+
+
 @pytest.mark.parametrize("selection", [("--select", "EPL004"), ("--ignore", "EPL001")])
 def test_entries_of_rules_the_run_left_out_are_not_stale(write_tree: WriteTree, selection: tuple[str, str]) -> None:
     # The run says nothing of the rules it did not run: their entries were once called fixed.
