@@ -122,6 +122,17 @@ def factory_chain(length: int) -> Files:
     return {"factories.py": checker + "\n\n" + "\n\n".join(factories) + "\n\n" + consumer}
 
 
+def method_chain(length: int) -> Files:
+    # The consumer's loop reads the epoch through `Checker().same().same()...current(...)`: a chain
+    # of `length` method calls, each on what the one before returns (a builder or a fluent API).
+    checker = (
+        "class Checker:\n    def same(self):\n        return self\n\n"
+        "    def current(self, message, consumer):\n        return message.epoch >= consumer._epoch\n"
+    )
+    chain = "Checker()" + ".same()" * length + ".current(message, self)"
+    return {"fluent.py": checker + "\n\n" + CONSUMER.replace("message.epoch >= self._epoch", chain)}
+
+
 def bump_chain(length: int) -> Files:
     # f0 calls f1, ... which bumps an epoch: every function has that bump as an event, with the
     # calls that lead to it.
@@ -198,6 +209,7 @@ INPUTS = (
     Input("call_chain", call_chain, (625, 1250, 2500), "functions"),
     Input("bump_chain", bump_chain, (625, 1250, 2500), "functions"),
     Input("factory_chain", factory_chain, (50, 100, 200), "factories"),
+    Input("method_chain", method_chain, (100, 200, 400), "calls"),
     Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
     Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),

@@ -115,6 +115,7 @@ class _Cache(IntEnum):
     DERIVED = 6
     ELEMENTS = 7
     YIELDS = 8
+    CALL_RESULT = 9
 
 
 # The resolutions that answer a set of values, which grows as the answers it uses grow: a cycle of
@@ -1730,7 +1731,15 @@ class Symbols:
         return ""
 
     def call_result(self, fid: str, call: Call, depth: int = 0) -> Entity:
-        """The class of what a call returns: a constructed instance, or a function's known return."""
+        """The class of what a call returns: a constructed instance, or a function's known return.
+        Kept per call site: each call of a chain (`a.b().c().d()`) asks for the result of the call
+        before it, which, computed anew each time, made a chain of n calls cost n squared
+        resolutions, and more where the depth limit made them be asked again."""
+        return self._resolutions.get(
+            _Cache.CALL_RESULT, (fid, call.id), lambda: self._call_result(fid, call, depth), UNKNOWN
+        )
+
+    def _call_result(self, fid: str, call: Call, depth: int) -> Entity:
         if self._cut_short(depth):
             return UNKNOWN
         callee = self.callee(fid, call, depth)
