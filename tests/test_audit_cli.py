@@ -55,6 +55,37 @@ def test_usage_errors_exit_2_before_any_spark(tmp_path: Path) -> None:
     assert result.returncode == 2 and "needs a ROOT" in result.stderr
 
 
+def test_an_out_folder_holding_what_no_audit_wrote_is_refused_before_any_spark(tmp_path: Path) -> None:
+    # Writing a table replaces its folder whole: a `files/` folder of the user's own under --out
+    # was deleted.
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "danger" / "files").mkdir(parents=True)
+    (tmp_path / "danger" / "files" / "important.txt").write_text("precious")
+    result = _run([*EPOCHLINT, "audit", "repo", "--out", "danger"], tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "epochlint: error: --out danger: files/ holds important.txt, which no audit wrote, and an audit "
+        "replaces that folder whole: choose another --out\n",
+    )
+    assert (tmp_path / "danger" / "files" / "important.txt").read_text() == "precious"
+    (tmp_path / "afile").write_text("")
+    result = _run([*EPOCHLINT, "audit", "repo", "--out", "afile"], tmp_path)
+    assert (result.returncode, result.stderr) == (2, "epochlint: error: --out afile: not a folder\n")
+
+
+def test_other_bad_arguments_are_one_line_before_any_spark(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    for arguments, said in (
+        (["--units-under", "empty"], "--units-under empty: no repository"),
+        (["--file-timeout", "inf", "empty"], "--file-timeout: expected a positive, finite number of seconds"),
+        (["--partitions", "many", "empty"], "--partitions: expected a positive whole number, got many"),
+        (["--html", "missing/report.html", "empty"], "--html missing/report.html: cannot write in missing"),
+    ):
+        result = _run([*EPOCHLINT, "audit", *arguments], tmp_path)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith("epochlint: error: ") and said in result.stderr, result.stderr
+
+
 @pytest.mark.slow
 def test_an_interrupted_audit_resumes_with_the_facts_it_had_committed(tmp_path: Path) -> None:
     write(tmp_path / "unit", {f"pkg/consumer_{i:03}.py": slow_module(i) for i in range(FILES)})

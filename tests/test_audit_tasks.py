@@ -104,6 +104,25 @@ def test_units_come_from_roots_repos_file_and_repositories_under_a_folder(tmp_pa
     assert all(u.config is not None and u.config.root == Path(u.root) for u in units if u is not units[2])
 
 
+def test_units_under_a_repository_is_that_repository_and_loose_files_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A folder that is itself a repository gave only the repositories nested in it (snuba's own
+    # 1,248 files were left out without a word), and files in no repository were dropped silently.
+    (tmp_path / "mono" / "tools" / "nested").mkdir(parents=True)
+    (tmp_path / "mono" / ".git").mkdir()
+    (tmp_path / "mono" / "tools" / "nested" / "pyproject.toml").write_text("")
+    assert [unit.name for unit in resolve_units([], None, tmp_path / "mono", KNOWN_CODES)] == [str(tmp_path / "mono")]
+    (tmp_path / "all" / "repo").mkdir(parents=True)
+    (tmp_path / "all" / "repo" / "setup.py").write_text("")
+    (tmp_path / "all" / "script.py").write_text("print(1)\n")
+    (tmp_path / "all" / "linked").symlink_to(tmp_path / "mono")
+    units = resolve_units([], None, tmp_path / "all", KNOWN_CODES)
+    assert [Path(unit.root).name for unit in units] == ["linked", "repo"]
+    warning = capsys.readouterr().err
+    assert warning.count("\n") == 1 and "1 source file(s) lie in no repository" in warning and "script.py" in warning
+
+
 def test_a_unit_with_invalid_settings_is_kept_with_its_error(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.epochlint]\nselect = 'EPL001'\n")
     unit = one_unit(tmp_path)
@@ -444,5 +463,5 @@ def test_audit_without_pyspark_exits_2_with_one_line(tmp_path: Path) -> None:
     )
     result = _python(code, tmp_path)
     assert result.returncode == 2
-    assert result.stderr == "epochlint: audit needs PySpark: install epochlint with its spark extra (pyspark)\n"
+    assert result.stderr == "epochlint: error: audit needs PySpark: install epochlint with its spark extra (pip install 'epochlint[spark]')\n"
     assert os.listdir(tmp_path) == []

@@ -3,32 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
 from pathlib import Path
 
 from epochlint.discovery import UsageError
+from epochlint.text import escaped_name
 
 EXIT_USAGE = 2
-INSTALL_HINT = "epochlint: audit needs PySpark: install epochlint with its spark extra (pyspark)"
+INSTALL_HINT = "epochlint: error: audit needs PySpark: install epochlint with its spark extra (pip install 'epochlint[spark]')"
 DEFAULT_OUT = "epochlint-audit"
 DEFAULT_FILE_TIMEOUT = 60.0
-# A URL scheme (hdfs://, s3a://, file:/...) names a Hadoop file system; anything else is a local path.
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
+# A URL (hdfs://..., s3a://..., file:/...) names a Hadoop file system; anything else is a local path,
+# a colon in it included (`audits:today`).
+_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]+://|file:)")
+# The folders an audit writes under a local --out: its tables, which Spark replaces whole, and
+# the log folder.
+OUT_TABLES = ("listing", "facts", "files", "units", "findings")
+_LOG_FOLDER = "logs"
+# What Spark writes into a table's folder; anything else there is not an audit's output.
+_SPARK_OUTPUT = re.compile(r"^(?:_SUCCESS|_temporary|part-.*|\..*\.crc)$")
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text}")
     return value
 
 
 def _positive_seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text}")
     return value
 
 
@@ -70,6 +85,33 @@ def out_location(text: str) -> str:
     return text if is_url(text) else os.path.abspath(text)
 
 
+def check_out_folder(out: str) -> None:
+    """A local --out must be a folder (or not exist yet) whose table folders, where they exist,
+    hold what an earlier audit wrote and nothing else: writing a table replaces its folder whole,
+    so a `files/` folder of the user's own would be deleted."""
+    if is_url(out) or not os.path.lexists(out):
+        return
+    if not os.path.isdir(out):
+        raise UsageError(f"epochlint: --out {escaped_name(out)}: not a folder")
+    for name in (*OUT_TABLES, _LOG_FOLDER):
+        folder = os.path.join(out, name)
+        if not os.path.lexists(folder):
+            continue
+        if not os.path.isdir(folder) or os.path.islink(folder):
+            raise UsageError(f"epochlint: --out {escaped_name(out)}: {name} is not a folder an audit wrote")
+        if name == _LOG_FOLDER:
+            continue
+        try:
+            foreign = sorted(entry for entry in os.listdir(folder) if not _SPARK_OUTPUT.match(entry))
+        except OSError as error:
+            raise UsageError(f"epochlint: --out {escaped_name(out)}: cannot read {name}/: {error.strerror}") from None
+        if foreign:
+            raise UsageError(
+                f"epochlint: --out {escaped_name(out)}: {name}/ holds {escaped_name(foreign[0])}, which no audit "
+                f"wrote, and an audit replaces that folder whole: choose another --out"
+            )
+
+
 def audit(args: argparse.Namespace) -> int:
     try:
         import pyspark  # noqa: F401
@@ -86,6 +128,10 @@ def audit(args: argparse.Namespace) -> int:
     units = resolve_units(args.roots, args.repos_file, args.units_under, known)
     if args.html is not None and args.html.is_dir():
         raise UsageError(f"epochlint: --html: is a folder: {args.html}")
+    if args.html is not None and not os.access(args.html.parent, os.W_OK):
+        # Found before the job runs, not after it: the report is written last.
+        raise UsageError(f"epochlint: --html {args.html}: cannot write in {args.html.parent}")
+    check_out_folder(args.out)
     require_java()
     request = AuditRequest(
         units=tuple(units),

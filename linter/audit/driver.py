@@ -41,7 +41,8 @@ EXIT_NOT_ANALYSED = 3
 def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
     """Run the audit and report it: 0 when every unit was analysed and nothing found, 1 when there
     are findings, 3 when a unit could not be analysed, a file has no row, or the job failed."""
-    spark = spark_session(master, log_folder(request.out))
+    logs = log_folder(request.out)
+    spark = spark_session(master, logs)
     out = Console()
     try:
         with PhaseProgress(spark.sparkContext, Console(stderr=True)) as progress:
@@ -50,13 +51,12 @@ def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
         print_summary(out, top_units(spark, request, TOP_UNITS), failed_units(spark, request, TOP_UNITS), total)
         for line in units_left_out(spark, request):
             warn_once(line)
+        print(accounting_line(outcome), flush=True)
         if html is not None:
             _write_html(spark, request, outcome, html)
-        print(accounting_line(outcome), flush=True)
         return exit_status(outcome, total)
-    except Exception as error:  # a failed Spark job: show why, end with one line
-        traceback.print_exc()
-        print(f"epochlint: the audit failed: {_first_line(error)}", file=sys.stderr)
+    except Exception as error:  # a failed Spark job: one line, the whole story in the log folder
+        print(f"epochlint: the audit failed: {_first_line(error)}{_kept_details(logs)}", file=sys.stderr)
         return EXIT_NOT_ANALYSED
     finally:
         spark.stop()
@@ -73,6 +73,18 @@ def log_folder(out: str) -> Path:
     if is_url(out):
         return Path(tempfile.mkdtemp(prefix="epochlint-audit-logs-"))
     return Path(out) / "logs"
+
+
+def _kept_details(logs: Path) -> str:
+    """The traceback of the exception being handled, written to the log folder: where it went, to
+    end the one-line error with."""
+    details = logs / "audit-failure.txt"
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        details.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError:
+        return ""
+    return f" (details in {details})"
 
 
 def _first_line(error: Exception) -> str:

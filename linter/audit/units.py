@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from epochlint.config import Config, ConfigError, load_config
-from epochlint.discovery import DEFAULT_EXCLUDES, UsageError
+from epochlint.discovery import DEFAULT_EXCLUDES, UsageError, is_source_name
+from epochlint.notices import warn_once
 from epochlint.text import escaped_name
 
 REPOSITORY_MARKERS = (".git", "pyproject.toml", "setup.py")
@@ -85,38 +86,61 @@ def _repos_file_lines(path: Path) -> list[str]:
 def _repositories_under(top: Path) -> Iterator[_Candidate]:
     if not top.is_dir():
         raise UsageError(f"epochlint: --units-under: not a folder: {escaped_name(str(top))}")
-    for folder in _walk_for_repositories(os.path.abspath(top)):
+    found, loose = _walk_for_repositories(os.path.abspath(top))
+    if not found:
+        raise UsageError(
+            f"epochlint: --units-under {escaped_name(str(top))}: no repository (a folder with "
+            f"{', '.join(REPOSITORY_MARKERS)}) under it"
+        )
+    if loose:
+        shown = ", ".join(escaped_name(path) for path in loose[:3]) + (", ..." if len(loose) > 3 else "")
+        warn_once(
+            f"--units-under {escaped_name(str(top))}: {len(loose)} source file(s) lie in no repository "
+            f"under it and are not audited ({shown}); name their folder as a ROOT to audit them"
+        )
+    for folder in found:
         relative = os.path.relpath(folder, os.path.abspath(top))
         yield _Candidate(_name(os.path.join(str(top), relative)), folder, False)
 
 
-def _walk_for_repositories(top: str) -> list[str]:
-    """Folders below `top` that are repositories; a repository's own subfolders are not searched."""
+def _walk_for_repositories(top: str) -> tuple[list[str], list[str]]:
+    """Folders at or below `top` that are repositories (a repository's own subfolders are not
+    searched, and `top` itself, a repository, is the one unit), and the source files of the
+    other folders walked, which no unit holds. Folder links are followed, each folder once."""
+    if is_repository(top):
+        return [top], []
     found: list[str] = []
+    loose: list[str] = []
+    seen = {os.path.realpath(top)}
     pending = [top]
     while pending:
         folder = pending.pop()
-        for path in _subfolders(folder):
-            if is_repository(path):
-                found.append(path)
-            else:
-                pending.append(path)
-    return sorted(found)
+        subfolders, files = _entries(folder)
+        loose.extend(files)
+        for path in subfolders:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            (found if is_repository(path) else pending).append(path)
+    return sorted(found), sorted(loose)
 
 
-def _subfolders(folder: str) -> list[str]:
+def _entries(folder: str) -> tuple[list[str], list[str]]:
+    """The subfolders of `folder` a walk enters (not the build and tool folders `check` leaves out,
+    nor hidden ones), and its source files."""
     try:
         with os.scandir(folder) as entries:
-            return [
-                entry.path
-                for entry in entries
-                if entry.is_dir(follow_symlinks=False)
-                and entry.name not in DEFAULT_EXCLUDES
-                and not entry.name.startswith(".")
-            ]
+            listed = [(entry, entry.is_dir()) for entry in entries]
     except OSError:
         # An unreadable folder cannot be told to be a repository or not; its parent may still be.
-        return []
+        return [], []
+    subfolders = [
+        entry.path for entry, is_dir in listed
+        if is_dir and entry.name not in DEFAULT_EXCLUDES and not entry.name.startswith(".")
+    ]
+    files = [entry.path for entry, is_dir in listed if not is_dir and is_source_name(entry.name)]
+    return subfolders, files
 
 
 def is_repository(path: str) -> bool:
