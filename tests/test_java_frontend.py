@@ -127,6 +127,33 @@ def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree:
     assert findings[0].message.startswith("Cannot analyse this file: syntax error at line 2")
 
 
+ATOMIC = (REPO / "fixtures" / "java" / "EPL001" / "AtomicEpochConsumer.java").read_text(encoding="utf-8")
+
+
+def _java_places(root: Path) -> list[tuple[str, int, int]]:
+    return [(f.code, f.location.line, f.location.column) for f in run_check(root, overrides={"select": ["EPL001"]}).findings]
+
+
+@needs_java
+@pytest.mark.parametrize(
+    ("edited", "moved_by"),
+    [
+        # Columns counted UTF-8 bytes, not characters: three two-byte and one three-byte character
+        # before the finding put it five columns to the right (SARIF says its columns count code points).
+        (lambda text: text.replace("                .filter(", "/* \u00e9\u00e9\u00e9\u20ac */ .filter("), -5),
+        # A file whose lines end in a carriage return alone had every finding on line 1.
+        (lambda text: text.replace("\n", "\r"), 0),
+    ],
+)
+def test_java_findings_are_placed_in_lines_and_characters(
+    write_tree: WriteTree, tmp_path: Path, edited: Callable[[str], str], moved_by: int
+) -> None:
+    original = _java_places(write_tree({"fixtures/epl001/AtomicEpochConsumer.java": ATOMIC}))
+    (tmp_path / "fixtures" / "epl001" / "AtomicEpochConsumer.java").write_bytes(edited(ATOMIC).encode("utf-8"))
+    assert _java_places(tmp_path) == [(code, line, column + moved_by) for code, line, column in original]
+    assert original == [("EPL001", 22, 18)]
+
+
 def _nested_calls(depth: int) -> str:
     return f"class Calls{depth} {{ int g(int a) {{ return a; }} int f() {{ return {'g(' * depth}1{')' * depth}; }} }}\n"
 

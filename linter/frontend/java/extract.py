@@ -17,7 +17,9 @@ The facts mean what they mean for Python, translated where Java says things diff
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -81,11 +83,45 @@ def _parser() -> Any:
     return _PARSER
 
 
+# A carriage return that ends a line on its own (old Mac files): the JLS counts it as a line end,
+# tree-sitter does not.
+_LONE_CARRIAGE_RETURN = re.compile(rb"\r(?!\n)")
+
+
+class _Columns:
+    """Columns in characters, as Python's frontend and SARIF's `unicodeCodePoints` count them, from
+    tree-sitter's, which count bytes of UTF-8."""
+
+    def __init__(self, data: bytes) -> None:
+        self._lines = data.split(b"\n")
+
+    def point(self, point: tuple[int, int]) -> tuple[int, int]:
+        """(row, column) of a tree-sitter point, the column in characters; both 0-based."""
+        row, column = point
+        line = self._lines[row] if row < len(self._lines) else b""
+        if line.isascii():
+            return row, column
+        return row, len(line[:column].decode("utf-8", "replace"))
+
+
+# The columns of the file being read (one file at a time in a thread).
+_columns: ContextVar[_Columns] = ContextVar("_columns")
+
+
 def extract_java(data: bytes, text: str) -> FileFacts:
+    data = _LONE_CARRIAGE_RETURN.sub(b"\n", data)  # the same length: byte offsets do not move
+    token = _columns.set(_Columns(data))
+    try:
+        return _extract(data, text)
+    finally:
+        _columns.reset(token)
+
+
+def _extract(data: bytes, text: str) -> FileFacts:
     tree = _parser().parse(data)
     error = _first_error(tree.root_node)
     if error is not None:
-        line, column = error.start_point[0] + 1, error.start_point[1] + 1
+        line, column = _start(error)
         return FileFacts(
             lines=0,
             error=f"syntax error at line {line}, column {column}",
@@ -151,8 +187,15 @@ def _text(node: Node) -> str:
     return node.text.decode("utf-8")
 
 
+def _start(node: Node) -> tuple[int, int]:
+    """Where `node` starts: line and column (in characters), 1-based."""
+    row, column = _columns.get().point(node.start_point)
+    return row + 1, column + 1
+
+
 def _pos(node: Node) -> Pos:
-    (line, column), (end_line, end_column) = node.start_point, node.end_point
+    columns = _columns.get()
+    (line, column), (end_line, end_column) = columns.point(node.start_point), columns.point(node.end_point)
     return (line + 1, column + 1, end_line + 1, end_column + 1)
 
 
@@ -550,7 +593,7 @@ class _Extractor:
         self._import(node)
 
     def _v_line_comment(self, node: Node) -> None:
-        self.comments.append((node.start_point[0] + 1, node.start_point[1] + 1, _text(node)))
+        self.comments.append((*_start(node), _text(node)))
 
     def _v_block_comment(self, node: Node) -> None:
         self._v_line_comment(node)
@@ -958,8 +1001,8 @@ class _Extractor:
 
     def _lambda(self, node: Node, params_node: Node | None = None, body: Node | None = None) -> str:
         """A lambda (or an anonymous class's method) as a function of its own, handed off."""
-        line, column = node.start_point
-        qualname = f"{self._fn.qualname}.<lambda:{line + 1}:{column + 1}>"
+        line, column = _start(node)
+        qualname = f"{self._fn.qualname}.<lambda:{line}:{column}>"
         function = _function(qualname, "<lambda>", "lambda", _pos(node), parent=self._fn.qualname,
                              this_scope=self._fn.this_scope)
         self._stack.append(function)
