@@ -31,8 +31,10 @@ the thread bumps).
 Bumping on some paths only is enough. Only epoch fields that the program bumps somewhere count:
 a field that is only ever assigned (a Kafka leader epoch learnt from metadata, reset to -1 by a
 seek) is not a counter that a rewind could advance. Abstract methods (`@abstractmethod`, or a body
-of only `...`, `pass`, a docstring or `raise NotImplementedError`) declare an interface and are
-not reported; a body that does anything else (even `return None`) is a rewind that never bumps.
+of only `...`, `pass`, a docstring or `raise NotImplementedError`; in Java, `abstract` or interface
+methods, an empty body, or one that only throws `UnsupportedOperationException`) declare an
+interface and are not reported; a body that does anything else (even `return None`) is a rewind
+that never bumps.
 """
     why = """
 The epoch is how a consumer tells messages read before a rewind from messages read after it. A

@@ -236,6 +236,22 @@ class _Function(FunctionBuilder):
     this_scope: str = ""
 
 
+def _is_stub_body(body: Node | None) -> bool:
+    """An abstract method's missing body, an empty one, or one that only throws
+    `UnsupportedOperationException`: Java's stubs, as `...`, `pass` and `raise NotImplementedError`
+    are Python's."""
+    if body is None:
+        return True
+    statements = [child for child in body.named_children if child.type not in ("line_comment", "block_comment")]
+    if not statements:
+        return True
+    if len(statements) > 1 or statements[0].type != "throw_statement":
+        return False
+    thrown = statements[0].named_children[0] if statements[0].named_children else None
+    made = thrown.child_by_field_name("type") if thrown is not None and thrown.type == "object_creation_expression" else None
+    return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
+
+
 def _function(qualname: str, name: str, kind: str, pos: Pos, **details: Any) -> _Function:
     # Java declares its locals as it goes: they are added while the body is read.
     return _Function(qualname, name, kind, pos, frozenset(), frozenset(), **details)
@@ -523,6 +539,7 @@ class _Extractor:
         qualname = f"{cls.qualname}.{name}"
         params = [] if static else [Param(THIS)]
         name_node = node.child_by_field_name("name") or node
+        body = node.child_by_field_name("body")
         function = _function(
             qualname,
             CONSTRUCTOR if is_constructor else _method_name(node),
@@ -533,12 +550,12 @@ class _Extractor:
             returns="" if is_constructor else self._type(node.child_by_field_name("type")),
             this_scope="" if static else qualname,
             visibility=next((v for v in _VISIBILITIES if v in modifiers), _PACKAGE_PRIVATE),
+            stub_body=not is_constructor and _is_stub_body(body),
         )
         self._stack.append(function)
         for param in _parameters(node.child_by_field_name("parameters")):
             params.append(self._parameter(param))
         function.params = tuple(params)
-        body = node.child_by_field_name("body")
         if body is not None:
             region = None
             if "synchronized" in modifiers:
