@@ -38,10 +38,13 @@ BUILD = "build"
 # no definition of its own: kafka-python's `OffsetAndMetadata(offset, metadata, leader_epoch)`,
 # confluent-kafka's `TopicPartition(topic, partition, offset, metadata, leader_epoch)`.
 _SINK_CLASSES: dict[str, int] = {"OffsetAndMetadata": 2, "TopicPartition": 4}
-# Kafka's Java client: `new OffsetAndMetadata(offset, leaderEpoch, metadata)`.
+# Kafka's Java client: `new OffsetAndMetadata(offset, leaderEpoch, metadata)`; its other
+# constructors, `(offset)` and `(offset, metadata)`, take no epoch.
 _JAVA_SINK_CLASSES: dict[str, int | None] = {"OffsetAndMetadata": 1, "TopicPartition": None}
+_JAVA_ARGUMENTS_WITH_EPOCH = 3
 _EPOCH_KEYWORD = "leader_epoch"
-_MAX = frozenset({"max", "builtins.max"})
+# `max(historical, current)`, and Java's `Math.max`.
+_MAX = frozenset({"max", "builtins.max", "Math.max", "java.lang.Math.max"})
 _POSITION_WORDS = frozenset({"position", "pos"})
 
 
@@ -111,7 +114,7 @@ class CommitEpochs(Domain):
         if ctx.callee.kind != "class":
             java = is_java(self.program.symbols.module_of(ctx.fid).rel)
             position = (_JAVA_SINK_CLASSES if java else _SINK_CLASSES)[ctx.call.method]
-            if position is not None:
+            if position is not None and (not java or len(ctx.call.args) == _JAVA_ARGUMENTS_WITH_EPOCH):
                 keys.add(str(position))
             return keys
         init = self.program.symbols.lookup_method(ctx.callee.target, "__init__")
