@@ -42,6 +42,7 @@ from epochlint.frontend.facts import (
     Call,
     Choice,
     ClassFacts,
+    Exit,
     FileFacts,
     Flow,
     FunctionFacts,
@@ -70,6 +71,10 @@ _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_de
 _VISIBILITIES = ("public", "protected", "private")
 _PACKAGE_PRIVATE = "package"
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# Where a `return` or `throw` ends a block of statements.
+_BLOCKS = frozenset({"block", "constructor_body", "switch_block_statement_group", "switch_rule"})
+_JUMPS = frozenset({"break_statement", "return_statement", "throw_statement", "yield_statement", "continue_statement"})
+_COMMENTS = frozenset({"line_comment", "block_comment"})
 _PARSER: Any = None
 
 
@@ -242,7 +247,7 @@ def _is_stub_body(body: Node | None) -> bool:
     are Python's."""
     if body is None:
         return True
-    statements = [child for child in body.named_children if child.type not in ("line_comment", "block_comment")]
+    statements = [child for child in body.named_children if child.type not in _COMMENTS]
     if not statements:
         return True
     if len(statements) > 1 or statements[0].type != "throw_statement":
@@ -250,6 +255,24 @@ def _is_stub_body(body: Node | None) -> bool:
     thrown = statements[0].named_children[0] if statements[0].named_children else None
     made = thrown.child_by_field_name("type") if thrown is not None and thrown.type == "object_creation_expression" else None
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
+
+
+def _switch_arms(body: Node) -> list[tuple[Node, Node]]:
+    """The arms of a switch, each from its first case to its last: a `case ->` rule is an arm of
+    its own; `case:` groups fall through to the next until one ends in a jump (`break`, `return`,
+    `throw`, `yield`, `continue`), which ends the arm."""
+    arms: list[tuple[Node, Node]] = []
+    first = None
+    groups = [child for child in body.named_children if child.type in ("switch_rule", "switch_block_statement_group")]
+    for group in groups:
+        first = first or group
+        statements = [child for child in group.named_children if child.type not in _COMMENTS]
+        if group.type == "switch_rule" or (statements and statements[-1].type in _JUMPS):
+            arms.append((first, group))
+            first = None
+    if first is not None:
+        arms.append((first, groups[-1]))
+    return arms
 
 
 def _function(qualname: str, name: str, kind: str, pos: Pos, **details: Any) -> _Function:
@@ -284,6 +307,9 @@ class _Extractor:
         self._call_ids: dict[int, int] = {}
         # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function.
         self._inlined_depth = 0
+        # The `finally` clauses of the `try` statements whose other parts are being read: a
+        # `return` or `throw` there runs them on its way out.
+        self._finally_blocks: list[Pos] = []
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -707,6 +733,43 @@ class _Extractor:
         flow = Flow() if self._inlined_depth else Flow(FLOW_RETURN)
         for child in node.named_children:
             self._with_flow(child, flow)
+        self._exit(node)
+
+    def _v_throw_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            self._visit(child)
+        self._exit(node)
+
+    def _exit(self, node: Node) -> None:
+        """A `return` or `throw`: nothing after it in its block runs on its path (but the `finally`
+        clauses around it). In an inlined loop body it ends one element's turn: no exit."""
+        if self._inlined_depth:
+            return
+        parent = node.parent
+        # A `return` that is an `if`'s or a loop's whole body ends no block around it.
+        block = parent if parent is not None and parent.type in _BLOCKS else node
+        self._fn.exits.append(Exit(_pos(node), _pos(block), tuple(self._finally_blocks)))
+
+    def _v_try_statement(self, node: Node) -> None:
+        final = next((child for child in node.named_children if child.type == "finally_clause"), None)
+        if final is not None:
+            self._finally_blocks.append(_pos(final))
+        for child in node.named_children:
+            if child is not final:
+                self._visit(child)
+        if final is not None:
+            self._finally_blocks.pop()
+            self._visit(final)
+
+    _v_try_with_resources_statement = _v_try_statement
+
+    def _v_switch_expression(self, node: Node) -> None:
+        body = node.child_by_field_name("body")
+        arms = _switch_arms(body) if body is not None else []
+        if len(arms) > 1:
+            self._fn.branches.append(Branches(_pos(node), tuple(_span(first, last) for first, last in arms)))
+        for child in node.named_children:
+            self._visit(child)
 
     def _v_if_statement(self, node: Node) -> None:
         condition = node.child_by_field_name("condition")
