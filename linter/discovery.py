@@ -19,7 +19,7 @@ from pathlib import Path
 
 from epochlint.config import Config, display_path
 from epochlint.fileio import path_missing
-from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, available, is_java
+from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, MISSING_REASON, available, is_java
 from epochlint.gitignore import IgnoreChain, chain_above, chain_in
 from epochlint.notices import warn_once
 from epochlint.text import escaped_name
@@ -397,7 +397,9 @@ def discover(
         # A buffer (stdin, an editor's) is named as a file on the command line is.
         memory = {path for path in memory if not walker.named_but_excluded(walker.rel(path), is_dir=False)}
     files, problems = _with_in_memory(files, problems, memory, walker)
-    return (files if keep_all_java else _without_unreadable_java(files)), problems
+    if keep_all_java:
+        return files, problems
+    return _without_unreadable_java(files, problems, {path for path in given if not os.path.isdir(path)})
 
 
 def why_every_file_left_out(folder: Path, config: Config) -> str | None:
@@ -429,13 +431,20 @@ def _exclude_patterns_named(config: Config) -> str:
     return f"the `exclude` patterns of {named}" if "configuration" in origins else f"the patterns of {named}"
 
 
-def _without_unreadable_java(files: list[SourceFile]) -> list[SourceFile]:
-    """The files, less the Java ones when the Java frontend is not installed (said in one line)."""
-    java = sum(1 for f in files if is_java(f.rel))
+def _without_unreadable_java(
+    files: list[SourceFile], problems: list[DiscoveryProblem], named: set[str]
+) -> tuple[list[SourceFile], list[DiscoveryProblem]]:
+    """The files, less the Java ones when the Java frontend is not installed: those found in the
+    folders walked are left out (said in one line), and those `named` one by one are EPL900s, as
+    any other file named that cannot be analysed (a run of them alone would pass)."""
+    java = [f for f in files if is_java(f.rel)]
     if not java or available():
-        return files
-    print(MISSING_NOTICE.format(count=java), file=sys.stderr)
-    return [f for f in files if not is_java(f.rel)]
+        return files, problems
+    walked = sum(1 for f in java if os.fspath(f.path) not in named)
+    if walked:
+        print(MISSING_NOTICE.format(count=walked), file=sys.stderr)
+    unreadable = [DiscoveryProblem(f.rel, MISSING_REASON) for f in java if os.fspath(f.path) in named]
+    return [f for f in files if not is_java(f.rel)], [*problems, *unreadable]
 
 
 def relative_name(path: Path, config: Config) -> str:

@@ -61,6 +61,19 @@ def test_java_files_are_left_out_with_one_notice_without_the_frontend(
     ]
 
 
+def test_a_java_file_named_without_the_frontend_is_an_epl900(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Named on the command line (as pre-commit names it), it was left out with the notice alone:
+    # "No files checked", exit 0, and a CI step passed a Java change it never read.
+    root: Path = write_tree({"Consumer.java": CONSUMER, "Other.java": CONSUMER})
+    monkeypatch.setattr(discovery, "available", lambda: False)
+    result = run_check(root / "Consumer.java")
+    assert [(f.location.path, f.code) for f in result.findings] == [("Consumer.java", "EPL900")]
+    assert "the Java frontend is not installed" in result.findings[0].message
+    assert capsys.readouterr().err == ""
+
+
 def test_check_of_python_code_never_imports_tree_sitter(tmp_path: Path) -> None:
     (tmp_path / "consumer.py").write_text("import threading\nlock = threading.Lock()\n")
     script = (
