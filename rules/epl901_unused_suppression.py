@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from epochlint.findings import Finding, Location
 from epochlint.config import Config
+from epochlint.frontend.comments import IGNORE_FILE_LINES, is_ignore_file
 from epochlint.frontend.facts import FileFacts, Suppression
 from epochlint.rules.base import Example, SuppressionRule, SuppressionUse
 
@@ -22,7 +23,8 @@ file: an `ignore[EPL003]` in a run that selected EPL001 alone, or in a file whos
 `per-file-ignores` turn EPL003 off, is left alone; a bare `ignore` is judged only when every rule
 ran. In a `# noqa:` list, only the `EPL` codes are epochlint's; a bare `# noqa` belongs to other
 linters and never silences epochlint. `ignore-file` and suppressions of EPL901 itself are not
-judged. An `epochlint:` comment that is no directive epochlint reads (`ignroe[EPL001]`,
+judged, but an `ignore-file` below a file's first 20 lines, where it counts for nothing, is
+reported. An `epochlint:` comment that is no directive epochlint reads (`ignroe[EPL001]`,
 `ignore EPL001` without brackets, an `ignore[]` that names no code, `guarded-by _lock`, or
 `guarded-by=self._lock`, which names the lock as `[tool.epochlint] guards` does not) silences and
 declares nothing, and is reported whatever rules ran. Text after an `ignore[...]` list's closing bracket, or after
@@ -107,7 +109,8 @@ class Consumer:
                 continue
             for suppression in facts.suppressions:
                 if suppression.unread:
-                    yield self._finding(rel, suppression, _UNREAD.format(directive=suppression.unread))
+                    unread = _LATE_IGNORE_FILE if is_ignore_file(suppression.unread) else _UNREAD
+                    yield self._finding(rel, suppression, unread.format(directive=suppression.unread))
                     continue
                 problems = list(_problems(config, rel, suppression, use, known))
                 if problems:
@@ -142,6 +145,9 @@ def _problems(
         yield f"{_listed(unused)} reported nothing on this line"
 
 
+_LATE_IGNORE_FILE = (
+    f"`{{directive}}` silences nothing here: ignore-file counts only in a file's first {IGNORE_FILE_LINES} lines."
+)
 _UNREAD = (
     "Unreadable directive `{directive}`: it silences nothing"
     " (epochlint reads ignore[CODES], ignore, ignore-file and guarded-by=LOCK)."

@@ -81,3 +81,16 @@ def test_ignore_file_silences_the_file_with_or_without_a_reason(write_tree, comm
     source = (FIXTURES / "EPL001" / "suppressed_file.py").read_text()
     root: Path = write_tree({"consumer.py": source.replace("# epochlint: ignore-file", comment, 1)})
     assert run_check(root).findings == ()
+
+
+def test_ignore_file_too_far_down_silences_nothing_and_says_so(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # Below line 20 it was dropped in silence: the file's findings came back with no word why.
+    source = (FIXTURES / "EPL001" / "suppressed_file.py").read_text()
+    moved = "\n" * 20 + source
+    root: Path = write_tree({"consumer.py": moved})
+    findings = run_check(root).findings
+    late = [f for f in findings if f.code == "EPL901"]
+    directive_line = next(number for number, line in enumerate(moved.splitlines(), 1) if "ignore-file" in line)
+    assert [f.location.line for f in late] == [directive_line]
+    assert late[0].message.endswith("ignore-file counts only in a file's first 20 lines.")
+    assert any(f.code == "EPL001" for f in findings)

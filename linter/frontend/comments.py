@@ -61,8 +61,11 @@ def directives_in(comments: Iterable[tuple[int, int, str]]) -> Comments:
             directive = directive.strip()
             if not directive:
                 continue
-            if _IGNORE_FILE.match(directive):
-                ignore_file = ignore_file or line <= IGNORE_FILE_LINES
+            if _IGNORE_FILE.match(directive) and line <= IGNORE_FILE_LINES:
+                ignore_file = True
+            elif _IGNORE_FILE.match(directive):
+                # Too far down to count: kept as a directive read wrong, which EPL901 reports.
+                suppressions.append(Suppression(line, (), column, end_column, unread=directive))
             elif (ignore := _IGNORE.match(directive)) and (parsed := _listed_codes(ignore.group("codes"))) is not None:
                 suppressions.append(Suppression(line, parsed, column, end_column))
             elif guard := _GUARDED_BY.match(directive):
@@ -70,6 +73,11 @@ def directives_in(comments: Iterable[tuple[int, int, str]]) -> Comments:
             else:
                 suppressions.append(Suppression(line, (), column, end_column, unread=directive))
     return Comments(tuple(suppressions), ignore_file, tuple(guards))
+
+
+def is_ignore_file(directive: str) -> bool:
+    """Whether a directive is `ignore-file` (with a reason or not)."""
+    return _IGNORE_FILE.match(directive) is not None
 
 
 def _listed_codes(codes: str | None) -> tuple[str, ...] | None:
