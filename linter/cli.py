@@ -26,6 +26,7 @@ from epochlint.config import (
 )
 from epochlint.discovery import UsageError
 from epochlint.fileio import path_missing, write_atomically
+from epochlint.notices import hold_notices
 
 if TYPE_CHECKING:
     from epochlint.report.formats import Renderer
@@ -425,6 +426,8 @@ def _check_project(args: argparse.Namespace) -> int:
 
     if args.diff:
         _refuse_beside_diff(args)
+    if args.quiet:
+        hold_notices()  # the findings and nothing else: what was left out goes unsaid too
     # No default in the parser, so that --diff can tell an asked format from none.
     args.output_format = args.output_format or "console"
     if args.statistics and args.output_format not in STATISTICS_FORMATS:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from epochlint.config import Config, display_path
 from epochlint.fileio import path_missing
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, MISSING_REASON, available, is_java
 from epochlint.gitignore import IgnoreChain, chain_above, chain_in
-from epochlint.notices import warn_once
+from epochlint.notices import notice, warn_once
 from epochlint.text import escaped_name
 
 __all__ = [
@@ -442,7 +441,7 @@ def _without_unreadable_java(
         return files, problems
     walked = sum(1 for f in java if os.fspath(f.path) not in named)
     if walked:
-        print(MISSING_NOTICE.format(count=walked), file=sys.stderr)
+        notice(MISSING_NOTICE.format(count=walked))
     unreadable = [DiscoveryProblem(f.rel, MISSING_REASON) for f in java if os.fspath(f.path) in named]
     return [f for f in files if not is_java(f.rel)], [*problems, *unreadable]
 

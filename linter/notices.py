@@ -1,13 +1,15 @@
-"""One-line warnings on stderr, each said once per run however often the code that finds it runs
-(discovery, for one, runs for the analysis, the baseline and the fixes alike)."""
+"""One-line warnings and notices on stderr. A warning is said once per run however often the code
+that finds it runs (discovery, for one, runs for the analysis, the baseline and the fixes alike); a
+notice tells what a run left out, and `--quiet` keeps it back."""
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["warn_once"]
+__all__ = ["hold_notices", "notice", "warn_once"]
 
 _warned: set[str] = set()
+_notices_held = False
 
 
 def warn_once(message: str) -> None:
@@ -15,3 +17,15 @@ def warn_once(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
         print(f"epochlint: warning: {message}", file=sys.stderr)
+
+
+def notice(message: str) -> None:
+    """`epochlint: notice: MESSAGE` on stderr, unless notices are held back."""
+    if not _notices_held:
+        print(f"epochlint: notice: {message}", file=sys.stderr)
+
+
+def hold_notices() -> None:
+    """From now on, notices are not printed (`--quiet`: the findings and nothing else)."""
+    global _notices_held
+    _notices_held = True

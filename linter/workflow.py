@@ -4,7 +4,6 @@ not in the baseline), the baseline it records, and the fixes it makes or shows."
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,6 +14,7 @@ from epochlint.config import Config
 from epochlint.discovery import SourceFile, discover, in_memory_path, relative_name
 from epochlint.engine import check, covers_the_root, unit_module_names
 from epochlint.findings import Finding, Location
+from epochlint.notices import notice
 from epochlint.prefilter import text_imports
 from epochlint.program.modules import absolute_module
 from epochlint.report import RunResult
@@ -124,11 +124,10 @@ def _note_imports_left_out(paths: Sequence[Path], config: Config, in_memory: Map
         return
     shown = ", ".join(escaped_name(rel) for rel in left_out[:NAMED_LEFT_OUT])
     more = f" and {len(left_out) - NAMED_LEFT_OUT} more" if len(left_out) > NAMED_LEFT_OUT else ""
-    print(
-        f"epochlint: notice: {len(left_out)} project file(s) imported by the files named left out ({shown}{more}): "
+    notice(
+        f"{len(left_out)} project file(s) imported by the files named left out ({shown}{more}): "
         "findings that run through them cannot be reported; --whole-project analyses the named files inside "
-        "their project",
-        file=sys.stderr,
+        "their project"
     )
 
 

@@ -150,6 +150,7 @@ def test_whole_project_reports_a_race_completed_by_an_unchanged_file(tmp_path: P
     assert alone.returncode == 0, "analysed alone, the file cannot show the race"
     assert "notice: 1 project file(s) imported by the files named left out (pkg/state.py)" in alone.stderr
     assert "--whole-project" in alone.stderr  # the all-clear is not silent: the way to the race is named
+    assert epochlint(tmp_path, "check", "--quiet", "pkg/handler.py").stderr == ""  # but --quiet asked for silence
     whole = epochlint(tmp_path, "check", "--whole-project", "pkg/handler.py")
     assert whole.returncode == 1, whole.stdout + whole.stderr
     assert "pkg/handler.py:5:5: EPL001" in whole.stdout

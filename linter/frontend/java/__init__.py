@@ -17,7 +17,7 @@ JAVA_DISTRIBUTIONS = ("tree-sitter", "tree-sitter-java")
 MISSING_REASON = (
     "the Java frontend is not installed (install epochlint with its java extra: tree-sitter and tree-sitter-java)"
 )
-MISSING_NOTICE = "epochlint: notice: {count} Java file(s) not analysed: " + MISSING_REASON
+MISSING_NOTICE = "{count} Java file(s) not analysed: " + MISSING_REASON
 
 
 def is_java(rel: str) -> bool:
