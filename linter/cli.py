@@ -280,6 +280,8 @@ def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
 def main(argv: Sequence[str] | None = None) -> int:
     _tolerate_unencodable_output()
     args = build_parser().parse_args(argv)
+    if args.command != "server":  # the server speaks through pygls' own writer
+        _write_stdout_whole()
     try:
         if args.command == "check":
             return _check(args)
@@ -363,6 +365,51 @@ def _tolerate_unencodable_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+
+
+class _WholeWrites(io.RawIOBase):
+    """A descriptor that takes every byte it is given, or fails: Python's buffered writer returns
+    a short count when a pipe's reader goes away in the middle of a large write (a JSON report
+    into `| head`), and its text layer drops the rest in silence, so the run ended with status 1,
+    not the 141 of a reader gone. Here the next write raises BrokenPipeError, as it should."""
+
+    def __init__(self, descriptor: int) -> None:
+        super().__init__()
+        self._descriptor = descriptor
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._descriptor
+
+    def isatty(self) -> bool:
+        return os.isatty(self._descriptor)
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        left = memoryview(data).cast("B")
+        while left:
+            left = left[os.write(self._descriptor, left) :]
+        return len(data)
+
+
+def _write_stdout_whole() -> None:
+    """Make the process's stdout write whole (see `_WholeWrites`); a stdout replaced by a caller
+    (a test's capture) is left as it is."""
+    stdout = sys.stdout
+    if stdout is not sys.__stdout__ or not isinstance(stdout, io.TextIOWrapper):
+        return
+    try:
+        descriptor = stdout.fileno()
+    except (OSError, ValueError):
+        return
+    stdout.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_WholeWrites(descriptor)),
+        encoding=stdout.encoding,
+        errors=stdout.errors,
+        line_buffering=stdout.line_buffering,
+    )
 
 
 def _load(args: argparse.Namespace, overrides: dict[str, object] | None = None) -> Config:

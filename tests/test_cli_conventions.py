@@ -181,6 +181,20 @@ def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: Writ
     assert status == 141
 
 
+def test_a_reader_closing_the_output_in_the_middle_of_a_large_report_ends_the_run_quietly(tmp_path: Path) -> None:
+    """`--output-format json | head -1`: the reader goes away after the first pipe-full. Python's
+    buffered writer returned a short count there and the rest was dropped in silence: status 1."""
+    shutil.copytree(FIXTURES, tmp_path / "fixtures")
+    command = [sys.executable, "-m", "epochlint", "check", "--output-format", "json", "fixtures"]
+    run = subprocess.Popen(command, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert run.stdout is not None and run.stderr is not None
+    assert run.stdout.readline() == b"{\n"  # the report has begun: more than a pipe holds is on its way
+    run.stdout.close()
+    status = run.wait(timeout=300)
+    assert run.stderr.read() == b""
+    assert status == 141
+
+
 def _children(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
 
