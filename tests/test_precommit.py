@@ -252,3 +252,19 @@ def test_try_repo_fails_a_race_completed_by_an_unchanged_file(
     assert result.returncode == 1, result.stdout + result.stderr
     assert "pkg/handler.py:5:5: EPL001" in result.stdout
     assert "pkg/state.py:14:33" in result.stdout
+
+
+@pytest.mark.slow
+def test_the_java_hook_fails_a_racy_java_change(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    # The hook ran on Python files alone, and without the Java frontend: a Java change passed unread.
+    repo_path, rev = hook_repo
+    root = tmp_path / "project"
+    config = f"repos:\n  - repo: {repo_path.as_posix()}\n    rev: {rev}\n    hooks:\n      - id: epochlint-java\n"
+    write_files(root, {"pyproject.toml": "[project]\nname = 'shop'\n", ".pre-commit-config.yaml": config})
+    git(root, "init", "-q")
+    commit_all(root, "the project as it was")
+    java = REPO / "fixtures" / "java" / "EPL001"
+    stage(root, {f"src/{name}": (java / name).read_text(encoding="utf-8") for name in ("Message.java", "MultiTopicsConsumer.java")})
+    result = pre_commit(root, pre_commit_home, "run")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "src/MultiTopicsConsumer.java:61:9: EPL001" in result.stdout
