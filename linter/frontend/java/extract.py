@@ -257,6 +257,15 @@ def _is_stub_body(body: Node | None) -> bool:
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
 
 
+def _is_new_empty(value: Node | None) -> bool:
+    """`new LinkedBlockingQueue<>()`, `new ArrayList<>()`: a collection made without arguments is
+    empty, as Python's `[]` is (with one, it may copy another's items)."""
+    if value is None or value.type != "object_creation_expression" or value.child_by_field_name("body"):
+        return False
+    arguments = value.child_by_field_name("arguments")
+    return arguments is not None and not arguments.named_children
+
+
 def _switch_arms(body: Node) -> list[tuple[Node, Node]]:
     """The arms of a switch, each from its first case to its last: a `case ->` rule is an arm of
     its own; `case:` groups fall through to the next until one ends in a jump (`break`, `return`,
@@ -945,7 +954,10 @@ class _Extractor:
         value_call, value_ref = self._value_of(value)
         if stripped.attrs or stripped.scope == "":
             self._fn.writes.append(
-                Write(stripped, self._site(target), "item" if is_item else kind, bump, value_call, value_ref)
+                Write(
+                    stripped, self._site(target), "item" if is_item else kind, bump, value_call, value_ref,
+                    value_empty=_is_new_empty(value),
+                )
             )
         if not ref.attrs and ref.scope:
             self._fn.binds.append(Bind(ref.name, self._site(target), "assign", value_call, value_ref))
