@@ -16,7 +16,9 @@ pytest.importorskip("pyspark")
 from rich.console import Console  # noqa: E402
 
 from epochlint.audit.session import LOCAL_TASK_ATTEMPTS, with_task_retries  # noqa: E402
-from epochlint.audit.summary import Totals, UnitLine, print_summary  # noqa: E402
+from epochlint.audit.job import AuditOutcome  # noqa: E402
+from epochlint.audit.summary import Totals, UnitLine, accounting_line, print_summary  # noqa: E402
+from epochlint.audit.tables import STATUS_OK  # noqa: E402
 
 EPOCHLINT_SCRIPT = Path(sys.executable).parent / "epochlint"
 RULES = {f"EPL00{n}": 10 ** (n % 4) for n in range(1, 10)}
@@ -91,3 +93,11 @@ def test_without_java_the_audit_says_so_in_one_line(tmp_path: Path) -> None:
     assert line.startswith("epochlint: error: the audit needs a Java 17+ runtime")
     assert f"JAVA_HOME={tmp_path / 'jdk'} has no bin/java" in line and "set JAVA_HOME to" in line
     assert result.stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_the_accounting_line_counts_one_file_and_one_finding_in_the_singular() -> None:
+    # It said "1 findings" (and would have said "discovered 1 files").
+    line = accounting_line(AuditOutcome(discovered=1, by_status={STATUS_OK: 1}, findings=1, seconds=2.0))
+    assert line.startswith("discovered 1 file = analysed 1 + errored 0; 1 finding in 2.0 s")
+    many = accounting_line(AuditOutcome(discovered=2, by_status={STATUS_OK: 2}, findings=0, seconds=2.0))
+    assert many.startswith("discovered 2 files = analysed 2 + errored 0; 0 findings in 2.0 s")

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from epochlint.audit.job import AuditOutcome, AuditRequest, read_table
 from epochlint.audit.tables import FILE_STATUSES, STATUS_OK
+from epochlint.report.console import plural
 from epochlint.discovery import why_every_file_left_out
 
 TOP_UNITS = 20
@@ -147,9 +148,9 @@ def accounting_line(outcome: AuditOutcome) -> str:
         if status != STATUS_OK and outcome.by_status.get(status)
     )
     line = (
-        f"discovered {outcome.discovered} files = analysed {outcome.analysed} + errored {outcome.errored}"
+        f"discovered {plural(outcome.discovered, 'file')} = analysed {outcome.analysed} + errored {outcome.errored}"
         + (f" ({errors})" if errors else "")
-        + f"; {outcome.findings} findings in {outcome.seconds:.1f} s"
+        + f"; {plural(outcome.findings, 'finding')} in {outcome.seconds:.1f} s"
     )
     if not outcome.complete:
         line += f"; ERROR: {outcome.file_rows} file rows for {outcome.discovered} discovered files"

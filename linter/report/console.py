@@ -188,22 +188,23 @@ def underline(text: str, start: int, end: int) -> tuple[int, int]:
     return indent, max(length, 1)
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """`1 file`, `2 files`."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def summary_lines(result: RunResult) -> list[Text]:
-    files = _plural(result.files_analysed, "file")
+    files = plural(result.files_analysed, "file")
     if result.files_not_relevant:
         files += f" ({result.files_not_relevant} not relevant: read, not parsed)"
     hidden = f" ({result.baseline_hidden} hidden by the baseline)" if result.baseline_hidden else ""
     if result.baseline_recorded is not None:
-        recorded = _plural(result.baseline_recorded, "finding")
+        recorded = plural(result.baseline_recorded, "finding")
         lines = [Text(f"Recorded {recorded} of {files} in the baseline; none reported.", style="bold")]
     elif result.findings:
         counts = Counter(finding.code for finding in result.findings)
         by_code = ", ".join(f"{code}: {counts[code]}" for code in sorted(counts))
-        found = _plural(len(result.findings), "finding")
+        found = plural(len(result.findings), "finding")
         lines = [Text(f"Found {found} ({by_code}) in {files}{hidden}.", style="bold")]
     elif result.files_analysed == 0:
         # Nothing passed: nothing was checked (no source file there, or all of them excluded).
