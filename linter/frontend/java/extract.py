@@ -664,8 +664,13 @@ class _Extractor:
             released = _lock_statement(statement, *idioms.UNLOCK_METHODS)
             self._visit(statement)
             acquired = _lock_statement(statement, *idioms.LOCK_METHODS)
+            refused = _acquired_unless(statement)
             if acquired is not None and (lock := self._lock_ref(acquired)) is not None:
                 region = self._open_region(lock, "acquire", statement, statement, extent_end=statements[-1])
+                opened.append((lock, region))
+            elif refused is not None and (lock := self._lock_ref(refused[0])) is not None:
+                # `if (!L.tryLock()) return;`: what follows runs holding L.
+                region = self._open_region(lock, "try_acquire", refused[1], statement, extent_end=statements[-1])
                 opened.append((lock, region))
             elif released is not None:
                 self._close_region(opened, self._lock_ref(released))
@@ -1290,6 +1295,27 @@ def _lock_statement(statement: Node, *methods: str) -> Node | None:
     if call.child_by_field_name("arguments").named_children:
         return None
     return call.child_by_field_name("object")
+
+
+def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
+    """`if (!L.tryLock(...)) { ...; return; }` with no `else`, whose body leaves the block (return,
+    throw, continue, break): (the receiver L, the call)."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
+        return None
+    condition = _unparenthesized(statement.child_by_field_name("condition"))
+    if condition.type != "unary_expression" or _text(condition.child_by_field_name("operator")) != "!":
+        return None
+    body = statement.child_by_field_name("consequence")
+    if body.type == "block":
+        statements = [child for child in body.named_children if child.type not in _COMMENTS]
+        body = statements[-1] if statements else body
+    if body.type not in ("return_statement", "throw_statement", "continue_statement", "break_statement"):
+        return None
+    tested = _unparenthesized(condition.child_by_field_name("operand"))
+    if tested.type != "method_invocation" or _method_called(tested) not in idioms.TRY_LOCK_METHODS:
+        return None
+    receiver = tested.child_by_field_name("object")
+    return (receiver, tested) if receiver is not None else None
 
 
 def _tested_lock(condition: Node) -> tuple[Node, Node] | None:
