@@ -898,7 +898,11 @@ class _Extractor:
             self._visit(left)
             self._visit(right)
             return
-        flow = self._flow._replace(compared=True) if operator in _COMPARISONS else self._flow
+        flow = self._flow
+        if operator in _COMPARISONS:
+            # Which values are compared with which (a snapshot re-validated against the live field).
+            self._fn.comparisons.append(_pos(node))
+            flow = flow._replace(compared=True)
         self._with_flow(left, flow)
         self._with_flow(right, flow)
 
