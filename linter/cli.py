@@ -167,7 +167,7 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         nargs="*",
         type=_given_path,
         metavar="PATH",
-        help="files or folders (default: .); - reads one file from stdin",
+        help="files or folders (default: .); - reads one file from stdin, named by --stdin-filename",
     )
     check.add_argument(
         "--stdin-filename",

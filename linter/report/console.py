@@ -30,6 +30,9 @@ TAB_SIZE = 4
 # Python's own line endings: str.splitlines() would also split on \f, \v and \x1c.., shifting lines.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
+# What a run that checked no file says (it passed nothing: a file named but excluded counts too).
+NO_FILES_CHECKED = "no source file found under the given paths, or every one is excluded (see --show-files)"
+
 
 class SourceCache:
     """Source lines per relative path, read at most once; None when the file can't be shown."""
@@ -208,7 +211,7 @@ def summary_lines(result: RunResult) -> list[Text]:
         lines = [Text(f"Found {found} ({by_code}) in {files}{hidden}.", style="bold")]
     elif result.files_analysed == 0:
         # Nothing passed: nothing was checked (no source file there, or all of them excluded).
-        lines = [Text("No files checked: no source file found under the given paths.", style="bold yellow")]
+        lines = [Text(f"No files checked: {NO_FILES_CHECKED}.", style="bold yellow")]
     else:
         lines = [Text(f"All checks passed: {files}, no findings{hidden}.", style="bold green")]
     if result.stale_baseline > 0:
