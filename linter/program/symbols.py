@@ -531,10 +531,41 @@ class Symbols:
         (`_Sub__epoch`, `_Base__epoch`), so each class that writes one has its own.
         """
         mro = self.mro(cid)
-        for klass in mro if self._private_to_class(cid, attr) else reversed(mro):
-            if attr in self._class_fields.get(klass, ()):
-                return klass
-        return cid
+        if self._private_to_class(cid, attr):
+            return next((klass for klass in mro if attr in self._class_fields.get(klass, ())), cid)
+        own = next((klass for klass in reversed(mro) if attr in self._class_fields.get(klass, ())), cid)
+        if own != cid:
+            return own
+        return self._host_class(cid, attr) or cid
+
+    def _host_class(self, cid: str, attr: str) -> str:
+        """For a mixin that uses `attr` without defining it in its own `__init__` (nor its bases
+        anywhere): the class that defines it in the MRO of every product class it is mixed into,
+        where they agree on one outside the mixin's own MRO (`class Consumer(EpochMixin,
+        BaseConsumer)`: the mixin's `self._epoch` is BaseConsumer's). "" otherwise."""
+        if attr in self._initialised_fields(cid):
+            return ""
+        own_mro = set(self.mro(cid))
+        definers = {
+            next((klass for klass in reversed(self.mro(sub)) if attr in self._class_fields.get(klass, ())), sub)
+            for sub in self.subclasses_seen_from(cid, "")
+        }
+        if len(definers) != 1:
+            return ""
+        (host,) = definers
+        return host if host not in own_mro else ""
+
+    def _initialised_fields(self, cid: str) -> frozenset[str]:
+        """The attributes the class's own `__init__` assigns on `self`."""
+        init = self.lookup_method(cid, "__init__")
+        if not init or self.class_of_function(init) != cid:
+            return frozenset()
+        self_name, function = self.self_param(init), self.function(init)
+        return frozenset(
+            write.ref.attrs[0]
+            for write in function.writes
+            if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs
+        )
 
     def _private_to_class(self, cid: str, attr: str) -> bool:
         """Whether `attr`, named in the code of class `cid`, is that class's own: Python renames a
