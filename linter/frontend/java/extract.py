@@ -357,12 +357,21 @@ class _Extractor:
             return Ref(scope, THIS, attrs)
         return self._class_ref(attrs)
 
-    def _class_ref(self, attrs: tuple[str, ...]) -> Ref | None:
-        """A static member of the innermost class, named from the file's top-level class."""
-        if not self._class_stack:
+    def _class_ref(self, attrs: tuple[str, ...], cls: _Class | None = None) -> Ref | None:
+        """A static member of `cls` (the innermost class by default), named from the file's
+        top-level class; for an instance field, the field itself (its identity is its class's)."""
+        if cls is None and not self._class_stack:
             return None
-        outermost, *inner = self._class_stack[-1].qualname.split(".")
+        outermost, *inner = (cls or self._class_stack[-1]).qualname.split(".")
         return Ref("", outermost, (*inner, *attrs))
+
+    def _enclosing_class(self, name: str) -> _Class | None:
+        """The class around the innermost one that declares field `name`, or is named `name`
+        (`Outer.this`): an inner class reads the fields of its enclosing instance."""
+        for cls in reversed(self._class_stack[:-1]):
+            if name in (cls.name, cls.qualname) or name in cls.static_fields or name in cls.field_types:
+                return cls
+        return None
 
     def _resolve(self, name: str, attrs: tuple[str, ...] = ()) -> Ref | None:
         """What a name path starting with a simple name denotes: a local, a field, or a class."""
@@ -379,6 +388,8 @@ class _Extractor:
             return Ref("", name, attrs)
         if _is_constant(name):
             return self._class_ref((name, *attrs))
+        if (outer := self._enclosing_class(name)) is not None:
+            return self._class_ref((name, *attrs), outer)
         # Not declared here: a field the class inherits.
         return self._this_ref((name, *attrs))
 
@@ -390,7 +401,10 @@ class _Extractor:
             if kind == "field_access":
                 target = node.child_by_field_name("field")
                 obj = node.child_by_field_name("object")
-                if target.type == "this":  # `Outer.this`
+                if target.type == "this":  # `Outer.this`: the enclosing instance, where it is one
+                    outer = self._enclosing_class(_text(obj))
+                    if outer is not None:
+                        return self._class_ref(tuple(reversed(attrs)), outer)
                     return self._this_ref(tuple(reversed(attrs)))
                 attrs.append(_text(target))
                 if obj.type == "super":
