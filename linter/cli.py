@@ -25,7 +25,7 @@ from epochlint.config import (
     settings_toml,
 )
 from epochlint.discovery import UsageError
-from epochlint.fileio import path_missing, write_atomically
+from epochlint.fileio import path_missing, write_atomically, written_through
 from epochlint.notices import hold_notices
 
 if TYPE_CHECKING:
@@ -550,7 +550,7 @@ def _write_output(args: argparse.Namespace, write: Callable[[TextIO], object]) -
     report = io.StringIO(newline="\n")
     write(report)
     try:
-        write_atomically(args.output_file, report.getvalue().encode("utf-8"))
+        write_atomically(written_through(args.output_file), report.getvalue().encode("utf-8"))
     except OSError as error:
         raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
 

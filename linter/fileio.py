@@ -84,7 +84,7 @@ def write_atomically(path: Path, data: bytes, durable: bool = True) -> None:
             stream.flush()
             if durable:
                 os.fsync(stream.fileno())
-        os.chmod(temporary, _mode_for(path))
+        os.chmod(temporary, mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         with suppress(OSError):
@@ -92,7 +92,14 @@ def write_atomically(path: Path, data: bytes, durable: bool = True) -> None:
         raise
 
 
-def _mode_for(path: Path) -> int:
+def written_through(path: Path) -> Path:
+    """The file a write to `path` replaces, for a file the user named: a symbolic link's target,
+    as open() writes it (the link itself is kept), or `path`. (`write_atomically` alone replaces
+    a link itself, as the cache, which never follows a link it did not make, needs.)"""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
+def mode_for(path: Path) -> int:
     """The permissions of the file being replaced, or those a new file gets (the umask's)."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)

@@ -8,6 +8,7 @@ import io
 import os
 import re
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -150,3 +151,20 @@ def test_a_report_that_fails_half_written_leaves_the_previous_one(tmp_path: Path
     with replaced_atomically(page) as stream:
         stream.write(report())
     assert page.read_text() == report() and os.listdir(tmp_path) == ["report.html"]
+
+
+def test_a_report_written_to_a_link_replaces_its_target_and_keeps_its_permissions(tmp_path: Path) -> None:
+    # The link became a regular file (the target kept the old report), with mode 0644 whatever the
+    # file's own: private findings became readable by everyone.
+    from epochlint.audit.output import replaced_atomically
+
+    (tmp_path / "www").mkdir()
+    target = tmp_path / "www" / "real.html"
+    target.write_text("previous report")
+    target.chmod(0o600)
+    link = tmp_path / "latest.html"
+    link.symlink_to(target)
+    with replaced_atomically(link) as stream:
+        stream.write(report())
+    assert link.is_symlink() and target.read_text() == report()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600

@@ -124,3 +124,17 @@ def test_a_repeated_selection_or_exclusion_option_adds_to_the_list(tmp_path: Pat
     selecting = ("--select", "EPL001", "--select", "EPL002,EPL003", "--extend-ignore", "EPL003")
     settings = tomllib.loads(epochlint(tmp_path, "check", "--show-settings", *selecting).stdout)
     assert (settings["select"], settings["ignore"]) == (["EPL001", "EPL002", "EPL003"], ["EPL003"])
+
+
+def test_a_report_or_baseline_named_by_a_link_is_written_to_its_target(tmp_path: Path) -> None:
+    # The link was replaced by a regular file, and its target kept the old report.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
+    (tmp_path / "consumer.py").write_text(RACY_CONSUMER, encoding="utf-8")
+    (tmp_path / "kept").mkdir()
+    for name in ("report.json", "baseline.json"):
+        (tmp_path / "kept" / name).write_text("old", encoding="utf-8")
+        (tmp_path / name).symlink_to(tmp_path / "kept" / name)
+    epochlint(tmp_path, "check", "--output-format", "json", "--output-file", "report.json")
+    epochlint(tmp_path, "check", "--write-baseline", "baseline.json")
+    for name in ("report.json", "baseline.json"):
+        assert (tmp_path / name).is_symlink() and (tmp_path / "kept" / name).read_text(encoding="utf-8") != "old"

@@ -10,16 +10,16 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TextIO
 
-# Readable by others, as a plain open() would leave it under the usual umask.
-FILE_MODE = 0o644
-
+from epochlint.fileio import mode_for, written_through
 
 @contextmanager
 def replaced_atomically(path: Path) -> Iterator[TextIO]:
-    """A text stream to a temporary file beside `path`, renamed over `path` once complete."""
+    """A text stream to a temporary file beside `path`, renamed over `path` once complete: a link's
+    target, with the permissions of the file it replaces (or the umask's for a new one)."""
+    path = written_through(path)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(descriptor, FILE_MODE)
+        os.fchmod(descriptor, mode_for(path))
         with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
             yield stream
             stream.flush()
