@@ -60,18 +60,22 @@ def failed_units(spark: SparkSession, request: AuditRequest, limit: int) -> list
     return [_unit_line(row) for row in units.orderBy("unit").limit(limit).collect()]
 
 
+# Why a unit analysed no file, where nothing left any out.
+NO_SOURCE_FILES = "no Python or Java file in it: nothing was checked there"
+
+
 def units_left_out(spark: SparkSession, request: AuditRequest) -> list[str]:
-    """A line for each unit analysed with no file because its `exclude` patterns (or git's ignore
-    files) leave out every one: an audit that checks nothing there must not look like one that
-    found nothing there."""
+    """A line for each unit analysed with no file: its `exclude` patterns (or git's ignore files)
+    leave out every one, or it holds none. An audit that checks nothing there must not look like
+    one that found nothing there."""
     empty = read_table(spark, request, "units").filter((F.col("files") == 0) & F.col("error").isNull())
     names = {row["unit"] for row in empty.select("unit").collect()}
     reasons = (
-        (unit.name, why_every_file_left_out(Path(unit.root), unit.config))
+        (unit.name, why_every_file_left_out(Path(unit.root), unit.config) or NO_SOURCE_FILES)
         for unit in request.units
         if unit.name in names and unit.config is not None
     )
-    return [f"{name}: {why}" for name, why in reasons if why is not None]
+    return [f"{name}: {why}" for name, why in reasons]
 
 
 def _unit_line(row: Row) -> UnitLine:
