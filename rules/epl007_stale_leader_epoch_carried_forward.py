@@ -183,8 +183,9 @@ def advance(position: FetchPosition, next_offset: int) -> FetchPosition:
 def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
     copied = _copied_position(program, fid, call)
     if copied is not None:
-        if _advances(program, fid, _keyword(call, _OFFSET), copied):
-            yield _Carried(fid, call.site.pos, call.text, copied.text(), copy=True)
+        position, written = copied
+        if _advances(program, fid, _keyword(call, _OFFSET), position):
+            yield _Carried(fid, call.site.pos, call.text, written, copy=True)
         return
     if not _builds_position(program, fid, call):
         return
@@ -265,20 +266,22 @@ def _position_prefix(program: Program, fid: str, ref: Ref) -> Ref | None:
     return None
 
 
-def _copied_position(program: Program, fid: str, call: Call) -> Ref | None:
-    """The position that `replace(position, offset=...)` or `position._replace(...)` copies."""
+def _copied_position(program: Program, fid: str, call: Call) -> tuple[Ref, str] | None:
+    """The position that `replace(position, offset=...)` or `position._replace(...)` copies (its
+    aliases followed), and its text as written there."""
     if _keyword(call, _OFFSET) is None or any(_LEADER_SLOT.search(a.keyword) for a in call.args if a.keyword):
         return None
     source = receiver_path(call) if call.method == "_replace" else None
+    written = call.text.removesuffix("._replace")
     if source is None:
         callee = program.symbols.callee(fid, call)
         first = call.args[0] if call.args and not call.args[0].keyword else None
         if callee.kind == "external" and callee.target in _COPIERS and first is not None:
-            source = first.ref
+            source, written = first.ref, first.text
     if source is None:
         return None
-    source = program.symbols.expand_alias(fid, source)
-    return source if _is_position(program, fid, source) else None
+    expanded = program.symbols.expand_alias(fid, source)
+    return (expanded, written) if _is_position(program, fid, expanded) else None
 
 
 def _keyword(call: Call, name: str) -> Arg | None:

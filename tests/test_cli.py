@@ -545,3 +545,16 @@ def test_an_internal_error_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("epochlint: error: internal error: KeyError: 'a bug' (at test_cli.py:")
+
+
+def test_a_copied_position_is_named_as_the_code_writes_it(write_tree: WriteTree) -> None:
+    # The message named what the alias stood for, with its subscript cut: `self._assignment[].position`.
+    source = (
+        "from dataclasses import dataclass, replace\n\n\n@dataclass(frozen=True)\nclass FetchPosition:\n"
+        "    offset: int\n    offset_epoch: int\n    current_leader: object\n\n\nclass Fetcher:\n"
+        "    def __init__(self):\n        self._assignment = {}\n\n"
+        "    def advance(self, tp, next_offset):\n        state = self._assignment[tp]\n"
+        "        state.position = replace(state.position, offset=next_offset)\n"
+    )
+    result = epochlint(write_tree({"fetcher.py": source}), "check", "--output-format", "concise")
+    assert "fetcher.py:17:26: EPL007 `state.position` is copied with a new offset" in result.stdout
