@@ -101,3 +101,18 @@ def test_the_accounting_line_counts_one_file_and_one_finding_in_the_singular() -
     assert line.startswith("discovered 1 file = analysed 1 + errored 0; 1 finding in 2.0 s")
     many = accounting_line(AuditOutcome(discovered=2, by_status={STATUS_OK: 2}, findings=0, seconds=2.0))
     assert many.startswith("discovered 2 files = analysed 2 + errored 0; 0 findings in 2.0 s")
+
+
+def test_what_the_drivers_libraries_log_goes_to_the_log_folder(tmp_path: Path) -> None:
+    # py4j logs through the root logger, which printed fifty lines of tracebacks at a Ctrl-C.
+    code = (
+        "import logging, sys\n"
+        "from pathlib import Path\n"
+        "from epochlint.audit.driver import _log_to\n"
+        f"_log_to(Path({str(tmp_path / 'logs' / 'driver.log')!r}))\n"
+        "try:\n    raise RuntimeError('reentrant call')\n"
+        "except RuntimeError:\n    logging.exception('Exception while sending command.')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert "RuntimeError: reentrant call" in (tmp_path / "logs" / "driver.log").read_text(encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 import tempfile
 import traceback
@@ -42,6 +43,7 @@ def drive(request: AuditRequest, master: str | None, html: Path | None) -> int:
     """Run the audit and report it: 0 when every unit was analysed and nothing found, 1 when there
     are findings, 3 when a unit could not be analysed, a file has no row, or the job failed."""
     logs = log_folder(request.out)
+    _log_to(logs / "driver.log")
     spark = spark_session(master, logs)
     out = Console()
     try:
@@ -73,6 +75,14 @@ def log_folder(out: str) -> Path:
     if is_url(out):
         return Path(tempfile.mkdtemp(prefix="epochlint-audit-logs-"))
     return Path(out) / "logs"
+
+
+def _log_to(path: Path) -> None:
+    """Send what the driver's libraries log to `path`, not to the console: py4j logs through the
+    root logger, which then prints every record on stderr (at a Ctrl-C, fifty lines of tracebacks
+    of the calls it interrupted, before the one line that says so)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    logging.getLogger().addHandler(logging.FileHandler(path, encoding="utf-8", delay=True))
 
 
 def _kept_details(logs: Path) -> str:
