@@ -40,7 +40,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.callgraph import PROPERTY, bound_for_later
-from epochlint.program.symbols import Entity, FieldId, bound_ahead, receiver_path
+from epochlint.program.symbols import Entity, FieldId, bound_ahead, function_id, receiver_path
 
 if TYPE_CHECKING:
     from epochlint.program.model import Program
@@ -428,6 +428,49 @@ class DataFlow:
                 rank[fid] = number
         return rank
 
+    @cached_property
+    def _captures(self) -> dict[tuple[str, str], tuple[str, Site]]:
+        """(nested function, local name) -> (the enclosing function whose local it reads, where
+        the enclosing function first names the nested one: a lambda's call, a def's use)."""
+        symbols = self.program.symbols
+        found: dict[tuple[str, str], tuple[str, Site]] = {}
+        for fid, (module, function) in symbols.functions.items():
+            for access in function.accesses:
+                ref = access.ref
+                if ref.attrs or not ref.scope or ref.scope == function.qualname:
+                    continue
+                outer = function_id(module.name, ref.scope)
+                if outer in symbols.functions and (fid, ref.name) not in found:
+                    entered = self._entry_site(outer, fid)
+                    if entered is not None:
+                        found[(fid, ref.name)] = (outer, entered)
+        return found
+
+    def _entry_site(self, outer: str, nested: str) -> Site | None:
+        """Where `outer` hands on or calls its nested function `nested` first, by position."""
+        sites = [site.site for site in self.program.calls.sites_from.get(outer, ()) if site.callee == nested]
+        return min(sites, key=lambda site: site.pos) if sites else None
+
+    @cached_property
+    def capturers(self) -> dict[str, set[str]]:
+        """Enclosing function -> the nested functions that read its locals."""
+        found: dict[str, set[str]] = {}
+        for (nested, _), (outer, _) in self._captures.items():
+            found.setdefault(outer, set()).add(nested)
+        return found
+
+    @cached_property
+    def captured_names(self) -> dict[str, set[str]]:
+        """Enclosing function -> its locals that nested functions read."""
+        found: dict[str, set[str]] = {}
+        for (_, name), (outer, _) in self._captures.items():
+            found.setdefault(outer, set()).add(name)
+        return found
+
+    def capture(self, fid: str, ref: Ref) -> tuple[str, Site] | None:
+        """Where the local `ref` of an enclosing function, read in `fid`, comes from."""
+        return self._captures.get((fid, ref.name)) if ref.scope else None
+
     def analyse(self, domain: Domain) -> Analysis:
         """The analysis of `domain`, computed on first use and reused."""
         cached = self._analyses.get(domain.key)
@@ -507,6 +550,8 @@ class Analysis:
         self._storers: dict[FieldId, set[str]] = {}
         self._solved_first: dict[str, int] = {}
         self._reads: dict[tuple[str, Ref, Pos], tuple[Value, bool]] = {}
+        # The locals of each function that nested functions read (closures), as last solved.
+        self.captured: dict[str, dict[str, dict[Label, Path]]] = {}
         self._run()
 
     @property
@@ -598,6 +643,14 @@ class Analysis:
             again.update(callers)
             if not all(depends_on_parameter(label) for label in summary.returns):
                 reached.update(callers)
+        capturers = self.flow.capturers.get(fid)
+        if capturers:
+            # Its nested functions read its locals: solved (again) when the labels there change.
+            held = {name: dict(frame.locals.get(name, EMPTY)) for name in self.flow.captured_names[fid]}
+            if _shape(held) != _shape(self.captured.get(fid, {})):
+                again.update(capturers)
+                reached.update(capturers)
+            self.captured[fid] = held
         old = self._stores.get(fid, {})
         self._stores[fid] = stores
         self._solved_first.setdefault(fid, len(self._solved_first))
@@ -686,10 +739,17 @@ class _Frame:
         return union(values[p] for p in self.index.inputs.get(dest, ()))
 
     def ref_value(self, ref: Ref, site: Site) -> Value:
-        """The value read at a name path: a local's, a source's, a property's, a field's."""
+        """The value read at a name path: a local's, a source's, a property's, a field's, or a local
+        of an enclosing function that this one reads (a closure: `lambda m: m.epoch >= epoch`)."""
         index = self.index
         if ref.scope == index.qualname and not ref.attrs:
             return self.locals.get(ref.name, EMPTY)
+        if not ref.attrs and (captured := self.flow.capture(self.fid, ref)) is not None:
+            outer, entered = captured
+            hop = Hop(outer, entered, HOP_PASS, f"captured by `{self.program.display_function(self.fid)}`")
+            value: dict[Label, Path] = {}
+            merge(value, self.analysis.captured.get(outer, {}).get(ref.name, EMPTY), hop)
+            return value
         made, replaces = self.analysis.read(self.fid, ref, site)
         if replaces:
             return made
