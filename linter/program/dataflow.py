@@ -452,19 +452,13 @@ class DataFlow:
         return min(sites, key=lambda site: site.pos) if sites else None
 
     @cached_property
-    def capturers(self) -> dict[str, set[str]]:
-        """Enclosing function -> the nested functions that read its locals."""
-        found: dict[str, set[str]] = {}
-        for (nested, _), (outer, _) in self._captures.items():
-            found.setdefault(outer, set()).add(nested)
-        return found
-
-    @cached_property
-    def captured_names(self) -> dict[str, set[str]]:
-        """Enclosing function -> its locals that nested functions read."""
-        found: dict[str, set[str]] = {}
-        for (_, name), (outer, _) in self._captures.items():
-            found.setdefault(outer, set()).add(name)
+    def closures(self) -> dict[str, tuple[set[str], set[str]]]:
+        """Enclosing function -> the nested functions that read its locals, and those locals."""
+        found: dict[str, tuple[set[str], set[str]]] = {}
+        for (nested, name), (outer, _) in self._captures.items():
+            nested_functions, names = found.setdefault(outer, (set(), set()))
+            nested_functions.add(nested)
+            names.add(name)
         return found
 
     def capture(self, fid: str, ref: Ref) -> tuple[str, Site] | None:
@@ -643,10 +637,10 @@ class Analysis:
             again.update(callers)
             if not all(depends_on_parameter(label) for label in summary.returns):
                 reached.update(callers)
-        capturers = self.flow.capturers.get(fid)
-        if capturers:
+        if fid in self.flow.closures:
             # Its nested functions read its locals: solved (again) when the labels there change.
-            held = {name: dict(frame.locals.get(name, EMPTY)) for name in self.flow.captured_names[fid]}
+            capturers, names = self.flow.closures[fid]
+            held = {name: dict(frame.locals.get(name, EMPTY)) for name in names}
             if _shape(held) != _shape(self.captured.get(fid, {})):
                 again.update(capturers)
                 reached.update(capturers)
