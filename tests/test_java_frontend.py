@@ -245,3 +245,14 @@ def test_every_kind_of_java_17_declaration_and_statement_is_read() -> None:
     (everything,) = [f for f in facts.functions if f.qualname == "Outer.everything"]
     assert [loop.kind for loop in everything.loops].count("while") == 1
     assert sum(loop.batch for loop in everything.loops) >= 4  # the enhanced for and three stream stages
+
+
+@needs_java
+@pytest.mark.parametrize(
+    "comment", ["// epochlint: ignore[EPL001]", "/* epochlint: ignore[EPL001] */", "/** epochlint: ignore[EPL001] */", "// noqa: EPL001"]
+)
+def test_a_suppression_inside_a_streams_chain_of_calls_silences_its_line(write_tree: WriteTree, comment: str) -> None:
+    # A comment inside an expression was never read: the walk that read comments did not go there.
+    source = ATOMIC.replace("epoch.get()) // expect: EPL001", f"epoch.get()) {comment}")
+    root = write_tree({"fixtures/epl001/AtomicEpochConsumer.java": source})
+    assert _java_places(root) == []

@@ -13,7 +13,7 @@ from epochlint.frontend.facts import Suppression
 
 # `#` in Python, `//` (or a `/* */` block) in Java. A directive runs to the end of the comment, or
 # to a further `#` (`# epochlint: ignore  # why`).
-_DIRECTIVE_START = r"(?:#|//|/\*)\s*epochlint:\s*"
+_DIRECTIVE_START = r"(?:#|//|/\*\*?)\s*epochlint:\s*"
 _DIRECTIVE = re.compile(_DIRECTIVE_START + r"(?P<body>(?:(?!\*/)[^#])*)")
 # An ignore list with its codes, wherever it stands on a line (the editor adds a code to it).
 _IGNORE_LIST = re.compile(_DIRECTIVE_START + r"ignore\[(?P<codes>[^\]]*)\]")
@@ -22,7 +22,7 @@ _IGNORE_FILE = re.compile(r"^ignore-file(?:\s.*)?$")
 # Text after the codes' closing bracket is a reason, as after a `noqa` list.
 _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\].*)?$")
 # `# noqa: E501,EPL001`: the codes after the colon, up to the first word that is not a code.
-_NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+_NOQA = re.compile(r"(?:#|//)\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 # Of a `noqa` list, the codes that are epochlint's (the others belong to other linters).
 _OUR_CODE = re.compile(r"^EPL\w*$", re.IGNORECASE)
 # The lock's attribute, as `[tool.epochlint] guards` names it: a Python name, without `self.`.

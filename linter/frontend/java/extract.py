@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -137,7 +137,8 @@ def _extract(data: bytes, text: str) -> FileFacts:
         line = too_deep.start_point[0] + 1
         return FileFacts(lines=0, error=f"too deeply nested to analyse: more than {MAX_DEPTH} levels at line {line}")
     try:
-        return with_room_to_recurse(partial(_facts, tree.root_node, text))
+        # In the context that holds the file's columns: the walk may run on a thread of its own.
+        return with_room_to_recurse(partial(copy_context().run, _facts, tree.root_node, text))
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to analyse")
 
@@ -145,7 +146,7 @@ def _extract(data: bytes, text: str) -> FileFacts:
 def _facts(root: Node, text: str) -> FileFacts:
     extractor = _Extractor()
     extractor.program(root)
-    comments = directives_in(extractor.comments)
+    comments = directives_in(_comments(root))
     return FileFacts(
         lines=line_count(text),
         imports=tuple(extractor.imports()),
@@ -156,6 +157,22 @@ def _facts(root: Node, text: str) -> FileFacts:
         guard_declarations=comments.guard_declarations,
         package=extractor.package,
     )
+
+
+def _comments(root: Node) -> list[tuple[int, int, str]]:
+    """(line, column, text) of every comment, wherever it stands: inside an expression too (a
+    stream's chain of calls), where the extraction's walk does not go."""
+    found = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node.type in _COMMENTS:
+            found.append((*_start(node), _text(node)))
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
 
 
 def _too_deep(root: Node) -> Node | None:
@@ -305,7 +322,6 @@ class _Extractor:
         self.package = ""
         self.functions: list[FunctionFacts] = []
         self.classes: list[ClassFacts] = []
-        self.comments: list[tuple[int, int, str]] = []
         self._explicit_imports: list[Import] = []
         self._defined_types: set[str] = set()
         self._used_types: set[str] = set()
@@ -657,12 +673,6 @@ class _Extractor:
 
     def _v_import_declaration(self, node: Node) -> None:
         self._import(node)
-
-    def _v_line_comment(self, node: Node) -> None:
-        self.comments.append((*_start(node), _text(node)))
-
-    def _v_block_comment(self, node: Node) -> None:
-        self._v_line_comment(node)
 
     def _v_block(self, node: Node) -> None:
         self._block(node.named_children)
