@@ -497,9 +497,7 @@ class Symbols:
             if not cls or not self_name or cls not in fields:
                 continue
             own_monitor = Ref(function.qualname, self_name, (MONITOR,))
-            for write in function.writes:
-                if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs:
-                    fields[cls].add(write.ref.attrs[0])
+            fields[cls].update(self._self_attributes_written(fid))
             if any(region.lock == own_monitor for region in function.regions):
                 fields[cls].add(MONITOR)
         return fields
@@ -560,12 +558,14 @@ class Symbols:
         init = self.lookup_method(cid, "__init__")
         if not init or self.class_of_function(init) != cid:
             return frozenset()
-        self_name, function = self.self_param(init), self.function(init)
-        return frozenset(
-            write.ref.attrs[0]
-            for write in function.writes
-            if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs
-        )
+        return frozenset(self._self_attributes_written(init))
+
+    def _self_attributes_written(self, fid: str) -> Iterator[str]:
+        """The attributes method `fid` assigns on its own `self` (`self.x = ...`: `x`)."""
+        self_name, function = self.self_param(fid), self.function(fid)
+        for write in function.writes:
+            if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs:
+                yield write.ref.attrs[0]
 
     def _private_to_class(self, cid: str, attr: str) -> bool:
         """Whether `attr`, named in the code of class `cid`, is that class's own: Python renames a

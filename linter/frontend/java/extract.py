@@ -162,35 +162,32 @@ def _facts(root: Node, text: str) -> FileFacts:
 def _comments(root: Node) -> list[tuple[int, int, str]]:
     """(line, column, text) of every comment, wherever it stands: inside an expression too (a
     stream's chain of calls), where the extraction's walk does not go."""
-    found = []
+    return [(*_start(node), _text(node)) for node, _ in _descendants(root) if node.type in _COMMENTS]
+
+
+def _descendants(root: Node) -> Iterator[tuple[Node, int]]:
+    """Every node under `root` (itself first), in order, with its depth below it; without
+    recursion, as the tree may be deeper than Python's stack allows."""
     cursor = root.walk()
+    depth = 0
+    yield cursor.node, depth
     while True:
-        node = cursor.node
-        if node.type in _COMMENTS:
-            found.append((*_start(node), _text(node)))
         if cursor.goto_first_child():
+            depth += 1
+            yield cursor.node, depth
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return found
+                return
+            depth -= 1
+        yield cursor.node, depth
 
 
 def _too_deep(root: Node) -> Node | None:
     """The first node nested deeper than `MAX_DEPTH` levels below `root`, if any: the extraction
     and the program's model recurse once or more per level (tree-sitter's parse does not), and
     the Python frontend lets no deeper code through either."""
-    cursor = root.walk()
-    depth = 0
-    while True:
-        if cursor.goto_first_child():
-            depth += 1
-            if depth > MAX_DEPTH:
-                return cursor.node
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return None
-            depth -= 1
+    return next((node for node, depth in _descendants(root) if depth > MAX_DEPTH), None)
 
 
 def _first_error(node: Node) -> Node | None:
@@ -264,7 +261,7 @@ def _is_stub_body(body: Node | None) -> bool:
     are Python's."""
     if body is None:
         return True
-    statements = [child for child in body.named_children if child.type not in _COMMENTS]
+    statements = _statements(body)
     if not statements:
         return True
     if len(statements) > 1 or statements[0].type != "throw_statement":
@@ -283,6 +280,11 @@ def _is_new_empty(value: Node | None) -> bool:
     return arguments is not None and not arguments.named_children
 
 
+def _statements(block: Node) -> list[Node]:
+    """The statements of a block (or a switch group), without its comments."""
+    return [child for child in block.named_children if child.type not in _COMMENTS]
+
+
 def _switch_arms(body: Node) -> list[tuple[Node, Node]]:
     """The arms of a switch, each from its first case to its last: a `case ->` rule is an arm of
     its own; `case:` groups fall through to the next until one ends in a jump (`break`, `return`,
@@ -292,7 +294,7 @@ def _switch_arms(body: Node) -> list[tuple[Node, Node]]:
     groups = [child for child in body.named_children if child.type in ("switch_rule", "switch_block_statement_group")]
     for group in groups:
         first = first or group
-        statements = [child for child in group.named_children if child.type not in _COMMENTS]
+        statements = _statements(group)
         if group.type == "switch_rule" or (statements and statements[-1].type in _JUMPS):
             arms.append((first, group))
             first = None
@@ -1335,7 +1337,7 @@ def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
         return None
     body = statement.child_by_field_name("consequence")
     if body.type == "block":
-        statements = [child for child in body.named_children if child.type not in _COMMENTS]
+        statements = _statements(body)
         body = statements[-1] if statements else body
     if body.type not in ("return_statement", "throw_statement", "continue_statement", "break_statement"):
         return None
