@@ -41,6 +41,7 @@ from epochlint.frontend.facts import (
     Branches,
     Call,
     Choice,
+    Fallback,
     ClassFacts,
     Exit,
     FileFacts,
@@ -819,12 +820,19 @@ class _Extractor:
         region = None
         if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
             region = self._open_region(lock, "try_acquire", tested[1], consequence)
+        missing = _tested_null(condition, "==")
+        if missing is not None:
+            self._fn.fallbacks.append(Fallback(missing, _pos(consequence)))
         self._visit(consequence)
         if region is not None and region in self._fn.region_stack:
             self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative))))
+            present = _tested_null(condition, "!=")
+            if present is not None:
+                # `if (cur != null) ... else <runs only when cur holds nothing>`
+                self._fn.fallbacks.append(Fallback(present, _pos(alternative)))
             self._visit(alternative)
 
     def _loop(self, kind: str, header: Node, batch: bool, iterable: str = "") -> int:
@@ -935,7 +943,8 @@ class _Extractor:
     def _v_ternary_expression(self, node: Node) -> None:
         parts = tuple(_pos(node.child_by_field_name(n)) for n in ("condition", "consequence", "alternative"))
         self._fn.choices.append(Choice("if", _pos(node), parts, self._flow))  # type: ignore[arg-type]
-        self._with_flow(node.child_by_field_name("condition"), Flow(FLOW_CONDITION))
+        # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback.
+        self._visit(node.child_by_field_name("condition"))
         self._visit(node.child_by_field_name("consequence"))
         self._visit(node.child_by_field_name("alternative"))
 
@@ -1346,6 +1355,20 @@ def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
         return None
     receiver = tested.child_by_field_name("object")
     return (receiver, tested) if receiver is not None else None
+
+
+def _tested_null(condition: Node | None, operator: str) -> str | None:
+    """The local that `name == null` (`operator` "==") or `name != null` (either way round) compares."""
+    if condition is None:
+        return None
+    condition = _unparenthesized(condition)
+    if condition.type != "binary_expression" or _text(condition.child_by_field_name("operator")) != operator:
+        return None
+    left, right = condition.child_by_field_name("left"), condition.child_by_field_name("right")
+    for name, other in ((left, right), (right, left)):
+        if name is not None and other is not None and name.type == "identifier" and other.type == "null_literal":
+            return _text(name)
+    return None
 
 
 def _tested_lock(condition: Node) -> tuple[Node, Node] | None:
