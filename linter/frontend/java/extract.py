@@ -585,18 +585,19 @@ class _Extractor:
         return names
 
     def _field_declaration(self, node: Node) -> None:
-        """A field's declared class, and its initial value (stored in the class body: not a write)."""
+        """A field's declared class, and its initial value (stored in the class body: not a write),
+        the default value where it has none: a `guarded-by` comment on the declaration is read there."""
         declared = self._type(node.child_by_field_name("type"))
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
             value = declarator.child_by_field_name("value")
             self._fn.binds.append(Bind(name, self._site(declarator), "annotation", annotation=declared))
-            if value is None:
-                continue
-            self._with_flow(value, Flow(FLOW_ASSIGN, stores=()))
+            value_call, value_ref = -1, None
+            if value is not None:
+                self._with_flow(value, Flow(FLOW_ASSIGN, stores=()))
+                value_call, value_ref = self._value_of(value)
             ref = self._class_ref((name,))
             if ref is not None and "." not in self._class_stack[-1].qualname:
-                value_call, value_ref = self._value_of(value)
                 self._fn.writes.append(Write(ref, self._site(declarator), "assign", False, value_call, value_ref))
 
     def _method(self, node: Node, name: str) -> None:
