@@ -3,6 +3,7 @@ row for every file whatever happens to it, and `--resume`."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -17,7 +18,7 @@ pyspark = pytest.importorskip("pyspark")
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-from epochlint.audit.job import AuditRequest, read_table, run_audit, table_path  # noqa: E402
+from epochlint.audit.job import TABLE_SCHEMAS, AuditRequest, read_table, run_audit, table_path  # noqa: E402
 from epochlint.audit.session import spark_session  # noqa: E402
 from epochlint.audit.summary import units_left_out  # noqa: E402
 from epochlint.audit.tables import (  # noqa: E402
@@ -173,6 +174,12 @@ def test_tables_can_be_written_as_json(spark: SparkSession, tmp_path: Path) -> N
     assert run_audit(spark, request).complete
     assert list(Path(table_path(request.out, "findings")).glob("part-*.json"))
     assert_same_as_check(spark, request)
+    # Each line names every column, those without a value too (`"error": null` on a clean file).
+    for name, schema in TABLE_SCHEMAS.items():
+        columns = spark.createDataFrame([], schema).columns
+        lines = [line for part in Path(table_path(request.out, name)).glob("part-*.json") for line in part.open()]
+        assert lines
+        assert all(list(json.loads(line)) == columns for line in lines), name
 
 
 def test_byte_named_copies_of_one_content_each_get_their_row_and_findings(spark: SparkSession, tmp_path: Path) -> None:

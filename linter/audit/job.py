@@ -194,6 +194,8 @@ def _write_results(spark: SparkSession, request: AuditRequest, listing: DataFram
         for tag, name in ((FINDING, "findings"), (FILE, "files"), (UNIT, "units")):
             rows = analysis.filter(_tagged(tag)).map(lambda item: item[1])
             writer = spark.createDataFrame(rows, TABLE_SCHEMAS[name]).write.mode("overwrite")
+            # Every JSON line has every column, null or not (Spark leaves nulls out by default).
+            writer = writer.option("ignoreNullFields", "false")
             writer.format(request.output_format).save(table_path(request.out, name))
     finally:
         analysis.unpersist()
