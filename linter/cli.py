@@ -50,6 +50,9 @@ EXIT_STATUSES = (
     "130 when interrupted (Ctrl-C), 141 when the reader of the output closed it early (| head)"
 )
 
+# rich reads both variables (https://no-color.org, https://force-color.org).
+COLOURS = "Colours only on a terminal: NO_COLOR=1 leaves them out, FORCE_COLOR=1 prints them through a pipe too"
+
 
 def error_line(message: str) -> str:
     """`message` as every error line reads: one line, behind the one `epochlint: error:` prefix."""
@@ -161,7 +164,7 @@ CONFIG_HELP = "configuration file (default: the nearest .epochlint.toml, epochli
 
 
 def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    check = commands.add_parser("check", help="analyse files and report findings", epilog=EXIT_STATUSES)
+    check = commands.add_parser("check", help="analyse files and report findings", epilog=f"{EXIT_STATUSES}. {COLOURS}")
     check.add_argument(
         "paths",
         nargs="*",

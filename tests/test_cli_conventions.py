@@ -44,6 +44,20 @@ def test_quiet_prints_the_findings_and_nothing_else(write_tree: WriteTree, fmt: 
     assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
 
 
+@pytest.mark.parametrize(
+    ("variables", "coloured"), [({}, False), ({"FORCE_COLOR": "1"}, True), ({"NO_COLOR": "1"}, False)]
+)
+def test_colours_follow_the_variables_the_help_names(
+    write_tree: WriteTree, variables: dict[str, str], coloured: bool
+) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    assert "FORCE_COLOR=1" in epochlint(root, "check", "--help").stdout
+    command = [sys.executable, "-m", "epochlint", "check"]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, env={**ENV, **variables}, timeout=120)
+    assert result.returncode == 1
+    assert ("\x1b[" in result.stdout) == coloured
+
+
 def test_statistics_count_the_findings_per_rule(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: TWO_LOOP_CONSUMER})
     result = epochlint(root, "check", "--statistics")
