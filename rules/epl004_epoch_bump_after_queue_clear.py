@@ -74,10 +74,12 @@ Bump the epoch first, then clear the queue:
 ```
 """
     autofix = """
-the clear and the bump are statements of the same block, the bump statement does nothing else,
-and nothing from the clear up to the bump mentions the epoch field or can leave the block early
-(`return`, `raise`, `break`, `continue`, `yield`, `await`): then moving the bump up changes only
-the order that PIP-84 asks for.
+the clear and the bump are statements of the same block, the bump statement does nothing else
+(it writes the field, or calls a function that does nothing but bump), it reads no name that a statement from the
+clear up to it mentions (a local assigned there), and nothing from the clear up to the bump
+mentions the epoch field, calls code that reads it (an accessor, a command that sends it) or can
+leave the block early (`return`, `raise`, `break`, `continue`, `yield`, `await`): then moving the
+bump up changes only the order that PIP-84 asks for.
 """
     valid = (
         Example(
@@ -198,7 +200,7 @@ class Consumer:
             chain=tuple(_steps(program, clear, "clears", clear.what))
             + tuple(_steps(program, bump, "bumps", field)),
             fingerprint_key=f"{clear.what}:{field}",
-            fix=_bump_first(program, bump),
+            fix=_bump_first(program, clear, bump),
         )
 
 
@@ -211,9 +213,13 @@ def _steps(program: Program, event: Event, verb: str, what: str) -> Iterator[Cha
     )
 
 
-def _bump_first(program: Program, bump: Event) -> FixHint | None:
+def _bump_first(program: Program, clear: Event, bump: Event) -> FixHint | None:
     """What `--fix` needs (`epochlint.fix.epl004`): where the bump happens in the function that
-    clears (the bump, or the call that makes it)."""
-    if bump.field is None:
+    clears (the bump, or the call of a function that does nothing but bump). None where moving it
+    could change more than the order: the call that makes the bump does more, or a call from the
+    clear up to the bump reads the epoch."""
+    if bump.field is None or program.calls_reading_epoch(clear.function, clear.site.pos, bump.site.pos):
+        return None
+    if bump.chain and (len(bump.chain) > 1 or not program.only_bumps(bump.target_function)):
         return None
     return FixHint(text=bump.field.leaf, location=program.location(bump.function, bump.site.pos))

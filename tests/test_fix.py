@@ -402,6 +402,42 @@ def test_epl004_no_fix_when_a_statement_in_between_uses_the_epoch(write_tree: Wr
     assert diff(root) == (0, "")
 
 
+def test_epl004_no_fix_when_a_call_in_between_reads_the_epoch(write_tree: WriteTree) -> None:
+    # The command sends what the accessor returns: the old epoch, and after the move the new one.
+    accessor = "    def current_epoch(self):\n        return self.consumer_epoch\n\n"
+    sending = "            self.send_redeliver_command(self.current_epoch())\n"
+    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", sending)
+    source = replaced(source, "    def send_redeliver_command", accessor + "    def send_redeliver_command")
+    root = write_tree({CONSUMER: source})
+    assert codes(root) == ["EPL004"]
+    assert diff(root) == (0, "")
+
+
+def test_epl004_no_fix_when_the_bump_reads_a_local_assigned_in_between(write_tree: WriteTree) -> None:
+    # Moved above `step = ...`, the bump would raise UnboundLocalError.
+    step = "            step = len(self.pending_acks) + 1\n"
+    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", step)
+    root = write_tree({CONSUMER: replaced(source, "self.consumer_epoch += 1", "self.consumer_epoch += step")})
+    assert codes(root) == ["EPL004"]
+    assert diff(root) == (0, "")
+
+
+def test_epl004_fix_moves_a_call_that_only_bumps_not_one_that_does_more(write_tree: WriteTree) -> None:
+    bumping = "    def bump(self):\n        self.consumer_epoch += 1\n\n"
+    source = replaced(REDELIVER, "self.consumer_epoch += 1  # the new epoch", "self.bump()")
+    source = replaced(source, "    def send_redeliver_command", bumping + "    def send_redeliver_command")
+    root = write_tree({CONSUMER: source})
+    assert codes(root) == ["EPL004", "EPL004"]
+    fixed = fix(root)
+    assert fixed.index("self.bump()") < fixed.index("self.incoming_messages.clear()")
+    assert codes(root) == []
+    # A bump that also sends a command: moving it would send before the queue is cleared.
+    also_sends = "        self.consumer_epoch += 1\n        print('sent')\n\n"
+    root = write_tree({CONSUMER: replaced(source, "        self.consumer_epoch += 1\n\n", also_sends)})
+    assert codes(root) == ["EPL004", "EPL004"]
+    assert diff(root) == (0, "")
+
+
 def test_epl004_no_fix_when_the_bump_is_in_another_block(write_tree: WriteTree) -> None:
     source = replaced(
         REDELIVER,

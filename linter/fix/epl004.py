@@ -42,15 +42,35 @@ def _move(tree: SourceTree, finding: Finding) -> tuple[Block, int, int] | None:
     block, first = clear_at
     last = bump_at[1]
     between = block.body[first:last]
-    if first >= last or any(_unsafe_to_pass(statement, fix.text) for statement in between):
+    # The bump's own names, but the receiver every field write has: a local it reads must not be
+    # one that a statement it moves past assigns (or reads: kept simple, and safe).
+    bump_names = _names(bump) - {"self", "cls", fix.text}
+    if first >= last or any(_unsafe_to_pass(statement, fix.text, bump_names) for statement in between):
         return None
     return block, last, first
 
 
-def _unsafe_to_pass(statement: cst.CSTNode, field: str) -> bool:
+def _names(node: cst.CSTNode) -> set[str]:
+    """Every name in `node`: locals, globals, attributes and keywords alike."""
+
+    class _Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: set[str] = set()
+
+        def visit_Name(self, name: cst.Name) -> None:
+            self.found.add(name.value)
+
+    names = _Names()
+    node.visit(names)
+    return names.found
+
+
+def _unsafe_to_pass(statement: cst.CSTNode, field: str, bump_names: set[str]) -> bool:
     return any_node(
         statement,
-        lambda node: isinstance(node, _LEAVES_EARLY) or (isinstance(node, cst.Name) and node.value == field),
+        lambda node: isinstance(node, _LEAVES_EARLY)
+        or (isinstance(node, cst.Name) and (node.value == field or node.value in bump_names)),
     )
 
 

@@ -320,6 +320,24 @@ class Program:
                     pending.append(site.caller)
         return frozenset(found)
 
+    def calls_reading_epoch(self, fid: str, start: Pos, end: Pos) -> bool:
+        """Whether a call that `fid` makes from place `start` up to (not including) place `end`
+        runs, there and then, code that reads an epoch field (an accessor, a command that sends it)."""
+        return any(
+            site.inherits_locks and site.callee in self._epoch_readers and start[:2] <= site.pos[:2] < end[:2]
+            for site in self.calls.sites_from.get(fid, ())
+        )
+
+    def only_bumps(self, fid: str) -> bool:
+        """Whether function `fid` does nothing but bump: each of its writes is a bump, and each of
+        its calls is part of a bump's value (`F._replace(epoch=F.epoch + 1)`)."""
+        function = self.symbols.function(fid)
+        if not function.writes or not all(write.bump for write in function.writes):
+            return False
+        value_calls = {write.value_call for write in function.writes}
+        values = [call.site.pos for call in function.calls if call.id in value_calls]
+        return all(any(within(call.site.pos, value) for value in values) for call in function.calls)
+
     def _is_epoch_ref(self, fid: str, ref: Ref) -> bool:
         field = self.symbols.field(fid, ref)
         return field is not None and self.is_epoch(field)
