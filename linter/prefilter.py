@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from epochlint.config import RECEIVER_EPOCH_ATTRIBUTES, Config
-from epochlint.program.modules import absolute_module
+from epochlint.program.modules import absolute_module, namespace_module_names
 
 __all__ = ["Reach", "TextFacts", "Vocabulary", "linked_files", "read_text_facts", "relevant_files", "text_imports"]
 
@@ -53,7 +53,8 @@ _SUPPRESSION = re.compile(rb"#[^\r\n]*(?:epochlint:[ \t]*ignore|noqa[ \t]*:[^\r\
 
 
 # What an import can make a file reach: (level, dotted module, and everything below it?).
-# `import a.b` reaches every module of package `a` (`a.c.f()` resolves once `a` is bound);
+# `import a.b` reaches every module of package `a` (`a.c.f()` resolves once `a` is bound), and
+# `a.b` by its name;
 # `from ..a import b` reaches `..a` itself and everything below `..a.b` (a submodule `b`).
 Reach = tuple[int, str, bool]
 
@@ -135,7 +136,12 @@ def text_imports(data: bytes) -> list[Reach]:
             continue
         names = tail.group(1)
         if head.group(1) is None and head.group(2) is None:
-            found.extend((0, dotted.split(".")[0], True) for dotted in _names(names))
+            for dotted in _names(names):
+                found.append((0, dotted.split(".")[0], True))
+                if "." in dotted:
+                    # The module itself too, by its whole name: what a namespace package's module
+                    # is named by, and the file a notice of files left out names.
+                    found.append((0, dotted, False))
             continue
         level = len(head.group(1) or b"")
         module = _clean(head.group(2) or b"")
@@ -179,6 +185,9 @@ def _import_edges(
     texts: Mapping[str, TextFacts], names: Mapping[str, str]
 ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """By file: the files among `texts` it imports, and those that import it."""
+    # Modules of namespace packages by the names the files import them by, as the program names them.
+    imported = {target for text in texts.values() for level, target, _ in text.imports if level == 0}
+    names = namespace_module_names(names, imported)
     by_name = {name: rel for rel, name in names.items()}
     ordered = sorted(by_name)
     imports: dict[str, set[str]] = {rel: set() for rel in texts}

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from epochlint.config import load_config
 from epochlint.discovery import SourceFile
-from epochlint.engine import unit_module_names
-from tests.conftest import FIXTURES, actual_marks, expected_marks, run_check
+from epochlint.engine import check, unit_module_names
+from tests.conftest import FIXTURES, KNOWN_CODES, actual_marks, expected_marks, run_check
+from tests.test_stdin import BASE, RACY_SUBCLASS
+
+WriteTree = Callable[..., Path]
 
 
 def _absolute_pulsar(tmp_path: Path) -> Path:
@@ -65,3 +70,17 @@ def test_module_names_start_from_the_outermost_package_holding_the_root(
         sources.append(SourceFile(unit / rel, rel))
     (unit / "x.py").write_text(f"{import_line}\n")
     assert unit_module_names(sources, unit) == expected
+
+
+@pytest.mark.parametrize("package", ["ns", "company/ns"])
+def test_a_race_between_modules_of_a_namespace_package_is_found_with_and_without_the_prefilter(
+    write_tree: WriteTree, package: str
+) -> None:
+    # No `__init__.py` (PEP 420): the modules are named by the folders the import names.
+    dotted = package.replace("/", ".")
+    consumer = RACY_SUBCLASS.replace("from pkg.base import Base", f"from {dotted}.base import Base")
+    root = write_tree({f"{package}/base.py": BASE, f"{package}/consumer.py": consumer})
+    config = load_config([root], None, KNOWN_CODES)
+    for prefilter in (True, False):
+        found = check([root], config, use_cache=False, prefilter=prefilter).findings
+        assert [(f.code, f.location.path) for f in found] == [("EPL001", f"{package}/consumer.py")], prefilter

@@ -158,6 +158,13 @@ def test_whole_project_reports_a_race_completed_by_an_unchanged_file(tmp_path: P
     assert "pkg/legacy.py" not in whole.stdout  # an old finding the change does not involve
 
 
+def test_the_files_left_out_include_those_a_dotted_import_names(tmp_path: Path) -> None:
+    dotted = RACY_HANDLER.replace("from pkg.state import Consumer", "import pkg.state\n\nConsumer = pkg.state.Consumer")
+    write_files(tmp_path, {**PROJECT, "pkg/handler.py": dotted})
+    alone = epochlint(tmp_path, "check", "pkg/handler.py", "pkg/__init__.py")
+    assert "notice: 1 project file(s) imported by the files named left out (pkg/state.py)" in alone.stderr
+
+
 def test_no_notice_where_every_imported_project_file_is_analysed(tmp_path: Path) -> None:
     write_files(tmp_path, {**PROJECT, "pkg/handler.py": RACY_HANDLER})
     for named in (["pkg/handler.py", "pkg"], ["pkg/handler.py", "pkg/state.py", "pkg/__init__.py"], ["."]):
