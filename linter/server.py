@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import ServerTextPosition, TextDocument
+from pygls.workspace import PositionCodec, ServerTextPosition, TextDocument
 
 from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
@@ -62,6 +63,11 @@ _BUFFER_ENCODING = "utf-8"
 _EXIT_WITHOUT_SHUTDOWN = 1
 # What a request already answered (with an error) becomes: nothing handles it.
 _ANSWERED = object()
+# The line ends of LSP (pygls' documents split lines where `str.splitlines` does: also at a form
+# feed or U+2028, which Python source may hold, so their line numbers are not the client's).
+# Only a per-file ignore silences these (docs/rules/EPL900.md): no comment on their line.
+_UNSUPPRESSIBLE_BY_LINE = frozenset({"EPL900"})
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _WATCHED_FILES = ("**/*.py", "**/*.java", "**/pyproject.toml", "**/.epochlint.toml", "**/epochlint.toml")
 # The editors' language identifiers of the files `check` analyses.
 _SOURCE_LANGUAGES = frozenset({"python", "java"})
@@ -119,7 +125,10 @@ class EpochlintServer(LanguageServer):
     """The open documents' latest analysis, the pending one, and the one under way."""
 
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__, protocol_cls=_Protocol)
+        # Whole texts on change: pygls applies a change by its own lines, not the client's.
+        super().__init__(
+            SOURCE, __version__, protocol_cls=_Protocol, text_document_sync_kind=types.TextDocumentSyncKind.Full
+        )
         # By the URI each document was opened with.
         self.runs: dict[str, ProjectRun] = {}
         self._pending: asyncio.TimerHandle | None = None
@@ -176,7 +185,7 @@ class EpochlintServer(LanguageServer):
         # The texts analysed, as they are now: typing goes on while the analysis runs. Keyed as the
         # workspace keys them (not by the URI the client sent, which each document keeps).
         codec = self.workspace.position_codec
-        open_documents = self.workspace.text_documents
+        open_documents = dict(self.workspace.text_documents)
         paths = {key: path for key, doc in open_documents.items() if (path := _source_path(doc))}
         documents = {
             key: TextDocument(doc.uri, doc.source, version=doc.version, position_codec=codec)
@@ -189,7 +198,9 @@ class EpochlintServer(LanguageServer):
         self._show_new_errors(errors)
         self.runs = {}
         for key, document in documents.items():
-            if key in self.workspace.text_documents:  # else closed meanwhile: its diagnostics are cleared
+            # Else closed meanwhile (its diagnostics are cleared), or closed and opened again: the
+            # analysis the opening started publishes what it finds in the new text.
+            if self.workspace.text_documents.get(key) is open_documents[key]:
                 self._publish(document, paths[key], runs.get(paths[key]))
         if not self._analysis_loaded:
             # The first run, on opening, may have read its findings back and loaded neither the
@@ -377,7 +388,17 @@ def _range(location: Location, document: TextDocument | None) -> types.Range:
     end = ServerTextPosition(location.end_line - 1, location.end_column - 1)
     if document is None:
         return types.Range(types.Position(start.line, start.character), types.Position(end.line, end.character))
-    return types.Range(document.position_to_client_units(start), document.position_to_client_units(end))
+    return types.Range(_client_position(document, start), _client_position(document, end))
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text` as LSP counts them, without their ends."""
+    return _LINE_END.split(text)
+
+
+def _client_position(document: TextDocument, position: ServerTextPosition) -> types.Position:
+    """A position in code points made one in the client's units (UTF-16 by default)."""
+    return document.position_codec.position_to_client_units(_lines(document.source), position)
 
 
 async def code_actions(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -394,7 +415,8 @@ async def code_actions(server: EpochlintServer, params: types.CodeActionParams) 
     actions: list[types.CodeAction] = []
     for finding, fixes in zip(findings, planned):
         actions.extend(_fix_actions(run, finding, fixes, document, path))
-        actions.append(_suppression_action(finding, document))
+        if finding.code not in _UNSUPPRESSIBLE_BY_LINE:
+            actions.append(_suppression_action(finding, document))
     return actions
 
 
@@ -429,7 +451,8 @@ def _fix_actions(
         # were made from (a leading BOM in it kept: the fix's encoding would drop it).
         uri = document.uri if own else from_fs_path(str(fix.source.path)) or document.uri
         encoding = _BUFFER_ENCODING if own else fix.encoding
-        edits[uri] = [_whole_text_edit(fix.before.decode(encoding), fix.after.decode(encoding))]
+        before, after = fix.before.decode(encoding), fix.after.decode(encoding)
+        edits[uri] = [_whole_text_edit(before, after, document.position_codec)]
     if not edits:
         return []
     return [
@@ -443,9 +466,10 @@ def _fix_actions(
     ]
 
 
-def _whole_text_edit(before: str, after: str) -> types.TextEdit:
-    lines = before.split("\n")
-    end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+def _whole_text_edit(before: str, after: str, codec: PositionCodec) -> types.TextEdit:
+    """`before` replaced by `after`, in the units the client and the server agreed on."""
+    lines = _lines(before)
+    end = codec.position_to_client_units(lines, ServerTextPosition(len(lines) - 1, len(lines[-1])))
     return types.TextEdit(types.Range(types.Position(0, 0), end), after)
 
 
@@ -453,7 +477,8 @@ def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeA
     """Add the finding's code to the line's ignore list, or end the line with one, in a comment of
     the document's language."""
     line = finding.location.line - 1
-    text = document.lines[line].rstrip("\r\n") if line < len(document.lines) else ""
+    lines = _lines(document.source)
+    text = lines[line] if line < len(lines) else ""
     listed = ignore_list_in(text)
     if listed is not None:
         column = listed.end("codes")
@@ -461,7 +486,7 @@ def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeA
     else:
         column = len(text)
         inserted = f"  {'//' if _is_java(document) else '#'} epochlint: ignore[{finding.code}]"
-    at = document.position_to_client_units(ServerTextPosition(line, column))
+    at = _client_position(document, ServerTextPosition(line, column))
     edit = types.TextEdit(types.Range(at, at), inserted)
     return types.CodeAction(
         title=f"Suppress {finding.code} on this line",

@@ -28,6 +28,8 @@ from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS  # noqa: E402
 from epochlint.config import load_config  # noqa: E402
 from epochlint.engine import check  # noqa: E402
 
+# Where LSP's lines end: after each line end, kept with its line.
+LSP_LINES = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 # The server as an editor starts it.
 SERVER = [sys.executable, "-m", "epochlint", "server"]
 # What is on disk before the buffer is edited: the consumer without its batch loop yet.
@@ -118,15 +120,23 @@ def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
     )
 
 
-def applied(text: str, edits: list[types.TextEdit]) -> str:
-    """`text` with `edits` made (ASCII text: characters are UTF-16 units)."""
-    lines = text.splitlines(keepends=True)
+def applied(text: str, edits: list[types.TextEdit], units: str = "utf-16") -> str:
+    """`text` with `edits` made, their columns counted in `units` (UTF-16, as LSP's default), its
+    lines ended as LSP ends them (`\\r\\n`, `\\r`, `\\n`: not at a form feed)."""
+    lines = LSP_LINES.split(text)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
 
     def offset(position: types.Position) -> int:
-        return starts[position.line] + position.character if position.line < len(lines) else len(text)
+        if position.line >= len(lines):
+            return len(text)
+        line, counted = lines[position.line], 0
+        for index, character in enumerate(line):
+            if counted >= position.character:
+                return starts[position.line] + index
+            counted += len(character.encode("utf-8")) if units == "utf-8" else len(character.encode("utf-16-le")) // 2
+        return starts[position.line] + len(line)
 
     for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
@@ -172,6 +182,18 @@ async def test_unsaved_racy_loop_is_reported_fixed_and_cleared(client: LanguageC
     assert await diagnostics_after(client, uri) == []
 
 
+async def fix_action_changes(
+    client: LanguageClient, uri: str, found: types.Diagnostic
+) -> dict[str, list[types.TextEdit]]:
+    """The edits, by document, of the one action that fixes `found` in the document at `uri`."""
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
+    )
+    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith(f"Fix {found.code}")]
+    assert fix.edit is not None and fix.edit.changes is not None
+    return {changed: list(edits) for changed, edits in fix.edit.changes.items()}
+
+
 async def suppressed_by_the_action(
     client: LanguageClient, uri: str, language: str, text: str
 ) -> tuple[list[types.Diagnostic], str]:
@@ -188,12 +210,17 @@ async def suppressed_by_the_action(
     return found, applied(text, list(suppress.edit.changes[uri]))
 
 
+# A form feed or U+2028 starts no line: Python and LSP end lines at \\r and \\n alone (pygls' lines,
+# split by `str.splitlines`, ended there too, and the buffer, the ranges and the comment were off).
+@pytest.mark.parametrize(("above", "loop_line"), [("", 5), ("# page one\f page two, \u2028 same line\n", 6)])
 @pytest.mark.asyncio
-async def test_suppression_action_silences_the_finding(client: LanguageClient, tmp_path: Path) -> None:
+async def test_suppression_action_silences_the_finding(
+    client: LanguageClient, tmp_path: Path, above: str, loop_line: int
+) -> None:
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
-    found, suppressed = await suppressed_by_the_action(client, uri, "python", RACY_SUBCLASS)
-    assert [d.code for d in found] == ["EPL001"]
-    assert "for message in batch:  # epochlint: ignore[EPL001]" in suppressed
+    found, suppressed = await suppressed_by_the_action(client, uri, "python", above + RACY_SUBCLASS)
+    assert [(d.code, d.range.start) for d in found] == [("EPL001", types.Position(loop_line, 8))]
+    assert "for message in batch:  # epochlint: ignore[EPL001]\n" in suppressed
     change(client, uri, 2, suppressed)
     assert await diagnostics_after(client, uri) == []
 
@@ -385,11 +412,7 @@ async def test_a_file_whose_uri_is_percent_encoded_keeps_its_uri(client: Languag
     related = {info.location.uri for info in found.related_information or []}
     assert related <= {uri, (root / "pkg" / "base.py").as_uri()}
 
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
-    )
-    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Fix EPL001")]
-    assert fix.edit is not None and fix.edit.changes is not None and set(fix.edit.changes) == {uri}
+    assert set(await fix_action_changes(client, uri, found)) == {uri}
 
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     assert await diagnostics_after(client, uri) == []
@@ -471,18 +494,69 @@ async def test_a_change_to_a_document_never_opened_is_ignored(client: LanguageCl
 
 
 @pytest.mark.asyncio
+async def test_a_syntax_error_is_offered_no_suppression_that_cannot_work(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, "x = foo(\n")
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL900"]
+    assert not await client.text_document_code_action_async(code_action_params(uri))
+
+
+@pytest.mark.asyncio
+async def test_a_document_closed_and_opened_again_gets_no_diagnostics_of_its_old_text(
+    busy_client: LanguageClient, tmp_path: Path
+) -> None:
+    client = busy_client
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    await client.wait_for_notification(types.PROGRESS)  # the racy text's analysis has begun
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    cleared = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(cleared.diagnostics) == []
+    open_document(client, uri, LOCKED_SUBCLASS)  # version 1 again, another text
+    published = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert (published.uri, list(published.diagnostics)) == (uri, [])
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
+async def utf8_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    """A client that counts columns in UTF-8 bytes, as the server agrees to."""
+    consumer_project(tmp_path)
+    general = types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf8])
+    capabilities = types.ClientCapabilities(general=general)
+    result = await lsp_client.initialize_session(types.InitializeParams(capabilities, root_uri=tmp_path.as_uri()))
+    assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_fix_replaces_the_whole_text_in_the_units_agreed_on(
+    utf8_client: LanguageClient, tmp_path: Path
+) -> None:
+    client = utf8_client
+    consumer = tmp_path / "pkg" / "consumer.py"
+    uri = consumer.as_uri()
+    racy = RACY_SUBCLASS + 'print("déjà vu")'  # no line end: the edit ends within the last line
+    open_document(client, uri, racy)
+    (found,) = await diagnostics_after(client, uri)
+    changes = await fix_action_changes(client, uri, found)
+    fixed = applied(racy, changes[uri], units="utf-8")
+    assert fixed.endswith('\nprint("déjà vu")') and fixed.count("déjà") == 1
+    consumer.write_text(fixed, encoding="utf-8")
+    assert check([tmp_path], load_config([tmp_path], None, KNOWN_CODES), use_cache=False).findings == ()
+
+
+@pytest.mark.asyncio
 async def test_the_fix_keeps_the_byte_order_mark_the_buffer_starts_with(client: LanguageClient, tmp_path: Path) -> None:
     uri = (tmp_path / "pkg" / "standalone.py").as_uri()
     source = (FIXTURES / "EPL900" / "consumer.py").read_text(encoding="utf-8")
     racy = "\ufeff" + source.replace("  # expect: EPL001", "")
     open_document(client, uri, racy)
     (found,) = await diagnostics_after(client, uri)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(types.TextDocumentIdentifier(uri), found.range, types.CodeActionContext([found]))
-    )
-    (fix,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Fix EPL001")]
-    assert fix.edit is not None and fix.edit.changes is not None
-    fixed = applied(racy, list(fix.edit.changes[uri]))  # U+FEFF is one UTF-16 unit, as ASCII characters are
+    changes = await fix_action_changes(client, uri, found)
+    fixed = applied(racy, changes[uri])  # U+FEFF is one UTF-16 unit, as ASCII characters are
     assert fixed.startswith('\ufeff"""')
     change(client, uri, 2, fixed)
     assert await diagnostics_after(client, uri) == []
