@@ -458,8 +458,9 @@ sys.exit(main(["check", "--no-cache", "--output-format", "json"]))
 """
 
 
-def _unprivileged(cwd: Path, driver: str = _DRIVER) -> subprocess.CompletedProcess[str]:
-    prefix = _WITHOUT_ROOT_OVERRIDE if os.geteuid() == 0 else []
+def _unprivileged(cwd: Path, driver: str = _DRIVER, keep_root: bool = False) -> subprocess.CompletedProcess[str]:
+    """`driver` run by Python in `cwd`, without root's power to override permissions unless `keep_root`."""
+    prefix = _WITHOUT_ROOT_OVERRIDE if os.geteuid() == 0 and not keep_root else []
     environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     return subprocess.run(
         [*prefix, sys.executable, "-c", driver], cwd=cwd, capture_output=True, text=True, env=environment, timeout=120
@@ -543,12 +544,17 @@ def test_a_path_named_in_a_folder_that_cannot_be_entered_is_reported_and_the_oth
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0 and _SETPRIV is None, reason="needs setpriv as root")
-def test_fix_leaves_a_read_only_file_alone_and_says_so(write_tree: WriteTree) -> None:
-    # Its folder let the fixed copy be renamed over it: a file made read-only was rewritten.
+@pytest.mark.parametrize("as_root", [False, True])
+def test_fix_leaves_a_read_only_file_alone_and_says_so(write_tree: WriteTree, as_root: bool) -> None:
+    # Its folder let the fixed copy be renamed over it: a file made read-only was rewritten. Root,
+    # whom every file lets write (a CI container's user), rewrote it still.
+    if as_root and os.geteuid() != 0:
+        pytest.skip("runs as root only where the tests do")
     root = write_tree({"consumer.py": RACY_CONSUMER})
     (root / "consumer.py").chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    driver = "import sys; from epochlint.cli import main; sys.exit(main(['check', '--no-cache', '--fix']))"
     try:
-        run = _unprivileged(root, "import sys; from epochlint.cli import main; sys.exit(main(['check', '--no-cache', '--fix']))")
+        run = _unprivileged(root, driver, keep_root=as_root)
     finally:
         (root / "consumer.py").chmod(stat.S_IRUSR | stat.S_IWUSR)
     assert (root / "consumer.py").read_text() == RACY_CONSUMER

@@ -463,10 +463,18 @@ def test_github_escapes_message_and_properties(project: Path) -> None:
     )
 
 
-def test_github_paths_are_from_the_repository_top_in_a_workflow(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("through_a_link", [False, True])
+def test_github_paths_are_from_the_repository_top_in_a_workflow(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, through_a_link: bool
+) -> None:
     # The project's configuration in a subfolder of the repository (a monorepo): GitHub places an
-    # annotation by the path from the repository's top, which a workflow names.
-    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.parent))
+    # annotation by the path from the repository's top, which a workflow names (through a symbolic
+    # link, maybe: the project's root is the real folder).
+    workspace = project.parent
+    if through_a_link:
+        workspace = tmp_path_factory.mktemp("link") / "workspace"
+        workspace.symlink_to(project.parent, target_is_directory=True)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(workspace))
     outside = replace(loop_finding(), location=Location("(parent)/other/x.py", 1, 1, 1, 2))
     lines = render(github.render, make_result(project, (loop_finding(), outside))).splitlines()
     assert [line.split(",", 1)[0] for line in lines] == [

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import errno
 import os
+import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -97,9 +98,13 @@ def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
     return written
 
 
+_WRITABLE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+
+
 def _refuse_read_only(path: Path) -> None:
-    """A file its owner made read-only is not replaced, though its folder would let it be."""
-    if not os.access(path, os.W_OK):
+    """A file its owner made read-only is not replaced, though its folder would let it be: one this
+    user may not write, or one nobody may (which root may write all the same)."""
+    if not os.access(path, os.W_OK) or not path.stat().st_mode & _WRITABLE:
         raise PermissionError(errno.EACCES, "the file is read-only")
 
 

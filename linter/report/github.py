@@ -30,7 +30,8 @@ def path_in_repository(name: str, root: Path, repository: str | None) -> str:
     names it, else `name` (also for a file outside it)."""
     if repository is None or name.split("/", 1)[0] == PARENT:
         return name
-    relative = os.path.relpath(root / name, repository)
+    # Both as the file system has them: a workspace named through a symbolic link holds the root.
+    relative = os.path.relpath(os.path.join(os.path.realpath(root), name), os.path.realpath(repository))
     return name if relative.startswith(os.pardir) else relative.replace(os.sep, "/")
 
 
