@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from epochlint.report import RunResult
 from epochlint.report.formats import FORMATS
 from tests.conftest import run_check
@@ -36,6 +38,20 @@ def test_syntax_error_is_reported_where_it_is(write_tree) -> None:  # type: igno
     (finding,) = result.findings
     assert (finding.code, finding.location.line, finding.location.column) == ("EPL900", ERROR_LINE, ERROR_COLUMN)
     assert f"line {ERROR_LINE}, column {ERROR_COLUMN}" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("line", "column"), [('    x = "\u00e9\u00e9" + (', 16), ('    return "\U0001f600\U0001f600" $ 1', 17)]
+)
+def test_a_syntax_error_after_non_ascii_text_is_placed_in_code_points(  # type: ignore[no-untyped-def]
+    write_tree, line: str, column: int
+) -> None:
+    # Python counts the columns of a file it compiles as bytes in UTF-8 bytes; every other column
+    # epochlint reports counts code points (as SARIF and the JSON output say).
+    (finding,) = run_check(write_tree({"consumer.py": f"def f():\n{line}\n"})).findings
+    assert (finding.location.line, finding.location.column) == (2, column)
+    assert finding.location.end_column > column
+    assert f"line 2, column {column}:" in finding.message
 
 
 def test_every_format_follows_the_syntax_error(write_tree) -> None:  # type: ignore[no-untyped-def]

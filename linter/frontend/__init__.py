@@ -139,7 +139,7 @@ def _python_syntax_error(data: bytes) -> FileFacts | None:
     except SyntaxError as python_error:
         if python_error.msg == "too many nested parentheses":
             return None
-        line, column = python_error.lineno, python_error.offset
+        line, column = python_error.lineno, _in_code_points(python_error.text, python_error.offset)
         if line is None and b"\0" in data:
             # Python names no place for "source code string cannot contain null bytes".
             line, column = _line_and_column(data, data.index(b"\0"))
@@ -147,29 +147,49 @@ def _python_syntax_error(data: bytes) -> FileFacts | None:
         if line and column:
             where += f", column {column}"
         return FileFacts(
-            lines=0, error=f"syntax error{where}: {python_error.msg}", error_pos=_error_pos(python_error, line, column)
+            lines=0,
+            error=f"syntax error{where}: {python_error.msg}",
+            error_pos=_error_pos(python_error, data, line, column),
         )
     except (ValueError, RecursionError, MemoryError):
         pass
     return None
 
 
-def _error_pos(error: SyntaxError, line: int | None, column: int | None) -> Pos:
+def _error_pos(error: SyntaxError, data: bytes, line: int | None, column: int | None) -> Pos:
     """The span Python marks for a syntax error (one column at least), or line 1, column 1."""
     if not line:
         return (1, 1, 1, 1)
     start = max(column or 1, 1)
     end_line = error.end_lineno if error.end_lineno and error.end_lineno >= line else line
-    end_offset = error.end_offset or 0
+    end_text = error.text if end_line == line else _line_text(data, end_line)
+    end_offset = _in_code_points(end_text, error.end_offset) or 0
     if end_offset < 1 or (end_line == line and end_offset <= start):
         return (line, start, line, start + 1)
     return (line, start, end_line, end_offset)
 
 
 def _line_and_column(data: bytes, offset: int) -> tuple[int, int]:
-    """1-based line and column (in bytes) of `offset`."""
+    """1-based line and column (in code points of UTF-8 text) of `offset`."""
     line_start = data.rfind(b"\n", 0, offset) + 1
-    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+    return data.count(b"\n", 0, offset) + 1, len(data[line_start:offset].decode("utf-8", "ignore")) + 1
+
+
+def _in_code_points(text: str | None, offset: int | None) -> int | None:
+    """A column Python counts in UTF-8 bytes of a line it compiled from bytes (`text`, the line),
+    counted in code points, as every column epochlint reports."""
+    if not text or not offset or offset < 1:
+        return offset
+    return len(text.encode("utf-8", "surrogatepass")[: offset - 1].decode("utf-8", "ignore")) + 1
+
+
+def _line_text(data: bytes, line: int) -> str | None:
+    """Line `line` (1-based) of the source, as Python reads it; None where it cannot be decoded."""
+    try:
+        lines = decoded(as_python_reads_it(data)).split("\n")
+    except (SyntaxError, ValueError):
+        return None
+    return lines[line - 1] if line <= len(lines) else None
 
 
 def facts_without_parse(data: bytes) -> FileFacts:
