@@ -124,7 +124,8 @@ snapshot of the epoch before the loop, inside or outside the lock, is not a fix 
 """
     autofix = """
 the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
-`Lock` this fix deadlocks, the deadlock EPL008 reports), it is an attribute of `self` in the loop's function, the
+`Lock` this fix deadlocks, the deadlock EPL008 reports), it is an attribute of `self` in the loop's
+function (a private `__name` only in the class that defines it: elsewhere Python renames it), the
 loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
 coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
 no new finding (no lock-order cycle, EPL009).
@@ -319,6 +320,11 @@ def _unique(related: list[RelatedLocation]) -> Iterator[RelatedLocation]:
             yield item
 
 
+def _is_mangled(attribute: str) -> bool:
+    """Whether Python renames `attribute` after the class whose body writes it (`__lock`)."""
+    return attribute.startswith("__") and not attribute.endswith("__")
+
+
 def _guard_to_hold(program: Program, loop: BatchLoop, guards: frozenset[FieldId]) -> FixHint | None:
     """What `--fix` needs (`epochlint.fix.epl001`): the guard to hold around `loop`, as the loop's
     function writes it, when the fix is safe."""
@@ -328,9 +334,12 @@ def _guard_to_hold(program: Program, loop: BatchLoop, guards: frozenset[FieldId]
     if not self_name:
         return None
     qualname = program.symbols.function(loop.function).qualname
+    loop_class = program.symbols.class_of_function(loop.function)
     for guard in sorted(guards):
         if guard.is_global or len(guard.path) != 1 or program.locks.kind(guard) != REENTRANT:
             continue
+        if _is_mangled(guard.leaf) and guard.owner != loop_class:
+            continue  # `self.__lock` written in another class names another attribute there
         written = Ref(qualname, self_name, guard.path)
         if program.locks.lock_of(loop.function, written) == guard:
             return FixHint(text=written.text())

@@ -341,6 +341,19 @@ def test_no_fix_with_a_plain_lock_the_loop_body_could_take_again(write_tree: Wri
     assert diff(root) == (0, "")
 
 
+def test_no_fix_with_a_private_guard_of_a_base_class(write_tree: WriteTree) -> None:
+    # `self.__lock` in the subclass would be `self._Replay__lock`: AttributeError at run time.
+    private = RACY_CONSUMER.replace("self._lock", "self.__lock")
+    loop = private[private.index("    def on_batch") : private.index("    def deliver")]
+    subclass = private.replace(loop, "") + "\n\nclass Replay(Consumer):\n" + loop
+    root = write_tree({CONSUMER: subclass})
+    assert codes(root) == ["EPL001"]
+    assert diff(root) == (0, "")
+    # In the class that writes it, the name is the guard's.
+    root = write_tree({CONSUMER: private})
+    assert "with self.__lock:" in fix(root)
+
+
 def test_no_fix_in_a_coroutine(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: ASYNC_CONSUMER})
     assert codes(root) == ["EPL001"]
