@@ -377,6 +377,19 @@ def test_fix_that_would_bring_in_a_new_finding_is_not_made(write_tree: WriteTree
     assert diff(root) == (0, "")
 
 
+def test_fix_is_verified_on_the_whole_project_with_every_rule(write_tree: WriteTree) -> None:
+    # The opposite lock order in another file, or EPL009 left out of the run's selection: the fix
+    # that closes the cycle was made, and the next full check reported it.
+    report = CYCLE_CONSUMER[CYCLE_CONSUMER.index("    def report") : CYCLE_CONSUMER.index("    def _count_one")]
+    elsewhere = "from pkg.consumer import Consumer\n\n\ndef report(self: Consumer):\n" + report.split("\n", 1)[1]
+    root = write_tree({CONSUMER: replaced(CYCLE_CONSUMER, report, ""), "pkg/report.py": elsewhere})
+    assert codes(root) == ["EPL001"]
+    for partial_run in (["--select", "EPL001"], ["--ignore", "EPL009"], [CONSUMER]):
+        result = epochlint(root, "check", "--fix", "--diff", *partial_run)
+        assert (result.returncode, result.stdout) == (0, ""), partial_run
+    assert codes(root) == ["EPL001"]
+
+
 def test_file_that_no_longer_parses_is_never_fixed(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: RACY_CONSUMER})
     found = run_check(root)

@@ -14,7 +14,7 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from epochlint.config import Config
 from epochlint.discovery import SourceFile, UsageError, discover
 from epochlint.fileio import write_atomically
 from epochlint.collect import collect_facts, read_sources
-from epochlint.engine import FileResult, analyse, unit_module_names
+from epochlint.engine import FileResult, analyse, covers_the_root, unit_module_names
 from epochlint.findings import Finding
 from epochlint.fix import FIXERS, fixable
 from epochlint.fix.edits import Edit, SourceTree, apply_edits
@@ -56,19 +56,32 @@ def plan_fixes(
     in_memory: Mapping[Path, bytes] | None = None,
 ) -> list[FileFix]:
     """Verified fixes for the `wanted` findings; `found` is every finding of the run over `paths`
-    (with the files in `in_memory` read from there, as `engine.check` reads them)."""
+    (with the files in `in_memory` read from there, as `engine.check` reads them).
+
+    A fix is verified on the whole project with every rule, whatever the run was given and
+    selected: a guard held around a loop in one file can close a lock-order cycle (EPL009) with
+    code in another, and `--select EPL001` must not hide it."""
     candidates = [finding for finding in wanted if fixable(finding)]
     if not candidates:
         return []
-    project = _Project(paths, config, use_cache, in_memory or {})
+    verifying = replace(config, select=("ALL",), ignore=(), per_file_ignores=())
+    project = _Project(paths, verifying, use_cache, in_memory or {})
+    if verifying != config:
+        found = project.findings_after([])
+    # The rest of the project, where the run was given part of it.
+    whole = None if covers_the_root(paths, config) else _Project([config.root], verifying, use_cache, in_memory or {})
+
+    def safe(fixes: Sequence[FileFix]) -> bool:
+        return project.keeps(found, fixes) and (whole is None or whole.adds_nothing(fixes))
+
     fixes = project.fix(candidates)
-    if project.keeps(found, fixes):
+    if safe(fixes):
         return fixes
     # Some fix breaks something: find out which, one finding at a time.
     accepted: list[Finding] = []
     for finding in candidates:
         trial = project.fix([*accepted, finding])
-        if any(finding in fix.findings for fix in trial) and project.keeps(found, trial):
+        if any(finding in fix.findings for fix in trial) and safe(trial):
             accepted.append(finding)
     return project.fix(accepted)
 
@@ -144,6 +157,8 @@ class _Project:
         # Files that cannot be discovered or read have no facts and no fix: they never change.
         sources, _ = discover(paths, config, in_memory=in_memory.keys())
         self.files = {source.rel: source for source in sources}
+        # Fixes are matched to files by where they are: another run may name a file through a link.
+        self._real_paths = {source.rel: os.path.realpath(source.path) for source in sources}
         # The files' module names, for every analysis of the project fixed.
         self.names = unit_module_names(sources, config.root)
         contents = read_sources(sources, config, in_memory)
@@ -151,6 +166,7 @@ class _Project:
         collected = collect_facts(sources, contents, self.names, config, use_cache=use_cache)
         self.results = [FileResult(source, facts) for source, facts in zip(sources, collected.facts)]
         self._trees: dict[str, tuple[bytes, SourceTree] | None] = {}
+        self._before: Counter[Identity] | None = None
 
     def fix(self, findings: Sequence[Finding]) -> list[FileFix]:
         by_file: dict[str, list[Finding]] = {}
@@ -199,15 +215,24 @@ class _Project:
 
     def keeps(self, found: Sequence[Finding], fixes: Sequence[FileFix]) -> bool:
         """Whether every fixed finding is gone after `fixes`, and no other finding appeared."""
-        after = Counter(_identity(finding) for finding in self._findings(fixes))
+        after = Counter(_identity(finding) for finding in self.findings_after(fixes))
         fixed = Counter(_identity(finding) for fix in fixes for finding in fix.findings)
         return not (after + fixed - Counter(_identity(finding) for finding in found))
 
-    def _findings(self, fixes: Sequence[FileFix]) -> list[Finding]:
-        changed = {fix.source.rel: fix.after for fix in fixes}
-        results = [
-            FileResult(r.source, facts_from_source(changed[r.source.rel])) if r.source.rel in changed else r
-            for r in self.results
-        ]
+    def _fixed(self, result: FileResult, changed: Mapping[str, bytes]) -> FileResult:
+        """`result`, or the facts of its fixed text where `changed` (by real path) has one."""
+        fixed = changed.get(self._real_paths[result.source.rel])
+        return result if fixed is None else FileResult(result.source, facts_from_source(fixed))
+
+    def adds_nothing(self, fixes: Sequence[FileFix]) -> bool:
+        """Whether no finding appears with `fixes` made that the project does not have now."""
+        if self._before is None:
+            self._before = Counter(_identity(finding) for finding in self.findings_after([]))
+        return not Counter(_identity(finding) for finding in self.findings_after(fixes)) - self._before
+
+    def findings_after(self, fixes: Sequence[FileFix]) -> list[Finding]:
+        """The project's findings with `fixes` made (none: as it is)."""
+        changed = {os.path.realpath(fix.source.path): fix.after for fix in fixes}
+        results = [self._fixed(result, changed) for result in self.results]
         findings, _, _ = analyse(results, self.config, unit_names=self.names)  # part by part, as `check` does
         return findings
