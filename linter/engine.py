@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -533,6 +534,10 @@ def _suppressed(facts: FileFacts, finding: Finding, blanket: bool) -> bool:
     )
 
 
+# A lambda is named after its place (`handlers.<lambda:15:26>`), which the fingerprint leaves out.
+_PLACE_IN_NAME = re.compile(r":\d+:\d+>")
+
+
 def _fingerprinted(findings: list[Finding]) -> list[Finding]:
     """Fingerprints that survive unrelated edits: no line numbers, only what the finding is about.
 
@@ -541,9 +546,8 @@ def _fingerprinted(findings: list[Finding]) -> list[Finding]:
     seen: dict[str, int] = {}
     result = []
     for finding in findings:
-        key = "\x1f".join(
-            (finding.code, finding.location.path, finding.function, finding.fingerprint_key)
-        )
+        function = _PLACE_IN_NAME.sub(">", finding.function)
+        key = "\x1f".join((finding.code, finding.location.path, function, finding.fingerprint_key))
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
         digest = hashlib.sha256(f"{key}\x1f{occurrence}".encode()).hexdigest()[:32]

@@ -95,6 +95,31 @@ def test_baseline_survives_moved_lines(write_tree: WriteTree) -> None:
     assert (result.returncode, summary["findings"], summary["stale_baseline"]) == (0, 0, 0)
 
 
+LAMBDA_HANDLERS = (
+    "    def handlers(self):\n"
+    "        return {'batch': lambda batch: [m for m in batch if m.epoch >= self._epoch]}\n\n"
+)
+
+
+LAMBDA_CONSUMER = RACY_CONSUMER.replace("    def deliver(", LAMBDA_HANDLERS + "    def deliver(")
+SYNTAX_ERROR = "import threading\n\n\nprint 'legacy epoch'\n"
+
+
+# A syntax error's message names its place; a lambda is named after its place.
+@pytest.mark.parametrize(
+    ("files", "recorded"), [({"legacy.py": SYNTAX_ERROR}, 1), ({CONSUMER: LAMBDA_CONSUMER}, 2)]
+)
+def test_baseline_survives_moved_lines_of_findings_named_after_their_place(
+    write_tree: WriteTree, files: dict[str, str], recorded: int
+) -> None:
+    root = write_tree(files)
+    assert len(write_baseline(root)) == recorded
+    write_tree({rel: "# a line above\n" + text for rel, text in files.items()})
+    result = epochlint(root, "check", "--baseline", BASELINE, "--output-format", "json")
+    summary = json.loads(result.stdout)["summary"]
+    assert (result.returncode, summary["findings"], summary["stale_baseline"]) == (0, 0, 0)
+
+
 def test_fixed_finding_leaves_the_baseline_stale_and_check_says_so(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: RACY_CONSUMER})
     write_baseline(root)
