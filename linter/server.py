@@ -18,8 +18,10 @@ pygls is imported here only: `check` never loads it.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import re
+import tokenize
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -341,7 +343,23 @@ def _source_path(document: TextDocument) -> Path | None:
 
 
 def _encoded(document: TextDocument) -> bytes:
-    return document.source.encode(_BUFFER_ENCODING)
+    """The buffer's text as its file would hold it once saved."""
+    try:
+        return document.source.encode(_buffer_encoding(document.source))
+    except UnicodeEncodeError:
+        # Not in the encoding it declares, or a lone surrogate: bytes that fail to decode, as the
+        # saved file's would (EPL900 says where).
+        return document.source.encode(_BUFFER_ENCODING, "surrogatepass")
+
+
+def _buffer_encoding(text: str) -> str:
+    """The encoding a Python source declares in its first two lines (PEP 263), as the analysis reads
+    its bytes by it; UTF-8 where it declares none (a byte order mark is in the text already)."""
+    try:
+        declared, _ = tokenize.detect_encoding(io.BytesIO(text.encode(_BUFFER_ENCODING, "surrogatepass")).readline)
+    except SyntaxError:  # an encoding no codec has: the analysis says so
+        return _BUFFER_ENCODING
+    return _BUFFER_ENCODING if declared.startswith("utf-8") else declared
 
 
 def _rule_documentation(code: str) -> types.CodeDescription | None:
@@ -450,7 +468,7 @@ def _fix_actions(
         # The document's own edit goes to the URI the client opened it with, in the text its bytes
         # were made from (a leading BOM in it kept: the fix's encoding would drop it).
         uri = document.uri if own else from_fs_path(str(fix.source.path)) or document.uri
-        encoding = _BUFFER_ENCODING if own else fix.encoding
+        encoding = _buffer_encoding(document.source) if own else fix.encoding
         before, after = fix.before.decode(encoding), fix.after.decode(encoding)
         edits[uri] = [_whole_text_edit(before, after, document.position_codec)]
     if not edits:

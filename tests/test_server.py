@@ -494,6 +494,20 @@ async def test_a_change_to_a_document_never_opened_is_ignored(client: LanguageCl
 
 
 @pytest.mark.asyncio
+async def test_a_buffer_is_analysed_in_the_encoding_it_declares(client: LanguageClient, tmp_path: Path) -> None:
+    # Handed to the analysis as UTF-8, a cp1252 buffer's bytes failed to decode as cp1252 (EPL900).
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    declared = "# -*- coding: cp1252 -*-\n# \u00c1ngel's consumer\n" + RACY_SUBCLASS
+    open_document(client, uri, declared)
+    assert [(d.code, d.range.start) for d in await diagnostics_after(client, uri)] == [
+        ("EPL001", types.Position(7, 8))
+    ]
+    # A lone surrogate cannot be saved in any encoding: the file it would make is undecodable.
+    change(client, uri, 2, RACY_SUBCLASS + "# \ud800\n")
+    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL900"]
+
+
+@pytest.mark.asyncio
 async def test_a_syntax_error_is_offered_no_suppression_that_cannot_work(
     client: LanguageClient, tmp_path: Path
 ) -> None:
