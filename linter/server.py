@@ -25,7 +25,8 @@ import tokenize
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from contextlib import suppress
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import unquote
@@ -43,6 +44,7 @@ from epochlint.config import Config, ConfigError, load_config, marks_a_project, 
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
 from epochlint.engine import check, load_the_analysis
 from epochlint.findings import Finding, Location
+from epochlint.frontend import decoded
 from epochlint.frontend.comments import ignore_list_in
 from epochlint.frontend.java import is_java
 from epochlint.frontend.stack import start_on_a_large_stack
@@ -222,7 +224,7 @@ class EpochlintServer(LanguageServer):
         diagnostics: list[types.Diagnostic] = []
         if run is not None:
             self.runs[document.uri] = run
-            diagnostics = [diagnostic(finding, document, run.config) for finding in located_in(run, path)]
+            diagnostics = [diagnostic(finding, document, run) for finding in located_in(run, path)]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=diagnostics, version=document.version)
         )
@@ -367,7 +369,7 @@ def _rule_documentation(code: str) -> types.CodeDescription | None:
     return types.CodeDescription(href=page.as_uri()) if page.is_file() else None
 
 
-def diagnostic(finding: Finding, document: TextDocument, config: Config) -> types.Diagnostic:
+def diagnostic(finding: Finding, document: TextDocument, run: ProjectRun) -> types.Diagnostic:
     return types.Diagnostic(
         range=_range(finding.location, document),
         message=finding.message,
@@ -375,30 +377,55 @@ def diagnostic(finding: Finding, document: TextDocument, config: Config) -> type
         code=finding.code,
         code_description=_rule_documentation(finding.code),
         source=SOURCE,
-        related_information=list(_related(finding, document, config)),
+        related_information=list(_related(finding, document, run)),
         data={"fingerprint": finding.fingerprint},
     )
 
 
-def _related(finding: Finding, document: TextDocument, config: Config) -> Iterator[types.DiagnosticRelatedInformation]:
+def _related(finding: Finding, document: TextDocument, run: ProjectRun) -> Iterator[types.DiagnosticRelatedInformation]:
     for step in finding.chain:
         message = f"{step.function}: {step.message}" if step.function else step.message
-        yield _information(step.location, message, finding.location.path, document, config)
+        yield _information(step.location, message, finding.location.path, document, run)
     for related in finding.related:
-        yield _information(related.location, related.message, finding.location.path, document, config)
+        yield _information(related.location, related.message, finding.location.path, document, run)
 
 
 def _information(
-    location: Location, message: str, document_name: str, document: TextDocument, config: Config
+    location: Location, message: str, document_name: str, document: TextDocument, run: ProjectRun
 ) -> types.DiagnosticRelatedInformation:
     """`document_name` is the document's name in the run (`Location.path`), which may be escaped."""
-    own = location.path == document_name
-    # The document itself is named by the URI the client sent, other files by their path.
-    uri = document.uri if own else from_fs_path(str(config.root / location.path)) or document.uri
+    if location.path == document_name:  # named by the URI the client sent
+        return types.DiagnosticRelatedInformation(types.Location(document.uri, _range(location, document)), message)
+    path = run.config.root / location.path
+    uri = from_fs_path(str(path)) or document.uri
     # Columns count code points; the document's codec turns them into the client's units, where
-    # the text is at hand (elsewhere, code points: the same for ASCII lines).
-    within = document if own else None
-    return types.DiagnosticRelatedInformation(types.Location(uri, _range(location, within)), message)
+    # the file's text can be read (else code points: the same for ASCII lines).
+    text = _analysed_text(run, path)
+    other = TextDocument(uri, text, position_codec=document.position_codec) if text is not None else None
+    return types.DiagnosticRelatedInformation(types.Location(uri, _range(location, other)), message)
+
+
+def _analysed_text(run: ProjectRun, path: Path) -> str | None:
+    """The text of the file at `path` as the run analysed it: an open buffer's, or the file's."""
+    data = run.in_memory.get(in_memory_path(path))
+    if data is None:
+        try:
+            status = path.stat()
+        except OSError:
+            return None
+        return _file_text(str(path), status.st_mtime_ns, status.st_size)
+    with suppress(SyntaxError, ValueError):
+        return decoded(data)
+    return None
+
+
+@lru_cache(maxsize=64)
+def _file_text(path: str, mtime_ns: int, size: int) -> str | None:
+    """A file's text, read once while it stays as it is (`mtime_ns`, `size`): a chain names the same
+    few files in every diagnostic."""
+    with suppress(OSError, SyntaxError, ValueError):
+        return decoded(Path(path).read_bytes())
+    return None
 
 
 def _range(location: Location, document: TextDocument | None) -> types.Range:
@@ -477,7 +504,7 @@ def _fix_actions(
         types.CodeAction(
             title=f"Fix {finding.code}: {finding.name}",
             kind=types.CodeActionKind.QuickFix,
-            diagnostics=[diagnostic(finding, document, run.config)],
+            diagnostics=[diagnostic(finding, document, run)],
             edit=types.WorkspaceEdit(changes=edits),
             is_preferred=True,
         )

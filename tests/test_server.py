@@ -22,7 +22,7 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from tests.conftest import FIXTURES, KNOWN_CODES  # noqa: E402
-from tests.test_cli import ENV, loaded_by_a_check  # noqa: E402
+from tests.test_cli import ENV, loaded_by_a_check, replaced  # noqa: E402
 from tests.test_stdin import BASE, LOCKED_SUBCLASS, RACY_SUBCLASS  # noqa: E402
 
 from epochlint.config import load_config  # noqa: E402
@@ -505,6 +505,22 @@ async def test_a_buffer_is_analysed_in_the_encoding_it_declares(client: Language
     # A lone surrogate cannot be saved in any encoding: the file it would make is undecodable.
     change(client, uri, 2, RACY_SUBCLASS + "# \ud800\n")
     assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL900"]
+
+
+@pytest.mark.asyncio
+async def test_the_chain_in_another_file_is_placed_in_the_clients_units(client: LanguageClient, tmp_path: Path) -> None:
+    # Columns count code points; UTF-16 counts the emoji as two units.
+    base = tmp_path / "pkg" / "base.py"
+    read = "return message.epoch >= self._epoch"
+    base.write_text(replaced(BASE, read, f'return "gr\u00f6\u00dfe \U0001f600" and {read[7:]}'), encoding="utf-8")
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    (found,) = await diagnostics_after(client, uri)
+    lines = base.read_text(encoding="utf-8").splitlines()
+    (row,) = [index for index, text in enumerate(lines) if "self._epoch" in text and "message" in text]
+    units = len(lines[row][: lines[row].index("self._epoch")].encode("utf-16-le")) // 2
+    related = [info.location for info in found.related_information or []]
+    assert types.Position(row, units) in [location.range.start for location in related if location.uri == base.as_uri()]
 
 
 @pytest.mark.asyncio
