@@ -460,8 +460,8 @@ async def code_actions(server: EpochlintServer, params: types.CodeActionParams) 
     actions: list[types.CodeAction] = []
     for finding, fixes in zip(findings, planned):
         actions.extend(_fix_actions(run, finding, fixes, document, path))
-        if finding.code not in _UNSUPPRESSIBLE_BY_LINE:
-            actions.append(_suppression_action(finding, document))
+        if (suppression := _suppression_action(finding, document)) is not None:
+            actions.append(suppression)
     return actions
 
 
@@ -518,13 +518,16 @@ def _whole_text_edit(before: str, after: str, codec: PositionCodec) -> types.Tex
     return types.TextEdit(types.Range(types.Position(0, 0), end), after)
 
 
-def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeAction:
+def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeAction | None:
     """Add the finding's code to the line's ignore list, or end the line with one, in a comment of
-    the document's language."""
+    the document's language; None where no comment can silence it: a finding only a per-file
+    ignore silences, a line continued by a backslash (which no comment may end)."""
     line = finding.location.line - 1
     lines = _lines(document.source)
     text = lines[line] if line < len(lines) else ""
     listed = ignore_list_in(text)
+    if finding.code in _UNSUPPRESSIBLE_BY_LINE or (listed is None and text.endswith("\\")):
+        return None
     if listed is not None:
         column = listed.end("codes")
         inserted = f",{finding.code}" if listed.group("codes").strip() else finding.code

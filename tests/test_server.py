@@ -524,13 +524,22 @@ async def test_the_chain_in_another_file_is_placed_in_the_clients_units(client: 
 
 
 @pytest.mark.asyncio
-async def test_a_syntax_error_is_offered_no_suppression_that_cannot_work(
-    client: LanguageClient, tmp_path: Path
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("x = foo(\n", "EPL900"),  # only a per-file ignore silences it
+        (RACY_SUBCLASS.replace("for message in batch:", "for message in \\\n                batch:"), "EPL001"),
+    ],
+)
+async def test_no_suppression_is_offered_where_a_comment_cannot_work(
+    client: LanguageClient, tmp_path: Path, text: str, code: str
 ) -> None:
+    # A comment after a line's continuation backslash is a syntax error.
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
-    open_document(client, uri, "x = foo(\n")
-    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL900"]
-    assert not await client.text_document_code_action_async(code_action_params(uri))
+    open_document(client, uri, text)
+    assert [d.code for d in await diagnostics_after(client, uri)] == [code]
+    actions = await client.text_document_code_action_async(code_action_params(uri)) or []
+    assert not [action.title for action in actions if action.title.startswith("Suppress")]
 
 
 @pytest.mark.asyncio
