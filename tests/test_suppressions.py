@@ -36,6 +36,16 @@ def test_noqa_silences_like_ignore(write_tree, comment: str, silenced: bool) -> 
     assert "EPL901" not in codes
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"])
+def test_a_suppression_is_read_on_its_line_whatever_ends_the_lines(  # type: ignore[no-untyped-def]
+    write_tree, line_end: str
+) -> None:
+    # Python ends a line at a lone \r too: the comments of such a file were all read on its line 1.
+    source = (FIXTURES / "EPL001" / "suppressed_inline.py").read_text()
+    root: Path = write_tree({"consumer.py": source.replace("\n", line_end).encode()})
+    assert [f.code for f in run_check(root).findings] == []
+
+
 @pytest.mark.parametrize(
     "directive", ["ignore[]", "ignore[ , ]", "guarded-by=self._lock"], ids=["empty", "commas", "guard-with-self"]
 )

@@ -107,7 +107,8 @@ def _comment_tokens(text: str) -> list[tuple[int, int, str]]:
     """(line, 1-based column, text) of every comment."""
     found = []
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        # Universal newlines: lines end at a lone \r too, as Python and the parser count them.
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
             if token.type == tokenize.COMMENT:
                 found.append((token.start[0], token.start[1] + 1, token.string))
     except (tokenize.TokenError, SyntaxError):
