@@ -874,7 +874,7 @@ class _Extractor:
         header = _span(node, value)
         loop_id = self._new_id()
         site = self._site(node)._replace(pos=header)
-        self._fn.loops.append(Loop(loop_id, "for", site, value.type != "array_creation_expression", _text(value)))
+        self._fn.loops.append(Loop(loop_id, "for", site, not _literal_collection(value), _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
         self._declare(name)
@@ -1168,7 +1168,8 @@ class _Extractor:
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
         loop_id = self._new_id()
-        self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), True, _text(obj)))
+        batch = not _literal_collection(obj)
+        self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj)))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
         function = _unparenthesized(functions[0])
@@ -1356,6 +1357,23 @@ def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
         return None
     receiver = tested.child_by_field_name("object")
     return (receiver, tested) if receiver is not None else None
+
+
+def _literal_collection(node: Node) -> bool:
+    """Whether `node` is a collection written out element by element (`new T[] {a, b}`,
+    `List.of(a, b)`, `Arrays.asList(a, b)`, or a stream of one): a loop over it is no batch loop,
+    as Python's over a literal tuple or list is not."""
+    node = _unparenthesized(node)
+    if node.type == "array_creation_expression":
+        return node.child_by_field_name("value") is not None
+    if node.type != "method_invocation":
+        return False
+    receiver = node.child_by_field_name("object")
+    if receiver is None:
+        return False
+    if _method_called(node) == "stream" and not node.child_by_field_name("arguments").named_children:
+        return _literal_collection(receiver)
+    return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS
 
 
 def _tested_null(condition: Node | None, operator: str) -> str | None:

@@ -51,3 +51,8 @@ JAVA_LANG = frozenset(
     }
 )
 PRIMITIVE_TYPES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void", "var"})
+
+# Factories of a collection written out element by element: (class, method).
+LITERAL_COLLECTIONS = frozenset(
+    {("List", "of"), ("Set", "of"), ("Stream", "of"), ("Arrays", "asList"), ("EnumSet", "of")}
+)
