@@ -132,10 +132,10 @@ def test_import_reading() -> None:
         b"import e, \\\n   f . g\nif x: import h\nfrom m import *\n# import zz\ns = 'we import'\n"
     )
     assert text_imports(text) == [
-        (0, "a", True), (0, "d", True),
+        (0, "a", True), (0, "a.b", False), (0, "d", True),
         (2, "x.y", False), (2, "x.y.z", True), (2, "x.y.w", True),
         (1, "", False), (1, "q", True),
-        (0, "e", True), (0, "f", True),
+        (0, "e", True), (0, "f", True), (0, "f.g", False),
         (0, "h", True),
         (0, "m", True),
     ]
