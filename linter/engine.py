@@ -364,7 +364,12 @@ def program_parts(results: Sequence[FileResult], names: Mapping[str, str]) -> li
     `results`, whose module names are `names`."""
     return independent_parts(
         [
-            (names[r.source.rel], _is_package(r.source.rel), [(i.level, i.module, i.name) for i in r.facts.imports])
+            (
+                r.source.rel,
+                names[r.source.rel],
+                _is_package(r.source.rel),
+                [(i.level, i.module, i.name) for i in r.facts.imports],
+            )
             for r in results
         ]
     )

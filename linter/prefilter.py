@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from epochlint.config import RECEIVER_EPOCH_ATTRIBUTES, Config
-from epochlint.program.modules import absolute_module, namespace_module_names
+from epochlint.program.modules import ModuleLocator, absolute_module, namespace_module_names
 
 __all__ = ["Reach", "TextFacts", "Vocabulary", "linked_files", "read_text_facts", "relevant_files", "text_imports"]
 
@@ -190,13 +190,17 @@ def _import_edges(
     names = namespace_module_names(names, imported)
     by_name = {name: rel for rel, name in names.items()}
     ordered = sorted(by_name)
+    locator = ModuleLocator(names)
     imports: dict[str, set[str]] = {rel: set() for rel in texts}
     importers: dict[str, set[str]] = {rel: set() for rel in texts}
     for rel, text in texts.items():
         is_package = rel.rsplit("/", 1)[-1] == "__init__.py"
         for level, target, below in text.imports:
             module = absolute_module(names[rel], is_package, level, target)
-            for dependency in _modules_reached(module, below, ordered):
+            reached = _modules_reached(module, below, ordered)
+            if module not in by_name and (located := locator.located(rel, level, target)) is not None:
+                reached += _modules_reached(located, below, ordered)  # as the program resolves it
+            for dependency in reached:
                 dep_rel = by_name[dependency]
                 if dep_rel != rel and dep_rel in texts:
                     imports[rel].add(dep_rel)

@@ -84,3 +84,45 @@ def test_a_race_between_modules_of_a_namespace_package_is_found_with_and_without
     for prefilter in (True, False):
         found = check([root], config, use_cache=False, prefilter=prefilter).findings
         assert [(f.code, f.location.path) for f in found] == [("EPL001", f"{package}/consumer.py")], prefilter
+
+
+def _consumer_of(base_module: str) -> str:
+    return RACY_SUBCLASS.replace("from pkg.base import Base", f"from {base_module} import Base")
+
+
+# Two files of one name in a project are named after their folders; an import by the name Python
+# gives them reaches the one nearest the importer (as each service, or script, runs on its own).
+SAME_NAMED_MODULES = {
+    "two services of a monorepo": (
+        {
+            **{f"svc{n}/src/app/__init__.py": "" for n in (1, 2)},
+            **{f"svc{n}/src/app/base.py": BASE for n in (1, 2)},
+            **{f"svc{n}/src/app/consumer.py": _consumer_of("app.base") for n in (1, 2)},
+        },
+        ["svc1/src/app/consumer.py", "svc2/src/app/consumer.py"],
+    ),
+    "another service's module of the same name": (
+        {
+            "svc1/src/app/__init__.py": "",
+            "svc1/src/app/base.py": BASE,
+            "svc1/src/app/consumer.py": _consumer_of(".base"),
+            "svc2/src/app/__init__.py": "",
+            "svc2/src/app/base.py": "x = 1\n",
+        },
+        ["svc1/src/app/consumer.py"],
+    ),
+    "a scripts folder beside another": (
+        {"app/base.py": BASE, "app/consumer.py": _consumer_of("base"), "tools/base.py": "x = 1\n"},
+        ["app/consumer.py"],
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", list(SAME_NAMED_MODULES))
+def test_an_import_of_a_name_two_files_share_reaches_the_nearest(write_tree: WriteTree, layout: str) -> None:
+    files, expected = SAME_NAMED_MODULES[layout]
+    root = write_tree(files)
+    config = load_config([root], None, KNOWN_CODES)
+    for prefilter in (True, False):
+        found = check([root], config, use_cache=False, prefilter=prefilter).findings
+        assert [(f.code, f.location.path) for f in found] == [("EPL001", path) for path in expected], prefilter

@@ -89,6 +89,69 @@ def _split(rel: str) -> tuple[str, str]:
     return folder, name
 
 
+class ModuleLocator:
+    """Where an import leads that names no module of the unit by its name, as Python finds it from
+    the importing file: a relative import by the files' paths, and an absolute one among the
+    modules named after their folders (two files of one name in the unit, such as two services'
+    `app/consumer.py` in a monorepo, or a namespace package's), in a folder that is no package
+    (the top of an import path), the one nearest to the importer. Python files only."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self._names = names
+        self._rels = {name: rel for rel, name in names.items()}
+        self._by_suffix: dict[str, list[str]] | None = None
+
+    def located(self, importer: str, level: int, target: str) -> str | None:
+        """The module that file `importer` (root-relative) imports as `target` with `level` dots,
+        where its name does not name it; None where none is found, or two are as near."""
+        if not importer.endswith(".py"):
+            return None
+        if level:
+            return self._by_path(importer, level, target)
+        return self._nearest(importer, self.candidates(target))
+
+    def candidates(self, absolute: str) -> list[str]:
+        """The modules an absolute import of `absolute` may lead to: named after their folders,
+        ending in `absolute`, below a folder that is no package."""
+        if self._by_suffix is None:
+            self._by_suffix = {}
+            for name, rel in sorted(self._rels.items()):
+                if not rel.endswith(".py") or name != _path_name(rel):
+                    continue
+                parts = name.split(".")
+                for start in range(1, len(parts)):
+                    if "/".join(rel.split("/")[:start]) + "/__init__.py" not in self._names:
+                        self._by_suffix.setdefault(".".join(parts[start:]), []).append(name)
+        return self._by_suffix.get(absolute, [])
+
+    def _nearest(self, importer: str, candidates: list[str]) -> str | None:
+        folders = importer.split("/")[:-1]
+        scored = sorted((-_shared(folders, self._rels[name].split("/")[:-1]), name) for name in candidates)
+        if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+            return None
+        return scored[0][1]
+
+    def _by_path(self, importer: str, level: int, target: str) -> str | None:
+        folder = posixpath.dirname(importer)
+        for _ in range(level - 1):
+            folder = posixpath.dirname(folder)
+        path = posixpath.join(folder, *target.split(".")) if target else folder
+        for rel in (f"{path}.py", f"{path}/__init__.py"):
+            if rel in self._names:
+                return self._names[rel]
+        return None
+
+
+def _shared(first: list[str], second: list[str]) -> int:
+    """How many leading folders two folder paths share."""
+    count = 0
+    for one, other in zip(first, second):
+        if one != other:
+            break
+        count += 1
+    return count
+
+
 def absolute_import_module(module: ModuleInfo, imported: Import) -> str:
     """The absolute module an import statement names, resolving `from ..x import y`."""
     return absolute_module(module.name, module.is_package, imported.level, imported.module)

@@ -17,13 +17,13 @@ import bisect
 import itertools
 from collections.abc import Sequence
 
-from epochlint.program.modules import absolute_module
+from epochlint.program.modules import ModuleLocator, absolute_module
 
 __all__ = ["FileImports", "independent_parts"]
 
-# One file of the unit: its module name, whether it is a package's `__init__`, and its imports as
-# (level, module, name) triples (`from ..a import b`: (2, "a", "b")).
-FileImports = tuple[str, bool, Sequence[tuple[int, str, str]]]
+# One file of the unit: its root-relative path, its module name, whether it is a package's
+# `__init__`, and its imports as (level, module, name) triples (`from ..a import b`: (2, "a", "b")).
+FileImports = tuple[str, str, bool, Sequence[tuple[int, str, str]]]
 
 
 class _Groups:
@@ -47,17 +47,22 @@ def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
     """The parts of the unit, as indexes into `files`: each part in file order, the parts in the
     order of their first file."""
     groups = _Groups()
-    by_name = sorted((module, index) for index, (module, _, _) in enumerate(files))
+    by_name = sorted((module, index) for index, (_, module, _, _) in enumerate(files))
     names = [module for module, _ in by_name]
+    index_of = dict(by_name)
+    # An import that names no module may lead to one where Python finds it from the file.
+    locator = ModuleLocator({rel: module for rel, module, _, _ in files})
     # Each name imported: one of the files it reaches, once all it reaches are joined (None: none).
     reaches: dict[str, int | None] = {}
-    for index, (module, is_package, imports) in enumerate(files):
+    for index, (rel, module, is_package, imports) in enumerate(files):
         for level, target, name in imports:
             # `from . import b` in a top-level module names `b` itself.
             absolute = absolute_module(module, is_package, level, target) or name
             if absolute not in reaches:
                 reaches[absolute] = _join_subtree(groups, by_name, bisect.bisect_left(names, absolute), absolute)
             reached = reaches[absolute]
+            if absolute not in index_of and (located := locator.located(rel, level, target)) is not None:
+                reached = _join_subtree(groups, by_name, bisect.bisect_left(names, located), located)
             if reached is not None:
                 groups.join(index, reached)
     parts: dict[int, list[int]] = {}

@@ -31,7 +31,7 @@ from epochlint.frontend.facts import (
     Write,
 )
 from epochlint.frontend.java import is_java
-from epochlint.program.modules import ModuleInfo, absolute_import_module
+from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
 from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
@@ -194,6 +194,7 @@ class Symbols:
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
+        self._locator = ModuleLocator({m.rel: m.name for m in modules})
         # Test code is analysed like any code, but never shapes the model of the rest: code outside
         # it never runs on its classes (see `subclasses_seen_from`).
         self.test_modules = test_modules
@@ -732,7 +733,7 @@ class Symbols:
             if imported.alias == name:
                 return self._import_entity(module, imported.module, imported.name, imported.level)
             if imported.alias == "*":
-                source = absolute_import_module(module, imported)
+                source = self._imported_module(module, imported.level, imported.module)
                 if source in self.modules:
                     entity = self.module_member(source, name)
                     if entity.kind not in ("unknown", "external"):
@@ -744,8 +745,16 @@ class Symbols:
             return Entity("global", function_id(module_name, name))
         return Entity("external", name)
 
-    def _import_entity(self, module: ModuleInfo, target: str, name: str, level: int) -> Entity:
+    def _imported_module(self, module: ModuleInfo, level: int, target: str, name: str = "") -> str:
+        """The module an import in `module` names: by its name, else where Python finds it from
+        the module's file (see ModuleLocator), else the name (a module outside the unit)."""
         absolute = absolute_import_module(module, Import("", target, name, level))
+        if absolute in self.modules or (name and f"{absolute}.{name}" in self.modules):
+            return absolute
+        return self._locator.located(module.rel, level, target) or absolute
+
+    def _import_entity(self, module: ModuleInfo, target: str, name: str, level: int) -> Entity:
+        absolute = self._imported_module(module, level, target, name)
         if not name:
             return Entity("module", absolute) if absolute in self.modules else Entity("external", absolute)
         if absolute in self.modules:
