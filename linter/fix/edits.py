@@ -32,6 +32,7 @@ class SourceTree:
     """One file parsed for fixing, with where each node is and what holds it."""
 
     def __init__(self, data: bytes) -> None:
+        self.data = data
         wrapper = MetadataWrapper(cst.parse_module(data))
         self.module = wrapper.module
         self._positions = wrapper.resolve(PositionProvider)
@@ -104,7 +105,11 @@ class _Apply(cst.CSTTransformer):
 
 def apply_edits(tree: SourceTree, edits: Sequence[Edit]) -> bytes:
     """The file's bytes with every edit made, in its own encoding, formatting and comments kept."""
-    return tree.module.visit(_Apply(edits)).bytes
+    fixed = tree.module.visit(_Apply(edits)).bytes
+    # libcst's code of a file whose lines end with a lone CR leaves the last line end out.
+    if tree.data.endswith(b"\r") and not fixed.endswith(b"\r"):
+        fixed += b"\r"
+    return fixed
 
 
 def any_node(node: cst.CSTNode, test: Callable[[cst.CSTNode], bool]) -> bool:
