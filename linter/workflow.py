@@ -198,7 +198,7 @@ def _reported(
         files = _files(analysed, config, request.in_memory)
         result = without_baseline(result, entries, files, config.is_code_enabled, _vanished_under(analysed, config))
     if request.whole_project:
-        result = involving(result, _files(request.paths, config, request.in_memory))
+        result = involving(result, _given_files(request.paths, analysed, config, request.in_memory))
     return result
 
 
@@ -218,6 +218,21 @@ def _files(paths: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes
     """Root-relative names of the files under `paths`, as findings name them."""
     sources, problems = discover(paths, config, in_memory=in_memory.keys())
     return frozenset(s.rel for s in sources) | frozenset(p.rel for p in problems)
+
+
+def _given_files(
+    paths: Sequence[Path], analysed: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes]
+) -> frozenset[str]:
+    """Root-relative names of the files under `paths`, as the run over `analysed` names them: a file
+    given through a link (`pkglink/x.py`) is named in the findings by its path in the project."""
+    given, problems = discover(paths, config, in_memory=in_memory.keys())
+    names = {source.rel for source in given} | {problem.rel for problem in problems}
+    root = os.path.realpath(config.root)
+    real = {os.path.realpath(source.path) for source in given}
+    if real <= {os.path.join(root, name) for name in names}:
+        return frozenset(names)  # no link on the way below the root: named as the walk names them
+    sources, _ = discover(analysed, config, in_memory=in_memory.keys())
+    return frozenset(names | {source.rel for source in sources if os.path.realpath(source.path) in real})
 
 
 def _vanished_under(analysed: Sequence[Path], config: Config) -> Callable[[str], bool]:

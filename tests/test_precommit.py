@@ -158,6 +158,15 @@ def test_whole_project_reports_a_race_completed_by_an_unchanged_file(tmp_path: P
     assert "pkg/legacy.py" not in whole.stdout  # an old finding the change does not involve
 
 
+def test_whole_project_reports_what_involves_a_file_given_through_a_folder_link(tmp_path: Path) -> None:
+    # Findings name the file by its path in the project, not by the link it was given through.
+    write_files(tmp_path, {**PROJECT, "pkg/handler.py": RACY_HANDLER})
+    (tmp_path / "linked").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    through_link = epochlint(tmp_path, "check", "--whole-project", "linked/handler.py")
+    assert through_link.returncode == 1, through_link.stdout + through_link.stderr
+    assert "pkg/handler.py:5:5: EPL001" in through_link.stdout
+
+
 def test_the_files_left_out_include_those_a_dotted_import_names(tmp_path: Path) -> None:
     dotted = RACY_HANDLER.replace("from pkg.state import Consumer", "import pkg.state\n\nConsumer = pkg.state.Consumer")
     write_files(tmp_path, {**PROJECT, "pkg/handler.py": dotted})
