@@ -60,11 +60,12 @@ def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
             absolute = absolute_module(module, is_package, level, target) or name
             if absolute not in reaches:
                 reaches[absolute] = _join_subtree(groups, by_name, bisect.bisect_left(names, absolute), absolute)
-            reached = reaches[absolute]
+            joined = [reaches[absolute]]
             if absolute not in index_of and (located := locator.located(rel, level, target)) is not None:
-                reached = _join_subtree(groups, by_name, bisect.bisect_left(names, located), located)
-            if reached is not None:
-                groups.join(index, reached)
+                joined.append(_join_subtree(groups, by_name, bisect.bisect_left(names, located), located))
+            for reached in joined:
+                if reached is not None:
+                    groups.join(index, reached)
     parts: dict[int, list[int]] = {}
     for index in range(len(files)):
         parts.setdefault(groups.root(index), []).append(index)
