@@ -44,7 +44,7 @@ from epochlint.frontend.codec import FactsDecodeError, record_classes_of, restri
 from epochlint.frontend.facts import FileFacts
 from epochlint.layout import Relayout, relayout
 from epochlint.prefilter import Reach, text_imports
-from epochlint.program.modules import ModuleInfo, imported_names, module_names, namespace_module_names
+from epochlint.program.modules import ModuleInfo, ModuleLocator, imported_names, module_names, namespace_module_names
 from epochlint.program.parts import independent_parts
 from epochlint.report import RuleInfo, RunResult
 
@@ -92,7 +92,7 @@ def build_program(results: Sequence[FileResult], config: Config, names: Mapping[
             continue
         rel = result.source.rel
         modules.append(ModuleInfo(names[rel], rel, _is_package(rel), result.facts))
-    return Program(modules, config, errors)
+    return Program(modules, config, errors, ModuleLocator(names))
 
 
 def program_module_names(

@@ -198,7 +198,7 @@ def _import_edges(
         for level, target, below in text.imports:
             module = absolute_module(names[rel], is_package, level, target)
             reached = _modules_reached(module, below, ordered)
-            if module not in by_name and (located := locator.located(rel, level, target)) is not None:
+            if (located := locator.located(rel, level, target)) is not None and located != module:
                 reached += _modules_reached(located, below, ordered)  # as the program resolves it
             for dependency in reached:
                 dep_rel = by_name[dependency]

@@ -91,7 +91,8 @@ def _consumer_of(base_module: str) -> str:
 
 
 # Two files of one name in a project are named after their folders; an import by the name Python
-# gives them reaches the one nearest the importer (as each service, or script, runs on its own).
+# gives them reaches the one below the importer's own import root, as Python finds it when each
+# service, or script, runs on its own.
 SAME_NAMED_MODULES = {
     "two services of a monorepo": (
         {
@@ -115,11 +116,44 @@ SAME_NAMED_MODULES = {
         {"app/base.py": BASE, "app/consumer.py": _consumer_of("base"), "tools/base.py": "x = 1\n"},
         ["app/consumer.py"],
     ),
+    "a copy in the script's own folder and one below it": (
+        {"svc/base.py": BASE, "svc/lib/base.py": "x = 1\n", "svc/consumer.py": _consumer_of("base")},
+        ["svc/consumer.py"],
+    ),
+    # Where Python's path would not hold the folder of any copy, or would hold the other one, the
+    # guarded base is not reached: no finding.
+    "a script outside both services": (
+        {
+            **{f"svc{n}/src/app/__init__.py": "" for n in (1, 2)},
+            "svc1/src/app/base.py": BASE,
+            "svc2/src/app/base.py": "x = 1\n",
+            "tools/consumer.py": _consumer_of("app.base"),
+        },
+        [],
+    ),
+    "a copy in a folder above the script's": (
+        {"scripts/base.py": BASE, "tools/base.py": "x = 1\n", "scripts/sub/consumer.py": _consumer_of("base")},
+        [],
+    ),
+    "a vendored copy beside the importer's folder": (
+        {"svc1/vendor/base.py": BASE, "svc2/vendor/base.py": "x = 1\n", "svc1/consumer.py": _consumer_of("base")},
+        [],
+    ),
+    "a package at the root and the script's own": (
+        {
+            "app/__init__.py": "",
+            "app/base.py": BASE,
+            "svc/app/__init__.py": "",
+            "svc/app/base.py": "x = 1\n",
+            "svc/consumer.py": _consumer_of("app.base"),
+        },
+        [],
+    ),
 }
 
 
 @pytest.mark.parametrize("layout", list(SAME_NAMED_MODULES))
-def test_an_import_of_a_name_two_files_share_reaches_the_nearest(write_tree: WriteTree, layout: str) -> None:
+def test_an_import_of_a_name_two_files_share_reaches_the_one_python_finds(write_tree: WriteTree, layout: str) -> None:
     files, expected = SAME_NAMED_MODULES[layout]
     root = write_tree(files)
     config = load_config([root], None, KNOWN_CODES)

@@ -29,7 +29,7 @@ from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, Contex
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
-from epochlint.program.modules import ModuleInfo
+from epochlint.program.modules import ModuleInfo, ModuleLocator
 from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, bound_arguments, function_id
 
 # A logger's methods: a value passed to one is only logged.
@@ -120,7 +120,10 @@ READS_STEPS = 100_000
 class Program:
     """Everything the rules may ask about one analysis unit."""
 
-    def __init__(self, modules: list[ModuleInfo], config: Config, errors: list[FileError]) -> None:
+    def __init__(
+        self, modules: list[ModuleInfo], config: Config, errors: list[FileError], locator: ModuleLocator | None = None
+    ) -> None:
+        """`locator` finds modules by the whole unit's names, where the program is one of its parts."""
         self.config = config
         self.errors = errors
         # Analyses that stopped at their work budget, by what they are (the rules that asked them
@@ -130,7 +133,7 @@ class Program:
         self._batch_loops: dict[str, frozenset[int]] = {}
         self._loop_reads: dict[BatchLoop, list[ReachedRead]] = {}
         self.modules = {m.name: m for m in modules}
-        self.symbols = Symbols(modules, frozenset(m.name for m in modules if config.is_test_path(m.rel)))
+        self.symbols = Symbols(modules, frozenset(m.name for m in modules if config.is_test_path(m.rel)), locator)
         self.symbols.type_fields()
         learn_bound_values(self.symbols, self.call_shapes_model)
         self.symbols.clone_wrappers()

@@ -90,46 +90,46 @@ def _split(rel: str) -> tuple[str, str]:
 
 
 class ModuleLocator:
-    """Where an import leads that names no module of the unit by its name, as Python finds it from
-    the importing file: a relative import by the files' paths, and an absolute one among the
-    modules named after their folders (two files of one name in the unit, such as two services'
-    `app/consumer.py` in a monorepo, or a namespace package's), in a folder that is no package
-    (the top of an import path), the one nearest to the importer. Python files only."""
+    """Where Python finds a module that an import names, from the importing file, where the unit
+    names it otherwise: files that would share a module name (two services' `app/consumer.py` in a
+    monorepo, `consumer.py` in two script folders) are named after their folders, as are a
+    namespace package's, and an absolute import reaches the one below the importer's own import
+    root (the folder above its outermost package, or its own folder: the first entry of Python's
+    path when it runs); a relative import reaches the file its path names. Python files only."""
 
     def __init__(self, names: Mapping[str, str]) -> None:
         self._names = names
-        self._rels = {name: rel for rel, name in names.items()}
-        self._by_suffix: dict[str, list[str]] | None = None
+        # By the name an absolute import gives: (import root, module) of each file named after
+        # its folders, for each folder above it that is no package.
+        self._by_import: dict[str, dict[str, str]] | None = None
 
     def located(self, importer: str, level: int, target: str) -> str | None:
         """The module that file `importer` (root-relative) imports as `target` with `level` dots,
-        where its name does not name it; None where none is found, or two are as near."""
+        found as above; None where it finds none."""
         if not importer.endswith(".py"):
             return None
         if level:
             return self._by_path(importer, level, target)
-        return self._nearest(importer, self.candidates(target))
+        return self._by_import_root().get(target, {}).get(self._import_root(importer))
 
-    def candidates(self, absolute: str) -> list[str]:
-        """The modules an absolute import of `absolute` may lead to: named after their folders,
-        ending in `absolute`, below a folder that is no package."""
-        if self._by_suffix is None:
-            self._by_suffix = {}
-            for name, rel in sorted(self._rels.items()):
+    def _by_import_root(self) -> dict[str, dict[str, str]]:
+        if self._by_import is None:
+            self._by_import = {}
+            for rel, name in sorted(self._names.items()):
                 if not rel.endswith(".py") or name != _path_name(rel):
                     continue
-                parts = name.split(".")
+                parts, folders = name.split("."), rel.split("/")
                 for start in range(1, len(parts)):
-                    if "/".join(rel.split("/")[:start]) + "/__init__.py" not in self._names:
-                        self._by_suffix.setdefault(".".join(parts[start:]), []).append(name)
-        return self._by_suffix.get(absolute, [])
+                    top = "/".join(folders[:start])
+                    if f"{top}/__init__.py" not in self._names:
+                        self._by_import.setdefault(".".join(parts[start:]), {})[top] = name
+        return self._by_import
 
-    def _nearest(self, importer: str, candidates: list[str]) -> str | None:
-        folders = importer.split("/")[:-1]
-        scored = sorted((-_shared(folders, self._rels[name].split("/")[:-1]), name) for name in candidates)
-        if not scored or (len(scored) > 1 and scored[0][0] == scored[1][0]):
-            return None
-        return scored[0][1]
+    def _import_root(self, rel: str) -> str:
+        folder = posixpath.dirname(rel)
+        while folder and f"{folder}/__init__.py" in self._names:
+            folder = posixpath.dirname(folder)
+        return folder
 
     def _by_path(self, importer: str, level: int, target: str) -> str | None:
         folder = posixpath.dirname(importer)
@@ -140,16 +140,6 @@ class ModuleLocator:
             if rel in self._names:
                 return self._names[rel]
         return None
-
-
-def _shared(first: list[str], second: list[str]) -> int:
-    """How many leading folders two folder paths share."""
-    count = 0
-    for one, other in zip(first, second):
-        if one != other:
-            break
-        count += 1
-    return count
 
 
 def absolute_import_module(module: ModuleInfo, imported: Import) -> str:

@@ -49,7 +49,6 @@ def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
     groups = _Groups()
     by_name = sorted((module, index) for index, (_, module, _, _) in enumerate(files))
     names = [module for module, _ in by_name]
-    index_of = dict(by_name)
     # An import that names no module may lead to one where Python finds it from the file.
     locator = ModuleLocator({rel: module for rel, module, _, _ in files})
     # Each name imported: one of the files it reaches, once all it reaches are joined (None: none).
@@ -61,7 +60,7 @@ def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
             if absolute not in reaches:
                 reaches[absolute] = _join_subtree(groups, by_name, bisect.bisect_left(names, absolute), absolute)
             joined = [reaches[absolute]]
-            if absolute not in index_of and (located := locator.located(rel, level, target)) is not None:
+            if (located := locator.located(rel, level, target)) is not None and located != absolute:
                 joined.append(_join_subtree(groups, by_name, bisect.bisect_left(names, located), located))
             for reached in joined:
                 if reached is not None:

@@ -179,7 +179,9 @@ class Clone:
 class Symbols:
     """The symbol tables of one analysis unit, and name resolution over them."""
 
-    def __init__(self, modules: list[ModuleInfo], test_modules: frozenset[str]) -> None:
+    def __init__(
+        self, modules: list[ModuleInfo], test_modules: frozenset[str], locator: ModuleLocator | None = None
+    ) -> None:
         # Indexes built on first use by the properties that return them: not cached_property,
         # which mypyc (see docs/speed.md) compiles into one that computes again at every use.
         self._bases_found: dict[str, tuple[str, ...]] | None = None
@@ -194,7 +196,7 @@ class Symbols:
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
-        self._locator = ModuleLocator({m.rel: m.name for m in modules})
+        self._locator = locator or ModuleLocator({m.rel: m.name for m in modules})
         # Test code is analysed like any code, but never shapes the model of the rest: code outside
         # it never runs on its classes (see `subclasses_seen_from`).
         self.test_modules = test_modules
@@ -746,8 +748,11 @@ class Symbols:
         return Entity("external", name)
 
     def _imported_module(self, module: ModuleInfo, level: int, target: str, name: str = "") -> str:
-        """The module an import in `module` names: by its name, else where Python finds it from
-        the module's file (see ModuleLocator), else the name (a module outside the unit)."""
+        """The module an import in `module` names: below the file's own import root where a module
+        of that name there is named after its folders (see ModuleLocator), else by its name, else
+        by its path (a relative import), else the name (a module outside the unit)."""
+        if level == 0 and (located := self._locator.located(module.rel, level, target)) is not None:
+            return located
         absolute = absolute_import_module(module, Import("", target, name, level))
         if absolute in self.modules or (name and f"{absolute}.{name}" in self.modules):
             return absolute
