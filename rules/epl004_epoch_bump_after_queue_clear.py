@@ -74,12 +74,12 @@ Bump the epoch first, then clear the queue:
 ```
 """
     autofix = """
-the clear and the bump are statements of the same block, the bump statement does nothing else
-(it writes the field, or calls a function that does nothing but bump), it reads no name that a statement from the
-clear up to it mentions (a local assigned there), and nothing from the clear up to the bump
-mentions the epoch field, calls code that reads it (an accessor, a command that sends it) or can
-leave the block early (`return`, `raise`, `break`, `continue`, `yield`, `await`): then moving the
-bump up changes only the order that PIP-84 asks for.
+the clear and the bump are statements of the same block, the bump statement does nothing else (it
+writes the field, or calls a function that does nothing but bump), it reads no name that a statement
+from the clear up to it mentions (a local assigned there), and nothing from the clear up to the bump
+mentions the epoch field, calls code that reads or writes it (an accessor, a command that sends it,
+a reset) or can leave the block early (`return`, `raise`, `break`, `continue`, `yield`, `await`):
+then moving the bump up changes only the order that PIP-84 asks for.
 """
     valid = (
         Example(
@@ -217,8 +217,8 @@ def _bump_first(program: Program, clear: Event, bump: Event) -> FixHint | None:
     """What `--fix` needs (`epochlint.fix.epl004`): where the bump happens in the function that
     clears (the bump, or the call of a function that does nothing but bump). None where moving it
     could change more than the order: the call that makes the bump does more, or a call from the
-    clear up to the bump reads the epoch."""
-    if bump.field is None or program.calls_reading_epoch(clear.function, clear.site.pos, bump.site.pos):
+    clear up to the bump reads or writes the epoch."""
+    if bump.field is None or program.calls_using_epoch(clear.function, clear.site.pos, bump.site.pos):
         return None
     if bump.chain and (len(bump.chain) > 1 or not program.only_bumps(bump.target_function)):
         return None

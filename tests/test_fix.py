@@ -430,12 +430,21 @@ def test_epl004_no_fix_when_a_statement_in_between_uses_the_epoch(write_tree: Wr
     assert diff(root) == (0, "")
 
 
-def test_epl004_no_fix_when_a_call_in_between_reads_the_epoch(write_tree: WriteTree) -> None:
-    # The command sends what the accessor returns: the old epoch, and after the move the new one.
-    accessor = "    def current_epoch(self):\n        return self.consumer_epoch\n\n"
-    sending = "            self.send_redeliver_command(self.current_epoch())\n"
-    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", sending)
-    source = replaced(source, "    def send_redeliver_command", accessor + "    def send_redeliver_command")
+@pytest.mark.parametrize(
+    ("helper", "call"),
+    [
+        # The command sends what the accessor returns: the old epoch, and after the move the new one.
+        (
+            "def current_epoch(self):\n        return self.consumer_epoch",
+            "self.send_redeliver_command(self.current_epoch())",
+        ),
+        # Moved above the reset, the bump is undone by it.
+        ("def reset_epoch(self):\n        self.consumer_epoch = 0", "self.reset_epoch()"),
+    ],
+)
+def test_epl004_no_fix_when_a_call_in_between_uses_the_epoch(write_tree: WriteTree, helper: str, call: str) -> None:
+    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", f"            {call}\n")
+    source = replaced(source, "    def send_redeliver_command", f"    {helper}\n\n    def send_redeliver_command")
     root = write_tree({CONSUMER: source})
     assert codes(root) == ["EPL004"]
     assert diff(root) == (0, "")

@@ -310,11 +310,23 @@ class Program:
         Paths through calls are enumerated one by one; this keeps them to the calls that can
         lead to an epoch read, or a dense call graph (a recursive visitor) has too many.
         """
-        found = {
-            fid
-            for fid, (_, function) in self.symbols.functions.items()
-            if any(self._is_epoch_ref(fid, access.ref) for access in function.accesses)
-        }
+        return self._with_callers(
+            {
+                fid
+                for fid, (_, function) in self.symbols.functions.items()
+                if any(self._is_epoch_ref(fid, access.ref) for access in function.accesses)
+            }
+        )
+
+    @cached_property
+    def _epoch_writers(self) -> frozenset[str]:
+        """Functions that write an epoch field (initial values aside), or call (inheriting locks)
+        one that does."""
+        writes = (w for field, found in self.field_writes.items() if self.is_epoch(field) for w in found)
+        return self._with_callers({write.function for write in writes if not write.initial})
+
+    def _with_callers(self, found: set[str]) -> frozenset[str]:
+        """`found`, and the functions that call one of them there and then, through any calls."""
         pending = list(found)
         while pending:
             for site in self.calls.sites_to.get(pending.pop(), ()):
@@ -323,11 +335,14 @@ class Program:
                     pending.append(site.caller)
         return frozenset(found)
 
-    def calls_reading_epoch(self, fid: str, start: Pos, end: Pos) -> bool:
+    def calls_using_epoch(self, fid: str, start: Pos, end: Pos) -> bool:
         """Whether a call that `fid` makes from place `start` up to (not including) place `end`
-        runs, there and then, code that reads an epoch field (an accessor, a command that sends it)."""
+        runs, there and then, code that reads an epoch field (an accessor, a command that sends it)
+        or writes one (a reset)."""
         return any(
-            site.inherits_locks and site.callee in self._epoch_readers and start[:2] <= site.pos[:2] < end[:2]
+            site.inherits_locks
+            and start[:2] <= site.pos[:2] < end[:2]
+            and (site.callee in self._epoch_readers or site.callee in self._epoch_writers)
             for site in self.calls.sites_from.get(fid, ())
         )
 
