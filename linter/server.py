@@ -429,21 +429,18 @@ def _file_text(path: str, mtime_ns: int, size: int) -> str | None:
 
 
 def _range(location: Location, document: TextDocument | None) -> types.Range:
+    """`location`'s span (columns in code points) in the client's units, where the text is at hand."""
     start = ServerTextPosition(location.line - 1, location.column - 1)
     end = ServerTextPosition(location.end_line - 1, location.end_column - 1)
     if document is None:
         return types.Range(types.Position(start.line, start.character), types.Position(end.line, end.character))
-    return types.Range(_client_position(document, start), _client_position(document, end))
+    lines, codec = _lines(document.source), document.position_codec
+    return types.Range(codec.position_to_client_units(lines, start), codec.position_to_client_units(lines, end))
 
 
 def _lines(text: str) -> list[str]:
     """The lines of `text` as LSP counts them, without their ends."""
     return _LINE_END.split(text)
-
-
-def _client_position(document: TextDocument, position: ServerTextPosition) -> types.Position:
-    """A position in code points made one in the client's units (UTF-16 by default)."""
-    return document.position_codec.position_to_client_units(_lines(document.source), position)
 
 
 async def code_actions(server: EpochlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -534,7 +531,7 @@ def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeA
     else:
         column = len(text)
         inserted = f"  {'//' if _is_java(document) else '#'} epochlint: ignore[{finding.code}]"
-    at = _client_position(document, ServerTextPosition(line, column))
+    at = document.position_codec.position_to_client_units(lines, ServerTextPosition(line, column))
     edit = types.TextEdit(types.Range(at, at), inserted)
     return types.CodeAction(
         title=f"Suppress {finding.code} on this line",

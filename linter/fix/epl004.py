@@ -42,10 +42,10 @@ def _move(tree: SourceTree, finding: Finding) -> tuple[Block, int, int] | None:
     block, first = clear_at
     last = bump_at[1]
     between = block.body[first:last]
-    # The bump's own names, but the receiver every field write has: a local it reads must not be
-    # one that a statement it moves past assigns (or reads: kept simple, and safe).
-    bump_names = _names(bump) - {"self", "cls", fix.text}
-    if first >= last or any(_unsafe_to_pass(statement, fix.text, bump_names) for statement in between):
+    # The field, and the bump's own names but the receiver every field write has: a local it reads
+    # must not be one that a statement it moves past assigns (or reads: kept simple, and safe).
+    watched = (_names(bump) - {"self", "cls"}) | {fix.text}
+    if first >= last or any(_unsafe_to_pass(statement, watched) for statement in between):
         return None
     return block, last, first
 
@@ -66,11 +66,10 @@ def _names(node: cst.CSTNode) -> set[str]:
     return names.found
 
 
-def _unsafe_to_pass(statement: cst.CSTNode, field: str, bump_names: set[str]) -> bool:
+def _unsafe_to_pass(statement: cst.CSTNode, watched: set[str]) -> bool:
     return any_node(
         statement,
-        lambda node: isinstance(node, _LEAVES_EARLY)
-        or (isinstance(node, cst.Name) and (node.value == field or node.value in bump_names)),
+        lambda node: isinstance(node, _LEAVES_EARLY) or (isinstance(node, cst.Name) and node.value in watched),
     )
 
 

@@ -110,7 +110,10 @@ class ModuleLocator:
             return None
         if level:
             return self._by_path(importer, level, target)
-        return self._by_import_root().get(target, {}).get(self._import_root(importer))
+        # The import root is looked for only where a module of that name has one: most imports
+        # (the standard library's, the unit's own packages') have none.
+        by_root = self._by_import_root().get(target)
+        return by_root.get(self._import_root(importer)) if by_root else None
 
     def _by_import_root(self) -> dict[str, dict[str, str]]:
         if self._by_import is None:

@@ -751,12 +751,13 @@ class Symbols:
         """The module an import in `module` names: below the file's own import root where a module
         of that name there is named after its folders (see ModuleLocator), else by its name, else
         by its path (a relative import), else the name (a module outside the unit)."""
-        if level == 0 and (located := self._locator.located(module.rel, level, target)) is not None:
+        located = self._locator.located(module.rel, level, target)
+        if level == 0 and located is not None:
             return located
         absolute = absolute_import_module(module, Import("", target, name, level))
         if absolute in self.modules or (name and f"{absolute}.{name}" in self.modules):
             return absolute
-        return self._locator.located(module.rel, level, target) or absolute
+        return located or absolute
 
     def _import_entity(self, module: ModuleInfo, target: str, name: str, level: int) -> Entity:
         absolute = self._imported_module(module, level, target, name)
