@@ -127,8 +127,10 @@ the guard is reentrant (the loop body may take it again, as Pulsar's enqueue doe
 `Lock` this fix deadlocks, the deadlock EPL008 reports), it is an attribute of `self` in the loop's
 function (a private `__name` only in the class that defines it: elsewhere Python renames it), the
 loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
-coroutines (a thread lock held across an `await` blocks the event loop), and holding it brings in
-no new finding (no lock-order cycle, EPL009).
+coroutines (a thread lock held across an `await` blocks the event loop), the loop hands no work that
+takes the guard to another thread (`pool.submit(self.track, m).result()` would wait forever for a
+thread that waits for the lock), and holding it brings in no new finding (no lock-order cycle,
+EPL009).
 """
     valid = (
         Example(
@@ -340,6 +342,8 @@ def _guard_to_hold(program: Program, loop: BatchLoop, guards: frozenset[FieldId]
             continue
         if _is_mangled(guard.leaf) and guard.owner != loop_class:
             continue  # `self.__lock` written in another class names another attribute there
+        if program.loop_hands_off_to_acquire(loop, guard):
+            continue  # held around the loop, it would keep that work waiting: a deadlock if awaited
         written = Ref(qualname, self_name, guard.path)
         if program.locks.lock_of(loop.function, written) == guard:
             return FixHint(text=written.text())

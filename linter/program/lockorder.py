@@ -261,6 +261,29 @@ class LockOrder:
             self._acquired_from[key] = cached
         return cached
 
+    def hands_off_to_acquire(self, sites: Iterable[CallSite], lock: FieldId) -> bool:
+        """Whether one of `sites`, or a call they make there and then, hands work to another thread
+        (or task) that takes `lock` blocking, itself or through any call: holding `lock` around
+        `sites` would keep that work waiting, and deadlock a caller that waits for it."""
+        handoffs: list[CallSite] = []
+        for site in sites:
+            if not site.inherits_locks:
+                handoffs.append(site)
+                continue
+            reached = self.reach(site.callee)
+            handoffs.extend(
+                handoff
+                for fid in reached
+                for handoff in self.calls.sites_from.get(fid, ())
+                if not handoff.inherits_locks
+            )
+        return any(
+            acquisition.lock == lock and acquisition.kind != TRIED
+            for handoff in handoffs
+            for fid in self.reach(handoff.callee, handoffs=True)
+            for acquisition in self.acquisitions.get(fid, ())
+        )
+
     def _held(self, fid: str, region_ids: Iterable[int]) -> list[Acquisition]:
         """The acquisitions of `fid` that hold at a point inside `region_ids` (and its decorators)."""
         mine = self.acquisitions.get(fid, ())
