@@ -21,7 +21,7 @@ from epochlint.fileio import path_missing
 from epochlint.frontend.java import JAVA_SUFFIX, MISSING_NOTICE, MISSING_REASON, available, is_java
 from epochlint.gitignore import IgnoreChain, chain_above, chain_in
 from epochlint.notices import notice, warn_once
-from epochlint.text import escaped_name
+from epochlint.text import escaped_name, unescaped_name
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -31,6 +31,7 @@ __all__ = [
     "discover",
     "in_memory_path",
     "is_source_name",
+    "named_path",
     "relative_name",
 ]
 
@@ -449,6 +450,12 @@ def _without_unreadable_java(
 def relative_name(path: Path, config: Config) -> str:
     """The name findings give the file at `path` (as `SourceFile.rel`)."""
     return escaped_name(_Walker(config, False, []).rel(os.path.abspath(path)))
+
+
+def named_path(root: Path, name: str) -> Path:
+    """The file that findings name `name` (`SourceFile.rel`), below `root` or beside it."""
+    parts = unescaped_name(name).split("/")
+    return root.joinpath(*(os.pardir if part == PARENT else part for part in parts))
 
 
 def in_memory_path(path: Path) -> Path:

@@ -41,7 +41,7 @@ from pygls.workspace import PositionCodec, ServerTextPosition, TextDocument
 from epochlint import __version__
 from epochlint.cache import keep_decoded_facts
 from epochlint.config import Config, ConfigError, load_config, marks_a_project, name_paths_whole
-from epochlint.discovery import UsageError, in_memory_path, is_source_name, relative_name
+from epochlint.discovery import UsageError, in_memory_path, is_source_name, named_path, relative_name
 from epochlint.engine import check, load_the_analysis
 from epochlint.findings import Finding, Location
 from epochlint.frontend import decoded
@@ -396,7 +396,7 @@ def _information(
     """`document_name` is the document's name in the run (`Location.path`), which may be escaped."""
     if location.path == document_name:  # named by the URI the client sent
         return types.DiagnosticRelatedInformation(types.Location(document.uri, _range(location, document)), message)
-    path = run.config.root / location.path
+    path = named_path(run.config.root, location.path)
     uri = from_fs_path(str(path)) or document.uri
     # Columns count code points; the document's codec turns them into the client's units, where
     # the file's text can be read (else code points: the same for ASCII lines).

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE", "UNSAFE_IN_SOURCE", "escaped", "escaped_name"]
+__all__ = ["UNSAFE", "UNSAFE_IN_SOURCE", "escaped", "escaped_name", "unescaped_name"]
 
 # Line and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates.
 _MOVING = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 # Undecodable bytes of a file name are lone surrogates (surrogateescape): unsafe too.
 UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_MOVING}\ud800-\udfff]")
+# The escapes `escaped_name` writes: a doubled backslash, `\xe8`, `\u0085` and `\U0001d173`.
+_NAME_ESCAPE = re.compile(r"\\(?:(\\)|x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))")
 # In a line of source as a frame shows it, tabs are expanded: all else unsafe above is not shown.
 UNSAFE_IN_SOURCE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_MOVING}]")
 
@@ -54,3 +56,21 @@ def _name_character(ch: str) -> str:
     if code < 0x80:  # as `escaped` writes it (`\\x1b`); an undecodable byte is never below 0x80
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def unescaped_name(name: str) -> str:
+    """The file name (as `os.fsdecode` gives it) that `escaped_name` wrote as `name`."""
+    if "\\" not in name:
+        return name
+    return _NAME_ESCAPE.sub(_name_unescaped, name)
+
+
+def _name_unescaped(match: re.Match[str]) -> str:
+    backslash, byte, short, long = match.groups()
+    if backslash:
+        return "\\"
+    if byte:
+        code = int(byte, 16)
+        # Above ASCII, `\xe8` is an undecodable byte; a character there is written `\u00e8`.
+        return chr(0xDC00 + code) if code >= 0x80 else chr(code)
+    return chr(int(short or long, 16))

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, strategies as st
 
-from epochlint.text import escaped_name
+from epochlint.text import escaped_name, unescaped_name
 from tests.conftest import FIXTURES, HANG_GUARD_SECONDS
 
 WriteTree = Callable[..., Path]
@@ -273,25 +273,6 @@ def test_a_name_holding_the_text_of_an_escape_is_not_the_file_with_that_byte(wri
     assert json.loads(run.stdout)["summary"]["files"] == 2
 
 
-def _unescaped_name(shown: str) -> bytes:
-    """The name (as bytes) that `escaped_name` showed as `shown`, read back escape by escape."""
-    widths = {"x": 2, "u": 4, "U": 8}
-    name, index = bytearray(), 0
-    while index < len(shown):
-        if shown[index] != "\\":
-            name += shown[index].encode()
-            index += 1
-        elif shown[index + 1] == "\\":
-            name += b"\\"
-            index += 2
-        else:
-            kind, width = shown[index + 1], widths[shown[index + 1]]
-            code = int(shown[index + 2 : index + 2 + width], 16)
-            name += bytes([code]) if kind == "x" else chr(code).encode()
-            index += 2 + width
-    return bytes(name)
-
-
 @given(st.binary(min_size=1, max_size=12).filter(lambda name: b"/" not in name and b"\0" not in name))
 @example(b"consumer_\\xe8.py")
 @example("consumer_\u0085.py".encode())
@@ -301,7 +282,7 @@ def test_a_shown_name_reads_back_as_its_one_file_name(name: bytes) -> None:
     # the one holding the byte 0xe8.
     shown = escaped_name(os.fsdecode(name))
     assert shown.isprintable()
-    assert _unescaped_name(shown) == name
+    assert os.fsencode(unescaped_name(shown)) == name
 
 
 def _project_beside(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -331,6 +312,19 @@ def test_a_file_outside_the_project_never_takes_the_name_of_one_inside(
     run = epochlint(root, "check", "--no-cache", "--output-format", "json", ".", "../other/x.py")
     assert codes_by_path(json_findings(run)) == expected
     assert json.loads(run.stdout)["summary"]["files"] == 2
+
+
+@pytest.mark.parametrize("name", ["../other/x.py", "consumer_\udce8.py", "consumer\\xe8.py"])
+def test_the_console_quotes_the_source_of_a_file_named_with_escapes_or_from_outside(tmp_path: Path, name: str) -> None:
+    # The report read the source back from the root by the name it shows: `(parent)/other/x.py`
+    # and `consumer_\xe8.py` are no files there, and their findings came without their lines.
+    root = _project_beside(tmp_path, {})
+    path = Path(os.path.normpath(root / name))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(CONSUMER)
+    run = epochlint(root, "check", "--no-cache", ".", os.path.relpath(path, root))
+    loop_line = next(line for line in CONSUMER.splitlines() if line.lstrip().startswith("for "))
+    assert f"| {loop_line}" in run.stdout, run.stdout
 
 
 def test_files_outside_the_project_at_different_depths_keep_distinct_names(tmp_path: Path) -> None:

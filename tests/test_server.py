@@ -524,6 +524,21 @@ async def test_the_chain_in_another_file_is_placed_in_the_clients_units(client: 
 
 
 @pytest.mark.asyncio
+async def test_the_chain_in_another_file_with_an_escaped_name_points_at_that_file(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    # Reports name the folder `odd\tname` as `odd\\tname`, which the server took for its path.
+    folder = tmp_path / "odd\tname"
+    folder.mkdir()
+    consumer_project(folder, consumer=False, marked=False)
+    uri = (folder / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    (found,) = await diagnostics_after(client, uri)
+    related = {info.location.uri for info in found.related_information or []}
+    assert (folder / "pkg" / "base.py").as_uri() in related, related
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("text", "code"),
     [

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from epochlint.collect import read_source
-from epochlint.discovery import SourceFile
+from epochlint.discovery import SourceFile, named_path
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RunResult
 from epochlint.text import UNSAFE_IN_SOURCE, escaped
@@ -56,7 +56,8 @@ class SourceCache:
         # regular file only; and never what the analysis did not read (a link leading outside).
         if path in self._not_read:
             return None
-        data = self._in_memory.get(path) or read_source(SourceFile(self._root / path, path), MAX_SOURCE_BYTES)
+        source = SourceFile(named_path(self._root, path), path)
+        data = self._in_memory.get(path) or read_source(source, MAX_SOURCE_BYTES)
         if isinstance(data, str):
             return None
         try:
