@@ -29,6 +29,7 @@ from epochlint.fileio import path_missing, write_atomically, written_through
 from epochlint.notices import hold_notices
 
 if TYPE_CHECKING:
+    from epochlint.workflow import CheckOutcome
     from epochlint.report.formats import Renderer
 
 EXIT_CLEAN = 0
@@ -247,7 +248,7 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         action="store_true",
         help="analyse the whole project (the configuration's root) and report only the findings that "
         "involve the given files (for pre-commit, which passes the changed files); files of several "
-        "projects: each project in turn",
+        "projects: each project in turn, in one report naming files from the current folder",
     )
     baseline = check.add_mutually_exclusive_group()
     baseline.add_argument(
@@ -427,9 +428,19 @@ def _check(args: argparse.Namespace) -> int:
     turn (pre-commit passes the changed files of a monorepo's projects together)."""
     projects = _files_by_project(args)
     if len(projects) <= 1:
-        return _check_project(args)
+        outcome = _project_outcome(args)
+        return outcome if isinstance(outcome, int) else _reported(args, outcome)
     _refuse_beside_several_projects(args, projects)
-    return max(_check_project(argparse.Namespace(**{**vars(args), "paths": files})) for files in projects.values())
+    from epochlint.workflow import CheckOutcome, combined
+
+    results = []
+    for files in projects.values():
+        outcome = _project_outcome(argparse.Namespace(**{**vars(args), "paths": files}))
+        # Never a diff nor a listing: refused beside several projects.
+        assert not isinstance(outcome, int) and outcome.diff is None
+        results.append(outcome.result)
+    args.output_format = args.output_format or "console"
+    return _reported(args, CheckOutcome(combined(results, Path.cwd())))
 
 
 def _files_by_project(args: argparse.Namespace) -> dict[Path | None, list[Path]]:
@@ -470,7 +481,8 @@ def _refuse_beside_several_projects(args: argparse.Namespace, projects: Mapping[
         )
 
 
-def _check_project(args: argparse.Namespace) -> int:
+def _project_outcome(args: argparse.Namespace) -> CheckOutcome | int:
+    """What `check` finds in one project (the exit status, where it only lists files or settings)."""
     from epochlint.discovery import in_memory_path
     from epochlint.workflow import CheckRequest, run_check
 
@@ -523,7 +535,11 @@ def _check_project(args: argparse.Namespace) -> int:
         prefilter=not args.no_prefilter,
         in_memory=in_memory,
     )
-    outcome = run_check(request, config)
+    return run_check(request, config)
+
+
+def _reported(args: argparse.Namespace, outcome: CheckOutcome) -> int:
+    """Print what a check found (to --output-file) and the notes; the exit status."""
     if outcome.diff is not None:
         with _report_stream() as stdout:
             stdout.buffer.write(outcome.diff)  # the files' own bytes: a diff is not text of one encoding

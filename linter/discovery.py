@@ -32,6 +32,7 @@ __all__ = [
     "in_memory_path",
     "is_source_name",
     "named_path",
+    "renamed",
     "relative_name",
 ]
 
@@ -123,10 +124,7 @@ class _Walker:
 
     def rel(self, path: str) -> str:
         """Posix path relative to the root, each `..` written as PARENT."""
-        if path == self.root:
-            return ""
-        parts = os.path.relpath(path, self.root).split(os.sep)
-        return "/".join(PARENT if part == os.pardir else part for part in parts)
+        return name_from(self.root, path)
 
     def add_argument(self, path: str) -> None:
         rel = self.rel(path)
@@ -450,6 +448,20 @@ def _without_unreadable_java(
 def relative_name(path: Path, config: Config) -> str:
     """The name findings give the file at `path` (as `SourceFile.rel`)."""
     return escaped_name(_Walker(config, False, []).rel(os.path.abspath(path)))
+
+
+def name_from(folder: str, path: str) -> str:
+    """The posix path of `path` relative to `folder` (both absolute), each `..` written as PARENT."""
+    if path == folder:
+        return ""
+    parts = os.path.relpath(path, folder).split(os.sep)
+    return "/".join(PARENT if part == os.pardir else part for part in parts)
+
+
+def renamed(name: str, root: Path, folder: Path) -> str:
+    """The name findings give, from `folder`, the file they name `name` from `root`."""
+    path = os.path.normpath(os.path.abspath(named_path(root, name)))
+    return escaped_name(name_from(os.path.abspath(folder), path))
 
 
 def named_path(root: Path, name: str) -> Path:

@@ -6,18 +6,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
 from epochlint.collect import read_source
 from epochlint.config import Config
-from epochlint.discovery import SourceFile, discover, in_memory_path, relative_name
+from epochlint.discovery import SourceFile, discover, in_memory_path, relative_name, renamed
 from epochlint.engine import check, covers_the_root, unit_module_names
 from epochlint.findings import Finding, Location
 from epochlint.notices import notice
 from epochlint.prefilter import text_imports
 from epochlint.program.modules import absolute_module
-from epochlint.report import RunResult
+from epochlint.report import RuleInfo, RunResult
 from epochlint.text import escaped_name
 
 # How many of the project files an analysis left out are named in its notice.
@@ -95,6 +96,48 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
         recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
         reported = _noted(replace(reported, findings=(), baseline_recorded=len(reported.findings)), recorded)
     return CheckOutcome(reported)
+
+
+def combined(results: Sequence[RunResult], folder: Path) -> RunResult:
+    """The results of runs over several projects as one run's, every file named from `folder` (a
+    project's own names, from its root, would not say which project's `consumer.py` is meant)."""
+    rules: dict[str, RuleInfo] = {}
+    findings: list[Finding] = []
+    in_memory: list[tuple[str, bytes]] = []
+    not_read: set[str] = set()
+    for result in results:
+        rules.update((rule.code, rule) for rule in result.rules)
+        rename = partial(renamed, root=result.root, folder=folder)
+        findings.extend(_renamed_finding(finding, rename) for finding in result.findings)
+        in_memory.extend((rename(name), data) for name, data in result.in_memory)
+        not_read.update(rename(name) for name in result.not_read)
+    return RunResult(
+        root=folder,
+        findings=tuple(findings),
+        rules=tuple(sorted(rules.values(), key=lambda rule: rule.code)),
+        files_analysed=sum(result.files_analysed for result in results),
+        tool_version=results[0].tool_version,
+        stale_baseline=sum(result.stale_baseline for result in results),
+        baseline_hidden=sum(result.baseline_hidden for result in results),
+        notes=tuple(note for result in results for note in result.notes),
+        files_not_relevant=sum(result.files_not_relevant for result in results),
+        in_memory=tuple(in_memory),
+        not_read=frozenset(not_read),
+    )
+
+
+def _renamed_finding(finding: Finding, rename: Callable[[str], str]) -> Finding:
+    def moved(location: Location) -> Location:
+        return replace(location, path=rename(location.path))
+
+    fix = finding.fix
+    return replace(
+        finding,
+        location=moved(finding.location),
+        related=tuple(replace(related, location=moved(related.location)) for related in finding.related),
+        chain=tuple(replace(step, location=moved(step.location)) for step in finding.chain),
+        fix=replace(fix, location=moved(fix.location)) if fix is not None and fix.location is not None else fix,
+    )
 
 
 def analysed_paths(paths: Sequence[Path], whole_project: bool, config: Config) -> list[Path]:

@@ -312,9 +312,27 @@ def test_whole_project_analyses_each_project_the_files_given_belong_to(tmp_path:
         root, "check", "--whole-project", "--output-format", "concise", "orders/pkg/clean.py", "billing/pkg/base.py"
     )
     assert result.returncode == 1, result.stderr
-    assert result.stdout.splitlines()[0] == "All checks passed: 4 files (2 not relevant: read, not parsed), no findings."
-    assert [line.split(" ")[0:2] for line in result.stdout.splitlines()[1:-1]] == [
-        [f"pkg/consumer.py:{line_of(RACY_SUBCLASS, LOOP)}:9:", "EPL001"]
+    # One report, each file named from the current folder: `pkg/consumer.py` is in both projects.
+    assert [line.split(" ")[0:2] for line in result.stdout.splitlines()[:-1]] == [
+        [f"billing/pkg/consumer.py:{line_of(RACY_SUBCLASS, LOOP)}:9:", "EPL001"]
+    ]
+    summary = "Found 1 finding (EPL001: 1) in 8 files (4 not relevant: read, not parsed)."
+    assert result.stdout.splitlines()[-1] == summary
+
+
+def test_whole_project_over_several_projects_gives_one_report_that_names_files_from_here(tmp_path: Path) -> None:
+    # Each project printed its own report and summary, both naming their files `pkg/...`.
+    root = _monorepo(tmp_path)
+    result = epochlint(root, "check", "--whole-project", "orders/pkg/consumer.py", "billing/pkg/consumer.py")
+    assert result.returncode == 1, result.stderr
+    places = [line.split()[1] for line in result.stdout.splitlines() if line.lstrip().startswith("↳")]
+    assert {place.split(":")[0] for place in places} == {
+        f"{project}/pkg/{module}.py" for project in ("orders", "billing") for module in ("consumer", "base")
+    }
+    quoted = [line for line in result.stdout.splitlines() if line.split("|")[-1].strip() == LOOP]
+    assert len(quoted) == 2  # the source read back in each project
+    assert [line for line in result.stdout.splitlines() if line.startswith(("Found", "All checks"))] == [
+        "Found 2 findings (EPL001: 2) in 8 files (4 not relevant: read, not parsed)."
     ]
 
 
