@@ -134,12 +134,13 @@ class CommitEpochs(Domain):
 
     def choice(self, choice: Choice, parts: Sequence[Value]) -> Value:
         """The seed's fallbacks are not historical: `cur if cur is not None else hist`,
-        `hist if cur is None else cur`, `cur or hist`."""
+        `hist if cur is None else cur`, `cur or hist`; the historical epoch taken where the current
+        one is there (`hist if cur is not None else cur`) is."""
         if choice.kind == "if":
             test, body, orelse = parts
-            if _has_current(test) and _has_current(body):
+            if _has_current(test) and _has_current(body) and choice.present_arm != 2:
                 orelse = _without_historical(orelse)
-            if _has_current(test) and _has_current(orelse):
+            if _has_current(test) and _has_current(orelse) and choice.present_arm != 1:
                 body = _without_historical(body)
             parts = [EMPTY, body, orelse]
         elif choice.kind == "or" and _has_current(parts[0]):

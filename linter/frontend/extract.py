@@ -1089,7 +1089,7 @@ class FactsExtractor(FastVisitor):
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         parts = (self._pos(node.test), self._pos(node.body), self._pos(node.orelse))
-        self._fn.choices.append(Choice("if", self._pos(node), parts, self._flow))
+        self._fn.choices.append(Choice("if", self._pos(node), parts, self._flow, _present_arm(node.test)))
         return True
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
@@ -1535,6 +1535,22 @@ def _tested_present(test: cst.BaseExpression) -> str | None:
     if isinstance(test, cst.Name):
         return test.value
     return _compared_with_none(test, cst.IsNot)
+
+
+def _present_arm(test: cst.BaseExpression) -> int:
+    """`Choice.present_arm` of a conditional expression with this test."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return 2
+    if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        return 1
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            if isinstance(target.operator, (cst.Is, cst.Equal)):
+                return 2
+            if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+                return 1
+    return 0
 
 
 def _compared_with_none(test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> str | None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 16
+FACTS_FORMAT = 17
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -204,6 +204,9 @@ class Choice(NamedTuple):
     pos: Pos
     parts: tuple[Pos, ...]
     flow: Flow
+    # For "if": the part that runs only where the value tested holds something: 1 (the body) for
+    # `x is not None` or `x`, 2 (the orelse) for `x is None` or `not x`; 0 for another test.
+    present_arm: int = 0
 
 
 class Branches(NamedTuple):

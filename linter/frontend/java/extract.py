@@ -943,7 +943,9 @@ class _Extractor:
 
     def _v_ternary_expression(self, node: Node) -> None:
         parts = tuple(_pos(node.child_by_field_name(n)) for n in ("condition", "consequence", "alternative"))
-        self._fn.choices.append(Choice("if", _pos(node), parts, self._flow))  # type: ignore[arg-type]
+        condition = node.child_by_field_name("condition")
+        present_arm = 1 if _tested_null(condition, "!=") else 2 if _tested_null(condition, "==") else 0
+        self._fn.choices.append(Choice("if", _pos(node), parts, self._flow, present_arm))  # type: ignore[arg-type]
         # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback.
         self._visit(node.child_by_field_name("condition"))
         self._visit(node.child_by_field_name("consequence"))
