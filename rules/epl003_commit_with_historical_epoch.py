@@ -93,7 +93,7 @@ class CommitEpochs(Domain):
             arguments = ctx.all_args()
             current = {label: path for label, path in arguments.items() if label.kind == CURRENT}
             return current or arguments
-        if call.method in _SINK_CLASSES:
+        if _sink_class(ctx):
             return self._commit_value(ctx)
         return super().call_value(ctx)
 
@@ -113,7 +113,7 @@ class CommitEpochs(Domain):
         keys = {_EPOCH_KEYWORD}
         if ctx.callee.kind != "class":
             java = is_java(self.program.symbols.module_of(ctx.fid).rel)
-            position = (_JAVA_SINK_CLASSES if java else _SINK_CLASSES)[ctx.call.method]
+            position = (_JAVA_SINK_CLASSES if java else _SINK_CLASSES)[_sink_class(ctx)]
             if position is not None and (not java or len(ctx.call.args) == _JAVA_ARGUMENTS_WITH_EPOCH):
                 keys.add(str(position))
             return keys
@@ -170,6 +170,18 @@ class CommitEpochs(Domain):
 
     def keeps_event(self, label: Label) -> bool:
         return label.kind in (OFFSET, PARAM)
+
+
+def _sink_class(ctx: CallContext) -> str:
+    """The sink class a call builds (`OffsetAndMetadata`, `TopicPartition`), by the name it is
+    called by or by the class or import that name stands for (`from kafka import
+    OffsetAndMetadata as OAM`); "" for another call."""
+    if ctx.call.method in _SINK_CLASSES:
+        return ctx.call.method
+    if ctx.callee.kind in ("class", "external"):
+        name = ctx.callee.target.rpartition(":")[2].rpartition(".")[2]
+        return name if name in _SINK_CLASSES else ""
+    return ""
 
 
 class CommitWithHistoricalEpoch(Rule):
