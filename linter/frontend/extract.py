@@ -243,6 +243,8 @@ class FactsExtractor(FastVisitor):
         # The `finally` suites of the `try` statements whose other parts are being walked: a
         # `return` or `raise` there runs them on its way out.
         self._finally_blocks: list[Pos] = []
+        # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
+        self._elifs: set[int] = set()
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
         self._element_calls: dict[tuple[str, str], tuple[Arg, ...]] = {}
@@ -696,7 +698,13 @@ class FactsExtractor(FastVisitor):
             if present is not None and isinstance(node.orelse, cst.Else):
                 # `if cur is not None: ... else: <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(present, self._pos(node.orelse)))
+            if isinstance(node.orelse, cst.If):
+                self._elifs.add(id(node.orelse))
             self.walk(node.orelse)
+        if id(node) not in self._elifs and _every_arm_exits(node):
+            # No path goes on after the statement: as a `return` at its end.
+            end = self._pos(node)[2:]
+            self._exit(end + end)
         return False
 
     def visit_Match(self, node: cst.Match) -> bool:
@@ -710,11 +718,17 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), arms))
         return False
 
-    def _exit(self, node: cst.Return | cst.Raise) -> None:
+    def _exit(self, pos: Pos) -> None:
         if self._blocks:
-            self._fn.exits.append(Exit(self._pos(node), self._blocks[-1], tuple(self._finally_blocks)))
+            self._fn.exits.append(Exit(pos, self._blocks[-1], tuple(self._finally_blocks)))
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
+        # A pass runs at most one handler, or the `else` (which runs only when none did).
+        arms = [self._pos(handler.body) for handler in node.handlers]
+        if node.orelse is not None:
+            arms.append(self._pos(node.orelse.body))
+        if len(arms) > 1:
+            self._fn.branches.append(Branches(self._pos(node), tuple(arms)))
         if node.finalbody is None:
             return True
         self._finally_blocks.append(self._pos(node.finalbody))
@@ -784,14 +798,14 @@ class FactsExtractor(FastVisitor):
         return (start[0], start[1], end[2], end[3])
 
     def visit_Return(self, node: cst.Return) -> bool:
-        self._exit(node)
+        self._exit(self._pos(node))
         self._visit_with_flow(node.value, Flow(FLOW_RETURN))
         if isinstance(node.value, cst.Lambda):
             self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
         return False
 
     def visit_Raise(self, node: cst.Raise) -> bool:
-        self._exit(node)
+        self._exit(self._pos(node))
         path = name_path(node.exc) if node.exc is not None else None
         if path is not None:
             self._fn.raised.append(Access(self._ref(*path), self._site(node)))
@@ -1521,6 +1535,23 @@ def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.Bas
     if len(target.elements) != len(value.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
         return []
     return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+
+
+def _every_arm_exits(node: cst.If) -> bool:
+    """Whether every arm of an `if` statement (an `else` included) ends in a `return` or `raise`."""
+    if not _suite_exits(node.body) or node.orelse is None:
+        return False
+    return _every_arm_exits(node.orelse) if isinstance(node.orelse, cst.If) else _suite_exits(node.orelse.body)
+
+
+def _suite_exits(suite: cst.BaseSuite) -> bool:
+    """Whether every path through a suite ends in a `return` or `raise` at its end."""
+    last = suite.body[-1] if suite.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    if isinstance(last, cst.If):
+        return _every_arm_exits(last)
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _tested_missing(test: cst.BaseExpression) -> str | None:
