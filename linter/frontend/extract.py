@@ -579,7 +579,8 @@ class FactsExtractor(FastVisitor):
     def _lock_call(
         self, statement: cst.CSTNode, method: str
     ) -> tuple[Ref, cst.Call] | None:
-        """`L.acquire()` / `L.release()` as a statement of its own."""
+        """`L.acquire()` / `L.release()` as a statement of its own (`await L.acquire()` for an
+        asyncio lock)."""
         if not isinstance(statement, (cst.SimpleStatementLine, cst.Expr)):
             return None
         expr = statement
@@ -588,6 +589,8 @@ class FactsExtractor(FastVisitor):
                 return None
             expr = statement.body[0]
         call = expr.value  # type: ignore[union-attr]
+        if isinstance(call, cst.Await):
+            call = call.expression
         return self._lock_method_call(call, method)
 
     def _lock_method_call(
