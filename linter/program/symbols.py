@@ -155,6 +155,12 @@ class FieldId:
         return ".".join((owner, *(name for name in self.path if name != MONITOR)))
 
 
+# The bases that make a class abstract: a receiver typed as one runs the project's implementations.
+_ABSTRACT_BASES = frozenset(
+    Entity("external", name) for name in ("abc.ABC", "typing.Protocol", "typing_extensions.Protocol")
+)
+
+
 def function_id(module: str, qualname: str) -> str:
     return f"{module}:{qualname}"
 
@@ -373,7 +379,7 @@ class Symbols:
         for cid, (module, cls) in self.classes.items():
             resolved = []
             for base in cls.bases:
-                entity = self.resolve_dotted(module, base, classes_as_namespaces=False)
+                entity = self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False)
                 if entity.kind == "class":
                     resolved.append(entity.target)
             bases[cid] = tuple(resolved)
@@ -385,7 +391,7 @@ class Symbols:
         for klass in self.mro(cid):
             module, cls = self.classes[klass]
             for base in cls.bases:
-                entity = self.resolve_dotted(module, base, classes_as_namespaces=False)
+                entity = self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False)
                 if entity.kind == "external" and "." in entity.target:
                     found.append(entity.target)
         return tuple(found)
@@ -1012,7 +1018,7 @@ class Symbols:
         return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
     def _annotation_entity(self, module: ModuleInfo, annotation: str) -> Entity:
-        entity = self.resolve_dotted(module, annotation)
+        entity = self.resolve_dotted(module, _generic_origin(annotation))
         return Entity("instance", entity.target) if entity.kind == "class" else UNKNOWN
 
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
@@ -1672,17 +1678,20 @@ class Symbols:
         return self._abstract_classes_found
 
     def _find_abstract_classes(self) -> frozenset[str]:
-        """Classes deriving from `abc.ABC`, or with an `@abstractmethod`."""
+        """Classes deriving from `abc.ABC` or `typing.Protocol` (an ABC too: its metaclass is
+        one), generic ones included (`Protocol[T]`), or with an `@abstractmethod`."""
         found = set()
         for cid, (module, cls) in self.classes.items():
-            bases = {self.resolve_dotted(module, base, classes_as_namespaces=False) for base in cls.bases}
+            bases = {
+                self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False) for base in cls.bases
+            }
             abstract_methods = any(
                 decorator.rsplit(".", 1)[-1] == "abstractmethod"
                 for method in cls.methods
                 if (fid := function_id(module.name, f"{cls.qualname}.{method}")) in self.functions
                 for decorator in self.function(fid).decorators
             )
-            if Entity("external", "abc.ABC") in bases or abstract_methods:
+            if not bases.isdisjoint(_ABSTRACT_BASES) or abstract_methods:
                 found.add(cid)
         return frozenset(found)
 
@@ -2131,6 +2140,12 @@ _RECORD_DECORATORS = frozenset(
 def _is_class_variable(annotation: str) -> bool:
     """Whether a class body's annotation declares a class variable (`ClassVar[int]`), no field."""
     return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "ClassVar"
+
+
+def _generic_origin(text: str) -> str:
+    """The class a base or an annotation names, without its type arguments: `Source[str]` and
+    `Optional[Source[str]]` name `Source`, a base `Generic[T]` names `Generic`."""
+    return _unwrap_annotation(text).partition("[")[0]
 
 
 def _unwrap_annotation(text: str) -> str:
