@@ -836,9 +836,9 @@ class FactsExtractor(FastVisitor):
         for alias in node.names:
             module = dotted(alias.name)
             if alias.asname is not None:
-                self.imports.append(Import(code_of(alias.asname.name).strip(), module, pos=pos))
+                self._import(Import(code_of(alias.asname.name).strip(), module, pos=pos), node)
             else:
-                self.imports.append(Import(module.split(".")[0], module.split(".")[0], pos=pos))
+                self._import(Import(module.split(".")[0], module.split(".")[0], pos=pos), node)
                 if "." in module:
                     self.imports.append(Import(module, module, pos=pos))
         return False
@@ -853,8 +853,15 @@ class FactsExtractor(FastVisitor):
         for alias in node.names:
             name = dotted(alias.name)
             local = code_of(alias.asname.name).strip() if alias.asname is not None else name
-            self.imports.append(Import(local, module, name, level, pos))
+            self._import(Import(local, module, name, level, pos), node)
         return False
+
+    def _import(self, imported: Import, node: cst.Import | cst.ImportFrom) -> None:
+        """Record an import of the module; in a function's body (kept from an import cycle), it
+        binds a local of the function too."""
+        self.imports.append(imported)
+        if self._fn.kind not in ("module", "classbody") and imported.alias in self._fn.locals:
+            self._fn.binds.append(Bind(imported.alias, self._site(node), "import", index=len(self.imports) - 1))
 
     # -- assignments --------------------------------------------------------------------------
 

@@ -109,7 +109,8 @@ class Bind:
     name: str
     site: Site
     # "assign", "iter" (loop target: an element of the value), "iter_part" (one name of a
-    # tuple loop target, at `index`), "with", "annotation", "param"
+    # tuple loop target, at `index`), "with", "annotation", "param", "import" (an import in a
+    # function's body: the module's import at `index`)
     kind: str
     value_call: int = -1
     value_ref: Ref | None = None

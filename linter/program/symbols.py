@@ -940,6 +940,9 @@ class Symbols:
         module = self.module_of(fid)
         if bind.annotation:
             return self._annotation_entity(module, bind.annotation)
+        if bind.kind == "import":
+            imported = module.facts.imports[bind.index]
+            return self._import_entity(module, imported.module, imported.name, imported.level)
         if bind.kind == "assign" or bind.kind == "with":
             if bind.value_call >= 0:
                 call = self._bound_call(fid, bind)
