@@ -184,13 +184,18 @@ def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
     copied = _copied_position(program, fid, call)
     if copied is not None:
         position, written = copied
-        if _advances(program, fid, _keyword(call, _OFFSET), position):
-            yield _Carried(fid, call.site.pos, call.text, written, copy=True)
+        offset = _keyword(call, _OFFSET)
+        if not any(_LEADER_SLOT.search(arg.keyword) for arg in call.args if arg.keyword):
+            if _advances(program, fid, offset, position):
+                yield _Carried(fid, call.site.pos, call.text, written, copy=True)
+            return
+        # A copy that sets the leader: by its keywords, as a call that builds a position.
+        slots = [(arg, arg.keyword) for arg in call.args if arg.keyword]
+    elif _builds_position(program, fid, call):
+        slots = _slots(program, fid, call)
+        offset = next((arg for arg, slot in slots if slot == _OFFSET), None)
+    else:
         return
-    if not _builds_position(program, fid, call):
-        return
-    slots = _slots(program, fid, call)
-    offset = next((arg for arg, slot in slots if slot == _OFFSET), None)
     for index, (arg, slot) in enumerate(slots):
         ref = _attribute(program, fid, arg)
         if ref is None or not _LEADER_SLOT.search(snake_name(slot)):
@@ -214,6 +219,11 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
         if not site.via_argument:
             params = program.dataflow.bound_arguments(site.callee, fid, call, site.bound_ahead)
             bound = {key: param for param, key in params.items()}
+    callee = program.symbols.callee(fid, call)
+    if not bound and callee.kind == "class":
+        # A dataclass's or a NamedTuple's `__init__` takes its fields in order.
+        fields = program.symbols.generated_init_parameters(callee.target)
+        bound = {str(index): name for index, name in enumerate(fields)}
     slots = []
     for index, arg in enumerate(call.args):
         slot = arg.keyword or bound.get(str(index), "")
@@ -269,7 +279,7 @@ def _position_prefix(program: Program, fid: str, ref: Ref) -> Ref | None:
 def _copied_position(program: Program, fid: str, call: Call) -> tuple[Ref, str] | None:
     """The position that `replace(position, offset=...)` or `position._replace(...)` copies (its
     aliases followed), and its text as written there."""
-    if _keyword(call, _OFFSET) is None or any(_LEADER_SLOT.search(a.keyword) for a in call.args if a.keyword):
+    if _keyword(call, _OFFSET) is None:
         return None
     source = receiver_path(call) if call.method == "_replace" else None
     written = call.text.removesuffix("._replace")
