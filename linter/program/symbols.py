@@ -1906,6 +1906,9 @@ class Symbols:
             root = self.global_value(root.target)
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
+            if entity.kind == "global" and len(attrs) > 1 and self.global_value(entity.target).kind == "instance":
+                # `app.consumer._epoch`: a field of the singleton, as `consumer._epoch` is.
+                return self._field_on(entity, attrs[1:], fields_first)
             if entity.kind == "global":
                 module, name = entity.target.split(":", 1)
                 if len(attrs) == 1:
