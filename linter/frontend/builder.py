@@ -20,6 +20,7 @@ from epochlint.frontend.facts import (
     Param,
     Pos,
     Region,
+    Site,
     Stored,
     Write,
 )
@@ -59,6 +60,7 @@ class FunctionBuilder:
     comparisons: list[Pos] = field(default_factory=list)
     governs: list[Governs] = field(default_factory=list)
     is_generator: bool = False
+    yields: list[Site] = field(default_factory=list)
     stored: list[Stored] = field(default_factory=list)
     raised: list[Access] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
@@ -122,6 +124,7 @@ class FunctionBuilder:
             comparisons=tuple(self.comparisons),
             governs=tuple(self.governs),
             is_generator=self.is_generator,
+            yields=tuple(self.yields),
             stored=tuple(self.stored),
             decorator_values=self.decorator_values,
             raised=tuple(self.raised),

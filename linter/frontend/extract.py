@@ -1124,6 +1124,7 @@ class FactsExtractor(FastVisitor):
 
     def visit_Yield(self, node: cst.Yield) -> bool:
         self._fn.is_generator = True
+        self._fn.yields.append(self._site(node))
         if isinstance(node.value, cst.From):
             self._visit_with_flow(node.value.item, Flow(FLOW_YIELD_FROM))
         else:

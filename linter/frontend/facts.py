@@ -312,6 +312,8 @@ class FunctionFacts:
     governs: tuple[Governs, ...] = ()
     # A generator function: its body runs where its result is iterated, not where it is called.
     is_generator: bool = False
+    # Where it yields, with the locks held there (a `@contextmanager` holds them for its user).
+    yields: tuple[Site, ...] = ()
     stored: tuple[Stored, ...] = ()
     # The decorators as values, outermost first, evaluated where the function is defined (a name
     # path, or a call made there: `@make_decorator()`).

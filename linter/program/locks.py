@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -58,6 +59,8 @@ class LockInfo:
 # How many accessors and helper parameters a lock is followed through, one inside the next: code
 # hands a lock down a few helpers, and each step costs Python frames (a chain of 400 would not fit).
 _MAX_LOCK_HOPS = 16
+# `contextlib.contextmanager` and `asynccontextmanager`, by the decorator's last name.
+_CONTEXT_MANAGERS = re.compile(r"(?:^|\.)(?:async)?contextmanager$")
 
 _Followed = TypeVar("_Followed")
 
@@ -338,12 +341,22 @@ class Locks:
         return found.pop() if len(found) == 1 else None
 
     def _locks_returned(self, fid: str) -> list[FieldId | None]:
-        """The lock each `return` of a name path in `fid` returns (None where it is no lock)."""
+        """The lock each `return` of a name path in `fid` returns (None where it is no lock); for
+        a `@contextmanager` generator, the lock held at each `yield` (`with self._lock: yield`)."""
+        function = self.symbols.function(fid)
+        if function.is_generator and any(_CONTEXT_MANAGERS.search(name) for name in function.decorators):
+            return [self._lock_held_at(fid, site) for site in function.yields]
         return [
             self.lock_of(fid, access.ref)
-            for access in self.symbols.function(fid).accesses
+            for access in function.accesses
             if access.flow.kind == FLOW_RETURN and access.flow.call < 0
         ]
+
+    def _lock_held_at(self, fid: str, site: Site) -> FieldId | None:
+        """The one lock that `fid` holds at `site` (None for none, or for several)."""
+        regions = self.regions_by_id(fid)
+        held = {self.region_lock(fid, regions[region]) for region in site.regions}
+        return held.pop() if len(held) == 1 else None
 
     def _followed(self, step: str, compute: Callable[[], _Followed]) -> _Followed | None:
         """`compute()`, a lock followed one step further (into an accessor, or up to the callers
