@@ -53,6 +53,8 @@ _CONTAINERS: dict[str, tuple[int, bool]] = {
     "collections.OrderedDict": (0, True),
     "collections.defaultdict": (1, True),
 }
+# Literals of no items, as a container's items argument.
+_EMPTY_LITERALS = frozenset({"[]", "()", "{}", "''", '""'})
 # Queues never take items when they are built (their argument is a size).
 _QUEUES = frozenset(
     {
@@ -460,9 +462,11 @@ class LockOrder:
         if callee.target not in _CONTAINERS:
             return False
         not_items, keywords_are_items = _CONTAINERS[callee.target]
-        positional = sum(1 for arg in call.args if not arg.keyword)
-        keywords = len(call.args) - positional
-        return positional <= not_items and not (keywords_are_items and keywords)
+        positional = [arg for arg in call.args if not arg.keyword]
+        keywords = len(call.args) - len(positional)
+        # `deque([])`, `list(())`: built from no items.
+        items = [arg for arg in positional[not_items:] if arg.text.replace(" ", "") not in _EMPTY_LITERALS]
+        return not items and not (keywords_are_items and keywords)
 
     def events(self, fid: str, kind: str) -> list[Event]:
         """Bumps (BUMP) or clears (CLEAR) of `fid`, made there or by what it calls (no
