@@ -986,7 +986,14 @@ class _Extractor:
         if ref is None:
             return
         self._store(left, ref, right, "assign" if operator == "=" else "augassign",
-                    bump=operator == "+=" or (operator == "=" and _adds_to(right, _text(left))))
+                    bump=operator == "+=" or (operator == "=" and self._adds_to(right, ref)))
+
+    def _adds_to(self, value: Node, target: Ref) -> bool:
+        """`x = x + k`: a bump of x (`epoch = this.epoch + 1` too: one field, named two ways)."""
+        value = _unparenthesized(value)
+        if value.type != "binary_expression" or _text(value.child_by_field_name("operator")) != "+":
+            return False
+        return self._path(value.child_by_field_name("left")) == target
 
     def _v_update_expression(self, node: Node) -> None:
         target = _unparenthesized(node.named_children[0])
@@ -1258,16 +1265,6 @@ def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
     while attrs and attrs[-1] == "[]":
         attrs = attrs[:-1]
     return attrs
-
-
-def _adds_to(value: Node, target: str) -> bool:
-    """`x = x + k`: a bump of x."""
-    value = _unparenthesized(value)
-    return (
-        value.type == "binary_expression"
-        and _text(value.child_by_field_name("operator")) == "+"
-        and _text(value.child_by_field_name("left")) == target
-    )
 
 
 def _method_called(invocation: Node) -> str:
