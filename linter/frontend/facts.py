@@ -334,6 +334,8 @@ class ClassFacts:
     # Java field updaters the class declares, with the field each updates:
     # `CONSUMER_EPOCH = AtomicLongFieldUpdater.newUpdater(C.class, "consumerEpoch")`.
     updaters: tuple[tuple[str, str], ...] = ()
+    # A Java interface or abstract class (Python's abstract classes are known by their bases).
+    abstract: bool = False
 
 
 class Import(NamedTuple):

@@ -1682,7 +1682,8 @@ class Symbols:
 
     def _find_abstract_classes(self) -> frozenset[str]:
         """Classes deriving from `abc.ABC` or `typing.Protocol` (an ABC too: its metaclass is
-        one), generic ones included (`Protocol[T]`), or with an `@abstractmethod`."""
+        one), generic ones included (`Protocol[T]`), or with an `@abstractmethod`; Java's
+        interfaces and abstract classes."""
         found = set()
         for cid, (module, cls) in self.classes.items():
             bases = {
@@ -1694,7 +1695,7 @@ class Symbols:
                 if (fid := function_id(module.name, f"{cls.qualname}.{method}")) in self.functions
                 for decorator in self.function(fid).decorators
             )
-            if not bases.isdisjoint(_ABSTRACT_BASES) or abstract_methods:
+            if cls.abstract or not bases.isdisjoint(_ABSTRACT_BASES) or abstract_methods:
                 found.add(cid)
         return frozenset(found)
 

@@ -533,6 +533,7 @@ class _Extractor:
                 methods=tuple(sorted(set(methods.values()))),
                 attributes=tuple(sorted(cls.field_types)),
                 updaters=tuple(sorted(cls.updaters.items())),
+                abstract=node.type == "interface_declaration" or "abstract" in _modifiers(node),
             )
         )
 
