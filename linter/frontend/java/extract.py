@@ -402,7 +402,9 @@ class _Extractor:
             return self._class_ref((name, *attrs))
         if cls is not None and name in cls.field_types:
             return self._this_ref((name, *attrs))
-        if name[:1].isupper() and not _is_constant(name):
+        # A type: capitalised, or all capitals where no constant can be (`KV.class`, the class around).
+        is_type = attrs[:1] == ("class",) or any(name == outer.name for outer in self._class_stack)
+        if name[:1].isupper() and (is_type or not _is_constant(name)):
             self._used_types.add(name)
             return Ref("", name, attrs)
         if _is_constant(name):
