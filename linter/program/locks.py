@@ -10,7 +10,16 @@ from typing import TypeVar
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets
-from epochlint.program.symbols import Entity, FieldId, Symbols, bound_ahead, bound_arguments, function_id
+from epochlint.frontend.java.idioms import READ_WRITE_VIEWS
+from epochlint.program.symbols import (
+    Entity,
+    FieldId,
+    Symbols,
+    bound_ahead,
+    bound_arguments,
+    function_id,
+    receiver_path,
+)
 
 REENTRANT = "reentrant"
 NON_REENTRANT = "non-reentrant"
@@ -105,7 +114,12 @@ class Locks:
     def _find_constructed(self) -> None:
         """Fields built by a visible constructor: a lock of that kind, or (any other class) no lock."""
         built_otherwise: set[FieldId] = set()
+        views: dict[FieldId, FieldId] = {}
         for fid, field, call, into_item in self._constructor_stores():
+            viewed = self._lock_viewed(fid, call)
+            if viewed is not None:
+                views[field] = viewed
+                continue
             callee = self._lock_constructor(fid, call)
             made = self._lock_factory_of(fid, callee, call)
             if made:
@@ -130,8 +144,17 @@ class Locks:
             if into_item:
                 self.elements.add(field)
             self.constructed[field] = self._lock_info(fid, field, callee.target, call)
+        for field, viewed in views.items():
+            if viewed in self.constructed:
+                # `readLock = rw.readLock()`: held, it is the read-write lock itself (see idioms).
+                self.constructed[field] = LockInfo(field, REENTRANT, viewed)
         self.not_locks.update(built_otherwise - self.constructed.keys())
         self._find_passed()
+
+    def _lock_viewed(self, fid: str, call: Call) -> FieldId | None:
+        """The field whose read or write view a call takes (`rw.readLock()`): a lock if that field is."""
+        receiver = receiver_path(call) if call.method in READ_WRITE_VIEWS else None
+        return self.symbols.field(fid, receiver) if receiver is not None else None
 
     def _lock_factory_of(self, fid: str, callee: Entity, call: Call) -> str:
         """The lock constructor a `defaultdict(...)` builds its missing items with, "" if none."""

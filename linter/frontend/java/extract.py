@@ -326,6 +326,8 @@ class _Extractor:
         self.functions: list[FunctionFacts] = []
         self.classes: list[ClassFacts] = []
         self._explicit_imports: list[Import] = []
+        # The packages imported whole (`import java.util.concurrent.locks.*;`).
+        self._wildcards: list[str] = []
         self._defined_types: set[str] = set()
         self._used_types: set[str] = set()
         self._stack: list[_Function] = []
@@ -481,7 +483,9 @@ class _Extractor:
         yield from self._explicit_imports
         imported = {i.alias for i in self._explicit_imports}
         for name in sorted(self._used_types - imported - self._defined_types - idioms.JAVA_LANG):
-            yield Import(name, f"{self.package}.{name}" if self.package else name, name)
+            known = [p for p in self._wildcards if name in idioms.KNOWN_PACKAGE_CLASSES.get(p, ())]
+            package = known[0] if known else self.package
+            yield Import(name, f"{package}.{name}" if package else name, name)
 
     def _package(self, node: Node) -> None:
         for child in node.named_children:
@@ -490,6 +494,8 @@ class _Extractor:
 
     def _import(self, node: Node) -> None:
         words = [c.type for c in node.children]
+        if "asterisk" in words and "static" not in words:
+            self._wildcards.extend(_text(c) for c in node.named_children if c.type == "scoped_identifier")
         if "static" in words or "asterisk" in words:
             return  # static members and whole packages: nothing a name path resolves through here
         for child in node.named_children:

@@ -39,6 +39,15 @@ UNLOCK_METHODS = frozenset({"unlock", "release"})
 TRY_LOCK_METHODS = frozenset({"tryLock", "tryAcquire"})
 READ_WRITE_VIEWS = frozenset({"readLock", "writeLock"})
 
+# The JDK classes whose meaning the analysis knows by their full names (locks), by package: a file
+# that imports the package whole (`import java.util.concurrent.locks.*;`) names them from there.
+KNOWN_PACKAGE_CLASSES = {
+    "java.util.concurrent.locks": frozenset(
+        {"Lock", "ReadWriteLock", "ReentrantLock", "ReentrantReadWriteLock", "StampedLock", "Condition"}
+    ),
+    "java.util.concurrent": frozenset({"Semaphore"}),
+}
+
 # Types every Java file sees without an import: never taken for a class of the file's own package.
 JAVA_LANG = frozenset(
     {
