@@ -951,12 +951,15 @@ class _Extractor:
         self._with_flow(right, flow)
 
     def _v_ternary_expression(self, node: Node) -> None:
-        parts = tuple(_pos(node.child_by_field_name(n)) for n in ("condition", "consequence", "alternative"))
         condition = node.child_by_field_name("condition")
-        present_arm = 1 if _tested_null(condition, "!=") else 2 if _tested_null(condition, "==") else 0
+        present_arm, tested = _present_arm(condition)
+        arms = tuple(_pos(node.child_by_field_name(n)) for n in ("consequence", "alternative"))
+        # The test's part is the value it tests: an `Optional`'s own value, not the boolean it gives.
+        parts = (_pos(tested if tested is not None else condition), *arms)
         self._fn.choices.append(Choice("if", _pos(node), parts, self._flow, present_arm))  # type: ignore[arg-type]
-        # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback.
-        self._visit(node.child_by_field_name("condition"))
+        # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback;
+        # of `cur.isPresent()`, the `Optional` is read as a comparison's operands are.
+        self._visit(tested if tested is not None else condition)
         self._visit(node.child_by_field_name("consequence"))
         self._visit(node.child_by_field_name("alternative"))
 
@@ -1382,6 +1385,27 @@ def _literal_collection(node: Node) -> bool:
     if _method_called(node) == "stream" and not node.child_by_field_name("arguments").named_children:
         return _literal_collection(receiver)
     return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS
+
+
+# `Optional`'s tests of holding a value.
+_OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
+
+
+def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
+    """`Choice.present_arm` of a conditional expression: its consequence runs where the value tested
+    holds something for `x != null` and `x.isPresent()` (an `Optional`), its alternative for
+    `x == null`, `x.isEmpty()` and `!x.isPresent()`; with the `Optional` an `isPresent()` tests."""
+    if condition is None:
+        return 0, None
+    condition = _unparenthesized(condition)
+    negated = condition.type == "unary_expression" and _text(condition.child_by_field_name("operator")) == "!"
+    call = _unparenthesized(condition.child_by_field_name("operand")) if negated else condition
+    arguments = call.child_by_field_name("arguments") if call.type == "method_invocation" else None
+    if arguments is not None and not arguments.named_children and _method_called(call) in _OPTIONAL_TESTS:
+        return (2 if negated != (_method_called(call) == "isEmpty") else 1), call.child_by_field_name("object")
+    if _tested_null(condition, "!="):
+        return 1, None
+    return (2 if _tested_null(condition, "==") else 0), None
 
 
 def _tested_null(condition: Node | None, operator: str) -> str | None:
