@@ -864,10 +864,10 @@ class _Extractor:
         for init in node.children_by_field_name("init"):
             self._visit(init)
         condition = node.child_by_field_name("condition")
-        # `for (i = 0; i < batch.size(); i++)` walks a collection; `i < 3` or `i < retries` counts.
-        counts_collection = condition is not None and any(
-            marker in _text(condition) for marker in (".size()", ".length")
-        )
+        # `for (i = 0; i < batch.size(); i++)`, `for (i = batch.size() - 1; i >= 0; i--)` and
+        # `for (it = batch.iterator(); it.hasNext();)` walk a collection; `i < 3` or `i < retries` counts.
+        header = [*node.children_by_field_name("init"), *([condition] if condition is not None else [])]
+        counts_collection = any(_walks_collection(part) for part in header)
         self._loop("for", node, batch=counts_collection, iterable=_text(condition) if condition else "")
         self._with_flow(condition, Flow(FLOW_CONDITION))
         self._visit(node.child_by_field_name("body"))
@@ -883,7 +883,7 @@ class _Extractor:
         header = _span(node, value)
         loop_id = self._new_id()
         site = self._site(node)._replace(pos=header)
-        self._fn.loops.append(Loop(loop_id, "for", site, not _literal_collection(value), _text(value)))
+        self._fn.loops.append(Loop(loop_id, "for", site, not _iterates_no_batch(value), _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
         self._declare(name)
@@ -1189,7 +1189,7 @@ class _Extractor:
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
         loop_id = self._new_id()
-        batch = not _literal_collection(obj)
+        batch = not _iterates_no_batch(obj)
         self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj)))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
@@ -1370,10 +1370,11 @@ def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
     return (receiver, tested) if receiver is not None else None
 
 
-def _literal_collection(node: Node) -> bool:
+def _iterates_no_batch(node: Node) -> bool:
     """Whether `node` is a collection written out element by element (`new T[] {a, b}`,
-    `List.of(a, b)`, `Arrays.asList(a, b)`, or a stream of one): a loop over it is no batch loop,
-    as Python's over a literal tuple or list is not."""
+    `List.of(a, b)`, `Arrays.asList(a, b)`, or a stream of one), or a range of numbers that walks
+    no collection (`IntStream.range(0, 3)`): a loop over it is no batch loop, as Python's over a
+    literal tuple or list, or over `range(3)`, is not."""
     node = _unparenthesized(node)
     if node.type == "array_creation_expression":
         return node.child_by_field_name("value") is not None
@@ -1383,8 +1384,15 @@ def _literal_collection(node: Node) -> bool:
     if receiver is None:
         return False
     if _method_called(node) == "stream" and not node.child_by_field_name("arguments").named_children:
-        return _literal_collection(receiver)
+        return _iterates_no_batch(receiver)
+    if (_text(receiver), _method_called(node)) in idioms.NUMBER_RANGES:
+        return not _walks_collection(node.child_by_field_name("arguments"))
     return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS
+
+
+def _walks_collection(node: Node) -> bool:
+    """Whether code counts or walks a collection: it names its size, length or iterator."""
+    return any(marker in _text(node) for marker in (".size()", ".length", ".iterator()"))
 
 
 # `Optional`'s tests of holding a value.

@@ -61,6 +61,10 @@ JAVA_LANG = frozenset(
 )
 PRIMITIVE_TYPES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void", "var"})
 
+# Streams of the numbers of a range, `IntStream.range(0, 3)`: (class, method).
+NUMBER_RANGES = frozenset(
+    {("IntStream", "range"), ("IntStream", "rangeClosed"), ("LongStream", "range"), ("LongStream", "rangeClosed")}
+)
 # Factories of a collection written out element by element: (class, method).
 LITERAL_COLLECTIONS = frozenset(
     {("List", "of"), ("Set", "of"), ("Stream", "of"), ("Arrays", "asList"), ("EnumSet", "of")}
