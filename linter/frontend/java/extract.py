@@ -1072,6 +1072,10 @@ class _Extractor:
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
         text = f"{_text(obj)}.{method}" if obj is not None else method
         self._fn.calls.append(Call(call_id, callee, method, text, self._site(node), call_args, receiver_call, flow))
+        if method in idioms.MAP_STORES and args and callee is not None:
+            # `leaderEpochs.put(tp, epoch)` writes into the map, as Python's `leader_epochs[tp] = epoch`
+            # does (what it stores types nothing: the value flow reads the call's arguments as before).
+            self._store(node, callee._replace(attrs=(*callee.attrs[:-1], "[]")), None, "assign", bump=False)
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""

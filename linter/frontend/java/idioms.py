@@ -61,6 +61,9 @@ JAVA_LANG = frozenset(
 )
 PRIMITIVE_TYPES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void", "var"})
 
+# A `Map`'s methods that store a value under a key: an assignment into the map, as Python's
+# `m[k] = v` (the value is the last argument).
+MAP_STORES = frozenset({"put", "putIfAbsent", "merge", "compute", "computeIfAbsent", "computeIfPresent"})
 # Streams of the numbers of a range, `IntStream.range(0, 3)`: (class, method).
 NUMBER_RANGES = frozenset(
     {("IntStream", "range"), ("IntStream", "rangeClosed"), ("LongStream", "range"), ("LongStream", "rangeClosed")}
