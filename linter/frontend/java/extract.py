@@ -1202,19 +1202,21 @@ class _Extractor:
             if arg is not functions[0]:
                 self._with_flow(arg, Flow())
         if function.type == "method_reference":
-            self._element_call(function, body_flow)
+            self._element_call(function, body_flow, 2 if method == "reduce" else 1)
         else:
             self._inline_lambda(function, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
         return True
 
-    def _element_call(self, node: Node, flow: Flow) -> None:
-        """`batch.forEach(this::handle)`: `handle` is called on each element."""
+    def _element_call(self, node: Node, flow: Flow, arity: int) -> None:
+        """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
+        and an element, for `reduce`), so its overload of that many parameters is."""
         ref = self._method_reference(node)
         call_id = self._new_id()
         callee = ref if ref is not None and (ref.name == THIS or ref.scope) else None
         method = _text(node.children[-1])
-        self._fn.calls.append(Call(call_id, callee, method, _text(node), self._site(node), (), -1, flow))
+        elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
+        self._fn.calls.append(Call(call_id, callee, method, _text(node), self._site(node), elements, -1, flow))
 
     def _inline_lambda(self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow) -> None:
         params = list(_lambda_parameters(node.child_by_field_name("parameters")))
