@@ -286,7 +286,8 @@ position to position is as stale as the record's epoch.
 the historical epoch is read right in the epoch argument of the commit value (`OffsetAndMetadata`,
 `TopicPartition`), and the current leader epoch is in scope there: a local bound once, before it,
 to the current epoch from metadata (`metadata.leader_epoch_for(tp)`,
-`position.current_leader.epoch`), or the `current_leader.epoch` of the position the historical
+`position.current_leader.epoch`) and never unbound in the function (`del`, `except ... as`), or
+the `current_leader.epoch` of the position the historical
 epoch is read from. Both are then numbers, as in kafka-python, which
 writes -1 for an epoch it does not know.
 """

@@ -612,6 +612,21 @@ def test_epl003_no_fix_with_a_current_epoch_bound_on_some_paths_only(write_tree:
     assert diff(root) == (0, "")
 
 
+@pytest.mark.parametrize(
+    "unbinding",
+    ["        del current\n", "        try:\n            pass\n        except OSError as current:\n            pass\n"],
+)
+def test_epl003_no_fix_where_the_current_epoch_is_unbound_before_the_commit(
+    write_tree: WriteTree, unbinding: str
+) -> None:
+    # `max(record.leader_epoch, current)` after `del current` (or after an `except ... as current`,
+    # which unbinds the name at its end) raised UnboundLocalError when run.
+    source = replaced(COMMITTER, "        offsets = {", unbinding + "        offsets = {")
+    root = write_tree({CONSUMER: source})
+    assert codes(root) == ["EPL003"]
+    assert diff(root) == (0, "")
+
+
 def test_epl003_no_fix_when_the_historical_epoch_is_read_into_a_local(write_tree: WriteTree) -> None:
     source = replaced(
         COMMITTER,

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from epochlint.findings import Finding
-from epochlint.fix.edits import Edit, SourceTree
+from epochlint.fix.edits import Edit, SourceTree, any_node
 
 
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
@@ -17,12 +17,31 @@ def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
         fix = finding.fix
         assert fix is not None and fix.location is not None
         expression = tree.expression_at(fix.location)
-        if expression is not None and (not fix.text.isidentifier() or _assigned_before(tree, expression, fix.text)):
+        if expression is not None and (not fix.text.isidentifier() or _bound_at(tree, expression, fix.text)):
             grouped.setdefault((id(expression), fix.text), (expression, []))[1].append(finding)
     return [
         Edit(expression, _at_least(current), tuple(served))
         for (_, current), (expression, served) in grouped.items()
     ]
+
+
+def _bound_at(tree: SourceTree, node: cst.CSTNode, name: str) -> bool:
+    """Whether local `name` is bound where `node` runs: assigned before it (`_assigned_before`),
+    and never unbound in its function (`del name`, or `except ... as name`, which ends unbound)."""
+    function: cst.CSTNode | None = node
+    while function is not None and not isinstance(function, cst.FunctionDef):
+        function = tree.parent(function)
+    if function is not None and any_node(function, lambda child: _unbinds(child, name)):
+        return False
+    return _assigned_before(tree, node, name)
+
+
+def _unbinds(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.Del):
+        return any_node(node.target, lambda target: isinstance(target, cst.Name) and target.value == name)
+    if isinstance(node, cst.ExceptHandler) and node.name is not None:
+        return isinstance(node.name.name, cst.Name) and node.name.name.value == name
+    return False
 
 
 def _assigned_before(tree: SourceTree, node: cst.CSTNode, name: str) -> bool:
