@@ -103,13 +103,23 @@ def snake_name(name: str) -> str:
     return "_".join(word.lower() for word in name_words(name))
 
 
+def _starts_with(words: list[str], prefix: list[str]) -> bool:
+    """Whether a name's `words` start with a rewind entry's: its one word whole (`seek`, not
+    `seekable`), or, of several, up to the start of the last (`reset_cursor`: `reset_cursors`)."""
+    last = len(prefix) - 1
+    if len(words) <= last or words[:last] != prefix[:last]:
+        return False
+    return words[last] == prefix[last] if last == 0 else words[last].startswith(prefix[last])
+
+
 @dataclass(frozen=True)
 class Config:
     """The validated settings of one run. Build it with `load_config`; the defaults are the spec's.
 
-    `rewind_methods` entries are name prefixes made of whole underscore-separated (or camelCase)
-    words: `seek` matches `seek` and `seek_to_beginning` but not `seekable`; `reset_cursor` matches
-    `reset_cursor` and `reset_cursor_position`. `commit_sinks` are callee names that commit, beyond
+    `rewind_methods` entries are a name's first underscore-separated (or camelCase) word, or, an
+    entry of several words, how the name starts: `seek` matches `seek` and `seek_to_beginning` but
+    not `seekable`; `reset_cursor` matches `reset_cursor`, `reset_cursors` and
+    `reset_cursor_position`. `commit_sinks` are callee names that commit, beyond
     every callee that has `commit` as a whole word. `historical_epoch_receivers` (an extension beyond
     the spec's key list, like `max_file_size`) are the receiver words whose `leader_epoch`/`epoch` is
     historical.
@@ -222,7 +232,7 @@ class Config:
         words = [w.lower() for w in name_words(name)]
         if len(words) > 1 and words[-1] in HANDLER_SUFFIX_WORDS:
             return False
-        return any(words[: len(prefix)] == prefix for prefix in self._rewind_prefixes)
+        return any(_starts_with(words, prefix) for prefix in self._rewind_prefixes)
 
     @cached_property
     def _rewind_prefixes(self) -> tuple[list[str], ...]:
