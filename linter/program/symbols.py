@@ -155,6 +155,7 @@ class FieldId:
         return ".".join((owner, *(name for name in self.path if name != MONITOR)))
 
 
+_GETATTR = Entity("external", "getattr")
 # The bases that make a class abstract: a receiver typed as one runs the project's implementations.
 _ABSTRACT_BASES = frozenset(
     Entity("external", name) for name in ("abc.ABC", "typing.Protocol", "typing_extensions.Protocol")
@@ -1077,12 +1078,14 @@ class Symbols:
             inner = self.call(fid, call.callee_call)
             if inner is None:
                 return frozenset()
-            return frozenset(
+            called_inside = self.callees(fid, inner, depth + 1)
+            returned = frozenset(
                 value
-                for called in self.callees(fid, inner, depth + 1)
+                for called in called_inside
                 if called.kind == "function"
                 for value in self.return_values(called.target, depth + 1)
             )
+            return returned | self._named_members(fid, inner, depth + 1) if _GETATTR in called_inside else returned
         found: frozenset[Entity] = frozenset()
         if call.callee is not None:
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
@@ -1579,7 +1582,21 @@ class Symbols:
                 # `for i, x in enumerate(xs)`: pairs whose second halves are the elements of `xs`.
                 counted = self.argument_values(fid, call.args[0], depth + 1)
                 values.update(Entity("element_pairs", v.target, v.keys) for v in counted if v.kind == "elements")
+            elif called == _GETATTR:
+                values.update(self._named_members(fid, call, depth + 1))
         return frozenset(values)
+
+    def _named_members(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+        """`getattr(self, "_deliver")`, the name written out: the member it names of each value."""
+        name = _string_literal(call.args[1]) if len(call.args) >= 2 else ""
+        if not name:
+            return frozenset()
+        holders = self.argument_values(fid, call.args[0], depth)
+        return frozenset(
+            member
+            for holder in holders
+            if holder.kind in ("instance", "class", "module") and (member := self.member(holder, name)) != UNKNOWN
+        )
 
     def partial_values(self, fid: str, call: Call) -> frozenset[Entity]:
         """What `call` returns where it is a call of `functools.partial`; nothing for another."""
@@ -1815,6 +1832,9 @@ class Symbols:
             # `type(self)`: the class of an instance of a known class (`cls = type(self)`).
             of = self._argument_entity(fid, call.args[0], depth + 1)
             return Entity("class", of.target) if of.kind == "instance" else UNKNOWN
+        if callee == _GETATTR:
+            named = self._named_members(fid, call, depth + 1)
+            return next(iter(named)) if len(named) == 1 else UNKNOWN
         if callee.kind == "container_method":
             return Entity("container", callee.target)
         if callee == PARTIAL:
@@ -2147,6 +2167,15 @@ _RECORD_DECORATORS = frozenset(
 def _is_class_variable(annotation: str) -> bool:
     """Whether a class body's annotation declares a class variable (`ClassVar[int]`), no field."""
     return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "ClassVar"
+
+
+def _string_literal(arg: Arg) -> str:
+    """The text of a plain string literal argument that is an identifier (`"_deliver"`), else ""."""
+    text = arg.text if arg.kind == "const" and not arg.keyword else ""
+    if len(text) < 2 or text[0] != text[-1] or text[0] not in "'\"":
+        return ""
+    inner = text[1:-1]
+    return inner if inner.isidentifier() else ""
 
 
 def _generic_origin(text: str) -> str:
