@@ -465,8 +465,12 @@ def renamed(name: str, root: Path, folder: Path) -> str:
 
 
 def named_path(root: Path, name: str) -> Path:
-    """The file that findings name `name` (`SourceFile.rel`), below `root` or beside it."""
+    """The file that findings name `name` (`SourceFile.rel`), below `root` or beside it: a folder
+    really named PARENT where there is one (a run never names files both ways: see `discover`)."""
     parts = unescaped_name(name).split("/")
+    literal = root.joinpath(*parts)
+    if PARENT not in parts or os.path.lexists(literal):
+        return literal
     return root.joinpath(*(os.pardir if part == PARENT else part for part in parts))
 
 

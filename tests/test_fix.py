@@ -354,15 +354,23 @@ def test_no_fix_with_a_private_guard_of_a_base_class(write_tree: WriteTree) -> N
     assert "with self.__lock:" in fix(root)
 
 
-@pytest.mark.parametrize("handed_off", ["self._pool.submit(self._track, message).result()", "self._dispatch(message)"])
+@pytest.mark.parametrize(
+    ("written", "handing_off"),
+    [
+        ("                self.deliver(message)\n", "                self._pool.submit(self._track, message).result()\n"),
+        ("                self.deliver(message)\n", "                self._dispatch(message)\n"),
+        ("for message in batch:", "for message in self._pool.map(self._track, batch):"),
+    ],
+)
 def test_no_fix_where_the_loop_hands_work_that_takes_the_guard_to_another_thread(
-    write_tree: WriteTree, handed_off: str
+    write_tree: WriteTree, written: str, handing_off: str
 ) -> None:
     # Held around the loop, the guard keeps the pool's thread waiting for it, and the loop waits
-    # for that thread: the fixed consumer would hang at its first message.
+    # for that thread: the fixed consumer would hang at its first message (or before it, where the
+    # loop's iterable is what the pool computes).
     pooled = replaced(RACY_CONSUMER, "import threading\n", "import threading\nfrom concurrent import futures\n")
     pooled = replaced(pooled, "self._epoch = 0\n", "self._epoch = 0\n        self._pool = futures.Executor()\n")
-    pooled = replaced(pooled, "                self.deliver(message)\n", f"                {handed_off}\n")
+    pooled = replaced(pooled, written, handing_off)
     helpers = (
         "    def _dispatch(self, message):\n        self._pool.submit(self._track, message).result()\n\n"
         "    def _track(self, message):\n        with self._lock:\n            return message\n"
@@ -372,7 +380,7 @@ def test_no_fix_where_the_loop_hands_work_that_takes_the_guard_to_another_thread
     assert diff(root) == (0, "")
     # Work handed off that does not take the guard keeps the fix.
     root = write_tree({CONSUMER: pooled + "\n" + helpers.replace("with self._lock:", "if message:")})
-    assert "with self._lock:\n            for message in batch:" in fix(root)
+    assert "with self._lock:\n            for message in " in fix(root)
 
 
 def test_no_fix_in_a_coroutine(write_tree: WriteTree) -> None:

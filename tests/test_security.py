@@ -327,6 +327,14 @@ def test_the_console_quotes_the_source_of_a_file_named_with_escapes_or_from_outs
     assert f"| {loop_line}" in run.stdout, run.stdout
 
 
+def test_the_console_quotes_a_folder_really_named_like_the_outside_marker(tmp_path: Path) -> None:
+    # Read back as `../c.py`, the frame quoted another file's lines (or none).
+    root = _project_beside(tmp_path, {"(parent)/c.py": CONSUMER, "../c.py": "\n" * 40})
+    run = epochlint(root, "check", "--no-cache", "(parent)/c.py")
+    loop_line = next(line for line in CONSUMER.splitlines() if line.lstrip().startswith("for "))
+    assert f"| {loop_line}" in run.stdout, run.stdout
+
+
 def test_files_outside_the_project_at_different_depths_keep_distinct_names(tmp_path: Path) -> None:
     # Each was named from its own common ancestor with the root: both `other/x.py`.
     root = _project_beside(tmp_path / "a", {"../other/x.py": CONSUMER, "../../other/x.py": CONSUMER})

@@ -409,12 +409,17 @@ class Program:
         return found
 
     def loop_hands_off_to_acquire(self, loop: BatchLoop, lock: FieldId) -> bool:
-        """Whether the calls of `loop` (those in its body, or the iterating call's) hand work to
-        another thread that takes `lock` (see `LockOrder.hands_off_to_acquire`)."""
+        """Whether the calls of `loop` (those in its header, the iterable's, and in its body, or the
+        iterating call's) hand work to another thread that takes `lock` (see
+        `LockOrder.hands_off_to_acquire`)."""
         if loop.call_id >= 0:
             sites = self.calls.sites_of_call.get((loop.function, loop.call_id), [])
         else:
-            sites = [s for s in self.calls.sites_from.get(loop.function, ()) if loop.loop_id in s.site.loops]
+            sites = [
+                s
+                for s in self.calls.sites_from.get(loop.function, ())
+                if loop.loop_id in s.site.loops or within(s.pos, loop.site.pos)
+            ]
         return self.lock_order.hands_off_to_acquire(sites, lock)
 
     def _first_state(self, loop: BatchLoop, first: Step) -> _PathState:
