@@ -1580,19 +1580,29 @@ def _tested_present(test: cst.BaseExpression) -> str | None:
 
 
 def _present_arm(test: cst.BaseExpression) -> int:
-    """`Choice.present_arm` of a conditional expression with this test."""
+    """`Choice.present_arm` of a conditional expression with this test: `x`, `x is not None`
+    (either way round), or one of them `and` more give 1; `not x`, `x is None`, or one of them
+    `or` more give 2; `not` turns either into the other."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return 2
+        return (0, 2, 1)[_present_arm(test.expression)]
+    if isinstance(test, cst.BooleanOperation):
+        # `x is not None and x >= 0` holds only where x does; `x is None or x < 0` wherever it is missing.
+        wanted = 1 if isinstance(test.operator, cst.And) else 2
+        return wanted if wanted in (_present_arm(test.left), _present_arm(test.right)) else 0
     if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
         return 1
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+        if _is_none(target.comparator) or _is_none(test.left):
             if isinstance(target.operator, (cst.Is, cst.Equal)):
                 return 2
             if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
                 return 1
     return 0
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _compared_with_none(test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> str | None:
