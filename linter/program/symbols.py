@@ -413,8 +413,14 @@ class Symbols:
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
                 if any(bind.annotation and not _is_class_variable(bind.annotation) for bind in binds):
-                    fields.setdefault(name)
+                    if not any(self._left_out_of_init(body, bind) for bind in binds):
+                        fields.setdefault(name)
         return tuple(fields)
+
+    def _left_out_of_init(self, body: str, bind: Bind) -> bool:
+        """Whether a field is declared `field(init=False)` (or attrs' `init=False`): no parameter."""
+        call = self.call(body, bind.value_call) if bind.value_call >= 0 else None
+        return call is not None and any(arg.keyword == "init" and arg.text == "False" for arg in call.args)
 
     def _decorated_as_record(self, cid: str) -> bool:
         """Whether class `cid` is decorated by `dataclasses.dataclass` or an attrs class decorator."""
