@@ -30,6 +30,11 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.
 DECORATOR = "decorator"
 # A non-blocking or timed acquire whose result is tested: it never waits for the lock.
 TRIED = "try_acquire"
+# `with self._locked():` of a `@contextmanager` that takes the lock itself: held from there on, but
+# the waiting is the context manager's own acquisition, reached through the call.
+TAKEN_BY_CALLEE = "taken_by_callee"
+# Acquisitions that never wait for their lock where they are.
+NOT_WAITING = frozenset({TRIED, TAKEN_BY_CALLEE})
 # What a function makes that the searches through calls look for (`LockOrder._makers`).
 BUMP, CLEAR, ACQUIRE = "bump", "clear", "acquire"
 # Steps the lock-order pairs made through calls may take in one unit: each function reached, each
@@ -237,7 +242,8 @@ class LockOrder:
             for region in function.regions:
                 lock = self.locks.region_lock(fid, region)
                 if lock is not None:
-                    mine.append(Acquisition(lock, fid, region.pos, region.kind, region.id))
+                    kind = TAKEN_BY_CALLEE if self.locks.taken_by_callee(fid, region) else region.kind
+                    mine.append(Acquisition(lock, fid, region.pos, kind, region.id))
             if mine:
                 found[fid] = tuple(mine)
         return found
@@ -257,7 +263,7 @@ class LockOrder:
             self._budget.spend(len(reached.via), site.caller, site.pos)
             for fid in reached:
                 for acquisition in self.acquisitions.get(fid, ()):
-                    if acquisition.kind != TRIED and acquisition not in cached:
+                    if acquisition.kind not in NOT_WAITING and acquisition not in cached:
                         cached[acquisition] = chain = reached.chain(fid)
                         self._budget.spend(1 + len(chain), site.caller, site.pos)
             self._acquired_from[key] = cached
@@ -280,7 +286,7 @@ class LockOrder:
                 if not handoff.inherits_locks
             )
         return any(
-            acquisition.lock == lock and acquisition.kind != TRIED
+            acquisition.lock == lock and acquisition.kind not in NOT_WAITING
             for handoff in handoffs
             for fid in self.reach(handoff.callee, handoffs=True)
             for acquisition in self.acquisitions.get(fid, ())
@@ -319,7 +325,7 @@ class LockOrder:
         for fid, mine in self.acquisitions.items():
             regions = self.locks.regions_by_id(fid)
             for inner in mine:
-                if inner.kind not in (DECORATOR, TRIED):
+                if inner.kind != DECORATOR and inner.kind not in NOT_WAITING:
                     outers = self._held(fid, regions[inner.region].outer)
                     held = {a.lock for a in outers} | self.locks.entry.get(fid, frozenset())
                     found.extend(
@@ -541,7 +547,7 @@ class LockOrder:
         (ACQUIRE)."""
         if kind not in self._makers_of:
             if kind == ACQUIRE:
-                made = {fid for fid, mine in self.acquisitions.items() if any(a.kind != TRIED for a in mine)}
+                made = {fid for fid, mine in self.acquisitions.items() if any(a.kind not in NOT_WAITING for a in mine)}
             else:
                 direct = self.bumps_in if kind == BUMP else self.clears_in
                 made = {fid for fid in self.symbols.functions if direct(fid)}

@@ -363,11 +363,23 @@ class Locks:
             found.update(returned or [None])
         return found.pop() if len(found) == 1 else None
 
+    def taken_by_callee(self, fid: str, region: Region) -> bool:
+        """Whether the lock a `with` region holds is taken by the `@contextmanager` it calls, not
+        by the region itself (`with self._locked():`)."""
+        call = self.symbols.call(fid, region.call) if region.call >= 0 else None
+        return call is not None and any(
+            self._is_context_manager(target) for target, _ in call_targets(self.symbols, fid, call)
+        )
+
+    def _is_context_manager(self, fid: str) -> bool:
+        function = self.symbols.function(fid)
+        return function.is_generator and any(_CONTEXT_MANAGERS.search(name) for name in function.decorators)
+
     def _locks_returned(self, fid: str) -> list[FieldId | None]:
         """The lock each `return` of a name path in `fid` returns (None where it is no lock); for
         a `@contextmanager` generator, the lock held at each `yield` (`with self._lock: yield`)."""
         function = self.symbols.function(fid)
-        if function.is_generator and any(_CONTEXT_MANAGERS.search(name) for name in function.decorators):
+        if self._is_context_manager(fid):
             return [self._lock_held_at(fid, site) for site in function.yields]
         return [
             self.lock_of(fid, access.ref)
@@ -376,9 +388,10 @@ class Locks:
         ]
 
     def _lock_held_at(self, fid: str, site: Site) -> FieldId | None:
-        """The one lock that `fid` holds at `site` (None for none, or for several)."""
+        """The one lock that `fid` holds at `site` (None for none, or for several); a region that
+        holds no lock (`with ExitStack() as stack:` around `stack.enter_context(L)`) holds none."""
         regions = self.regions_by_id(fid)
-        held = {self.region_lock(fid, regions[region]) for region in site.regions}
+        held = {self.region_lock(fid, regions[region]) for region in site.regions} - {None}
         return held.pop() if len(held) == 1 else None
 
     def _followed(self, step: str, compute: Callable[[], _Followed]) -> _Followed | None:
