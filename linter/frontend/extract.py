@@ -858,10 +858,11 @@ class FactsExtractor(FastVisitor):
 
     def _import(self, imported: Import, node: cst.Import | cst.ImportFrom) -> None:
         """Record an import of the module; in a function's body (kept from an import cycle), it
-        binds a local of the function too."""
-        self.imports.append(imported)
+        binds a local of the function instead of a name of the module."""
         if self._fn.kind not in ("module", "classbody") and imported.alias in self._fn.locals:
-            self._fn.binds.append(Bind(imported.alias, self._site(node), "import", index=len(self.imports) - 1))
+            imported = imported._replace(local=True)
+            self._fn.binds.append(Bind(imported.alias, self._site(node), "import", index=len(self.imports)))
+        self.imports.append(imported)
 
     # -- assignments --------------------------------------------------------------------------
 

@@ -346,6 +346,9 @@ class Import(NamedTuple):
     name: str = ""
     level: int = 0
     pos: Pos = (1, 1, 1, 1)
+    # Made in a function's body: it binds a name of that function (a `Bind` of kind "import"),
+    # not of the module.
+    local: bool = False
 
 
 @dataclass(frozen=True)

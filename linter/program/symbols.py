@@ -745,6 +745,8 @@ class Symbols:
         if function_id(module_name, name) in self.functions:
             return Entity("function", function_id(module_name, name))
         for imported in reversed(module.facts.imports):
+            if imported.local:
+                continue
             if imported.alias == name:
                 return self._import_entity(module, imported.module, imported.name, imported.level)
             if imported.alias == "*":
