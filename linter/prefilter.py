@@ -8,8 +8,9 @@ purpose) can hold what a rule of RULES.md starts from:
   epoch sources, EPL007's leader slots, a declared guard;
 - a lock: a lock constructor, `.acquire(`, a configured lock decorator, or a `with` statement
   whose items hold a lock-pattern word (a lock whose constructor is not visible);
-- a copy that may give a position a new offset and keep its leader (EPL007): `replace(`,
-  `evolve(` or `_replace(` and an `offset=` keyword, wherever they are in the file.
+- a copy that may give a position a new offset and keep its leader (EPL007): the word `replace`,
+  `evolve` or `_replace` (called, or imported under another name) and an `offset=` keyword,
+  wherever they are in the file.
 Commits, rewinds and queue clears matter only next to an epoch field, so they are not seeds.
 
 A file is *relevant* when it is a seed, imports one (transitively: it can call into it, subclass
@@ -51,7 +52,7 @@ _LOCK_CONSTRUCTOR = re.compile(rb"\b(?:R?Lock|Condition|(?:Bounded)?Semaphore)\s
 # EPL007's leader slots.
 _LEADER_SLOT = re.compile("current_leader|leader_and_epoch", re.IGNORECASE)
 # EPL007's copies: `dataclasses.replace(position, offset=...)`, `attrs.evolve`, `position._replace`.
-_COPY_CALL = re.compile(rb"\b(?:_replace|replace|evolve)\s*\(")
+_COPY_CALL = re.compile(rb"\b(?:_replace|replace|evolve)\b")
 _OFFSET_KEYWORD = re.compile(rb"\boffset\s*=(?!=)")
 # A suppression comment: EPL901 judges it, so its file is parsed.
 _SUPPRESSION = re.compile(rb"#[^\r\n]*(?:epochlint:[ \t]*ignore|noqa[ \t]*:[^\r\n]*EPL)", re.IGNORECASE)

@@ -48,8 +48,8 @@ LOCK_ORDER_STEPS = 1_000_000
 EVENT_STEPS = 1_000_000
 # Attributes whose `.clear()`, or reassignment to an empty container, empties an incoming queue.
 _QUEUE_ATTRIBUTE = re.compile("incoming|queue|buffer|pending", re.IGNORECASE)
-# Containers that hold no item when built: (positional arguments that are not items, whether
-# keyword arguments are items).
+# Containers, by what gives them items when built: (the position of the positional argument of
+# items, whether keyword arguments are items). `deque(items, maxlen)`, `defaultdict(factory, items)`.
 _CONTAINERS: dict[str, tuple[int, bool]] = {
     "list": (0, False),
     "set": (0, False),
@@ -467,12 +467,14 @@ class LockOrder:
             return True
         if callee.target not in _CONTAINERS:
             return False
-        not_items, keywords_are_items = _CONTAINERS[callee.target]
+        at, keywords_are_items = _CONTAINERS[callee.target]
         positional = [arg for arg in call.args if not arg.keyword]
         keywords = len(call.args) - len(positional)
-        # `deque([])`, `list(())`: built from no items.
-        items = [arg for arg in positional[not_items:] if arg.text.replace(" ", "") not in _EMPTY_LITERALS]
-        return not items and not (keywords_are_items and keywords)
+        # `deque([])`, `deque([], 100)`, `list(())`: built from no items.
+        items = positional[at : at + 1]
+        if any(arg.kind == "star" or "".join(arg.text.split()) not in _EMPTY_LITERALS for arg in items):
+            return False
+        return not (keywords_are_items and keywords)
 
     def events(self, fid: str, kind: str) -> list[Event]:
         """Bumps (BUMP) or clears (CLEAR) of `fid`, made there or by what it calls (no
