@@ -662,6 +662,8 @@ class Symbols:
                 for bind in binds:
                     if bind.annotation:
                         declared.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+                        if (built := self._built_at_declaration(body, name, bind)) is not None:
+                            seen.setdefault((cid, name), {}).setdefault(cid, set()).add(built)
                     elif (named := self._class_named(body, bind)) is not None:
                         seen.setdefault((cid, name), {}).setdefault(cid, set()).add(named)
         # A declaration (`_state: PartitionState`, a Java field's type) types a field no store types:
@@ -675,6 +677,18 @@ class Symbols:
             key: {cls: typed for cls, entities in by_class.items() if (typed := _typed_only(entities))}
             for key, by_class in seen.items()
         }
+
+    def _built_at_declaration(self, body: str, name: str, bind: Bind) -> Entity | None:
+        """The instance of a project class a declaration initialises its field with (`x: Source =
+        ConstantSource()`, Java's `private final Source source = new ConstantSource();`, which is
+        a store into the field): a store more precise than the declared type."""
+        calls = [bind.value_call] if bind.value_call >= 0 else []
+        calls += [w.value_call for w in self.function(body).writes if w.ref.attrs == (name,) and w.value_call >= 0]
+        for call in (self.call(body, call_id) for call_id in calls):
+            built = self.call_result(body, call) if call is not None else UNKNOWN
+            if built.kind == "instance":
+                return built
+        return None
 
     def _class_named(self, body: str, bind: Bind) -> Entity | None:
         """The class a class attribute names (`dispatcher_class = Dispatcher`): a factory the
@@ -948,7 +962,14 @@ class Symbols:
     def _bind_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         module = self.module_of(fid)
         if bind.annotation:
-            return self._annotation_entity(module, bind.annotation)
+            declared = self._annotation_entity(module, bind.annotation)
+            if declared.kind == "instance" and declared.target in self._abstract_classes and bind.value_call >= 0:
+                # `Source source = new ConstantSource();`: the class built, not every implementation.
+                call = self._bound_call(fid, bind)
+                built = self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
+                if built.kind == "instance" and declared.target in self.mro(built.target):
+                    return built
+            return declared
         if bind.kind == "import":
             imported = module.facts.imports[bind.index]
             return self._import_entity(module, imported.module, imported.name, imported.level)

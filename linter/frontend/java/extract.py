@@ -1072,7 +1072,7 @@ class _Extractor:
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
         text = f"{_text(obj)}.{method}" if obj is not None else method
         self._fn.calls.append(Call(call_id, callee, method, text, self._site(node), call_args, receiver_call, flow))
-        if method in idioms.MAP_STORES and args and callee is not None:
+        if method in idioms.MAP_STORES and len(args) >= 2 and callee is not None:
             # `leaderEpochs.put(tp, epoch)` writes into the map, as Python's `leader_epochs[tp] = epoch`
             # does (what it stores types nothing: the value flow reads the call's arguments as before).
             self._store(node, callee._replace(attrs=(*callee.attrs[:-1], "[]")), None, "assign", bump=False)
@@ -1202,11 +1202,24 @@ class _Extractor:
             if arg is not functions[0]:
                 self._with_flow(arg, Flow())
         if function.type == "method_reference":
-            self._element_call(function, body_flow, 2 if method == "reduce" else 1)
+            # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
+            pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
+            self._element_call(function, body_flow, 2 if pairs else 1)
         else:
             self._inline_lambda(function, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
         return True
+
+    def _declared_type(self, node: Node) -> str:
+        """The class a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`), or ""."""
+        path = self._path(_unparenthesized(node))
+        if path is None or len(path.attrs) > (0 if path.scope and path.name != THIS else 1):
+            return ""
+        if path.attrs:
+            declared = next((c.field_types.get(path.attrs[0]) for c in reversed(self._class_stack)), None)
+            return (declared or "").split("<", 1)[0]
+        annotated = [bind.annotation for bind in self._fn.binds if bind.name == path.name and bind.annotation]
+        return annotated[-1].split("<", 1)[0] if annotated else ""
 
     def _element_call(self, node: Node, flow: Flow, arity: int) -> None:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
@@ -1398,7 +1411,11 @@ def _iterates_no_batch(node: Node) -> bool:
 
 def _walks_collection(node: Node) -> bool:
     """Whether code counts or walks a collection: it names its size, length or iterator."""
-    return any(marker in _text(node) for marker in (".size()", ".length", ".iterator()"))
+    return _COLLECTION_WALK.search(_text(node)) is not None
+
+
+# `.size()`, `.length` (not `.lengthLimit`) and `.iterator()` in code.
+_COLLECTION_WALK = re.compile(r"\.(?:size\(\)|length\b|iterator\(\))")
 
 
 # `Optional`'s tests of holding a value.

@@ -61,8 +61,8 @@ JAVA_LANG = frozenset(
 )
 PRIMITIVE_TYPES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void", "var"})
 
-# A `Map`'s methods that store a value under a key: an assignment into the map, as Python's
-# `m[k] = v` (the value is the last argument).
+# A `Map`'s methods that store a value under a key (a key, then the value or a function of it): an
+# assignment into the map, as Python's `m[k] = v` (a queue's one-argument `put` is not one).
 MAP_STORES = frozenset({"put", "putIfAbsent", "merge", "compute", "computeIfAbsent", "computeIfPresent"})
 # Streams of the numbers of a range, `IntStream.range(0, 3)`: (class, method).
 NUMBER_RANGES = frozenset(
