@@ -830,19 +830,19 @@ class _Extractor:
         region = None
         if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
             region = self._open_region(lock, "try_acquire", tested[1], consequence)
-        missing = _tested_null(condition, "==")
-        if missing is not None:
-            self._fn.fallbacks.append(Fallback(missing, _pos(consequence)))
+        arm, local = _tested_local(condition)
+        if arm == 2:
+            # `if (epoch == null)` or `if (!epoch.isPresent())`: the body runs only when it holds nothing.
+            self._fn.fallbacks.append(Fallback(local, _pos(consequence)))
         self._visit(consequence)
         if region is not None and region in self._fn.region_stack:
             self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative))))
-            present = _tested_null(condition, "!=")
-            if present is not None:
+            if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
-                self._fn.fallbacks.append(Fallback(present, _pos(alternative)))
+                self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
             self._visit(alternative)
 
     def _loop(self, kind: str, header: Node, batch: bool, iterable: str = "") -> int:
@@ -1048,6 +1048,8 @@ class _Extractor:
         args = node.child_by_field_name("arguments").named_children
         if self._atomic_operation(obj, method, args):
             return
+        if method in _OPTIONAL_FALLBACKS and obj is not None and len(args) == 1 and self._or_else(node, obj, args[0]):
+            return
         if method in idioms.ITERATING_METHODS and obj is not None and self._iterating_call(node, obj, method, args):
             return
         call_id = self._new_id()
@@ -1076,6 +1078,21 @@ class _Extractor:
             # `leaderEpochs.put(tp, epoch)` writes into the map, as Python's `leader_epochs[tp] = epoch`
             # does (what it stores types nothing: the value flow reads the call's arguments as before).
             self._store(node, callee._replace(attrs=(*callee.attrs[:-1], "[]")), None, "assign", bump=False)
+
+    def _or_else(self, node: Node, optional: Node, fallback: Node) -> bool:
+        """`cur.orElse(hist)`, `cur.orElseGet(() -> hist)`: Python's `cur or hist`, a choice of the
+        `Optional`'s value or the fallback (the seed's fallback when no current epoch is known).
+        False for a supplier that is not a lambda of one expression: an ordinary call then."""
+        fallback = _unparenthesized(fallback)
+        if fallback.type == "lambda_expression":
+            body = fallback.child_by_field_name("body")
+            if body is None or body.type == "block" or _lambda_parameters(fallback.child_by_field_name("parameters")):
+                return False
+            fallback = body
+        self._fn.choices.append(Choice("or", _pos(node), (_pos(optional), _pos(fallback)), self._flow))
+        self._visit(optional)
+        self._visit(fallback)
+        return True
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
@@ -1418,8 +1435,9 @@ def _walks_collection(node: Node) -> bool:
 _COLLECTION_WALK = re.compile(r"\.(?:size\(\)|length\b|iterator\(\))")
 
 
-# `Optional`'s tests of holding a value.
+# `Optional`'s tests of holding a value, and its value or a fallback.
 _OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
+_OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet"})
 
 
 def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
@@ -1437,6 +1455,17 @@ def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
     if _tested_null(condition, "!="):
         return 1, None
     return (2 if _tested_null(condition, "==") else 0), None
+
+
+def _tested_local(condition: Node | None) -> tuple[int, str]:
+    """The local an `if` tests for holding something (`x != null`, `x.isPresent()`: 1) or for
+    missing (`x == null`, `!x.isPresent()`, `x.isEmpty()`: 2), as (that arm, the local); (0, "")."""
+    arm, optional = _present_arm(condition)
+    if optional is not None:
+        optional = _unparenthesized(optional)
+        return (arm, _text(optional)) if optional.type == "identifier" else (0, "")
+    local = _tested_null(condition, "!=" if arm == 1 else "==") if arm else None
+    return (arm, local) if local else (0, "")
 
 
 def _tested_null(condition: Node | None, operator: str) -> str | None:
