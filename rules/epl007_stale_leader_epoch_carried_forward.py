@@ -219,8 +219,7 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
         if not site.via_argument:
             params = program.dataflow.bound_arguments(site.callee, fid, call, site.bound_ahead)
             bound = {key: param for param, key in params.items()}
-    callee = program.symbols.callee(fid, call)
-    if not bound and callee.kind == "class":
+    if not bound and (callee := program.symbols.callee(fid, call)).kind == "class":
         # A dataclass's or a NamedTuple's `__init__` takes its fields in order.
         fields = program.symbols.generated_init_parameters(callee.target)
         bound = {str(index): name for index, name in enumerate(fields)}

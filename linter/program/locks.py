@@ -390,8 +390,7 @@ class Locks:
     def _lock_held_at(self, fid: str, site: Site) -> FieldId | None:
         """The one lock that `fid` holds at `site` (None for none, or for several); a region that
         holds no lock (`with ExitStack() as stack:` around `stack.enter_context(L)`) holds none."""
-        regions = self.regions_by_id(fid)
-        held = {self.region_lock(fid, regions[region]) for region in site.regions} - {None}
+        held = self._locks_of_regions(fid, site)
         return held.pop() if len(held) == 1 else None
 
     def _followed(self, step: str, compute: Callable[[], _Followed]) -> _Followed | None:
@@ -463,13 +462,12 @@ class Locks:
 
     def local_locks(self, fid: str, site: Site) -> frozenset[FieldId]:
         """Locks held at `site` by the function itself: its held regions and lock decorators."""
+        return frozenset(self._locks_of_regions(fid, site) | self.decorator_locks(fid))
+
+    def _locks_of_regions(self, fid: str, site: Site) -> set[FieldId]:
+        """The locks of the held regions of `fid` that `site` is in (not its lock decorators')."""
         regions = self.regions_by_id(fid)
-        held = set(self.decorator_locks(fid))
-        for region_id in site.regions:
-            lock = self.region_lock(fid, regions[region_id])
-            if lock is not None:
-                held.add(lock)
-        return frozenset(held)
+        return {lock for region_id in site.regions if (lock := self.region_lock(fid, regions[region_id])) is not None}
 
     def held(self, fid: str, site: Site) -> frozenset[FieldId]:
         """Locks held at `site`: the local ones plus the function's entry lockset."""

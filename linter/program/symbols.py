@@ -378,24 +378,24 @@ class Symbols:
     def _find_bases(self) -> dict[str, tuple[str, ...]]:
         bases: dict[str, tuple[str, ...]] = {}
         for cid, (module, cls) in self.classes.items():
-            resolved = []
-            for base in cls.bases:
-                entity = self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False)
-                if entity.kind == "class":
-                    resolved.append(entity.target)
-            bases[cid] = tuple(resolved)
+            bases[cid] = tuple(entity.target for entity in self._resolved_bases(module, cls) if entity.kind == "class")
         return bases
 
     def external_bases(self, cid: str) -> tuple[str, ...]:
         """The imported classes outside the unit that `cid` or its project bases derive from."""
-        found = []
+        found: list[str] = []
         for klass in self.mro(cid):
             module, cls = self.classes[klass]
-            for base in cls.bases:
-                entity = self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False)
-                if entity.kind == "external" and "." in entity.target:
-                    found.append(entity.target)
+            found.extend(
+                entity.target
+                for entity in self._resolved_bases(module, cls)
+                if entity.kind == "external" and "." in entity.target
+            )
         return tuple(found)
+
+    def _resolved_bases(self, module: ModuleInfo, cls: ClassFacts) -> list[Entity]:
+        """What each base of a class names, type arguments aside (`Base[str]` is `Base`)."""
+        return [self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False) for base in cls.bases]
 
     def generated_init_parameters(self, cid: str) -> tuple[str, ...]:
         """The parameters, in order, of the `__init__` that `@dataclass` (or attrs' `@define`,
@@ -412,9 +412,9 @@ class Symbols:
             module, cls = self.classes[klass]
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
-                if any(bind.annotation and not _is_class_variable(bind.annotation) for bind in binds):
-                    if not any(self._left_out_of_init(body, bind) for bind in binds):
-                        fields.setdefault(name)
+                declared = any(bind.annotation and not _is_class_variable(bind.annotation) for bind in binds)
+                if declared and not any(self._left_out_of_init(body, bind) for bind in binds):
+                    fields.setdefault(name)
         return tuple(fields)
 
     def _left_out_of_init(self, body: str, bind: Bind) -> bool:
@@ -1732,9 +1732,7 @@ class Symbols:
         interfaces and abstract classes."""
         found = set()
         for cid, (module, cls) in self.classes.items():
-            bases = {
-                self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False) for base in cls.bases
-            }
+            bases = set(self._resolved_bases(module, cls))
             abstract_methods = any(
                 decorator.rsplit(".", 1)[-1] == "abstractmethod"
                 for method in cls.methods
