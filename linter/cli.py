@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -434,8 +435,11 @@ def _check(args: argparse.Namespace) -> int:
     from epochlint.workflow import CheckOutcome, combined
 
     results = []
-    for files in projects.values():
-        outcome = _project_outcome(argparse.Namespace(**{**vars(args), "paths": files}))
+    for root, files in projects.items():
+        project_args = argparse.Namespace(**{**vars(args), "paths": files})
+        if root is None:
+            project_args.extend_exclude = [*(args.extend_exclude or ()), *_other_projects(project_args, projects)]
+        outcome = _project_outcome(project_args)
         # Never a diff nor a listing: refused beside several projects.
         assert not isinstance(outcome, int) and outcome.diff is None
         results.append(outcome.result)
@@ -457,6 +461,20 @@ def _files_by_project(args: argparse.Namespace) -> dict[Path | None, list[Path]]
             roots[folder] = configured_root_of(folder)
         projects.setdefault(roots[folder], []).append(path)
     return projects
+
+
+def _other_projects(args: argparse.Namespace, projects: Mapping[Path | None, list[Path]]) -> list[str]:
+    """Patterns leaving out, of the project the files with no configuration are analysed in (the
+    git work tree or the current directory), the folders of the projects analysed on their own: a
+    file is in the project of its nearest configuration, and analysed once."""
+    root = _load(args).root
+    inside = (Path(os.path.relpath(other, root)) for other in projects if other is not None)
+    return [f"/{_literal_pattern(folder.as_posix())}/" for folder in inside if folder.parts[:1] not in ((), ("..",))]
+
+
+def _literal_pattern(name: str) -> str:
+    """`name` as an exclude pattern that matches it alone (`[eu]` is a character class otherwise)."""
+    return re.sub(r"([\\*?\[\]])", r"\\\1", name)
 
 
 def _refuse_beside_several_projects(args: argparse.Namespace, projects: Mapping[Path | None, list[Path]]) -> None:

@@ -336,6 +336,20 @@ def test_whole_project_over_several_projects_gives_one_report_that_names_files_f
     ]
 
 
+def test_whole_project_analyses_a_file_with_no_project_without_the_projects_beside_it(tmp_path: Path) -> None:
+    # The file with no configuration was analysed in the current folder's project, which holds the
+    # other projects too: their files were counted (and analysed) twice.
+    root = _monorepo(tmp_path)
+    (root / "billing").rename(root / "billing [eu]")
+    (root / "tools").mkdir()
+    (root / "tools" / "script.py").write_text("x = 1\n")
+    given = ("orders/pkg/consumer.py", "billing [eu]/pkg/consumer.py", "tools/script.py")
+    result = epochlint(root, "check", "--whole-project", *given)
+    assert result.returncode == 1, result.stderr
+    summary = "Found 2 findings (EPL001: 2) in 9 files (5 not relevant: read, not parsed)."
+    assert result.stdout.splitlines()[-1] == summary
+
+
 def test_whole_project_over_several_projects_refuses_what_needs_one_report(tmp_path: Path) -> None:
     root = _monorepo(tmp_path)
     result = epochlint(root, "check", "--whole-project", "--output-format", "json", "orders/pkg/base.py", "billing/pkg/base.py")
