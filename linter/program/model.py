@@ -13,6 +13,7 @@ from epochlint.frontend.facts import (
     FLOW_ASSIGN,
     FLOW_CONDITION,
     FLOW_RETURN,
+    MONITOR,
     Access,
     Arg,
     Call,
@@ -24,6 +25,7 @@ from epochlint.frontend.facts import (
     Write,
     within,
 )
+from epochlint.frontend.java import is_java
 from epochlint.program.budget import LimitReport, WorkBudget
 from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, Contexts, Passed, learn_bound_values
 from epochlint.program.dataflow import DataFlow
@@ -241,22 +243,29 @@ class Program:
                 lock_attr = lines.get(write.write.site.pos[0])
                 if lock_attr is None:
                     continue
-                lock = self._lock_named(field, lock_attr)
+                lock = self._lock_named(field, lock_attr, write.function)
                 if lock is not None:
                     declared[field] = frozenset({lock})
         for field_text, lock_attr in self.config.guards:
-            for field in self.field_writes:
+            for field, writes in self.field_writes.items():
                 if _matches_field(field, field_text):
-                    lock = self._lock_named(field, lock_attr)
+                    lock = self._lock_named(field, lock_attr, writes[0].function)
                     if lock is not None:
                         declared[field] = frozenset({lock})
         return declared
 
-    def _lock_named(self, field: FieldId, attr: str) -> FieldId | None:
+    def _lock_named(self, field: FieldId, attr: str, writer: str) -> FieldId | None:
+        """The lock a declaration names; in Java, `this` or a field that is no lock object names
+        the monitor that `synchronized` holds."""
         if field.is_global:
             return self.locks.canonical(FieldId(field.owner, (attr,), True))
-        owner = self.symbols.defining_class(field.owner, attr)
-        return self.locks.canonical(FieldId(owner, (attr,)))
+        java = is_java(self.symbols.module_of(writer).rel)
+        if java and attr == "this":
+            return FieldId(field.owner, (MONITOR,))
+        lock = self.locks.canonical(FieldId(self.symbols.defining_class(field.owner, attr), (attr,)))
+        if java and lock not in self.locks.constructed:
+            return FieldId(lock.owner, (*lock.path, MONITOR))
+        return lock
 
     # -- reads -----------------------------------------------------------------------------------
 
