@@ -125,8 +125,8 @@ snapshot of the epoch before the loop, inside or outside the lock, is not a fix 
     autofix = """
 the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
 `Lock` this fix deadlocks, the deadlock EPL008 reports), it is an attribute of `self` in the loop's
-function (a private `__name` only in the class that defines it: elsewhere Python renames it), the
-loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
+function (a private `__name` only in the class that defines it: elsewhere Python renames it; not
+a container of locks, `self._locks[tp]`, whose container is no lock to hold), the loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
 coroutines (a thread lock held across an `await` blocks the event loop), the loop hands no work that
 takes the guard to another thread (`pool.submit(self.track, m).result()` would wait forever for a
 thread that waits for the lock), and holding it brings in no new finding (no lock-order cycle,
@@ -340,6 +340,8 @@ def _guard_to_hold(program: Program, loop: BatchLoop, guards: frozenset[FieldId]
     for guard in sorted(guards):
         if guard.is_global or len(guard.path) != 1 or program.locks.kind(guard) != REENTRANT:
             continue
+        if program.locks.is_element(guard):
+            continue  # `with self._locks:` holds no element: the container is no lock
         if _is_mangled(guard.leaf) and guard.owner != loop_class:
             continue  # `self.__lock` written in another class names another attribute there
         if program.loop_hands_off_to_acquire(loop, guard):

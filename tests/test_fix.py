@@ -383,6 +383,17 @@ def test_no_fix_where_the_loop_hands_work_that_takes_the_guard_to_another_thread
     assert "with self._lock:\n            for message in " in fix(root)
 
 
+def test_no_fix_where_the_guard_is_the_elements_of_a_container_of_locks(write_tree: WriteTree) -> None:
+    # `with self._locks:` around the loop would raise TypeError: a dict is no context manager.
+    per_partition = replaced(RACY_CONSUMER, "import threading\n", "import collections\nimport threading\n")
+    per_partition = replaced(
+        per_partition, "self._lock = threading.RLock()", "self._locks = collections.defaultdict(threading.RLock)"
+    )
+    root = write_tree({CONSUMER: replaced(per_partition, "with self._lock:", "with self._locks[offset]:")})
+    assert codes(root) == ["EPL001"]
+    assert diff(root) == (0, "")
+
+
 def test_no_fix_in_a_coroutine(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: ASYNC_CONSUMER})
     assert codes(root) == ["EPL001"]
