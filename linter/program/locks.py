@@ -133,9 +133,11 @@ class Locks:
                 self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[built])
                 continue
             if callee.kind != "external" or callee.target not in _LOCK_CONSTRUCTORS:
-                # A class named as a lock (`filelock.FileLock`, `anyio.Lock`) may be one: its
-                # kind is unknown and the field's name decides, as for an unseen constructor.
-                if _builds_an_object(callee) and not self.lock_name(callee.target.replace(":", ".")):
+                # A visible constructor that is no lock constructor makes no lock, whatever the
+                # field's name (`contextlib.nullcontext()`, `open(path)`, `threading.Event()`); but
+                # one named as a lock (`filelock.FileLock`, `anyio.Lock`) may be: its kind is
+                # unknown and the field's name decides, as for an unseen constructor.
+                if callee.kind in ("class", "external") and not self.lock_name(callee.target.replace(":", ".")):
                     built_otherwise.add(field)
                 continue
             if callee.target in _SEMAPHORES and not _count_is_one(call.args):
@@ -542,13 +544,6 @@ def _iterations(function: FunctionFacts) -> dict[int, list[Bind]]:
         if call_id >= 0:
             result.setdefault(call_id, []).append(bind)
     return result
-
-
-def _builds_an_object(callee: Entity) -> bool:
-    """A call of a project class, or of an outside name spelt as a class (`threading.Event`)."""
-    if callee.kind == "class":
-        return True
-    return callee.kind == "external" and callee.target.rsplit(".", 1)[-1][:1].isupper()
 
 
 def _lock_of_condition(call: Call) -> Arg | None:
