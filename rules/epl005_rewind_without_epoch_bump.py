@@ -212,7 +212,7 @@ class Reader:
             )
             for field in fields
             for write in program.writes_of(field)
-            if write.write.bump
+            if write.bump
         ]
         return Finding(
             code=self.code,

@@ -177,6 +177,10 @@ class CallGraph:
             getter = self.symbols.property_read(fid, access.ref)
             if getter:
                 sites.append(CallSite(fid, getter, PROPERTY, access.site))
+        for write in function.writes:
+            setter = self.symbols.property_write(fid, write)
+            if setter:
+                sites.append(CallSite(fid, setter, PROPERTY, write.site))
         return sites
 
     def _iteration_sites(self, fid: str) -> list[CallSite]:

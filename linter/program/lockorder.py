@@ -420,7 +420,7 @@ class LockOrder:
             if not self.program.is_epoch(field):
                 continue
             for write in writes:
-                if write.write.bump and not write.initial:
+                if write.bump and not write.initial:
                     found.setdefault(write.function, []).append(write)
         return found
 

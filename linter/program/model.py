@@ -54,6 +54,8 @@ class FieldWrite:
     function: str
     write: Write
     initial: bool
+    # `F = F + k` and the like, or a property's setter storing what `self.p += k` passes it.
+    bump: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,14 +193,28 @@ class Program:
     @cached_property
     def field_writes(self) -> dict[FieldId, list[FieldWrite]]:
         writes: dict[FieldId, list[FieldWrite]] = {}
+        setters = self._setters_bumping()
         for fid, (_, function) in sorted(self.symbols.functions.items()):
+            value = function.params[1].name if fid in setters and len(function.params) > 1 else None
             for write in function.writes:
                 field = self.symbols.field(fid, write.ref)
-                if field is None:
-                    continue
+                if field is None or self.symbols.property_write(fid, write):
+                    continue  # a property's setter is a call: what it writes, it writes itself
                 initial = self._is_initial(fid, write)
-                writes.setdefault(field, []).append(FieldWrite(field, fid, write, initial))
+                stored = write.value_ref
+                passed = stored is not None and not stored.attrs and stored.name == value
+                writes.setdefault(field, []).append(FieldWrite(field, fid, write, initial, write.bump or passed))
         return writes
+
+    def _setters_bumping(self) -> frozenset[str]:
+        """The property setters some bump runs (`self.epoch += 1`): what they store of their value
+        parameter is a bump too."""
+        return frozenset(
+            setter
+            for fid, (_, function) in self.symbols.functions.items()
+            for write in function.writes
+            if write.bump and (setter := self.symbols.property_write(fid, write))
+        )
 
     def _is_initial(self, fid: str, write: Write) -> bool:
         """Initial values run before the object or module is shared: not writes."""

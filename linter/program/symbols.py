@@ -847,6 +847,15 @@ class Symbols:
         entity = self.entity(fid, ref)
         return entity.target if entity.kind == "property" else ""
 
+    def property_write(self, fid: str, write: Write) -> str:
+        """The setter that a store into a property's name runs in `fid` (`self.epoch = e`,
+        `self.epoch += 1`), or ""."""
+        if write.kind not in ("assign", "augassign"):
+            return ""
+        getter = self.property_read(fid, write.ref)
+        setter = f"{getter}<setter>" if getter else ""
+        return setter if setter in self.functions else ""
+
     @property
     def _property_names(self) -> frozenset[str]:
         if self._property_names_found is None:
