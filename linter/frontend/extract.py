@@ -961,8 +961,9 @@ class FactsExtractor(FastVisitor):
         if ref.attrs or ref.scope == "":
             write_kind = "item" if is_item else kind
             empty = _is_empty_literal(value)
+            function = self.lambda_qualname(value) if isinstance(value, cst.Lambda) else ""
             self._fn.writes.append(
-                Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty)
+                Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function)
             )
             # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
             for field_name, field_bump in _copy_sets(self._code, target, value):

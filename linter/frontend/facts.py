@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 17
+FACTS_FORMAT = 18
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -100,6 +100,8 @@ class Write(NamedTuple):
     value_ref: Ref | None = None
     # The stored value is an empty literal container: `[]` or `{}`.
     value_empty: bool = False
+    # The stored value is a lambda: its qualified name (`self.accept = lambda m: ...`).
+    value_function: str = ""
 
 
 @dataclass(frozen=True)

@@ -1763,6 +1763,8 @@ class Symbols:
                 continue
             if entity.kind != "unknown":
                 found = {entity}
+            elif write.value_function:
+                found = {Entity("function", function_id(self.module_of(fid).name, write.value_function))}
             elif write.value_ref is not None and not write.value_ref.attrs:
                 found = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
             elif write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
