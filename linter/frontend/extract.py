@@ -1116,7 +1116,11 @@ class FactsExtractor(FastVisitor):
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         parts = (self._pos(node.test), self._pos(node.body), self._pos(node.orelse))
         self._fn.choices.append(Choice("if", self._pos(node), parts, self._flow, _present_arm(node.test)))
-        return True
+        # The test decides which arm is the value: a decision, as `if`'s test is.
+        self.walk(node.body)
+        self._visit_with_flow(node.test, self._flow._replace(compared=True))
+        self.walk(node.orelse)
+        return False
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
         kind = "or" if isinstance(node.operator, cst.Or) else "and"
