@@ -39,7 +39,7 @@ from epochlint.frontend.facts import (
     Site,
     within,
 )
-from epochlint.program.callgraph import PROPERTY, bound_for_later
+from epochlint.program.callgraph import HANDOFF, PROPERTY, bound_for_later
 from epochlint.program.symbols import Entity, FieldId, bound_ahead, function_id, receiver_path
 
 if TYPE_CHECKING:
@@ -782,11 +782,14 @@ class _Frame:
         self.contexts[call.id] = ctx
         return self.domain.call_value(ctx)
 
-    def _resolved(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
+    def _resolved(
+        self, call: Call, args: Mapping[str, Value], handed_off: bool = True
+    ) -> Iterator[tuple[str, dict[str, Value]]]:
         """The project functions a call runs (not those it only passes on), with the arguments
-        bound to their parameters."""
+        bound to their parameters; without `handed_off`, not the coroutines it hands to a task of
+        their own (`create_task(self._deliver(m, epoch))`)."""
         for site in self.program.calls.sites_of_call.get((self.fid, call.id), ()):
-            if site.via_argument or site.kind == PROPERTY:
+            if site.via_argument or site.kind == PROPERTY or (site.kind == HANDOFF and not handed_off):
                 continue
             keys = self.flow.bound_argument_keys(site.callee, self.fid, call, site.bound_ahead)
             yield site.callee, self._binding(args, keys)
@@ -794,10 +797,11 @@ class _Frame:
     def _entered(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
         """The project functions a call passes its arguments into, with them bound to their
         parameters: those it runs, and for a domain that follows them
-        (`Domain.follows_bound_arguments`), those it binds them to for a later call (see
+        (`Domain.follows_bound_arguments`), the coroutines it hands to a task and those it binds
+        them to for a later call (see
         `bound_for_later`), which take them whenever they run (what they store and commit, not
         what they return)."""
-        yield from self._resolved(call, args)
+        yield from self._resolved(call, args, self.domain.follows_bound_arguments)
         if not self.domain.follows_bound_arguments:
             return
         for callee, wrapped, as_bound in bound_for_later(self.program.symbols, self.fid, call):
