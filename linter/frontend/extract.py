@@ -1326,9 +1326,10 @@ def _is_empty_literal(value: cst.BaseExpression | None) -> bool:
 
 
 def _iterates_collection(iterable: cst.BaseExpression) -> bool:
-    """False for literals and for range() of a count; `range(len(batch))` iterates the batch."""
+    """False for literals and for range() of a count; `range(len(batch))` iterates the batch, as
+    a literal that unpacks one does (`[*retry, *batch]`)."""
     if isinstance(iterable, _LITERALS):
-        return False
+        return any(isinstance(element, cst.StarredElement) for element in iterable.elements)
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         if iterable.func.value == "range":
             return any(
