@@ -520,14 +520,20 @@ class Locks:
         """The caller's locks where the callee's body runs: at the call, or, for a generator whose
         result the caller iterates (`for m in gen(...)`, `xs = gen(...)` then `for m in xs`), at
         the loops that iterate it."""
-        if site.kind == CALL and site.call_id >= 0 and self.symbols.function(site.callee).is_generator:
-            iterations = self._iterations.get(site.caller)
-            if iterations is None:
-                iterations = self._iterations[site.caller] = _iterations(self.symbols.function(site.caller))
-            loops = iterations.get(site.call_id)
-            if loops:
-                return frozenset.intersection(*(self.local_locks(site.caller, bind.site) for bind in loops))
+        loops = self.generator_iterations(site)
+        if loops:
+            return frozenset.intersection(*(self.local_locks(site.caller, bind.site) for bind in loops))
         return self.local_locks(site.caller, site.site)
+
+    def generator_iterations(self, site: CallSite) -> list[Bind]:
+        """For a call of a generator function, the targets of the caller's loops that iterate its
+        result, where its body runs (`for m in gen(...)`, `xs = gen(...)` then `for m in xs`)."""
+        if site.kind != CALL or site.call_id < 0 or not self.symbols.function(site.callee).is_generator:
+            return []
+        iterations = self._iterations.get(site.caller)
+        if iterations is None:
+            iterations = self._iterations[site.caller] = _iterations(self.symbols.function(site.caller))
+        return iterations.get(site.call_id, [])
 
 
 def _iterations(function: FunctionFacts) -> dict[int, list[Bind]]:

@@ -425,13 +425,18 @@ class Program:
         for site in self.calls.sites_from.get(fid, ()):
             if not site.inherits_locks or site.iterating or site.callee not in self._epoch_readers:
                 continue
-            if self.innermost_batch_loop(fid, site.site) != loop.loop_id:
+            if self.innermost_batch_loop(fid, site.site) != loop.loop_id and not self._iterates(loop, site):
                 continue
             first = Step(fid, site.site, self._flow_of_site(site), site)
             state = self._first_state(loop, first)
             passed = walk[1].entering(site, ())
             found.extend(self._reads_from(site.callee, (first,), {site.callee}, state, walk, passed))
         return found
+
+    def _iterates(self, loop: BatchLoop, site: CallSite) -> bool:
+        """Whether `loop` iterates what a generator function called at `site` yields: the
+        generator's body runs in the loop, one turn per message (RULES.md, Batch loop)."""
+        return any(loop.loop_id in bind.site.loops for bind in self.locks.generator_iterations(site))
 
     def loop_hands_off_to_acquire(self, loop: BatchLoop, lock: FieldId) -> bool:
         """Whether the calls of `loop` (those in its header, the iterable's, and in its body, or the
