@@ -37,7 +37,7 @@ SNAPSHOT = "snapshot"
 DECISION = "decision"
 
 # Builtins whose result is computed from their arguments: they carry an epoch along.
-_CARRYING_BUILTINS = frozenset({"int", "float", "abs", "max", "min", "round", "bool"})
+_CARRYING_BUILTINS = frozenset({"int", "float", "abs", "max", "min", "round", "bool", "all", "any", "sum"})
 
 # A place in one frame: a function and a site in it.
 Frame = tuple[str, Site]
