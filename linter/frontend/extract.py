@@ -900,7 +900,8 @@ class FactsExtractor(FastVisitor):
             # dataclass field) is typed by its annotation where no store types it.
             self._fn.binds.append(Bind(path[0], self._site(node.target), "annotation", annotation=annotation))
         if node.value is not None:
-            self._store(node.target, node.value, node, bump=_is_bump(self._code, node.target, node.value))
+            bump = _is_bump(self._code, node.target, node.value)
+            self._store(node.target, node.value, node, bump=bump, annotation=annotation)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
@@ -933,6 +934,7 @@ class FactsExtractor(FastVisitor):
         *,
         bump: bool,
         kind: str = "assign",
+        annotation: str = "",
     ) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             unpacked = _unpacked(target, value)
@@ -963,7 +965,7 @@ class FactsExtractor(FastVisitor):
             empty = _is_empty_literal(value)
             function = self.lambda_qualname(value) if isinstance(value, cst.Lambda) else ""
             self._fn.writes.append(
-                Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function)
+                Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
             )
             # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
             for field_name, field_bump in _copy_sets(self._code, target, value):

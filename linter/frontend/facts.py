@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 20
+FACTS_FORMAT = 21
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -102,6 +102,8 @@ class Write(NamedTuple):
     value_empty: bool = False
     # The stored value is a lambda: its qualified name (`self.accept = lambda m: ...`).
     value_function: str = ""
+    # The type the store declares (`self.state: State = make()`), as written.
+    annotation: str = ""
 
 
 @dataclass(frozen=True)

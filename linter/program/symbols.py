@@ -650,18 +650,22 @@ class Symbols:
         """The classes of the values stored into each field, by the class whose code stores them
         (a field is typed where they agree on one: see `_one_type`)."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
-        for _, storer, write, entity in self._field_stores():
+        declared: dict[tuple[str, str], set[Entity]] = {}
+        for fid, storer, write, entity in self._field_stores():
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             key = (self.defining_class(storer, write.ref.attrs[0]), write.ref.attrs[0])
             seen.setdefault(key, {}).setdefault(storer, set()).add(entity)
-        declared: dict[tuple[str, str], set[Entity]] = {}
+            if write.annotation:  # `self.state: State = make()`
+                declared.setdefault(key, set()).add(self._annotation_entity(self.module_of(fid), write.annotation, storer))
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
                 for bind in binds:
                     if bind.annotation:
-                        declared.setdefault((cid, name), set()).add(self._annotation_entity(module, bind.annotation))
+                        declared.setdefault((cid, name), set()).add(
+                            self._annotation_entity(module, bind.annotation, cid)
+                        )
                         if (built := self._built_at_declaration(body, name, bind)) is not None:
                             seen.setdefault((cid, name), {}).setdefault(cid, set()).add(built)
                     elif (named := self._class_named(body, bind)) is not None:
@@ -824,6 +828,9 @@ class Symbols:
                     # Taken from the class, a method is a plain function: its call names its self.
                     return Entity("function", method, _SELF_PASSED)
                 return Entity("function", method)
+            nested = self._nested_class(entity.target, attr)
+            if nested:
+                return Entity("class", nested)
             if entity.kind == "instance":
                 owner = self.defining_class(entity.target, attr)
                 return self.field_type(owner, attr, entity.target) or UNKNOWN
@@ -846,6 +853,11 @@ class Symbols:
             return ""
         entity = self.entity(fid, ref)
         return entity.target if entity.kind == "property" else ""
+
+    def _nested_class(self, cid: str, attr: str) -> str:
+        """The class defined as `attr` in the body of class `cid` or of one of its bases
+        (`self.State()`, `Consumer.State`), "" if none."""
+        return next((nested for klass in self.mro(cid) if (nested := f"{klass}.{attr}") in self.classes), "")
 
     def property_write(self, fid: str, write: Write) -> str:
         """The setter that a store into a property's name runs in `fid` (`self.epoch = e`,
@@ -903,7 +915,11 @@ class Symbols:
     def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
         if not ref.scope:
-            return self.module_member(module.name, ref.name)
+            found = self.module_member(module.name, ref.name)
+            if found.kind not in ("unknown", "external"):
+                return found
+            nested = self._java_nested_class(module, self.class_of_function(fid), ref.name)
+            return Entity("class", nested) if nested else found
         scope = function_id(module.name, ref.scope)
         if scope not in self.functions:
             return UNKNOWN
@@ -971,7 +987,7 @@ class Symbols:
     def _bind_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         module = self.module_of(fid)
         if bind.annotation:
-            declared = self._annotation_entity(module, bind.annotation)
+            declared = self._annotation_entity(module, bind.annotation, self.class_of_function(fid))
             if declared.kind == "instance" and declared.target in self._abstract_classes and bind.value_call >= 0:
                 # `Source source = new ConstantSource();`: the class built, not every implementation.
                 call = self._bound_call(fid, bind)
@@ -1059,9 +1075,26 @@ class Symbols:
         call = self.argument_call(fid, arg)
         return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
-    def _annotation_entity(self, module: ModuleInfo, annotation: str) -> Entity:
-        entity = self.resolve_dotted(module, _generic_origin(annotation))
+    def _annotation_entity(self, module: ModuleInfo, annotation: str, within: str = "") -> Entity:
+        """The class a declared type names, in `module`; in Java, a class nested in class `within`
+        or around it (or in their bases) is named by its own name (`State state;` in `C`)."""
+        origin = _generic_origin(annotation)
+        first, _, rest = origin.partition(".")
+        nested = self._java_nested_class(module, within, first)
+        if nested:
+            entity = self.member(Entity("class", nested), rest) if rest else Entity("class", nested)
+        else:
+            entity = self.resolve_dotted(module, origin)
         return Entity("instance", entity.target) if entity.kind == "class" else UNKNOWN
+
+    def _java_nested_class(self, module: ModuleInfo, within: str, name: str) -> str:
+        """In Java, the class nested in class `within`, or in a class around it (or in their
+        bases), that a plain `name` names there; "" if none (or in Python, where a class's body is
+        no scope of its methods)."""
+        if not within or not is_java(module.rel):
+            return ""
+        around = (klass for klass in _enclosing_classes(within) if klass in self.classes)
+        return next((nested for klass in around if (nested := self._nested_class(klass, name))), "")
 
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """What a call site calls: a function, a class (its constructor), or something external."""
@@ -1909,7 +1942,7 @@ class Symbols:
     def _return_entity(self, fid: str, depth: int) -> Entity:
         function = self.function(fid)
         if function.returns:
-            return self._annotation_entity(self.module_of(fid), function.returns)
+            return self._annotation_entity(self.module_of(fid), function.returns, self.class_of_function(fid))
         results = set()
         for call in function.calls:
             if call.flow.kind == "return":
@@ -2021,6 +2054,14 @@ def _field_elements(owner: str, attr: str) -> tuple[str, str]:
     """The (scope, name) the elements stored into field `attr` of class `owner` are indexed by:
     the class and `.attr`, which no local can be named."""
     return owner, f".{attr}"
+
+
+def _enclosing_classes(cid: str) -> Iterator[str]:
+    """Class `cid` and the classes its qualified name lies in, innermost first (`m:C.State`, `m:C`)."""
+    module, _, qualname = cid.partition(":")
+    parts = qualname.split(".")
+    for end in range(len(parts), 0, -1):
+        yield f"{module}:{'.'.join(parts[:end])}"
 
 
 def _is_private(attr: str) -> bool:
