@@ -645,8 +645,9 @@ def check(
 
 def covers_the_root(paths: Sequence[Path], config: Config) -> bool:
     """Whether a run over `paths` (the current directory when empty) analyses the whole project."""
-    root = config.root.resolve()
-    return any(path.resolve() == root for path in paths or [Path(".")])
+    # realpath, not resolve(): a path given that is a link loop must not raise (it is an EPL900).
+    root = os.path.realpath(config.root)
+    return any(os.path.realpath(path) == root for path in paths or [Path(".")])
 
 
 def load_the_analysis() -> None:

@@ -28,7 +28,7 @@ from epochlint.frontend import facts_from_source, facts_without_parse, stack
 from epochlint.frontend.nesting import MAX_BRACKETS, MAX_DEPTH
 from epochlint.report import RunResult
 from tests.conftest import FIXTURES, KNOWN_CODES, hang_guard, run_check
-from tests.test_cli import ENV, RACY_CONSUMER
+from tests.test_cli import ENV, RACY_CONSUMER, epochlint
 
 WriteTree = Callable[..., Path]
 
@@ -305,6 +305,17 @@ def test_a_symlink_loop_named_like_a_source_file_is_reported(write_tree: WriteTr
     for name in ("loop_a.py", "loop_b.py"):
         assert unparseable_reason(result, name) == "Cannot analyse this file: symbolic link loop."
     assert {f.location.path for f in result.findings} == {"consumer.py", "loop_a.py", "loop_b.py"}
+
+
+def test_a_symlink_loop_named_on_the_command_line_is_reported_beside_the_other_files(write_tree: WriteTree) -> None:
+    # Naming the loop itself ended the run in an internal error: no file was checked.
+    root = write_tree({"consumer.py": CONSUMER})
+    (root / "loop_a.py").symlink_to("loop_b.py")
+    (root / "loop_b.py").symlink_to("loop_a.py")
+    result = epochlint(root, "check", "--output-format", "concise", "consumer.py", "loop_a.py")
+    assert result.returncode == 1, result.stderr
+    assert "loop_a.py:1:1: EPL900 Cannot analyse this file: symbolic link loop." in result.stdout.splitlines()
+    assert any(line.startswith("consumer.py:") and " EPL001 " in line for line in result.stdout.splitlines())
 
 
 # --- files Python would run, so analysed, with positions right ----------------------------------
