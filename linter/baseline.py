@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from epochlint.discovery import UsageError
-from epochlint.fileio import write_atomically, written_through
+from epochlint.fileio import write_named_file
 from epochlint.findings import Finding
 from epochlint.report import RunResult
 
@@ -37,7 +37,7 @@ def write_baseline(path: Path, findings: Iterable[Finding]) -> None:
     document = {"version": BASELINE_VERSION, "tool": TOOL_NAME, "findings": entries}
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     try:
-        write_atomically(written_through(path), text.encode("utf-8"))
+        write_named_file(path, text.encode("utf-8"))
     except OSError as error:
         raise UsageError(f"epochlint: cannot write baseline {path}: {error.strerror}") from None
 

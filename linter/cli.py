@@ -26,7 +26,7 @@ from epochlint.config import (
     settings_toml,
 )
 from epochlint.discovery import UsageError
-from epochlint.fileio import path_missing, write_atomically, written_through
+from epochlint.fileio import path_missing, write_named_file
 from epochlint.notices import hold_notices
 
 if TYPE_CHECKING:
@@ -203,7 +203,11 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     check.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument(
-        "--output-file", type=_given_path, metavar="FILE", help="write the report to FILE instead of stdout"
+        "--output-file",
+        type=_given_path,
+        metavar="FILE",
+        help="write the report to FILE instead of stdout (a file is replaced whole; a stream such as /dev/stdout"
+        " or a named pipe is written into)",
     )
     check.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the facts cache (.epochlint_cache/)"
@@ -579,7 +583,7 @@ def _reported(args: argparse.Namespace, outcome: CheckOutcome) -> int:
 
 def _write_output(args: argparse.Namespace, write: Callable[[TextIO], object]) -> None:
     """What `write` writes, to --output-file or else stdout. A file gets it whole, written
-    atomically: a full disk leaves the previous report."""
+    atomically: a full disk leaves the previous report (see `write_named_file`)."""
     if args.output_file is None:
         with _report_stream() as stdout:
             write(stdout)
@@ -587,7 +591,7 @@ def _write_output(args: argparse.Namespace, write: Callable[[TextIO], object]) -
     report = io.StringIO(newline="\n")
     write(report)
     try:
-        write_atomically(written_through(args.output_file), report.getvalue().encode("utf-8"))
+        write_named_file(args.output_file, report.getvalue().encode("utf-8"))
     except OSError as error:
         raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import tempfile
 from contextlib import suppress
 from pathlib import Path
+from typing import TextIO
 
 __all__ = ["owned_by_user", "path_missing", "read_regular", "read_regular_file", "write_atomically"]
 
@@ -97,6 +99,38 @@ def written_through(path: Path) -> Path:
     as open() writes it (the link itself is kept), or `path`. (`write_atomically` alone replaces
     a link itself, as the cache, which never follows a link it did not make, needs.)"""
     return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
+def write_named_file(path: Path, data: bytes) -> None:
+    """Write `data` to a file the user named (a report, a baseline): replaced atomically where it
+    is a file (a full disk leaves the previous one), but written into where it is a stream: this
+    process's own stdout or stderr (`/dev/stdout`, whatever it is redirected to), a FIFO, a
+    device. Raises OSError."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        write_atomically(written_through(path), data)
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if _is_open_as(stream, status):
+            stream.flush()
+            stream.buffer.write(data)
+            stream.flush()
+            return
+    if not stat.S_ISREG(status.st_mode):
+        with open(path, "wb") as named:
+            named.write(data)
+        return
+    write_atomically(written_through(path), data)
+
+
+def _is_open_as(stream: TextIO, status: os.stat_result) -> bool:
+    """Whether `stream` writes to the file `status` describes."""
+    try:
+        own = os.fstat(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (own.st_dev, own.st_ino) == (status.st_dev, status.st_ino)
 
 
 def mode_for(path: Path) -> int:

@@ -358,3 +358,29 @@ def test_whole_project_over_several_projects_refuses_what_needs_one_report(tmp_p
         "epochlint: error: the files given belong to several projects (orders, billing), each analysed whole with"
         " --whole-project; --output-format json, sarif or gitlab needs one: check each project on its own\n"
     )
+
+
+def test_output_file_naming_this_process_stdout_writes_to_it(write_tree: WriteTree, tmp_path: Path) -> None:
+    # `--output-file /dev/stdout` was replaced as a file: an error through a pipe, and a log it was
+    # redirected to lost what came before it.
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    through_pipe = epochlint(root, "check", "-q", "--output-format", "concise", "--output-file", "/dev/stdout")
+    assert through_pipe.returncode == 1, through_pipe.stderr
+    assert [line.split(" ")[1] for line in through_pipe.stdout.splitlines()] == ["EPL001"]
+    log = tmp_path / "log.txt"
+    script = f"echo before; {sys.executable} -m epochlint check -q --output-format concise --output-file /dev/stdout"
+    with log.open("w") as redirected:
+        subprocess.run(["sh", "-c", script + "; echo after"], cwd=root, stdout=redirected, env=ENV, check=True)
+    lines = log.read_text().splitlines()
+    assert lines[0] == "before" and lines[-1] == "after" and " EPL001 " in lines[1]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_output_file_naming_a_fifo_writes_into_it(write_tree: WriteTree) -> None:
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    os.mkfifo(root / "report.pipe")
+    reader = subprocess.Popen(["cat", "report.pipe"], cwd=root, stdout=subprocess.PIPE, text=True)
+    result = epochlint(root, "check", "-q", "--output-format", "concise", "--output-file", "report.pipe")
+    assert result.returncode == 1, result.stderr
+    assert " EPL001 " in reader.communicate(timeout=60)[0]
+    assert (root / "report.pipe").is_fifo()
