@@ -78,16 +78,15 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             if shown < len(reported.findings):
                 summary += f"; {_left_unfixed(shown)}"
             return CheckOutcome(reported, b"".join(unified_diff(fix) for fix in fixes), summary)
-        fixed = write_fixes(fixes)
+        fixed, left = write_fixes(fixes)
         if fixed:
             found = _found(request, config, analysed, progress=False)
             reported = _reported(found, request, config, entries, analysed)
         count = sum(len(fix.findings) for fix in fixed)
         said = [f"fixes applied: {count} (files changed: {len(fixed)})"]
-        if not_written := [fix for fix in fixes if fix not in fixed]:
-            # Else their findings would read as having no safe fix.
-            changed = ", ".join(fix.source.rel for fix in not_written)
-            said.append(f"not written, as they changed while the run read them: {changed} (run again)")
+        # Else their findings would read as having no safe fix.
+        said.extend(why.format(files=", ".join(fix.source.rel for fix in files)) for why, files in left.items())
+        not_written = [fix for files in left.values() for fix in files]
         if len(reported.findings) > sum(len(fix.findings) for fix in not_written):
             said.append(_left_unfixed(count))
         reported = _noted(reported, "; ".join(said))

@@ -9,7 +9,6 @@ reports none of the findings it fixed.
 from __future__ import annotations
 
 import difflib
-import errno
 import os
 import stat
 from collections import Counter
@@ -86,21 +85,32 @@ def plan_fixes(
     return project.fix(accepted)
 
 
-def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
-    """Write the fixed files, each whole or not at all; a file that changed on disk since it was read
-    (or can no longer be read) is left alone. A file that cannot be written (a full disk) stays as
-    it was and ends the run with a usage error."""
+# Why planned fixes were not written (see `write_fixes`), as the run's note says it of their files.
+CHANGED = "not written, as they changed while the run read them: {files} (run again)"
+READ_ONLY = "not written, as they are read-only: {files}"
+
+
+def write_fixes(fixes: Sequence[FileFix]) -> tuple[list[FileFix], dict[str, list[FileFix]]]:
+    """Write the fixed files, each whole or not at all; the fixes written, and those left alone by
+    why: a file that changed on disk since it was read (or can no longer be read), or that its
+    owner made read-only. A file that cannot be written otherwise (a full disk) stays as it was and
+    ends the run with a usage error."""
     written: list[FileFix] = []
+    left: dict[str, list[FileFix]] = {}
     for fix in fixes:
         try:
             if fix.source.path.read_bytes() != fix.before:
+                left.setdefault(CHANGED, []).append(fix)
                 continue
         except OSError:
+            left.setdefault(CHANGED, []).append(fix)
             continue
         # A file named through a symbolic link is fixed where it is; the link stays a link.
         target = Path(os.path.realpath(fix.source.path))
+        if _is_read_only(target):
+            left.setdefault(READ_ONLY, []).append(fix)
+            continue
         try:
-            _refuse_read_only(target)
             write_atomically(target, fix.after)
         except OSError as error:
             raise UsageError(
@@ -108,17 +118,19 @@ def write_fixes(fixes: Sequence[FileFix]) -> list[FileFix]:
                 f" (left unchanged; files fixed before it: {len(written)})"
             ) from None
         written.append(fix)
-    return written
+    return written, left
 
 
 _WRITABLE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 
 
-def _refuse_read_only(path: Path) -> None:
+def _is_read_only(path: Path) -> bool:
     """A file its owner made read-only is not replaced, though its folder would let it be: one this
     user may not write, or one nobody may (which root may write all the same)."""
-    if not os.access(path, os.W_OK) or not path.stat().st_mode & _WRITABLE:
-        raise PermissionError(errno.EACCES, "the file is read-only")
+    try:
+        return not os.access(path, os.W_OK) or not path.stat().st_mode & _WRITABLE
+    except OSError:
+        return False  # gone: the write says why
 
 
 def unified_diff(fix: FileFix) -> bytes:
