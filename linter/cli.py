@@ -192,7 +192,7 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     )
     # Each takes a comma-separated list, and a repeated option adds to the list (as ruff's do).
     for flag, parse, metavar, what in (
-        ("--select", _codes, "CODES", "codes or prefixes to enable, instead of the configuration's"),
+        ("--select", _codes, "CODES", "codes or prefixes to enable, instead of the configuration's (and its ignore)"),
         ("--ignore", _codes, "CODES", "codes or prefixes to disable, instead of the configuration's"),
         ("--extend-select", _codes, "CODES", "codes or prefixes to enable beside the configuration's"),
         ("--extend-ignore", _codes, "CODES", "codes or prefixes to disable beside the configuration's"),

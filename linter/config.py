@@ -632,7 +632,12 @@ def _unknown_key_hint(key: str) -> str:
 def _apply_overrides(values: dict[str, object], overrides: Mapping[str, object] | None, known: frozenset[str]) -> None:
     """Command-line values over the file's `values`, in order: `select`, `ignore` or any other key
     replaces the value; `extend_select` (`extend_` and a key whose value is a list) adds to it, as
-    ruff's `--extend-select` does. Errors name the flag."""
+    ruff's `--extend-select` does. Errors name the flag.
+
+    As in ruff, the command line's selection comes after the file's: `--select` starts afresh (the
+    file's `ignore` goes with its `select`), and `--extend-select EPL001` enables what the file's
+    `ignore` names as precisely."""
+    given = {name for name, raw in (overrides or {}).items() if raw is not None}
     for name, raw in (overrides or {}).items():
         extending = name.startswith("extend_")
         if raw is None or (extending and raw == []):  # adding nothing (`--extend-select ""`) changes nothing
@@ -642,6 +647,12 @@ def _apply_overrides(values: dict[str, object], overrides: Mapping[str, object] 
         if spec is None:
             raise ValueError(f"unknown configuration override {name!r}")
         validated = spec.validate(raw, f"--extend-{key}" if extending else f"--{key}", known)
+        if "ignore" not in given and name == "select":
+            values["ignore"] = _DEFAULTS["ignore"]
+        elif "ignore" not in given and name == "extend_select":
+            added: tuple[str, ...] = validated  # type: ignore[assignment]
+            ignored: tuple[str, ...] = values.get("ignore", _DEFAULTS["ignore"])  # type: ignore[assignment]
+            values["ignore"] = tuple(code for code in ignored if code not in added)
         if extending:
             validated = (*values.get(spec.field, _DEFAULTS[spec.field]), *validated)  # type: ignore[misc]
         values[spec.field] = validated
@@ -859,7 +870,9 @@ def load_config(
     origins = _exclude_origins(values, overrides or {})
     # The selection keys the file sets that no command-line option replaces: where an empty
     # selection comes from, with the options that took part in it.
-    from_file = [key for key in ("select", "ignore") if key in values and (overrides or {}).get(key) is None]
+    given = {key for key, value in (overrides or {}).items() if value is not None}
+    replaced = {"select", "ignore"} if "select" in given else given  # `--select` starts afresh
+    from_file = [key for key in ("select", "ignore") if key in values and key not in replaced]
     _apply_overrides(values, overrides, known_codes)
     config = Config(root=root, config_path=config_path, exclude_origins=origins, **values)  # type: ignore[arg-type]
     _check_selects_a_rule(config, known_codes, overrides or {}, from_file)

@@ -144,10 +144,21 @@ def test_an_empty_selection_names_the_options_and_the_file_keys_that_made_it(wri
     assert epochlint(selecting, "check", "--extend-ignore", "EPL001").stderr.startswith(
         "epochlint: error: --extend-ignore and pyproject.toml's select: EPL001 less EPL001 selects no rule;"
     )
-    ignoring = write_tree({CONSUMER: RACY_CONSUMER}, '[tool.epochlint]\nignore = ["EPL002"]\n')
-    assert epochlint(ignoring, "check", "--select", "EPL002").stderr.startswith(
-        "epochlint: error: --select and pyproject.toml's ignore: EPL002 less EPL002 selects no rule;"
+    ignoring = write_tree({CONSUMER: RACY_CONSUMER}, '[tool.epochlint]\nignore = ["EPL001"]\n')
+    assert epochlint(ignoring, "check", "--select", "EPL001", "--extend-ignore", "EPL001").stderr.startswith(
+        "epochlint: error: --select and --extend-ignore: EPL001 less EPL001 selects no rule;"
     )
+
+
+@pytest.mark.parametrize("option", ["--select", "--extend-select"])
+def test_the_command_line_selects_a_rule_the_file_ignores(write_tree: WriteTree, option: str) -> None:
+    # As in ruff, the command line comes after the file: `--select EPL001` with the file's
+    # `ignore = ["EPL001"]` was an error, and `--extend-select EPL001` checked nothing.
+    root = write_tree({CONSUMER: RACY_CONSUMER}, '[tool.epochlint]\nignore = ["EPL001"]\n')
+    assert epochlint(root, "check").returncode == 0
+    result = epochlint(root, "check", "--output-format", "concise", option, "EPL001")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[-1] == "Found 1 finding (EPL001: 1) in 1 file."
 
 
 def test_a_file_that_cannot_be_analysed_is_reported_whatever_is_selected(write_tree: WriteTree) -> None:
