@@ -29,11 +29,14 @@ class BaselineEntry:
     message: str
 
 
-def write_baseline(path: Path, findings: Iterable[Finding]) -> None:
-    entries = {
-        finding.fingerprint: {"code": finding.code, "path": finding.location.path, "message": finding.message}
+def write_baseline(path: Path, findings: Iterable[Finding], kept: Iterable[BaselineEntry] = ()) -> None:
+    """Record `findings`, beside the `kept` entries of an earlier baseline (those of files and
+    rules the run did not check)."""
+    entries = {entry.fingerprint: {"code": entry.code, "path": entry.path, "message": entry.message} for entry in kept}
+    entries.update(
+        (finding.fingerprint, {"code": finding.code, "path": finding.location.path, "message": finding.message})
         for finding in findings
-    }
+    )
     document = {"version": BASELINE_VERSION, "tool": TOOL_NAME, "findings": entries}
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     try:

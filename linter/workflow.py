@@ -12,7 +12,7 @@ from pathlib import Path
 from epochlint.baseline import BaselineEntry, read_baseline, without_baseline, write_baseline
 from epochlint.collect import read_source
 from epochlint.config import Config
-from epochlint.discovery import SourceFile, discover, in_memory_path, relative_name, renamed
+from epochlint.discovery import SourceFile, UsageError, discover, in_memory_path, relative_name, renamed
 from epochlint.engine import check, covers_the_root, unit_module_names
 from epochlint.findings import Finding, Location
 from epochlint.notices import notice
@@ -91,8 +91,10 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
             said.append(_left_unfixed(count))
         reported = _noted(reported, "; ".join(said))
     if request.write_baseline is not None:
-        write_baseline(request.write_baseline, reported.findings)
-        recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)})"
+        kept = _entries_beyond(request.write_baseline, analysed, config, request.in_memory)
+        write_baseline(request.write_baseline, reported.findings, kept)
+        recorded = f"baseline written to {request.write_baseline} (findings recorded: {len(reported.findings)}"
+        recorded += f"; entries kept of files or rules this run did not check: {len(kept)})" if kept else ")"
         reported = _noted(replace(reported, findings=(), baseline_recorded=len(reported.findings)), recorded)
     return CheckOutcome(reported)
 
@@ -275,6 +277,27 @@ def _given_files(
         return frozenset(names)  # no link on the way below the root: named as the walk names them
     sources, _ = discover(analysed, config, in_memory=in_memory.keys())
     return frozenset(names | {source.rel for source in sources if os.path.realpath(source.path) in real})
+
+
+def _entries_beyond(
+    path: Path, analysed: Sequence[Path], config: Config, in_memory: Mapping[Path, bytes]
+) -> tuple[BaselineEntry, ...]:
+    """The entries of the baseline at `path` (if one is there) that a run over `analysed` says
+    nothing about, as `without_baseline` counts them: of files it did not analyse, or of rules it
+    did not run there. Rewriting the baseline keeps them."""
+    if not os.path.isfile(path):
+        return ()
+    try:
+        entries = read_baseline(path)
+    except UsageError:
+        return ()  # not a baseline: replaced, as before
+    files = _files(analysed, config, in_memory)
+    vanished = _vanished_under(analysed, config)
+    return tuple(
+        entry
+        for entry in entries
+        if not ((entry.path in files or vanished(entry.path)) and config.is_code_enabled(entry.code, entry.path))
+    )
 
 
 def _vanished_under(analysed: Sequence[Path], config: Config) -> Callable[[str], bool]:

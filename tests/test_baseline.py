@@ -160,6 +160,22 @@ def test_entries_of_rules_the_run_left_out_are_not_stale(write_tree: WriteTree, 
 
 
 @pytest.mark.parametrize(
+    "partial_run", [("pkg/other.py",), ("--select", "EPL004")], ids=["other-file", "other-rule"]
+)
+def test_rewriting_a_baseline_keeps_the_entries_the_run_did_not_check(
+    write_tree: WriteTree, partial_run: tuple[str, ...]
+) -> None:
+    # A run over one file (or one rule) rewrote the baseline with its own findings alone: the
+    # others' findings came back as new.
+    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/other.py": "def unrelated():\n    return 1\n"})
+    recorded = write_baseline(root)
+    rewritten = epochlint(root, "check", *partial_run, "--write-baseline", BASELINE)
+    assert "entries kept of files or rules this run did not check: 1" in rewritten.stdout
+    assert json.loads((root / BASELINE).read_text(encoding="utf-8"))["findings"] == recorded
+    assert epochlint(root, "check", "--baseline", BASELINE).returncode == 0
+
+
+@pytest.mark.parametrize(
     ("content", "said"),
     [
         pytest.param(None, "cannot read baseline", id="missing"),
