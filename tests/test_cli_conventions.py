@@ -45,7 +45,14 @@ def test_quiet_prints_the_findings_and_nothing_else(write_tree: WriteTree, fmt: 
 
 
 @pytest.mark.parametrize(
-    ("variables", "coloured"), [({}, False), ({"FORCE_COLOR": "1"}, True), ({"NO_COLOR": "1"}, False)]
+    ("variables", "coloured"),
+    [
+        ({}, False),
+        ({"FORCE_COLOR": "1"}, True),
+        ({"NO_COLOR": "1"}, False),
+        # NO_COLOR left bold text; it leaves out every style, as where both are set.
+        ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+    ],
 )
 def test_colours_follow_the_variables_the_help_names(
     write_tree: WriteTree, variables: dict[str, str], coloured: bool
@@ -56,6 +63,16 @@ def test_colours_follow_the_variables_the_help_names(
     result = subprocess.run(command, cwd=root, capture_output=True, text=True, env={**ENV, **variables}, timeout=120)
     assert result.returncode == 1
     assert ("\x1b[" in result.stdout) == coloured
+
+
+def test_a_report_written_to_a_file_has_no_colours_whatever_force_color_says(write_tree: WriteTree) -> None:
+    # CI sets FORCE_COLOR=1 for its logs; the report file got the escape codes.
+    root = write_tree({CONSUMER: RACY_CONSUMER})
+    command = [sys.executable, "-m", "epochlint", "check", "--output-file", "report.txt"]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, env={**ENV, "FORCE_COLOR": "1"}, timeout=120)
+    assert result.returncode == 1, result.stderr
+    report = (root / "report.txt").read_text(encoding="utf-8")
+    assert " EPL001 " in report and "\x1b[" not in report
 
 
 def test_statistics_count_the_findings_per_rule(write_tree: WriteTree) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -97,7 +98,16 @@ FindingLines = Callable[[Finding, "SourceCache", str], list[Text]]
 
 class StreamConsole(Console):
     """rich's console, but a reader that closed the output early (`| head`) ends the run as it ends
-    every other command (rich's own choice is exit status 1, which says "findings")."""
+    every other command (rich's own choice is exit status 1, which says "findings"); and with no
+    styles at all where NO_COLOR is set (rich's leaves bold), nor in a report kept to be written to
+    a file (`--output-file`), whatever FORCE_COLOR says."""
+
+    def __init__(self, **options: Any) -> None:
+        if isinstance(options.get("file"), io.StringIO):
+            options.setdefault("force_terminal", False)
+        if os.environ.get("NO_COLOR", ""):
+            options.setdefault("color_system", None)
+        super().__init__(**options)
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
