@@ -402,6 +402,14 @@ def _per_file_ignores(value: object, where: str, known: frozenset[str]) -> tuple
 def _check_pattern(pattern: str, where: str) -> None:
     if not pattern.strip():
         raise _fail(where, "expected a file pattern, got an empty string")
+    if pattern.startswith(("./", "../")):
+        # gitignore syntax matches names below the root, never `.` or `..`: nothing, silently.
+        hint = f"write '/{pattern[2:]}' for the one at the root" if pattern.startswith("./") else "none is above it"
+        raise _fail(
+            where,
+            f"pattern {_show(pattern)} matches no file: patterns are relative to the project root, in gitignore"
+            f" syntax; {hint}",
+        )
     if pattern.startswith("#"):
         # In gitignore syntax this line is a comment: the user would exclude nothing, silently.
         raise _fail(where, f"pattern {_show(pattern)} is a comment in gitignore syntax (write '\\{pattern}')")

@@ -78,6 +78,11 @@ WRONG_VALUES: dict[str, tuple[str, str, str]] = {
     "exclude_bad_range": ('exclude = ["**/[z-a]"]', "exclude", "invalid file pattern '**/[z-a]' (bad character range z-a)"),
     "exclude_unclosed_bracket": ('exclude = ["gen/["]', "exclude", "pattern 'gen/[' matches no file"),
     "exclude_root_only": ('exclude = ["/"]', "exclude", "pattern '/' matches no file"),
+    # gitignore syntax never matches `.` or `..`: the folder was silently left in.
+    "exclude_dot_slash": ('exclude = ["./gen"]', "exclude", "write '/gen' for the one at the root"),
+    "per_file_ignores_dot_dot": (
+        'per-file-ignores = {"../x.py" = ["EPL001"]}', 'per-file-ignores."../x.py"', "pattern '../x.py' matches no file"
+    ),
     "per_file_ignores_unclosed_bracket": (
         'per-file-ignores = {"[" = ["EPL001"]}', 'per-file-ignores."["', "an unclosed '['"
     ),
