@@ -928,6 +928,19 @@ class _Frame:
                 enter = self._enter(callee, ctx.call)
                 for target, value in self.analysis.summary(callee).stores.items():
                     yield target, self.analysis.instantiate(value, binding, enter, None)
+            if ctx.callee.kind == "class":
+                yield from self._generated_init_stores(ctx)
+
+    def _generated_init_stores(self, ctx: CallContext) -> Iterator[tuple[FieldId, Value]]:
+        """What a record class's generated `__init__` stores (`Checkpoint(offset, epoch)` of a
+        dataclass or NamedTuple): each argument into the field of its parameter."""
+        symbols = self.program.symbols
+        for index, name in enumerate(symbols.generated_init_parameters(ctx.callee.target)):
+            value = union(ctx.args.get(key, EMPTY) for key in (str(index), name))
+            if value:
+                target = FieldId(symbols.defining_class(ctx.callee.target, name), (name,))
+                hop = Hop(self.fid, ctx.call.site, HOP_STORE, f"stored in `{target.display()}`")
+                yield target, {label: (*path, hop) for label, path in value.items()}
 
     def _store(self, ref: Ref, value: Value, site: Site) -> Iterator[tuple[FieldId, Value]]:
         target = self.flow.field_of(self.fid, ref)
