@@ -1098,7 +1098,14 @@ class Symbols:
 
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """What a call site calls: a function, a class (its constructor), or something external."""
-        return self._overload(self._callee(fid, call, depth), len(call.args))
+        return self._overload(self._called(self._callee(fid, call, depth)), len(call.args))
+
+    def _called(self, callee: Entity) -> Entity:
+        """What calling `callee` runs: for an instance of a project class, its `__call__`."""
+        if callee.kind != "instance":
+            return callee
+        method = self.lookup_method(callee.target, "__call__")
+        return Entity("function", method) if method else callee
 
     def _overload(self, callee: Entity, arity: int) -> Entity:
         """A Java overload of the resolved method that takes `arity` arguments, named `name~arity`
@@ -1138,7 +1145,9 @@ class Symbols:
         return self._resolutions.get(
             _Cache.CALLEES,
             (fid, call.id),
-            lambda: frozenset(self._overload(value, len(call.args)) for value in self._callees(fid, call, depth)),
+            lambda: frozenset(
+                self._overload(self._called(value), len(call.args)) for value in self._callees(fid, call, depth)
+            ),
             _NOTHING,
         )
 
