@@ -1309,8 +1309,10 @@ class Symbols:
         return Entity("function", fid)
 
     def first_parameter(self, fid: str) -> str:
-        """The first positional parameter of `fid` (what a decorator is called with), or ""."""
-        return next((p.name for p in self.function(fid).params if p.kind == "positional"), "")
+        """The first positional parameter of `fid` (what a decorator is called with), after the
+        `self` of a method (`@router.handler` calls the router's method with the function), or ""."""
+        own = self.self_param(fid)
+        return next((p.name for p in self.function(fid).params if p.kind == "positional" and p.name != own), "")
 
     def passed_through(self, function: str, param: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
         """What `function` returns when its parameter `param` holds `passed`. A function that gives
@@ -1590,9 +1592,13 @@ class Symbols:
 
     def _field_elements_key(self, fid: str, qualname: str, target: Ref) -> tuple[str, str] | None:
         """Where the elements a method stores into `self.field` are indexed (`_field_elements` of
-        the field's class); None for a store into another object's field."""
-        cls = self.class_of_function(fid)
-        if not cls or target.name != self.self_param(fid) or target.scope != qualname:
+        the field's class), a function nested in the method too (`def register(fn):
+        self._handlers[kind] = fn`); None for a store into another object's field."""
+        method = function_id(self.module_of(fid).name, target.scope)
+        if method not in self.functions or not (qualname == target.scope or qualname.startswith(f"{target.scope}.")):
+            return None
+        cls = self.class_of_function(method)
+        if not cls or target.name != self.self_param(method):
             return None
         (attr,) = target.attrs
         return _field_elements(self.defining_class(cls, attr), attr)
