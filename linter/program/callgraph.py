@@ -724,7 +724,7 @@ def _bind_decorated(symbols: Symbols, fid: str, values: dict[tuple[str, str], se
         for value in decorator:
             if value.kind != "function":
                 continue
-            first = symbols.first_parameter(value.target)
+            first = symbols.decorated_parameter(value.target)
             if first:
                 values.setdefault((value.target, first), set()).update(passed)
             returned.update(symbols.applied(value.target, passed))

@@ -1309,8 +1309,12 @@ class Symbols:
         return Entity("function", fid)
 
     def first_parameter(self, fid: str) -> str:
-        """The first positional parameter of `fid` (what a decorator is called with), after the
-        `self` of a method (`@router.handler` calls the router's method with the function), or ""."""
+        """The first positional parameter of `fid` (what a decorator is called with), or ""."""
+        return next((p.name for p in self.function(fid).params if p.kind == "positional"), "")
+
+    def decorated_parameter(self, fid: str) -> str:
+        """The parameter a decorator `fid` is called with the function in: its first, after the
+        `self` of a method (`@router.handler` calls the router's method), or ""."""
         own = self.self_param(fid)
         return next((p.name for p in self.function(fid).params if p.kind == "positional" and p.name != own), "")
 
