@@ -221,6 +221,10 @@ class Program:
         function = self.symbols.function(fid)
         if function.kind in ("module", "classbody"):
             return True
+        if function.name in CONSTRUCTORS and function.kind == "staticmethod":
+            # Java's `static { epoch = 0; }`: its class's own static fields, as it is initialised.
+            field = self.symbols.field(fid, write.ref)
+            return field is not None and field.owner == self.symbols.class_of_function(fid)
         return function.name in CONSTRUCTORS and write.ref.name == self.symbols.self_param(fid)
 
     def writes_of(self, field: FieldId) -> list[FieldWrite]:
