@@ -1989,6 +1989,7 @@ class Symbols:
         return self._fields[key]
 
     def _field(self, fid: str, ref: Ref, objects_only: bool) -> FieldId | None:
+        written = ref
         if ref.attrs or not objects_only:
             ref = self.expand_alias(fid, ref)
         if not ref.attrs:
@@ -2001,6 +2002,9 @@ class Symbols:
             return None
         fields_first = is_java(self.module_of(fid).rel)
         field = self._field_on(self.root_entity(fid, Ref(ref.scope, ref.name)), ref.attrs, fields_first)
+        if field is None and ref != written and written.attrs:
+            # An alias of what no class is known for, but whose declared type is (`C c = (C) o;`).
+            field = self._field_on(self.root_entity(fid, Ref(written.scope, written.name)), written.attrs, fields_first)
         taken = ref.attrs.index("[]") + 1 if "[]" in ref.attrs else 0
         if taken and _names(ref.attrs[taken:]) and (field is None or len(field.path) > 1):
             # A field of an element of a container the value flow follows (`by_topic[topic].epoch`,

@@ -970,7 +970,11 @@ class _Extractor:
         self._visit(node.child_by_field_name("left"))
         name = node.child_by_field_name("name")
         if name is not None:
+            # `o instanceof C c`: a local of the type tested, the object `o` is.
             self._declare(_text(name))
+            declared = self._type(node.child_by_field_name("right"))
+            value_call, value_ref = self._value_of(node.child_by_field_name("left"))
+            self._fn.binds.append(Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared))
 
     def _v_lambda_expression(self, node: Node) -> None:
         self._lambda(node)
