@@ -18,7 +18,7 @@ The facts mean what they mean for Python, translated where Java says things diff
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
 from functools import partial
@@ -279,6 +279,43 @@ def _is_new_empty(value: Node | None) -> bool:
         return False
     arguments = value.child_by_field_name("arguments")
     return arguments is not None and not arguments.named_children
+
+
+def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
+    """An atomic store that increases the value from its own, as `F = F + k` does:
+    `epoch.set(epoch.get() + 1)`, `epoch.updateAndGet(e -> e + 1)`, `accumulateAndGet(1, Long::sum)`."""
+    if len(args) == 2 and method in ("accumulateAndGet", "getAndAccumulate"):
+        return _text(args[1]).replace(" ", "") in ("Long::sum", "Integer::sum", "Math::addExact")
+    if len(args) != 1:
+        return False
+    value = _unparenthesized(args[0])
+    if method in ("updateAndGet", "getAndUpdate") and value.type == "lambda_expression":
+        params = _text(value.child_by_field_name("parameters")).strip("() ")
+        body = value.child_by_field_name("body")
+        if body is None or body.type == "block":
+            return False
+        return _sum_of(_unparenthesized(body), lambda left: _text(left) == params)
+    if method in ("set", "lazySet", "setRelease", "setPlain", "setOpaque", "getAndSet"):
+        return _sum_of(value, lambda left: _reads_of(left, holder))
+    return False
+
+
+def _sum_of(value: Node, is_own: Callable[[Node], bool]) -> bool:
+    """`own + k`, with `own` what `is_own` says is the value itself."""
+    if value.type != "binary_expression" or _text(value.child_by_field_name("operator")) != "+":
+        return False
+    return is_own(_unparenthesized(value.child_by_field_name("left")))
+
+
+def _reads_of(value: Node, holder: Node) -> bool:
+    """`holder.get()` (or another plain load of the atomic number `holder`)."""
+    return (
+        value.type == "method_invocation"
+        and _text(value.child_by_field_name("name")) in idioms.ATOMIC_LOADS
+        and value.child_by_field_name("object") is not None
+        and _text(value.child_by_field_name("object")) == _text(holder)
+        and not value.child_by_field_name("arguments").named_children
+    )
 
 
 def _statements(block: Node) -> list[Node]:
@@ -1301,8 +1338,8 @@ class _Extractor:
         if method not in idioms.ATOMIC_STORES or method.startswith("getAnd") or "compare" in method.lower():
             self._fn.accesses.append(Access(field_ref, site, self._flow))
         if method in idioms.ATOMIC_BUMPS or method in idioms.ATOMIC_STORES:
-            kind = "augassign" if method in idioms.ATOMIC_BUMPS else "assign"
-            self._fn.writes.append(Write(field_ref, site, kind, method in idioms.ATOMIC_BUMPS))
+            bump = method in idioms.ATOMIC_BUMPS or _adds_to_itself(obj, method, rest)
+            self._fn.writes.append(Write(field_ref, site, "augassign" if bump else "assign", bump))
         return True
 
     def _atomic_field(self, name: str) -> bool:
