@@ -857,7 +857,24 @@ class _Extractor:
         if len(arms) > 1:
             self._fn.branches.append(Branches(_pos(node), tuple(_span(first, last) for first, last in arms)))
         for child in node.named_children:
-            self._visit(child)
+            if child.type == "switch_block":
+                self._switch_expression_body(child)
+            else:
+                self._visit(child)
+
+    def _switch_expression_body(self, body: Node) -> None:
+        """The arms of a switch expression: `case 1 -> value;` gives its value where the switch's
+        goes (as `yield value;` does), not to a statement of its own."""
+        for group in body.named_children:
+            if group.type != "switch_rule":
+                self._visit(group)
+                continue
+            for part in group.named_children:
+                if part.type == "expression_statement":
+                    for expression in part.named_children:
+                        self._visit(expression)
+                else:
+                    self._visit(part)
 
     def _v_if_statement(self, node: Node) -> None:
         condition = node.child_by_field_name("condition")
