@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
 ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce"})
-# `batch.sort(key=f)` is a batch loop too.
-_ITERATING_METHODS = frozenset({"sort"})
+# `batch.sort(key=f)` is a batch loop too, as is Java's `batch.stream().sorted(comparator)`.
+_ITERATING_METHODS = frozenset({"sort", "sorted"})
 # Calls that run a function argument on the spot but are not batch loops.
 _ON_THE_SPOT_METHODS = frozenset({"wait_for"})
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
@@ -57,6 +57,14 @@ _STARTED_WITH_ARGUMENTS = {
 # The same classes: their `start()` runs the instance's `run()` in a thread or process of its own,
 # so a project subclass overriding `run` is started by it.
 _STARTS_RUN = frozenset(_STARTED_WITH_ARGUMENTS)
+# Calls that make a comparator or a sort key of the functions given them (Java's `Comparator`,
+# Python's `functools.cmp_to_key`): the sort that uses it calls them.
+_KEY_MAKERS = frozenset(
+    {
+        "comparing", "comparingInt", "comparingLong", "comparingDouble", "thenComparing", "thenComparingInt",
+        "thenComparingLong", "thenComparingDouble", "cmp_to_key",
+    }
+)
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -440,8 +448,12 @@ class CallGraph:
 
     def _functions_passed(self, fid: str, arg: Arg) -> list[str]:
         """The functions an argument passes as they are: a function, bound method or lambda, or
-        what a `functools.partial` made there wraps (`map(partial(self._deliver, topic), batch)`)."""
+        what a `functools.partial` made there wraps (`map(partial(self._deliver, topic), batch)`),
+        or a comparator or sort key made of (`Comparator.comparingLong(m -> ...)`, `cmp_to_key(f)`),
+        which calls them where it is used."""
         if (call := self.symbols.argument_call(fid, arg)) is not None:
+            if call.method in _KEY_MAKERS and self.symbols.callee(fid, call).kind != "function":
+                return sorted({function for inner in call.args for function in self._functions_passed(fid, inner)})
             wrapped = self.symbols.partial_values(fid, call)
             return sorted({value.target for value in wrapped if value.kind == "function"})
         entity = self.symbols.argument_value(fid, arg)
