@@ -551,6 +551,10 @@ class _Extractor:
         cls = _Class(qualname, name)
         members = _members(body)
         self._declare_fields(cls, members)
+        components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
+        for component in components:
+            component_type = self._type(component.child_by_field_name("type"))
+            cls.field_types[_text(component.child_by_field_name("name"))] = component_type
         self._class_stack.append(cls)
         methods = self._method_names(members)
         body_fn = _function(f"{qualname}.<body>", "<body>", "classbody", _pos(node), class_name=qualname,
@@ -568,6 +572,9 @@ class _Extractor:
                 self._class(member)
             elif member.type in ("static_initializer", "block"):
                 self._initializer(member)
+        declared = set(methods.values())
+        if components:
+            declared |= self._record_members(components, members, declared)
         self._class_stack.pop()
         self.classes.append(
             ClassFacts(
@@ -575,12 +582,47 @@ class _Extractor:
                 name=name,
                 pos=_pos(node),
                 bases=tuple(self._bases(node)),
-                methods=tuple(sorted(set(methods.values()))),
+                methods=tuple(sorted(declared)),
                 attributes=tuple(sorted(cls.field_types)),
                 updaters=tuple(sorted(cls.updaters.items())),
                 abstract=node.type == "interface_declaration" or "abstract" in _modifiers(node),
             )
         )
+
+    def _record_members(self, components: list[Node], members: list[Node], methods: set[str]) -> set[str]:
+        """What a record declares without writing it: an accessor per component (`epoch()`
+        returns the field `epoch`), unless written, and the canonical constructor storing each
+        component, unless a constructor is written. The names of the methods made."""
+        cls = self._class_stack[-1]
+        made = set()
+        for component in components:
+            name_node = component.child_by_field_name("name")
+            name = _text(name_node)
+            if name in methods:
+                continue
+            qualname = f"{cls.qualname}.{name}"
+            accessor = _function(qualname, name, "method", _pos(name_node), class_name=cls.qualname,
+                                 returns=cls.field_types[name], this_scope=qualname, visibility="public")
+            accessor.params = (Param(THIS),)
+            accessor.accesses.append(Access(Ref(qualname, THIS, (name,)), self._site(name_node), Flow(FLOW_RETURN)))
+            self.functions.append(accessor.freeze())
+            made.add(name)
+        if any(member.type in ("constructor_declaration", "compact_constructor_declaration") for member in members):
+            return made
+        qualname = f"{cls.qualname}.{CONSTRUCTOR}"
+        constructor = _function(qualname, CONSTRUCTOR, "method", _pos(components[0].parent), class_name=cls.qualname,
+                                this_scope=qualname, visibility="public")
+        self._stack.append(constructor)
+        constructor.params = (Param(THIS), *(self._parameter(component) for component in components))
+        for component in components:
+            name = _text(component.child_by_field_name("name"))
+            site, field_ref = self._site(component), Ref(qualname, THIS, (name,))
+            constructor.writes.append(Write(field_ref, site, "assign", False, -1, Ref(qualname, name)))
+            # `this.epoch = epoch`: the value flows into the field, as a written constructor's does.
+            constructor.accesses.append(Access(Ref(qualname, name), site, Flow(FLOW_ASSIGN, stores=(field_ref,))))
+        self._stack.pop()
+        self.functions.append(constructor.freeze())
+        return made | {CONSTRUCTOR}
 
     def _bases(self, node: Node) -> Iterator[str]:
         for child in node.named_children:
