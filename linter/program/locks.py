@@ -332,9 +332,31 @@ class Locks:
         key = (fid, region.id)
         if key not in self._region_locks:
             self._region_locks[key] = (
-                self._lock_called(fid, region.call) if region.call >= 0 else self.lock_of(fid, region.lock)
+                self._lock_called(fid, region.call)
+                if region.call >= 0
+                else self.lock_of(fid, region.lock) or self._lock_entered(fid, region)
             )
         return self._region_locks[key]
+
+    def _lock_entered(self, fid: str, region: Region) -> FieldId | None:
+        """For `with state:` over an object of a project class whose `__enter__` (or `__aenter__`)
+        acquires one lock (`self._lock.acquire()`, released by its `__exit__`): that lock."""
+        if region.kind not in ("with", "async_with"):
+            return None
+        entity = self.symbols.entity(fid, region.lock)
+        entered = next(
+            (method for name in ("__enter__", "__aenter__") if entity.kind == "instance"
+             and (method := self.symbols.lookup_method(entity.target, name))),
+            "",
+        )
+        if not entered:
+            return None
+        acquired = {
+            self.lock_of(entered, receiver)
+            for call in self.symbols.function(entered).calls
+            if call.method == "acquire" and (receiver := receiver_path(call)) is not None
+        }
+        return acquired.pop() if len(acquired) == 1 else None
 
     def _lock_called(self, fid: str, call_id: int) -> FieldId | None:
         """The lock that call `call_id` of `fid` returns (`with self._lock_for(tp):`), if any."""
@@ -369,9 +391,9 @@ class Locks:
         """Whether the lock a `with` region holds is taken by the `@contextmanager` it calls, not
         by the region itself (`with self._locked():`)."""
         call = self.symbols.call(fid, region.call) if region.call >= 0 else None
-        return call is not None and any(
-            self._is_context_manager(target) for target, _ in call_targets(self.symbols, fid, call)
-        )
+        if call is None:
+            return self.lock_of(fid, region.lock) is None and self._lock_entered(fid, region) is not None
+        return any(self._is_context_manager(target) for target, _ in call_targets(self.symbols, fid, call))
 
     def _is_context_manager(self, fid: str) -> bool:
         function = self.symbols.function(fid)
