@@ -1655,7 +1655,8 @@ class Symbols:
             elif called.kind == "external" and "." in called.target:
                 values.add(Entity("external_instance", called.target))
             elif called.kind == "function":
-                values.update(self._returned_by(fid, call, called, depth + 1))
+                returned = self._returned_by(fid, call, called, depth + 1)
+                values.update(self._as_built_for(fid, call, called.target, returned))
             elif called.kind == "elements_view":
                 values.add(Entity("elements", called.target, called.keys))
             elif called.kind == "elements_items":
@@ -1705,6 +1706,19 @@ class Symbols:
             for value in wrapped
             if value.kind in ("function", "class")
         )
+
+    def _as_built_for(self, fid: str, call: Call, called: str, returned: frozenset[Entity]) -> frozenset[Entity]:
+        """What a classmethod returns, called on a subclass: an alternative constructor's `cls()`
+        (`StrictConsumer.from_config(cfg)` with `from_config` defined in `Consumer`) builds the
+        subclass."""
+        if self.function(called).kind != "classmethod" or call.callee is None or not call.callee.attrs:
+            return returned
+        receiver = self.entity(fid, call.callee._replace(attrs=call.callee.attrs[:-1]))
+        owner = self.class_of_function(called)
+        if receiver.kind != "class" or receiver.target == owner or owner not in self.mro(receiver.target):
+            return returned
+        built = Entity("instance", owner)
+        return frozenset(Entity("instance", receiver.target) if value == built else value for value in returned)
 
     def _returned_by(self, fid: str, call: Call, called: Entity, depth: int) -> frozenset[Entity]:
         """What function `called` returns at `call`: what it is given there where it gives back its
@@ -1933,7 +1947,8 @@ class Symbols:
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
-            return self.return_entity(callee.target, depth + 1)
+            returned = self.return_entity(callee.target, depth + 1)
+            return next(iter(self._as_built_for(fid, call, callee.target, frozenset({returned}))))
         if callee.kind == "external" and callee.target == "next" and call.args:
             # An element taken from a container the value flow follows: of the one class they agree on.
             taken_from = self.argument_values(fid, call.args[0], depth + 1)
