@@ -1170,9 +1170,22 @@ class Symbols:
         if call.callee is not None:
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
             found = self.path_values(fid, call.callee, depth, call.callee_keys, at)
+        elif (receiver := self.call(fid, call.receiver_call) if call.receiver_call >= 0 else None) is not None:
+            found = self._next_in_mros(fid, receiver, call.method)
         if not found:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         return found
+
+    def _next_in_mros(self, fid: str, receiver: Call, method: str) -> frozenset[Entity]:
+        """For `super().method()` in class C: the `method` after C in the MRO of C and of each of
+        its subclasses, as an instance of each runs it (cooperative multiple inheritance: in
+        `class Worker(LoggingCheck, EpochCheck)`, LoggingCheck's `super().accept()` runs EpochCheck's)."""
+        cls = self.super_class(fid, receiver)
+        if not cls:
+            return frozenset()
+        classes = (cls, *self.subclasses_seen_from(cls, fid))
+        found = (self.lookup_method(klass, method, after=cls) for klass in classes)
+        return frozenset(Entity("function", target) for target in found if target)
 
     def path_values(
         self, fid: str, ref: Ref, depth: int = 0, keys: tuple[str, ...] = (), at: Point | None = None
