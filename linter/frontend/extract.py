@@ -1198,7 +1198,21 @@ class FactsExtractor(FastVisitor):
             )
         )
         self._store_update(path, node)
+        self._store_setattr(path, node)
         return False
+
+    def _store_setattr(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
+        """`setattr(self, "_epoch", value)`, the name written out, is a store into `self._epoch`."""
+        if path != ("setattr", ()) or len(node.args) != 3 or any(arg.keyword or arg.star for arg in node.args):
+            return
+        holder, name, value = (arg.value for arg in node.args)
+        written = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        target = field_path(holder)
+        if not isinstance(written, str) or not written.isidentifier() or target is None:
+            return
+        value_call, value_ref = self._value_of(value)
+        ref = self._ref(target[0], (*_strip_items(target[1]), written))
+        self._fn.writes.append(Write(ref, self._site(node), "assign", False, value_call, value_ref))
 
     def _store_update(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
         """`d.update({"a": f})` stores f at key "a" of `d`, as `d["a"] = f` would."""
