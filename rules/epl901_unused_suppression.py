@@ -138,6 +138,11 @@ def _problems(
             yield "it silenced no finding on this line"
         return
     unknown = [code for code in suppression.codes if code not in known]
+    named = _codes_named(unknown)
+    if named:
+        # `ignore[unlocked-epoch-read-in-batch-loop]`: a rule's name, where its code is read.
+        yield "; ".join(f"`{name.lower()}` is the name of {code}: write its code, ignore[{code}]" for name, code in named)
+    unknown = [code for code in unknown if code not in dict(named)]
     if unknown:
         yield f"unknown code{'s' if len(unknown) > 1 else ''} {_listed(unknown)}"
     unused = [code for code in suppression.codes if code in judged and code not in silenced_here]
@@ -152,6 +157,14 @@ _UNREAD = (
     "Unreadable directive `{directive}`: it silences nothing"
     " (epochlint reads ignore[CODES], ignore, ignore-file and guarded-by=LOCK)."
 )
+
+
+def _codes_named(written: list[str]) -> list[tuple[str, str]]:
+    """(as written, code) for each of `written` that is a rule's name, not its code."""
+    from epochlint.rules import all_rules
+
+    by_name = {rule.name: rule.code for rule in all_rules()}
+    return [(name, by_name[name.lower()]) for name in written if name.lower() in by_name]
 
 
 def _listed(codes: list[str]) -> str:

@@ -104,3 +104,14 @@ def test_ignore_file_too_far_down_silences_nothing_and_says_so(write_tree) -> No
     assert [f.location.line for f in late] == [directive_line]
     assert late[0].message.endswith("ignore-file counts only in a file's first 20 lines.")
     assert any(f.code == "EPL001" for f in findings)
+
+
+def test_a_rule_name_in_place_of_its_code_says_which_code_to_write(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # `ignore[unlocked-epoch-read-in-batch-loop]` was read as the unknown code in capitals.
+    source = (FIXTURES / "EPL001" / "suppressed_inline.py").read_text()
+    written = source.replace("# epochlint: ignore[EPL001]", "# epochlint: ignore[unlocked-epoch-read-in-batch-loop]")
+    findings = run_check(write_tree({"consumer.py": written})).findings
+    [named] = [f.message for f in findings if f.code == "EPL901"]
+    assert named == (
+        "Unused suppression: `unlocked-epoch-read-in-batch-loop` is the name of EPL001: write its code, ignore[EPL001]."
+    )
