@@ -535,7 +535,8 @@ def _project_outcome(args: argparse.Namespace) -> CheckOutcome | int:
     if stdin_file is not None:
         # The file on stdin, inside the whole project its name places it in; where nothing marks
         # one, alone (the current directory could be a home folder: nothing to walk for one file).
-        args.whole_project = args.whole_project or marks_a_project(config)
+        # An excluded one (`--force-exclude`) is not checked: no project around it either.
+        args.whole_project = args.whole_project or (marks_a_project(config) and not _left_out(stdin_file, config))
     if args.show_settings:
         _write_output(args, lambda stream: stream.write(settings_toml(config)))
         return EXIT_CLEAN
@@ -594,6 +595,15 @@ def _write_output(args: argparse.Namespace, write: Callable[[TextIO], object]) -
         write_named_file(args.output_file, report.getvalue().encode("utf-8"))
     except OSError as error:
         raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
+
+
+def _left_out(stdin_file: Path, config: Config) -> bool:
+    """Whether the file on stdin, by the name given, is one a walk leaves out and --force-exclude
+    applies to it."""
+    from epochlint.discovery import discover, in_memory_path
+
+    sources, _ = discover([stdin_file], config, in_memory=[in_memory_path(stdin_file)], warn_left_out=False)
+    return not sources
 
 
 def _files_shown(args: argparse.Namespace, config: Config, stdin_file: Path | None) -> str:

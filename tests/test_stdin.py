@@ -98,6 +98,9 @@ def test_force_exclude_leaves_out_a_buffer_the_configuration_excludes(write_tree
     assert json_findings(check_stdin(root, RACY_SUBCLASS, *args)) == [("pkg/generated/consumer.py", 6, "EPL001")]
     excluded = check_stdin(root, RACY_SUBCLASS, *args, "--force-exclude")
     assert excluded.returncode == 0 and json_findings(excluded) == []
+    # It said "All checks passed: 2 files", the project around the buffer, none of it reported.
+    summary = check_stdin(root, RACY_SUBCLASS, *args[:3], "--force-exclude").stdout.splitlines()[-1]
+    assert summary.startswith("No files checked:")
 
 
 def _unconfigured_project(root: Path, consumer: str) -> Path:
