@@ -1598,14 +1598,19 @@ class Symbols:
         return self._empty_container_fields_found
 
     def _find_empty_container_fields(self) -> frozenset[tuple[str, str]]:
-        """The fields a method sets to an empty literal container (`self._listeners = []`), by
+        """The fields a method sets to an empty literal container (`self._listeners = []`), or to
+        one that makes its items as they are asked for (`defaultdict(list)`), by
         `_field_elements_key`."""
         return frozenset(
             _field_elements(self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
-            for cls, writes in self._self_field_writes.values()
+            for fid, (cls, writes) in self._self_field_writes.items()
             for write in writes
-            if write.value_empty
+            if write.value_empty or self._makes_its_items(fid, write)
         )
+
+    def _makes_its_items(self, fid: str, write: Write) -> bool:
+        call = self.call(fid, write.value_call) if write.value_call >= 0 else None
+        return call is not None and self.callee(fid, call) == Entity("external", "collections.defaultdict")
 
     def _field_elements_key(self, fid: str, qualname: str, target: Ref) -> tuple[str, str] | None:
         """Where the elements a method stores into `self.field` are indexed (`_field_elements` of
@@ -2193,18 +2198,20 @@ def _added_element(call: Call) -> Stored | None:
         return None
     container = callee.attrs[:-1]
     position = _ADDING_METHODS[callee.attrs[-1]]
-    if len(container) > 1 or container == ("[]",) or len(call.args) <= position:
+    # `listeners.append(f)`, or into an item of a field: `self._listeners[topic].append(f)`.
+    inner = container[1:] == ("[]",) and container[0] != "[]"
+    if (len(container) > 1 and not inner) or container == ("[]",) or len(call.args) <= position:
         return None
     arg = call.args[position]
     if arg.keyword or arg.kind not in ("ref", "call", "lambda"):
         return None
     return Stored(
-        Ref(callee.scope, callee.name, container),
+        Ref(callee.scope, callee.name, container[:1] if inner else container),
         element=True,
         value_ref=arg.ref,
         value_call=arg.call,
         value_function=arg.function,
-        keys=("",),
+        keys=("", "") if inner else ("",),
         pos=call.site.pos,
         block=call.block,
     )
