@@ -1345,7 +1345,7 @@ def _iterates_collection(iterable: cst.BaseExpression) -> bool:
     """False for literals and for range() of a count; `range(len(batch))` iterates the batch, as
     a literal that unpacks one does (`[*retry, *batch]`)."""
     if isinstance(iterable, _LITERALS):
-        return any(isinstance(element, cst.StarredElement) for element in iterable.elements)
+        return any(_unpacks_a_collection(element) for element in iterable.elements)
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         if iterable.func.value == "range":
             return any(
@@ -1355,6 +1355,17 @@ def _iterates_collection(iterable: cst.BaseExpression) -> bool:
                 for arg in iterable.args
             )
     return True
+
+
+def _unpacks_a_collection(element: cst.BaseElement) -> bool:
+    """`*batch` in a display: not `*range(3)` nor a module constant (`*BACKOFF`), a retry's values."""
+    if not isinstance(element, cst.StarredElement):
+        return False
+    value = element.value
+    if isinstance(value, cst.Call):
+        return _iterates_collection(value)
+    name = value.attr.value if isinstance(value, cst.Attribute) else value.value if isinstance(value, cst.Name) else ""
+    return not (name.isupper() or isinstance(value, _LITERALS))
 
 
 def _is_stub_body(body: cst.CSTNode) -> bool:

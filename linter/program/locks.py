@@ -137,7 +137,7 @@ class Locks:
                 # field's name (`contextlib.nullcontext()`, `open(path)`, `threading.Event()`); but
                 # one named as a lock (`filelock.FileLock`, `anyio.Lock`) may be: its kind is
                 # unknown and the field's name decides, as for an unseen constructor.
-                if callee.kind in ("class", "external") and not self.lock_name(callee.target.replace(":", ".")):
+                if _builds_no_lock(callee) and not self.lock_name(callee.target.replace(":", ".")):
                     built_otherwise.add(field)
                 continue
             if callee.target in _SEMAPHORES and not _count_is_one(call.args):
@@ -354,7 +354,8 @@ class Locks:
         acquired = {
             self.lock_of(entered, receiver)
             for call in self.symbols.function(entered).calls
-            if call.method == "acquire" and (receiver := receiver_path(call)) is not None
+            # A timed or non-blocking acquire may fail: the body may run without the lock.
+            if call.method == "acquire" and not call.args and (receiver := receiver_path(call)) is not None
         }
         return acquired.pop() if len(acquired) == 1 else None
 
@@ -572,6 +573,19 @@ def _iterations(function: FunctionFacts) -> dict[int, list[Bind]]:
         if call_id >= 0:
             result.setdefault(call_id, []).append(bind)
     return result
+
+
+def _builds_no_lock(callee: Entity) -> bool:
+    """A call of a project class, of an outside name spelt as a class (`threading.Event`), or of an
+    outside function known to make no lock (`contextlib.nullcontext()`, `open()`)."""
+    if callee.kind == "class":
+        return True
+    name = callee.target.rsplit(".", 1)[-1]
+    return callee.kind == "external" and (name[:1].isupper() or callee.target in _NO_LOCK_FUNCTIONS)
+
+
+# Outside functions that build an object that is no lock, whatever the field keeping it is named.
+_NO_LOCK_FUNCTIONS = frozenset({"contextlib.nullcontext", "open", "io.open", "builtins.open"})
 
 
 def _lock_of_condition(call: Call) -> Arg | None:

@@ -283,7 +283,7 @@ class Program:
         if java and attr == "this":
             return FieldId(field.owner, (MONITOR,))
         lock = self.locks.canonical(FieldId(self.symbols.defining_class(field.owner, attr), (attr,)))
-        if java and lock not in self.locks.constructed:
+        if java and not self.locks.is_lock(lock):
             return FieldId(lock.owner, (*lock.path, MONITOR))
         return lock
 

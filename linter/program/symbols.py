@@ -1170,22 +1170,9 @@ class Symbols:
         if call.callee is not None:
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
             found = self.path_values(fid, call.callee, depth, call.callee_keys, at)
-        elif (receiver := self.call(fid, call.receiver_call) if call.receiver_call >= 0 else None) is not None:
-            found = self._next_in_mros(fid, receiver, call.method)
         if not found:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         return found
-
-    def _next_in_mros(self, fid: str, receiver: Call, method: str) -> frozenset[Entity]:
-        """For `super().method()` in class C: the `method` after C in the MRO of C and of each of
-        its subclasses, as an instance of each runs it (cooperative multiple inheritance: in
-        `class Worker(LoggingCheck, EpochCheck)`, LoggingCheck's `super().accept()` runs EpochCheck's)."""
-        cls = self.super_class(fid, receiver)
-        if not cls:
-            return frozenset()
-        classes = (cls, *self.subclasses_seen_from(cls, fid))
-        found = (self.lookup_method(klass, method, after=cls) for klass in classes)
-        return frozenset(Entity("function", target) for target in found if target)
 
     def path_values(
         self, fid: str, ref: Ref, depth: int = 0, keys: tuple[str, ...] = (), at: Point | None = None
@@ -1729,8 +1716,13 @@ class Symbols:
         """What a classmethod returns, called on a subclass: an alternative constructor's `cls()`
         (`StrictConsumer.from_config(cfg)` with `from_config` defined in `Consumer`) builds the
         subclass."""
-        if self.function(called).kind != "classmethod" or call.callee is None or not call.callee.attrs:
+        function = self.function(called)
+        if function.kind != "classmethod" or call.callee is None or not call.callee.attrs:
             return returned
+        own = self.self_param(called)
+        made = [c for c in function.calls if c.flow.kind == "return" and c.callee == Ref(function.qualname, own)]
+        if not own or not made:
+            return returned  # `return Consumer()` builds the base whatever it is called on
         receiver = self.entity(fid, call.callee._replace(attrs=call.callee.attrs[:-1]))
         owner = self.class_of_function(called)
         if receiver.kind != "class" or receiver.target == owner or owner not in self.mro(receiver.target):
