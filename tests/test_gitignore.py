@@ -15,8 +15,9 @@ import pytest
 from epochlint.config import Config
 from epochlint.discovery import SourceFile, discover
 
-# Git's own configuration kept out: a user-wide excludes file is not the project's.
-_GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+# A user-wide excludes file is not the project's, so git is told to read none (an empty value); the
+# rest of the machine's git configuration stays, as some machines need it to run git at all.
+_NO_USER_EXCLUDES = ("-c", "core.excludesFile=")
 
 _IGNORE_FILES = {
     ".gitignore": "generated/\n*_pb2.py\n!keep_pb2.py\n/top_only.py\ndocs/**/conf.py\n# a comment\n\\#hash.py\n",
@@ -35,7 +36,9 @@ _SOURCES = [
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, env=_GIT_ENV, check=True, capture_output=True, text=True).stdout
+    result = subprocess.run(["git", *_NO_USER_EXCLUDES, *args], cwd=repo, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, f"git {' '.join(args)} failed: {result.stderr.strip()}"
+    return result.stdout
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -113,7 +116,6 @@ def _check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "epochlint", "check", "--no-cache", *args],
         cwd=cwd,
-        env=_GIT_ENV,
         capture_output=True,
         text=True,
         check=False,
@@ -204,7 +206,7 @@ def test_a_linked_worktree_reads_its_repositorys_info_exclude_as_git_does(tmp_pa
     main, linked = tmp_path / "main", tmp_path / "linked"
     main.mkdir()
     _git(main, "init", "-q")
-    identity = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
+    identity = ("-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgSign=false")
     _git(main, *identity, "commit", "-q", "--allow-empty", "-m", "start")
     _git(main, "worktree", "add", "-q", str(linked))
     (main / ".git" / "info").mkdir(exist_ok=True)
