@@ -344,27 +344,63 @@ class Locks:
         if region.kind not in ("with", "async_with"):
             return None
         entity = self.symbols.entity(fid, region.lock)
-        entered = next(
-            (method for name in ("__enter__", "__aenter__") if entity.kind == "instance"
-             and (method := self.symbols.lookup_method(entity.target, name))),
-            "",
-        )
+        entered = self._enter_method(entity.target) if entity.kind == "instance" else ""
         if not entered:
             return None
-        acquired = {
-            self.lock_of(entered, receiver)
-            for call in self.symbols.function(entered).calls
-            # A timed or non-blocking acquire may fail: the body may run without the lock.
-            if call.method == "acquire" and not call.args and (receiver := receiver_path(call)) is not None
-        }
+        acquired = {self.lock_of(entered, receiver) for receiver in self._acquired_in(entered)}
         return acquired.pop() if len(acquired) == 1 else None
 
+    def _enter_method(self, cid: str) -> str:
+        """The `__enter__` (or `__aenter__`) of class `cid`, or ""."""
+        return next(filter(None, (self.symbols.lookup_method(cid, name) for name in ("__enter__", "__aenter__"))), "")
+
+    def _acquired_in(self, fid: str) -> list[Ref]:
+        """What `fid` acquires by a plain `acquire()`: a timed or non-blocking acquire may fail, and
+        the body would run without the lock."""
+        return [
+            receiver
+            for call in self.symbols.function(fid).calls
+            if call.method == "acquire" and not call.args and (receiver := receiver_path(call)) is not None
+        ]
+
     def _lock_called(self, fid: str, call_id: int) -> FieldId | None:
-        """The lock that call `call_id` of `fid` returns (`with self._lock_for(tp):`), if any."""
+        """The lock that call `call_id` of `fid` returns (`with self._lock_for(tp):`) or gives to
+        the lock guard it builds (`with LockGuard(self._lock):`), if any."""
         call = self.symbols.call(fid, call_id)
         if call is None:
             return None
-        return self._lock_returned_by([target for target, _ in call_targets(self.symbols, fid, call)])
+        targets = call_targets(self.symbols, fid, call)
+        return self._lock_returned_by([target for target, _ in targets]) or self._lock_guarded(fid, call, targets)
+
+    def _lock_guarded(self, fid: str, call: Call, targets: list[tuple[str, Entity]]) -> FieldId | None:
+        """For `with LockGuard(self._lock):` building an object of a project class whose
+        `__enter__` acquires one lock: the lock this call gives the constructor parameter that lock
+        is kept from (`self._held = lock`), or else the lock it acquires."""
+        if len(targets) != 1 or targets[0][1].kind != "class":
+            return None
+        constructor, built = targets[0]
+        entered = self._enter_method(built.target)
+        acquired = self._acquired_in(entered) if entered else []
+        if len(acquired) != 1:
+            return None
+        kept = self.symbols.field(entered, acquired[0])
+        given = self._lock_given(fid, call, constructor, kept) if kept is not None else None
+        return given or self.lock_of(entered, acquired[0])
+
+    def _lock_given(self, fid: str, call: Call, constructor: str, kept: FieldId) -> FieldId | None:
+        """The lock that `call` in `fid` passes for the one parameter `constructor` stores in `kept`."""
+        init = self.symbols.function(constructor)
+        params = {
+            write.value_ref.name
+            for write in init.writes
+            if write.value_ref is not None
+            and not write.value_ref.attrs
+            and self.symbols.field(constructor, write.ref) == kept
+        }
+        if len(params) != 1:
+            return None
+        given = {self.lock_of(fid, arg.ref) for name, arg in bound_arguments(init, call) if name in params and arg.ref}
+        return given.pop() if len(given) == 1 else None
 
     def _lock_bound_to(self, fid: str, ref: Ref) -> FieldId | None:
         """The lock that every resolved call binds to a parameter of `fid` that `ref` names
