@@ -39,6 +39,8 @@ _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 # Methods that add their argument at this position to a container, with no key known.
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
+# By the kind of a write into a property's name, the accessor it runs.
+_PROPERTY_ACCESSORS = {"assign": "setter", "augassign": "setter", "delete": "deleter"}
 # Builtins whose result holds the elements of their first argument: a copy (`for cb in
 # list(self._callbacks)`), or an iterator over it.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
@@ -861,12 +863,11 @@ class Symbols:
 
     def property_write(self, fid: str, write: Write) -> str:
         """The setter that a store into a property's name runs in `fid` (`self.epoch = e`,
-        `self.epoch += 1`), or ""."""
-        if write.kind not in ("assign", "augassign"):
-            return ""
-        getter = self.property_read(fid, write.ref)
-        setter = f"{getter}<setter>" if getter else ""
-        return setter if setter in self.functions else ""
+        `self.epoch += 1`), or the deleter that `del self.epoch` runs; "" if none."""
+        accessor = _PROPERTY_ACCESSORS.get(write.kind)
+        getter = self.property_read(fid, write.ref) if accessor else ""
+        run = f"{getter}<{accessor}>" if getter else ""
+        return run if run in self.functions else ""
 
     @property
     def _property_names(self) -> frozenset[str]:
