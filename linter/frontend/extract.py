@@ -1202,7 +1202,8 @@ class FactsExtractor(FastVisitor):
         return False
 
     def _store_setattr(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
-        """`setattr(self, "_epoch", value)`, the name written out, is a store into `self._epoch`."""
+        """`setattr(self, "_epoch", value)`, the name written out, is a store into `self._epoch`
+        (a bump where the value is `self._epoch + 1`)."""
         if path != ("setattr", ()) or len(node.args) != 3 or any(arg.keyword or arg.star for arg in node.args):
             return
         holder, name, value = (arg.value for arg in node.args)
@@ -1212,7 +1213,8 @@ class FactsExtractor(FastVisitor):
             return
         value_call, value_ref = self._value_of(value)
         ref = self._ref(target[0], (*_strip_items(target[1]), written))
-        self._fn.writes.append(Write(ref, self._site(node), "assign", False, value_call, value_ref))
+        bump = _adds_to_field(self._code, value, f"{self._code(holder).strip()}.{written}")
+        self._fn.writes.append(Write(ref, self._site(node), "assign", bump, value_call, value_ref))
 
     def _store_update(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
         """`d.update({"a": f})` stores f at key "a" of `d`, as `d["a"] = f` would."""
