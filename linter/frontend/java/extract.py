@@ -355,6 +355,8 @@ class _Class:
     static_fields: set[str] = field(default_factory=set)
     field_types: dict[str, str] = field(default_factory=dict)
     updaters: dict[str, str] = field(default_factory=dict)
+    # A record's components, which its canonical constructor, written compact or not, stores.
+    components: list[Node] = field(default_factory=list)
 
 
 class _Extractor:
@@ -548,10 +550,10 @@ class _Extractor:
         qualname = f"{self._fn.qualname}.{name}" if in_function else f"{outer}.{name}" if outer else name
         self._defined_types.add(name)
         body = node.child_by_field_name("body")
-        cls = _Class(qualname, name)
+        components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
+        cls = _Class(qualname, name, components=components)
         members = _members(body)
         self._declare_fields(cls, members)
-        components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
         for component in components:
             component_type = self._type(component.child_by_field_name("type"))
             cls.field_types[_text(component.child_by_field_name("name"))] = component_type
@@ -614,15 +616,21 @@ class _Extractor:
                                 this_scope=qualname, visibility="public")
         self._stack.append(constructor)
         constructor.params = (Param(THIS), *(self._parameter(component) for component in components))
+        self._store_components(constructor, components)
+        self._stack.pop()
+        self.functions.append(constructor.freeze())
+        return made | {CONSTRUCTOR}
+
+    def _store_components(self, constructor: _Function, components: list[Node]) -> None:
+        """A canonical constructor's implicit `this.epoch = epoch` for each record component, as
+        its parameter stands at the constructor's end."""
+        qualname = constructor.qualname
         for component in components:
             name = _text(component.child_by_field_name("name"))
             site, field_ref = self._site(component), Ref(qualname, THIS, (name,))
             constructor.writes.append(Write(field_ref, site, "assign", False, -1, Ref(qualname, name)))
-            # `this.epoch = epoch`: the value flows into the field, as a written constructor's does.
+            # The value flows into the field, as in a constructor that writes the store out.
             constructor.accesses.append(Access(Ref(qualname, name), site, Flow(FLOW_ASSIGN, stores=(field_ref,))))
-        self._stack.pop()
-        self.functions.append(constructor.freeze())
-        return made | {CONSTRUCTOR}
 
     def _bases(self, node: Node) -> Iterator[str]:
         for child in node.named_children:
@@ -710,7 +718,9 @@ class _Extractor:
             stub_body=not is_constructor and _is_stub_body(body),
         )
         self._stack.append(function)
-        for param in _parameters(node.child_by_field_name("parameters")):
+        compact = node.type == "compact_constructor_declaration"
+        # A compact constructor takes the record's components as its parameters, without naming them.
+        for param in cls.components if compact else _parameters(node.child_by_field_name("parameters")):
             params.append(self._parameter(param))
         function.params = tuple(params)
         if body is not None:
@@ -721,6 +731,8 @@ class _Extractor:
             self._block(body.named_children)
             if region is not None:
                 function.region_stack.remove(region)
+        if compact:
+            self._store_components(function, cls.components)
         self._stack.pop()
         self.functions.append(function.freeze())
 
