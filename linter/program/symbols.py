@@ -1223,6 +1223,8 @@ class Symbols:
                 return self._global_values_all(entity.target, depth)
             if entity.kind == "function":
                 return self.decorated_values(entity.target, depth)
+            if entity.kind in ("unknown", "external"):
+                entity = self.root_entity(fid, ref, depth)  # Java: a nested class by its own name
             return frozenset({entity}) - {UNKNOWN}
         scope = function_id(module, ref.scope)
         if scope not in self.functions:
