@@ -283,9 +283,13 @@ def _is_new_empty(value: Node | None) -> bool:
 
 def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
     """An atomic store that increases the value from its own, as `F = F + k` does:
-    `epoch.set(epoch.get() + 1)`, `epoch.updateAndGet(e -> e + 1)`, `accumulateAndGet(1, Long::sum)`."""
+    `epoch.set(epoch.get() + 1)`, `epoch.updateAndGet(e -> e + 1)`, `accumulateAndGet(1, Long::sum)`,
+    and `epoch.compareAndSet(cur, cur + 1)`, which stores only over the value it expects."""
     if len(args) == 2 and method in ("accumulateAndGet", "getAndAccumulate"):
         return _text(args[1]).replace(" ", "") in ("Long::sum", "Integer::sum", "Math::addExact")
+    if len(args) == 2 and method in idioms.COMPARE_AND_SETS:
+        expected = _text(_unparenthesized(args[0]))
+        return _sum_of(_unparenthesized(args[1]), lambda left: _text(left) == expected)
     if len(args) != 1:
         return False
     value = _unparenthesized(args[0])

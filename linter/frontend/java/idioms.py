@@ -21,12 +21,18 @@ FIELD_UPDATER_TYPES = frozenset(
 )
 ATOMIC_NUMBER_TYPES = frozenset({"AtomicLong", "AtomicInteger"})
 ATOMIC_BUMPS = frozenset({"incrementAndGet", "getAndIncrement", "addAndGet", "getAndAdd"})
-ATOMIC_STORES = frozenset(
+# The stores that write only over the value they are given as expected.
+COMPARE_AND_SETS = frozenset(
     {
-        "set", "lazySet", "setRelease", "setPlain", "setOpaque", "getAndSet", "compareAndSet",
-        "weakCompareAndSet", "weakCompareAndSetPlain", "weakCompareAndSetVolatile", "compareAndExchange",
-        "decrementAndGet", "getAndDecrement", "updateAndGet", "getAndUpdate", "accumulateAndGet",
-        "getAndAccumulate",
+        "compareAndSet", "weakCompareAndSet", "weakCompareAndSetPlain", "weakCompareAndSetVolatile",
+        "weakCompareAndSetAcquire", "weakCompareAndSetRelease", "compareAndExchange",
+        "compareAndExchangeAcquire", "compareAndExchangeRelease",
+    }
+)
+ATOMIC_STORES = COMPARE_AND_SETS | frozenset(
+    {
+        "set", "lazySet", "setRelease", "setPlain", "setOpaque", "getAndSet", "decrementAndGet",
+        "getAndDecrement", "updateAndGet", "getAndUpdate", "accumulateAndGet", "getAndAccumulate",
     }
 )
 ATOMIC_LOADS = frozenset({"get", "getPlain", "getOpaque", "getAcquire", "longValue", "intValue"})
