@@ -40,6 +40,7 @@ _LOCK_CONSTRUCTORS = {
     "asyncio.BoundedSemaphore": NON_REENTRANT,
     "java.util.concurrent.locks.ReentrantLock": REENTRANT,
     "java.util.concurrent.locks.ReentrantReadWriteLock": REENTRANT,
+    "java.util.concurrent.locks.StampedLock": NON_REENTRANT,
     "java.util.concurrent.Semaphore": NON_REENTRANT,
 }
 _SEMAPHORES = frozenset(

@@ -793,9 +793,9 @@ class _Extractor:
         the end of a `try` whose `finally` unlocks L)."""
         opened: list[tuple[Ref, int]] = []
         for statement in statements:
-            released = _lock_statement(statement, *idioms.UNLOCK_METHODS)
+            released = _lock_statement(statement, *idioms.UNLOCK_METHODS) or self._stamp_given_back(statement)
             self._visit(statement)
-            acquired = _lock_statement(statement, *idioms.LOCK_METHODS)
+            acquired = _lock_statement(statement, *idioms.LOCK_METHODS) or self._stamp_taken(statement)
             refused = _acquired_unless(statement)
             if acquired is not None and (lock := self._lock_ref(acquired)) is not None:
                 region = self._open_region(lock, "acquire", statement, statement, extent_end=statements[-1])
@@ -823,10 +823,42 @@ class _Extractor:
             if child.type == "finally_clause":
                 block = child.named_children[-1]
                 for statement in block.named_children:
-                    released = _lock_statement(statement, *idioms.UNLOCK_METHODS)
+                    released = _lock_statement(statement, *idioms.UNLOCK_METHODS) or self._stamp_given_back(statement)
                     if released is not None:
                         return self._lock_ref(released)
         return None
+
+    def _stamp_taken(self, statement: Node) -> Node | None:
+        """The `StampedLock` field L of `long stamp = L.writeLock();` (or `stamp = L.readLock();`)."""
+        if statement.type == "local_variable_declaration":
+            declarators = statement.children_by_field_name("declarator")
+            value = declarators[-1].child_by_field_name("value") if len(declarators) == 1 else None
+        elif statement.type == "expression_statement" and statement.named_children[0].type == "assignment_expression":
+            value = statement.named_children[0].child_by_field_name("right")
+        else:
+            return None
+        return self._stamped_lock_called(value, idioms.STAMP_LOCK_METHODS, arguments=0)
+
+    def _stamp_given_back(self, statement: Node) -> Node | None:
+        """The `StampedLock` field L of `L.unlockWrite(stamp);` (or `unlockRead`, `unlock`)."""
+        if statement.type != "expression_statement" or not statement.named_children:
+            return None
+        return self._stamped_lock_called(statement.named_children[0], idioms.STAMP_UNLOCK_METHODS, arguments=1)
+
+    def _stamped_lock_called(self, call: Node | None, methods: frozenset[str], arguments: int) -> Node | None:
+        """The receiver of `call`, one of `methods` with that many arguments, where it is a field
+        declared a `StampedLock`."""
+        call = _unparenthesized(call) if call is not None else None
+        if call is None or call.type != "method_invocation" or _method_called(call) not in methods:
+            return None
+        receiver = call.child_by_field_name("object")
+        if receiver is None or len(call.child_by_field_name("arguments").named_children) != arguments:
+            return None
+        path = self._path(receiver)
+        stamped = path is not None and path.name == THIS and len(path.attrs) == 1 and any(
+            cls.field_types.get(path.attrs[0]) == idioms.STAMPED_LOCK for cls in self._class_stack
+        )
+        return receiver if stamped else None
 
     def _open_region(self, lock: Ref, kind: str, at: Node, extent: Node, extent_end: Node | None = None) -> int:
         region_id = self._new_id()

@@ -44,6 +44,11 @@ LOCK_METHODS = frozenset({"lock", "lockInterruptibly", "acquire", "acquireUninte
 UNLOCK_METHODS = frozenset({"unlock", "release"})
 TRY_LOCK_METHODS = frozenset({"tryLock", "tryAcquire"})
 READ_WRITE_VIEWS = frozenset({"readLock", "writeLock"})
+# A `StampedLock` is held from the stamp these return (`long stamp = L.writeLock();`) until the stamp
+# is given back (`L.unlockWrite(stamp);`). Its optimistic reads hold nothing.
+STAMPED_LOCK = "StampedLock"
+STAMP_LOCK_METHODS = frozenset({"writeLock", "readLock", "writeLockInterruptibly", "readLockInterruptibly"})
+STAMP_UNLOCK_METHODS = frozenset({"unlockWrite", "unlockRead", "unlock"})
 
 # The JDK classes whose meaning the analysis knows by their full names (locks), by package: a file
 # that imports the package whole (`import java.util.concurrent.locks.*;`) names them from there.
