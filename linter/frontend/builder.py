@@ -19,6 +19,7 @@ from epochlint.frontend.facts import (
     Loop,
     Param,
     Pos,
+    Ref,
     Region,
     Site,
     Stored,
@@ -93,6 +94,22 @@ class FunctionBuilder:
             self.comprehension_locals.add(local)
             scope[name] = local
         return local
+
+    def suspend_acquired(self, lock: Ref | None, suspended: list[tuple[int, int]]) -> None:
+        """A release in a nested block (`if x: L.release(); wait(); L.acquire()`) lets go of the
+        lock an enclosing block acquired, for the rest of the nested block: its region leaves the
+        stack, noted in `suspended` with its place there."""
+        acquired = {region.id for region in self.regions if region.kind == "acquire" and region.lock == lock}
+        for index in range(len(self.region_stack) - 1, -1, -1):
+            if self.region_stack[index] in acquired:
+                suspended.append((index, self.region_stack.pop(index)))
+                return
+
+    def resume(self, suspended: list[tuple[int, int]]) -> None:
+        """The end of the nested block has the lock held again, as the enclosing block's release
+        expects (a path that did not take it again left the block)."""
+        for index, region_id in reversed(suspended):
+            self.region_stack.insert(index, region_id)
 
     def freeze(self) -> FunctionFacts:
         return FunctionFacts(

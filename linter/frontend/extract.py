@@ -523,6 +523,7 @@ class FactsExtractor(FastVisitor):
     def _visit_statements(self, statements: object) -> None:
         """Visit a block, opening a held region at `L.acquire()` and closing it at `L.release()`."""
         opened: list[tuple[Ref, int]] = []
+        suspended: list[tuple[int, int]] = []
         for statement in statements:  # type: ignore[attr-defined]
             released = self._lock_call(statement, "release")
             self.walk(statement)
@@ -541,18 +542,21 @@ class FactsExtractor(FastVisitor):
                 region_id = self._open_region(tested[0], "try_acquire", tested[1], statements[-1])  # type: ignore[index]
                 opened.append((tested[0], region_id))
             elif released is not None:
-                self._close_region(opened, released[0])
+                self._close_region(opened, released[0], suspended)
             elif finally_release := self._finally_release(statement):
                 self._close_region(opened, finally_release)
         for _, region_id in reversed(opened):
             self._drop_region(region_id)
+        self._fn.resume(suspended)
 
     def _drop_region(self, region_id: int) -> None:
         # A release in a nested block may already have ended a tested acquire's region.
         if region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
 
-    def _close_region(self, opened: list[tuple[Ref, int]], lock_ref: Ref) -> None:
+    def _close_region(
+        self, opened: list[tuple[Ref, int]], lock_ref: Ref, suspended: list[tuple[int, int]] | None = None
+    ) -> None:
         for index in range(len(opened) - 1, -1, -1):
             if opened[index][0] == lock_ref:
                 self._drop_region(opened[index][1])
@@ -564,6 +568,8 @@ class FactsExtractor(FastVisitor):
             if region_id in tested:
                 self._fn.region_stack.remove(region_id)
                 return
+        if suspended is not None:
+            self._fn.suspend_acquired(lock_ref, suspended)
 
     def _open_region(
         self, lock_ref: Ref, kind: str, at: cst.CSTNode, extent: cst.CSTNode, call: int = -1

@@ -792,6 +792,7 @@ class _Extractor:
         """Visit a block, opening a held region at `L.lock()` and closing it at `L.unlock()` (or at
         the end of a `try` whose `finally` unlocks L)."""
         opened: list[tuple[Ref, int]] = []
+        suspended: list[tuple[int, int]] = []
         for statement in statements:
             released = _lock_statement(statement, *idioms.UNLOCK_METHODS) or self._stamp_given_back(statement)
             self._visit(statement)
@@ -805,11 +806,12 @@ class _Extractor:
                 region = self._open_region(lock, "try_acquire", refused[1], statement, extent_end=statements[-1])
                 opened.append((lock, region))
             elif released is not None:
-                self._close_region(opened, self._lock_ref(released))
+                self._close_region(opened, self._lock_ref(released), suspended)
             elif statement.type == "try_statement" and (unlocked := self._finally_unlock(statement)):
                 self._close_region(opened, unlocked)
         for _, region_id in reversed(opened):
             self._fn.region_stack.remove(region_id)
+        self._fn.resume(suspended)
 
     def _lock_ref(self, receiver: Node) -> Ref | None:
         receiver = _unparenthesized(receiver)
@@ -867,12 +869,16 @@ class _Extractor:
         self._fn.region_stack.append(region_id)
         return region_id
 
-    def _close_region(self, opened: list[tuple[Ref, int]], lock: Ref | None) -> None:
+    def _close_region(
+        self, opened: list[tuple[Ref, int]], lock: Ref | None, suspended: list[tuple[int, int]] | None = None
+    ) -> None:
         for index in range(len(opened) - 1, -1, -1):
             if opened[index][0] == lock:
                 self._fn.region_stack.remove(opened[index][1])
                 del opened[index]
                 return
+        if suspended is not None:
+            self._fn.suspend_acquired(lock, suspended)
 
     def _v_synchronized_statement(self, node: Node) -> None:
         target = _unparenthesized(node.named_children[0])
