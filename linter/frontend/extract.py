@@ -1454,7 +1454,7 @@ def _is_bump(code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression
         return False
     target_code = code(target).strip()
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
-        return target_code in (code(value.left).strip(), code(value.right).strip())
+        return any(_is_own_value(code, side, target, target_code) for side in (value.left, value.right))
     if isinstance(value, cst.Call):
         receiver = value.func.value if isinstance(value.func, cst.Attribute) else None
         copies_target = receiver is not None and code(receiver).strip() == target_code
@@ -1465,6 +1465,25 @@ def _is_bump(code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression
             arg.keyword is not None and _adds_to(code, arg.value, target_code) for arg in value.args
         )
     return False
+
+
+def _is_own_value(code: CodeOf, side: cst.BaseExpression, target: cst.BaseExpression, target_code: str) -> bool:
+    """Whether `side` reads the value the target holds: the target itself, or for an item
+    `F[k]`, `F.get(k, default)`."""
+    if code(side).strip() == target_code:
+        return True
+    if not (isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(side, cst.Call)):
+        return False
+    index = target.slice[0].slice
+    func = side.func
+    return (
+        isinstance(index, cst.Index)
+        and isinstance(func, cst.Attribute)
+        and func.attr.value == "get"
+        and bool(side.args)
+        and code(func.value).strip() == code(target.value).strip()
+        and code(side.args[0].value).strip() == code(index.value).strip()
+    )
 
 
 # Calls that copy their first argument with the keyword fields replaced.
