@@ -242,10 +242,15 @@ class Locks:
                 if value is None or value.attrs or value.scope != function.qualname or value.name not in params:
                     continue
                 field = self.symbols.field(fid, write.ref)
+                if field is None or field in self.constructed:
+                    continue
                 passed = self._locks_passed(fid, value.name)
-                if field is not None and field not in self.constructed and len(passed) == 1:
+                if len(passed) == 1:
                     lock = passed.pop()
                     self.constructed[field] = LockInfo(field, self.kind(lock), lock)
+                elif not passed and len(built := self._locks_built_for(fid, value.name)) == 1:
+                    # `Base(threading.Lock())`: a lock of the field's own, of that constructor's kind.
+                    self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[built.pop()])
 
     def _locks_passed(self, fid: str, param: str) -> set[FieldId]:
         """The locks bound to parameter `param` of `fid` at its resolved call sites and by the calls
@@ -260,6 +265,25 @@ class Locks:
                     lock = self.lock_of(caller, arg.ref) if arg.ref is not None else None
                     passed.add(lock)
         return set() if None in passed else passed  # type: ignore[return-value]
+
+    def _locks_built_for(self, fid: str, param: str) -> set[str]:
+        """The lock constructors whose new locks the resolved calls bind to parameter `param` of
+        `fid` (`Base(threading.Lock())`, or a local built so); none where a call binds anything
+        else (a semaphore too: its count is not followed here)."""
+        built: set[str] = set()
+        function = self.symbols.function(fid)
+        for caller, call, ahead in self._calls_binding(fid):
+            for name, arg in bound_arguments(function, call, ahead):
+                if name != param:
+                    continue
+                values = self.symbols.argument_values(caller, arg)
+                made = next(iter(values)) if len(values) == 1 else None
+                if made is None or made.kind != "external_instance" or made.target not in _LOCK_CONSTRUCTORS:
+                    return set()
+                if made.target in _SEMAPHORES:
+                    return set()
+                built.add(made.target)
+        return built
 
     def _calls_binding(self, fid: str) -> Iterator[tuple[str, Call, int]]:
         """The calls that bind `fid`'s parameters, each with its caller, the call as it binds them
