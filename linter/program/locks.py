@@ -69,6 +69,8 @@ class LockInfo:
 # How many accessors and helper parameters a lock is followed through, one inside the next: code
 # hands a lock down a few helpers, and each step costs Python frames (a chain of 400 would not fit).
 _MAX_LOCK_HOPS = 16
+# `functools.cached_property`, by the decorator's last name.
+_CACHED_PROPERTY = re.compile(r"(?:^|\.)cached_property$")
 # `contextlib.contextmanager` and `asynccontextmanager`, by the decorator's last name.
 _CONTEXT_MANAGERS = re.compile(r"(?:^|\.)(?:async)?contextmanager$")
 
@@ -195,6 +197,19 @@ class Locks:
                 call = self.symbols.call(fid, bind.value_call) if bind.value_call >= 0 else None
                 if call is not None and bind.kind == "assign":
                     yield fid, FieldId(owner, (bind.name,)), call, False
+            cached = self._cached_field(fid)
+            for call in function.calls if cached is not None else ():
+                if call.flow.kind == FLOW_RETURN and call.flow.call < 0:
+                    yield fid, cached, call, False
+
+    def _cached_field(self, fid: str) -> FieldId | None:
+        """For a `functools.cached_property` getter, the field of its name that keeps what it first
+        returns on each instance (`_lock` returning `threading.Lock()`); None for another function."""
+        function = self.symbols.function(fid)
+        if not any(_CACHED_PROPERTY.search(name) for name in function.decorators):
+            return None
+        owner = self.symbols.class_of_function(fid)
+        return FieldId(owner, (function.name,)) if owner else None
 
     def _class_of_body(self, fid: str) -> str:
         """The class whose body `fid` is, "" for any other function."""
@@ -348,7 +363,12 @@ class Locks:
         field = self.symbols.field(fid, ref, objects_only=False)
         if field is None:
             getter = self.symbols.property_read(fid, ref)
-            return self._lock_returned_by([getter]) if getter else self._lock_bound_to(fid, ref)
+            if not getter:
+                return self._lock_bound_to(fid, ref)
+            cached = self._cached_field(getter)
+            if cached is not None and cached in self.constructed:
+                return self.canonical(cached)
+            return self._lock_returned_by([getter])
         if not self.is_lock(field):
             return None
         return self.canonical(field)
