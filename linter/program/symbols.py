@@ -951,9 +951,14 @@ class Symbols:
         learnt, passed = self._parameter_types(scope, name)
         if learnt:
             # The class every call site passes refines an annotation naming it or one of its
-            # bases: one value, not two that disagree.
+            # bases, or an abstract one it implements without deriving from it (a `Protocol`):
+            # one value, not two that disagree.
             ancestry = self.mro(learnt)
-            candidates = {c for c in candidates if c.kind != "instance" or c.target not in ancestry}
+            candidates = {
+                c
+                for c in candidates
+                if c.kind != "instance" or c.target not in ancestry and c.target not in self._abstract_classes
+            }
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
         candidates.update(v for v in passed if v.kind != "instance")
