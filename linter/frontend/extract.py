@@ -1494,8 +1494,9 @@ def _copy_sets(
     code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression | None
 ) -> list[tuple[str, bool]]:
     """The fields a copy of the target sets, each with whether it bumps that field:
-    `replace(H, epoch=H.epoch + 1)`, `attrs.evolve(H, epoch=e)`, `H._replace(epoch=e)` assigned to `H`."""
-    if not isinstance(value, cst.Call) or not isinstance(target, cst.Attribute):
+    `replace(H, epoch=H.epoch + 1)`, `attrs.evolve(H, epoch=e)`, `H._replace(epoch=e)` assigned to `H`,
+    a field or a module-level name."""
+    if not isinstance(value, cst.Call) or not isinstance(target, (cst.Attribute, cst.Name)):
         return []
     target_code = code(target).strip()
     func = value.func
