@@ -51,7 +51,9 @@ def unlocked_caller_chain(program: Program, fid: str, locks: frozenset[FieldId])
     seen = {fid}
     while paths:
         callee, chain = paths.popleft()
-        sites = sorted(program.calls.sites_to.get(callee, ()), key=lambda s: (s.caller, s.pos))
+        # A constructor's call of a method of the object it builds runs before the object is shared.
+        called = (site for site in program.calls.sites_to.get(callee, ()) if not program.runs_while_built(site))
+        sites = sorted(called, key=lambda s: (s.caller, s.pos))
         if chain and (not sites or any(not site.inherits_locks for site in sites)):
             return chain
         for site in sites:

@@ -556,6 +556,13 @@ def _parameter_named(symbols: Symbols, module: str, ref: Ref) -> Parameter | Non
     return (value.scope, value.name)
 
 
+def runs_while_built(symbols: Symbols, site: CallSite) -> bool:
+    """Whether `site` is a constructor calling a method of the object it builds (`self.reset()` in
+    `__init__`): the callee runs there before the object is shared."""
+    caller = site.caller
+    return site.kind == CALL and symbols.is_constructor(caller) and symbols.calls_own_method(caller, site.call_id)
+
+
 def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:
     """The functions a call site runs (a class's constructor for a class), with what was called."""
     called = sorted(symbols.callees(fid, call), key=lambda e: (e.kind, e.target))

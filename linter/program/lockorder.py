@@ -503,27 +503,20 @@ class LockOrder:
         chain is building: the chain enters a constructor (`Sub()`), then goes on only through the
         constructors it calls and calls on `self` (`self.reset()`) to a clear of a field of
         `self`. That is an initial value, as the constructor's own clears are."""
-        entered = next((i for i, site in enumerate(chain) if self._is_constructor(site.callee)), -1)
+        entered = next((i for i, site in enumerate(chain) if self.symbols.is_constructor(site.callee)), -1)
         if entered < 0:
             return False
         onward = chain[entered + 1 :]
-        if not all(self._is_constructor(site.callee) or self._calls_on_self(site) for site in onward):
+        if not all(
+            self.symbols.is_constructor(site.callee) or self.symbols.calls_own_method(site.caller, site.call_id)
+            for site in onward
+        ):
             return False
         maker = chain[-1].callee
         function, own = self.symbols.function(maker), self.symbols.self_param(maker)
         cleared = [call.callee for call in function.calls if call.site == clear and call.callee is not None]
         cleared += [write.ref for write in function.writes if write.site == clear]
         return bool(cleared) and all(ref.name == own for ref in cleared)
-
-    def _is_constructor(self, fid: str) -> bool:
-        return self.symbols.function(fid).name in CONSTRUCTORS
-
-    def _calls_on_self(self, site: CallSite) -> bool:
-        """Whether `site` calls a method of its caller's `self` (`self.reset()`)."""
-        call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
-        callee = call.callee if call is not None else None
-        own = self.symbols.self_param(site.caller)
-        return callee is not None and bool(own) and callee.name == own and len(callee.attrs) == 1
 
     def _toward_maker(self, site: CallSite, kind: str) -> tuple[CallSite, ...]:
         """`site`, then the calls to the function making an event of `kind` that a breadth-first

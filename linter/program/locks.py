@@ -9,7 +9,7 @@ from functools import cached_property, partial
 from typing import TypeVar
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
-from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets
+from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets, runs_while_built
 from epochlint.frontend.java.idioms import READ_WRITE_VIEWS
 from epochlint.program.symbols import (
     Entity,
@@ -608,7 +608,13 @@ class Locks:
     def _entry_from_callers(
         self, fid: str, state: dict[str, frozenset[FieldId] | None]
     ) -> frozenset[FieldId] | None:
-        sites = [site for site in self.calls.sites_to.get(fid, []) if self.shapes_model(site.caller, site.callee)]
+        # A constructor's call of a method of the object it builds (`self.reset()`) runs before
+        # the object is shared: the locks held there say nothing of what the method needs.
+        sites = [
+            site
+            for site in self.calls.sites_to.get(fid, [])
+            if self.shapes_model(site.caller, site.callee) and not runs_while_built(self.symbols, site)
+        ]
         if not sites or any(not site.inherits_locks for site in sites):
             return frozenset()
         result: frozenset[FieldId] | None = None

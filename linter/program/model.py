@@ -27,7 +27,15 @@ from epochlint.frontend.facts import (
 )
 from epochlint.frontend.java import is_java
 from epochlint.program.budget import LimitReport, WorkBudget
-from epochlint.program.callgraph import ON_THE_SPOT, CallGraph, CallSite, Contexts, Passed, learn_bound_values
+from epochlint.program.callgraph import (
+    ON_THE_SPOT,
+    CallGraph,
+    CallSite,
+    Contexts,
+    Passed,
+    learn_bound_values,
+    runs_while_built,
+)
 from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
@@ -225,7 +233,21 @@ class Program:
             # Java's `static { epoch = 0; }`: its class's own static fields, as it is initialised.
             field = self.symbols.field(fid, write.ref)
             return field is not None and field.owner == self.symbols.class_of_function(fid)
-        return function.name in CONSTRUCTORS and write.ref.name == self.symbols.self_param(fid)
+        if write.ref.name != self.symbols.self_param(fid):
+            return False
+        return function.name in CONSTRUCTORS or self._run_only_while_built(fid)
+
+    def _run_only_while_built(self, fid: str) -> bool:
+        """Whether every call of `fid` that shapes the model is a constructor's call of a method of
+        the object it builds (`self._reset_state()` in `__init__` only): its stores into `self`
+        are initial values too."""
+        sites = [site for site in self.calls.sites_to.get(fid, ()) if self.shapes_model(site)]
+        return bool(sites) and all(self.runs_while_built(site) for site in sites)
+
+    def runs_while_built(self, site: CallSite) -> bool:
+        """Whether `site` is a constructor calling a method of the object it builds (`self.reset()`
+        in `__init__`): the callee runs there before the object is shared."""
+        return runs_while_built(self.symbols, site)
 
     def writes_of(self, field: FieldId) -> list[FieldWrite]:
         return [w for w in self.field_writes.get(field, []) if not w.initial]

@@ -317,6 +317,19 @@ class Symbols:
     def self_param(self, fid: str) -> str:
         return self._self_of[fid]
 
+    def is_constructor(self, fid: str) -> bool:
+        """Whether `fid` builds its `self` (`__init__`, a Java constructor): code that runs before
+        the object is shared."""
+        function = self.function(fid)
+        return function.name in CONSTRUCTORS and function.kind == "method"
+
+    def calls_own_method(self, fid: str, call_id: int) -> bool:
+        """Whether call `call_id` of `fid` calls a method of `fid`'s own `self` (`self.reset()`)."""
+        call = self.call(fid, call_id) if call_id >= 0 else None
+        callee = call.callee if call is not None else None
+        own = self.self_param(fid)
+        return callee is not None and bool(own) and callee.name == own and len(callee.attrs) == 1
+
     def learn_parameter_types(
         self, learnt: dict[tuple[str, str], str], values: dict[tuple[str, str], frozenset[Entity]]
     ) -> None:
