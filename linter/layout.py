@@ -117,7 +117,9 @@ def relayout(old: FileFacts, new: FileFacts, module: str) -> Relayout | None:
         # Only blank lines and comments changed: every code line moved whole (see `relocated`).
         lines = _new_lines(old.layout, new.layout)
         renamed = _renamed(old, new, module)
-        return None if renamed is None else Relayout(lambda point: (lines[point[0]], point[1]), renamed)
+        if renamed is None or not _declarations_moved(old, new, lines):
+            return None
+        return Relayout(lambda point: (lines[point[0]], point[1]), renamed)
     old_points: list[Point] = []
     new_points: list[Point] = []
     if _shape(old, old_points) != _shape(new, new_points):
@@ -126,6 +128,13 @@ def relayout(old: FileFacts, new: FileFacts, module: str) -> Relayout | None:
         return None
     renamed = _renamed(old, new, module)
     return None if renamed is None else Relayout(dict(zip(old_points, new_points)).__getitem__, renamed)
+
+
+def _declarations_moved(old: FileFacts, new: FileFacts, lines: Mapping[int, int]) -> bool:
+    """Whether the `guarded-by` comments of `new` are those of `old`, moved with their lines: they
+    are comments, yet the analysis reads them (a changed one is a change)."""
+    moved = tuple((lines.get(line, 0), lock) for line, lock in old.guard_declarations)
+    return moved == new.guard_declarations
 
 
 def _renamed(old: FileFacts, new: FileFacts, module: str) -> dict[str, str] | None:

@@ -225,6 +225,26 @@ def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monk
     assert analyses.count == 0
 
 
+def test_a_guard_declared_or_undeclared_by_a_comment_is_analysed_again(tmp_path: Path) -> None:
+    # A `guarded-by` comment is a comment, yet it decides the guard: adding, changing or removing
+    # one changes the findings, as a from-scratch run says.
+    consumer = tmp_path / "consumer.py"
+    consumer.write_text(
+        "import threading\n\n\nclass Consumer:\n    def __init__(self):\n        self._lock = threading.Lock()\n"
+        "        self._epoch = 0\n\n    def on_batch(self, batch):\n        for m in batch:\n"
+        "            if m.epoch >= self._epoch:\n                print(m)\n",
+        encoding="utf-8",
+    )
+    assert '"EPL001"' not in assert_as_from_scratch(tmp_path)
+    declared = "self._epoch = 0  # epochlint: guarded-by=_lock"
+    edited(consumer, lambda text: text.replace("self._epoch = 0", declared))
+    assert "guard `Consumer._lock`" in assert_as_from_scratch(tmp_path)
+    edited(consumer, lambda text: text.replace("guarded-by=_lock", "guarded-by=_state_lock"))
+    assert "guard `Consumer._state_lock`" in assert_as_from_scratch(tmp_path)
+    edited(consumer, lambda text: text.replace("  # epochlint: guarded-by=_state_lock", ""))
+    assert '"EPL001"' not in assert_as_from_scratch(tmp_path)
+
+
 def test_the_facts_of_versions_edited_away_are_deleted(project: Path) -> None:
     """An editor analyses an unsaved buffer again at each pause in typing: the facts of every
     version, as big as the whole file's, and what the text pass found in it must not pile up in
