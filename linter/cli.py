@@ -287,6 +287,15 @@ def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    stderr = sys.stderr
+    sys.stderr = _Diagnostics(stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
     _tolerate_unencodable_output()
     args = build_parser().parse_args(argv)
     if args.command != "server":  # the server speaks through pygls' own writer
@@ -341,18 +350,66 @@ def _report_stream() -> Iterator[TextIO]:
     except BrokenPipeError:
         raise
     except OSError as error:
+        _discard_stdout()
         raise UsageError(f"cannot write the report to stdout: {error.strerror or error}") from None
 
 
 def _reader_gone() -> int:
     """The reader of the output closed it (`| head`): stop quietly, with the status a shell gives
-    a command killed by SIGPIPE. What is left in stdout's buffer goes nowhere, or flushing it at
-    exit would fail again."""
+    a command killed by SIGPIPE."""
+    _discard_stdout()
+    return EXIT_READER_GONE
+
+
+def _discard_stdout() -> None:
+    """What is left in stdout's buffer after a write failed goes nowhere: flushing it at exit
+    would fail again, with a traceback and another exit status."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     with suppress(OSError, ValueError):  # a stdout without a descriptor has no buffer to lose
         os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    return EXIT_READER_GONE
+
+
+class _Diagnostics(io.TextIOBase):
+    """stderr, whose writes never fail: a warning or an error that cannot be shown (stderr closed,
+    or on a full disk) must not become a traceback, another exit status, or a line in the report
+    on stdout (where `print(file=None)` would put it)."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        super().__init__()
+        self._stream = stream
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self._stream, "errors", None)
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        with suppress(OSError, ValueError, AttributeError):
+            return bool(self._stream is not None and self._stream.isatty())
+        return False
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise io.UnsupportedOperation("stderr is closed")
+        return self._stream.fileno()
+
+    def write(self, text: str) -> int:
+        with suppress(OSError, ValueError, AttributeError):
+            if self._stream is not None:
+                self._stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        with suppress(OSError, ValueError, AttributeError):
+            if self._stream is not None:
+                self._stream.flush()
 
 
 def _innermost_frame(error: BaseException) -> str:

@@ -300,6 +300,51 @@ def test_a_report_to_a_closed_stdout_is_an_error(write_tree: WriteTree) -> None:
     assert (closed.returncode, closed.stderr) == (2, "epochlint: error: cannot write the report: stdout is closed\n")
 
 
+_FULL = Path("/dev/full")
+
+
+@pytest.mark.skipif(not _FULL.exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["check", "--output-format", "concise"], ["check", "--statistics"], ["rules"]])
+def test_a_report_to_a_full_disk_is_one_error_line_and_status_2(write_tree: WriteTree, command: list[str]) -> None:
+    # The report's bytes left in stdout's buffer are not flushed again at exit (a traceback, 120).
+    project = write_tree({CONSUMER: RACY_CONSUMER})
+    with _FULL.open("w") as full:
+        run = subprocess.run(
+            [sys.executable, "-m", "epochlint", *command],
+            cwd=project,
+            env=ENV,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    said = "epochlint: error: cannot write the report to stdout: No space left on device\n"
+    assert (run.returncode, run.stderr) == (2, said)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="closes the child's descriptor 2 before it starts")
+def test_a_check_with_stderr_closed_writes_its_report_and_status(write_tree: WriteTree) -> None:
+    project = write_tree({CONSUMER: RACY_CONSUMER})
+    run = subprocess.run(
+        [sys.executable, "-m", "epochlint", "check", "--output-format", "json"],
+        cwd=project,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert run.returncode == 1
+    assert [finding["code"] for finding in json.loads(run.stdout)["findings"]] == ["EPL001"]
+
+
+@pytest.mark.skipif(not _FULL.exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("--select", "EPL999"), ("missing.py",)])
+def test_a_usage_error_is_status_2_even_where_it_cannot_be_shown(write_tree: WriteTree, args: tuple[str, ...]) -> None:
+    project = write_tree({CONSUMER: RACY_CONSUMER})
+    with _FULL.open("w") as full:
+        run = subprocess.run([sys.executable, "-m", "epochlint", "check", *args], cwd=project, env=ENV, stderr=full)
+    assert run.returncode == 2
+
+
 def test_a_guard_declared_for_a_class_or_lock_no_file_names_is_warned_of(write_tree: WriteTree) -> None:
     """A misspelt class matches nothing and a lock nobody takes guards nothing: said on every run
     of the project, cached or not, never on a file checked alone (its project may hold them)."""
