@@ -584,7 +584,9 @@ def check(
     if jobs is None:
         start_load_sample()  # measured while the files are read, for the default number of processes
     held = in_memory or {}
-    sources, problems = discover(paths, config, in_memory=held.keys())
+    # With a buffer (stdin, an editor's), the folders walked are its project, which no one named:
+    # that exclude patterns leave out all of one is no news.
+    sources, problems = discover(paths, config, in_memory=held.keys(), warn_left_out=not held)
     held_files = held_in_memory(sources, held)
     unreadable = [SourceFile(config.root / p.rel, p.rel) for p in problems]
     names = unit_module_names([*sources, *unreadable], config.root)
