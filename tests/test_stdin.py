@@ -106,7 +106,8 @@ def test_force_exclude_leaves_out_a_buffer_the_configuration_excludes(write_tree
 def test_a_buffer_whose_every_neighbour_is_excluded_is_checked_without_a_warning(write_tree: WriteTree) -> None:
     # The folder walked for the buffer's project is no folder the user named: that the exclude
     # patterns leave out all of it is no news, and the buffer is checked.
-    root = write_tree({"generated/consumer.py": RACY_CONSUMER}, pyproject='[tool.epochlint]\nexclude = ["generated/"]\n')
+    excluded = '[tool.epochlint]\nexclude = ["generated/"]\n'
+    root = write_tree({"generated/consumer.py": RACY_CONSUMER}, pyproject=excluded)
     args = ("-", "--stdin-filename", "generated/consumer.py", "--output-format", "concise")
     result = check_stdin(root, RACY_CONSUMER, *args)
     assert (result.returncode, result.stderr) == (1, "")
