@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ContextManager, TypeVar, cast
 from epochlint.cache import FactsCache
 from epochlint.config import Config
 from epochlint.discovery import SourceFile
-from epochlint.fileio import read_regular_file
+from epochlint.fileio import over_size_limit, read_regular_file
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
 from epochlint.frontend.facts import FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
@@ -183,7 +183,7 @@ def _held_or_read(source: SourceFile, held: bytes | None, max_size: int) -> byte
     if held is None:
         return read_source(source, max_size)
     if len(held) > max_size:
-        return f"file is {len(held)} bytes, over the size limit of {max_size}"
+        return over_size_limit(len(held), max_size)
     return held
 
 

@@ -37,6 +37,11 @@ def path_missing(path: str | Path) -> bool:
     return False
 
 
+def over_size_limit(size: int, max_size: int) -> str:
+    """Why a file of `size` bytes is not read, naming the setting that raises the limit."""
+    return f"file is {size} bytes, over the size limit of {max_size} (the `max-file-size` setting)"
+
+
 def read_regular(descriptor: int, max_size: int) -> bytes | str:
     """The bytes of the regular file open as `descriptor`, or why they are not read (one line): not a
     regular file (a FIFO, a device), over `max_size`, or growing while read. Never more than the
@@ -47,7 +52,7 @@ def read_regular(descriptor: int, max_size: int) -> bytes | str:
     if not stat.S_ISREG(status.st_mode):
         return "not a regular file"
     if status.st_size > max_size:
-        return f"file is {status.st_size} bytes, over the size limit of {max_size}"
+        return over_size_limit(status.st_size, max_size)
     chunks: list[bytes] = []
     wanted = status.st_size + 1
     while wanted > 0:
