@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -16,6 +18,7 @@ from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RuleInfo, RunResult, console, github, gitlab, sarif
 from epochlint.report import json as json_format
 from epochlint.report.formats import FORMATS
+from epochlint.text import escaped_name
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
@@ -412,6 +415,15 @@ def test_sarif_uri_is_percent_encoded(project: Path, sarif_validator: Draft4Vali
     location = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "my%20dir/a%3Ab.py"
     assert list(sarif_validator.iter_errors(document)) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="names a file by an undecodable byte")
+def test_sarif_uri_of_a_name_no_encoding_decodes_holds_its_own_byte(project: Path) -> None:
+    # The report names the byte 0xE8 as `\\xe8`; code scanning opens the URI's bytes.
+    finding = Finding("EPL001", "n", "m", Location(escaped_name(os.fsdecode(b"pkg/bad_\xe8.py")), 1, 1, 1, 2))
+    _, document = sarif_document(make_result(project, (finding,)))
+    location = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "pkg/bad_%E8.py"
 
 
 def test_sarif_is_deterministic(full_result: RunResult) -> None:

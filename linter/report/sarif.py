@@ -10,6 +10,7 @@ from urllib.parse import quote
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RuleInfo, RunResult
 from epochlint.report.github import path_in_repository
+from epochlint.text import unescaped_name
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -88,8 +89,9 @@ def artifact_paths(findings: tuple[Finding, ...]) -> list[str]:
 
 
 def artifact_uri(name: str) -> dict[str, Any]:
-    # Percent-encode so that spaces or a `:` in a file name still make a valid relative URI.
-    return {"uri": quote(name, safe="/"), "uriBaseId": SRCROOT}
+    # Percent-encode so that spaces or a `:` in a file name still make a valid relative URI; the
+    # name's own bytes, not the escapes the report writes for a byte no encoding decodes.
+    return {"uri": quote(os.fsencode(unescaped_name(name)), safe="/"), "uriBaseId": SRCROOT}
 
 
 def artifact_location(path: str, artifacts: Artifacts) -> dict[str, Any]:
