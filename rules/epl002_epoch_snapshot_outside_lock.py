@@ -322,15 +322,18 @@ class Consumer:
         reads, _ = _frames(shown.path)
         if _held_at(program, reads, guards):
             how = f"under {guard}, but the held region ends before it is used"
+            # A later region of the guard may hold the use: the snapshot is no fresher for it.
+            used = f"`{name}` used in a decision after the region that read it ended"
         else:
             how = f"outside its guard {guard}"
+            used = f"`{name}` used in a decision; it was read without {guard}"
         message = (
             f"`{name}` keeps a snapshot of epoch field `{field.display()}` taken {how}; a writer "
             "(redeliver, seek) that runs between the snapshot and the decision is missed. Decide "
             f"with the live field while holding {guard}."
         )
         related = [
-            RelatedLocation(_location(program, use.path[-1]), f"`{name}` used in a decision without {guard}")
+            RelatedLocation(_location(program, use.path[-1]), used)
             for use in sorted(uses, key=lambda e: (program.rel_path(e.path[-1].fid), e.path[-1].site.pos))
         ]
         for write in program.writes_of(field):

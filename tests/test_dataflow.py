@@ -284,3 +284,12 @@ def test_a_snapshot_in_a_loop_epl001_does_not_run_for_is_epl002s() -> None:
     alone = run_check(FIXTURES / "EPL002", overrides={"select": ["EPL002"]})
     assert [f.code for f in both.findings if f.location.path.endswith(rel)] == ["EPL001"]
     assert [(f.code, f.location.line) for f in alone.findings if f.location.path.endswith(rel)] == [("EPL002", 18)]
+
+
+def test_a_snapshot_used_in_a_later_region_is_said_to_be_used_after_its_own_ended() -> None:
+    """The use's note says what is wrong with it: a later region of the guard may hold the use,
+    so "used without the lock" would be false there."""
+    result = run_check(FIXTURES / "EPL002" / "two_regions.py", overrides={"select": ["EPL002"]})
+    notes = [related.message for finding in result.findings for related in finding.related]
+    assert "`epoch` used in a decision after the region that read it ended" in notes
+    assert not [note for note in notes if "used in a decision without" in note]
