@@ -930,6 +930,18 @@ class _Frame:
                     yield target, self.analysis.instantiate(value, binding, enter, None)
             if ctx.callee.kind == "class":
                 yield from self._generated_init_stores(ctx)
+            yield from self._copy_stores(ctx)
+
+    def _copy_stores(self, ctx: CallContext) -> Iterator[tuple[FieldId, Value]]:
+        """What a copy of a record with fields replaced stores (`replace(state, epoch=e)`,
+        `state._replace(epoch=e)`): each keyword argument into the copy's field of its name."""
+        symbols = self.program.symbols
+        copied = symbols.copied_record(self.fid, ctx.call)
+        for name, value in ctx.args.items() if copied else ():
+            if value and not name.isdigit():
+                target = FieldId(symbols.defining_class(copied, name), (name,))
+                hop = Hop(self.fid, ctx.call.site, HOP_STORE, f"stored in `{target.display()}`")
+                yield target, {label: (*path, hop) for label, path in value.items()}
 
     def _generated_init_stores(self, ctx: CallContext) -> Iterator[tuple[FieldId, Value]]:
         """What a record class's generated `__init__` stores (`Checkpoint(offset, epoch)` of a

@@ -41,6 +41,9 @@ _CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
 # By the kind of a write into a property's name, the accessor it runs.
 _PROPERTY_ACCESSORS = {"assign": "setter", "augassign": "setter", "delete": "deleter"}
+# The functions that copy a record (a dataclass, an attrs class) with the keyword fields replaced.
+_RECORD_COPIER_NAMES = frozenset({"dataclasses.replace", "attrs.evolve", "attr.evolve", "copy.replace"})
+_RECORD_COPIERS = frozenset(name.rsplit(".", 1)[1] for name in _RECORD_COPIER_NAMES)
 # Builtins whose result holds the elements of their first argument: a copy (`for cb in
 # list(self._callbacks)`), or an iterator over it.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
@@ -1984,6 +1987,9 @@ class Symbols:
             # An element taken from a container the value flow follows: of the one class they agree on.
             taken_from = self.argument_values(fid, call.args[0], depth + 1)
             return self._element_instance(taken_from, self.call_values(fid, call, depth + 1))
+        copied = self.copied_record(fid, call, depth)
+        if copied:
+            return Entity("instance", copied)
         receiver = receiver_path(call)
         if callee.kind == "unknown" and call.method in _CONTAINER_ELEMENT_METHODS and receiver is not None:
             # `by_topic.get(topic)`, `self._partitions.pop()`: typed by the elements' one class alone.
@@ -1991,6 +1997,21 @@ class Symbols:
             # `get` resolved to every function in it grows the call graph past the work limits.
             return self._taken_element(fid, receiver, depth)
         return UNKNOWN
+
+    def copied_record(self, fid: str, call: Call, depth: int = 0) -> str:
+        """The project class of the record a call copies with some fields replaced
+        (`dataclasses.replace(state, epoch=e)`, `attrs.evolve(state, ...)`, `state._replace(...)`),
+        whose copy is of that class; "" for any other call."""
+        if call.method == "_replace" and (receiver := receiver_path(call)) is not None:
+            copied = self.entity(fid, receiver, depth + 1)
+        elif call.method in _RECORD_COPIERS and call.args and not call.args[0].keyword:
+            callee = self.callee(fid, call, depth)
+            if callee.kind != "external" or callee.target not in _RECORD_COPIER_NAMES:
+                return ""
+            copied = self._argument_entity(fid, call.args[0], depth + 1)
+        else:
+            return ""
+        return copied.target if copied.kind == "instance" else ""
 
     def _copy_result(self, fid: str, call: Call, depth: int) -> Entity:
         """`list(self._assignment.items())`, `sorted(self._states.values())`: a copy of what a call
