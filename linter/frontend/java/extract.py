@@ -273,12 +273,21 @@ def _is_stub_body(body: Node | None) -> bool:
 
 
 def _is_new_empty(value: Node | None) -> bool:
-    """`new LinkedBlockingQueue<>()`, `new ArrayList<>()`: a collection made without arguments is
-    empty, as Python's `[]` is (with one, it may copy another's items)."""
+    """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(1000)`: a collection made without
+    arguments, or with a capacity alone (a number, a constant, a fairness flag), is empty, as
+    Python's `[]` is (with another argument, it may copy another's items)."""
     if value is None or value.type != "object_creation_expression" or value.child_by_field_name("body"):
         return False
     arguments = value.child_by_field_name("arguments")
-    return arguments is not None and not arguments.named_children
+    return arguments is not None and all(_is_capacity(argument) for argument in arguments.named_children)
+
+
+def _is_capacity(argument: Node) -> bool:
+    """A number literal, a constant named in capitals, or `true`/`false`: no collection to copy."""
+    argument = _unparenthesized(argument)
+    if argument.type in ("decimal_integer_literal", "hex_integer_literal", "true", "false"):
+        return True
+    return argument.type == "identifier" and _is_constant(_text(argument))
 
 
 def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
@@ -1234,8 +1243,8 @@ class _Extractor:
             self._store(node, callee._replace(attrs=(*callee.attrs[:-1], "[]")), None, "assign", bump=False)
 
     def _or_else(self, node: Node, optional: Node, fallback: Node) -> bool:
-        """`cur.orElse(hist)`, `cur.orElseGet(() -> hist)`: Python's `cur or hist`, a choice of the
-        `Optional`'s value or the fallback (the seed's fallback when no current epoch is known).
+        """`cur.orElse(hist)`, `cur.orElseGet(() -> hist)`, `cur.or(() -> hist)`: Python's `cur or
+        hist`, a choice of the `Optional`'s value or the fallback (the seed's fallback when no current epoch is known).
         False for a supplier that is not a lambda of one expression: an ordinary call then."""
         fallback = _unparenthesized(fallback)
         if fallback.type == "lambda_expression":
@@ -1589,9 +1598,10 @@ def _walks_collection(node: Node) -> bool:
 _COLLECTION_WALK = re.compile(r"\.(?:size\(\)|length\b|iterator\(\))")
 
 
-# `Optional`'s tests of holding a value, and its value or a fallback.
+# `Optional`'s tests of holding a value, and its value or a fallback (`or` takes a supplier of
+# another `Optional`).
 _OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
-_OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet"})
+_OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet", "or"})
 
 
 def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
