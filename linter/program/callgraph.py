@@ -24,9 +24,16 @@ if TYPE_CHECKING:
     import networkx as nx
 
 # Builtins that call a function argument on the spot, once per element: batch loops.
-ITERATING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce"})
-# `batch.sort(key=f)` is a batch loop too, as is Java's `batch.stream().sorted(comparator)`.
-_ITERATING_METHODS = frozenset({"sort", "sorted"})
+ITERATING_BUILTINS = frozenset(
+    {
+        "map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce",
+        # Java's `Collections.max(batch, comparator)` and the like.
+        "java.util.Collections.max", "java.util.Collections.min", "java.util.Collections.sort",
+    }
+)
+# `batch.sort(key=f)` is a batch loop too, as are Java's `batch.stream().sorted(comparator)` and
+# `batch.stream().max(comparator)`.
+_ITERATING_METHODS = frozenset({"sort", "sorted", "max", "min"})
 # Calls that run a function argument on the spot but are not batch loops.
 _ON_THE_SPOT_METHODS = frozenset({"wait_for"})
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).

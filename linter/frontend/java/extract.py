@@ -1365,6 +1365,9 @@ class _Extractor:
         """`batch.forEach(m -> ...)`, `batch.stream().filter(...)`: a batch loop at the call whose body
         is the function argument, run once per element with the caller's locks."""
         functions = [a for a in args if _unparenthesized(a).type in ("lambda_expression", "method_reference")]
+        if method == "reduce" and len(args) == 3:
+            # `reduce(identity, accumulator, combiner)`: the combiner joins partial results, not elements.
+            functions = functions[:1] if functions and functions[0] is args[1] else []
         if len(functions) != 1:
             return False
         self._with_flow(obj, Flow(FLOW_ITER))
