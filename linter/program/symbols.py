@@ -565,10 +565,27 @@ class Symbols:
         mro = self.mro(cid)
         if self._private_to_class(cid, attr):
             return next((klass for klass in mro if attr in self._class_fields.get(klass, ())), cid)
+        outer = self._java_enclosing_declarer(cid, attr)
+        if outer:
+            return self.defining_class(outer, attr)
         own = next((klass for klass in reversed(mro) if attr in self._class_fields.get(klass, ())), cid)
         if own != cid:
             return own
         return self._host_class(cid, attr) or cid
+
+    def _java_enclosing_declarer(self, cid: str, attr: str) -> str:
+        """In Java, for a field an inner class uses by its name but neither it nor its bases
+        declare: the class around it whose own or inherited declaration the name finds (a field of
+        the enclosing instance); "" otherwise."""
+        found = self.classes.get(cid)
+        if found is None or not is_java(found[0].rel) or self._declares(cid, attr):
+            return ""
+        around = (klass for klass in _enclosing_classes(cid) if klass != cid and klass in self.classes)
+        return next((klass for klass in around if self._declares(klass, attr)), "")
+
+    def _declares(self, cid: str, attr: str) -> bool:
+        """Whether class `cid` or one of its bases declares field `attr` (Java's declarations)."""
+        return any(attr in self.classes[klass][1].attributes for klass in self.mro(cid) if klass in self.classes)
 
     def _host_class(self, cid: str, attr: str) -> str:
         """For a mixin that uses `attr` without defining it in its own `__init__` (nor its bases
