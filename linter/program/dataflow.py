@@ -447,9 +447,13 @@ class DataFlow:
         return found
 
     def _entry_site(self, outer: str, nested: str) -> Site | None:
-        """Where `outer` hands on or calls its nested function `nested` first, by position."""
+        """Where `outer` hands on or calls its nested function `nested` first, by position; where
+        it defines it, for one it neither calls nor hands on (returned, or kept: it runs later)."""
         sites = [site.site for site in self.program.calls.sites_from.get(outer, ()) if site.callee == nested]
-        return min(sites, key=lambda site: site.pos) if sites else None
+        if sites:
+            return min(sites, key=lambda site: site.pos)
+        defined = self.program.symbols.function(nested)
+        return Site(defined.pos) if defined.parent == self.program.symbols.function(outer).qualname else None
 
     @cached_property
     def closures(self) -> dict[str, tuple[set[str], set[str]]]:
