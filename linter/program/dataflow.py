@@ -318,7 +318,7 @@ def _build_index(program: Program, fid: str) -> _Index:
     for kind, number, site, flow, pos in raw:
         dests = _choice_part(function.choices, kind, number, flow, pos)
         if dests is None:
-            dests = _flow_dests(flow, function.qualname)
+            dests = _flow_dests(flow, function.qualname) + _walrus_tested(function.choices, flow, pos)
         index.producers.append(_Producer(kind, number, site, flow, dests))
     for position, producer in enumerate(index.producers):
         for dest in producer.dests:
@@ -360,6 +360,19 @@ def _choice_part(
             if within(pos, part_pos) and (best is None or key < best[0]):
                 best = (key, ("part", position, part))
     return (best[1],) if best is not None else None
+
+
+def _walrus_tested(choices: tuple[Choice, ...], flow: Flow, pos: Pos) -> tuple[Dest, ...]:
+    """A value assigned inside a conditional expression's test, by a walrus (`cur if (cur := f())
+    is not None else hist`), is also what the test tests, as it is without the walrus."""
+    if flow.kind != FLOW_ASSIGN or not flow.targets:
+        return ()
+    tested = [
+        (_inner_first(choice.pos), position)
+        for position, choice in enumerate(choices)
+        if choice.kind == "if" and within(pos, choice.parts[0])
+    ]
+    return (("part", min(tested)[1], 0),) if tested else ()
 
 
 def _flow_dests(flow: Flow, qualname: str) -> tuple[Dest, ...]:
