@@ -27,7 +27,7 @@ class RunResult:
     rules: tuple[RuleInfo, ...]
     files_analysed: int
     tool_version: str
-    # Baseline entries that no longer match any finding (fixed since the baseline was written).
+    # Baseline entries that no longer match any finding (fixed, or suppressed, since it was written).
     stale_baseline: int = 0
     # Findings the baseline hid (`--baseline`).
     baseline_hidden: int = 0

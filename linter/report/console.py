@@ -234,4 +234,4 @@ def stale_baseline_message(count: int) -> str:
     entries = "1 baseline entry no longer matches" if count == 1 else (
         f"{count} baseline entries no longer match"
     )
-    return f"{entries} any finding (fixed since the baseline was written); re-write the baseline."
+    return f"{entries} any finding (fixed, or suppressed, since the baseline was written); re-write the baseline."
