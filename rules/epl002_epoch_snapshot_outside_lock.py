@@ -37,7 +37,11 @@ SNAPSHOT = "snapshot"
 DECISION = "decision"
 
 # Builtins whose result is computed from their arguments: they carry an epoch along.
-_CARRYING_BUILTINS = frozenset({"int", "float", "abs", "max", "min", "round", "bool", "all", "any", "sum"})
+_CARRYING_BUILTINS = frozenset(
+    {"int", "float", "abs", "max", "min", "round", "bool", "all", "any", "sum", "dict", "list", "tuple", "sorted"}
+)
+# A container's methods that give what it holds: an item, a copy, or a view of its values.
+_CARRYING_METHODS = frozenset({"get", "pop", "setdefault", "copy", "values", "items"})
 
 # A place in one frame: a function and a site in it.
 Frame = tuple[str, Site]
@@ -67,12 +71,12 @@ class EpochSnapshots(Domain):
     def call_value(self, ctx: CallContext) -> Value:
         """Values returned by project functions other than accessors carry no read (the domain
         drops decided reads at returns); unknown calls carry nothing, but for builtins that
-        compute from their arguments and containers' getters."""
+        compute from their arguments (or copy them) and containers' getters, copies and views."""
         if ctx.resolved is not None:
             return ctx.resolved
         if ctx.callee.kind == "external" and ctx.callee.target in _CARRYING_BUILTINS:
             return ctx.all_args()
-        if ctx.call.method in ("get", "pop", "setdefault") and ctx.call.callee is not None:
+        if ctx.call.method in _CARRYING_METHODS and ctx.call.callee is not None:
             return ctx.receiver
         return EMPTY
 
