@@ -25,7 +25,8 @@ region of it (a `with`, an `acquire()`/`release()` pair, or a lock decorator suc
 and locks of unknown kind are never reported; hand-offs (`submit`, `Thread(target=...)`,
 callbacks, `create_task`) run later and elsewhere, so they never count. A non-blocking or timed
 acquire whose result is tested (`if L.acquire(blocking=False):`) never waits, so it is never the
-inner acquisition; and code that runs only where such an acquire of L succeeded cannot be reached
+inner acquisition (one tested that waits as long as it takes, `if L.acquire():`, is one like any
+other); and code that runs only where such an acquire of L succeeded cannot be reached
 by a thread that already holds L (the test fails for it), so chains through it do not count.
 The locks of a container (`self._locks[tp] = threading.Lock()`) are one element lock: taking
 `self._locks[b]` while holding `self._locks[a]` may take another lock, so it is never reported.

@@ -23,15 +23,15 @@ class LockOrderInversion(Rule):
     summary = "Locks are acquired in opposite orders on different paths: two threads can deadlock."
     what = """
 The lock-order graph has an edge L1 -> L2 wherever L2 is acquired while L1 is held, in one function
-or through any chain of resolved calls (hand-offs add no edge). A cycle in it (L1 -> L2 on one
-path, L2 -> L1 on another, or a longer ring) is reported once per group of locks that reach each
-other, at one of the acquisitions that make the group's edges; the others are related locations.
-Reentrant or not makes no difference. A non-blocking or timed acquire whose result is tested never
-waits for its lock, so it makes no edge (trying the second lock is the classic way out of a
-cycle), and neither does taking a reentrant lock that the path already holds (it waits for
-nothing). The locks of a container (`self._locks[tp]`) are one element lock whose instances the
-graph cannot tell apart: it is never part of a reported cycle. Taking the same lock twice is
-EPL008's business, not this rule's.
+or through any chain of resolved calls (hand-offs add no edge). A cycle in it (L1 -> L2 on one path,
+L2 -> L1 on another, or a longer ring) is reported once per group of locks that reach each other, at
+one of the acquisitions that make the group's edges; the others are related locations. Reentrant or
+not makes no difference. A non-blocking or timed acquire whose result is tested never waits for its
+lock, so it makes no edge (trying the second lock is the classic way out of a cycle; `if
+L.acquire():`, which waits as long as it takes, makes one), and neither does taking a reentrant lock
+that the path already holds (it waits for nothing). The locks of a container (`self._locks[tp]`) are
+one element lock whose instances the graph cannot tell apart: it is never part of a reported cycle.
+Taking the same lock twice is EPL008's business, not this rule's.
 """
     why = """
 A thread that holds L1 and waits for L2, while another holds L2 and waits for L1, waits forever.

@@ -539,7 +539,7 @@ class FactsExtractor(FastVisitor):
                 opened.append((entered[0], region_id))
             elif (tested := self._acquired_unless(statement)) is not None:
                 # `if not L.acquire(timeout=1): return`: what follows runs holding L.
-                region_id = self._open_region(tested[0], "try_acquire", tested[1], statements[-1])  # type: ignore[index]
+                region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], statements[-1])  # type: ignore[index]
                 opened.append((tested[0], region_id))
             elif released is not None:
                 self._close_region(opened, released[0], suspended)
@@ -615,7 +615,7 @@ class FactsExtractor(FastVisitor):
         """`L.acquire(...)` as an `if` test, alone or as an operand of an `and` chain."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._tested_acquire(test.left) or self._tested_acquire(test.right)
-        return self._lock_method_call(test, "acquire")
+        return self._lock_method_call(test.expression if isinstance(test, cst.Await) else test, "acquire")
 
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
         """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
@@ -650,7 +650,8 @@ class FactsExtractor(FastVisitor):
             last = last.body[-1] if last.body else None
         if not isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
             return None
-        return self._lock_method_call(test.expression, "acquire")
+        tested = test.expression
+        return self._lock_method_call(tested.expression if isinstance(tested, cst.Await) else tested, "acquire")
 
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:
@@ -693,7 +694,7 @@ class FactsExtractor(FastVisitor):
         tested = self._tested_acquire(node.test)
         region_id = None
         if tested is not None:
-            region_id = self._open_region(tested[0], "try_acquire", tested[1], node.body)
+            region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], node.body)
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
@@ -1661,6 +1662,32 @@ def _present_arm(test: cst.BaseExpression) -> int:
             if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
                 return 1
     return 0
+
+
+def _acquire_kind(call: cst.Call) -> str:
+    """The kind of the region a tested `L.acquire(...)` opens: "try_acquire" for one that gives up
+    (`acquire(False)`, `acquire(blocking=False)`, `acquire(timeout=1)`), "acquire" for one that
+    waits for the lock as long as it takes (`acquire()`, `await L.acquire()`): a wait that can
+    deadlock, as an untested acquire's can."""
+    for position, arg in enumerate(call.args):
+        named = arg.keyword.value if arg.keyword is not None else ("blocking", "timeout")[min(position, 1)]
+        if named == "blocking" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+            return "try_acquire"
+        if named == "timeout" and not _is_no_timeout(arg.value):
+            return "try_acquire"
+    return "acquire"
+
+
+def _is_no_timeout(value: cst.BaseExpression) -> bool:
+    """`-1` or `None`: the timeouts that wait for ever."""
+    if isinstance(value, cst.Name):
+        return value.value == "None"
+    return (
+        isinstance(value, cst.UnaryOperation)
+        and isinstance(value.operator, cst.Minus)
+        and isinstance(value.expression, cst.Integer)
+        and value.expression.value == "1"
+    )
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
