@@ -170,6 +170,20 @@ def batch_loops_with_lambdas(loops: int) -> Files:
     return {"loops.py": CONSUMER + "\n" + method}
 
 
+def guarded_writes_and_loops(count: int) -> Files:
+    # `count` methods bump one epoch under its lock and `count` batch loops read it without: every
+    # EPL001 finding relates every guarded write (the report grows as count squared, the work to
+    # find the writes need not).
+    methods = "".join(
+        f"    def bump{i}(self):\n        with self._lock:\n            self._epoch += 1\n\n"
+        f"    def loop{i}(self, batch):\n        for m in batch:\n            if m.epoch == self._epoch:\n"
+        "                print(m)\n\n"
+        for i in range(count)
+    )
+    prelude = "import threading\n\n\nclass Writers:\n    def __init__(self):\n        self._lock = threading.Lock()\n"
+    return {"writers.py": f"{prelude}        self._epoch = 0\n\n{methods}"}
+
+
 def with_items(items: int) -> Files:
     names = ", ".join(f"a{i}" for i in range(items))
     return {"withs.py": f"def f({names}):\n    with {names}:\n        pass\n"}
@@ -217,6 +231,7 @@ INPUTS = (
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),
+    Input("guarded_writes_and_loops", guarded_writes_and_loops, (150, 300, 600), "writes and loops"),
     Input("with_items", with_items, (1250, 2500, 5000), "items"),
     Input("module_globals", module_globals, (25_000, 50_000, 100_000), "globals"),
     Input("consumer_classes", consumer_classes, (12_500, 25_000, 50_000), "lines"),

@@ -202,8 +202,12 @@ class Consumer:
     )
 
     def check(self, program: Program) -> Iterable[Finding]:
+        # Each field's guarded writes, once: every finding of the field relates them all.
+        guarded_writes: dict[tuple[FieldId, frozenset[FieldId]], list[RelatedLocation]] = {}
         for loop, field, guards, reads in self.reported(program):
-            yield self._finding(program, loop, field, guards, reads)
+            if (field, guards) not in guarded_writes:
+                guarded_writes[field, guards] = _guarded_writes(program, field, guards)
+            yield self._finding(program, loop, field, guards, reads, guarded_writes[field, guards])
 
     def reported(self, program: Program) -> Iterator[ReportedLoop]:
         """Each (loop, field) this rule reports, with the field's guards and the unprotected reads."""
@@ -252,6 +256,7 @@ class Consumer:
         field: FieldId,
         guards: frozenset[FieldId],
         reads: list[ReachedRead],
+        guarded_writes: list[RelatedLocation],
     ) -> Finding:
         guard = " or ".join(f"`{lock.display()}`" for lock in sorted(guards))
         first = min(reads, key=lambda r: (len(r.steps), r.site.pos))
@@ -272,15 +277,7 @@ class Consumer:
             )
             for read in sorted(reads, key=lambda r: (program.rel_path(r.function), r.site.pos))
         ]
-        for write in program.writes_of(field):
-            held = program.locks.held(write.function, write.write.site)
-            if held & guards:
-                related.append(
-                    RelatedLocation(
-                        program.location(write.function, write.write.site.pos),
-                        f"guarded write of `{field.display()}`",
-                    )
-                )
+        related.extend(guarded_writes)
         return Finding(
             code=self.code,
             name=self.name,
@@ -292,6 +289,15 @@ class Consumer:
             fingerprint_key=field.display(),
             fix=_guard_to_hold(program, loop, guards),
         )
+
+
+def _guarded_writes(program: Program, field: FieldId, guards: frozenset[FieldId]) -> list[RelatedLocation]:
+    """The related locations of the writes of `field` that hold one of its `guards`."""
+    return [
+        RelatedLocation(program.location(write.function, write.write.site.pos), f"guarded write of `{field.display()}`")
+        for write in program.writes_of(field)
+        if program.locks.held(write.function, write.write.site) & guards
+    ]
 
 
 def _chain(program: Program, loop: BatchLoop, read: ReachedRead) -> Iterator[ChainStep]:
