@@ -62,3 +62,12 @@ def unlocked_caller_chain(program: Program, fid: str, locks: frozenset[FieldId])
                 seen.add(site.caller)
                 paths.append((site.caller, (site, *chain)))
     return ()
+
+
+def guarded_write_locations(program: Program, field: FieldId, guards: frozenset[FieldId]) -> list[RelatedLocation]:
+    """The related locations of the writes of `field` that hold one of its `guards`."""
+    return [
+        RelatedLocation(program.location(write.function, write.write.site.pos), f"guarded write of `{field.display()}`")
+        for write in program.writes_of(field)
+        if program.locks.held(write.function, write.write.site) & guards
+    ]

@@ -12,6 +12,7 @@ from epochlint.program.locks import REENTRANT
 from epochlint.program.model import BatchLoop, Program, ReachedRead
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 from epochlint.rules.base import Example, Rule
+from epochlint.rules.chains import guarded_write_locations
 
 
 class ReportedLoop(NamedTuple):
@@ -206,7 +207,7 @@ class Consumer:
         guarded_writes: dict[tuple[FieldId, frozenset[FieldId]], list[RelatedLocation]] = {}
         for loop, field, guards, reads in self.reported(program):
             if (field, guards) not in guarded_writes:
-                guarded_writes[field, guards] = _guarded_writes(program, field, guards)
+                guarded_writes[field, guards] = guarded_write_locations(program, field, guards)
             yield self._finding(program, loop, field, guards, reads, guarded_writes[field, guards])
 
     def reported(self, program: Program) -> Iterator[ReportedLoop]:
@@ -289,15 +290,6 @@ class Consumer:
             fingerprint_key=field.display(),
             fix=_guard_to_hold(program, loop, guards),
         )
-
-
-def _guarded_writes(program: Program, field: FieldId, guards: frozenset[FieldId]) -> list[RelatedLocation]:
-    """The related locations of the writes of `field` that hold one of its `guards`."""
-    return [
-        RelatedLocation(program.location(write.function, write.write.site.pos), f"guarded write of `{field.display()}`")
-        for write in program.writes_of(field)
-        if program.locks.held(write.function, write.write.site) & guards
-    ]
 
 
 def _chain(program: Program, loop: BatchLoop, read: ReachedRead) -> Iterator[ChainStep]:

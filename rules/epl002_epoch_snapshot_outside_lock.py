@@ -26,7 +26,7 @@ from epochlint.program.dataflow import (
 from epochlint.program.model import Program
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 from epochlint.rules.base import Example, Rule
-from epochlint.rules.chains import unique
+from epochlint.rules.chains import guarded_write_locations, unique
 from epochlint.rules.epl001_unlocked_epoch_read_in_batch_loop import UnlockedEpochReadInBatchLoop
 
 # A read of a guarded epoch field, as read; once compared, a decision about it (`ok = m.e >= e`).
@@ -340,11 +340,7 @@ class Consumer:
             RelatedLocation(_location(program, use.path[-1]), used)
             for use in sorted(uses, key=lambda e: (program.rel_path(e.path[-1].fid), e.path[-1].site.pos))
         ]
-        for write in program.writes_of(field):
-            if program.locks.held(write.function, write.write.site) & guards:
-                related.append(
-                    RelatedLocation(program.location(write.function, write.write.site.pos), f"guarded write of `{field.display()}`")
-                )
+        related.extend(guarded_write_locations(program, field, guards))
         return Finding(
             code=self.code,
             name=self.name,
