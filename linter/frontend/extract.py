@@ -1206,7 +1206,26 @@ class FactsExtractor(FastVisitor):
         )
         self._store_update(path, node)
         self._store_setattr(path, node)
+        self._read_getattr(path, node, flow)
         return False
+
+    def _read_getattr(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call, flow: Flow) -> None:
+        """`getattr(self, "_epoch")` (with or without a default), the name written out, reads
+        `self._epoch` where the call's value goes, as `setattr` with the name written out stores."""
+        if path != ("getattr", ()) or len(node.args) not in (2, 3) or any(arg.keyword or arg.star for arg in node.args):
+            return
+        ref = self._attribute_named(node.args[0].value, node.args[1].value)
+        if ref is not None:
+            self._fn.accesses.append(Access(ref, self._site(node), flow))
+
+    def _attribute_named(self, holder: cst.BaseExpression, name: cst.BaseExpression) -> Ref | None:
+        """`holder.name` for `getattr(holder, "name")` or `setattr(holder, "name", v)` with the
+        name written out; None for any other name, or a holder that is no name path."""
+        written = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        target = field_path(holder)
+        if not isinstance(written, str) or not written.isidentifier() or target is None:
+            return None
+        return self._ref(target[0], (*_strip_items(target[1]), written))
 
     def _store_setattr(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
         """`setattr(self, "_epoch", value)`, the name written out, is a store into `self._epoch`
@@ -1214,13 +1233,11 @@ class FactsExtractor(FastVisitor):
         if path != ("setattr", ()) or len(node.args) != 3 or any(arg.keyword or arg.star for arg in node.args):
             return
         holder, name, value = (arg.value for arg in node.args)
-        written = name.evaluated_value if isinstance(name, cst.SimpleString) else None
-        target = field_path(holder)
-        if not isinstance(written, str) or not written.isidentifier() or target is None:
+        ref = self._attribute_named(holder, name)
+        if ref is None:
             return
         value_call, value_ref = self._value_of(value)
-        ref = self._ref(target[0], (*_strip_items(target[1]), written))
-        bump = _adds_to_field(self._code, value, f"{self._code(holder).strip()}.{written}")
+        bump = _adds_to_field(self._code, value, f"{self._code(holder).strip()}.{ref.attrs[-1]}")
         self._fn.writes.append(Write(ref, self._site(node), "assign", bump, value_call, value_ref))
 
     def _store_update(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
