@@ -253,7 +253,8 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         action="store_true",
         help="analyse the whole project (the configuration's root) and report only the findings that "
         "involve the given files (for pre-commit, which passes the changed files); files of several "
-        "projects: each project in turn, in one report naming files from the current folder",
+        "projects: each project in turn, in one report naming files from the current folder (console, "
+        "concise or github output, without a baseline)",
     )
     baseline = check.add_mutually_exclusive_group()
     baseline.add_argument(
@@ -553,7 +554,7 @@ def _refuse_beside_several_projects(args: argparse.Namespace, projects: Mapping[
     }
     chosen = [option for option, given in single.items() if given]
     if chosen:
-        named = ", ".join(display_path(root) if root is not None else "(none)" for root in projects)
+        named = ", ".join(display_path(root) if root is not None else "files in no project" for root in projects)
         raise UsageError(
             f"the files given belong to several projects ({named}), each analysed whole with --whole-project;"
             f" {chosen[0]} needs one: check each project on its own"

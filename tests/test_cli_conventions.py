@@ -433,6 +433,16 @@ def test_whole_project_over_several_projects_refuses_what_needs_one_report(tmp_p
     )
 
 
+def test_whole_project_over_files_in_no_project_names_them_so(tmp_path: Path) -> None:
+    root = _monorepo(tmp_path)
+    (root / "tools").mkdir()
+    (root / "tools" / "script.py").write_text("x = 1\n")
+    given = ("orders/pkg/base.py", "tools/script.py")
+    result = epochlint(root, "check", "--whole-project", "--output-format", "sarif", *given)
+    assert result.returncode == 2
+    assert "several projects (orders, files in no project)" in result.stderr
+
+
 def test_output_file_naming_this_process_stdout_writes_to_it(write_tree: WriteTree, tmp_path: Path) -> None:
     # `--output-file /dev/stdout` was replaced as a file: an error through a pipe, and a log it was
     # redirected to lost what came before it.
