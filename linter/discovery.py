@@ -145,7 +145,7 @@ class _Walker:
         elif stat.S_ISREG(mode):
             self.files.append(_Candidate(path, real, shown, real != path))
         else:
-            self.problems.append(DiscoveryProblem(shown, "not a regular file or directory"))
+            self.problems.append(DiscoveryProblem(shown, f"is {_special_kind(mode)}, not a regular file or directory"))
 
     def walk_links(self) -> None:
         # Symlinked directories are walked after every real one, so a file reachable both ways is

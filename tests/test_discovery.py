@@ -205,7 +205,8 @@ def test_an_undecodable_file_name_gets_a_printable_name_and_a_usable_path(projec
 def test_a_fifo_given_explicitly_is_a_problem(project: Path) -> None:
     os.mkfifo(project / "pipe.py")
     files, problems = discover([Path("pipe.py")], config_for(project))
-    assert files == [] and problems == [DiscoveryProblem("pipe.py", "not a regular file or directory")]
+    said = "is a FIFO (named pipe), not a regular file or directory"
+    assert files == [] and problems == [DiscoveryProblem("pipe.py", said)]
 
 
 def test_force_exclude_leaves_out_named_paths_a_walk_would_leave_out(project: Path, tmp_path: Path) -> None:
