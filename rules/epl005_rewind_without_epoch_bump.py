@@ -22,12 +22,13 @@ class RewindWithoutEpochBump(Rule):
 A rewind operation is a public method whose name's first words are `seek`, `redeliver` or `rewind`,
 or which starts with `reset_cursor` (configurable with `rewind-methods`), and whose name does not
 end like an event handler's (`_completed`, `_complete`, `_done`, `_failed`, `_succeeded`,
-`_callback`, `_handler`, `_response`). It is reported when its class owns a guarded epoch field
-(its own, inherited, or on a holder object of `self`, such as `self._state.epoch`) and no path
-through the method bumps any of them: not the method itself, nor anything it calls, nor anything
-it hands off to run later (a rewind delegated to an executor task, or to a thread of the
-project's own `threading.Thread` subclass, whose `run` its `start()` runs, counts when the task or
-the thread bumps).
+`_callback`, `_handler`, `_response`). It is reported when its class owns a guarded epoch field (its
+own, inherited, or on a holder object of `self`, such as `self._state.epoch`; for a method of a
+mixin that owns none, those of the classes that inherit it as it is) and no path through the method
+bumps any of them: not the method itself, nor anything it calls, nor anything it hands off to run
+later (a rewind delegated to an executor task, or to a thread of the project's own
+`threading.Thread` subclass, whose `run` its `start()` runs, counts when the task or the thread
+bumps).
 Bumping on some paths only is enough. Only epoch fields that the program bumps somewhere count:
 a field that is only ever assigned (a Kafka leader epoch learnt from metadata, reset to -1 by a
 seek) is not a counter that a rewind could advance. Abstract methods (`@abstractmethod`, or a body
@@ -190,7 +191,7 @@ class Reader:
                 continue
             if cls not in owned_by:
                 owned_by[cls] = _guarded_epoch_fields(program, cls, fields)
-            owned = owned_by[cls]
+            owned = owned_by[cls] or _owned_by_hosts(program, fid, fields)
             if not owned:
                 continue
             if any(event.field in owned for event in program.lock_order.bumps_reached(fid)):
@@ -223,6 +224,15 @@ class Reader:
             related=unique(related),
             fingerprint_key=name,
         )
+
+
+def _owned_by_hosts(program: Program, fid: str, fields: _FieldsByOwner) -> frozenset[FieldId]:
+    """For a rewind method of a class that owns no epoch (a mixin): the guarded epoch fields of the
+    classes that inherit the method as it is, on whose instances it runs."""
+    symbols = program.symbols
+    cls, name = symbols.class_of_function(fid), symbols.function(fid).name
+    hosts = [sub for sub in symbols.subclasses_seen_from(cls, fid) if symbols.lookup_method(sub, name) == fid]
+    return frozenset(field for host in hosts for field in _guarded_epoch_fields(program, host, fields))
 
 
 class _FieldsByOwner:
