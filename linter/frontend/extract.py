@@ -594,14 +594,14 @@ class FactsExtractor(FastVisitor):
             if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):
                 return None
             expr = statement.body[0]
-        call = expr.value  # type: ignore[union-attr]
-        if isinstance(call, cst.Await):
-            call = call.expression
-        return self._lock_method_call(call, method)
+        return self._lock_method_call(expr.value, method)  # type: ignore[union-attr]
 
     def _lock_method_call(
         self, call: cst.BaseExpression, method: str
     ) -> tuple[Ref, cst.Call] | None:
+        """`L.acquire(...)` (or `L.release()`), awaited or not (an asyncio lock's)."""
+        if isinstance(call, cst.Await):
+            call = call.expression
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
             return None
         if call.func.attr.value != method:
@@ -615,7 +615,7 @@ class FactsExtractor(FastVisitor):
         """`L.acquire(...)` as an `if` test, alone or as an operand of an `and` chain."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._tested_acquire(test.left) or self._tested_acquire(test.right)
-        return self._lock_method_call(test.expression if isinstance(test, cst.Await) else test, "acquire")
+        return self._lock_method_call(test, "acquire")
 
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
         """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
@@ -650,8 +650,7 @@ class FactsExtractor(FastVisitor):
             last = last.body[-1] if last.body else None
         if not isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
             return None
-        tested = test.expression
-        return self._lock_method_call(tested.expression if isinstance(tested, cst.Await) else tested, "acquire")
+        return self._lock_method_call(test.expression, "acquire")
 
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:

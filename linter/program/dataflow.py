@@ -956,9 +956,7 @@ class _Frame:
         copied = symbols.copied_record(self.fid, ctx.call)
         for name, value in ctx.args.items() if copied else ():
             if value and not name.isdigit():
-                target = FieldId(symbols.defining_class(copied, name), (name,))
-                hop = Hop(self.fid, ctx.call.site, HOP_STORE, f"stored in `{target.display()}`")
-                yield target, {label: (*path, hop) for label, path in value.items()}
+                yield self._stored(FieldId(symbols.defining_class(copied, name), (name,)), value, ctx.call.site)
 
     def _generated_init_stores(self, ctx: CallContext) -> Iterator[tuple[FieldId, Value]]:
         """What a record class's generated `__init__` stores (`Checkpoint(offset, epoch)` of a
@@ -968,15 +966,17 @@ class _Frame:
             value = union(ctx.args.get(key, EMPTY) for key in (str(index), name))
             if value:
                 target = FieldId(symbols.defining_class(ctx.callee.target, name), (name,))
-                hop = Hop(self.fid, ctx.call.site, HOP_STORE, f"stored in `{target.display()}`")
-                yield target, {label: (*path, hop) for label, path in value.items()}
+                yield self._stored(target, value, ctx.call.site)
 
     def _store(self, ref: Ref, value: Value, site: Site) -> Iterator[tuple[FieldId, Value]]:
         target = self.flow.field_of(self.fid, ref)
-        if target is None or not value:
-            return
+        if target is not None and value:
+            yield self._stored(target, value, site)
+
+    def _stored(self, target: FieldId, value: Value, site: Site) -> tuple[FieldId, Value]:
+        """`value` stored into field `target` at `site`: each path goes on through the store."""
         hop = Hop(self.fid, site, HOP_STORE, f"stored in `{target.display()}`")
-        yield target, {label: (*path, hop) for label, path in value.items()}
+        return target, {label: (*path, hop) for label, path in value.items()}
 
     def _events(self) -> Iterator[Event]:
         index = self.index

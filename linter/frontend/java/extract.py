@@ -803,7 +803,7 @@ class _Extractor:
         opened: list[tuple[Ref, int]] = []
         suspended: list[tuple[int, int]] = []
         for statement in statements:
-            released = _lock_statement(statement, *idioms.UNLOCK_METHODS) or self._stamp_given_back(statement)
+            released = self._released_by(statement)
             self._visit(statement)
             acquired = _lock_statement(statement, *idioms.LOCK_METHODS) or self._stamp_taken(statement)
             refused = _acquired_unless(statement)
@@ -834,10 +834,15 @@ class _Extractor:
             if child.type == "finally_clause":
                 block = child.named_children[-1]
                 for statement in block.named_children:
-                    released = _lock_statement(statement, *idioms.UNLOCK_METHODS) or self._stamp_given_back(statement)
+                    released = self._released_by(statement)
                     if released is not None:
                         return self._lock_ref(released)
         return None
+
+    def _released_by(self, statement: Node) -> Node | None:
+        """The lock `L.unlock();` (or a `StampedLock`'s `L.unlockWrite(stamp);`) releases as a
+        statement of its own."""
+        return _lock_statement(statement, *idioms.UNLOCK_METHODS) or self._stamp_given_back(statement)
 
     def _stamp_taken(self, statement: Node) -> Node | None:
         """The `StampedLock` field L of `long stamp = L.writeLock();` (or `stamp = L.readLock();`)."""
