@@ -24,7 +24,7 @@ import re
 import tokenize
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from contextlib import suppress
 from functools import lru_cache, partial
 from pathlib import Path
@@ -32,7 +32,12 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
@@ -91,9 +96,13 @@ class ProjectRun:
     result: RunResult
 
 
-def analyse_buffers(buffers: Mapping[Path, bytes]) -> tuple[dict[Path, ProjectRun], list[str]]:
+def analyse_buffers(
+    buffers: Mapping[Path, bytes], folders: Sequence[Path] = ()
+) -> tuple[dict[Path, ProjectRun], list[str]]:
     """Analyse each project that holds one of `buffers` (by `in_memory_path`) with them in place of
-    the files on disk: the run of each buffer's file, and the errors met (one line each)."""
+    the files on disk: the run of each buffer's file, and the errors met (one line each). Where
+    nothing marks a file's project, the innermost of the editor's workspace `folders` that holds it
+    is its project, as the current directory is for `check` run there."""
     from epochlint.rules import rule_codes
 
     by_root: dict[Path, tuple[Config, dict[Path, bytes]]] = {}
@@ -104,12 +113,15 @@ def analyse_buffers(buffers: Mapping[Path, bytes]) -> tuple[dict[Path, ProjectRu
         except ConfigError as error:
             errors.append(str(error))
             continue
+        if not marks_a_project(config) and (folder := _holding_folder(folders, path)) is not None:
+            config = replace(config, root=folder)
         by_root.setdefault(config.root, (config, {}))[1][path] = data
     runs: dict[Path, ProjectRun] = {}
     for config, held in by_root.values():
-        # Where nothing marks a project, the files alone (as `check -` does): the folder the server
-        # was started in could be a home folder, to be walked again at every pause in typing.
-        analysed = [config.root] if marks_a_project(config) else list(held)
+        # Where nothing marks a project and no workspace folder holds it, the files alone (as
+        # `check -` does): the folder the server was started in could be a home folder, to be
+        # walked again at every pause in typing.
+        analysed = [config.root] if marks_a_project(config) or config.root in folders else list(held)
         try:
             result = check(analysed, config, jobs=1, in_memory=held)
         except UsageError as error:
@@ -118,6 +130,11 @@ def analyse_buffers(buffers: Mapping[Path, bytes]) -> tuple[dict[Path, ProjectRu
         run = ProjectRun(config, held, result)
         runs.update((path, run) for path in held)
     return runs, errors
+
+
+def _holding_folder(folders: Sequence[Path], path: Path) -> Path | None:
+    holding = [folder for folder in folders if folder in path.parents]
+    return max(holding, key=lambda folder: len(folder.parts), default=None)
 
 
 def located_in(run: ProjectRun, path: Path) -> list[Finding]:
@@ -198,7 +215,7 @@ class EpochlintServer(LanguageServer):
         }
         buffers = {paths[key]: _encoded(doc) for key, doc in documents.items()}
         async with self._progress("Analysing the open files' projects"):
-            runs, errors = await self.in_background(analyse_buffers, buffers)
+            runs, errors = await self.in_background(analyse_buffers, buffers, self._workspace_folders())
         self._show_new_errors(errors)
         self.runs = {}
         for key, document in documents.items():
@@ -211,6 +228,11 @@ class EpochlintServer(LanguageServer):
             # parser nor the analysis: loaded now, they no longer hold up the first edit's run.
             self._analysis_loaded = True
             await self.in_background(load_the_analysis)
+
+    def _workspace_folders(self) -> list[Path]:
+        """The folders the client opened (or its root, from a client that names no folders)."""
+        uris = [folder.uri for folder in self.workspace.folders.values()] or [self.workspace.root_uri]
+        return [in_memory_path(Path(path)) for uri in uris if uri and (path := to_fs_path(uri))]
 
     def _show_new_errors(self, errors: Sequence[str]) -> None:
         for error in errors:
@@ -248,7 +270,7 @@ class _Protocol(LanguageServerProtocol):
     missed the opening, or resends changes to a restarted server): there is no text to apply it to;
     and which answers every request, as JSON-RPC and LSP ask, where pygls leaves some unanswered
     (the client waits for good): one whose parameters do not fit its method gets InvalidParams, one
-    sent after `shutdown` InvalidRequest."""
+    sent after `shutdown` InvalidRequest, one sent before `initialize` ServerNotInitialized."""
 
     @property
     def shut_down(self) -> bool:
@@ -271,6 +293,13 @@ class _Protocol(LanguageServerProtocol):
         if self._shutdown and method not in (None, types.EXIT) and request_id is not None:
             refusal = JsonRpcInvalidRequest("the server is shut down: only exit is expected")
             self._send_response(request_id, None, refusal.to_response_error())
+            return
+        if self._workspace is None and method not in (None, types.INITIALIZE, types.EXIT):
+            # Before `initialize`, LSP has requests refused with ServerNotInitialized and
+            # notifications dropped: there is no workspace to act on yet.
+            if request_id is not None:
+                too_early = JsonRpcServerNotInitialized("the server is not initialized: initialize is expected")
+                self._send_response(request_id, None, too_early.to_response_error())
             return
         super().handle_message(message)  # type: ignore[arg-type]
 
@@ -557,6 +586,15 @@ def build_server() -> EpochlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(server: EpochlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        opened = params.text_document
+        if opened.language_id in _SOURCE_LANGUAGES and not to_fs_path(opened.uri):
+            # Said, not left silent: its findings would depend on a project it is in no folder of.
+            server.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Info,
+                    f"{SOURCE}: {opened.uri} is not analysed: it is in no file yet (save it to analyse it)",
+                )
+            )
         server.schedule(0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)

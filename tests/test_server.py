@@ -9,7 +9,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +263,10 @@ async def test_only_python_and_java_files_are_analysed(client: LanguageClient, t
         await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=120)
     assert [d.code for d in client.diagnostics[script.as_uri()]] == ["EPL001"]
     assert set(client.diagnostics) == {script.as_uri()}
+    # The unsaved buffer is said not to be analysed, in the client's log: no silence.
+    assert [m.message for m in client.log_messages if untitled in m.message] == [
+        "epochlint: untitled:Untitled-1 is not analysed: it is in no file yet (save it to analyse it)"
+    ]
 
 
 def open_document(client: LanguageClient, uri: str, text: str) -> None:
@@ -345,6 +349,32 @@ async def test_a_buffer_outside_any_project_is_analysed_alone(
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")
     change(client, path.as_uri(), 2, RACY_SUBCLASS + "\n")
     assert [d.code for d in await diagnostics_after(client, path.as_uri())] == ["EPL001"]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
+async def workspace_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+    """The consumer's files with nothing that marks a project, their folder opened as the
+    workspace (and the parent folder as another)."""
+    consumer_project(tmp_path, marked=False)
+    folders = [types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in (tmp_path.parent, tmp_path)]
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), workspace_folders=folders)
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_folder_is_the_project_where_nothing_marks_one(
+    workspace_client: LanguageClient, tmp_path: Path
+) -> None:
+    # What `check` run in the folder finds: the race through pkg/base.py, the innermost folder the
+    # project (the parent folder, walked, would hold other tests' files).
+    path = tmp_path / "pkg" / "consumer.py"
+    document = types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=RACY_SUBCLASS)
+    workspace_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=document))
+    diagnostics = await diagnostics_after(workspace_client, path.as_uri())
+    assert [d.code for d in diagnostics] == ["EPL001"]
 
 
 # The server, recording in `loaded.txt` in its workspace which of libcst and networkx are loaded
@@ -663,11 +693,15 @@ def framed(message: dict[str, object]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def raw_session(root: Path, *requests: dict[str, object]) -> tuple[dict[object, dict[str, Any]], int]:
-    """The server's answers by request id, and its exit status, for a session that initializes in
-    `root`, sends `requests` (messages a typed client would refuse to send), and ends with `exit`."""
+def raw_session(
+    root: Path, *requests: dict[str, object], early: Sequence[dict[str, object]] = ()
+) -> tuple[dict[object, dict[str, Any]], int]:
+    """The server's answers by request id, and its exit status, for a session that sends the
+    `early` messages, initializes in `root`, sends `requests` (messages a typed client would refuse
+    to send), and ends with `exit`."""
     initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
     messages = [
+        *early,
         {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": initialize},
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
         *requests,
@@ -694,8 +728,9 @@ def test_exit_without_shutdown_is_status_1_and_after_shutdown_0(tmp_path: Path) 
 
 
 def test_every_request_is_answered_even_when_refused(tmp_path: Path) -> None:
-    """A request whose parameters do not fit its method gets InvalidParams, and one sent after
-    `shutdown` InvalidRequest: a client waiting for the answer is never left waiting."""
+    """A request whose parameters do not fit its method gets InvalidParams, one sent after
+    `shutdown` InvalidRequest, and one sent before `initialize` ServerNotInitialized (a notification
+    then is dropped): a client waiting for the answer is never left waiting."""
     consumer_project(tmp_path)
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
     whole_file = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
@@ -706,7 +741,12 @@ def test_every_request_is_answered_even_when_refused(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "id": "fit", "method": "textDocument/codeAction", "params": code_action},
         SHUTDOWN,
         {"jsonrpc": "2.0", "id": "late", "method": "textDocument/codeAction", "params": code_action},
+        early=(
+            {"jsonrpc": "2.0", "id": "early", "method": "textDocument/codeAction", "params": code_action},
+            {"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}},
+        ),
     )
+    assert answers["early"]["error"]["code"] == types.ErrorCodes.ServerNotInitialized
     assert answers["unfit"]["error"]["code"] == types.ErrorCodes.InvalidParams
     assert answers["fit"]["result"] == []
     assert answers["late"]["error"]["code"] == types.ErrorCodes.InvalidRequest
