@@ -21,7 +21,8 @@ A file that epochlint could not analyse: a syntax error, bytes that do not decod
 encoding, a file over the size limit (`max-file-size`), nesting too deep to parse, or a file that
 vanished or became unreadable during the run. The finding says why, in one line, at the syntax
 error's line and column (as Python's own compiler places it; in a Java file, where tree-sitter
-finds the first error), or at line 1, column 1 when the file could not be read or decoded. It is
+finds the first error), where Python code first nests too deeply, or at line 1, column 1 when the
+file could not be read or decoded. It is
 reported whatever `select` chooses: only an `ignore` or a per-file ignore that matches it (`EPL900`,
 `EPL9`, `ALL`) silences it.
 

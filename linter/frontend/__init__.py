@@ -34,7 +34,11 @@ def facts_from_source(data: bytes) -> FileFacts:
     nesting, layout = nesting_and_layout(data)
     if nesting is not None:
         # Never handed to libcst: its native parser would overflow the C stack, or take minutes.
-        return _python_syntax_error(data) or FileFacts(lines=0, error=f"too deeply nested to parse: {nesting}")
+        return _python_syntax_error(data) or FileFacts(
+            lines=0,
+            error=f"too deeply nested to parse: {nesting}",
+            error_pos=(nesting.line, nesting.column, nesting.line, nesting.column + 1),
+        )
     facts = with_room_to_recurse(partial(_parsed_facts, data))
     return replace(facts, layout=layout) if layout is not None and not facts.error else facts
 

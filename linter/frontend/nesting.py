@@ -26,10 +26,11 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from epochlint.frontend.facts import Layout
 
-__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "nesting_and_layout", "too_deeply_nested"]
+__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "Excess", "nesting_and_layout", "too_deeply_nested"]
 
 # Python's own tokenizer refuses more than 200 nested brackets ("too many nested parentheses"),
 # so nothing Python accepts is refused for this.
@@ -85,25 +86,38 @@ _NESTING_WORDS = frozenset({*_WORDS, b"lambda"})
 _OPERAND_END = frozenset({"word", "close", "string"})
 
 
-def too_deeply_nested(data: bytes, max_depth: int = MAX_DEPTH, max_brackets: int = MAX_BRACKETS) -> str | None:
-    """Why `data` nests too deeply to parse ("... at line N"), or None when it does not."""
+class Excess(NamedTuple):
+    """Where code first nests deeper than a limit: why, and the 1-based line and column (in code
+    points of UTF-8 text) of the token that goes past it."""
+
+    reason: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.reason} at line {self.line}, column {self.column}"
+
+
+def too_deeply_nested(data: bytes, max_depth: int = MAX_DEPTH, max_brackets: int = MAX_BRACKETS) -> Excess | None:
+    """Why and where `data` nests too deeply to parse, or None when it does not."""
     found = _first_excess(data, max_depth, max_brackets, None)
-    return None if found is None else _worded(data, found)
+    return None if found is None else _placed(data, found)
 
 
-def nesting_and_layout(data: bytes) -> tuple[str | None, Layout | None]:
+def nesting_and_layout(data: bytes) -> tuple[Excess | None, Layout | None]:
     """`too_deeply_nested(data)`, and the file's layout from the same pass (None when it nests too
     deeply, or its encoding cannot be told)."""
     layout = _LayoutScan(data)
     found = _first_excess(data, MAX_DEPTH, MAX_BRACKETS, layout)
     if found is not None:
-        return _worded(data, found), None
+        return _placed(data, found), None
     return None, layout.result()
 
 
-def _worded(data: bytes, found: tuple[str, int]) -> str:
+def _placed(data: bytes, found: tuple[str, int]) -> Excess:
     reason, offset = found
-    return f"{reason} at line {_line_of(data, offset)}"
+    line_start = max(data.rfind(b"\n", 0, offset), data.rfind(b"\r", 0, offset)) + 1
+    return Excess(reason, _line_of(data, offset), len(data[line_start:offset].decode("utf-8", "ignore")) + 1)
 
 
 def _first_excess(
