@@ -23,7 +23,7 @@ from epochlint.program.dataflow import (
     Value,
     merge,
 )
-from epochlint.program.model import Program
+from epochlint.program.model import Program, ReachedRead, Step
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 from epochlint.rules.base import Example, Rule
 from epochlint.rules.chains import guarded_write_locations, unique
@@ -366,14 +366,26 @@ def _sort_key(snapshot: Label) -> tuple[str, object]:
 
 def _epl001_reads(program: Program) -> set[tuple[str, Pos, FieldId]]:
     """Where EPL001 reports a read of a field in a batch loop, as the loop's function sees it
-    (the access, or the call that reaches the read): one finding per mistake. Where EPL001 is not
-    selected for the loop's file, it reports nothing there, and the snapshot is this rule's."""
+    (the access, or the call that reaches the read), and the read in the body of a generator the
+    loop iterates, which runs in the loop (RULES.md, Batch loop): one finding per mistake. A
+    helper's read reached through a call is the helper's, whatever loop calls it. Where EPL001 is
+    not selected for the loop's file, it reports nothing there, and the snapshot is this rule's."""
     return {
-        (loop.function, read.steps[0].site.pos, field)
+        (step.function, step.site.pos, field)
         for loop, field, _, reads in UnlockedEpochReadInBatchLoop().reported(program)
         if program.config.is_code_enabled(UnlockedEpochReadInBatchLoop.code, program.rel_path(loop.function))
         for read in reads
+        for step in (read.steps[0], *_generator_read(program, read))
     }
+
+
+def _generator_read(program: Program, read: ReachedRead) -> tuple[Step, ...]:
+    """The read itself, where it is made in the body of the generator that the path's first call
+    runs; none for another path."""
+    first = read.steps[0].edge
+    if len(read.steps) != 2 or first is None or not program.symbols.function(first.callee).is_generator:
+        return ()
+    return (read.steps[-1],)
 
 
 def _arrival(path: Path, fid: str) -> Pos | None:

@@ -61,7 +61,11 @@ def test_pulsar_epoch_checked_per_message_in_for_each_without_the_lock(tmp_path:
     pulsar = _copy("pulsar", tmp_path)
     result = run_check(pulsar)
     epl001 = [f for f in result.findings if f.code == "EPL001"]
-    assert [_where(f) for f in epl001] == [("MultiTopicsConsumerImpl.java", 260, "EPL001")]
+    # The second: see test_pulsar_sub_consumers_share_their_parents_fields.
+    assert [_where(f) for f in epl001] == [
+        ("MultiTopicsConsumerImpl.java", 260, "EPL001"),
+        ("MultiTopicsConsumerImpl.java", 716, "EPL001"),
+    ]
     finding = epl001[0]
     assert "ConsumerBase.consumerEpoch" in finding.message and "incomingQueueLock" in finding.message
     related = {(r.location.path.rsplit("/", 1)[-1], r.location.line) for r in finding.related}
@@ -80,15 +84,38 @@ def test_pulsar_epoch_checked_per_message_in_for_each_without_the_lock(tmp_path:
 
 
 def test_pulsar_reports_nothing_but_the_batch_loop_and_public_seeks_without_a_bump(tmp_path: Path) -> None:
-    """Every other finding is EPL005 on a public `seek`/`seekAsync` that never bumps the consumer
-    epoch: what the seek-epoch proposal asks for, and what these files do not do (they pause
-    delivery with `duringSeek` instead). Private helpers and the redeliver overloads that delegate
-    to the bumping one are not reported."""
+    """Every other finding but the lock-order one (see the test after this) is EPL005 on a public
+    `seek`/`seekAsync` that never bumps the consumer epoch: what the seek-epoch proposal asks for,
+    and what these files do not do (they pause delivery with `duringSeek` instead). Private helpers
+    and the redeliver overloads that delegate to the bumping one are not reported."""
     result = run_check(_copy("pulsar", tmp_path))
-    others = [f for f in result.findings if f.code != "EPL001"]
+    others = [f for f in result.findings if f.code not in ("EPL001", "EPL009")]
     assert {f.code for f in others} == {"EPL005"}
     assert all(f.function.rsplit(".", 1)[-1].split("~")[0] in ("seek", "seekAsync") for f in others)
     assert not any("redeliver" in f.function or "Internal" in f.function for f in others)
+
+
+def test_pulsar_sub_consumers_share_their_parents_fields(tmp_path: Path) -> None:
+    """`consumers` is declared a `ConcurrentHashMap<String, ConsumerImpl<T>>`: its elements are
+    `ConsumerImpl`s, and a field's identity is its defining class (RULES.md, Shared location), so a
+    sub-consumer's `incomingQueueLock`, monitor and epoch are the multi-topics consumer's own, both
+    being `ConsumerBase`'s. Redelivering the messages of each topic group reads the epoch after the
+    sub-consumer's redeliver releases that lock (EPL001), and the parent's redeliver takes a
+    sub-consumer's monitor holding the lock that the sub-consumer takes inside its monitor (EPL009)."""
+    pulsar = _copy("pulsar", tmp_path)
+    multi = pulsar / PULSAR_IMPL / "MultiTopicsConsumerImpl.java"
+    consumer = pulsar / PULSAR_IMPL / "ConsumerImpl.java"
+    result = run_check(pulsar)
+    grouped = next(f for f in result.findings if _where(f) == ("MultiTopicsConsumerImpl.java", 716, "EPL001"))
+    assert [(step.location.path.rsplit("/", 1)[-1], step.location.line) for step in grouped.chain] == [
+        ("MultiTopicsConsumerImpl.java", 716),
+        ("MultiTopicsConsumerImpl.java", _line_of(multi, "consumers.get(topicName).redeliverUnacknowledgedMessages")),
+        ("ConsumerImpl.java", _line_of(consumer, "// We cannot redeliver single messages") + 1),
+        ("ConsumerImpl.java", _line_of(consumer, "consumerId, CONSUMER_EPOCH.get(this)")),
+    ]
+    (cycle,) = [f for f in result.findings if f.code == "EPL009"]
+    assert _where(cycle) == ("ConsumerImpl.java", _line_of(consumer, "// prevent use old cnx to send") + 1, "EPL009")
+    assert "`ConsumerBase.incomingQueueLock` -> `ConsumerBase.this`" in cycle.message
 
 
 def test_pulsar_fix_holding_incoming_queue_lock_around_the_batch(tmp_path: Path) -> None:
@@ -104,10 +131,11 @@ def test_pulsar_fix_holding_incoming_queue_lock_around_the_batch(tmp_path: Path)
         + "            } finally {\n                incomingQueueLock.unlock();\n            }\n"
         + text[end:]
     )
-    codes = {f.code for f in run_check(pulsar).findings}
+    findings = run_check(pulsar).findings
     # The batch holds the lock; enqueueMessageAndCheckBatchReceive takes it again, but it is a
     # ReentrantLock: no self-deadlock.
-    assert "EPL001" not in codes and "EPL008" not in codes
+    assert not [f for f in findings if f.code == "EPL001" and f.function.endswith(".receiveMessageFromConsumer")]
+    assert "EPL008" not in {f.code for f in findings}
 
 
 # -- KAFKA-19902 ----------------------------------------------------------------------------------------

@@ -68,6 +68,10 @@ class FunctionBuilder:
     loop_stack: list[int] = field(default_factory=list)
     # Names bound by enclosing `with ExitStack() as name:` blocks.
     exit_stacks: list[str] = field(default_factory=list)
+    # Locals assigned the result of a lock's non-blocking or timed acquire (`got =
+    # L.acquire(timeout=1)`, `boolean got = l.tryLock();`), with the lock and the call: testing the
+    # local tests the acquire.
+    acquire_results: dict[str, tuple[Ref, object]] = field(default_factory=dict)
     # The variables of the comprehensions being read, innermost last, by their name in the code.
     # Each comprehension is a scope of its own (as in Python 3): where the function binds the same
     # name elsewhere, its variable takes a name of its own here (`m<2>`), so that the two never

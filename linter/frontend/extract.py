@@ -527,7 +527,7 @@ class FactsExtractor(FastVisitor):
         for statement in statements:  # type: ignore[attr-defined]
             released = self._lock_call(statement, "release")
             self.walk(statement)
-            acquired = self._lock_call(statement, "acquire")
+            acquired = self._lock_call(statement, "acquire") or self._acquire_assigned(statement)
             if acquired is not None:
                 lock_ref, call_node = acquired
                 region_id = self._open_region(lock_ref, "acquire", call_node, statement)
@@ -611,10 +611,32 @@ class FactsExtractor(FastVisitor):
             return None
         return self._ref(path[0], path[1]), call
 
+    def _acquire_assigned(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
+        """`ok = L.acquire()`, a blocking acquire whose result is kept: the lock is held after it
+        as after a bare `L.acquire()`. A non-blocking or timed one's local is noted instead, for
+        the test of it that opens the region (`got = L.acquire(timeout=1)`, then `if got:`); any
+        other assignment of the name forgets it."""
+        body = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        assign = body[0] if len(body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
+            return None
+        target = assign.targets[0].target
+        if not isinstance(target, cst.Name):
+            return None
+        self._fn.acquire_results.pop(target.value, None)
+        acquired = self._lock_method_call(assign.value, "acquire")
+        if acquired is None or _acquire_kind(acquired[1]) == "acquire":
+            return acquired
+        self._fn.acquire_results[target.value] = acquired
+        return None
+
     def _tested_acquire(self, test: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
-        """`L.acquire(...)` as an `if` test, alone or as an operand of an `and` chain."""
+        """`L.acquire(...)` as an `if` test, alone or as an operand of an `and` chain, or a local
+        that holds its result (see `_acquire_assigned`)."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._tested_acquire(test.left) or self._tested_acquire(test.right)
+        if isinstance(test, cst.Name):
+            return self._fn.acquire_results.get(test.value)  # type: ignore[return-value]
         return self._lock_method_call(test, "acquire")
 
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
@@ -650,7 +672,10 @@ class FactsExtractor(FastVisitor):
             last = last.body[-1] if last.body else None
         if not isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
             return None
-        return self._lock_method_call(test.expression, "acquire")
+        expression = test.expression
+        if isinstance(expression, cst.Name):
+            return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
+        return self._lock_method_call(expression, "acquire")
 
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:

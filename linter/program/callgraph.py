@@ -189,8 +189,7 @@ class CallGraph:
                 if init:
                     sites.append(CallSite(fid, init, CONSTRUCTOR, raised.site))
         for access in function.accesses:
-            getter = self.symbols.property_read(fid, access.ref)
-            if getter:
+            for getter in self.symbols.property_reads(fid, access.ref):
                 sites.append(CallSite(fid, getter, PROPERTY, access.site))
         for write in function.writes:
             setter = self.symbols.property_write(fid, write)

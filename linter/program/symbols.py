@@ -36,7 +36,8 @@ from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
-_CONTAINER_VIEW_METHODS = frozenset({"values", "copy"})
+# Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
+_CONTAINER_VIEW_METHODS = frozenset({"values", "copy", "stream", "parallelStream"})
 # Methods that add their argument at this position to a container, with no key known.
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
 # By the kind of a write into a property's name, the accessor it runs.
@@ -56,6 +57,25 @@ _MAX_DEPTH = 24
 _MAX_ALIASES = 12
 # Annotation forms that stand for their one argument (besides `None` in a union).
 _ANNOTATION_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Union"})
+# Declared collections whose elements are their one type argument (Python's and Java's)...
+_SEQUENCE_ANNOTATIONS = frozenset(
+    {
+        "list", "List", "set", "Set", "frozenset", "FrozenSet", "deque", "Deque", "Sequence", "MutableSequence",
+        "AbstractSet", "MutableSet", "Collection", "Iterable", "Iterator", "ArrayList", "LinkedList", "HashSet",
+        "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "Queue", "ArrayDeque", "BlockingQueue",
+        "BlockingDeque", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue", "PriorityQueue",
+        "PriorityBlockingQueue", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "CopyOnWriteArrayList",
+        "CopyOnWriteArraySet", "ConcurrentSkipListSet",
+    }
+)
+# ...and those whose elements are the values of their last type argument (the first is the key's).
+_MAPPING_ANNOTATIONS = frozenset(
+    {
+        "dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "DefaultDict", "Map", "HashMap",
+        "LinkedHashMap", "TreeMap", "SortedMap", "NavigableMap", "ConcurrentMap", "ConcurrentHashMap",
+        "ConcurrentNavigableMap", "ConcurrentSkipListMap", "EnumMap", "WeakHashMap", "IdentityHashMap", "Hashtable",
+    }
+)
 _Learnt = TypeVar("_Learnt")
 _Derived = TypeVar("_Derived")
 # What a derived value is while it is computed (never asked for then: derived values are not
@@ -206,6 +226,7 @@ class Symbols:
         self._empty_container_fields_found: frozenset[tuple[str, str]] | None = None
         self._abstract_classes_found: frozenset[str] | None = None
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
+        self._writes_into_other_objects_found: dict[str, list[Write]] | None = None
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
         self._locator = locator or ModuleLocator({m.rel: m.name for m in modules})
@@ -889,6 +910,16 @@ class Symbols:
         entity = self.entity(fid, ref)
         return entity.target if entity.kind == "property" else ""
 
+    def property_reads(self, fid: str, ref: Ref) -> tuple[str, ...]:
+        """The getters a name path may run in `fid`: `property_read`'s, and where the object may be
+        of a subclass that overrides the property (`self.epoch` in a base class, a receiver typed
+        as an abstract class), theirs too, as a method call on it resolves (RULES.md, calls)."""
+        getter = self.property_read(fid, ref)
+        if not getter:
+            return ()
+        found = {value.target for value in self.path_values(fid, ref) if value.kind == "property"}
+        return tuple(sorted(found | {getter}))
+
     def _nested_class(self, cid: str, attr: str) -> str:
         """The class defined as `attr` in the body of class `cid` or of one of its bases
         (`self.State()`, `Consumer.State`), "" if none."""
@@ -1057,8 +1088,11 @@ class Symbols:
                 iterable = self.entity(fid, bind.value_ref, depth + 1)
             if bind.kind == "iter" and iterable.kind == "container":
                 return Entity("instance", iterable.target)
-            # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name.
-            if bind.kind == "iter_part" and bind.index == 1 and iterable.kind == "pairs":
+            # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name; so
+            # is a Java map's `forEach((key, value) -> ...)`.
+            if bind.kind == "iter_part" and bind.index == 1 and (
+                iterable.kind == "pairs" or iterable.kind == "container" and is_java(self.module_of(fid).rel)
+            ):
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
@@ -1116,7 +1150,13 @@ class Symbols:
 
     def _annotation_entity(self, module: ModuleInfo, annotation: str, within: str = "") -> Entity:
         """The class a declared type names, in `module`; in Java, a class nested in class `within`
-        or around it (or in their bases) is named by its own name (`State state;` in `C`)."""
+        or around it (or in their bases) is named by its own name (`State state;` in `C`). A
+        declared collection of instances of one class (`list[State]`, `Map<String, State>`) holds
+        them as a container filled with them does."""
+        element = _collection_element(annotation)
+        if element:
+            held = self._annotation_entity(module, element, within)
+            return Entity("container", held.target) if held.kind == "instance" else UNKNOWN
         origin = _generic_origin(annotation)
         first, _, rest = origin.partition(".")
         nested = self._java_nested_class(module, within, first)
@@ -1833,10 +1873,11 @@ class Symbols:
         member = self.member(entity, attr)
         if member.kind == "unknown":
             return self._inherited_from_external(entity.target, attr) if entity.kind == "class" else frozenset()
-        if member.kind == "function" and entity.kind == "instance" and entity.target in self._abstract_classes:
+        abstract = entity.kind == "instance" and entity.target in self._abstract_classes
+        if abstract and member.kind in ("function", "property"):
             # A receiver typed as an abstract class runs the project's implementations.
             return frozenset({member}) | {
-                Entity("function", override)
+                Entity(member.kind, override)
                 for sub in self.subclasses_seen_from(entity.target, seen_from)
                 if (override := self.lookup_method(sub, attr))
             }
@@ -1875,7 +1916,11 @@ class Symbols:
         callers give different callbacks), and the functions and classes a call stored there
         returns (`self.Lock = partial(Lock, self)`): by the class whose method stores them."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
-        for fid, cls, write, entity in self._field_stores():
+        stores = (
+            *((fid, cls, write, entity) for fid, cls, write, entity in self._field_stores()),
+            *self._stores_into_other_objects(),
+        )
+        for fid, cls, write, entity in stores:
             if write.kind != "assign":
                 continue
             if entity.kind != "unknown":
@@ -1889,9 +1934,54 @@ class Symbols:
             else:
                 continue
             if found:
-                key = (self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
+                key = (self.defining_class(cls, write.ref.attrs[-1]), write.ref.attrs[-1])
                 seen.setdefault(key, {}).setdefault(cls, set()).update(found)
         return {key: {cls: frozenset(found) for cls, found in by_class.items()} for key, by_class in seen.items()}
+
+    def _stores_into_other_objects(self) -> Iterator[tuple[str, str, Write, Entity]]:
+        """(function, class, write, value stored) of every store into a field of another object
+        whose class is known (`self._dispatcher.on_message = self._handle`, `client.checker = self`),
+        as if that class stored it: a callback or an object set from outside is what the field
+        holds. Resolved once per function, and again only when something it used is learnt anew."""
+        for fid, writes in self._writes_into_other_objects.items():
+            stored = self.remembered(("stores into others", fid), partial(self._stored_into_others, fid, writes))
+            for write, (owner, entity) in zip(writes, stored):
+                if owner:
+                    yield fid, owner, write, entity
+
+    def _stored_into_others(self, fid: str, writes: list[Write]) -> tuple[tuple[str, Entity], ...]:
+        """Per write, the class of the object written into ("" if unknown, or if test code writes
+        into an object of a class outside it: a fake set there never runs in the code tested) and
+        the value stored."""
+        found = []
+        in_test = self.is_test(fid)
+        for write in writes:
+            holder = self.entity(fid, write.ref._replace(attrs=write.ref.attrs[:-1]))
+            owner = holder.target if holder.kind == "instance" and holder.target in self.classes else ""
+            if owner and in_test and self.classes[owner][0].name not in self.test_modules:
+                owner = ""
+            found.append((owner, self._stored_entity(fid, write.value_call, write.value_ref) if owner else UNKNOWN))
+        return tuple(found)
+
+    @property
+    def _writes_into_other_objects(self) -> dict[str, list[Write]]:
+        if self._writes_into_other_objects_found is None:
+            self._writes_into_other_objects_found = self._find_writes_into_other_objects()
+        return self._writes_into_other_objects_found
+
+    def _find_writes_into_other_objects(self) -> dict[str, list[Write]]:
+        """Function -> its assignments to an attribute of an object other than its own `self`
+        (`self._dispatcher.on_message = ...`, `d.on_message = ...` of a local `d`)."""
+        found: dict[str, list[Write]] = {}
+        for fid, (_, function) in self.functions.items():
+            self_name = self.self_param(fid)
+            for write in function.writes:
+                ref = write.ref
+                if write.kind == "assign" and ref.attrs and "[]" not in ref.attrs and ref.scope and (
+                    len(ref.attrs) > 1 or ref.name != self_name
+                ):
+                    found.setdefault(fid, []).append(write)
+        return found
 
     def _field_stores(self) -> Iterator[tuple[str, str, Write, Entity]]:
         """(method, class, write, value stored) of every store into `self.field` (one attribute
@@ -2101,8 +2191,14 @@ class Symbols:
         """The field `attrs` name on `root`; with `fields_first` (Java), a declared field even where
         a method has its name (a record-style `epoch()` beside the field `epoch`)."""
         if root.kind == "global":
+            value = self.global_value(root.target)
+            if value.kind not in ("instance", "class", "module") and not _names(attrs):
+                # `EPOCHS[tp]`: an item of a module-level map is the global's, as `self._epochs[tp]`
+                # is the field's.
+                module, name = root.target.split(":", 1)
+                return FieldId(module, (name,), is_global=True)
             # A module-level singleton (`CURRENT = Generation()`): its fields are its class's.
-            root = self.global_value(root.target)
+            root = value
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
             if entity.kind == "global" and len(attrs) > 1 and self.global_value(entity.target).kind == "instance":
@@ -2370,6 +2466,21 @@ def _generic_origin(text: str) -> str:
     """The class a base or an annotation names, without its type arguments: `Source[str]` and
     `Optional[Source[str]]` name `Source`, a base `Generic[T]` names `Generic`."""
     return _unwrap_annotation(text).partition("[")[0]
+
+
+def _collection_element(annotation: str) -> str:
+    """The annotation of the elements of a declared collection (`Sub` of `list[Sub]`, of
+    `dict[str, Sub]` and of Java's `Map<String, Sub>`); "" for another annotation."""
+    head, bracket, inside = _unwrap_annotation(annotation).partition("[")
+    if not bracket or not inside.endswith("]"):
+        return ""
+    name = head.strip().rsplit(".", 1)[-1]
+    arguments = _top_level_split(inside[:-1], ",")
+    if name in _SEQUENCE_ANNOTATIONS and len(arguments) == 1:
+        return arguments[0]
+    if name in _MAPPING_ANNOTATIONS and len(arguments) == 2:
+        return arguments[1]
+    return ""
 
 
 def _unwrap_annotation(text: str) -> str:

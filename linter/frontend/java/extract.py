@@ -18,7 +18,7 @@ The facts mean what they mean for Python, translated where Java says things diff
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
 from functools import partial
@@ -234,6 +234,28 @@ def type_name(node: Node | None) -> str:
         name = _text(node)
         return "" if name in idioms.PRIMITIVE_TYPES else name
     return ""
+
+
+def annotation_of(node: Node | None) -> str:
+    """A declared type as an annotation keeps its type arguments, written as Python's
+    (`Map<String, Sub>` -> `Map[String, Sub]`): a collection's element class is read there. A
+    wildcard argument stands for its bound (`? extends Sub` -> `Sub`); without one, or with a
+    primitive array among them, the arguments are dropped, as `type_name` drops them."""
+    if node is None or node.type != "generic_type":
+        return type_name(node)
+    base = type_name(node.named_children[0])
+    arguments = next((child for child in node.named_children if child.type == "type_arguments"), None)
+    if not base or arguments is None:
+        return base
+    inner = [annotation_of(_wildcard_bound(argument)) for argument in arguments.named_children]
+    return f"{base}[{', '.join(inner)}]" if inner and all(inner) else base
+
+
+def _wildcard_bound(argument: Node) -> Node | None:
+    if argument.type != "wildcard":
+        return argument
+    bounds = [child for child in argument.named_children if child.type != "annotation"]
+    return bounds[-1] if bounds else None
 
 
 def _modifiers(node: Node) -> set[str]:
@@ -506,6 +528,13 @@ class _Extractor:
             self._used_types.add(name.split(".")[0])
         return name
 
+    def _annotation(self, node: Node | None) -> str:
+        """A declared type with its type arguments (see `annotation_of`), each class noted as used."""
+        annotation = annotation_of(node)
+        for name in re.findall(r"[\w.]+", annotation):
+            self._used_types.add(name.split(".")[0])
+        return annotation
+
     def _visit_indices(self, node: Node) -> None:
         """Visit the index expressions inside a name path (`a[i].b` visits i), and what a chain
         that is not a name path starts from."""
@@ -696,7 +725,7 @@ class _Extractor:
     def _field_declaration(self, node: Node) -> None:
         """A field's declared class, and its initial value (stored in the class body: not a write),
         the default value where it has none: a `guarded-by` comment on the declaration is read there."""
-        declared = self._type(node.child_by_field_name("type"))
+        declared = self._annotation(node.child_by_field_name("type"))
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
             value = declarator.child_by_field_name("value")
@@ -725,7 +754,7 @@ class _Extractor:
             _span(name_node, node),
             class_name=cls.qualname,
             parent=self._fn.qualname if self._fn.kind not in ("module", "classbody") else "",
-            returns="" if is_constructor else self._type(node.child_by_field_name("type")),
+            returns="" if is_constructor else self._annotation(node.child_by_field_name("type")),
             this_scope="" if static else qualname,
             visibility=next((v for v in _VISIBILITIES if v in modifiers), _PACKAGE_PRIVATE),
             stub_body=not is_constructor and _is_stub_body(body),
@@ -754,7 +783,7 @@ class _Extractor:
         if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
             name_node = param
         name = _text(name_node)
-        annotation = self._type(param.child_by_field_name("type"))
+        annotation = self._annotation(param.child_by_field_name("type"))
         self._declare(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         return Param(name, annotation)
@@ -805,8 +834,9 @@ class _Extractor:
         for statement in statements:
             released = self._released_by(statement)
             self._visit(statement)
+            self._note_try_lock_result(statement)
             acquired = _lock_statement(statement, *idioms.LOCK_METHODS) or self._stamp_taken(statement)
-            refused = _acquired_unless(statement)
+            refused = _acquired_unless(statement, self._try_lock_results())
             if acquired is not None and (lock := self._lock_ref(acquired)) is not None:
                 region = self._open_region(lock, "acquire", statement, statement, extent_end=statements[-1])
                 opened.append((lock, region))
@@ -821,6 +851,30 @@ class _Extractor:
         for _, region_id in reversed(opened):
             self._fn.region_stack.remove(region_id)
         self._fn.resume(suspended)
+
+    def _note_try_lock_result(self, statement: Node) -> None:
+        """`boolean got = L.tryLock();` (or `got = L.tryLock(1, SECONDS);`): testing `got` later tests
+        the acquire. Any other assignment of the name forgets it."""
+        if statement.type == "local_variable_declaration":
+            declarators = statement.children_by_field_name("declarator")
+            if len(declarators) != 1:
+                return
+            target, value = declarators[0].child_by_field_name("name"), declarators[0].child_by_field_name("value")
+        elif statement.type == "expression_statement" and statement.named_children[0].type == "assignment_expression":
+            assignment = statement.named_children[0]
+            target, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        else:
+            return
+        if target.type != "identifier":
+            return
+        name = _text(target)
+        self._fn.acquire_results.pop(name, None)
+        tried = _try_lock_call(value) if value is not None else None
+        if tried is not None:
+            self._fn.acquire_results[name] = tried  # type: ignore[assignment]
+
+    def _try_lock_results(self) -> Mapping[str, tuple[Node, Node]]:
+        return self._fn.acquire_results  # type: ignore[return-value]
 
     def _lock_ref(self, receiver: Node) -> Ref | None:
         receiver = _unparenthesized(receiver)
@@ -916,16 +970,28 @@ class _Extractor:
             self._with_flow(child, Flow())
 
     def _v_local_variable_declaration(self, node: Node) -> None:
-        declared = self._type(node.child_by_field_name("type"))
+        declared = self._annotation(node.child_by_field_name("type"))
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
             value = declarator.child_by_field_name("value")
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             self._declare(name)
-            value_call, value_ref = self._value_of(value)
+            viewed = self._lock_viewed(value)
+            value_call, value_ref = (-1, viewed) if viewed is not None else self._value_of(value)
             self._fn.binds.append(
                 Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared)
             )
+
+    def _lock_viewed(self, value: Node | None) -> Ref | None:
+        """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
+        which returns a stamp): a local holding the view is an alias of that lock, held as it is."""
+        value = _unparenthesized(value) if value is not None else None
+        if value is None or value.type != "method_invocation" or _method_called(value) not in idioms.READ_WRITE_VIEWS:
+            return None
+        receiver = value.child_by_field_name("object")
+        if receiver is None or self._stamped_lock_called(value, idioms.STAMP_LOCK_METHODS, arguments=0) is not None:
+            return None
+        return self._path(receiver)
 
     def _v_return_statement(self, node: Node) -> None:
         flow = Flow() if self._inlined_depth else Flow(FLOW_RETURN)
@@ -990,7 +1056,7 @@ class _Extractor:
         condition = node.child_by_field_name("condition")
         self._with_flow(condition, Flow(FLOW_CONDITION))
         consequence = node.child_by_field_name("consequence")
-        tested = _tested_lock(_unparenthesized(condition))
+        tested = _tested_lock(_unparenthesized(condition), self._try_lock_results())
         region = None
         if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
             region = self._open_region(lock, "try_acquire", tested[1], consequence)
@@ -1054,7 +1120,7 @@ class _Extractor:
         value_call, value_ref = self._value_of(value)
         self._fn.binds.append(
             Bind(name, self._site(name_node), "iter", value_call, value_ref,
-                 annotation=self._type(node.child_by_field_name("type")))
+                 annotation=self._annotation(node.child_by_field_name("type")))
         )
         self._visit(body)
         self._fn.loop_stack.pop()
@@ -1407,14 +1473,13 @@ class _Extractor:
             declared = next((c.field_types.get(path.attrs[0]) for c in reversed(self._class_stack)), None)
             return (declared or "").split("<", 1)[0]
         annotated = [bind.annotation for bind in self._fn.binds if bind.name == path.name and bind.annotation]
-        return annotated[-1].split("<", 1)[0] if annotated else ""
+        return annotated[-1].split("[", 1)[0] if annotated else ""
 
     def _element_call(self, node: Node, flow: Flow, arity: int) -> None:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
         and an element, for `reduce`), so its overload of that many parameters is."""
-        ref = self._method_reference(node)
+        callee = self._method_reference(node)
         call_id = self._new_id()
-        callee = ref if ref is not None and (ref.name == THIS or ref.scope) else None
         method = _text(node.children[-1])
         elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
         self._fn.calls.append(Call(call_id, callee, method, _text(node), self._site(node), elements, -1, flow))
@@ -1425,7 +1490,7 @@ class _Extractor:
             name_node = param.child_by_field_name("name") or param
             name = _text(name_node)
             self._declare(name)
-            annotation = self._type(param.child_by_field_name("type"))
+            annotation = self._annotation(param.child_by_field_name("type"))
             kind = "iter" if len(params) == 1 else "iter_part"
             index = -1 if len(params) == 1 else params.index(param)
             self._fn.binds.append(
@@ -1556,9 +1621,10 @@ def _lock_statement(statement: Node, *methods: str) -> Node | None:
     return call.child_by_field_name("object")
 
 
-def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
+def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
     """`if (!L.tryLock(...)) { ...; return; }` with no `else`, whose body leaves the block (return,
-    throw, continue, break): (the receiver L, the call)."""
+    throw, continue, break), or `if (!got)` of a local in `results` that holds a `tryLock`'s
+    result: (the receiver L, the call)."""
     if statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
         return None
     condition = _unparenthesized(statement.child_by_field_name("condition"))
@@ -1571,10 +1637,16 @@ def _acquired_unless(statement: Node) -> tuple[Node, Node] | None:
     if body.type not in ("return_statement", "throw_statement", "continue_statement", "break_statement"):
         return None
     tested = _unparenthesized(condition.child_by_field_name("operand"))
-    if tested.type != "method_invocation" or _method_called(tested) not in idioms.TRY_LOCK_METHODS:
+    return results.get(_text(tested)) if tested.type == "identifier" else _try_lock_call(tested)
+
+
+def _try_lock_call(node: Node) -> tuple[Node, Node] | None:
+    """`L.tryLock(...)` (or `tryAcquire`): (the receiver L, the call); None for another node."""
+    node = _unparenthesized(node)
+    if node.type != "method_invocation" or _method_called(node) not in idioms.TRY_LOCK_METHODS:
         return None
-    receiver = tested.child_by_field_name("object")
-    return (receiver, tested) if receiver is not None else None
+    receiver = node.child_by_field_name("object")
+    return (receiver, node) if receiver is not None else None
 
 
 def _iterates_no_batch(node: Node) -> bool:
@@ -1654,13 +1726,13 @@ def _tested_null(condition: Node | None, operator: str) -> str | None:
     return None
 
 
-def _tested_lock(condition: Node) -> tuple[Node, Node] | None:
-    """`if (L.tryLock(...))`, alone or as an operand of `&&`: (the receiver L, the call)."""
+def _tested_lock(condition: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
+    """`if (L.tryLock(...))`, alone or as an operand of `&&`, or `if (got)` of a local in
+    `results`: (the receiver L, the call)."""
     if condition.type == "binary_expression" and _text(condition.child_by_field_name("operator")) == "&&":
-        return _tested_lock(_unparenthesized(condition.child_by_field_name("left"))) or _tested_lock(
-            _unparenthesized(condition.child_by_field_name("right"))
+        return _tested_lock(_unparenthesized(condition.child_by_field_name("left")), results) or _tested_lock(
+            _unparenthesized(condition.child_by_field_name("right")), results
         )
-    if condition.type == "method_invocation" and _method_called(condition) in idioms.TRY_LOCK_METHODS:
-        receiver = condition.child_by_field_name("object")
-        return (receiver, condition) if receiver is not None else None
-    return None
+    if condition.type == "identifier":
+        return results.get(_text(condition))
+    return _try_lock_call(condition)
