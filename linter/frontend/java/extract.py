@@ -63,6 +63,8 @@ from epochlint.frontend.stack import with_room_to_recurse
 Node = Any  # tree_sitter.Node: typed loosely, as the grammar is loaded on first use
 
 THIS = "this"
+# `this` inside an anonymous class's method: a name no code binds, so of no known class.
+ANONYMOUS_THIS = "<anonymous>"
 # A class's own object (`C.class`), whose monitor `static synchronized` and `synchronized (C.class)`
 # hold: not the monitor of C's instances. No field can have this name.
 CLASS_OBJECT = "class"
@@ -414,6 +416,9 @@ class _Extractor:
         # The `finally` clauses of the `try` statements whose other parts are being read: a
         # `return` or `throw` there runs them on its way out.
         self._finally_blocks: list[Pos] = []
+        # The fields of the anonymous classes whose methods are being read, innermost last: there,
+        # `this` and those fields are the anonymous object's, not the enclosing instance's.
+        self._anonymous_fields: list[frozenset[str]] = []
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -446,6 +451,14 @@ class _Extractor:
                 return function.qualname
         return None
 
+    def _own_this(self, attrs: tuple[str, ...]) -> Ref | None:
+        """`this` (and `attrs` on it) where it is written: inside an anonymous class's method, the
+        anonymous object, of no class the analysis knows (a name nothing binds); elsewhere the
+        instance of the class around (`_this_ref`)."""
+        if self._anonymous_fields:
+            return Ref(self._fn.qualname, ANONYMOUS_THIS, attrs)
+        return self._this_ref(attrs)
+
     def _this_ref(self, attrs: tuple[str, ...]) -> Ref | None:
         scope = self._fn.this_scope
         if scope:
@@ -473,6 +486,8 @@ class _Extractor:
         scope = self._scope_of(name)
         if scope is not None:
             return Ref(scope, name, attrs)
+        if self._anonymous_fields and name in self._anonymous_fields[-1]:
+            return self._own_this((name, *attrs))
         cls = self._class_stack[-1] if self._class_stack else None
         if cls is not None and name in cls.static_fields:
             return self._class_ref((name, *attrs))
@@ -513,7 +528,7 @@ class _Extractor:
             elif kind == "parenthesized_expression":
                 node = node.named_children[0]
             elif kind == "this":
-                return self._this_ref(tuple(reversed(attrs)))
+                return self._own_this(tuple(reversed(attrs)))
             elif kind == "identifier":
                 return self._resolve(_text(node), tuple(reversed(attrs)))
             elif kind in ("type_identifier", "scoped_type_identifier"):
@@ -1357,11 +1372,21 @@ class _Extractor:
         self._fn.calls.append(Call(call_id, callee, method, name, self._site(node), call_args, -1, flow))
 
     def _anonymous_methods(self, body: Node) -> Iterator[Arg]:
-        for member in body.named_children:
-            if member.type == "method_declaration":
-                qualname = self._lambda(member, params_node=member.child_by_field_name("parameters"),
-                                        body=member.child_by_field_name("body"))
-                yield Arg("", "lambda", function=qualname, text=_text(member.child_by_field_name("name")))
+        fields = frozenset(
+            _text(declarator.child_by_field_name("name"))
+            for member in body.named_children
+            if member.type == "field_declaration"
+            for declarator in member.children_by_field_name("declarator")
+        )
+        self._anonymous_fields.append(fields)
+        try:
+            for member in body.named_children:
+                if member.type == "method_declaration":
+                    qualname = self._lambda(member, params_node=member.child_by_field_name("parameters"),
+                                            body=member.child_by_field_name("body"))
+                    yield Arg("", "lambda", function=qualname, text=_text(member.child_by_field_name("name")))
+        finally:
+            self._anonymous_fields.pop()
 
     def _v_explicit_constructor_invocation(self, node: Node) -> None:
         """`this(...)` and `super(...)` in a constructor: a call of the other constructor."""
