@@ -238,19 +238,41 @@ def type_name(node: Node | None) -> str:
     return ""
 
 
-def annotation_of(node: Node | None) -> str:
+def _unbounded(node: Node | None) -> Node | None:
+    return node
+
+
+def annotation_of(node: Node | None, bounded: Callable[[Node | None], Node | None] = _unbounded) -> str:
     """A declared type as an annotation keeps its type arguments, written as Python's
     (`Map<String, Sub>` -> `Map[String, Sub]`): a collection's element class is read there. A
     wildcard argument stands for its bound (`? extends Sub` -> `Sub`); without one, or with a
-    primitive array among them, the arguments are dropped, as `type_name` drops them."""
+    primitive array among them, the arguments are dropped, as `type_name` drops them. `bounded`
+    gives what a type variable stands for (its bound), never again inside a bound (`<T extends
+    Comparable<T>>`)."""
+    substituted = bounded(node)
+    if substituted is not node:
+        bounded = _unbounded
+    node = substituted
     if node is None or node.type != "generic_type":
         return type_name(node)
     base = type_name(node.named_children[0])
     arguments = next((child for child in node.named_children if child.type == "type_arguments"), None)
     if not base or arguments is None:
         return base
-    inner = [annotation_of(_wildcard_bound(argument)) for argument in arguments.named_children]
+    inner = [annotation_of(_wildcard_bound(argument), bounded) for argument in arguments.named_children]
     return f"{base}[{', '.join(inner)}]" if inner and all(inner) else base
+
+
+def _type_bounds(node: Node) -> dict[str, Node]:
+    """The type variables a class or method declares with a bound, each with the first class it
+    names (`<S extends Source & Closeable>`: `S` -> `Source`)."""
+    parameters = node.child_by_field_name("type_parameters")
+    found = {}
+    for parameter in parameters.named_children if parameters is not None else ():
+        bound = next((child for child in parameter.named_children if child.type == "type_bound"), None)
+        if parameter.type == "type_parameter" and bound is not None and bound.named_children:
+            found[_text(parameter.named_children[0])] = bound.named_children[0]
+    return found
 
 
 def _wildcard_bound(argument: Node) -> Node | None:
@@ -416,6 +438,9 @@ class _Extractor:
         # The `finally` clauses of the `try` statements whose other parts are being read: a
         # `return` or `throw` there runs them on its way out.
         self._finally_blocks: list[Pos] = []
+        # The bounds of the type variables of the classes and methods being read, innermost last
+        # (`class G<S extends Source>`: `S` -> the node of `Source`).
+        self._type_bounds: list[dict[str, Node]] = []
         # The fields of the anonymous classes whose methods are being read, innermost last: there,
         # `this` and those fields are the anonymous object's, not the enclosing instance's.
         self._anonymous_fields: list[frozenset[str]] = []
@@ -537,15 +562,25 @@ class _Extractor:
                 return None
 
     def _type(self, node: Node | None) -> str:
-        """The class a declared type names, noted as used (it may be a class of this package)."""
-        name = type_name(node)
+        """The class a declared type names (a type variable's bound), noted as used (it may be a
+        class of this package)."""
+        name = type_name(self._bounded(node))
         if name:
             self._used_types.add(name.split(".")[0])
         return name
 
+    def _bounded(self, node: Node | None) -> Node | None:
+        """What a declared type stands for: a type variable of the classes and methods around
+        (`S` of `class G<S extends Source>`) its bound, `Source`; any other type itself."""
+        if node is None or node.type != "type_identifier":
+            return node
+        name = _text(node)
+        bound = next((bounds[name] for bounds in reversed(self._type_bounds) if name in bounds), None)
+        return node if bound is None or bound is node else bound
+
     def _annotation(self, node: Node | None) -> str:
         """A declared type with its type arguments (see `annotation_of`), each class noted as used."""
-        annotation = annotation_of(node)
+        annotation = annotation_of(node, self._bounded)
         for name in re.findall(r"[\w.]+", annotation):
             self._used_types.add(name.split(".")[0])
         return annotation
@@ -610,6 +645,7 @@ class _Extractor:
         components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
         cls = _Class(qualname, name, components=components)
         members = _members(body)
+        self._type_bounds.append(_type_bounds(node))
         self._declare_fields(cls, members)
         for component in components:
             component_type = self._type(component.child_by_field_name("type"))
@@ -635,6 +671,7 @@ class _Extractor:
         if components:
             declared |= self._record_members(components, members, declared)
         self._class_stack.pop()
+        self._type_bounds.pop()
         self.classes.append(
             ClassFacts(
                 qualname=qualname,
@@ -762,6 +799,7 @@ class _Extractor:
         params = [] if static else [Param(THIS)]
         name_node = node.child_by_field_name("name") or node
         body = node.child_by_field_name("body")
+        self._type_bounds.append(_type_bounds(node))
         function = _function(
             qualname,
             CONSTRUCTOR if is_constructor else _method_name(node),
@@ -791,6 +829,7 @@ class _Extractor:
         if compact:
             self._store_components(function, cls.components)
         self._stack.pop()
+        self._type_bounds.pop()
         self.functions.append(function.freeze())
 
     def _parameter(self, param: Node) -> Param:
