@@ -134,3 +134,58 @@ def test_arguments_in_tests_do_not_type_the_package_parameters(write_tree: Write
     marks = actual_marks(run_check(root))
     assert ("partitions/state.py", 25, "EPL006") in marks
     assert marks == actual_marks(run_check(root / "partitions"))
+
+
+DISPATCHER = """\
+import threading
+
+
+class Dispatcher:
+    def __init__(self):
+        self.on_message = print
+
+    def dispatch(self, batch):
+        for message in batch:
+            self.on_message(message)
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+        self.accepted = []
+
+    def seek(self):
+        with self._lock:
+            self._epoch += 1
+
+    def on_message(self, message):
+        if message.epoch == self._epoch:
+            self.accepted.append(message)
+"""
+
+SETS_THE_CALLBACK = """\
+from partitions.dispatch import Consumer, Dispatcher
+
+
+class FakeDispatcher(Dispatcher):
+    pass
+
+
+def test_dispatch():
+    consumer = Consumer()
+    dispatcher, fake = Dispatcher(), FakeDispatcher()
+    dispatcher.on_message = consumer.on_message
+    fake.on_message = consumer.on_message
+    dispatcher.dispatch([])
+"""
+
+
+def test_callbacks_that_tests_set_on_package_objects_do_not_run_in_the_package(write_tree: WriteTree) -> None:
+    """A test sets the consumer's handler on a dispatcher, and on a test subclass of it: neither
+    store is what the package's dispatcher holds, so its loop runs no epoch read. Set by the
+    package itself, it would (fixtures/EPL001/callback_set_on_another_object.py)."""
+    root = write_tree(
+        {"partitions/__init__.py": "", "partitions/dispatch.py": DISPATCHER, "tests/test_dispatch.py": SETS_THE_CALLBACK}
+    )
+    assert actual_marks(run_check(root)) == actual_marks(run_check(root / "partitions")) == {}

@@ -79,6 +79,11 @@ class FunctionBuilder:
     comprehension_scopes: list[dict[str, str]] = field(default_factory=list)
     comprehension_locals: set[str] = field(default_factory=set)
 
+    def forget_acquire_results(self, lock: Ref) -> None:
+        """`lock` is released: a later test of a local that held its acquire's result is stale."""
+        for name in [name for name, (held, _) in self.acquire_results.items() if held == lock]:
+            del self.acquire_results[name]
+
     def comprehension_local(self, name: str) -> str | None:
         """The function's name for the variable `name` of a comprehension being read, if any."""
         for scope in reversed(self.comprehension_scopes):

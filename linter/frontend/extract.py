@@ -543,8 +543,10 @@ class FactsExtractor(FastVisitor):
                 opened.append((tested[0], region_id))
             elif released is not None:
                 self._close_region(opened, released[0], suspended)
+                self._fn.forget_acquire_results(released[0])
             elif finally_release := self._finally_release(statement):
                 self._close_region(opened, finally_release)
+                self._fn.forget_acquire_results(finally_release)
         for _, region_id in reversed(opened):
             self._drop_region(region_id)
         self._fn.resume(suspended)
@@ -617,13 +619,15 @@ class FactsExtractor(FastVisitor):
         the test of it that opens the region (`got = L.acquire(timeout=1)`, then `if got:`); any
         other assignment of the name forgets it."""
         body = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        for small in body:
+            for name in _assigned_names(small):
+                self._fn.acquire_results.pop(name, None)
         assign = body[0] if len(body) == 1 else None
         if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
             return None
         target = assign.targets[0].target
         if not isinstance(target, cst.Name):
             return None
-        self._fn.acquire_results.pop(target.value, None)
         acquired = self._lock_method_call(assign.value, "acquire")
         if acquired is None or _acquire_kind(acquired[1]) == "acquire":
             return acquired
@@ -1703,6 +1707,22 @@ def _present_arm(test: cst.BaseExpression) -> int:
             if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
                 return 1
     return 0
+
+
+def _assigned_names(statement: cst.BaseSmallStatement) -> Iterator[str]:
+    """The plain names a small statement assigns (`a = ...`, `a, b = ...`, `a |= ...`, `a: T = ...`)."""
+    if isinstance(statement, cst.Assign):
+        targets: list[cst.BaseExpression] = [target.target for target in statement.targets]
+    elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+        targets = [statement.target]
+    else:
+        return
+    while targets:
+        target = targets.pop()
+        if isinstance(target, cst.Name):
+            yield target.value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(element.value for element in target.elements)  # `*rest` too
 
 
 def _acquire_kind(call: cst.Call) -> str:

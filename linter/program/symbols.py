@@ -69,6 +69,7 @@ _SEQUENCE_ANNOTATIONS = frozenset(
     }
 )
 # ...and those whose elements are the values of their last type argument (the first is the key's).
+# (A `tuple[T, ...]` is a sequence too; a `tuple[A, B]` holds two classes.)
 _MAPPING_ANNOTATIONS = frozenset(
     {
         "dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "DefaultDict", "Map", "HashMap",
@@ -76,6 +77,8 @@ _MAPPING_ANNOTATIONS = frozenset(
         "ConcurrentNavigableMap", "ConcurrentSkipListMap", "EnumMap", "WeakHashMap", "IdentityHashMap", "Hashtable",
     }
 )
+# The entities whose elements (a container's, a mapping's values) are instances of their target.
+_HOLDING_KINDS = ("container", "mapping")
 _Learnt = TypeVar("_Learnt")
 _Derived = TypeVar("_Derived")
 # What a derived value is while it is computed (never asked for then: derived values are not
@@ -90,7 +93,8 @@ class Entity:
     """What an expression denotes.
 
     kind: "module", "class" (the class object), "instance", "container" (of instances of
-    `target`), "function", "property", "external" (a dotted name outside the project), or
+    `target`), "mapping" (a declared map whose values are instances of `target`: iterated, it gives
+    its keys), "function", "property", "external" (a dotted name outside the project), or
     "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
     keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'");
     "element_pairs" are its `.items()`, whose second halves are those elements.
@@ -894,11 +898,11 @@ class Symbols:
             return Entity("elements_view", entity.target, entity.keys)
         if entity.kind == "elements" and attr == "items":
             return Entity("elements_items", entity.target, entity.keys)
-        if entity.kind == "container" and attr in _CONTAINER_VIEW_METHODS:
+        if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_VIEW_METHODS:
             return Entity("container_method", entity.target)
-        if entity.kind == "container" and attr == "items":
+        if entity.kind in _HOLDING_KINDS and attr == "items":
             return Entity("items_method", entity.target)
-        if entity.kind == "container" and attr in _CONTAINER_ELEMENT_METHODS:
+        if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_ELEMENT_METHODS:
             return Entity("element_method", entity.target)
         return UNKNOWN
 
@@ -957,7 +961,7 @@ class Symbols:
             if entity.kind == "property":
                 # `self.state.epoch` with `state` a property: what the getter returns.
                 entity = self.return_entity(entity.target, depth + 1)
-            if attr == "[]" and entity.kind == "container":
+            if attr == "[]" and entity.kind in _HOLDING_KINDS:
                 entity = Entity("instance", entity.target)
             elif attr == "[]":
                 # An element of a container the value flow follows (`by_topic[topic]` of a local
@@ -1091,7 +1095,7 @@ class Symbols:
             # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name; so
             # is a Java map's `forEach((key, value) -> ...)`.
             if bind.kind == "iter_part" and bind.index == 1 and (
-                iterable.kind == "pairs" or iterable.kind == "container" and is_java(self.module_of(fid).rel)
+                iterable.kind == "pairs" or iterable.kind == "mapping" and is_java(self.module_of(fid).rel)
             ):
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
@@ -1153,10 +1157,10 @@ class Symbols:
         or around it (or in their bases) is named by its own name (`State state;` in `C`). A
         declared collection of instances of one class (`list[State]`, `Map<String, State>`) holds
         them as a container filled with them does."""
-        element = _collection_element(annotation)
+        element, kind = _collection_element(annotation)
         if element:
             held = self._annotation_entity(module, element, within)
-            return Entity("container", held.target) if held.kind == "instance" else UNKNOWN
+            return Entity(kind, held.target) if held.kind == "instance" else UNKNOWN
         origin = _generic_origin(annotation)
         first, _, rest = origin.partition(".")
         nested = self._java_nested_class(module, within, first)
@@ -1550,7 +1554,8 @@ class Symbols:
                 if called.kind == "function":
                     values.update(self._yielded_values(called.target, depth + 1))
         for iterable in iterables:
-            values.update(self._member_values(iterable, "[]", depth + 1))
+            if iterable.kind != "mapping":  # a map gives its keys, of no class declared here
+                values.update(self._member_values(iterable, "[]", depth + 1))
         for _, method in self._iteration_methods_of(iterables, depth):
             if method.endswith(".__next__"):
                 values.update(self.return_values(method, depth + 1))
@@ -1860,7 +1865,7 @@ class Symbols:
         if attr == "[]":
             if entity.kind == "elements":
                 return self._element_values(entity, key, depth, at)
-            if entity.kind == "container":
+            if entity.kind in _HOLDING_KINDS:
                 return frozenset({Entity("instance", entity.target)})
             return frozenset()
         if entity.kind in ("class", "instance") and f"{entity.target}.{attr}" in self.classes:
@@ -1951,14 +1956,15 @@ class Symbols:
 
     def _stored_into_others(self, fid: str, writes: list[Write]) -> tuple[tuple[str, Entity], ...]:
         """Per write, the class of the object written into ("" if unknown, or if test code writes
-        into an object of a class outside it: a fake set there never runs in the code tested) and
-        the value stored."""
+        into a field that a class outside it declares, on an object of that class or of a test
+        subclass: a fake set there never runs in the code tested) and the value stored."""
         found = []
         in_test = self.is_test(fid)
         for write in writes:
             holder = self.entity(fid, write.ref._replace(attrs=write.ref.attrs[:-1]))
             owner = holder.target if holder.kind == "instance" and holder.target in self.classes else ""
-            if owner and in_test and self.classes[owner][0].name not in self.test_modules:
+            declaring = self.defining_class(owner, write.ref.attrs[-1]) if owner else ""
+            if owner and in_test and self.classes[declaring][0].name not in self.test_modules:
                 owner = ""
             found.append((owner, self._stored_entity(fid, write.value_call, write.value_ref) if owner else UNKNOWN))
         return tuple(found)
@@ -2229,9 +2235,9 @@ class Symbols:
             return FieldId(owner, (first,))
         holder = self.field_type(owner, first, cls)
         if holder is not None:
-            if rest[0] == "[]" and holder.kind == "container":
+            if rest[0] == "[]" and holder.kind in _HOLDING_KINDS:
                 rest = rest[1:]
-            if rest and rest[0] != "[]" and holder.kind in ("instance", "container"):
+            if rest and rest[0] != "[]" and holder.kind in ("instance", *_HOLDING_KINDS):
                 nested = self._field_on(Entity("instance", holder.target), rest, fields_first)
                 if nested is not None:
                     return nested
@@ -2321,7 +2327,7 @@ def _types_a_field(entity: Entity) -> bool:
     """Whether a field holding `entity` is typed by it: an instance, a container of instances, or a
     class kept as a factory (`self._make = Dispatcher`, `self.Lock = partial(Lock, self)`), whose
     calls construct it."""
-    return entity.kind in ("instance", "container", "class")
+    return entity.kind in ("instance", "class", *_HOLDING_KINDS)
 
 
 def _bound_ahead_by(entity: Entity, ahead: int) -> Entity:
@@ -2468,19 +2474,22 @@ def _generic_origin(text: str) -> str:
     return _unwrap_annotation(text).partition("[")[0]
 
 
-def _collection_element(annotation: str) -> str:
-    """The annotation of the elements of a declared collection (`Sub` of `list[Sub]`, of
-    `dict[str, Sub]` and of Java's `Map<String, Sub>`); "" for another annotation."""
+def _collection_element(annotation: str) -> tuple[str, str]:
+    """The annotation of the elements of a declared collection, with the kind of entity that holds
+    them: "container" for `Sub` of `list[Sub]` (and `tuple[Sub, ...]`), "mapping" for the values
+    of `dict[str, Sub]` and of Java's `Map<String, Sub>`; ("", "") for another annotation."""
     head, bracket, inside = _unwrap_annotation(annotation).partition("[")
     if not bracket or not inside.endswith("]"):
-        return ""
+        return "", ""
     name = head.strip().rsplit(".", 1)[-1]
     arguments = _top_level_split(inside[:-1], ",")
-    if name in _SEQUENCE_ANNOTATIONS and len(arguments) == 1:
-        return arguments[0]
+    if name in ("tuple", "Tuple") and len(arguments) == 2 and arguments[1] == "...":
+        arguments = arguments[:1]
+    if name in _SEQUENCE_ANNOTATIONS | {"tuple", "Tuple"} and len(arguments) == 1:
+        return arguments[0], "container"
     if name in _MAPPING_ANNOTATIONS and len(arguments) == 2:
-        return arguments[1]
-    return ""
+        return arguments[1], "mapping"
+    return "", ""
 
 
 def _unwrap_annotation(text: str) -> str:

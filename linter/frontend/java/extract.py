@@ -900,8 +900,10 @@ class _Extractor:
                 opened.append((lock, region))
             elif released is not None:
                 self._close_region(opened, self._lock_ref(released), suspended)
+                self._forget_try_lock_results(self._lock_ref(released))
             elif statement.type == "try_statement" and (unlocked := self._finally_unlock(statement)):
                 self._close_region(opened, unlocked)
+                self._forget_try_lock_results(unlocked)
         for _, region_id in reversed(opened):
             self._fn.region_stack.remove(region_id)
         self._fn.resume(suspended)
@@ -926,6 +928,12 @@ class _Extractor:
         tried = _try_lock_call(value) if value is not None else None
         if tried is not None:
             self._fn.acquire_results[name] = tried  # type: ignore[assignment]
+
+    def _forget_try_lock_results(self, lock: Ref | None) -> None:
+        """`lock` is unlocked: a later test of a local that held its `tryLock`'s result is stale."""
+        results = self._try_lock_results()
+        for name in [name for name, (receiver, _) in results.items() if self._lock_ref(receiver) == lock]:
+            del self._fn.acquire_results[name]
 
     def _try_lock_results(self) -> Mapping[str, tuple[Node, Node]]:
         return self._fn.acquire_results  # type: ignore[return-value]
