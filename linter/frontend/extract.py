@@ -761,11 +761,12 @@ class FactsExtractor(FastVisitor):
             self._fn.exits.append(Exit(pos, self._blocks[-1], tuple(self._finally_blocks)))
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
-        # A pass runs at most one handler, or the `else` (which runs only when none did).
+        # A pass runs at most one handler, or the `else` (which runs only when none did): one arm
+        # alone is a branch too, which may not run.
         arms = [self._pos(handler.body) for handler in node.handlers]
         if node.orelse is not None:
             arms.append(self._pos(node.orelse.body))
-        if len(arms) > 1:
+        if arms:
             self._fn.branches.append(Branches(self._pos(node), tuple(arms)))
         if node.finalbody is None:
             return True

@@ -708,6 +708,10 @@ class _Frame:
         self.fid = fid
         self.index = analysis.flow.index(fid)
         self.locals: dict[str, dict[Label, Path]] = {}
+        # Per local: each assignment's place and value, and what it holds besides (see `_local_at`).
+        self._assigned: dict[str, list[tuple[Site, Value]]] = {}
+        self._besides: dict[str, dict[Label, Path]] = {}
+        self._conditions_at: dict[Site, frozenset[object]] = {}
         self.values: list[Value] = []
         self.contexts: dict[int, CallContext] = {}
 
@@ -754,7 +758,7 @@ class _Frame:
         of an enclosing function that this one reads (a closure: `lambda m: m.epoch >= epoch`)."""
         index = self.index
         if ref.scope == index.qualname and not ref.attrs:
-            return self.locals.get(ref.name, EMPTY)
+            return self._local_at(ref.name, site)
         if not ref.attrs and (captured := self.flow.capture(self.fid, ref)) is not None:
             outer, entered = captured
             hop = Hop(outer, entered, HOP_PASS, f"captured by `{self.program.display_function(self.fid)}`")
@@ -766,7 +770,7 @@ class _Frame:
             return made
         value = dict(made)
         if ref.scope == index.qualname:
-            held = self.locals.get(ref.name, EMPTY)
+            held = self._local_at(ref.name, site)
             if any(attr != "[]" for attr in ref.attrs):
                 held = {k: v for k, v in held.items() if self.domain.through_attribute(k)}
             merge(value, held)
@@ -844,6 +848,8 @@ class _Frame:
     def _locals(self) -> dict[str, dict[Label, Path]]:
         index = self.index
         result = self._parameters()
+        besides = self._parameters()
+        self._assigned = {}
         for dest, producers in index.inputs.items():
             if dest[0] != "local":
                 continue
@@ -858,14 +864,65 @@ class _Frame:
                     fallbacks.append(value)
                 else:
                     merge(target, value)
+                    self._assigned.setdefault(name, []).append((producer.site, value))
             for value in fallbacks:
-                merge(target, self.domain.fallback(dict(target), value))
+                fallen_back = self.domain.fallback(dict(target), value)
+                merge(target, fallen_back)
+                merge(besides.setdefault(name, {}), fallen_back)
         for bind in index.binds:
-            merge(result.setdefault(bind.name, {}), self._bound_value(bind))
+            bound = self._bound_value(bind)
+            merge(result.setdefault(bind.name, {}), bound)
+            merge(besides.setdefault(bind.name, {}), bound)
         for call_id, dest in index.writers:
             if dest[0] == "local":
-                merge(result.setdefault(str(dest[1]), {}), self._written(call_id))
+                written = self._written(call_id)
+                merge(result.setdefault(str(dest[1]), {}), written)
+                merge(besides.setdefault(str(dest[1]), {}), written)
+        self._besides = besides
         return result
+
+    def _local_at(self, name: str, site: Site) -> Value:
+        """What local `name` holds where it is read at `site`: what every assignment gives it, but
+        those that a later one always replaces before the read (`epoch = record.leader_epoch`, then
+        `epoch = max(epoch, current)`: the read after holds only the second's value, which the
+        first reaches through the read inside it). An assignment replaces an earlier one for a read
+        when it ends before the read starts and lies in no loop, `if` or `while` that does not also
+        hold both (it runs on every path from the one to the other, exceptions aside); a loop's
+        later assignments still reach its earlier reads."""
+        assigned = self._assigned.get(name, ())
+        if len(assigned) < 2:
+            return self.locals.get(name, EMPTY)
+        live = [value for at, value in assigned if not self._replaced(at, site, assigned)]
+        if len(live) == len(assigned):
+            return self.locals.get(name, EMPTY)
+        value = dict(self._besides.get(name, EMPTY))
+        for kept in live:
+            merge(value, kept)
+        return value
+
+    def _replaced(self, earlier: Site, read: Site, assigned: Sequence[tuple[Site, Value]]) -> bool:
+        enclosing = self._conditions(earlier) & self._conditions(read)
+        return any(
+            earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2] and self._conditions(later) <= enclosing
+            for later, _ in assigned
+            if later is not earlier
+        )
+
+    def _conditions(self, site: Site) -> frozenset[object]:
+        """The loops, the `if` and `while` statements, and the arms (of an `if`, a `match`, a
+        `switch`, a `try`'s handlers) that `site` lies in: what may not run on a path through it."""
+        found = self._conditions_at.get(site)
+        if found is None:
+            function = self.program.symbols.function(self.fid)
+            found = frozenset(
+                (
+                    *site.loops,
+                    *(governed.statement for governed in function.governs if within(site.pos, governed.statement)),
+                    *(arm for branches in function.branches for arm in branches.arms if within(site.pos, arm)),
+                )
+            )
+            self._conditions_at[site] = found
+        return found
 
     def _fallback_bodies(self, name: str, producers: Sequence[int]) -> list[Pos]:
         """The bodies whose assignments to local `name` run only when it holds nothing: those that

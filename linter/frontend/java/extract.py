@@ -1077,6 +1077,10 @@ class _Extractor:
         self._fn.exits.append(Exit(_pos(node), _pos(block), tuple(self._finally_blocks)))
 
     def _v_try_statement(self, node: Node) -> None:
+        catches = [child for child in node.named_children if child.type == "catch_clause"]
+        if catches:
+            # A pass runs at most one `catch`, and maybe none.
+            self._fn.branches.append(Branches(_pos(node), tuple(_pos(catch) for catch in catches)))
         final = next((child for child in node.named_children if child.type == "finally_clause"), None)
         if final is not None:
             self._finally_blocks.append(_pos(final))
@@ -1130,7 +1134,10 @@ class _Extractor:
         if region is not None and region in self._fn.region_stack:
             self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
-        if alternative is not None:
+        if alternative is None:
+            # One arm, which may not run.
+            self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
+        else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative))))
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
