@@ -21,6 +21,7 @@ from epochlint.program.dataflow import (
     Value,
     merge,
 )
+from epochlint.program.callgraph import function_bound_at
 from epochlint.program.model import Program
 from epochlint.program.symbols import FieldId, bound_ahead
 from epochlint.rules.base import Example, Rule
@@ -160,13 +161,33 @@ class CommitEpochs(Domain):
 
     def call_events(self, ctx: CallContext) -> Iterable[Event]:
         call = ctx.call
-        if not self.config.commit_callee(call.method):
-            return
-        hop = Hop(ctx.fid, call.site, COMMIT, f"committed by `{call.text}(...)`")
-        for value in ctx.args.values():
+        if self.config.commit_callee(call.method):
+            committed, by = list(ctx.args.values()), f"committed by `{call.text}(...)`"
+        else:
+            committed, by = self._bound_to_a_commit(ctx), f"bound by `{call.text}(...)` for a commit"
+        hop = Hop(ctx.fid, call.site, COMMIT, by)
+        for value in committed:
             for label, path in value.items():
                 if self.keeps_event(label):
                     yield Event(COMMIT, label, (*path, hop), ctx.fid, call.site)
+
+    def _bound_to_a_commit(self, ctx: CallContext) -> list[Value]:
+        """The values a call binds for a later call of a commit that is no function of the project
+        (`functools.partial(consumer.commit, offsets=...)`, `executor.submit(consumer.commit,
+        offsets)`, `loop.run_in_executor(None, consumer.commit, offsets)`): committed when it runs.
+        A project function bound so is followed into (`follows_bound_arguments`)."""
+        symbols = self.program.symbols
+        found = function_bound_at(symbols, ctx.fid, ctx.call)
+        if found is None:
+            return []
+        function, bound = found
+        name = function.ref.attrs[-1] if function.ref is not None and function.ref.attrs else ""
+        if not name or not self.config.commit_callee(name):
+            return []
+        if any(value.kind in ("function", "class") for value in symbols.argument_values(ctx.fid, function)):
+            return []
+        keys = {id(arg): arg.keyword or str(index) for index, arg in enumerate(ctx.call.args)}
+        return [ctx.args.get(keys[id(arg)], EMPTY) for arg in bound if id(arg) in keys]
 
     def keeps_event(self, label: Label) -> bool:
         return label.kind in (OFFSET, PARAM)
@@ -211,7 +232,9 @@ record.leader_epoch)`, and the hand-offs that forward their further arguments
 (`executor.submit(commit_one, ...)`, `to_thread`, `call_soon`, `call_soon_threadsafe`,
 `call_later`, `call_at`, `run_in_executor`), and a thread, timer or process started with it in its
 literal tuple or dict of arguments (`threading.Thread(target=commit_one, args=(tp, offset,
-record.leader_epoch))`). Not historical: the current leader
+record.leader_epoch))`); so is a call that binds it for a later call of the client's own commit
+(`functools.partial(consumer.commit, offsets=...)`, `executor.submit(consumer.commit, offsets)`,
+`loop.run_in_executor(None, consumer.commit, offsets)`). Not historical: the current leader
 epoch (`current_leader`, `current_leader_epoch`, `metadata.leader_epoch_for(tp)`, also through a
 position: `position.current_leader.epoch`), `max(historical, current)`, and a fallback that uses
 the historical epoch only when the current one is missing (`cur if cur is not None else hist`,

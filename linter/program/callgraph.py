@@ -660,7 +660,7 @@ def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[st
     those a thread, timer or process starts with the literal tuple and dict it is given
     (`Thread(target=f, args=(a,), kwargs={"b": b})`): each with `f` as passed, and the call as it
     binds their parameters: the arguments (or elements of them) it binds. Nothing for another call."""
-    found = _function_bound_at(symbols, fid, call)
+    found = function_bound_at(symbols, fid, call)
     if found is None:
         return
     function, bound = found
@@ -670,7 +670,7 @@ def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[st
             yield target, wrapped, as_bound
 
 
-def _function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[Arg, tuple[Arg, ...]] | None:
+def function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[Arg, tuple[Arg, ...]] | None:
     """The argument that is the function a call binds others to, and those others: for a call of
     `functools.partial` (all of them), of a hand-off that forwards its arguments (not one of the
     project's own functions: those after the function but its own keywords) or of a standard
