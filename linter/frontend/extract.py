@@ -1675,17 +1675,24 @@ def _suite_exits(suite: cst.BaseSuite) -> bool:
 
 
 def _tested_missing(test: cst.BaseExpression) -> str | None:
-    """The local name that `if name is None:` or `if not name:` tests for missing."""
+    """The local name that `if name is None:` or `if not name:` tests for missing (also where the
+    test assigns it: `if (name := lookup()) is None:`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return test.expression.value if isinstance(test.expression, cst.Name) else None
+        return _tested_name(test.expression)
     return _compared_with_none(test, cst.Is)
 
 
 def _tested_present(test: cst.BaseExpression) -> str | None:
-    """The local name that `if name is not None:` or `if name:` tests for holding something."""
-    if isinstance(test, cst.Name):
-        return test.value
-    return _compared_with_none(test, cst.IsNot)
+    """The local name that `if name is not None:` or `if name:` tests for holding something (also
+    where the test assigns it: `if (name := lookup()) is not None:`)."""
+    return _tested_name(test) or _compared_with_none(test, cst.IsNot)
+
+
+def _tested_name(expression: cst.BaseExpression) -> str | None:
+    """The local a test reads as a whole: `name`, or `(name := value)`, which assigns it."""
+    if isinstance(expression, cst.NamedExpr):
+        expression = expression.target
+    return expression.value if isinstance(expression, cst.Name) else None
 
 
 def _present_arm(test: cst.BaseExpression) -> int:
@@ -1758,11 +1765,11 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 def _compared_with_none(test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> str | None:
     """The local name that `name is None` (`operator` cst.Is) or `name is not None` compares."""
-    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1:
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         is_none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
         if is_none and isinstance(target.operator, operator):
-            return test.left.value
+            return _tested_name(test.left)
     return None
 
 
