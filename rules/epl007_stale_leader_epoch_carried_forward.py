@@ -46,8 +46,9 @@ parameters of the project's own definition of the callee; where there is none, a
 `position.current_leader` names its slot itself. Copies count too: `dataclasses.replace(position,
 offset=...)`, `attrs.evolve(position, offset=...)` and `position._replace(offset=...)` leave the
 leader as it was. Not reported: a
-position that keeps the old offset (`position.offset`), and a call that reads the old leader without
-building a position (a validation request, a log line).
+position that keeps the old offset (`position.offset`), a call that reads the old leader without
+building a position (a validation request, a log line), and a copy of a record class of the
+project (a dataclass, an attrs class, a NamedTuple) whose fields and methods name no leader.
 """
     why = """
 The leader epoch in a position is what the consumer presents to the broker to prove it still follows
@@ -290,7 +291,21 @@ def _copied_position(program: Program, fid: str, call: Call) -> tuple[Ref, str] 
     if source is None:
         return None
     expanded = program.symbols.expand_alias(fid, source)
-    return (expanded, written) if _is_position(program, fid, expanded) else None
+    if not _is_position(program, fid, expanded) or _record_without_leader(program, fid, expanded):
+        return None
+    return expanded, written
+
+
+def _record_without_leader(program: Program, fid: str, position: Ref) -> bool:
+    """Whether the position copied is a record of the project's (a dataclass, an attrs class, a
+    NamedTuple) whose fields and methods name no leader slot: it has no leader to carry forward."""
+    symbols = program.symbols
+    entity = symbols.entity(fid, position)
+    if entity.kind != "instance" or entity.target not in symbols.classes:
+        return False
+    fields = symbols.generated_init_parameters(entity.target)
+    methods = (name for klass in symbols.mro(entity.target) for name in symbols.classes[klass][1].methods)
+    return bool(fields) and not any(_LEADER_SLOT.search(snake_name(name)) for name in (*fields, *methods))
 
 
 def _keyword(call: Call, name: str) -> Arg | None:
