@@ -2203,8 +2203,11 @@ class Symbols:
                 # is the field's.
                 module, name = root.target.split(":", 1)
                 return FieldId(module, (name,), is_global=True)
-            # A module-level singleton (`CURRENT = Generation()`): its fields are its class's.
+            # A module-level singleton (`CURRENT = Generation()`): its fields are its class's; so
+            # are those of an element of a declared container (`STATES: dict[str, State]`).
             root = value
+            if root.kind in _HOLDING_KINDS and attrs[0] == "[]":
+                root, attrs = Entity("instance", root.target), attrs[1:]
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
             if entity.kind == "global" and len(attrs) > 1 and self.global_value(entity.target).kind == "instance":
