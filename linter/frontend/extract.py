@@ -664,17 +664,16 @@ class FactsExtractor(FastVisitor):
         return (self._ref(*path), value) if path is not None else None
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
-        """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break)."""
-        if not isinstance(statement, cst.If) or statement.orelse is not None:
+        """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break), or
+        `while not L.acquire(timeout=1):` (or `while not got:`, the body acquiring into `got`) with
+        no `break` out of it: what follows runs once the acquire succeeded."""
+        if isinstance(statement, cst.While) and statement.orelse is None and not _breaks_out(statement.body):
+            test = statement.test
+        elif isinstance(statement, cst.If) and statement.orelse is None and _leaves(statement.body):
+            test = statement.test
+        else:
             return None
-        test = statement.test
         if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
-            return None
-        body = statement.body.body
-        last = body[-1] if body else None
-        if isinstance(last, cst.SimpleStatementLine):
-            last = last.body[-1] if last.body else None
-        if not isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
             return None
         expression = test.expression
         if isinstance(expression, cst.Name):
@@ -1715,6 +1714,28 @@ def _present_arm(test: cst.BaseExpression) -> int:
             if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
                 return 1
     return 0
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """Whether a suite ends by leaving its block (return, raise, continue, break)."""
+    statements = body.body
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+
+def _breaks_out(node: cst.CSTNode) -> bool:
+    """Whether a loop's body holds a `break` of that loop (not of a loop, or in a function,
+    nested in it)."""
+    for child in node.children:
+        if isinstance(child, cst.Break):
+            return True
+        if isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if _breaks_out(child):
+            return True
+    return False
 
 
 def _assigned_names(statement: cst.BaseSmallStatement) -> Iterator[str]:

@@ -1702,21 +1702,51 @@ def _lock_statement(statement: Node, *methods: str) -> Node | None:
 
 def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
     """`if (!L.tryLock(...)) { ...; return; }` with no `else`, whose body leaves the block (return,
-    throw, continue, break), or `if (!got)` of a local in `results` that holds a `tryLock`'s
-    result: (the receiver L, the call)."""
-    if statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
+    throw, continue, break), or `while (!L.tryLock(1, SECONDS)) { ... }` (or `while (!got)`, the
+    body trying into `got`) with no `break` out of it; `got` a local in `results` that holds a
+    `tryLock`'s result: (the receiver L, the call)."""
+    if statement.type == "while_statement" and not _breaks_out(statement.child_by_field_name("body")):
+        pass
+    elif statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
+        return None
+    elif not _leaves(statement.child_by_field_name("consequence")):
         return None
     condition = _unparenthesized(statement.child_by_field_name("condition"))
     if condition.type != "unary_expression" or _text(condition.child_by_field_name("operator")) != "!":
         return None
-    body = statement.child_by_field_name("consequence")
+    tested = _unparenthesized(condition.child_by_field_name("operand"))
+    return results.get(_text(tested)) if tested.type == "identifier" else _try_lock_call(tested)
+
+
+def _leaves(body: Node) -> bool:
+    """Whether a statement (a block: its last) leaves the block (return, throw, continue, break)."""
     if body.type == "block":
         statements = _statements(body)
         body = statements[-1] if statements else body
-    if body.type not in ("return_statement", "throw_statement", "continue_statement", "break_statement"):
-        return None
-    tested = _unparenthesized(condition.child_by_field_name("operand"))
-    return results.get(_text(tested)) if tested.type == "identifier" else _try_lock_call(tested)
+    return body.type in ("return_statement", "throw_statement", "continue_statement", "break_statement")
+
+
+_BREAK_SCOPES = frozenset(
+    {
+        "for_statement", "enhanced_for_statement", "while_statement", "do_statement", "switch_expression",
+        "lambda_expression", "class_body",
+    }
+)
+
+
+def _breaks_out(body: Node | None) -> bool:
+    """Whether a loop's body holds a `break` of that loop: one not in a loop, `switch`, lambda or
+    class nested in it, or one naming a label."""
+    for child in body.named_children if body is not None else ():
+        if child.type == "break_statement":
+            return True
+        if child.type in _BREAK_SCOPES:
+            if any(inner.type == "break_statement" and inner.named_children for inner, _ in _descendants(child)):
+                return True
+            continue
+        if _breaks_out(child):
+            return True
+    return False
 
 
 def _try_lock_call(node: Node) -> tuple[Node, Node] | None:
