@@ -223,8 +223,9 @@ leader_epoch)`), and is reported when that value reaches a commit call: a callee
 whole word in its name, `send_offsets_to_transaction` or `store_offsets`. The value is followed
 through locals, dicts and lists of offsets (comprehensions included), arguments, returns,
 constructors and fields, across modules; a local given another value on every path before a read
-(`epoch = max(epoch, current)`, not inside an `if`, a loop or a handler that the read is not in)
-no longer holds the earlier one there. A function that passes its parameter on to a commit is a
+(`epoch = max(epoch, current)`, where nothing the read is not in may skip it or cut it short: an
+`if`, a loop or its `else`, a `try`, a `with` that may swallow an exception, a short-circuit) no
+longer holds the earlier one there. A function that passes its parameter on to a commit is a
 commit itself at its call sites: the finding lands at the outermost call that receives the
 historical value, once per call whatever the number of sources. A call that binds the value for a
 later call of such a function is one too: `functools.partial(commit_one, tp, offset,

@@ -707,6 +707,9 @@ class FactsExtractor(FastVisitor):
                 opened.append(self._open_region(_NO_REF, kind, item, node, call_id))
             if item.asname is not None:
                 self._bind_targets(item.asname.name, self._value_of(item.item), "with")
+        if any(lock_path(item.item) is None for item in node.items):
+            # A context manager made by a call (`suppress(KeyError)`) may swallow an exception.
+            self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
         self.walk(node.body)
@@ -750,7 +753,7 @@ class FactsExtractor(FastVisitor):
             self._visit_with_flow(case.pattern, Flow())
             self._visit_with_flow(case.guard, Flow(FLOW_CONDITION))
             self.walk(case.body)
-        if len(node.cases) > 1:
+        if node.cases:
             arms = tuple(self._pos(case.body) for case in node.cases)
             self._fn.branches.append(Branches(self._pos(node), arms))
         return False
@@ -767,6 +770,8 @@ class FactsExtractor(FastVisitor):
             arms.append(self._pos(node.orelse.body))
         if arms:
             self._fn.branches.append(Branches(self._pos(node), tuple(arms)))
+        # The body may be left part-way, by an exception a handler or the caller's caller catches.
+        self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         if node.finalbody is None:
             return True
         self._finally_blocks.append(self._pos(node.finalbody))
@@ -789,9 +794,14 @@ class FactsExtractor(FastVisitor):
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         self.walk(node.body)
         self._fn.loop_stack.pop()
-        if node.orelse is not None:
-            self.walk(node.orelse)
+        self._loop_else(node)
         return False
+
+    def _loop_else(self, node: cst.For | cst.While) -> None:
+        """A loop's `else`, which a `break` skips: an arm of its own."""
+        if node.orelse is not None:
+            self._fn.branches.append(Branches(self._pos(node), (self._pos(node.orelse),)))
+            self.walk(node.orelse)
 
     def visit_For(self, node: cst.For) -> bool:
         self._visit_with_flow(node.iter, Flow(FLOW_ITER))
@@ -813,8 +823,7 @@ class FactsExtractor(FastVisitor):
         self._bind_targets(node.target, self._value_of(node.iter), "iter")
         self.walk(node.body)
         self._fn.loop_stack.pop()
-        if node.orelse is not None:
-            self.walk(node.orelse)
+        self._loop_else(node)
         return False
 
     def _comprehension_header(self, clause: cst.CompFor) -> Pos:

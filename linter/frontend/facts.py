@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 40
+FACTS_FORMAT = 41
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -215,8 +215,10 @@ class Choice(NamedTuple):
 
 
 class Branches(NamedTuple):
-    """An `if` statement with an `else` (or `elif`), or a `match`: one pass through it runs at most
-    one arm.
+    """An `if` statement with an `else` (or `elif`), a `match` or `switch`, a `try`'s handlers: one
+    pass through it runs at most one arm. An arm alone is code a pass may skip, or leave part-way,
+    and go on after: an `if` without `else` (Java), a `try`'s body, a loop's `else`, a `with` body
+    whose context manager may swallow an exception, a labeled block (Java).
 
     `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there); or
     each `case` body.

@@ -720,8 +720,10 @@ class _Frame:
         self.locals = self._parameters()
         for _ in range(_LOCAL_ROUNDS):
             self.values = self._evaluate()
+            assigned = _assigned_shape(self._assigned)
             new_locals = self._locals()
-            stable = _shape(new_locals) == _shape(self.locals)
+            # Stable when no local, and no one assignment of one (see `_local_at`), holds more.
+            stable = _shape(new_locals) == _shape(self.locals) and _assigned_shape(self._assigned) == assigned
             self.locals = new_locals
             if stable:
                 return
@@ -909,8 +911,10 @@ class _Frame:
         )
 
     def _conditions(self, site: Site) -> frozenset[object]:
-        """The loops, the `if` and `while` statements, and the arms (of an `if`, a `match`, a
-        `switch`, a `try`'s handlers) that `site` lies in: what may not run on a path through it."""
+        """The loops, the `if` and `while` statements, the arms (see `Branches`: of an `if`, a
+        `match`, a `switch`, a `try`, a loop's `else`...) and the operands evaluated only on a
+        condition (of `and`, `or`, a conditional expression) that `site` lies in: what may not run,
+        or run to its end, on a path through it."""
         found = self._conditions_at.get(site)
         if found is None:
             function = self.program.symbols.function(self.fid)
@@ -919,6 +923,7 @@ class _Frame:
                     *site.loops,
                     *(governed.statement for governed in function.governs if within(site.pos, governed.statement)),
                     *(arm for branches in function.branches for arm in branches.arms if within(site.pos, arm)),
+                    *(part for choice in function.choices for part in choice.parts[1:] if within(site.pos, part)),
                 )
             )
             self._conditions_at[site] = found
@@ -1079,6 +1084,10 @@ def _shortest_events(events: Iterable[Event]) -> list[Event]:
         if known is None or len(event.path) < len(known.path):
             kept[key] = event
     return list(kept.values())
+
+
+def _assigned_shape(assigned: Mapping[str, Sequence[tuple[Site, Value]]]) -> dict[str, tuple[frozenset[Label], ...]]:
+    return {name: tuple(frozenset(value) for _, value in values) for name, values in assigned.items()}
 
 
 def _shape(locals_: Mapping[str, Value]) -> dict[str, frozenset[Label]]:

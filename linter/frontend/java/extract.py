@@ -1081,6 +1081,10 @@ class _Extractor:
         if catches:
             # A pass runs at most one `catch`, and maybe none.
             self._fn.branches.append(Branches(_pos(node), tuple(_pos(catch) for catch in catches)))
+        body = node.child_by_field_name("body")
+        if body is not None:
+            # The body may be left part-way, by an exception caught here or further out.
+            self._fn.branches.append(Branches(_pos(node), (_pos(body),)))
         final = next((child for child in node.named_children if child.type == "finally_clause"), None)
         if final is not None:
             self._finally_blocks.append(_pos(final))
@@ -1093,10 +1097,16 @@ class _Extractor:
 
     _v_try_with_resources_statement = _v_try_statement
 
+    def _v_labeled_statement(self, node: Node) -> None:
+        """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own."""
+        self._fn.branches.append(Branches(_pos(node), (_pos(node),)))
+        for child in node.named_children:
+            self._visit(child)
+
     def _v_switch_expression(self, node: Node) -> None:
         body = node.child_by_field_name("body")
         arms = _switch_arms(body) if body is not None else []
-        if len(arms) > 1:
+        if arms:
             self._fn.branches.append(Branches(_pos(node), tuple(_span(first, last) for first, last in arms)))
         for child in node.named_children:
             if child.type == "switch_block":
