@@ -298,14 +298,15 @@ def _copied_position(program: Program, fid: str, call: Call) -> tuple[Ref, str] 
 
 def _record_without_leader(program: Program, fid: str, position: Ref) -> bool:
     """Whether the position copied is a record of the project's (a dataclass, an attrs class, a
-    NamedTuple) whose fields and methods name no leader slot: it has no leader to carry forward."""
+    NamedTuple) whose fields and methods name no leader (`leader`, `leader_epoch`,
+    `current_leader`...): it has no leader to carry forward."""
     symbols = program.symbols
     entity = symbols.entity(fid, position)
     if entity.kind != "instance" or entity.target not in symbols.classes:
         return False
     fields = symbols.generated_init_parameters(entity.target)
     methods = (name for klass in symbols.mro(entity.target) for name in symbols.classes[klass][1].methods)
-    return bool(fields) and not any(_LEADER_SLOT.search(snake_name(name)) for name in (*fields, *methods))
+    return bool(fields) and not any("leader" in name.lower() for name in (*fields, *methods))
 
 
 def _keyword(call: Call, name: str) -> Arg | None:
