@@ -8,6 +8,7 @@ from epochlint.config import Config
 from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
 from epochlint.frontend.facts import Bind, Call, Choice, Ref, Site, written_name
 from epochlint.frontend.java import is_java
+from epochlint.program.callgraph import function_bound_at
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_SOURCE,
@@ -19,9 +20,9 @@ from epochlint.program.dataflow import (
     Label,
     Path,
     Value,
+    element_key,
     merge,
 )
-from epochlint.program.callgraph import function_bound_at
 from epochlint.program.model import Program
 from epochlint.program.symbols import FieldId, bound_ahead
 from epochlint.rules.base import Example, Rule
@@ -181,12 +182,19 @@ class CommitEpochs(Domain):
         if found is None:
             return []
         function, bound = found
-        name = function.ref.attrs[-1] if function.ref is not None and function.ref.attrs else ""
+        # Through a local alias too (`commit = consumer.commit`).
+        called = symbols.expand_alias(ctx.fid, function.ref) if function.ref is not None else None
+        name = called.attrs[-1] if called is not None and called.attrs else ""
         if not name or not self.config.commit_callee(name):
             return []
         if any(value.kind in ("function", "class") for value in symbols.argument_values(ctx.fid, function)):
             return []
-        keys = {id(arg): arg.keyword or str(index) for index, arg in enumerate(ctx.call.args)}
+        # An argument, or an element of the literal tuple or dict a thread is started with.
+        keys: dict[int, str] = {}
+        for index, arg in enumerate(ctx.call.args):
+            keys[id(arg)] = arg.keyword or str(index)
+            for position, item in enumerate(arg.items):
+                keys[id(item)] = element_key(keys[id(arg)], item.keyword or str(position))
         return [ctx.args.get(keys[id(arg)], EMPTY) for arg in bound if id(arg) in keys]
 
     def keeps_event(self, label: Label) -> bool:
