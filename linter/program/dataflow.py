@@ -850,8 +850,11 @@ class _Frame:
     def _locals(self) -> dict[str, dict[Label, Path]]:
         index = self.index
         result = self._parameters()
-        besides = self._parameters()
-        self._assigned = {}
+        besides: dict[str, dict[Label, Path]] = {}
+        # A parameter is given its value where the function starts: a later assignment replaces it.
+        start = self.program.symbols.function(self.fid).pos[:2]
+        entry = Site(start + start)
+        self._assigned = {name: [(entry, value)] for name, value in result.items()}
         for dest, producers in index.inputs.items():
             if dest[0] != "local":
                 continue
@@ -884,13 +887,13 @@ class _Frame:
         return result
 
     def _local_at(self, name: str, site: Site) -> Value:
-        """What local `name` holds where it is read at `site`: what every assignment gives it, but
-        those that a later one always replaces before the read (`epoch = record.leader_epoch`, then
-        `epoch = max(epoch, current)`: the read after holds only the second's value, which the
-        first reaches through the read inside it). An assignment replaces an earlier one for a read
-        when it ends before the read starts and lies in no loop, `if` or `while` that does not also
-        hold both (it runs on every path from the one to the other, exceptions aside); a loop's
-        later assignments still reach its earlier reads."""
+        """What local `name` holds where it is read at `site`: what every assignment (a parameter's
+        at the start) gives it, but those that a later one always replaces before the read (`epoch
+        = record.leader_epoch`, then `epoch = max(epoch, current)`: the read after holds only the
+        second's value, which the first reaches through the read inside it). An assignment replaces
+        an earlier one for a read when it ends before the read starts and lies in nothing that may
+        skip it or cut it short (see `_conditions`) but what holds both; a loop's later assignments
+        still reach its earlier reads."""
         assigned = self._assigned.get(name, ())
         if len(assigned) < 2:
             return self.locals.get(name, EMPTY)
