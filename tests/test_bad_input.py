@@ -91,7 +91,11 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
         b"x = '\xff\xfe'\n",
         r"cannot determine the file's encoding: line 1 is not utf-8 \(invalid start byte, byte 5\) and no encoding is declared",
     ),
-    "undecodable_utf8_late": (CONSUMER.encode() + b"# caf\xe9\n", "cannot decode line 21 as utf-8"),
+    # The byte's offset counts from the file's start, not the line's: said so.
+    "undecodable_utf8_late": (
+        CONSUMER.encode() + b"# caf\xe9\n",
+        rf"cannot decode line 21 as utf-8: .* \(byte {len(CONSUMER.encode()) + 5} of the file\)",
+    ),
     "lone_surrogate_bytes": (b"x = 1\ny = '\xed\xa0\x80'\n", "cannot decode line 2 as utf-8"),
     "unknown_encoding_cookie": (b"# -*- coding: klingon -*-\nx = 1\n", "unknown encoding: klingon"),
     "bom_contradicts_cookie": (b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nx = 1\n", "encoding problem: utf-8"),

@@ -57,7 +57,7 @@ def _parsed_facts(data: bytes) -> FileFacts:
         line = data[: error.start].count(b"\n") + 1
         return FileFacts(
             lines=0,
-            error=f"cannot decode line {line} as {error.encoding}: {error.reason} (byte {error.start})",
+            error=f"cannot decode line {line} as {error.encoding}: {error.reason} (byte {error.start} of the file)",
         )
     except LookupError as error:
         return FileFacts(lines=0, error=f"unknown encoding declared: {error}")

@@ -39,5 +39,6 @@ def facts_from_java(data: bytes) -> FileFacts:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        return FileFacts(lines=0, error=f"cannot decode line {line} as utf-8: {error.reason} (byte {error.start})")
+        reason = f"cannot decode line {line} as utf-8: {error.reason} (byte {error.start} of the file)"
+        return FileFacts(lines=0, error=reason)
     return extract_java(data, text)
