@@ -2240,7 +2240,7 @@ class Symbols:
         if holder is not None:
             if rest[0] == "[]" and holder.kind in _HOLDING_KINDS:
                 rest = rest[1:]
-            if rest and rest[0] != "[]" and holder.kind in ("instance", *_HOLDING_KINDS):
+            if rest and rest[0] != "[]" and (holder.kind == "instance" or holder.kind in _HOLDING_KINDS):
                 nested = self._field_on(Entity("instance", holder.target), rest, fields_first)
                 if nested is not None:
                     return nested
@@ -2330,7 +2330,7 @@ def _types_a_field(entity: Entity) -> bool:
     """Whether a field holding `entity` is typed by it: an instance, a container of instances, or a
     class kept as a factory (`self._make = Dispatcher`, `self.Lock = partial(Lock, self)`), whose
     calls construct it."""
-    return entity.kind in ("instance", "class", *_HOLDING_KINDS)
+    return entity.kind in ("instance", "class") or entity.kind in _HOLDING_KINDS
 
 
 def _bound_ahead_by(entity: Entity, ahead: int) -> Entity:
