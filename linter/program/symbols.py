@@ -37,7 +37,8 @@ from epochlint.program.resolutions import Resolutions
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
-_CONTAINER_VIEW_METHODS = frozenset({"values", "copy", "stream", "parallelStream"})
+_STREAMS = frozenset({"stream", "parallelStream"})
+_CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *_STREAMS})
 # Methods that add their argument at this position to a container, with no key known.
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
 # By the kind of a write into a property's name, the accessor it runs.
@@ -94,8 +95,9 @@ class Entity:
 
     kind: "module", "class" (the class object), "instance", "container" (of instances of
     `target`), "mapping" (a declared map whose values are instances of `target`: iterated, it gives
-    its keys), "function", "property", "external" (a dotted name outside the project), or
-    "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
+    its keys), "entries" (a Java map's `entrySet()`) and "entry" (one of them, a `Map.Entry`, whose
+    value is an instance of `target`), "function", "property", "external" (a dotted name outside
+    the project), or "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
     keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'");
     "element_pairs" are its `.items()`, whose second halves are those elements.
     For a "function" or "class" wrapped by `functools.partial`, `keys` holds how many positional
@@ -904,6 +906,11 @@ class Symbols:
             return Entity("items_method", entity.target)
         if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_ELEMENT_METHODS:
             return Entity("element_method", entity.target)
+        # Java: `map.entrySet()` (and its stream), and `entry.getValue()` of one of its entries.
+        if entity.kind == "mapping" and attr == "entrySet" or entity.kind == "entries" and attr in _STREAMS:
+            return Entity("entries_method", entity.target)
+        if entity.kind == "entry" and attr == "getValue":
+            return Entity("element_method", entity.target)
         return UNKNOWN
 
     def property_read(self, fid: str, ref: Ref) -> str:
@@ -1092,6 +1099,8 @@ class Symbols:
                 iterable = self.entity(fid, bind.value_ref, depth + 1)
             if bind.kind == "iter" and iterable.kind == "container":
                 return Entity("instance", iterable.target)
+            if bind.kind == "iter" and iterable.kind == "entries":
+                return Entity("entry", iterable.target)
             # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name; so
             # is a Java map's `forEach((key, value) -> ...)`.
             if bind.kind == "iter_part" and bind.index == 1 and (
@@ -1867,6 +1876,8 @@ class Symbols:
                 return self._element_values(entity, key, depth, at)
             if entity.kind in _HOLDING_KINDS:
                 return frozenset({Entity("instance", entity.target)})
+            if entity.kind == "entries":
+                return frozenset({Entity("entry", entity.target)})
             return frozenset()
         if entity.kind in ("class", "instance") and f"{entity.target}.{attr}" in self.classes:
             return frozenset({Entity("class", f"{entity.target}.{attr}")})
@@ -2088,6 +2099,8 @@ class Symbols:
             return next(iter(named)) if len(named) == 1 else UNKNOWN
         if callee.kind == "container_method":
             return Entity("container", callee.target)
+        if callee.kind == "entries_method":
+            return Entity("entries", callee.target)
         if callee == PARTIAL:
             wrapped = self._wrapped_by_partial(fid, call, depth + 1)
             return next(iter(wrapped)) if len(wrapped) == 1 else UNKNOWN
@@ -2492,6 +2505,8 @@ def _collection_element(annotation: str) -> tuple[str, str]:
         return arguments[0], "container"
     if name in _MAPPING_ANNOTATIONS and len(arguments) == 2:
         return arguments[1], "mapping"
+    if name == "Entry" and len(arguments) == 2:  # Java's `Map.Entry<K, V>`
+        return arguments[1], "entry"
     return "", ""
 
 
