@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
 from epochlint.program.symbols import (
     PARTIAL,
+    UNKNOWN,
     Entity,
     Symbols,
     bound_ahead,
@@ -641,7 +642,43 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                     classes.setdefault(key, set()).add(instance)
                 values.setdefault(key, set()).update(value for value in passed if _passes_on(value))
     _bind_decorated(symbols, fid, values)
+    _bind_elements(symbols, fid, counts, classes)
     return classes, values
+
+
+# The builtins that call a function on each element of an iterable, there: where the function and
+# the iterable are given (a position among the positional arguments, or a keyword).
+_ELEMENT_FUNCTIONS: dict[str, tuple[int | str, int | str]] = {
+    "map": (0, 1),
+    "filter": (0, 1),
+    "sorted": ("key", 0),
+    "min": ("key", 0),
+    "max": ("key", 0),
+}
+
+
+def _bind_elements(
+    symbols: Symbols, fid: str, counts: Callable[[str, str], bool], classes: dict[tuple[str, str], set[str]]
+) -> None:
+    """`max(self._states, key=lambda state: state.epoch)`, `filter(is_current, batch)`: the function
+    is called with each element of the iterable, so its first parameter holds the elements' class
+    where they are instances of one class."""
+    for call in symbols.function(fid).calls:
+        callee = symbols.callee(fid, call) if call.method in _ELEMENT_FUNCTIONS else UNKNOWN
+        places = _ELEMENT_FUNCTIONS.get(callee.target) if callee.kind == "external" else None
+        function = _given_at(call, places[0]) if places else None
+        iterable = _given_at(call, places[1]) if places else None
+        if function is None or iterable is None:
+            continue
+        iterated = symbols.iterated_argument_values(fid, iterable)
+        elements = {value.target for value in iterated if value.kind == "instance"}
+        if len(elements) != 1:
+            continue
+        for value in symbols.argument_values(fid, function):
+            target = value.target if value.kind == "function" else ""
+            params = symbols.function(target).params if target in symbols.functions else ()
+            if params and symbols.function(target).kind in ("function", "lambda") and counts(fid, target):
+                classes.setdefault((target, params[0].name), set()).update(elements)
 
 
 def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:
@@ -704,6 +741,17 @@ def _started_with(
     by_position = tuple(item for item in tuple_given.items if not item.keyword) if tuple_given else ()
     by_keyword = tuple(item for item in dict_given.items if item.keyword) if dict_given else ()
     return started, by_position + by_keyword
+
+
+def _given_at(call: Call, place: int | str) -> Arg | None:
+    """The argument given under a keyword, or at a position among the positional ones (none
+    starred before it)."""
+    if isinstance(place, str):
+        return next((arg for arg in call.args if arg.keyword == place), None)
+    positional = [arg for arg in call.args if not arg.keyword]
+    if len(positional) <= place or any(arg.kind == "star" for arg in positional[: place + 1]):
+        return None
+    return positional[place]
 
 
 def _argument_at(call: Call, position: int, keyword: str) -> Arg | None:

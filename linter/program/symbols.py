@@ -1549,6 +1549,10 @@ class Symbols:
             return self.path_values(fid, bind.value_ref, depth + 1)
         return frozenset()
 
+    def iterated_argument_values(self, fid: str, arg: Arg) -> frozenset[Entity]:
+        """What iterating an argument of a call in `fid` gives (`batch` of `max(batch, key=f)`)."""
+        return self._iterating(fid, self.argument_call(fid, arg), self.argument_values(fid, arg), 0)
+
     def _iterated_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
         """What a loop variable holds: what iterating its loop's iterable gives."""
         return self._iterating(fid, self._bound_call(fid, bind), self._bound_source_values(fid, bind, depth), depth)
