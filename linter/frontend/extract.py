@@ -639,9 +639,13 @@ class FactsExtractor(FastVisitor):
         that holds its result (see `_acquire_assigned`)."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._tested_acquire(test.left) or self._tested_acquire(test.right)
-        if isinstance(test, cst.Name):
-            return self._fn.acquire_results.get(test.value)  # type: ignore[return-value]
-        return self._lock_method_call(test, "acquire")
+        return self._acquire_tested_by(test)
+
+    def _acquire_tested_by(self, expression: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
+        """`L.acquire(...)` itself, or a local that holds its result (see `_acquire_assigned`)."""
+        if isinstance(expression, cst.Name):
+            return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
+        return self._lock_method_call(expression, "acquire")
 
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
         """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
@@ -675,10 +679,7 @@ class FactsExtractor(FastVisitor):
             return None
         if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
             return None
-        expression = test.expression
-        if isinstance(expression, cst.Name):
-            return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
-        return self._lock_method_call(expression, "acquire")
+        return self._acquire_tested_by(test.expression)
 
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:
@@ -1674,9 +1675,7 @@ def _every_arm_exits(node: cst.If) -> bool:
 
 def _suite_exits(suite: cst.BaseSuite) -> bool:
     """Whether every path through a suite ends in a `return` or `raise` at its end."""
-    last = suite.body[-1] if suite.body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
+    last = _last_statement(suite)
     if isinstance(last, cst.If):
         return _every_arm_exits(last)
     return isinstance(last, (cst.Return, cst.Raise))
@@ -1727,11 +1726,15 @@ def _present_arm(test: cst.BaseExpression) -> int:
 
 def _leaves(body: cst.BaseSuite) -> bool:
     """Whether a suite ends by leaving its block (return, raise, continue, break)."""
-    statements = body.body
-    last = statements[-1] if statements else None
+    return isinstance(_last_statement(body), (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+
+def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
+    """A suite's last statement, the last small one of a line (`x = 1; return x`: the `return`)."""
+    last = suite.body[-1] if suite.body else None
     if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1] if last.body else None
-    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+        return last.body[-1] if last.body else None
+    return last
 
 
 def _breaks_out(node: cst.CSTNode) -> bool:
@@ -1797,8 +1800,7 @@ def _compared_with_none(test: cst.BaseExpression, operator: type[cst.BaseCompOp]
     """The local name that `name is None` (`operator` cst.Is) or `name is not None` compares."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        is_none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-        if is_none and isinstance(target.operator, operator):
+        if _is_none(target.comparator) and isinstance(target.operator, operator):
             return _tested_name(test.left)
     return None
 

@@ -646,14 +646,14 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
     return classes, values
 
 
-# The builtins that call a function on each element of an iterable, there: where the function and
-# the iterable are given (a position among the positional arguments, or a keyword).
-_ELEMENT_FUNCTIONS: dict[str, tuple[int | str, int | str]] = {
-    "map": (0, 1),
-    "filter": (0, 1),
-    "sorted": ("key", 0),
-    "min": ("key", 0),
-    "max": ("key", 0),
+# The builtins that call a function on each element of an iterable, there: the function's and the
+# iterable's parameter, as (position, name); None for a keyword-only one.
+_ELEMENT_FUNCTIONS: dict[str, tuple[tuple[int | None, str], tuple[int | None, str]]] = {
+    "map": ((0, "function"), (1, "iterable")),
+    "filter": ((0, "function"), (1, "iterable")),
+    "sorted": ((None, "key"), (0, "iterable")),
+    "min": ((None, "key"), (0, "iterable")),
+    "max": ((None, "key"), (0, "iterable")),
 }
 
 
@@ -666,8 +666,8 @@ def _bind_elements(
     for call in symbols.function(fid).calls:
         callee = symbols.callee(fid, call) if call.method in _ELEMENT_FUNCTIONS else UNKNOWN
         places = _ELEMENT_FUNCTIONS.get(callee.target) if callee.kind == "external" else None
-        function = _given_at(call, places[0]) if places else None
-        iterable = _given_at(call, places[1]) if places else None
+        function = _argument_at(call, *places[0]) if places else None
+        iterable = _argument_at(call, *places[1]) if places else None
         if function is None or iterable is None:
             continue
         iterated = symbols.iterated_argument_values(fid, iterable)
@@ -743,23 +743,14 @@ def _started_with(
     return started, by_position + by_keyword
 
 
-def _given_at(call: Call, place: int | str) -> Arg | None:
-    """The argument given under a keyword, or at a position among the positional ones (none
-    starred before it)."""
-    if isinstance(place, str):
-        return next((arg for arg in call.args if arg.keyword == place), None)
-    positional = [arg for arg in call.args if not arg.keyword]
-    if len(positional) <= place or any(arg.kind == "star" for arg in positional[: place + 1]):
-        return None
-    return positional[place]
-
-
-def _argument_at(call: Call, position: int, keyword: str) -> Arg | None:
-    """The argument given for a parameter of the called class, by its name or by its position
-    (where no starred or keyword argument comes before)."""
+def _argument_at(call: Call, position: int | None, keyword: str) -> Arg | None:
+    """The argument given for a parameter of the called function or class, by its name or by its
+    position (where no starred or keyword argument comes before; None: keyword-only)."""
     named = [arg for arg in call.args if arg.keyword == keyword]
     if named:
         return named[0]
+    if position is None:
+        return None
     before = call.args[: position + 1]
     if len(before) <= position or any(arg.keyword or arg.kind == "star" for arg in before):
         return None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import partial
+from itertools import chain
 from typing import TypeVar
 
 from epochlint.frontend.facts import (
@@ -66,11 +67,10 @@ _SEQUENCE_ANNOTATIONS = frozenset(
         "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "Queue", "ArrayDeque", "BlockingQueue",
         "BlockingDeque", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue", "PriorityQueue",
         "PriorityBlockingQueue", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "CopyOnWriteArrayList",
-        "CopyOnWriteArraySet", "ConcurrentSkipListSet",
+        "CopyOnWriteArraySet", "ConcurrentSkipListSet", "tuple", "Tuple",
     }
 )
 # ...and those whose elements are the values of their last type argument (the first is the key's).
-# (A `tuple[T, ...]` is a sequence too; a `tuple[A, B]` holds two classes.)
 _MAPPING_ANNOTATIONS = frozenset(
     {
         "dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "DefaultDict", "Map", "HashMap",
@@ -1936,11 +1936,7 @@ class Symbols:
         callers give different callbacks), and the functions and classes a call stored there
         returns (`self.Lock = partial(Lock, self)`): by the class whose method stores them."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
-        stores = (
-            *((fid, cls, write, entity) for fid, cls, write, entity in self._field_stores()),
-            *self._stores_into_other_objects(),
-        )
-        for fid, cls, write, entity in stores:
+        for fid, cls, write, entity in chain(self._field_stores(), self._stores_into_other_objects()):
             if write.kind != "assign":
                 continue
             if entity.kind != "unknown":
@@ -2504,8 +2500,8 @@ def _collection_element(annotation: str) -> tuple[str, str]:
     name = head.strip().rsplit(".", 1)[-1]
     arguments = _top_level_split(inside[:-1], ",")
     if name in ("tuple", "Tuple") and len(arguments) == 2 and arguments[1] == "...":
-        arguments = arguments[:1]
-    if name in _SEQUENCE_ANNOTATIONS | {"tuple", "Tuple"} and len(arguments) == 1:
+        arguments = arguments[:1]  # `tuple[State, ...]`; a `tuple[A, B]` holds two classes
+    if name in _SEQUENCE_ANNOTATIONS and len(arguments) == 1:
         return arguments[0], "container"
     if name in _MAPPING_ANNOTATIONS and len(arguments) == 2:
         return arguments[1], "mapping"

@@ -911,18 +911,10 @@ class _Extractor:
     def _note_try_lock_result(self, statement: Node) -> None:
         """`boolean got = L.tryLock();` (or `got = L.tryLock(1, SECONDS);`): testing `got` later tests
         the acquire. Any other assignment of the name forgets it."""
-        if statement.type == "local_variable_declaration":
-            declarators = statement.children_by_field_name("declarator")
-            if len(declarators) != 1:
-                return
-            target, value = declarators[0].child_by_field_name("name"), declarators[0].child_by_field_name("value")
-        elif statement.type == "expression_statement" and statement.named_children[0].type == "assignment_expression":
-            assignment = statement.named_children[0]
-            target, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-        else:
+        assigned = _assignment_of(statement)
+        if assigned is None or assigned[0].type != "identifier":
             return
-        if target.type != "identifier":
-            return
+        target, value = assigned
         name = _text(target)
         self._fn.acquire_results.pop(name, None)
         tried = _try_lock_call(value) if value is not None else None
@@ -962,14 +954,8 @@ class _Extractor:
 
     def _stamp_taken(self, statement: Node) -> Node | None:
         """The `StampedLock` field L of `long stamp = L.writeLock();` (or `stamp = L.readLock();`)."""
-        if statement.type == "local_variable_declaration":
-            declarators = statement.children_by_field_name("declarator")
-            value = declarators[-1].child_by_field_name("value") if len(declarators) == 1 else None
-        elif statement.type == "expression_statement" and statement.named_children[0].type == "assignment_expression":
-            value = statement.named_children[0].child_by_field_name("right")
-        else:
-            return None
-        return self._stamped_lock_called(value, idioms.STAMP_LOCK_METHODS, arguments=0)
+        assigned = _assignment_of(statement)
+        return self._stamped_lock_called(assigned[1], idioms.STAMP_LOCK_METHODS, arguments=0) if assigned else None
 
     def _stamp_given_back(self, statement: Node) -> Node | None:
         """The `StampedLock` field L of `L.unlockWrite(stamp);` (or `unlockRead`, `unlock`)."""
@@ -1726,6 +1712,20 @@ def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) 
         return None
     tested = _unparenthesized(condition.child_by_field_name("operand"))
     return results.get(_text(tested)) if tested.type == "identifier" else _try_lock_call(tested)
+
+
+def _assignment_of(statement: Node) -> tuple[Node, Node | None] | None:
+    """The target and the value of a statement that declares one local (`long stamp = ...;`, the
+    value None without one) or assigns (`got = ...;`, `got |= ...;`); None for another statement."""
+    if statement.type == "local_variable_declaration":
+        declarators = statement.children_by_field_name("declarator")
+        if len(declarators) != 1:
+            return None
+        return declarators[0].child_by_field_name("name"), declarators[0].child_by_field_name("value")
+    if statement.type == "expression_statement" and statement.named_children[0].type == "assignment_expression":
+        assignment = statement.named_children[0]
+        return assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    return None
 
 
 def _leaves(body: Node) -> bool:
