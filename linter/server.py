@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import re
 import tokenize
@@ -36,6 +37,7 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
+    JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
 from pygls.lsp.server import LanguageServer
@@ -177,6 +179,17 @@ class EpochlintServer(LanguageServer):
             await self.client_register_capability_async(types.RegistrationParams([registration]))
         except JsonRpcException as refused:
             logging.getLogger(__name__).info("the client watches no files for the server: %s", refused)
+
+    def report_server_error(self, error: Exception, source: type[Exception]) -> None:
+        if isinstance(error, json.JSONDecodeError):
+            # JSON-RPC answers a message that is not JSON with ParseError and a null id: it names
+            # no request, and the client learns its message was lost.
+            unreadable = JsonRpcParseError(f"the message is not JSON: {error}").to_response_error()
+            # As a plain object: pygls' own messages leave a null id out.
+            answer = {"jsonrpc": "2.0", "id": None, "error": {"code": unreadable.code, "message": unreadable.message}}
+            self.protocol._send_data(answer)
+            return
+        super().report_server_error(error, source)  # type: ignore[arg-type]
 
     def schedule(self, delay: float) -> None:
         """Analyse the open documents after `delay` seconds, unless asked again before."""
@@ -620,10 +633,31 @@ def build_server() -> EpochlintServer:
     return server
 
 
+class _OneLine(logging.Formatter):
+    """A record on one line, an exception by its type and message: the editor's log of the server
+    shows what went wrong, and no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and (failure := record.exc_info[1]) is not None:
+            message = f"{message}: {type(failure).__name__}: {failure}"
+        return f"epochlint server: {record.levelname.lower()}: {message}"
+
+
+def log_on_one_line() -> None:
+    """Warnings and errors of the server and pygls go to stderr, each on one line."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def serve() -> int:
     """Speak LSP on stdin and stdout until the client says exit (or closes the connection); the
     exit status is 0 after a `shutdown` request, 1 without one, as LSP specifies."""
     keep_decoded_facts()  # each analysis after the first decodes only the files that changed
+    log_on_one_line()
     name_paths_whole()
     server = build_server()
     server.start_io()  # pygls ends it by SystemExit, which it swallows, with the status it meant

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -688,17 +689,25 @@ async def test_a_configuration_changed_on_disk_is_analysed_again_without_an_edit
     assert await diagnostics_after(client, uri) == []
 
 
-def framed(message: dict[str, object]) -> bytes:
-    body = json.dumps(message).encode()
+def framed(message: dict[str, object] | bytes) -> bytes:
+    """A message with its header; bytes are a body sent as they are."""
+    body = message if isinstance(message, bytes) else json.dumps(message).encode()
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+@dataclass(frozen=True)
+class RawSession:
+    answers: dict[object, dict[str, Any]]  # by request id
+    status: int
+    log: str  # what the server wrote on stderr
+
+
 def raw_session(
-    root: Path, *requests: dict[str, object], early: Sequence[dict[str, object]] = ()
-) -> tuple[dict[object, dict[str, Any]], int]:
-    """The server's answers by request id, and its exit status, for a session that sends the
-    `early` messages, initializes in `root`, sends `requests` (messages a typed client would refuse
-    to send), and ends with `exit`."""
+    root: Path, *requests: dict[str, object] | bytes, early: Sequence[dict[str, object]] = ()
+) -> RawSession:
+    """The server's answers, exit status and log for a session that sends the `early` messages,
+    initializes in `root`, sends `requests` (messages a typed client would refuse to send), and
+    ends with `exit`."""
     initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
     messages = [
         *early,
@@ -712,7 +721,8 @@ def raw_session(
     )
     bodies = re.split(rb"Content-Length: \d+\r\n(?:[^\r\n]+\r\n)*\r\n", served.stdout)[1:]
     answers = [json.loads(body) for body in bodies]
-    return {answer["id"]: answer for answer in answers if "id" in answer}, served.returncode
+    by_id = {answer["id"]: answer for answer in answers if "id" in answer}
+    return RawSession(by_id, served.returncode, served.stderr.decode())
 
 
 SHUTDOWN = {"jsonrpc": "2.0", "id": "shutdown", "method": "shutdown"}
@@ -722,9 +732,9 @@ def test_exit_without_shutdown_is_status_1_and_after_shutdown_0(tmp_path: Path) 
     """LSP: the server exits with 0 after a `shutdown` request, with 1 when the client exits without
     one (it crashed): an editor tells a clean stop from a lost one by it."""
     consumer_project(tmp_path)
-    assert raw_session(tmp_path)[1] == 1
-    answers, status = raw_session(tmp_path, SHUTDOWN)
-    assert (answers["shutdown"]["result"], status) == (None, 0)
+    assert raw_session(tmp_path).status == 1
+    session = raw_session(tmp_path, SHUTDOWN)
+    assert (session.answers["shutdown"]["result"], session.status) == (None, 0)
 
 
 def test_every_request_is_answered_even_when_refused(tmp_path: Path) -> None:
@@ -735,7 +745,7 @@ def test_every_request_is_answered_even_when_refused(tmp_path: Path) -> None:
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
     whole_file = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
     code_action = {"textDocument": {"uri": uri}, "range": whole_file, "context": {"diagnostics": []}}
-    answers, status = raw_session(
+    session = raw_session(
         tmp_path,
         {"jsonrpc": "2.0", "id": "unfit", "method": "textDocument/codeAction", "params": {"range": whole_file}},
         {"jsonrpc": "2.0", "id": "fit", "method": "textDocument/codeAction", "params": code_action},
@@ -746,8 +756,20 @@ def test_every_request_is_answered_even_when_refused(tmp_path: Path) -> None:
             {"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}},
         ),
     )
-    assert answers["early"]["error"]["code"] == types.ErrorCodes.ServerNotInitialized
-    assert answers["unfit"]["error"]["code"] == types.ErrorCodes.InvalidParams
-    assert answers["fit"]["result"] == []
-    assert answers["late"]["error"]["code"] == types.ErrorCodes.InvalidRequest
-    assert status == 0
+    assert session.answers["early"]["error"]["code"] == types.ErrorCodes.ServerNotInitialized
+    assert session.answers["unfit"]["error"]["code"] == types.ErrorCodes.InvalidParams
+    assert session.answers["fit"]["result"] == []
+    assert session.answers["late"]["error"]["code"] == types.ErrorCodes.InvalidRequest
+    assert session.status == 0
+
+
+def test_a_message_that_is_not_json_is_answered_and_logged_on_one_line(tmp_path: Path) -> None:
+    """A body that is not JSON gets ParseError with a null id (JSON-RPC), one line in the log and
+    no traceback, and the session goes on: the next request is answered."""
+    consumer_project(tmp_path)
+    session = raw_session(tmp_path, b"{not json", SHUTDOWN)
+    assert session.answers[None]["error"]["code"] == types.ErrorCodes.ParseError
+    assert session.answers["shutdown"]["result"] is None
+    assert "Traceback" not in session.log
+    reason = "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+    assert session.log.splitlines() == [f"epochlint server: error: Unable to handle message: JSONDecodeError: {reason}"]
