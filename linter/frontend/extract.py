@@ -1768,16 +1768,23 @@ def _assigned_names(statement: cst.BaseSmallStatement) -> Iterator[str]:
 
 def _acquire_kind(call: cst.Call) -> str:
     """The kind of the region a tested `L.acquire(...)` opens: "try_acquire" for one that gives up
-    (`acquire(False)`, `acquire(blocking=False)`, `acquire(timeout=1)`), "acquire" for one that
+    (`acquire(False)`, `acquire(0)`, `acquire(blocking=False)`, `acquire(timeout=1)`), "acquire" for one that
     waits for the lock as long as it takes (`acquire()`, `await L.acquire()`): a wait that can
     deadlock, as an untested acquire's can."""
     for position, arg in enumerate(call.args):
         named = arg.keyword.value if arg.keyword is not None else ("blocking", "timeout")[min(position, 1)]
-        if named == "blocking" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+        if named == "blocking" and _is_false(arg.value):
             return "try_acquire"
         if named == "timeout" and not _is_no_timeout(arg.value):
             return "try_acquire"
     return "acquire"
+
+
+def _is_false(value: cst.BaseExpression) -> bool:
+    """`False` or `0`: `blocking` is tested for truth, and older code spells a try-lock `acquire(0)`."""
+    if isinstance(value, cst.Name):
+        return value.value == "False"
+    return isinstance(value, cst.Integer) and int(value.value, 0) == 0
 
 
 def _is_no_timeout(value: cst.BaseExpression) -> bool:
