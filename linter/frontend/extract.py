@@ -1618,7 +1618,12 @@ def _element_values(container: cst.BaseExpression) -> Iterator[cst.BaseExpressio
 
 def _keyed_elements(container: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
     """(key, element) of a literal list, tuple, set or dict: list positions count up to a starred
-    element, after which they are unknown; a set's elements have no key."""
+    element, after which they are unknown; a set's elements have no key, nor has the one element a
+    comprehension makes again and again (`{t: Sub(t) for t in topics}`)."""
+    if isinstance(container, (cst.ListComp, cst.SetComp)):
+        return [("", container.elt)]
+    if isinstance(container, cst.DictComp):
+        return [("", container.value)]
     if isinstance(container, cst.Dict):
         return [(constant_key(e.key), e.value) for e in container.elements if isinstance(e, cst.DictElement)]
     if not isinstance(container, _LITERALS):

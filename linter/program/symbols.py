@@ -2011,7 +2011,25 @@ class Symbols:
                 yield fid, cls, write, entity
 
     def _stored_entities(self, fid: str, writes: list[Write]) -> tuple[Entity, ...]:
-        return tuple(self._stored_entity(fid, write.value_call, write.value_ref) for write in writes)
+        return tuple(
+            self._stored_entity(fid, write.value_call, write.value_ref)
+            if write.value_call >= 0 or write.value_ref is not None
+            else self._literal_container(fid, write.ref)
+            for write in writes
+        )
+
+    def _literal_container(self, fid: str, field: Ref) -> Entity:
+        """A container of instances of one class, where `fid` sets the field to a literal or a
+        comprehension whose elements are all such instances (`{t: Sub(t) for t in topics}`),
+        as a store into each of its items would type it; else unknown."""
+        elements = frozenset(
+            value
+            for stored in self.function(fid).stored
+            if stored.element and stored.target == field and len(stored.keys) == 1
+            for value in self._stored_value(fid, stored, 0)
+        )
+        element = _one_instance(elements)
+        return Entity("container", element.target) if element.kind == "instance" else UNKNOWN
 
     @property
     def _self_field_writes(self) -> dict[str, tuple[str, list[Write]]]:
