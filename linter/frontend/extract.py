@@ -642,7 +642,10 @@ class FactsExtractor(FastVisitor):
         return self._acquire_tested_by(test)
 
     def _acquire_tested_by(self, expression: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
-        """`L.acquire(...)` itself, or a local that holds its result (see `_acquire_assigned`)."""
+        """`L.acquire(...)` itself, or a local that holds its result (see `_acquire_assigned`), or
+        the same kept by a walrus (`if got := L.acquire(timeout=1):`)."""
+        if isinstance(expression, cst.NamedExpr):
+            return self._acquire_tested_by(expression.value)
         if isinstance(expression, cst.Name):
             return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
         return self._lock_method_call(expression, "acquire")
