@@ -100,6 +100,8 @@ class Label:
 # A value: labels with their witness paths. Values handed out are never mutated.
 Value = Mapping[Label, Path]
 EMPTY: Value = {}
+# Names that are values, not variables (Python's, and Java's literals written as names).
+_CONSTANT_NAMES = frozenset({"None", "True", "False", "null", "true", "false"})
 
 
 def param_label(name: str) -> Label:
@@ -874,6 +876,7 @@ class _Frame:
                 fallen_back = self.domain.fallback(dict(target), value)
                 merge(target, fallen_back)
                 merge(besides.setdefault(name, {}), fallen_back)
+        self._assign_what_nothing_produces()
         for bind in index.binds:
             bound = self._bound_value(bind)
             merge(result.setdefault(bind.name, {}), bound)
@@ -885,6 +888,14 @@ class _Frame:
                 merge(besides.setdefault(str(dest[1]), {}), written)
         self._besides = besides
         return result
+
+    def _assign_what_nothing_produces(self) -> None:
+        """The assignments of a literal (`epoch = 0`), which carry nothing the flow follows, yet
+        replace what a local held before, as any assignment does."""
+        for bind in self.program.symbols.function(self.fid).binds:
+            literal = bind.value_call < 0 and (bind.value_ref is None or bind.value_ref.name in _CONSTANT_NAMES)
+            if bind.kind == "assign" and literal and bind.name in self._assigned:
+                self._assigned[bind.name].append((bind.site, EMPTY))
 
     def _local_at(self, name: str, site: Site) -> Value:
         """What local `name` holds where it is read at `site`: what every assignment (a parameter's
