@@ -1339,7 +1339,14 @@ class FactsExtractor(FastVisitor):
             isinstance(value, cst.Name) and value.value in ("None", "True", "False")
         ):
             return Arg(keyword, "const", text=text)
-        return Arg(keyword, "other", text=text)
+        return Arg(keyword, "other", text=text, adds_to=self._added_to(value))
+
+    def _added_to(self, value: cst.BaseExpression) -> Ref | None:
+        """The name path an addition adds to (`self._epoch` of `self._epoch + 1` or `1 + self._epoch`)."""
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
+            return None
+        paths = [path for side in (value.left, value.right) if (path := name_path(side)) is not None]
+        return self._ref(*paths[0]) if len(paths) == 1 else None
 
     # Comprehensions: each `for` clause is a loop; the first iterable is evaluated outside, and
     # the variables are the comprehension's own.

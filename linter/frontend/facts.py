@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 45
+FACTS_FORMAT = 46
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -139,6 +139,9 @@ class Arg(NamedTuple):
     # the calls that make its elements, where it is a comprehension or a literal of calls, or a
     # local assigned one (`gather(*(self._f(m) for m in batch))`, `gather(*coros)`).
     items: tuple[Arg, ...] = ()
+    # The path whose value the argument adds to (`self._epoch` of `self._set_epoch(self._epoch + 1)`):
+    # a callee storing it into that path bumps it.
+    adds_to: Ref | None = None
 
 
 class Call(NamedTuple):

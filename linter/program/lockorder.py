@@ -422,6 +422,8 @@ class LockOrder:
             for write in writes:
                 if write.bump and not write.initial:
                     found.setdefault(write.function, []).append(write)
+        for caller, bumps in self.program.bumps_by_setter_calls.items():
+            found.setdefault(caller, []).extend(bump for bump in bumps if self.program.is_epoch(bump.field))
         return found
 
     @cached_property

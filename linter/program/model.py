@@ -28,6 +28,7 @@ from epochlint.frontend.facts import (
 from epochlint.frontend.java import is_java
 from epochlint.program.budget import LimitReport, WorkBudget
 from epochlint.program.callgraph import (
+    CALL,
     ON_THE_SPOT,
     CallGraph,
     CallSite,
@@ -213,6 +214,33 @@ class Program:
                 passed = stored is not None and not stored.attrs and stored.name == value
                 writes.setdefault(field, []).append(FieldWrite(field, fid, write, initial, write.bump or passed))
         return writes
+
+    @cached_property
+    def bumps_by_setter_calls(self) -> dict[str, list[FieldWrite]]:
+        """Bumps made by passing a field its own value plus something, for a callee to store
+        (`self._set_epoch(self._epoch + 1)`, where `_set_epoch(e)` does `self._epoch = e`): by
+        the caller, each a write at the call site. The setter's store is no bump by itself: the
+        same setter also resets (`self._set_epoch(0)`)."""
+        found: dict[str, list[FieldWrite]] = {}
+        for sites in self.calls.sites_to.values():
+            for site in sites:
+                call = self.symbols.call(site.caller, site.call_id) if site.kind == CALL else None
+                if call is None or all(arg.adds_to is None for arg in call.args):
+                    continue
+                for parameter, arg in self.bound_arguments(site.callee, call, site.bound_ahead):
+                    added = self.symbols.field(site.caller, arg.adds_to) if arg.adds_to is not None else None
+                    if added is not None and arg.adds_to is not None and self._stores(site.callee, parameter, added):
+                        bump = Write(arg.adds_to, call.site, "assign", bump=True)
+                        found.setdefault(site.caller, []).append(FieldWrite(added, site.caller, bump, False, True))
+        return found
+
+    def _stores(self, fid: str, parameter: str, field: FieldId) -> bool:
+        """Whether `fid` stores its parameter as it is into `field`."""
+        return any(
+            write.value_ref == Ref(write.value_ref.scope, parameter, ()) and self.symbols.field(fid, write.ref) == field
+            for write in self.symbols.function(fid).writes
+            if write.value_ref is not None and write.kind == "assign"
+        )
 
     def _setters_bumping(self) -> frozenset[str]:
         """The property setters some bump runs (`self.epoch += 1`): what they store of their value

@@ -1475,7 +1475,21 @@ class _Extractor:
             return Arg("", "ref", ref=ref, text=text)
         if value.type.endswith("_literal") or value.type in ("true", "false", "null_literal"):
             return Arg("", "const", text=text)
-        return Arg("", "other", text=text)
+        return Arg("", "other", text=text, adds_to=self._added_to(value))
+
+    def _added_to(self, value: Node) -> Ref | None:
+        """The path an addition adds to (`epoch` of `setEpoch(epoch + 1)`, `this.epoch` of `1 + this.epoch`)."""
+        operator = value.child_by_field_name("operator")
+        if value.type != "binary_expression" or operator is None or operator.type != "+":
+            return None
+        sides = [value.child_by_field_name("left"), value.child_by_field_name("right")]
+        paths = [
+            self._path(side)
+            for side in (_unparenthesized(side) for side in sides if side is not None)
+            if side.type in ("identifier", "field_access")
+        ]
+        found = [path for path in paths if path is not None]
+        return found[0] if len(found) == 1 else None
 
     def _method_reference(self, node: Node) -> Ref | None:
         """`this::m`, `obj::m`, `Type::m` as the name path of the method (`new` refers to no method)."""
