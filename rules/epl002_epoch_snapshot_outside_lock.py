@@ -140,8 +140,8 @@ return`, directly or through an accessor that reads the field under the guard); 
 every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on (a command or a message tagged with it, to be compared later
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
 no interleaving point between the read and the use; a field without a guard; a read in a batch loop
-that EPL001 already reports for the field (where EPL001 is not selected, it reports nothing, and the
-snapshot is this rule's). Reported once, at the local that takes the read.
+that EPL001 already reports for the field, a helper's read too where the helper runs only in such
+loops (where EPL001 is not selected, it reports nothing, and the snapshot is this rule's). Reported once, at the local that takes the read.
 """
     why = """
 A snapshot freezes the epoch at the moment it was read. A redeliver, seek or reconnect that runs
@@ -366,17 +366,53 @@ def _sort_key(snapshot: Label) -> tuple[str, object]:
 
 def _epl001_reads(program: Program) -> set[tuple[str, Pos, FieldId]]:
     """Where EPL001 reports a read of a field in a batch loop, as the loop's function sees it
-    (the access, or the call that reaches the read), and the read in the body of a generator the
-    loop iterates, which runs in the loop (RULES.md, Batch loop): one finding per mistake. A
-    helper's read reached through a call is the helper's, whatever loop calls it. Where EPL001 is
+    (the access, or the call that reaches the read); the read in the body of a generator the loop
+    iterates, which runs in the loop (RULES.md, Batch loop); and a helper's read that runs only in
+    such loops, every call of the helper being on the way from one (one finding per mistake). A
+    helper called from elsewhere too makes its snapshot there a mistake of its own. Where EPL001 is
     not selected for the loop's file, it reports nothing there, and the snapshot is this rule's."""
+    reads = [
+        (field, read)
+        for loop, field, _, found in UnlockedEpochReadInBatchLoop().reported(program)
+        if program.config.is_code_enabled(UnlockedEpochReadInBatchLoop.code, program.rel_path(loop.function))
+        for read in found
+    ]
+    in_loops = {(read.steps[0].function, read.steps[0].site.pos) for _, read in reads}
+    on_the_way = {(step.function, step.site.pos) for _, read in reads for step in read.steps[:-1]}
+    only_in_loops = _OnlyInLoops(program, in_loops, on_the_way)
     return {
         (step.function, step.site.pos, field)
-        for loop, field, _, reads in UnlockedEpochReadInBatchLoop().reported(program)
-        if program.config.is_code_enabled(UnlockedEpochReadInBatchLoop.code, program.rel_path(loop.function))
-        for read in reads
-        for step in (read.steps[0], *_generator_read(program, read))
+        for field, read in reads
+        for step in (read.steps[0], *_generator_read(program, read), *only_in_loops.read(read))
     }
+
+
+class _OnlyInLoops:
+    """Whether a function runs only inside reported batch loops: every call of it that shapes
+    the model is made in such a loop, or on the way from one by a function that runs only there."""
+
+    def __init__(self, program: Program, in_loops: set[tuple[str, Pos]], on_the_way: set[tuple[str, Pos]]) -> None:
+        self._program = program
+        self._in_loops = in_loops
+        self._on_the_way = on_the_way
+        self._known: dict[str, bool] = {}
+
+    def read(self, read: ReachedRead) -> tuple[Step, ...]:
+        """The read itself, where it is made through calls by a function that runs only there."""
+        last = read.steps[-1]
+        return (last,) if len(read.steps) > 1 and self._runs_only_there(last.function) else ()
+
+    def _runs_only_there(self, fid: str) -> bool:
+        if fid not in self._known:
+            self._known[fid] = False  # a recursion does not vouch for itself
+            sites = [site for site in self._program.calls.sites_to.get(fid, ()) if self._program.shapes_model(site)]
+            self._known[fid] = bool(sites) and all(self._made_there(site.caller, site.pos) for site in sites)
+        return self._known[fid]
+
+    def _made_there(self, caller: str, pos: Pos) -> bool:
+        if (caller, pos) in self._in_loops:
+            return True
+        return (caller, pos) in self._on_the_way and self._runs_only_there(caller)
 
 
 def _generator_read(program: Program, read: ReachedRead) -> tuple[Step, ...]:
