@@ -32,6 +32,7 @@ from epochlint.frontend.facts import (
     Write,
 )
 from epochlint.frontend.java import is_java
+from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
 from epochlint.program.resolutions import Resolutions
 
@@ -881,6 +882,9 @@ class Symbols:
             return self.module_member(entity.target, attr)
         if entity.kind == "external":
             return Entity("external", f"{entity.target}.{attr}")
+        if entity.kind == "function" and attr not in FUNCTION_COMBINATORS and self._is_java_function(entity.target):
+            # A Java lambda or method reference called through its interface (`current.test(m)`).
+            return entity
         if entity.kind in ("class", "instance"):
             method = self._method_named(entity.target, attr, field_first and entity.kind == "instance")
             if method:
@@ -912,6 +916,9 @@ class Symbols:
         if entity.kind == "entry" and attr == "getValue":
             return Entity("element_method", entity.target)
         return UNKNOWN
+
+    def _is_java_function(self, fid: str) -> bool:
+        return fid in self.functions and is_java(self.module_of(fid).rel)
 
     def property_read(self, fid: str, ref: Ref) -> str:
         """The getter of the property a name path reads in `fid`, or "". Only a path ending in a
@@ -1075,6 +1082,12 @@ class Symbols:
                 built = self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
                 if built.kind == "instance" and declared.target in self.mro(built.target):
                     return built
+            if declared.kind != "instance" and bind.kind == "assign" and bind.value_ref is not None:
+                # `Predicate<Msg> p = this::isCurrent`: the function bound, which an annotation
+                # naming no class of the project (an interface of the JDK, `Callable`) leaves out.
+                bound = self.entity(fid, bind.value_ref, depth + 1)
+                if bound.kind == "function":
+                    return bound
             return declared
         if bind.kind == "import":
             imported = module.facts.imports[bind.index]

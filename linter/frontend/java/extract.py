@@ -54,6 +54,7 @@ from epochlint.frontend.facts import (
     Ref,
     Region,
     Site,
+    Stored,
     Write,
 )
 from epochlint.frontend.java import idioms
@@ -300,6 +301,8 @@ class _Function(FunctionBuilder):
     """A function being read, and the function whose `this` is in scope ("" in a static context)."""
 
     this_scope: str = ""
+    # The locals and parameters declared as arrays (`Msg[] batch`, `Msg... batch`).
+    arrays: set[str] = field(default_factory=set)
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -416,6 +419,8 @@ class _Class:
     updaters: dict[str, str] = field(default_factory=dict)
     # A record's components, which its canonical constructor, written compact or not, stores.
     components: list[Node] = field(default_factory=list)
+    # The fields declared as arrays.
+    array_fields: set[str] = field(default_factory=set)
 
 
 class _Extractor:
@@ -744,6 +749,8 @@ class _Extractor:
             for declarator in member.children_by_field_name("declarator"):
                 name = _text(declarator.child_by_field_name("name"))
                 cls.field_types[name] = declared
+                if member.child_by_field_name("type").type == "array_type":
+                    cls.array_fields.add(name)
                 if static:
                     cls.static_fields.add(name)
                 updated = _updated_field(declared, declarator.child_by_field_name("value"))
@@ -783,7 +790,13 @@ class _Extractor:
             value = declarator.child_by_field_name("value")
             self._fn.binds.append(Bind(name, self._site(declarator), "annotation", annotation=declared))
             value_call, value_ref = -1, None
-            if value is not None:
+            if value is not None and _is_function(value) and name not in self._class_stack[-1].static_fields:
+                # `Predicate<Msg> current = this::isCurrent;`: a function of the instance, as a
+                # constructor would store it (read there, `this` is the instance).
+                label = ":".join(map(str, _start(declarator)))
+                store = partial(self._store_initial_value, declarator, name, value)
+                self._in_initializer(declarator, label, False, store)
+            elif value is not None:
                 self._with_flow(value, Flow(FLOW_ASSIGN, stores=()))
                 value_call, value_ref = self._value_of(value)
             ref = self._class_ref((name,))
@@ -834,26 +847,43 @@ class _Extractor:
 
     def _parameter(self, param: Node) -> Param:
         name_node = param.child_by_field_name("name")
+        type_node = param.child_by_field_name("type")
+        if param.type == "spread_parameter":  # `Msg... batch`: an array, named in its declarator
+            declarator = next((c for c in param.named_children if c.type == "variable_declarator"), param)
+            name_node = declarator.child_by_field_name("name")
         if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
             name_node = param
         name = _text(name_node)
-        annotation = self._annotation(param.child_by_field_name("type"))
+        annotation = self._annotation(type_node)
         self._declare(name)
+        if param.type == "spread_parameter" or type_node is not None and type_node.type == "array_type":
+            self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         return Param(name, annotation)
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
+        self._in_initializer(node, str(node.start_point[0] + 1), node.type == "static_initializer",
+                             partial(self._visit, node))
+
+    def _in_initializer(self, node: Node, label: str, static: bool, read: Callable[[], None]) -> None:
+        """`read` the code at `node` as an initialiser of its own, `<init:label>`."""
         cls = self._class_stack[-1]
-        qualname = f"{cls.qualname}.<init:{node.start_point[0] + 1}>"
-        static = node.type == "static_initializer"
+        qualname = f"{cls.qualname}.<init:{label}>"
         function = _function(qualname, CONSTRUCTOR, "staticmethod" if static else "method", _pos(node),
                              class_name=cls.qualname, params=() if static else (Param(THIS),),
                              this_scope="" if static else qualname)
         self._stack.append(function)
-        self._visit(node)
+        read()
         self._stack.pop()
         self.functions.append(function.freeze())
+
+    def _store_initial_value(self, declarator: Node, name: str, value: Node) -> None:
+        """`this.name = value`, the initial value of an instance field."""
+        ref = self._this_ref((name,))
+        self._with_flow(value, Flow(FLOW_ASSIGN, stores=(ref,) if ref else ()))
+        if ref is not None:
+            self._store(declarator.child_by_field_name("name"), ref, value, "assign", bump=False)
 
     # -- statements --------------------------------------------------------------------------
 
@@ -1021,6 +1051,8 @@ class _Extractor:
         declared = self._annotation(node.child_by_field_name("type"))
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
+            if node.child_by_field_name("type").type == "array_type":
+                self._fn.arrays.add(name)
             value = declarator.child_by_field_name("value")
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             self._declare(name)
@@ -1029,6 +1061,7 @@ class _Extractor:
             self._fn.binds.append(
                 Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared)
             )
+            self._store_function(Ref(self._fn.qualname, name), self._function_value(value))
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -1178,7 +1211,7 @@ class _Extractor:
         header = _span(node, value)
         loop_id = self._new_id()
         site = self._site(node)._replace(pos=header)
-        self._fn.loops.append(Loop(loop_id, "for", site, not _iterates_no_batch(value), _text(value)))
+        self._fn.loops.append(Loop(loop_id, "for", site, not _iterates_no_batch(value, self._is_array), _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
         self._declare(name)
@@ -1317,26 +1350,34 @@ class _Extractor:
         is_item = bool(ref.attrs) and ref.attrs[-1] == "[]"
         stripped = ref._replace(attrs=_strip_items(ref.attrs))
         value_call, value_ref = self._value_of(value)
+        function = self._function_value(value)
         if stripped.attrs or stripped.scope == "":
             self._fn.writes.append(
                 Write(
                     stripped, self._site(target), "item" if is_item else kind, bump, value_call, value_ref,
-                    value_empty=_is_new_empty(value),
+                    value_empty=_is_new_empty(value), value_function=function,
                 )
             )
         if not ref.attrs and ref.scope:
             self._fn.binds.append(Bind(ref.name, self._site(target), "assign", value_call, value_ref))
+            self._store_function(ref, function)
+
+    def _store_function(self, local: Ref, function: str) -> None:
+        """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is."""
+        if function:
+            self._fn.stored.append(Stored(local, False, value_function=function))
 
     def _value_of(self, value: Node | None) -> tuple[int, Ref | None]:
         if value is None:
             return -1, None
-        value = _unparenthesized(value)
-        if value.type == "cast_expression":
-            return self._value_of(value.child_by_field_name("value"))
+        value = _uncast(value)
         if value.type in ("method_invocation", "object_creation_expression"):
             return self._call_ids.get(value.id, -1), None
         if value.type in ("identifier", "field_access", "this"):
             return -1, self._path(value)
+        if value.type == "method_reference":
+            # `this::isCurrent` is the method as a value, as Python's `self._is_current` is.
+            return -1, self._method_reference(value)
         return -1, None
 
     # -- calls -----------------------------------------------------------------------------------
@@ -1503,8 +1544,7 @@ class _Extractor:
 
     def _lambda(self, node: Node, params_node: Node | None = None, body: Node | None = None) -> str:
         """A lambda (or an anonymous class's method) as a function of its own, handed off."""
-        line, column = _start(node)
-        qualname = f"{self._fn.qualname}.<lambda:{line}:{column}>"
+        qualname = self._lambda_qualname(node)
         function = _function(qualname, "<lambda>", "lambda", _pos(node), parent=self._fn.qualname,
                              this_scope=self._fn.this_scope)
         self._stack.append(function)
@@ -1521,6 +1561,15 @@ class _Extractor:
         self.functions.append(function.freeze())
         return qualname
 
+    def _lambda_qualname(self, node: Node) -> str:
+        line, column = _start(node)
+        return f"{self._fn.qualname}.<lambda:{line}:{column}>"
+
+    def _function_value(self, value: Node | None) -> str:
+        """The qualified name of the lambda `value` is (read already, in the current function), or ""."""
+        value = _uncast(value) if value is not None else None
+        return self._lambda_qualname(value) if value is not None and value.type == "lambda_expression" else ""
+
     def _iterating_call(self, node: Node, obj: Node, method: str, args: list[Node]) -> bool:
         """`batch.forEach(m -> ...)`, `batch.stream().filter(...)`: a batch loop at the call whose body
         is the function argument, run once per element with the caller's locks."""
@@ -1528,6 +1577,8 @@ class _Extractor:
         if method == "reduce" and len(args) == 3:
             # `reduce(identity, accumulator, combiner)`: the combiner joins partial results, not elements.
             functions = functions[:1] if functions and functions[0] is args[1] else []
+        if not functions and len(args) == 1 and method != "reduce" and self._holds_function(args[0]):
+            functions = args  # `filter(current)`: a field or a local declared as a function
         if len(functions) != 1:
             return False
         self._with_flow(obj, Flow(FLOW_ITER))
@@ -1536,7 +1587,7 @@ class _Extractor:
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
         loop_id = self._new_id()
-        batch = not _iterates_no_batch(obj)
+        batch = not _iterates_no_batch(obj, self._is_array)
         self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj)))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
@@ -1544,7 +1595,7 @@ class _Extractor:
         for arg in args:
             if arg is not functions[0]:
                 self._with_flow(arg, Flow())
-        if function.type == "method_reference":
+        if function.type != "lambda_expression":
             # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
             pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
             self._element_call(function, body_flow, 2 if pairs else 1)
@@ -1552,6 +1603,23 @@ class _Extractor:
             self._inline_lambda(function, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
         return True
+
+    def _is_array(self, node: Node) -> bool:
+        """Whether `node` names a local, a parameter or a field of the class declared as an array."""
+        node = _unparenthesized(node)
+        path = self._path(node) if node.type in ("identifier", "field_access") else None
+        if path is None:
+            return False
+        if path.scope and path.name != THIS:
+            return not path.attrs and any(f.qualname == path.scope and path.name in f.arrays for f in self._stack)
+        return len(path.attrs) == 1 and path.attrs[0] in self._class_stack[-1].array_fields
+
+    def _holds_function(self, node: Node) -> bool:
+        """Whether `node` names a field, a local or a parameter declared as one of
+        `java.util.function`'s interfaces (`Predicate<Msg> current`)."""
+        node = _unparenthesized(node)
+        declared = self._declared_type(node) if node.type in ("identifier", "field_access") else ""
+        return idioms.FUNCTION_TYPES.fullmatch(declared) is not None
 
     def _declared_type(self, node: Node) -> str:
         """The class a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`), or ""."""
@@ -1566,10 +1634,11 @@ class _Extractor:
 
     def _element_call(self, node: Node, flow: Flow, arity: int) -> None:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
-        and an element, for `reduce`), so its overload of that many parameters is."""
-        callee = self._method_reference(node)
+        and an element, for `reduce`), so its overload of that many parameters is. `filter(current)`
+        calls what the field or the local `current` holds."""
+        callee = self._method_reference(node) if node.type == "method_reference" else self._path(node)
         call_id = self._new_id()
-        method = _text(node.children[-1])
+        method = _text(node.children[-1] if node.children else node)
         elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
         self._fn.calls.append(Call(call_id, callee, method, _text(node), self._site(node), elements, -1, flow))
 
@@ -1628,6 +1697,17 @@ class _Extractor:
 
     def _atomic_field(self, name: str) -> bool:
         return any(cls.field_types.get(name) in idioms.ATOMIC_NUMBER_TYPES for cls in self._class_stack)
+
+
+def _uncast(value: Node) -> Node:
+    """`value` without the parentheses and casts around it."""
+    value = _unparenthesized(value)
+    return _uncast(value.child_by_field_name("value")) if value.type == "cast_expression" else value
+
+
+def _is_function(value: Node) -> bool:
+    """A lambda or a method reference (`m -> ...`, `this::isCurrent`), cast or not."""
+    return _uncast(value).type in ("lambda_expression", "method_reference")
 
 
 def _is_constant(name: str) -> bool:
@@ -1782,11 +1862,12 @@ def _try_lock_call(node: Node) -> tuple[Node, Node] | None:
     return (receiver, node) if receiver is not None else None
 
 
-def _iterates_no_batch(node: Node) -> bool:
+def _iterates_no_batch(node: Node, is_array: Callable[[Node], bool]) -> bool:
     """Whether `node` is a collection written out element by element (`new T[] {a, b}`,
     `List.of(a, b)`, `Arrays.asList(a, b)`, or a stream of one), or a range of numbers that walks
     no collection (`IntStream.range(0, 3)`): a loop over it is no batch loop, as Python's over a
-    literal tuple or list, or over `range(3)`, is not."""
+    literal tuple or list, or over `range(3)`, is not. Given one array (`is_array`), those
+    factories take its elements: `Stream.of(batch)` walks it."""
     node = _unparenthesized(node)
     if node.type == "array_creation_expression":
         return node.child_by_field_name("value") is not None
@@ -1796,10 +1877,12 @@ def _iterates_no_batch(node: Node) -> bool:
     if receiver is None:
         return False
     if _method_called(node) == "stream" and not node.child_by_field_name("arguments").named_children:
-        return _iterates_no_batch(receiver)
+        return _iterates_no_batch(receiver, is_array)
+    arguments = node.child_by_field_name("arguments")
     if (_text(receiver), _method_called(node)) in idioms.NUMBER_RANGES:
-        return not _walks_collection(node.child_by_field_name("arguments"))
-    return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS
+        return not _walks_collection(arguments)
+    one_array = len(arguments.named_children) == 1 and is_array(arguments.named_children[0])
+    return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS and not one_array
 
 
 def _walks_collection(node: Node) -> bool:

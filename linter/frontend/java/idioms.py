@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Methods of a stream, a collection or a map that call their function argument on the spot, once
 # per element: the call is a batch loop over the receiver, and the function its body.
 ITERATING_METHODS = frozenset(
@@ -13,6 +15,22 @@ ITERATING_METHODS = frozenset(
 )
 # What an iterating method does with its function's value: a decision (kept or dropped).
 DECIDING_METHODS = frozenset({"filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"})
+
+# The methods of Java's functional interfaces and of `Object` that do not run the function they are
+# called on (a combinator makes another function of it: `p.negate()`, `f.andThen(g)`). Any other
+# method called on a lambda or a method reference is its one abstract method: `test`, `apply`,
+# `accept`, `run`, `get`, `call`, `compare`, or a project interface's own.
+FUNCTION_COMBINATORS = frozenset(
+    {
+        "and", "or", "negate", "andThen", "compose", "reversed", "thenComparing", "thenComparingInt",
+        "thenComparingLong", "thenComparingDouble", "equals", "hashCode", "toString", "getClass",
+        "notify", "notifyAll", "wait",
+    }
+)
+
+# The interfaces of `java.util.function` (`Predicate`, `BiFunction`, `ToLongFunction`, `IntUnaryOperator`...):
+# a field or a local declared as one holds a function, which a stream operation given it calls per element.
+FUNCTION_TYPES = re.compile(r"(?:java\.util\.function\.)?\w*(?:Predicate|Function|Consumer|Operator|Supplier)")
 
 # Field updaters (`AtomicLongFieldUpdater`, `AtomicIntegerFieldUpdater`, `AtomicReferenceFieldUpdater`)
 # and atomic numbers (`AtomicLong`, `AtomicInteger`): the operations on the value they hold.
