@@ -463,8 +463,9 @@ def test_epl004_fix_moves_the_bump_before_the_first_clear(write_tree: WriteTree)
     assert codes(root) == []
 
 
-def test_epl004_no_fix_when_a_statement_in_between_uses_the_epoch(write_tree: WriteTree) -> None:
-    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", "            print(self.consumer_epoch)\n")
+@pytest.mark.parametrize("use", ["print(self.consumer_epoch)", 'print(getattr(self, "consumer_epoch"))'])
+def test_epl004_no_fix_when_a_statement_in_between_uses_the_epoch(write_tree: WriteTree, use: str) -> None:
+    source = replaced(REDELIVER, "            self.pending_acks.clear()\n", f"            {use}\n")
     root = write_tree({CONSUMER: source})
     assert codes(root) == ["EPL004"]
     assert diff(root) == (0, "")

@@ -67,10 +67,14 @@ def _names(node: cst.CSTNode) -> set[str]:
 
 
 def _unsafe_to_pass(statement: cst.CSTNode, watched: set[str]) -> bool:
-    return any_node(
-        statement,
-        lambda node: isinstance(node, _LEAVES_EARLY) or (isinstance(node, cst.Name) and node.value in watched),
-    )
+    return any_node(statement, lambda node: isinstance(node, _LEAVES_EARLY) or _mentions(node, watched))
+
+
+def _mentions(node: cst.CSTNode, watched: set[str]) -> bool:
+    """A watched name, written out or as a string (`getattr(self, "_epoch")` reads the field)."""
+    if isinstance(node, cst.Name):
+        return node.value in watched
+    return isinstance(node, cst.SimpleString) and node.evaluated_value in watched
 
 
 def _reordered(firsts: dict[int, int]) -> Callable[[cst.CSTNode], cst.CSTNode]:
