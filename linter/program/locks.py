@@ -364,7 +364,7 @@ class Locks:
         if field is None:
             getter = self.symbols.property_read(fid, ref)
             if not getter:
-                return self._lock_bound_to(fid, ref)
+                return self._lock_bound_to(fid, ref) or self._condition_built_here(fid, ref)
             cached = self._cached_field(getter)
             if cached is not None and cached in self.constructed:
                 return self.canonical(cached)
@@ -456,6 +456,25 @@ class Locks:
             return None
         passed = self._followed(f"{fid}\0{param.name}", partial(self._locks_passed, fid, param.name))
         return passed.pop() if passed is not None and len(passed) == 1 else None
+
+    def _condition_built_here(self, fid: str, ref: Ref) -> FieldId | None:
+        """The lock of a local Condition built on it (`cond = threading.Condition(self._lock)`):
+        `Condition(L)` is the same lock as L. None where the local may hold anything else."""
+        binds = self.symbols.binds(fid).get(ref.name, []) if not ref.attrs and ref.scope else []
+        calls = [self.symbols.call(fid, bind.value_call) for bind in binds if bind.kind == "assign"]
+        if not binds or len(calls) != len(binds):
+            return None
+        wrapped: set[Ref] = set()
+        for call in calls:
+            callee = self.symbols.callee(fid, call) if call is not None else None
+            lock = _lock_of_condition(call) if call is not None else None
+            if callee is None or callee.kind != "external" or callee.target not in _CONDITIONS:
+                return None
+            if lock is None or lock.ref is None or lock.kind != "ref" or lock.ref == ref:
+                return None
+            wrapped.add(lock.ref)
+        locks = {self.lock_of(fid, lock) for lock in wrapped}
+        return locks.pop() if len(locks) == 1 else None
 
     def _lock_returned_by(self, functions: list[str]) -> FieldId | None:
         """The one lock that every function of `functions` returns (`return self._lock`), if they
