@@ -21,10 +21,11 @@ In one function, an epoch field is bumped (`+= 1`, `= F + 1`, `_replace(epoch=F.
 call of a function that bumps) after an incoming queue or buffer was cleared: `.clear()` on an
 attribute whose name contains `incoming`, `queue`, `buffer` or `pending`, a reassignment of such an
 attribute to an empty container (`[]`, `{}`, `set()`, `deque()`, `Queue()`, `asyncio.Queue()`; in
-Java, a `new` collection made without arguments), or a call of a function that does either, judged
-by its body. Calls handed off to run later do not count. In a coroutine, a clear and a bump with no
-interleaving point between them (`await`, `async for`, `async with`, here or in the callees that
-make them) cannot be separated and are not reported. "After" means on some path: a clear and a bump
+Java, a `new` collection given no arguments but numbers and flags, a capacity however it is held,
+or `List.of()`, `Map.of()`, `Collections.emptyList()`), or a call of a function that does either,
+judged by its body. Calls handed off to run later do not count. In a coroutine, a clear and a bump
+with no interleaving point between them (`await`, `async for`, `async with`, here or in the callees
+that make them) cannot be separated and are not reported. "After" means on some path: a clear and a bump
 in different arms of one `if` or in two `case` arms of one `match`, or with a `return` (`raise`)
 after the clear in its own block, never run one after the other (but a bump in a `finally` suite
 runs after a `return` in its `try`). A tuple assignment stores its targets left to right

@@ -303,6 +303,8 @@ class _Function(FunctionBuilder):
     this_scope: str = ""
     # The locals and parameters declared as arrays (`Msg[] batch`, `Msg... batch`).
     arrays: set[str] = field(default_factory=set)
+    # Locals and parameters by name: whether the latest declaration gives a number or a flag.
+    scalars: dict[str, bool] = field(default_factory=dict)
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -321,22 +323,18 @@ def _is_stub_body(body: Node | None) -> bool:
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
 
 
-def _is_new_empty(value: Node | None) -> bool:
-    """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(1000)`: a collection made without
-    arguments, or with a capacity alone (a number, a constant, a fairness flag), is empty, as
-    Python's `[]` is (with another argument, it may copy another's items)."""
-    if value is None or value.type != "object_creation_expression" or value.child_by_field_name("body"):
+def _is_empty_factory(value: Node) -> bool:
+    """`List.of()`, `Map.of()`, `Collections.emptyList()`: a factory called without elements."""
+    value = _unparenthesized(value)
+    receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
+    if receiver is None or value.child_by_field_name("arguments").named_children:
         return False
-    arguments = value.child_by_field_name("arguments")
-    return arguments is not None and all(_is_capacity(argument) for argument in arguments.named_children)
+    return (_text(receiver).rsplit(".", 1)[-1], _method_called(value)) in idioms.EMPTY_FACTORIES
 
 
-def _is_capacity(argument: Node) -> bool:
-    """A number literal, a constant named in capitals, or `true`/`false`: no collection to copy."""
-    argument = _unparenthesized(argument)
-    if argument.type in ("decimal_integer_literal", "hex_integer_literal", "true", "false"):
-        return True
-    return argument.type == "identifier" and _is_constant(_text(argument))
+def _is_scalar_type(node: Node | None) -> bool:
+    """`int`, `long`, `boolean`, `Integer`...: a declared type whose values are numbers or flags."""
+    return node is not None and _text(node) in idioms.SCALAR_TYPES
 
 
 def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
@@ -417,6 +415,8 @@ class _Class:
     static_fields: set[str] = field(default_factory=set)
     field_types: dict[str, str] = field(default_factory=dict)
     updaters: dict[str, str] = field(default_factory=dict)
+    # The fields declared as numbers or flags (`int`, `long`, `Integer`, `boolean`...).
+    scalar_fields: set[str] = field(default_factory=set)
     # A record's components, which its canonical constructor, written compact or not, stores.
     components: list[Node] = field(default_factory=list)
     # The fields declared as arrays.
@@ -471,15 +471,18 @@ class _Extractor:
         self._visit(node)
         self._flow = saved
 
-    def _declare(self, name: str) -> None:
+    def _declare(self, name: str, scalar: bool = False) -> None:
+        """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`)."""
         self._fn.locals = self._fn.locals | {name}
+        self._fn.scalars[name] = scalar
 
     def _scope_of(self, name: str) -> str | None:
         """The function that declares local `name`, None when it is not a local."""
-        for function in reversed(self._stack):
-            if name in function.locals:
-                return function.qualname
-        return None
+        function = self._declaring(name)
+        return function.qualname if function is not None else None
+
+    def _declaring(self, name: str) -> _Function | None:
+        return next((function for function in reversed(self._stack) if name in function.locals), None)
 
     def _own_this(self, attrs: tuple[str, ...]) -> Ref | None:
         """`this` (and `attrs` on it) where it is written: inside an anonymous class's method, the
@@ -653,8 +656,11 @@ class _Extractor:
         self._type_bounds.append(_type_bounds(node))
         self._declare_fields(cls, members)
         for component in components:
-            component_type = self._type(component.child_by_field_name("type"))
-            cls.field_types[_text(component.child_by_field_name("name"))] = component_type
+            component_type = component.child_by_field_name("type")
+            component_name = component.child_by_field_name("name")
+            cls.field_types[_text(component_name)] = self._type(component_type)
+            if _is_scalar_type(component_type):
+                cls.scalar_fields.add(_text(component_name))
         self._class_stack.append(cls)
         methods = self._method_names(members)
         body_fn = _function(f"{qualname}.<body>", "<body>", "classbody", _pos(node), class_name=qualname,
@@ -746,11 +752,14 @@ class _Extractor:
                 continue
             static = "static" in _modifiers(member) or member.type == "constant_declaration"
             declared = self._type(member.child_by_field_name("type"))
+            scalar = _is_scalar_type(member.child_by_field_name("type"))
             for declarator in member.children_by_field_name("declarator"):
                 name = _text(declarator.child_by_field_name("name"))
                 cls.field_types[name] = declared
                 if member.child_by_field_name("type").type == "array_type":
                     cls.array_fields.add(name)
+                if scalar:
+                    cls.scalar_fields.add(name)
                 if static:
                     cls.static_fields.add(name)
                 updated = _updated_field(declared, declarator.child_by_field_name("value"))
@@ -855,8 +864,9 @@ class _Extractor:
             name_node = param
         name = _text(name_node)
         annotation = self._annotation(type_node)
-        self._declare(name)
-        if param.type == "spread_parameter" or type_node is not None and type_node.type == "array_type":
+        is_array = param.type == "spread_parameter" or type_node is not None and type_node.type == "array_type"
+        self._declare(name, not is_array and _is_scalar_type(type_node))
+        if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         return Param(name, annotation)
@@ -1048,14 +1058,17 @@ class _Extractor:
             self._with_flow(child, Flow())
 
     def _v_local_variable_declaration(self, node: Node) -> None:
-        declared = self._annotation(node.child_by_field_name("type"))
+        type_node = node.child_by_field_name("type")
+        declared = self._annotation(type_node)
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
             if node.child_by_field_name("type").type == "array_type":
                 self._fn.arrays.add(name)
             value = declarator.child_by_field_name("value")
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
-            self._declare(name)
+            # `var n = 2 * size;` is a number as its value is.
+            inferred = _text(type_node) == "var" and value is not None and self._is_scalar(value)
+            self._declare(name, _is_scalar_type(type_node) or inferred)
             viewed = self._lock_viewed(value)
             value_call, value_ref = (-1, viewed) if viewed is not None else self._value_of(value)
             self._fn.binds.append(
@@ -1214,7 +1227,7 @@ class _Extractor:
         self._fn.loops.append(Loop(loop_id, "for", site, not _iterates_no_batch(value, self._is_array), _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
-        self._declare(name)
+        self._declare(name, _is_scalar_type(node.child_by_field_name("type")))
         value_call, value_ref = self._value_of(value)
         self._fn.binds.append(
             Bind(name, self._site(name_node), "iter", value_call, value_ref,
@@ -1355,7 +1368,7 @@ class _Extractor:
             self._fn.writes.append(
                 Write(
                     stripped, self._site(target), "item" if is_item else kind, bump, value_call, value_ref,
-                    value_empty=_is_new_empty(value), value_function=function,
+                    value_empty=self._is_new_empty(value), value_function=function,
                 )
             )
         if not ref.attrs and ref.scope:
@@ -1366,6 +1379,59 @@ class _Extractor:
         """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is."""
         if function:
             self._fn.stored.append(Stored(local, False, value_function=function))
+
+    def _is_new_empty(self, value: Node | None) -> bool:
+        """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
+        made without items, as Python's `[]` or `Queue(maxsize)` is. A constructor's arguments must
+        be numbers or flags (a capacity, a load factor, a fairness flag) or collections made empty:
+        any other argument may be a collection whose items it copies (`new ArrayDeque<>(items)`)."""
+        if value is None:
+            return False
+        value = _unparenthesized(value)
+        if _is_empty_factory(value):
+            return True
+        if value.type != "object_creation_expression" or value.child_by_field_name("body"):
+            return False
+        arguments = value.child_by_field_name("arguments")
+        return arguments is not None and all(
+            self._is_scalar(argument) or _is_empty_factory(argument) for argument in arguments.named_children
+        )
+
+    def _is_scalar(self, node: Node) -> bool:
+        """A number or a flag, never a collection: a literal, a constant named in capitals, a local,
+        parameter or field declared `int`, `long`, `Integer`, `boolean`..., a `size()`, or
+        arithmetic, a cast or a `Math` function of those."""
+        node = _unparenthesized(node)
+        kind = node.type
+        if kind in _SCALAR_LITERALS:
+            return True
+        if kind == "binary_expression":
+            return _text(node.child_by_field_name("operator")) in _ARITHMETIC and all(
+                self._is_scalar(node.child_by_field_name(side)) for side in ("left", "right")
+            )
+        if kind == "unary_expression":
+            return self._is_scalar(node.child_by_field_name("operand"))
+        if kind == "cast_expression":
+            return _is_scalar_type(node.child_by_field_name("type"))
+        if kind == "method_invocation":
+            arguments = node.child_by_field_name("arguments").named_children
+            if _method_called(node) == "size":
+                return not arguments
+            receiver = node.child_by_field_name("object")
+            return receiver is not None and _text(receiver) == "Math" and all(self._is_scalar(a) for a in arguments)
+        if kind == "field_access" and node.child_by_field_name("object").type == "this" and self._class_stack:
+            return _text(node.child_by_field_name("field")) in self._class_stack[-1].scalar_fields
+        if kind != "identifier":
+            return False
+        name = _text(node)
+        scope = self._declaring(name)
+        if scope is not None:
+            return scope.scalars.get(name, False)
+        declaring = next((cls for cls in reversed(self._class_stack) if name in cls.field_types), None)
+        if declaring is not None:
+            return name in declaring.scalar_fields
+        # A constant declared elsewhere (a base's, an interface's): named in capitals, a number as a rule.
+        return _is_constant(name)
 
     def _value_of(self, value: Node | None) -> tuple[int, Ref | None]:
         if value is None:
@@ -1708,6 +1774,16 @@ def _uncast(value: Node) -> Node:
 def _is_function(value: Node) -> bool:
     """A lambda or a method reference (`m -> ...`, `this::isCurrent`), cast or not."""
     return _uncast(value).type in ("lambda_expression", "method_reference")
+
+
+# Literals of numbers and flags, and the operators of arithmetic on them.
+_SCALAR_LITERALS = frozenset(
+    {
+        "decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal",
+        "decimal_floating_point_literal", "hex_floating_point_literal", "true", "false",
+    }
+)
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>", ">>>", "&", "|", "^"})
 
 
 def _is_constant(name: str) -> bool:

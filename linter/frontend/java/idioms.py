@@ -89,6 +89,11 @@ JAVA_LANG = frozenset(
     }
 )
 PRIMITIVE_TYPES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float", "double", "void", "var"})
+# Declared types of numbers and flags, primitive or boxed: a capacity, a load factor, a fairness
+# flag, never a collection whose items a constructor copies.
+SCALAR_TYPES = (PRIMITIVE_TYPES - {"void", "var"}) | frozenset(
+    {"Integer", "Long", "Short", "Byte", "Character", "Boolean", "Float", "Double"}
+)
 
 # A `Map`'s methods that store a value under a key (a key, then the value or a function of it): an
 # assignment into the map, as Python's `m[k] = v` (a queue's one-argument `put` is not one).
@@ -96,6 +101,14 @@ MAP_STORES = frozenset({"put", "putIfAbsent", "merge", "compute", "computeIfAbse
 # Streams of the numbers of a range, `IntStream.range(0, 3)`: (class, method).
 NUMBER_RANGES = frozenset(
     {("IntStream", "range"), ("IntStream", "rangeClosed"), ("LongStream", "range"), ("LongStream", "rangeClosed")}
+)
+# Factories of an empty collection when called without arguments: (class, method).
+EMPTY_FACTORIES = frozenset(
+    {
+        ("List", "of"), ("Set", "of"), ("Map", "of"), ("Map", "ofEntries"), ("Collections", "emptyList"),
+        ("Collections", "emptySet"), ("Collections", "emptyMap"), ("Collections", "emptySortedSet"),
+        ("Collections", "emptySortedMap"), ("Collections", "emptyNavigableSet"), ("Collections", "emptyNavigableMap"),
+    }
 )
 # Factories of a collection written out element by element: (class, method).
 LITERAL_COLLECTIONS = frozenset(
