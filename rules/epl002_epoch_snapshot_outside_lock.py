@@ -129,7 +129,8 @@ class EpochSnapshotOutsideLock(Rule):
 A local is assigned a value computed from a read of a guarded epoch field: the field itself, a
 decision that reads it (`ok = msg.epoch >= self._epoch`), or the result of an accessor or property
 that returns it. The local, or a local computed from it, is later used in a decision: compared,
-tested in a condition, or passed or returned to where it is compared (through any depth of calls).
+tested in a condition (an `if`'s, or as what a `match` or a Java `switch` chooses its case by), or
+passed or returned to where it is compared (through any depth of calls).
 The read and that use are not inside one and the same held region of the guard: the snapshot was
 taken outside the lock, or under it in a region that ended before the use. In a tuple assignment
 only the targets that receive a value computed from the field are snapshots (`epoch, expired =

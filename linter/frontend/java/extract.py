@@ -79,6 +79,13 @@ _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 _BLOCKS = frozenset({"block", "constructor_body", "switch_block_statement_group", "switch_rule"})
 _JUMPS = frozenset({"break_statement", "return_statement", "throw_statement", "yield_statement", "continue_statement"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
+# What holds a statement: a `switch` there gives no value.
+_STATEMENT_HOLDERS = _BLOCKS | frozenset(
+    {
+        "expression_statement", "labeled_statement", "if_statement", "while_statement", "do_statement",
+        "for_statement", "enhanced_for_statement",
+    }
+)
 _PARSER: Any = None
 
 
@@ -1140,11 +1147,13 @@ class _Extractor:
         arms = _switch_arms(body) if body is not None else []
         if arms:
             self._fn.branches.append(Branches(_pos(node), tuple(_span(first, last) for first, last in arms)))
-        for child in node.named_children:
-            if child.type == "switch_block":
-                self._switch_expression_body(child)
-            else:
-                self._visit(child)
+        # The value switched on picks the arm: a decision, as a `match`'s subject is in Python (or,
+        # where the switch gives a value, as a conditional expression's test, a compared value).
+        is_statement = node.parent is not None and node.parent.type in _STATEMENT_HOLDERS
+        decision = Flow(FLOW_CONDITION) if is_statement else self._flow._replace(compared=True)
+        self._with_flow(node.child_by_field_name("condition"), decision)
+        if body is not None:
+            self._switch_expression_body(body)
 
     def _switch_expression_body(self, body: Node) -> None:
         """The arms of a switch expression: `case 1 -> value;` gives its value where the switch's
