@@ -447,14 +447,45 @@ def _regex(value: object, where: str) -> re.Pattern[str]:
         compiled = re.compile(value, re.IGNORECASE)
     except re.error as error:
         raise _fail(where, f"invalid regular expression {value!r} ({error})") from None
-    if _repeats_a_repetition(_regex_parser.parse(value)):
+    parsed = _regex_parser.parse(value)
+    if _repeats_a_repetition(parsed):
         raise _fail(
             where,
             f"regular expression {value!r} repeats a group that itself repeats or has alternatives"
             " (as `(a+)+` or `(a|aa)+`): matching it can take exponential time on some names; write it"
             " without the outer repetition",
         )
+    if _unbounded_in_a_row(parsed) > _MOST_UNBOUNDED_IN_A_ROW:
+        raise _fail(
+            where,
+            f"regular expression {value!r} has more than {_MOST_UNBOUNDED_IN_A_ROW} unbounded repetitions"
+            " in a row (as `\\w*\\w*\\w*`): matching it can take time that grows as a high power of a"
+            " name's length; write it with fewer, or with a character between them",
+        )
     return compiled
+
+
+# Each unbounded repetition in a row multiplies the ways a failing match is tried again by the
+# name's length: two are quadratic, harmless on names; more hang on long ones. A character written
+# out between two (`.*leader.*epoch`) ends the row: only where it occurs can the next one start.
+_MOST_UNBOUNDED_IN_A_ROW = 2
+
+
+def _unbounded_in_a_row(parsed: Iterable[tuple[Any, Any]]) -> int:
+    """The most unbounded repetitions (`*`, `+`, `{2,}`) that follow one another in the expression
+    with no character written out between them (a group's or an alternative's counted whole)."""
+    row = most = 0
+    for op, argument in parsed:
+        if op is _constants.LITERAL:
+            row = 0
+        elif op in _REPEATS:
+            row += argument[1] == _constants.MAXREPEAT
+        elif op is _constants.BRANCH:
+            row += max(_unbounded_in_a_row(branch) for branch in argument[1])
+        elif op is _constants.SUBPATTERN:
+            row += _unbounded_in_a_row(argument[-1])
+        most = max(most, row)
+    return most
 
 
 def _repeats_a_repetition(parsed: Iterable[tuple[Any, Any]], inside_repeat: bool = False) -> bool:
