@@ -38,6 +38,8 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 # The reader of the output closed it: what a shell reports for a command that SIGPIPE ended.
 EXIT_READER_GONE = 128 + 13
+# SIGINT's: the shell's status for a run stopped by Ctrl-C.
+EXIT_INTERRUPTED = 128 + 2
 
 OUTPUT_FORMATS = ("console", "concise", "json", "sarif", "github", "gitlab")
 # The formats --statistics can print its counts in.
@@ -324,7 +326,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(error_line("interrupted"), file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _reader_gone()
     except Exception as error:  # a bug of ours: one line, not a traceback
@@ -835,4 +837,12 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def run() -> NoReturn:
-    sys.exit(main())
+    status = main()
+    if status == EXIT_INTERRUPTED:
+        # The worker processes the same Ctrl-C stopped leave concurrent.futures' exit hook a
+        # closed pipe, which it reports with a traceback: what is left to do is flush and go.
+        with suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
