@@ -604,7 +604,7 @@ def _project_outcome(args: argparse.Namespace) -> CheckOutcome | int:
         listing = _files_shown(args, config, stdin_file)
         _write_output(args, lambda stream: stream.write(listing))
         return EXIT_CLEAN
-    in_memory = {in_memory_path(stdin_file): sys.stdin.buffer.read()} if stdin_file is not None else {}
+    in_memory = {in_memory_path(stdin_file): _stdin_bytes()} if stdin_file is not None else {}
     request = CheckRequest(
         tuple(args.paths or [Path(".")]),
         args.whole_project,
@@ -619,6 +619,16 @@ def _project_outcome(args: argparse.Namespace) -> CheckOutcome | int:
         in_memory=in_memory,
     )
     return run_check(request, config)
+
+
+def _stdin_bytes() -> bytes:
+    """The text `check -` analyses."""
+    if sys.stdin is None:
+        raise UsageError("cannot read the code to check from stdin: stdin is closed")
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as error:
+        raise UsageError(f"cannot read the code to check from stdin: {error.strerror or error}") from None
 
 
 def _reported(args: argparse.Namespace, outcome: CheckOutcome) -> int:
@@ -653,6 +663,8 @@ def _write_output(args: argparse.Namespace, write: Callable[[TextIO], object]) -
     write(report)
     try:
         write_named_file(args.output_file, report.getvalue().encode("utf-8"))
+    except BrokenPipeError:
+        raise  # a stream's reader that went away (`--output-file /dev/stdout | head`), as for stdout
     except OSError as error:
         raise UsageError(f"epochlint: cannot write {args.output_file}: {error.strerror}") from None
 
@@ -749,10 +761,11 @@ def _clean(args: argparse.Namespace) -> int:
     except OSError as error:
         reason = error.strerror or error
         raise UsageError(f"epochlint: cannot delete the cache of the project in {project}: {reason}") from None
-    if removed is None:
-        print(f"No cache to delete for the project in {project}.")
-    else:
-        print(f"Deleted {display_path(removed)}, the cache of the project in {project}.")
+    with _report_stream() as stdout:
+        if removed is None:
+            print(f"No cache to delete for the project in {project}.", file=stdout)
+        else:
+            print(f"Deleted {display_path(removed)}, the cache of the project in {project}.", file=stdout)
     return EXIT_CLEAN
 
 

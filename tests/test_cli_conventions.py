@@ -223,11 +223,15 @@ def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: Writ
     assert status == 141
 
 
-def test_a_reader_closing_the_output_in_the_middle_of_a_large_report_ends_the_run_quietly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("output", [[], ["--output-file", "/dev/stdout"]], ids=["stdout", "output-file"])
+def test_a_reader_closing_the_output_in_the_middle_of_a_large_report_ends_the_run_quietly(
+    tmp_path: Path, output: list[str]
+) -> None:
     """`--output-format json | head -1`: the reader goes away after the first pipe-full. Python's
-    buffered writer returned a short count there and the rest was dropped in silence: status 1."""
+    buffered writer returned a short count there and the rest was dropped in silence: status 1.
+    A report written into the stream `--output-file` names ends the same way."""
     shutil.copytree(FIXTURES, tmp_path / "fixtures")
-    command = [sys.executable, "-m", "epochlint", "check", "--output-format", "json", "fixtures"]
+    command = [sys.executable, "-m", "epochlint", "check", "--output-format", "json", *output, "fixtures"]
     run = subprocess.Popen(command, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert run.stdout is not None and run.stderr is not None
     assert run.stdout.readline() == b"{\n"  # the report has begun: more than a pipe holds is on its way
@@ -304,7 +308,9 @@ _FULL = Path("/dev/full")
 
 
 @pytest.mark.skipif(not _FULL.exists(), reason="needs /dev/full")
-@pytest.mark.parametrize("command", [["check", "--output-format", "concise"], ["check", "--statistics"], ["rules"]])
+@pytest.mark.parametrize(
+    "command", [["check", "--output-format", "concise"], ["check", "--statistics"], ["rules"], ["clean"]]
+)
 def test_a_report_to_a_full_disk_is_one_error_line_and_status_2(write_tree: WriteTree, command: list[str]) -> None:
     # The report's bytes left in stdout's buffer are not flushed again at exit (a traceback, 120).
     project = write_tree({CONSUMER: RACY_CONSUMER})

@@ -4,6 +4,7 @@ project found from FILE, the other files read from disk."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,19 @@ def test_fix_is_refused_for_stdin(write_tree: WriteTree) -> None:
     assert result.returncode == 2
     assert "--fix" in result.stderr
     assert (root / "pkg" / "consumer.py").read_text() == LOCKED_SUBCLASS
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="closes the child's descriptor 0 before it starts")
+def test_a_closed_stdin_is_a_one_line_usage_error(write_tree: WriteTree) -> None:
+    root = project(write_tree, LOCKED_SUBCLASS)
+    result = subprocess.run(
+        [sys.executable, "-m", "epochlint", "check", "-", "--stdin-filename", "pkg/consumer.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+        preexec_fn=lambda: os.close(0),
+    )
+    said = "epochlint: error: cannot read the code to check from stdin: stdin is closed\n"
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", said)
