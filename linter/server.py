@@ -245,7 +245,7 @@ class EpochlintServer(LanguageServer):
     def _workspace_folders(self) -> list[Path]:
         """The folders the client opened (or its root, from a client that names no folders)."""
         uris = [folder.uri for folder in self.workspace.folders.values()] or [self.workspace.root_uri]
-        return [in_memory_path(Path(path)) for uri in uris if uri and (path := to_fs_path(uri))]
+        return [in_memory_path(Path(path)) for uri in uris if uri and (path := _file_name(uri))]
 
     def _show_new_errors(self, errors: Sequence[str]) -> None:
         for error in errors:
@@ -378,12 +378,19 @@ def _source_path(document: TextDocument) -> Path | None:
     """Where a document's file is (as `in_memory_path` names it), when it is a Python or Java file:
     by the editor's language, or by its name (some clients send every open document). None for
     other documents, and for those no file holds (an unsaved new buffer, a notebook cell)."""
-    path = to_fs_path(document.uri)
+    path = _file_name(document.uri)
     if not path:
         return None
     if document.language_id not in _SOURCE_LANGUAGES and not is_source_name(Path(path).name):
         return None
     return in_memory_path(Path(path))
+
+
+def _file_name(uri: str) -> str | None:
+    """The name of the file a URI names; None where none can (not a `file:` URI, or a name with a
+    NUL byte, which no file system takes: the analysis of every open file would fail on it)."""
+    path = to_fs_path(uri)
+    return path if path and "\0" not in path else None
 
 
 def _encoded(document: TextDocument) -> bytes:
@@ -583,7 +590,7 @@ def _suppression_action(finding: Finding, document: TextDocument) -> types.CodeA
 
 
 def _is_java(document: TextDocument) -> bool:
-    return document.language_id == "java" or is_java(to_fs_path(document.uri) or "")
+    return document.language_id == "java" or is_java(_file_name(document.uri) or "")
 
 
 def build_server() -> EpochlintServer:
@@ -600,13 +607,12 @@ def build_server() -> EpochlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(server: EpochlintServer, params: types.DidOpenTextDocumentParams) -> None:
         opened = params.text_document
-        if opened.language_id in _SOURCE_LANGUAGES and not to_fs_path(opened.uri):
+        if opened.language_id in _SOURCE_LANGUAGES and not _file_name(opened.uri):
             # Said, not left silent: its findings would depend on a project it is in no folder of.
+            unsaved = not to_fs_path(opened.uri)
+            why = "it is in no file yet (save it to analyse it)" if unsaved else "no file has its name"
             server.window_log_message(
-                types.LogMessageParams(
-                    types.MessageType.Info,
-                    f"{SOURCE}: {opened.uri} is not analysed: it is in no file yet (save it to analyse it)",
-                )
+                types.LogMessageParams(types.MessageType.Info, f"{SOURCE}: {opened.uri} is not analysed: {why}")
             )
         server.schedule(0)
 

@@ -451,6 +451,24 @@ async def test_a_file_whose_uri_is_percent_encoded_keeps_its_uri(client: Languag
 
 
 @pytest.mark.asyncio
+async def test_a_document_no_file_can_be_named_as_leaves_the_others_analysed(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A URI whose name holds a NUL byte (`%00`) names no possible file: once, it failed the
+    analysis of every open document of the project until it was closed."""
+    nul = (tmp_path / "pkg").as_uri() + "/%00.py"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(nul, "python", 1, "x = 1\n")))
+    uri = (tmp_path / "pkg" / "consumer.py").as_uri()
+    open_document(client, uri, RACY_SUBCLASS)
+    while not client.diagnostics.get(uri):
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), timeout=120)
+    assert [d.code for d in client.diagnostics[uri]] == ["EPL001"]
+    assert [m.message for m in client.log_messages if nul in m.message] == [
+        f"epochlint: {nul} is not analysed: no file has its name"
+    ]
+
+
+@pytest.mark.asyncio
 async def test_exit_during_an_analysis_is_quiet(
     busy_client: LanguageClient, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
