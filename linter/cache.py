@@ -486,7 +486,10 @@ def remove_cache(root: Path) -> Path | None:
 
 
 def _user_cache_home() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """The XDG base directory spec ignores a relative `XDG_CACHE_HOME`: kept, it would put the
+    cache and its key in whatever folder a run starts in, a project's, to be committed."""
+    given = os.environ.get("XDG_CACHE_HOME", "")
+    base = given if os.path.isabs(given) else os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base, "epochlint")
 
 

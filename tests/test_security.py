@@ -210,6 +210,19 @@ def test_the_cache_key_is_private_to_its_user(write_tree: WriteTree) -> None:
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
 
 
+def test_a_relative_user_cache_folder_is_ignored_as_the_xdg_spec_says(write_tree: WriteTree) -> None:
+    """A relative `XDG_CACHE_HOME` put the key in the folder the run started in: a project's, where
+    it would be committed. The user's home cache is used instead."""
+    root = write_tree({"consumer.py": CONSUMER})
+    command, environment = epochlint_command(root, "check", "--output-format", "json", ".")
+    home = root / "home"
+    environment = {**environment, "XDG_CACHE_HOME": "relative-cache", "HOME": str(home)}
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True, env=environment, timeout=HANG_GUARD_SECONDS)
+    assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
+    assert not (root / "relative-cache").exists()
+    assert (home / ".cache" / "epochlint" / "key").stat().st_size == 32
+
+
 # --- every file written whole or not at all ----------------------------------------------------------
 
 PADDED_CONSUMER = CONSUMER + "# padding\n" * 800
