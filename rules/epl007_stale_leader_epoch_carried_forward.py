@@ -10,7 +10,7 @@ from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
 from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref, written_name
 from epochlint.program.model import Program
-from epochlint.program.symbols import receiver_path
+from epochlint.program.symbols import Entity, receiver_path
 from epochlint.rules.base import Example, Rule
 
 # The slot of a position that holds the current leader and its epoch.
@@ -39,9 +39,10 @@ A new position is built for a new offset, and its current-leader slot (a paramet
 matching `current_leader`, `current_leader_epoch` or `leader_and_epoch`) is given an attribute of
 the previous position (`position.current_leader`) instead of the leader read from current metadata.
 A call builds a position when its callee's name contains `Position` (a factory such as
-`FetchPosition.of(...)` too), or when its result is assigned to a name or attribute with `position`
-as a whole word. A position value is named with `position` or `positions` as a whole word (an
-element of `self._positions`) or is an instance of a `...Position` class. Positional arguments are matched to the
+`FetchPosition.of(...)` too), under whatever name it is called (`FP(...)` after `from positions
+import FetchPosition as FP`, or a local `build = FetchPosition`), or when its result is assigned to a
+name or attribute with `position` as a whole word. A position value is named with `position` or
+`positions` as a whole word (an element of `self._positions`) or is an instance of a `...Position` class. Positional arguments are matched to the
 parameters of the project's own definition of the callee; where there is none, an argument such as
 `position.current_leader` names its slot itself. Copies count too: `dataclasses.replace(position,
 offset=...)`, `attrs.evolve(position, offset=...)` and `position._replace(offset=...)` leave the
@@ -236,12 +237,28 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
 def _builds_position(program: Program, fid: str, call: Call) -> bool:
     # `FetchPosition(...)`, and a factory on a position class: `FetchPosition.of(...)`.
     callee_names = (call.callee.name, *call.callee.attrs) if call.callee is not None else (call.method,)
-    if any("Position" in name for name in callee_names):
+    if any("Position" in name for name in (*callee_names, *_called_class_names(program, fid, call))):
         return True
     function = program.symbols.function(fid)
     names = [b.name for b in function.binds if b.value_call == call.id]
     names += [w.ref.attrs[-1] for w in function.writes if w.value_call == call.id and w.ref.attrs]
     return any(_has_position_word(name) for name in names)
+
+
+def _called_class_names(program: Program, fid: str, call: Call) -> Iterator[str]:
+    """The names the classes a call builds (or calls a factory on) are defined under, whatever name
+    the call uses: `FP(...)` of `import FetchPosition as FP`, `build(...)` of `build = FetchPosition`."""
+    symbols = program.symbols
+    called = set(symbols.callees(fid, call))
+    if call.callee is not None and call.callee.attrs:
+        # A factory called on the class itself (`FP.of(...)`), not a method of an instance.
+        called.add(symbols.entity(fid, call.callee._replace(attrs=call.callee.attrs[:-1])))
+    return (_defined_name(entity) for entity in called if entity.kind in ("class", "external"))
+
+
+def _defined_name(entity: Entity) -> str:
+    """The last name of a class of the project (`module:Outer.Name`) or of an outside dotted name."""
+    return entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
 
 
 def _has_position_word(name: str) -> bool:
@@ -255,8 +272,7 @@ def _is_position(program: Program, fid: str, ref: Ref) -> bool:
     if _has_position_word(names[-1] if names else written_name(ref.name)):
         return True
     entity = program.symbols.entity(fid, ref)
-    class_name = entity.target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
-    return entity.kind == "instance" and "Position" in class_name
+    return entity.kind == "instance" and "Position" in _defined_name(entity)
 
 
 def _attribute(program: Program, fid: str, arg: Arg) -> Ref | None:
