@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypeGuard, cast
 
@@ -520,11 +520,12 @@ class FactsExtractor(FastVisitor):
         self._blocks.pop()
         return False
 
-    def _visit_statements(self, statements: object) -> None:
+    def _visit_statements(self, body: Sequence[cst.CSTNode]) -> None:
         """Visit a block, opening a held region at `L.acquire()` and closing it at `L.release()`."""
         opened: list[tuple[Ref, int]] = []
         suspended: list[tuple[int, int]] = []
-        for statement in statements:  # type: ignore[attr-defined]
+        statements = list(_one_by_one(body))
+        for statement in statements:
             released = self._lock_call(statement, "release")
             self.walk(statement)
             acquired = self._lock_call(statement, "acquire") or self._acquire_assigned(statement)
@@ -539,7 +540,7 @@ class FactsExtractor(FastVisitor):
                 opened.append((entered[0], region_id))
             elif (tested := self._acquired_unless(statement)) is not None:
                 # `if not L.acquire(timeout=1): return`: what follows runs holding L.
-                region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], statements[-1])  # type: ignore[index]
+                region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], statements[-1])
                 opened.append((tested[0], region_id))
             elif released is not None:
                 self._close_region(opened, released[0], suspended)
@@ -589,14 +590,9 @@ class FactsExtractor(FastVisitor):
     ) -> tuple[Ref, cst.Call] | None:
         """`L.acquire()` / `L.release()` as a statement of its own (`await L.acquire()` for an
         asyncio lock)."""
-        if not isinstance(statement, (cst.SimpleStatementLine, cst.Expr)):
+        if not isinstance(statement, cst.Expr):
             return None
-        expr = statement
-        if isinstance(statement, cst.SimpleStatementLine):
-            if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):
-                return None
-            expr = statement.body[0]
-        return self._lock_method_call(expr.value, method)  # type: ignore[union-attr]
+        return self._lock_method_call(statement.value, method)
 
     def _lock_method_call(
         self, call: cst.BaseExpression, method: str
@@ -618,17 +614,16 @@ class FactsExtractor(FastVisitor):
         as after a bare `L.acquire()`. A non-blocking or timed one's local is noted instead, for
         the test of it that opens the region (`got = L.acquire(timeout=1)`, then `if got:`); any
         other assignment of the name forgets it."""
-        body = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
-        for small in body:
-            for name in _assigned_names(small):
-                self._fn.acquire_results.pop(name, None)
-        assign = body[0] if len(body) == 1 else None
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1):
+        if not isinstance(statement, cst.BaseSmallStatement):
             return None
-        target = assign.targets[0].target
+        for name in _assigned_names(statement):
+            self._fn.acquire_results.pop(name, None)
+        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+            return None
+        target = statement.targets[0].target
         if not isinstance(target, cst.Name):
             return None
-        acquired = self._lock_method_call(assign.value, "acquire")
+        acquired = self._lock_method_call(statement.value, "acquire")
         if acquired is None or _acquire_kind(acquired[1]) == "acquire":
             return acquired
         self._fn.acquire_results[target.value] = acquired
@@ -653,12 +648,9 @@ class FactsExtractor(FastVisitor):
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
         """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
         stack bound by an enclosing `with ExitStack() as stack:`."""
-        expr = statement
-        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-            expr = statement.body[0]
-        if not isinstance(expr, cst.Expr):
+        if not isinstance(statement, cst.Expr):
             return None
-        value = expr.value
+        value = statement.value
         call = value.expression if isinstance(value, cst.Await) else value
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.args):
             return None
@@ -687,7 +679,7 @@ class FactsExtractor(FastVisitor):
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:
             return None
-        for inner in statement.finalbody.body.body:  # type: ignore[union-attr]
+        for inner in _one_by_one(statement.finalbody.body.body):
             released = self._lock_call(inner, "release")
             if released is not None:
                 return released[0]
@@ -1737,6 +1729,16 @@ def _present_arm(test: cst.BaseExpression) -> int:
             if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
                 return 1
     return 0
+
+
+def _one_by_one(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """A block's statements in order, each small statement of a line on its own: in `x = 1;
+    L.acquire()` the lock is held from the `acquire`, as on a line of its own."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield statement
 
 
 def _leaves(body: cst.BaseSuite) -> bool:
