@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
 from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref, written_name
+from epochlint.frontend.java import is_java
 from epochlint.program.model import Program
 from epochlint.program.symbols import Entity, receiver_path
 from epochlint.rules.base import Example, Rule
@@ -37,8 +38,9 @@ class StaleLeaderEpochCarriedForward(Rule):
     what = """
 A new position is built for a new offset, and its current-leader slot (a parameter or keyword
 matching `current_leader`, `current_leader_epoch` or `leader_and_epoch`) is given an attribute of
-the previous position (`position.current_leader`) instead of the leader read from current metadata.
-A call builds a position when its callee's name contains `Position` (a factory such as
+the previous position (`position.current_leader`; in Java, a record's accessor or a getter called
+without arguments, `position.currentLeader()`, reads one) instead of the leader read from current
+metadata. A call builds a position when its callee's name contains `Position` (a factory such as
 `FetchPosition.of(...)` too), under whatever name it is called (`FP(...)` after `from positions
 import FetchPosition as FP`, or a local `build = FetchPosition`), or when its result is assigned to a
 name or attribute with `position` as a whole word. A position value is named with `position` or
@@ -276,11 +278,21 @@ def _is_position(program: Program, fid: str, ref: Ref) -> bool:
 
 
 def _attribute(program: Program, fid: str, arg: Arg) -> Ref | None:
-    """The attribute path an argument reads, local aliases followed; None for anything else."""
-    if arg.kind != "ref" or arg.ref is None:
+    """The attribute path an argument reads, local aliases followed; in Java, an accessor called
+    without arguments too (a record's `position.currentLeader()`, whose components are its fields);
+    None for anything else."""
+    ref = arg.ref if arg.kind == "ref" else _accessor_read(program, fid, arg)
+    if ref is None:
         return None
-    ref = program.symbols.expand_alias(fid, arg.ref)
+    ref = program.symbols.expand_alias(fid, ref)
     return ref if ref.attrs else None
+
+
+def _accessor_read(program: Program, fid: str, arg: Arg) -> Ref | None:
+    call = program.symbols.argument_call(fid, arg)
+    if call is None or call.args or call.callee is None or not is_java(program.rel_path(fid)):
+        return None
+    return call.callee
 
 
 def _position_prefix(program: Program, fid: str, ref: Ref) -> Ref | None:
@@ -330,15 +342,17 @@ def _keyword(call: Call, name: str) -> Arg | None:
 
 
 def _advances(program: Program, fid: str, offset: Arg | None, position: Ref) -> bool:
-    """False when the new position keeps the old one's offset (`position.offset`)."""
-    if offset is None or offset.ref is None:
-        return True
-    ref = program.symbols.expand_alias(fid, offset.ref)
+    """False when the new position keeps the old one's offset (`position.offset`, or in Java
+    `position.offset()`)."""
+    ref = _attribute(program, fid, offset) if offset is not None else None
     return ref != Ref(position.scope, position.name, (*position.attrs, _OFFSET))
 
 
 def _argument_pos(program: Program, fid: str, call: Call, arg: Arg, index: int) -> Pos:
-    """Where the argument is written: the read of its value at the call."""
+    """Where the argument is written: the read of its value at the call, or the accessor's call."""
+    accessor = program.symbols.argument_call(fid, arg)
+    if accessor is not None:
+        return accessor.site.pos
     target = arg.keyword or str(index)
     for access in program.symbols.function(fid).accesses:
         flow = access.flow
