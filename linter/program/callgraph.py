@@ -52,6 +52,9 @@ _FORWARDING_HAND_OFFS = {
     "run_in_executor": 1,
 }
 _HAND_OFF_KEYWORDS = frozenset({"context"})
+# Functions of the standard library that take a function only to copy what names and documents it
+# (`@functools.wraps(func)` on a decorator's wrapper): they never run it.
+_NEVER_RUN = frozenset({"functools.wraps", "functools.update_wrapper"})
 # Functions of the standard library that do the same, known by what they are: the function's
 # position (`atexit.register(func, *args, **kwargs)`, `weakref.finalize(obj, func, *args)`).
 _FORWARDING_FUNCTIONS = {"atexit.register": 0, "weakref.finalize": 1}
@@ -264,13 +267,26 @@ class CallGraph:
         for run in self._runs_started(fid, call):
             sites.append(CallSite(fid, run, HANDOFF, call.site, call.id))
         callee = self.symbols.callee(fid, call)
+        if callee.kind == "external" and callee.target in _NEVER_RUN:
+            return sites
         runs_on_the_spot = self._runs_on_the_spot(callee, call)
         iterating = self._iterates(callee, call)
-        for arg in call.args:
+        for index, arg in enumerate(call.args):
             for function in self._functions_passed(fid, arg):
+                if index == 0 and not arg.keyword and self._decorates(callee, function):
+                    continue
                 kind = ON_THE_SPOT if runs_on_the_spot or iterating else HANDOFF
                 sites.append(CallSite(fid, function, kind, call.site, call.id, iterating, via_argument=True))
         return sites
+
+    def _decorates(self, callee: Entity, function: str) -> bool:
+        """Whether a project function given `function` first is a decorator of it: it returns the
+        function or a wrapper calling it (`return _wrap(func)` in a decorator that hands its function
+        to another), which runs it where the result is called, not here."""
+        if callee.kind != "function":
+            return False
+        passed = frozenset({Entity("function", function)})
+        return any(value.kind == "function" for value in self.symbols.applied(callee.target, passed))
 
     def _runs_started(self, fid: str, call: Call) -> list[str]:
         """The `run` methods that a `start()` call starts, each in a thread or process of its own:

@@ -1394,11 +1394,27 @@ class Symbols:
         returned = self.passed_through(decorator, first, passed, depth)
         if not self._cloning or not passed:
             return returned
-        return returned | frozenset(
-            self._clone(wrapper.target, decorator, first, passed)
-            for wrapper in returned
-            if wrapper.kind == "function" and wrapper not in passed and self._nested_in(wrapper.target, decorator)
-        )
+        clones = set()
+        for wrapper in returned:
+            if wrapper.kind != "function" or wrapper in passed:
+                continue
+            if self._nested_in(wrapper.target, decorator):
+                clones.add(self._clone(wrapper.target, decorator, first, passed))
+            elif (maker := self._maker_given(wrapper.target, passed)) is not None:
+                clones.add(self._clone(wrapper.target, maker, self.first_parameter(maker), passed))
+        return returned | frozenset(clones)
+
+    def _maker_given(self, wrapper: str, passed: frozenset[Entity]) -> str | None:
+        """The function that defines `wrapper`, where its first parameter is given `passed`: the
+        decorator a decorator hands its function to (`def guard(func): return _wrap(func)`)."""
+        if wrapper not in self.functions:
+            return None
+        outer = function_id(self.module_of(wrapper).name, self.function(wrapper).qualname.rpartition(".")[0])
+        first = self.first_parameter(outer) if outer in self.functions else ""
+        if not first or not self._nested_in(wrapper, outer):
+            return None
+        _, learnt = self._parameter_types(outer, first)
+        return outer if passed <= learnt else None
 
     def _nested_in(self, fid: str, outer: str) -> bool:
         """Whether function `fid` is defined inside function `outer` (directly), as a closure."""
