@@ -1013,7 +1013,7 @@ class FactsExtractor(FastVisitor):
                 self._fn.writes.append(Write(field_ref, self._site(target), kind, field_bump))
         if not attrs:
             self._fn.binds.append(
-                Bind(name, self._site(target), "assign", value_call, value_ref)
+                Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
             )
         self._store_values(name, attrs, value, subscript_keys(target))
 
@@ -1400,6 +1400,16 @@ class FactsExtractor(FastVisitor):
             for result in results:
                 self._visit_with_flow(result, flow)
         self._fn.loop_stack.pop()
+
+
+def _is_constant(value: cst.BaseExpression | None) -> bool:
+    """A value written out whole that reads nothing: a number, a string, `None`, `True`, `False`,
+    an empty list or dict."""
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    if isinstance(value, cst.Name):
+        return value.value in ("None", "True", "False")
+    return isinstance(value, (cst.BaseNumber, cst.SimpleString)) or _is_empty_literal(value)
 
 
 def _is_empty_literal(value: cst.BaseExpression | None) -> bool:

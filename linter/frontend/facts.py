@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 50
+FACTS_FORMAT = 51
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -120,6 +120,9 @@ class Bind:
     value_ref: Ref | None = None
     annotation: str = ""
     index: int = -1
+    # An assignment of a value written out whole that reads nothing (`epoch = 0`, `epoch = None`):
+    # nothing flows from it, yet it replaces what the local held.
+    literal: bool = False
 
 
 class Arg(NamedTuple):

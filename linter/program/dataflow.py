@@ -100,8 +100,6 @@ class Label:
 # A value: labels with their witness paths. Values handed out are never mutated.
 Value = Mapping[Label, Path]
 EMPTY: Value = {}
-# Names that are values, not variables (Python's, and Java's literals written as names).
-_CONSTANT_NAMES = frozenset({"None", "True", "False", "null", "true", "false"})
 
 
 def param_label(name: str) -> Label:
@@ -893,8 +891,7 @@ class _Frame:
         """The assignments of a literal (`epoch = 0`), which carry nothing the flow follows, yet
         replace what a local held before, as any assignment does."""
         for bind in self.program.symbols.function(self.fid).binds:
-            literal = bind.value_call < 0 and (bind.value_ref is None or bind.value_ref.name in _CONSTANT_NAMES)
-            if bind.kind == "assign" and literal and bind.name in self._assigned:
+            if bind.kind == "assign" and bind.literal and bind.name in self._assigned:
                 self._assigned[bind.name].append((bind.site, EMPTY))
 
     def _local_at(self, name: str, site: Site) -> Value:

@@ -1079,7 +1079,8 @@ class _Extractor:
             viewed = self._lock_viewed(value)
             value_call, value_ref = (-1, viewed) if viewed is not None else self._value_of(value)
             self._fn.binds.append(
-                Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared)
+                Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared,
+                     literal=_is_literal(value))
             )
             self._store_function(Ref(self._fn.qualname, name), self._function_value(value))
 
@@ -1381,7 +1382,9 @@ class _Extractor:
                 )
             )
         if not ref.attrs and ref.scope:
-            self._fn.binds.append(Bind(ref.name, self._site(target), "assign", value_call, value_ref))
+            self._fn.binds.append(
+                Bind(ref.name, self._site(target), "assign", value_call, value_ref, literal=_is_literal(value))
+            )
             self._store_function(ref, function)
 
     def _store_function(self, local: Ref, function: str) -> None:
@@ -1793,6 +1796,14 @@ _SCALAR_LITERALS = frozenset(
     }
 )
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>", ">>>", "&", "|", "^"})
+
+
+def _is_literal(value: Node | None) -> bool:
+    """A value written out whole that reads nothing: `0`, `"x"`, `null`, `true`."""
+    if value is None:
+        return False
+    value = _unparenthesized(value)
+    return value.type.endswith("_literal") or value.type in ("true", "false")
 
 
 def _is_constant(name: str) -> bool:
