@@ -41,7 +41,7 @@ from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
 from epochlint.program.modules import ModuleInfo, ModuleLocator
-from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, bound_arguments, function_id
+from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, bound_arguments, function_id, receiver_path
 
 # A logger's methods: a value passed to one is only logged.
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
@@ -228,19 +228,32 @@ class Program:
                 if call is None or all(arg.adds_to is None for arg in call.args):
                     continue
                 for parameter, arg in self.bound_arguments(site.callee, call, site.bound_ahead):
-                    added = self.symbols.field(site.caller, arg.adds_to) if arg.adds_to is not None else None
-                    if added is not None and arg.adds_to is not None and self._stores(site.callee, parameter, added):
-                        bump = Write(arg.adds_to, call.site, "assign", bump=True)
-                        found.setdefault(site.caller, []).append(FieldWrite(added, site.caller, bump, False, True))
+                    added_to = arg.adds_to
+                    added = self.symbols.field(site.caller, added_to) if added_to is not None else None
+                    if added is None or added_to is None or not self._stores(site, call, parameter, added_to):
+                        continue
+                    bump = Write(added_to, call.site, "assign", bump=True)
+                    found.setdefault(site.caller, []).append(FieldWrite(added, site.caller, bump, False, True))
         return found
 
-    def _stores(self, fid: str, parameter: str, field: FieldId) -> bool:
-        """Whether `fid` stores its parameter as it is into `field`."""
-        return any(
-            write.value_ref == Ref(write.value_ref.scope, parameter, ()) and self.symbols.field(fid, write.ref) == field
-            for write in self.symbols.function(fid).writes
-            if write.value_ref is not None and write.kind == "assign"
-        )
+    def _stores(self, site: CallSite, call: Call, parameter: str, added_to: Ref) -> bool:
+        """Whether the callee stores its parameter as it is into the path the argument adds to: the
+        same field, and for a store into the callee's own object, an attribute of the object the call
+        is made on (`self._set_epoch(...)`; `self._peer._set_epoch(self._epoch + 1)` sets the peer's
+        epoch from this one's, no bump)."""
+        field = self.symbols.field(site.caller, added_to)
+        own = self.symbols.self_param(site.callee)
+        receiver = receiver_path(call) or Ref(added_to.scope, self.symbols.self_param(site.caller), ())
+        for write in self.symbols.function(site.callee).writes:
+            stored = write.value_ref
+            if write.kind != "assign" or stored is None or stored.attrs or stored.name != parameter:
+                continue
+            if self.symbols.field(site.callee, write.ref) != field:
+                continue
+            if own and write.ref.name == own and added_to != receiver._replace(attrs=(*receiver.attrs, *write.ref.attrs)):
+                continue
+            return True
+        return False
 
     def _setters_bumping(self) -> frozenset[str]:
         """The property setters some bump runs (`self.epoch += 1`): what they store of their value
