@@ -289,10 +289,15 @@ def _attribute(program: Program, fid: str, arg: Arg) -> Ref | None:
 
 
 def _accessor_read(program: Program, fid: str, arg: Arg) -> Ref | None:
+    """The member a Java accessor call reads, by its name: `currentLeader()` and a getter's
+    `getCurrentLeader()` read `currentLeader`."""
     call = program.symbols.argument_call(fid, arg)
-    if call is None or call.args or call.callee is None or not is_java(program.rel_path(fid)):
+    if call is None or call.args or call.callee is None or not call.callee.attrs or not is_java(program.rel_path(fid)):
         return None
-    return call.callee
+    *path, method = call.callee.attrs
+    getter = method.startswith("get") and method[3:4].isupper()
+    member = method[3].lower() + method[4:] if getter else method
+    return call.callee._replace(attrs=(*path, member))
 
 
 def _position_prefix(program: Program, fid: str, ref: Ref) -> Ref | None:
