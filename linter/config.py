@@ -455,7 +455,7 @@ def _regex(value: object, where: str) -> re.Pattern[str]:
             " (as `(a+)+` or `(a|aa)+`): matching it can take exponential time on some names; write it"
             " without the outer repetition",
         )
-    if _unbounded_in_a_row(parsed) > _MOST_UNBOUNDED_IN_A_ROW:
+    if _unbounded_in_a_row(parsed)[1] > _MOST_UNBOUNDED_IN_A_ROW:
         raise _fail(
             where,
             f"regular expression {value!r} has more than {_MOST_UNBOUNDED_IN_A_ROW} unbounded repetitions"
@@ -471,21 +471,29 @@ def _regex(value: object, where: str) -> re.Pattern[str]:
 _MOST_UNBOUNDED_IN_A_ROW = 2
 
 
-def _unbounded_in_a_row(parsed: Iterable[tuple[Any, Any]]) -> int:
-    """The most unbounded repetitions (`*`, `+`, `{2,}`) that follow one another in the expression
-    with no character written out between them (a group's or an alternative's counted whole)."""
-    row = most = 0
+def _unbounded_in_a_row(parsed: Iterable[tuple[Any, Any]], row: int = 0) -> tuple[int, int]:
+    """The unbounded repetitions (`*`, `+`, `{2,}`) that follow one another in the expression with
+    no character written out between them (`_`, or a class of such characters, `[_.]`), counting
+    on from `row` before it: the row at its end, and the longest row on the way."""
+    most = row
     for op, argument in parsed:
-        if op is _constants.LITERAL:
+        if op is _constants.LITERAL or (op is _constants.IN and _written_out(argument)):
             row = 0
         elif op in _REPEATS:
             row += argument[1] == _constants.MAXREPEAT
         elif op is _constants.BRANCH:
-            row += max(_unbounded_in_a_row(branch) for branch in argument[1])
+            rows = [_unbounded_in_a_row(branch, row) for branch in argument[1]]
+            row, most = max(end for end, _ in rows), max(most, *(longest for _, longest in rows))
         elif op is _constants.SUBPATTERN:
-            row += _unbounded_in_a_row(argument[-1])
+            row, longest = _unbounded_in_a_row(argument[-1], row)
+            most = max(most, longest)
         most = max(most, row)
-    return most
+    return row, most
+
+
+def _written_out(members: Iterable[tuple[Any, Any]]) -> bool:
+    """A character class of characters written out one by one (`[_.-]`), no ranges or categories."""
+    return all(op is _constants.LITERAL for op, _ in members)
 
 
 def _repeats_a_repetition(parsed: Iterable[tuple[Any, Any]], inside_repeat: bool = False) -> bool:

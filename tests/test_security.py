@@ -592,7 +592,7 @@ def test_a_pattern_that_could_hang_is_a_configuration_error_naming_its_key(
 
 
 def test_patterns_with_ordinary_repetition_are_accepted(write_tree: WriteTree) -> None:
-    settings = 'epoch-pattern = ".*(?:leader_)?epoch.*"\nlock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
+    settings = 'epoch-pattern = ".*(?:leader_)?epoch.*|[a-z]+[_.][a-z]+[_.]epoch"\nlock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
     root = write_tree({"consumer.py": CONSUMER}, f"[tool.epochlint]\n{settings}")
     assert codes_by_path(json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))) == {
         "consumer.py": ["EPL001"]
