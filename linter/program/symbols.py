@@ -1270,7 +1270,9 @@ class Symbols:
                 if called.kind == "function"
                 for value in self.return_values(called.target, depth + 1)
             )
-            return returned | self._named_members(fid, inner, depth + 1) if _GETATTR in called_inside else returned
+            if _GETATTR in called_inside:
+                return returned | self._named_members(fid, inner, depth + 1)
+            return returned or self._default_function(fid, inner, depth + 1)
         found: frozenset[Entity] = frozenset()
         if call.callee is not None:
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
@@ -1808,7 +1810,15 @@ class Symbols:
                 values.update(Entity("element_pairs", v.target, v.keys) for v in counted if v.kind == "elements")
             elif called == _GETATTR:
                 values.update(self._named_members(fid, call, depth + 1))
-        return frozenset(values)
+        return frozenset(values) if values else self._default_function(fid, call, depth)
+
+    def _default_function(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+        """The function a dispatch table's `get` gives for a missing key, named as its default
+        (`self._handlers.get(kind, self._on_other)`). The table's own elements stay out, as for
+        `call_result`: a table's `get` resolved to every function in it passes the work limits."""
+        if call.method != "get" or len(call.args) != 2 or call.args[1].keyword or receiver_path(call) is None:
+            return frozenset()
+        return frozenset(v for v in self.argument_values(fid, call.args[1], depth + 1) if v.kind == "function")
 
     def _named_members(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         """`getattr(self, "_deliver")`, the name written out: the member it names of each value."""
