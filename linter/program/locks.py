@@ -466,9 +466,11 @@ class Locks:
             return None
         wrapped: set[Ref] = set()
         for call in calls:
-            callee = self.symbols.callee(fid, call) if call is not None else None
-            lock = _lock_of_condition(call) if call is not None else None
-            if callee is None or callee.kind != "external" or callee.target not in _CONDITIONS:
+            if call is None:
+                return None
+            callee = self.symbols.callee(fid, call)
+            lock = _lock_of_condition(call)
+            if callee.kind != "external" or callee.target not in _CONDITIONS:
                 return None
             if lock is None or lock.ref is None or lock.kind != "ref" or lock.ref == ref:
                 return None

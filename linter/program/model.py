@@ -230,18 +230,17 @@ class Program:
                 for parameter, arg in self.bound_arguments(site.callee, call, site.bound_ahead):
                     added_to = arg.adds_to
                     added = self.symbols.field(site.caller, added_to) if added_to is not None else None
-                    if added is None or added_to is None or not self._stores(site, call, parameter, added_to):
+                    if added is None or added_to is None or not self._stores(site, call, parameter, added_to, added):
                         continue
                     bump = Write(added_to, call.site, "assign", bump=True)
                     found.setdefault(site.caller, []).append(FieldWrite(added, site.caller, bump, False, True))
         return found
 
-    def _stores(self, site: CallSite, call: Call, parameter: str, added_to: Ref) -> bool:
+    def _stores(self, site: CallSite, call: Call, parameter: str, added_to: Ref, field: FieldId) -> bool:
         """Whether the callee stores its parameter as it is into the path the argument adds to: the
-        same field, and for a store into the callee's own object, an attribute of the object the call
-        is made on (`self._set_epoch(...)`; `self._peer._set_epoch(self._epoch + 1)` sets the peer's
-        epoch from this one's, no bump)."""
-        field = self.symbols.field(site.caller, added_to)
+        same field (`field`, what `added_to` denotes), and for a store into the callee's own object,
+        an attribute of the object the call is made on (`self._set_epoch(...)`;
+        `self._peer._set_epoch(self._epoch + 1)` sets the peer's epoch from this one's, no bump)."""
         own = self.symbols.self_param(site.callee)
         receiver = receiver_path(call) or Ref(added_to.scope, self.symbols.self_param(site.caller), ())
         for write in self.symbols.function(site.callee).writes:
@@ -250,7 +249,8 @@ class Program:
                 continue
             if self.symbols.field(site.callee, write.ref) != field:
                 continue
-            if own and write.ref.name == own and added_to != receiver._replace(attrs=(*receiver.attrs, *write.ref.attrs)):
+            on_the_receiver = receiver._replace(attrs=(*receiver.attrs, *write.ref.attrs))
+            if own and write.ref.name == own and added_to != on_the_receiver:
                 continue
             return True
         return False

@@ -1413,7 +1413,7 @@ class Symbols:
             return None
         outer = function_id(self.module_of(wrapper).name, self.function(wrapper).qualname.rpartition(".")[0])
         first = self.first_parameter(outer) if outer in self.functions else ""
-        if not first or not self._nested_in(wrapper, outer):
+        if not first:
             return None
         _, learnt = self._parameter_types(outer, first)
         return outer if passed <= learnt else None
