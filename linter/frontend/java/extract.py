@@ -1592,7 +1592,7 @@ class _Extractor:
         ref = self._path(value) if value.type in ("identifier", "field_access", "this", "array_access") else None
         if ref is not None:
             return Arg("", "ref", ref=ref, text=text)
-        if value.type.endswith("_literal") or value.type in ("true", "false", "null_literal"):
+        if _is_literal(value):
             return Arg("", "const", text=text)
         return Arg("", "other", text=text, adds_to=self._added_to(value))
 
