@@ -142,7 +142,8 @@ every use re-validates is not reported. Not decisions: uses that only log, and s
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
 no interleaving point between the read and the use; a field without a guard; a read in a batch loop
 that EPL001 already reports for the field, a helper's read too where the helper runs only in such
-loops (where EPL001 is not selected, it reports nothing, and the snapshot is this rule's). Reported once, at the local that takes the read.
+loops (where EPL001 is not selected, it reports nothing, and the snapshot is this rule's).
+Reported once, at the local that takes the read.
 """
     why = """
 A snapshot freezes the epoch at the moment it was read. A redeliver, seek or reconnect that runs
