@@ -284,6 +284,19 @@ def test_a_diff_of_a_latin_1_file_applies_with_patch_as_the_fix_writes_it(tmp_pa
     assert (shown / CONSUMER).read_bytes() == (written / CONSUMER).read_bytes() != source.encode("latin-1")
 
 
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"])
+def test_a_diff_keeps_line_endings_and_applies_with_patch(write_tree: WriteTree, line_end: str) -> None:
+    # `patch` reads lines up to LF alone: a file of lone-CR line ends is one line to it.
+    root = write_tree({CONSUMER: RACY_CONSUMER.replace("\n", line_end).encode()})
+    result = subprocess.run(
+        [sys.executable, "-m", "epochlint", "check", "--fix", "--diff"], cwd=root, capture_output=True, env=ENV
+    )
+    assert result.returncode == 1, result.stderr
+    subprocess.run(["patch", "-p1", "--batch"], cwd=root, input=result.stdout, check=True, capture_output=True)
+    assert (root / CONSUMER).read_bytes() == FIXED_CONSUMER.replace("\n", line_end).encode()
+
+
 def test_fix_reports_what_it_fixed_and_what_remains(write_tree: WriteTree) -> None:
     root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/plain.py": PLAIN_LOCK_CONSUMER})
     result = epochlint(root, "check", "--fix")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -122,6 +123,8 @@ def write_fixes(fixes: Sequence[FileFix]) -> tuple[list[FileFix], dict[str, list
 
 
 _WRITABLE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+# A line as `patch` and git read one: up to LF alone (CR is part of the line).
+_PATCH_LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")
 
 
 def _is_read_only(path: Path) -> bool:
@@ -141,12 +144,18 @@ def unified_diff(fix: FileFix) -> bytes:
     name = os.fsencode(fix.source.rel) + (b"\t" if " " in fix.source.rel else b"")
     lines = difflib.diff_bytes(
         difflib.unified_diff,
-        fix.before.splitlines(keepends=True),
-        fix.after.splitlines(keepends=True),
+        _patch_lines(fix.before),
+        _patch_lines(fix.after),
         b"a/" + name,
         b"b/" + name,
     )
     return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n" for line in lines)
+
+
+def _patch_lines(data: bytes) -> list[bytes]:
+    """The file's lines for a diff: a file of lone-CR line ends is one line to `patch`, which
+    rejected a diff that split it at every CR."""
+    return _PATCH_LINE.findall(data)
 
 
 def _edited_file(finding: Finding) -> str:
