@@ -17,6 +17,7 @@ from itertools import chain
 from typing import TypeVar
 
 from epochlint.frontend.facts import (
+    FLOW_RETURN,
     FLOW_YIELD,
     FLOW_YIELD_FROM,
     MONITOR,
@@ -24,6 +25,7 @@ from epochlint.frontend.facts import (
     Bind,
     Call,
     ClassFacts,
+    Flow,
     FunctionFacts,
     Import,
     Pos,
@@ -196,6 +198,13 @@ _ABSTRACT_BASES = frozenset(
 
 def function_id(module: str, qualname: str) -> str:
     return f"{module}:{qualname}"
+
+
+def _returned_as_it_is(flow: Flow) -> bool:
+    """Whether a value that flows into a `return` is what the function returns: not one that is
+    only compared or tested there (`func` of `return wrap(func) if func else wrap`, `x` of
+    `return x is None`)."""
+    return flow.kind == FLOW_RETURN and not flow.compared
 
 
 # The fact read by resolutions that went through a decorated function's name: once wrappers are
@@ -1463,7 +1472,7 @@ class Symbols:
             first = self.first_parameter(fid)
             own = Ref(function.qualname, first)
             returns_it = any(
-                access.flow.kind == "return" and access.flow.call < 0 and access.ref == own
+                _returned_as_it_is(access.flow) and access.flow.call < 0 and access.ref == own
                 for access in function.accesses
             )
             found = self._returned_parameters[fid] = first if first and returns_it else ""
@@ -1893,10 +1902,10 @@ class Symbols:
         values: set[Entity] = set()
         function = self.function(fid)
         for call in function.calls:
-            if call.flow.kind == "return":
+            if _returned_as_it_is(call.flow):
                 values.update(self.call_values(fid, call, depth + 1))
         for access in function.accesses:
-            if access.flow.kind == "return" and not access.flow.call >= 0:
+            if _returned_as_it_is(access.flow) and not access.flow.call >= 0:
                 values.update(self.path_values(fid, access.ref, depth + 1))
         for _, stored in self._stored_index.get((fid, ""), ()):
             values.update(self._stored_value(fid, stored, depth + 1))
