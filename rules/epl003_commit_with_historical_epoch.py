@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from epochlint.config import Config
 from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
@@ -10,6 +10,7 @@ from epochlint.frontend.facts import Bind, Call, Choice, Ref, Site, written_name
 from epochlint.frontend.java import is_java
 from epochlint.program.callgraph import function_bound_at
 from epochlint.program.dataflow import (
+    CONDITIONAL,
     EMPTY,
     HOP_SOURCE,
     PARAM,
@@ -94,7 +95,7 @@ class CommitEpochs(Domain):
         if ctx.callee.kind == "external" and ctx.callee.target in _MAX:
             arguments = ctx.all_args()
             current = {label: path for label, path in arguments.items() if label.kind == CURRENT}
-            return current or arguments
+            return current or _unless_current(arguments, arguments)
         if _sink_class(ctx):
             return self._commit_value(ctx)
         return super().call_value(ctx)
@@ -105,7 +106,7 @@ class CommitEpochs(Domain):
         result: dict[Label, Path] = {}
         for key in self._epoch_keys(ctx):
             for label, path in ctx.args.get(key, EMPTY).items():
-                if label.kind in (HISTORICAL, PARAM):
+                if label.kind in (HISTORICAL, PARAM, CONDITIONAL):
                     merge(result, {Label(OFFSET, (), label): path}, hop)
         return result
 
@@ -137,26 +138,35 @@ class CommitEpochs(Domain):
     def choice(self, choice: Choice, parts: Sequence[Value]) -> Value:
         """The seed's fallbacks are not historical: `cur if cur is not None else hist`,
         `hist if cur is None else cur`, `cur or hist`; the historical epoch taken where the current
-        one is there (`hist if cur is not None else cur`) is."""
+        one is there (`hist if cur is not None else cur`) is. In a helper whose operands are its
+        parameters, the callers' arguments decide (see `_unless_current`)."""
         if choice.kind == "if":
             test, body, orelse = parts
-            if _has_current(test) and _has_current(body) and choice.present_arm != 2:
-                orelse = _without_historical(orelse)
-            if _has_current(test) and _has_current(orelse) and choice.present_arm != 1:
-                body = _without_historical(body)
-            parts = [EMPTY, body, orelse]
-        elif choice.kind == "or" and _has_current(parts[0]):
-            parts = [parts[0], *(_without_historical(p) for p in parts[1:])]
+            parts = [
+                EMPTY,
+                _unless_current(body, test, orelse) if choice.present_arm != 1 else body,
+                _unless_current(orelse, test, body) if choice.present_arm != 2 else orelse,
+            ]
+        elif choice.kind == "or":
+            parts = [parts[0], *(_unless_current(p, parts[0]) for p in parts[1:])]
         return super().choice(choice, parts)
 
     def fallback(self, held: Value, value: Value) -> Value:
         """`epoch = cur` then `if epoch is None: epoch = hist`: the seed's combined approach."""
-        return _without_historical(value) if _has_current(held) else value
+        return _unless_current(value, held)
 
-    def rewrap(self, label: Label, inner: Label) -> Label | None:
-        if label.kind == OFFSET and label.inner is not None and label.inner.kind == PARAM:
-            return Label(OFFSET, label.key, inner) if inner.kind in (HISTORICAL, PARAM) else None
-        return super().rewrap(label, inner)
+    def rewrap(self, label: Label, inner: Label, binding: Mapping[str, Value]) -> Label | None:
+        made = super().rewrap(label, inner, binding)
+        # A commit value is made only of an epoch that may be historical.
+        if made is not None and made.kind == OFFSET and made.inner is not None:
+            return made if made.inner.kind in (HISTORICAL, PARAM, CONDITIONAL) else None
+        return made
+
+    def meets(self, label: Label) -> bool:
+        return label.kind == CURRENT
+
+    def met(self, label: Label) -> Label | None:
+        return label if label.root().kind != HISTORICAL else None
 
     # -- commits ---------------------------------------------------------------------------------
 
@@ -198,7 +208,7 @@ class CommitEpochs(Domain):
         return [ctx.args.get(keys[id(arg)], EMPTY) for arg in bound if id(arg) in keys]
 
     def keeps_event(self, label: Label) -> bool:
-        return label.kind in (OFFSET, PARAM)
+        return label.kind in (OFFSET, PARAM, CONDITIONAL)
 
 
 def _sink_class(ctx: CallContext) -> str:
@@ -249,9 +259,11 @@ position: `position.current_leader.epoch`), `max(historical, current)`, and a fa
 the historical epoch only when the current one is missing (`cur if cur is not None else hist`,
 `cur or hist`, or as statements: `epoch = cur` then `if epoch is None: epoch = hist` (or `if cur
 is None:`), or `if cur is not None: epoch = cur` with `else: epoch = hist`, either way round).
-`min(historical, current)` and a conditional on anything else (`hist if flag else cur`) do carry
-the historical epoch. Sources, current sources and commit callees are configurable
-(`historical-epoch-sources`, `current-epoch-sources`, `commit-sinks`).
+Either defence written in a helper that takes both epochs (`pick_epoch(cur, hist)`) is judged at
+each call as if written there: by what the call passes. `min(historical, current)` and a
+conditional on anything else (`hist if flag else cur`) do carry the historical epoch. Sources,
+current sources and commit callees are configurable (`historical-epoch-sources`,
+`current-epoch-sources`, `commit-sinks`).
 """
     why = """
 The committed leader epoch is what a consumer restoring from the commit presents to the broker to
@@ -428,6 +440,27 @@ def _receiver_name(callee: Ref | None) -> str:
 
 def _has_current(value: Value) -> bool:
     return any(label.kind == CURRENT for label in value)
+
+
+def _unless_current(value: Value, *conditions: Value) -> Value:
+    """`value` without its historical epochs where every one of `conditions` holds a current epoch.
+    Where they hold one only if the arguments of some parameters do (in a helper: `max(cur, hist)`,
+    `cur if cur is not None else hist`), its parameters are handed on conditional on those: the
+    callers' arguments decide, as if the helper were written inline."""
+    clauses = [_parameters_of(condition) for condition in conditions if not _has_current(condition)]
+    if not clauses:
+        return _without_historical(value)
+    if not all(clauses):
+        return value
+    return {
+        (Label(CONDITIONAL, tuple(clauses), label) if label.kind == PARAM else label): path
+        for label, path in value.items()
+    }
+
+
+def _parameters_of(value: Value) -> tuple[str, ...]:
+    """The parameters whose arguments `value` holds."""
+    return tuple(sorted(str(label.key[0]) for label in value if label.kind == PARAM))
 
 
 def _without_historical(value: Value) -> Value:

@@ -10,7 +10,8 @@ to it, a container (a local or field dict, list, set) the union of its items. Ac
 is compositional, as RacerD is: each function gets one summary per domain (what it returns, what it
 stores into fields, which of its parameters reach an event), computed once, callees first over the
 condensation of the call graph, and instantiated at every call site by substituting the arguments
-for the parameters. Field summaries (what a field may carry) are global: a few rounds let values
+for the parameters (which also decide what it hands on only on a condition on them: see
+`CONDITIONAL`). Field summaries (what a field may carry) are global: a few rounds let values
 stored by one function reach the readers of the field in another.
 """
 
@@ -46,6 +47,11 @@ if TYPE_CHECKING:
     from epochlint.program.model import Program
 
 PARAM = "param"
+# A parameter's label that a function hands on only unless a condition holds at its call site: in
+# each of the clauses (`key`: tuples of parameter names), some parameter's argument carries a label
+# that `Domain.meets` accepts (`max(cur, hist)` of two parameters drops `hist` where `cur` is
+# current). `inner` is the label it conditions, made from a parameter; see `Domain.rewrap`.
+CONDITIONAL = "conditional"
 
 HOP_SOURCE = "source"
 HOP_ASSIGN = "assign"
@@ -221,12 +227,42 @@ class Domain:
         """`b if t else o` is b or o (not t); `a or b`, `a and b` are either operand."""
         return union(parts[1:] if choice.kind == "if" else parts)
 
-    def rewrap(self, label: Label, inner: Label) -> Label | None:
-        """`label` (made from a parameter) made from `inner` instead; None when it would not be."""
+    def rewrap(self, label: Label, inner: Label, binding: Mapping[str, Value]) -> Label | None:
+        """`label` (made from a parameter) made from `inner` instead, at a call site that binds the
+        callee's parameters to `binding` (which decides its conditions); None when it would not be."""
         if label.inner is None:
             return inner
-        made = self.rewrap(label.inner, inner)
-        return Label(label.kind, label.key, made) if made is not None else None
+        made = self.rewrap(label.inner, inner, binding)
+        if made is None:
+            return None
+        if label.kind == CONDITIONAL:
+            return self._settled(label.key, made, binding)  # type: ignore[arg-type]
+        return Label(label.kind, label.key, made)
+
+    def _settled(
+        self, clauses: Sequence[tuple[str, ...]], made: Label, binding: Mapping[str, Value]
+    ) -> Label | None:
+        """A conditional label at a call site: what `met` makes of it where the arguments meet its
+        condition; conditional on the caller's parameters where the condition depends on them and
+        the label is still made from one; else unconditional, as if the callee were inlined."""
+        pending: list[tuple[str, ...]] = []
+        for clause in clauses:
+            arguments = union(binding.get(name, EMPTY) for name in clause)
+            if any(self.meets(label) for label in arguments):
+                continue
+            renamed = tuple(sorted({str(label.key[0]) for label in arguments if label.kind == PARAM}))
+            if not renamed or not depends_on_parameter(made):
+                return made
+            pending.append(renamed)
+        return Label(CONDITIONAL, tuple(pending), made) if pending else self.met(made)
+
+    def meets(self, label: Label) -> bool:
+        """Whether an argument's `label` meets a clause of a conditional label's condition."""
+        return False
+
+    def met(self, label: Label) -> Label | None:
+        """What a conditional label hands on where its condition holds (None: nothing)."""
+        return label
 
     def originates(self, fid: str, call: Call) -> bool:
         """Whether a call makes labels of its own, whatever its arguments (a source method)."""
@@ -691,7 +727,7 @@ class Analysis:
             for argument, argument_path in binding.get(str(label.root().key[0]), EMPTY).items():
                 if not self.domain.passes(argument, "arg"):
                     continue
-                made = self.domain.rewrap(label, argument)
+                made = self.domain.rewrap(label, argument, binding)
                 if made is not None and (leave is None or self.domain.passes(made, "return")):
                     merge(result, {made: (*argument_path, enter, *path, *tail)})
         return result
