@@ -90,6 +90,26 @@ def test_a_wrapper_reports_at_the_outermost_call(write_tree) -> None:  # type: i
     assert _sinks(program) == {5: {"r.secret"}}
 
 
+def test_starred_arguments_reach_only_the_parameters_they_may_fill(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def second(a, b=None, *, c=None):\n    sink(b)\n\n"
+                "def only_keyword(a=None, *, c=None):\n    sink(c)\n\n"
+                "def spread(first, *rest):\n    second(first, *rest)\n\n"
+                "def spread_past_a_keyword_only(*rest):\n    only_keyword(*rest)\n\n"
+                "def f(r):\n"
+                "    spread(0, r.secret)\n"
+                "    spread(r.secret)\n"
+                "    spread_past_a_keyword_only(r.secret)\n"
+            ),
+        },
+    )
+    # `*rest` fills `b` after `first` took `a`; it never fills a keyword-only `c`.
+    assert _sinks(program) == {14: {"r.secret"}}
+
+
 def test_a_field_carries_what_one_method_stores_to_another_that_reads_it(write_tree) -> None:  # type: ignore[no-untyped-def]
     program = _program(
         write_tree,

@@ -1289,7 +1289,7 @@ class FactsExtractor(FastVisitor):
         if arg.star:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
             items = self._element_calls_of(value) if arg.star == "*" else ()
-            return Arg(keyword, "star", text=self._code(value).strip(), items=items)
+            return Arg(keyword, "star", text=self._code(value).strip(), items=items, star=arg.star)
         elements = _argument_elements(value) if by_element else []
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 51
+FACTS_FORMAT = 52
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -145,6 +145,8 @@ class Arg(NamedTuple):
     # The path whose value the argument adds to (`self._epoch` of `self._set_epoch(self._epoch + 1)`):
     # a callee storing it into that path bumps it.
     adds_to: Ref | None = None
+    # A starred argument's stars: "*" spreads positional arguments, "**" keyword arguments.
+    star: str = ""
 
 
 class Call(NamedTuple):

@@ -565,7 +565,8 @@ class DataFlow:
                 keys[id(arg)] = arg.keyword or str(position)
                 for index, item in enumerate(arg.items):
                     keys[id(item)] = element_key(keys[id(arg)], item.keyword or str(index))
-            binding = self.program.bound_arguments(callee, as_bound or call, ahead)
+            # A value reaches every parameter a starred argument may fill (`f(*args, **kwargs)`).
+            binding = self.program.bound_arguments(callee, as_bound or call, ahead, through_stars=True)
             cached = self._bindings[key] = tuple((param, keys[id(arg)]) for param, arg in binding)
         return cached
 

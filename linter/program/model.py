@@ -174,10 +174,13 @@ class Program:
 
     # -- construction -------------------------------------------------------------------------
 
-    def bound_arguments(self, callee: str, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
+    def bound_arguments(
+        self, callee: str, call: Call, ahead: int = 0, through_stars: bool = False
+    ) -> Iterator[tuple[str, Arg]]:
         """(parameter, argument) pairs of a resolved call, by position and keyword, after the
-        `ahead` positional arguments a `functools.partial` binds."""
-        return bound_arguments(self.symbols.function(callee), call, ahead)
+        `ahead` positional arguments a `functools.partial` binds; `through_stars`: see
+        `symbols.bound_arguments`."""
+        return bound_arguments(self.symbols.function(callee), call, ahead, through_stars)
 
     def is_test(self, fid: str) -> bool:
         """Whether `fid` is test code: reported like any code, but it never shapes the model."""

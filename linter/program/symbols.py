@@ -2360,34 +2360,60 @@ def _is_private(attr: str) -> bool:
     return attr.startswith("__") and not attr.endswith("__")
 
 
-def bound_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
+def bound_arguments(
+    function: FunctionFacts, call: Call, ahead: int = 0, through_stars: bool = False
+) -> Iterator[tuple[str, Arg]]:
     """(parameter, argument) pairs of a call of `function`, by position and keyword; a keyword
     that names no parameter goes to the `**kwargs` parameter, which forwards it. The call's
     positional arguments start after the `ahead` a `functools.partial` binds (`bound_ahead`); a
     method's `self` (a classmethod's `cls`) is the object it is called on, but for a method taken
-    from its class (`ahead` -1: `Base.__init__(self, transport)`), whose first argument it takes."""
+    from its class (`ahead` -1: `Base.__init__(self, transport)`), whose first argument it takes.
+    Binding stops at a starred argument, but `through_stars` (for what a value may reach, not for
+    what one parameter holds): the `*args` parameter takes every extra positional argument, a
+    `*` argument (and any positional one after it) each parameter from its position on, a `**`
+    argument each parameter no argument before it names or fills, and `**kwargs`."""
+    positional, by_name = _parameters_taking_arguments(function, ahead)
+    keywords = _parameter_of_kind(function, "kwarg")
+    extra = _parameter_of_kind(function, "vararg") if through_stars else ""
+    filled: set[str] = set()
+    index = 0
+    spread = False
+    for arg in call.args:
+        if arg.kind == "star" and not through_stars:
+            return
+        if arg.star == "**":
+            targets = [name for name in (*by_name, keywords) if name not in filled]
+        elif arg.keyword:
+            targets = [arg.keyword] if arg.keyword in by_name else [keywords]
+            filled.add(arg.keyword)
+        else:
+            # After a `*` argument, the positions of the arguments are unknown.
+            spread = spread or arg.star == "*"
+            if spread:
+                targets = [*positional[index:], extra]
+            else:
+                filled.update(positional[index : index + 1])
+                targets = positional[index : index + 1] or [extra]
+                index += 1
+        yield from ((name, arg) for name in targets if name)
+
+
+def _parameters_taking_arguments(function: FunctionFacts, ahead: int) -> tuple[list[str], list[str]]:
+    """The parameters a call of `function` binds by position, and those it may bind by name:
+    neither the `self` of a call on an object nor those a `functools.partial` bound ahead."""
     params = [p for p in function.params if p.kind in ("positional", "keyword")]
     if function.kind in ("method", "classmethod") and params and ahead >= 0:
         params = params[1:]
+    positional = [p.name for p in params if p.kind == "positional"]
     ahead = max(ahead, 0)
-    positional = [p for p in params if p.kind == "positional"]
     # A parameter the partial bound takes no argument of the call, by position or by name.
-    bound_by_partial = {p.name for p in positional[:ahead]}
-    positional = positional[ahead:]
-    by_name = {p.name: p for p in params if p.name not in bound_by_partial}
-    keywords = next((p.name for p in function.params if p.kind == "kwarg"), "")
-    index = 0
-    for arg in call.args:
-        if arg.kind == "star":
-            return
-        if arg.keyword:
-            if arg.keyword in by_name:
-                yield arg.keyword, arg
-            elif keywords:
-                yield keywords, arg
-        elif index < len(positional):
-            yield positional[index].name, arg
-            index += 1
+    bound_by_partial = set(positional[:ahead])
+    return positional[ahead:], [p.name for p in params if p.name not in bound_by_partial]
+
+
+def _parameter_of_kind(function: FunctionFacts, kind: str) -> str:
+    """The name of `function`'s `*args` ("vararg") or `**kwargs` ("kwarg") parameter, or ""."""
+    return next((p.name for p in function.params if p.kind == kind), "")
 
 
 def receiver_path(call: Call) -> Ref | None:
