@@ -22,6 +22,7 @@ import io
 import json
 import logging
 import re
+import sys
 import tokenize
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
@@ -29,7 +30,7 @@ from dataclasses import dataclass, replace
 from contextlib import suppress
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -82,6 +83,13 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _WATCHED_FILES = ("**/*.py", "**/*.java", "**/pyproject.toml", "**/.epochlint.toml", "**/epochlint.toml")
 # The editors' language identifiers of the files `check` analyses.
 _SOURCE_LANGUAGES = frozenset({"python", "java"})
+# A message header's line, `Name: value`: a name is an HTTP token, case aside (RFC 9110).
+_HEADER_LINE = re.compile(rb"(?P<name>[-!#$%&'*+.^_`|~0-9A-Za-z]+):[ \t]*(?P<value>.*?)[ \t]*")
+# The longest header line read: a line without an end by then is no header.
+_LONGEST_HEADER_LINE = 8192
+# The largest message read, far beyond any buffer an editor sends: a length beyond it is a broken
+# header, and reading it would claim that much memory first.
+_LARGEST_MESSAGE = 2**28
 
 if TYPE_CHECKING:
     from epochlint.fix.run import FileFix
@@ -659,13 +667,84 @@ def log_on_one_line() -> None:
     root.setLevel(logging.WARNING)
 
 
+class _UnreadableInput(Exception):
+    """The client's input cannot be split into messages any more: the session ends."""
+
+
+class _FramedInput:
+    """The client's messages, each read here and handed on as pygls reads them (a header of
+    `Content-Length: N` and CRLF exactly, where it waits for good on any other): header names in
+    any case, blanks after the colon, and LF line ends are taken. A header that cannot be read, or
+    a length beyond `_LARGEST_MESSAGE`, raises `_UnreadableInput`: where the next message starts is
+    lost."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        # The message pygls is reading, less what it has read.
+        self._framed = b""
+
+    def readline(self) -> bytes:
+        if not self._framed:
+            self._framed = self._next_message()
+        line, end, self._framed = self._framed.partition(b"\n")
+        return line + end
+
+    def read(self, size: int) -> bytes:
+        taken, self._framed = self._framed[:size], self._framed[size:]
+        return taken
+
+    def _next_message(self) -> bytes:
+        """The next message with pygls' header; empty once the client has closed the input."""
+        length = self._content_length()
+        if length is None:
+            return b""
+        return b"Content-Length: %d\r\n\r\n" % length + self._stream.read(length)
+
+    def _content_length(self) -> int | None:
+        """The Content-Length of the next message's header; None where the input ends first."""
+        length: int | None = None
+        while line := self._stream.readline(_LONGEST_HEADER_LINE):
+            if len(line) == _LONGEST_HEADER_LINE and not line.endswith(b"\n"):
+                raise _UnreadableInput(f"a header line is longer than {_LONGEST_HEADER_LINE} bytes: {line[:80]!r}")
+            if not (text := line.removesuffix(b"\n").removesuffix(b"\r")):
+                if length is None:
+                    raise _UnreadableInput("a message header has no Content-Length")
+                return length
+            if not (header := _HEADER_LINE.fullmatch(text)):
+                raise _UnreadableInput(
+                    f"the header line {text[:80]!r} cannot be read"
+                    " (is it the end of a message longer than its Content-Length?)"
+                )
+            if header["name"].lower() == b"content-length":
+                length = _message_length(header["value"])
+        return None
+
+
+def _message_length(value: bytes) -> int:
+    if not value.isdigit():
+        raise _UnreadableInput(f"the Content-Length {value[:80]!r} is not a number of bytes")
+    # By its digits first: `int` refuses a string of thousands of them.
+    if len(value) > len(str(_LARGEST_MESSAGE)) or int(value) > _LARGEST_MESSAGE:
+        raise _UnreadableInput(
+            f"the Content-Length {value[:80].decode()} is beyond the {_LARGEST_MESSAGE} bytes a message may hold"
+        )
+    return int(value)
+
+
 def serve() -> int:
     """Speak LSP on stdin and stdout until the client says exit (or closes the connection); the
-    exit status is 0 after a `shutdown` request, 1 without one, as LSP specifies."""
+    exit status is 0 after a `shutdown` request, 1 without one, as LSP specifies (and 1 where the
+    input cannot be split into messages: the client is lost)."""
     keep_decoded_facts()  # each analysis after the first decodes only the files that changed
     log_on_one_line()
     name_paths_whole()
     server = build_server()
-    server.start_io()  # pygls ends it by SystemExit, which it swallows, with the status it meant
+    try:
+        # pygls ends it by SystemExit, which it swallows, with the status it meant. It reads its
+        # input by `readline` and `read` only.
+        server.start_io(_FramedInput(sys.stdin.buffer))  # type: ignore[arg-type]
+    except _UnreadableInput as lost:
+        logging.getLogger(__name__).error("%s: the session ends", lost)
+        return _EXIT_WITHOUT_SHUTDOWN
     assert isinstance(server.protocol, _Protocol)
     return 0 if server.protocol.shut_down else _EXIT_WITHOUT_SHUTDOWN

@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -707,10 +708,14 @@ async def test_a_configuration_changed_on_disk_is_analysed_again_without_an_edit
     assert await diagnostics_after(client, uri) == []
 
 
-def framed(message: dict[str, object] | bytes) -> bytes:
-    """A message with its header; bytes are a body sent as they are."""
+# The header LSP specifies.
+HEADER = b"Content-Length: %d\r\n\r\n"
+
+
+def framed(message: dict[str, object] | bytes, header: bytes = HEADER) -> bytes:
+    """A message with its `header` (its length put in); bytes are a body sent as they are."""
     body = message if isinstance(message, bytes) else json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return header % len(body) + body
 
 
 @dataclass(frozen=True)
@@ -720,27 +725,48 @@ class RawSession:
     log: str  # what the server wrote on stderr
 
 
+def opening(root: Path) -> list[dict[str, object]]:
+    """`initialize` in `root`, and `initialized`."""
+    initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+    return [
+        {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": initialize},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+    ]
+
+
+EXIT = {"jsonrpc": "2.0", "method": "exit"}
+
+
 def raw_session(
-    root: Path, *requests: dict[str, object] | bytes, early: Sequence[dict[str, object]] = ()
+    root: Path, *requests: dict[str, object] | bytes, early: Sequence[dict[str, object]] = (), header: bytes = HEADER
 ) -> RawSession:
     """The server's answers, exit status and log for a session that sends the `early` messages,
     initializes in `root`, sends `requests` (messages a typed client would refuse to send), and
-    ends with `exit`."""
-    initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
-    messages = [
-        *early,
-        {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": initialize},
-        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
-        *requests,
-        {"jsonrpc": "2.0", "method": "exit"},
-    ]
-    served = subprocess.run(
-        SERVER, input=b"".join(map(framed, messages)), capture_output=True, env=ENV, cwd=root, timeout=60
-    )
-    bodies = re.split(rb"Content-Length: \d+\r\n(?:[^\r\n]+\r\n)*\r\n", served.stdout)[1:]
+    ends with `exit`, each message under `header`."""
+    messages = [*early, *opening(root), *requests, EXIT]
+    return served_raw(root, b"".join(framed(message, header) for message in messages))
+
+
+def served_raw(root: Path, sent: bytes) -> RawSession:
+    """The session of a server in `root` sent the bytes `sent`, its input left open: it ends by
+    itself (on `exit`, or on input it cannot read), else the test fails on the timeout."""
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=stdout, stderr=stderr, env=ENV, cwd=root)
+        assert server.stdin is not None
+        try:
+            server.stdin.write(sent)
+            server.stdin.flush()
+            status = server.wait(timeout=60)
+        finally:
+            server.kill()
+            server.stdin.close()
+        stdout.seek(0)
+        stderr.seek(0)
+        answered, log = stdout.read(), stderr.read().decode()
+    bodies = re.split(rb"Content-Length: \d+\r\n(?:[^\r\n]+\r\n)*\r\n", answered)[1:]
     answers = [json.loads(body) for body in bodies]
     by_id = {answer["id"]: answer for answer in answers if "id" in answer}
-    return RawSession(by_id, served.returncode, served.stderr.decode())
+    return RawSession(by_id, status, log)
 
 
 SHUTDOWN = {"jsonrpc": "2.0", "id": "shutdown", "method": "shutdown"}
@@ -791,3 +817,56 @@ def test_a_message_that_is_not_json_is_answered_and_logged_on_one_line(tmp_path:
     assert "Traceback" not in session.log
     reason = "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
     assert session.log.splitlines() == [f"epochlint server: error: Unable to handle message: JSONDecodeError: {reason}"]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [b"content-length: %d\r\n\r\n", b"Content-Length:%d\r\n\r\n", b"Content-Length: %d\n\n"],
+    ids=["lowercase-name", "no-blank-after-colon", "lf-line-ends"],
+)
+def test_a_header_in_another_case_spacing_or_line_end_is_read(tmp_path: Path, header: bytes) -> None:
+    """Header names in any case (as HTTP's), no blank after the colon, and LF line ends are read as
+    LSP's header: every request is answered, and the session ends as the client asked."""
+    consumer_project(tmp_path)
+    session = raw_session(tmp_path, SHUTDOWN, header=header)
+    assert (session.answers["shutdown"]["result"], session.status, session.log) == (None, 0, "")
+
+
+def test_a_content_length_shorter_than_its_message_ends_the_session_on_one_line(tmp_path: Path) -> None:
+    """The cut message is answered with ParseError; the bytes it leaves make the next header
+    unreadable, which the log says on one line, and the server exits with 1: where the next message
+    starts is lost, and the server does not wait for good."""
+    consumer_project(tmp_path)
+    body = json.dumps(SHUTDOWN).encode()
+    cut = b"Content-Length: %d\r\n\r\n" % (len(body) - 2) + body
+    session = served_raw(tmp_path, b"".join(map(framed, opening(tmp_path))) + cut + framed(EXIT))
+    assert session.answers[None]["error"]["code"] == types.ErrorCodes.ParseError
+    assert session.status == 1
+    assert session.log.splitlines()[1:] == [
+        "epochlint server: error: the header line b'\"}Content-Length: 36' cannot be read"
+        " (is it the end of a message longer than its Content-Length?): the session ends"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        (b"Content-Length: 99999999999999999999\r\n\r\n", "the Content-Length 99999999999999999999 is beyond"),
+        (b"Content-Length: 12x\r\n\r\n", "the Content-Length b'12x' is not a number of bytes"),
+        (b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}", "a message header has no Content-Length"),
+        (b"x" * 10000, "a header line is longer than 8192 bytes"),
+    ],
+    ids=["20-digit-length", "length-not-a-number", "no-length", "endless-line"],
+)
+def test_a_header_the_server_cannot_honour_ends_the_session_on_one_line(
+    tmp_path: Path, header: bytes, said: str
+) -> None:
+    """A header that cannot be read, or a length no message has, is said on one line of the log (no
+    traceback), and the server exits with 1: it cannot tell where the next message starts."""
+    consumer_project(tmp_path)
+    session = served_raw(tmp_path, b"".join(map(framed, opening(tmp_path))) + header + framed(SHUTDOWN))
+    assert session.answers["init"]["result"]["serverInfo"]["name"] == "epochlint"
+    assert "shutdown" not in session.answers
+    assert session.status == 1
+    [logged] = session.log.splitlines()
+    assert logged.startswith(f"epochlint server: error: {said}") and logged.endswith(": the session ends")
