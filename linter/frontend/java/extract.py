@@ -445,6 +445,9 @@ class _Extractor:
         self._flow = Flow()
         self._next_id = 0
         self._call_ids: dict[int, int] = {}
+        # The calls whose result a field is read on (`getState().epoch`), by node id: the local
+        # that holds the result, as (the function that binds it, its name).
+        self._call_results: dict[int, tuple[str, str]] = {}
         # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function.
         self._inlined_depth = 0
         # The `finally` clauses of the `try` statements whose other parts are being read: a
@@ -573,6 +576,9 @@ class _Extractor:
                 return self._resolve(_text(node), tuple(reversed(attrs)))
             elif kind in ("type_identifier", "scoped_type_identifier"):
                 return self._resolve(_text(node).split(".")[0], (*_text(node).split(".")[1:], *reversed(attrs)))
+            elif node.id in self._call_results and attrs:
+                scope, local = self._call_results[node.id]
+                return Ref(scope, local, tuple(reversed(attrs)))
             else:
                 return None
 
@@ -602,7 +608,9 @@ class _Extractor:
 
     def _visit_indices(self, node: Node) -> None:
         """Visit the index expressions inside a name path (`a[i].b` visits i), and what a chain
-        that is not a name path starts from."""
+        that is not a name path starts from: a call's result a field is read on is then a path's
+        root (see `_hold_call_result`)."""
+        chain = node
         while node.type in ("field_access", "array_access", "parenthesized_expression"):
             if node.type == "array_access":
                 self._with_flow(node.child_by_field_name("index"), Flow())
@@ -613,6 +621,23 @@ class _Extractor:
                 node = node.named_children[0]
         if node.type not in ("identifier", "this", "super", "type_identifier", "scoped_type_identifier"):
             self._visit(node)
+            if node is not chain:
+                self._hold_call_result(node)
+
+    def _hold_call_result(self, node: Node) -> None:
+        """`getState().epoch`: the call's result is held in a local no code names (`getState()<7>`),
+        so that the field read on it is a name path, of the class the call returns, as the same read
+        through a local (`State s = getState(); s.epoch`) is."""
+        call_id = self._call_ids.get(node.id, -1)
+        if call_id < 0:
+            return
+        if node.type == "method_invocation":
+            label = f"{_method_called(node)}()"
+        else:
+            label = f"new {type_name(node.child_by_field_name('type'))}()"
+        local = f"{label}<{call_id}>"
+        self._fn.binds.append(Bind(local, self._site(node), "assign", call_id))
+        self._call_results[node.id] = (self._fn.qualname, local)
 
     # -- files and classes -----------------------------------------------------------------
 
@@ -1276,8 +1301,8 @@ class _Extractor:
             self._fn.accesses.append(Access(ref, self._site(node), self._flow))
 
     def _v_field_access(self, node: Node) -> None:
-        ref = self._path(node)
         self._visit_indices(node)
+        ref = self._path(node)  # after the call a field is read on, if any, is visited
         if ref is not None:
             self._fn.accesses.append(Access(ref, self._site(node), self._flow))
 
