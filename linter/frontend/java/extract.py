@@ -1680,8 +1680,8 @@ class _Extractor:
         if method == "reduce" and len(args) == 3:
             # `reduce(identity, accumulator, combiner)`: the combiner joins partial results, not elements.
             functions = functions[:1] if functions and functions[0] is args[1] else []
-        if not functions and len(args) == 1 and method != "reduce" and self._holds_function(args[0]):
-            functions = args  # `filter(current)`: a field or a local declared as a function
+        if not functions and len(args) == 1 and method != "reduce" and self._is_function_object(args[0]):
+            functions = args  # `filter(current)`, `filter(new CurrentEpoch(this))`: an object to call
         if len(functions) != 1:
             return False
         self._with_flow(obj, Flow(FLOW_ITER))
@@ -1701,7 +1701,7 @@ class _Extractor:
         if function.type != "lambda_expression":
             # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
             pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
-            self._element_call(function, body_flow, 2 if pairs else 1)
+            self._element_call(function, idioms.ITERATING_METHODS[method], body_flow, 2 if pairs else 1)
         else:
             self._inline_lambda(function, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
@@ -1717,12 +1717,16 @@ class _Extractor:
             return not path.attrs and any(f.qualname == path.scope and path.name in f.arrays for f in self._stack)
         return len(path.attrs) == 1 and path.attrs[0] in self._class_stack[-1].array_fields
 
-    def _holds_function(self, node: Node) -> bool:
-        """Whether `node` names a field, a local or a parameter declared as one of
-        `java.util.function`'s interfaces (`Predicate<Msg> current`)."""
+    def _is_function_object(self, node: Node) -> bool:
+        """Whether `node`, the one argument of an iterating method, is an object it calls: one made
+        there (`new CurrentEpoch(this)`, not an anonymous class), or a field, a local or a parameter
+        declared as one of `java.util.function`'s interfaces (`Predicate<Msg> current`) or as a class
+        (`CurrentEpoch current`: the class implements the interface the method takes)."""
         node = _unparenthesized(node)
+        if node.type == "object_creation_expression":
+            return node.child_by_field_name("body") is None
         declared = self._declared_type(node) if node.type in ("identifier", "field_access") else ""
-        return idioms.FUNCTION_TYPES.fullmatch(declared) is not None
+        return bool(declared) and declared not in idioms.JAVA_LANG and declared not in idioms.SCALAR_TYPES
 
     def _declared_type(self, node: Node) -> str:
         """The class a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`), or ""."""
@@ -1735,15 +1739,23 @@ class _Extractor:
         annotated = [bind.annotation for bind in self._fn.binds if bind.name == path.name and bind.annotation]
         return annotated[-1].split("[", 1)[0] if annotated else ""
 
-    def _element_call(self, node: Node, flow: Flow, arity: int) -> None:
+    def _element_call(self, node: Node, interface_method: str, flow: Flow, arity: int) -> None:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
         and an element, for `reduce`), so its overload of that many parameters is. `filter(current)`
-        calls what the field or the local `current` holds."""
-        callee = self._method_reference(node) if node.type == "method_reference" else self._path(node)
-        call_id = self._new_id()
-        method = _text(node.children[-1] if node.children else node)
+        calls `interface_method` (`test`) on what the field or the local `current` holds, a function
+        or an object, and `filter(new CurrentEpoch(this))` on the object made."""
         elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
-        self._fn.calls.append(Call(call_id, callee, method, _text(node), self._site(node), elements, -1, flow))
+        call_id = self._new_id()
+        callee, method, receiver_call = None, interface_method, -1
+        if node.type == "method_reference":
+            callee, method = self._method_reference(node), _text(node.children[-1])
+        elif node.type == "object_creation_expression":
+            self._with_flow(node, Flow(FLOW_RECEIVER, call=call_id))
+            receiver_call = self._call_ids.get(node.id, -1)
+        elif (holder := self._path(node)) is not None:
+            callee = holder._replace(attrs=(*holder.attrs, interface_method))
+        site = self._site(node)
+        self._fn.calls.append(Call(call_id, callee, method, _text(node), site, elements, receiver_call, flow))
 
     def _inline_lambda(self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow) -> None:
         params = list(_lambda_parameters(node.child_by_field_name("parameters")))

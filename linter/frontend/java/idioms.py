@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 
 # Methods of a stream, a collection or a map that call their function argument on the spot, once
-# per element: the call is a batch loop over the receiver, and the function its body.
-ITERATING_METHODS = frozenset(
-    {
-        "forEach", "forEachOrdered", "forEachRemaining", "map", "mapToInt", "mapToLong", "mapToDouble",
-        "mapToObj", "flatMap", "filter", "anyMatch", "allMatch", "noneMatch", "peek", "takeWhile",
-        "dropWhile", "removeIf", "replaceAll", "reduce",
-    }
-)
+# per element: the call is a batch loop over the receiver, and the function its body. Each with the
+# one method of the functional interface it takes, which it calls on an object given to it
+# (`filter(new CurrentEpoch(this))` runs `CurrentEpoch.test` per element).
+ITERATING_METHODS: dict[str, str] = {
+    **dict.fromkeys(("filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"), "test"),
+    **dict.fromkeys(("map", "mapToObj", "flatMap", "replaceAll", "reduce"), "apply"),
+    **dict.fromkeys(("forEach", "forEachOrdered", "forEachRemaining", "peek"), "accept"),
+    "mapToInt": "applyAsInt",
+    "mapToLong": "applyAsLong",
+    "mapToDouble": "applyAsDouble",
+}
 # What an iterating method does with its function's value: a decision (kept or dropped).
 DECIDING_METHODS = frozenset({"filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"})
 
