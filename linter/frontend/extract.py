@@ -754,9 +754,9 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), arms))
         return False
 
-    def _exit(self, pos: Pos) -> None:
+    def _exit(self, pos: Pos, leaves_loop: bool = False) -> None:
         if self._blocks:
-            self._fn.exits.append(Exit(pos, self._blocks[-1], tuple(self._finally_blocks)))
+            self._fn.exits.append(Exit(pos, self._blocks[-1], tuple(self._finally_blocks), leaves_loop))
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
         # A pass runs at most one handler, or the `else` (which runs only when none did): one arm
@@ -853,6 +853,14 @@ class FactsExtractor(FastVisitor):
         if path is not None:
             self._fn.raised.append(Access(self._ref(*path), self._site(node)))
         return True
+
+    def visit_Break(self, node: cst.Break) -> bool:
+        self._exit(self._pos(node), leaves_loop=True)
+        return False
+
+    def visit_Continue(self, node: cst.Continue) -> bool:
+        self._exit(self._pos(node), leaves_loop=True)
+        return False
 
     def visit_Expr(self, node: cst.Expr) -> bool:
         self._visit_with_flow(node.value, Flow(FLOW_EXPR))

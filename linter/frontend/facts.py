@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 54
+FACTS_FORMAT = 55
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -252,11 +252,14 @@ class Governs(NamedTuple):
 
 class Exit(NamedTuple):
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path,
-    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`)."""
+    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`).
+    A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
+    or at the loop's next turn."""
 
     pos: Pos
     block: Pos
     finally_blocks: tuple[Pos, ...] = ()
+    leaves_loop: bool = False
 
 
 class Stored(NamedTuple):

@@ -436,6 +436,7 @@ class LockOrder:
         return [
             Event(fid, write.write.site, field=write.field)
             for write in sorted(self._bumps.get(fid, ()), key=lambda w: w.write.site.pos)
+            if not self.unreachable(fid, write.write.site.pos)
         ]
 
     def clears_in(self, fid: str) -> list[Event]:
@@ -451,7 +452,7 @@ class LockOrder:
         for write in function.writes:
             if self._empties(fid, write) and not (in_constructor and write.ref.name == self_name):
                 found.append(Event(fid, write.site, what=write.ref.text()))
-        return sorted(found, key=lambda e: e.target.pos)
+        return sorted((e for e in found if not self.unreachable(fid, e.target.pos)), key=lambda e: e.target.pos)
 
     def _empties(self, fid: str, write: Write) -> bool:
         names = [a for a in write.ref.attrs if a != "[]"]
@@ -487,7 +488,7 @@ class LockOrder:
         # one reached by the fewest calls, the first of those.
         through: dict[Site, Event] = {}
         for site in self.calls.sites_from.get(fid, ()):
-            reaches = site.inherits_locks and site.callee in self._distance(kind)
+            reaches = self._runs_with_locks(site) and site.callee in self._distance(kind)
             chain = self._toward_maker(site, kind) if reaches else ()
             if chain:
                 maker = chain[-1].callee
@@ -564,7 +565,7 @@ class LockOrder:
             self._nearer_of[key] = next(
                 site
                 for site in self.calls.sites_from[fid]
-                if site.inherits_locks and distance.get(site.callee) == distance[fid] - 1
+                if self._runs_with_locks(site) and distance.get(site.callee) == distance[fid] - 1
             )
         return self._nearer_of[key]
 
@@ -589,11 +590,15 @@ class LockOrder:
             while pending:
                 fid = pending.popleft()
                 for site in self.calls.sites_to.get(fid, ()):
-                    if site.inherits_locks and site.caller not in distance:
+                    if self._runs_with_locks(site) and site.caller not in distance:
                         distance[site.caller] = distance[fid] + 1
                         pending.append(site.caller)
             self._distance_of[kind] = distance
         return self._distance_of[kind]
+
+    def _runs_with_locks(self, site: CallSite) -> bool:
+        """Whether a path runs the call at `site`, in its caller's thread (no hand-off)."""
+        return site.inherits_locks and not self.unreachable(site.caller, site.pos)
 
     def bumps_reached(self, fid: str) -> Iterator[Event]:
         """Every bump `fid` can make, itself or through any call, hand-offs included."""
@@ -615,10 +620,16 @@ class LockOrder:
                 return True
         return any(
             first[:2] < end.pos[:2] < then[:2]
+            and not end.leaves_loop
             and within(first, end.block)
             and not any(within(then, block) for block in end.finally_blocks)
             for end in function.exits
         )
+
+    def unreachable(self, fid: str, place: Pos) -> bool:
+        """Whether no path through `fid` reaches `place`: it follows a `return`, `raise`, `break`
+        or `continue` (or an `if` every arm of which returns or raises) in a block that holds it."""
+        return any(end.pos[2:] <= place[:2] and within(place, end.block) for end in self.symbols.function(fid).exits)
 
     # -- asyncio -------------------------------------------------------------------------------------
 
