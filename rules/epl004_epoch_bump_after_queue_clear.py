@@ -76,7 +76,8 @@ Bump the epoch first, then clear the queue:
 ```
 """
     autofix = """
-the clear and the bump are statements of the same block, the bump statement does nothing else (it
+the clear and the bump are statements of the same block (or of one line, split by `;`), the bump
+statement does nothing else (it
 writes the field, or calls a function that does nothing but bump), it reads no name that a statement
 from the clear up to it mentions (a local assigned there), and nothing from the clear up to the bump
 mentions the epoch field, calls code that reads or writes it (an accessor, a command that sends it,

@@ -529,6 +529,30 @@ def test_epl004_fix_moves_a_call_that_only_bumps_not_one_that_does_more(write_tr
     assert diff(root) == (0, "")
 
 
+REDELIVER_LINES = (
+    "            self.incoming_messages.clear()\n"
+    "            self.pending_acks.clear()\n"
+    "            self.consumer_epoch += 1  # the new epoch\n"
+)
+
+
+def test_epl004_fix_moves_the_bump_within_a_line_of_statements(write_tree: WriteTree) -> None:
+    # Each statement keeps its place between the `;` separators, the line its trailing one.
+    one_line = " " * 12 + "self.incoming_messages.clear(); self.pending_acks.clear() ;self.consumer_epoch += 1;\n"
+    root = write_tree({CONSUMER: replaced(REDELIVER, REDELIVER_LINES, one_line)})
+    assert codes(root) == ["EPL004", "EPL004"]
+    bump_first = " " * 12 + "self.consumer_epoch += 1; self.incoming_messages.clear() ;self.pending_acks.clear();\n"
+    assert fix(root) == replaced(REDELIVER, REDELIVER_LINES, bump_first)
+    assert codes(root) == []
+
+
+def test_epl004_no_fix_within_a_line_when_a_statement_in_between_uses_the_epoch(write_tree: WriteTree) -> None:
+    one_line = "            self.incoming_messages.clear(); print(self.consumer_epoch); self.consumer_epoch += 1\n"
+    root = write_tree({CONSUMER: replaced(REDELIVER, REDELIVER_LINES, one_line)})
+    assert codes(root) == ["EPL004"]
+    assert diff(root) == (0, "")
+
+
 def test_epl004_no_fix_when_the_bump_is_in_another_block(write_tree: WriteTree) -> None:
     source = replaced(
         REDELIVER,

@@ -48,6 +48,12 @@ class SourceTree:
                     best = node
         return best
 
+    def index_in_line(self, line: cst.SimpleStatementLine, location: Location) -> int | None:
+        """The index in `line` of the statement (`a; b` holds two) that contains where `location`
+        starts."""
+        point = (location.line, location.column - 1)
+        return next((i for i, small in enumerate(line.body) if _contains(self._positions[small], point)), None)
+
     def expression_at(self, location: Location) -> cst.BaseExpression | None:
         """The expression that spans exactly `location`."""
         span = ((location.line, location.column - 1), (location.end_line, location.end_column - 1))

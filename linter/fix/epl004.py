@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 import libcst as cst
 
-from epochlint.findings import Finding
+from epochlint.findings import Finding, Location
 from epochlint.fix.edits import Block, Edit, SourceTree, any_node
 
 _LEAVES_EARLY = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
+# What holds the statements a fix reorders: a block, or one line of statements split by `;`.
+Container: TypeAlias = Block | cst.SimpleStatementLine
 
 
 def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
-    """One edit per block: each bump moved before the first clear that precedes it."""
-    by_block: dict[int, tuple[Block, dict[int, int], list[Finding]]] = {}
+    """One edit per block (or line): each bump moved before the first clear that precedes it."""
+    by_block: dict[int, tuple[Container, dict[int, int], list[Finding]]] = {}
     for finding in findings:
         found = _move(tree, finding)
         if found is None:
@@ -28,26 +31,46 @@ def edits(tree: SourceTree, findings: Sequence[Finding]) -> list[Edit]:
     ]
 
 
-def _move(tree: SourceTree, finding: Finding) -> tuple[Block, int, int] | None:
-    """The block, and the indexes there of the bump statement and of the clear it must precede."""
+def _move(tree: SourceTree, finding: Finding) -> tuple[Container, int, int] | None:
+    """The block (or line), and the indexes there of the bump statement and of the clear it must
+    precede."""
     fix = finding.fix
     assert fix is not None and fix.location is not None
     clear = tree.statement_at(finding.location)
     bump = tree.statement_at(fix.location)
     if not isinstance(clear, cst.SimpleStatementLine) or not isinstance(bump, cst.SimpleStatementLine):
         return None
+    if clear is bump:
+        found = _places_in_line(tree, clear, finding.location, fix.location)
+    else:
+        found = _places_in_block(tree, clear, bump)
+    if found is None:
+        return None
+    container, first, last = found
+    # The field, and the bump's own names but the receiver every field write has: a local it reads
+    # must not be one that a statement it moves past assigns (or reads: kept simple, and safe).
+    watched = (_names(container.body[last]) - {"self", "cls"}) | {fix.text}
+    if first >= last or any(_unsafe_to_pass(statement, watched) for statement in container.body[first:last]):
+        return None
+    return container, last, first
+
+
+def _places_in_block(
+    tree: SourceTree, clear: cst.SimpleStatementLine, bump: cst.SimpleStatementLine
+) -> tuple[Block, int, int] | None:
+    """The block of two lines, and their indexes there; the bump must be alone on its line."""
     clear_at, bump_at = tree.block_of(clear), tree.block_of(bump)
     if clear_at is None or bump_at is None or clear_at[0] is not bump_at[0] or len(bump.body) != 1:
         return None
-    block, first = clear_at
-    last = bump_at[1]
-    between = block.body[first:last]
-    # The field, and the bump's own names but the receiver every field write has: a local it reads
-    # must not be one that a statement it moves past assigns (or reads: kept simple, and safe).
-    watched = (_names(bump) - {"self", "cls"}) | {fix.text}
-    if first >= last or any(_unsafe_to_pass(statement, watched) for statement in between):
-        return None
-    return block, last, first
+    return clear_at[0], clear_at[1], bump_at[1]
+
+
+def _places_in_line(
+    tree: SourceTree, line: cst.SimpleStatementLine, clear: Location, bump: Location
+) -> tuple[cst.SimpleStatementLine, int, int] | None:
+    """`self._incoming.clear(); self._epoch += 1`: the line, and the indexes there of the two."""
+    first, last = tree.index_in_line(line, clear), tree.index_in_line(line, bump)
+    return None if first is None or last is None else (line, first, last)
 
 
 def _names(node: cst.CSTNode) -> set[str]:
@@ -80,13 +103,17 @@ def _mentions(node: cst.CSTNode, watched: set[str]) -> bool:
 def _reordered(firsts: dict[int, int]) -> Callable[[cst.CSTNode], cst.CSTNode]:
     """Each statement `bump` (a key) placed before statement `firsts[bump]`, the rest in order."""
 
-    def change(block: cst.CSTNode) -> cst.CSTNode:
-        assert isinstance(block, Block)
+    def change(container: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(container, Container)
         order: list[int] = []
-        for index in range(len(block.body)):
+        for index in range(len(container.body)):
             order.extend(sorted(b for b, clear in firsts.items() if clear == index))
             if index not in firsts:
                 order.append(index)
-        return block.with_changes(body=[block.body[i] for i in order])
+        body = [container.body[i] for i in order]
+        if isinstance(container, cst.SimpleStatementLine):
+            # The `;` separators stay where they were: after the last statement, only if one was.
+            body = [moved.with_changes(semicolon=kept.semicolon) for moved, kept in zip(body, container.body)]
+        return container.with_changes(body=body)
 
     return change
