@@ -729,7 +729,7 @@ class FactsExtractor(FastVisitor):
             self._fn.region_stack.remove(region_id)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
-            self._fn.branches.append(Branches(self._pos(node), arms))
+            self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
             present = _tested_present(node.test)
             if present is not None and isinstance(node.orelse, cst.Else):
                 # `if cur is not None: ... else: <runs only when cur holds nothing>`
@@ -751,7 +751,8 @@ class FactsExtractor(FastVisitor):
             self.walk(case.body)
         if node.cases:
             arms = tuple(self._pos(case.body) for case in node.cases)
-            self._fn.branches.append(Branches(self._pos(node), arms))
+            exhaustive = _matches_anything(node.cases[-1])
+            self._fn.branches.append(Branches(self._pos(node), arms, exhaustive))
         return False
 
     def _exit(self, pos: Pos, leaves_loop: bool = False) -> None:
@@ -1450,6 +1451,14 @@ def _unpacks_a_collection(element: cst.BaseElement) -> bool:
         return _iterates_collection(value)
     name = value.attr.value if isinstance(value, cst.Attribute) else value.value if isinstance(value, cst.Name) else ""
     return not (name.isupper() or isinstance(value, _LITERALS))
+
+
+def _matches_anything(case: cst.MatchCase) -> bool:
+    """`case _:` or `case name:` without a guard (alone or as an alternative of an or-pattern)."""
+    pattern = case.pattern
+    alternatives = [element.pattern for element in pattern.patterns] if isinstance(pattern, cst.MatchOr) else [pattern]
+    irrefutable = any(isinstance(each, cst.MatchAs) and each.pattern is None for each in alternatives)
+    return case.guard is None and irrefutable
 
 
 def _is_stub_body(body: cst.CSTNode) -> bool:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 55
+FACTS_FORMAT = 56
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -229,11 +229,13 @@ class Branches(NamedTuple):
     whose context manager may swallow an exception, a labeled block (Java).
 
     `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there); or
-    each `case` body.
+    each `case` body. `exhaustive` when every pass runs one of them (an `if` with `else`, a `match`
+    whose last case matches anything): what each arm assigns replaces what came before.
     """
 
     pos: Pos
     arms: tuple[Pos, ...]
+    exhaustive: bool = False
 
 
 class Fallback(NamedTuple):

@@ -32,6 +32,7 @@ from epochlint.frontend.facts import (
     FLOW_YIELD_FROM,
     Access,
     Bind,
+    Branches,
     Call,
     Choice,
     Flow,
@@ -911,11 +912,15 @@ class _Frame:
                 fallen_back = self.domain.fallback(dict(target), value)
                 merge(target, fallen_back)
                 merge(besides.setdefault(name, {}), fallen_back)
-        self._assign_what_nothing_produces()
         for bind in index.binds:
             bound = self._bound_value(bind)
             merge(result.setdefault(bind.name, {}), bound)
-            merge(besides.setdefault(bind.name, {}), bound)
+            if bind.kind == "with":
+                # `with opener() as epoch:` assigns the local, as `epoch = ...` does.
+                self._assigned.setdefault(bind.name, []).append((bind.site, bound))
+            else:
+                merge(besides.setdefault(bind.name, {}), bound)
+        self._assign_what_nothing_produces()
         for call_id, dest in index.writers:
             if dest[0] == "local":
                 written = self._written(call_id)
@@ -925,10 +930,13 @@ class _Frame:
         return result
 
     def _assign_what_nothing_produces(self) -> None:
-        """The assignments of a literal (`epoch = 0`), which carry nothing the flow follows, yet
-        replace what a local held before, as any assignment does."""
+        """The assignments of a literal (`epoch = 0`) and the `with` targets of a context manager
+        the flow does not follow, which carry nothing, yet replace what a local held before, as
+        any assignment does."""
+        followed = {id(bind) for bind in self.index.binds}
         for bind in self.program.symbols.function(self.fid).binds:
-            if bind.kind == "assign" and bind.literal and bind.name in self._assigned:
+            replaces = bind.kind == "assign" and bind.literal or bind.kind == "with" and id(bind) not in followed
+            if replaces and bind.name in self._assigned:
                 self._assigned[bind.name].append((bind.site, EMPTY))
 
     def _local_at(self, name: str, site: Site) -> Value:
@@ -952,11 +960,34 @@ class _Frame:
 
     def _replaced(self, earlier: Site, read: Site, assigned: Sequence[tuple[Site, Value]]) -> bool:
         enclosing = self._conditions(earlier) & self._conditions(read)
-        return any(
-            earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2] and self._conditions(later) <= enclosing
+        between = [
+            later
             for later, _ in assigned
-            if later is not earlier
+            if later is not earlier and earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2]
+        ]
+        if any(self._conditions(later) <= enclosing for later in between):
+            return True
+        return any(
+            self._every_arm_assigns(branches, enclosing, between)
+            for branches in self.program.symbols.function(self.fid).branches
+            if branches.exhaustive and earlier.pos[2:] <= branches.pos[:2] and branches.pos[2:] <= read.pos[:2]
         )
+
+    def _every_arm_assigns(self, branches: Branches, enclosing: frozenset[object], assigned: Sequence[Site]) -> bool:
+        """Whether each arm of `branches` (`if ... else`, a `match` ending in `case _:`) runs one of
+        `assigned` on every path through it that goes on after the statement, given that
+        `enclosing` is what else may skip it; an arm may do so in an exhaustive branching of its own
+        (`elif ... else`)."""
+        function = self.program.symbols.function(self.fid)
+        for arm in branches.arms:
+            inside = enclosing | {("governs", branches.pos), ("arm", arm)}
+            if not any(within(later.pos, arm) and self._conditions(later) <= inside for later in assigned) and not any(
+                inner is not branches and inner.exhaustive and within(inner.pos, arm)
+                and self._every_arm_assigns(inner, inside, assigned)
+                for inner in function.branches
+            ):
+                return False
+        return True
 
     def _conditions(self, site: Site) -> frozenset[object]:
         """The loops, the `if` and `while` statements, the arms (see `Branches`: of an `if`, a
@@ -966,12 +997,22 @@ class _Frame:
         found = self._conditions_at.get(site)
         if found is None:
             function = self.program.symbols.function(self.fid)
+            # Tagged: an `elif` arm and the `if` statement that fills it have the same position.
             found = frozenset(
                 (
-                    *site.loops,
-                    *(governed.statement for governed in function.governs if within(site.pos, governed.statement)),
-                    *(arm for branches in function.branches for arm in branches.arms if within(site.pos, arm)),
-                    *(part for choice in function.choices for part in choice.parts[1:] if within(site.pos, part)),
+                    *(("loop", loop) for loop in site.loops),
+                    *(
+                        ("governs", governed.statement)
+                        for governed in function.governs
+                        if within(site.pos, governed.statement)
+                    ),
+                    *(("arm", arm) for branches in function.branches for arm in branches.arms if within(site.pos, arm)),
+                    *(
+                        ("part", part)
+                        for choice in function.choices
+                        for part in choice.parts[1:]
+                        if within(site.pos, part)
+                    ),
                 )
             )
             self._conditions_at[site] = found
