@@ -1077,6 +1077,9 @@ class FactsExtractor(FastVisitor):
             return -1, None
         if isinstance(value, cst.Await):
             value = value.expression
+        nonempty = _unless_empty(value)
+        if nonempty is not None:
+            return self._value_of(nonempty)
         if isinstance(value, cst.Call):
             return self._call_ids.get(id(value), -1), None
         path = name_path(value)
@@ -1525,6 +1528,22 @@ def _default_call(value: cst.BaseExpression) -> cst.Call | None:
             if isinstance(call, cst.Call) and name_path(other) is not None:
                 return call
     return None
+
+
+def _unless_empty(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`xs` of `xs or []`, `xs if xs else {}` (or the other way round), `xs or ()`: what the value
+    is when it holds anything. None for any other value."""
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        return value.left if _is_empty_display(value.right) else None
+    if isinstance(value, cst.IfExp):
+        for empty, other in ((value.orelse, value.body), (value.body, value.orelse)):
+            if _is_empty_display(empty):
+                return other
+    return None
+
+
+def _is_empty_display(value: cst.BaseExpression) -> bool:
+    return _is_empty_literal(value) or isinstance(value, cst.Tuple) and not value.elements
 
 
 def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
