@@ -215,8 +215,9 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
     """Each argument with the parameter it binds, by the project's definition of the callee.
 
     A keyword names its slot (the parameter it binds, or the field a `**kwargs` parameter forwards
-    it to). Without a definition, a positional attribute names it by its own last name
-    (`position.current_leader`), and the first positional argument is the offset.
+    it to). Without a definition, or after a `*` argument of unknown length, a positional
+    attribute names it by its own last name (`position.current_leader`), and the first positional
+    argument is the offset.
     """
     bound: dict[str, str] = {}
     for site in program.calls.sites_of_call.get((fid, call.id), ()):
@@ -228,10 +229,12 @@ def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:
         fields = program.symbols.generated_init_parameters(callee.target)
         bound = {str(index): name for index, name in enumerate(fields)}
     slots = []
+    spread = False
     for index, arg in enumerate(call.args):
         slot = arg.keyword or bound.get(str(index), "")
-        if not slot and not bound and arg.ref is not None:
+        if not slot and (not bound or spread) and arg.ref is not None:
             slot = _OFFSET if index == 0 else (arg.ref.attrs or ("",))[-1]
+        spread = spread or arg.star == "*"
         slots.append((arg, slot))
     return slots
 

@@ -110,6 +110,26 @@ def test_starred_arguments_reach_only_the_parameters_they_may_fill(write_tree) -
     assert _sinks(program) == {14: {"r.secret"}}
 
 
+def test_forwards_of_forwards_hand_each_argument_to_its_own_parameter(write_tree) -> None:  # type: ignore[no-untyped-def]
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def target(a, b=None, c=None):\n    sink(b)\n\n"
+                "def inner(first, *args, **kwargs):\n    target(first, *args, **kwargs)\n\n"
+                "def outer(*args, **kwargs):\n    inner(*args, **kwargs)\n\n"
+                "def f(r, s):\n"
+                "    outer(s.plain, r.secret, s.plain)\n"
+                "    outer(r.secret, s.plain, r.secret)\n"
+                "    outer(s.plain, c=r.secret, b=s.plain)\n"
+                "    outer(s.plain, b=r.secret)\n"
+            ),
+        },
+    )
+    # `outer`'s second argument is `inner`'s `args[0]`, `target`'s `b`; a keyword keeps its name.
+    assert _sinks(program) == {11: {"r.secret"}, 14: {"r.secret"}}
+
+
 def test_a_field_carries_what_one_method_stores_to_another_that_reads_it(write_tree) -> None:  # type: ignore[no-untyped-def]
     program = _program(
         write_tree,

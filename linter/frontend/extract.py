@@ -1233,7 +1233,10 @@ class FactsExtractor(FastVisitor):
                 if isinstance(node.func, cst.Call):
                     callee_call = self._call_ids.get(id(node.func), -1)
         by_element = method in _STARTED_WITH_ELEMENTS
-        args = tuple(self._arg(arg, call_id, index, by_element) for index, arg in enumerate(node.args))
+        args = tuple(
+            self._arg(keyword, value, stars, call_id, index, by_element)
+            for index, (keyword, value, stars) in enumerate(_call_arguments(node.args))
+        )
         self._fn.calls.append(
             Call(
                 id=call_id,
@@ -1293,15 +1296,16 @@ class FactsExtractor(FastVisitor):
         if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Dict):
             self._store_elements(self._ref(path[0]), arg.value, ())
 
-    def _arg(self, arg: cst.Arg, call_id: int, index: int, by_element: bool) -> Arg:
-        """An argument; `by_element`: with the elements of a literal container (`Arg.items`)."""
-        keyword = arg.keyword.value if arg.keyword is not None else ""
-        value = arg.value
+    def _arg(
+        self, keyword: str, value: cst.BaseExpression, stars: str, call_id: int, index: int, by_element: bool
+    ) -> Arg:
+        """An argument (see `_call_arguments`); `by_element`: with the elements of a literal container
+        (`Arg.items`)."""
         key = keyword or str(index)
-        if arg.star:
+        if stars:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
-            items = self._element_calls_of(value) if arg.star == "*" else ()
-            return Arg(keyword, "star", text=self._code(value).strip(), items=items, star=arg.star)
+            items = self._element_calls_of(value) if stars == "*" else ()
+            return Arg(keyword, "star", text=self._code(value).strip(), items=items, star=stars)
         elements = _argument_elements(value) if by_element else []
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
@@ -1646,6 +1650,36 @@ def _argument_elements(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExp
     if not isinstance(value, (cst.Tuple, cst.List)):
         return []
     return [(position, element) for position, element in _keyed_elements(value) if position]
+
+
+def _call_arguments(args: Sequence[cst.Arg]) -> Iterator[tuple[str, cst.BaseExpression, str]]:
+    """(keyword, value, stars) of each argument of a call, a literal starred one unpacked as Python
+    binds it: `*[a, b]` and `*(a, b)` are positional arguments, `**{"k": v}` and `**dict(k=v)`
+    keyword ones."""
+    for arg in args:
+        spread = _literal_spread(arg)
+        if spread is None:
+            yield arg.keyword.value if arg.keyword is not None else "", arg.value, arg.star
+        else:
+            yield from ((keyword, value, "") for keyword, value in spread)
+
+
+def _literal_spread(arg: cst.Arg) -> list[tuple[str, cst.BaseExpression]] | None:
+    """(keyword, value) of each item of a starred argument written out whole; None for any other
+    argument, or one with a starred item or a key that is not written as a name."""
+    value = arg.value
+    if arg.star == "*" and isinstance(value, (cst.Tuple, cst.List)):
+        elements = value.elements
+        if all(isinstance(element, cst.Element) for element in elements):
+            return [("", element.value) for element in elements]
+    elif arg.star == "**" and isinstance(value, cst.Dict):
+        items = [(_identifier_key(e.key), e.value) for e in value.elements if isinstance(e, cst.DictElement)]
+        if len(items) == len(value.elements) and all(keyword for keyword, _ in items):
+            return items
+    elif arg.star == "**" and isinstance(value, cst.Call) and dotted(value.func) == "dict":
+        if all(a.keyword is not None and not a.star for a in value.args):
+            return [(a.keyword.value, a.value) for a in value.args if a.keyword is not None]
+    return None
 
 
 def _identifier_key(key: cst.BaseExpression) -> str:

@@ -21,7 +21,7 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from epochlint.frontend.facts import (
     FLOW_ARG,
@@ -429,8 +429,51 @@ def _flow_dests(flow: Flow, qualname: str) -> tuple[Dest, ...]:
     return ()
 
 
+class Bound(NamedTuple):
+    """A parameter (or an element of a star parameter: `element_key("args", "0")`) bound at a call
+    to the argument of key `key` (keyword, or position as a string), or to its element `element`
+    (a starred argument's, by position or keyword); with `first` >= 0, the star parameter's elements
+    from `first` on, each to the argument's element `shift` places on (see `Spread`)."""
+
+    param: str
+    key: str
+    element: str = ""
+    first: int = -1
+    shift: int = 0
+
+    def whole(self) -> bool:
+        """Whether the parameter takes the argument itself."""
+        return not self.element and self.first < 0
+
+    def elements(self, names: Iterable[str]) -> Iterator[tuple[str, str]]:
+        """(element of the star parameter, element of the argument) for the elements of the
+        parameter among `names` (parameter names) that this binding fills."""
+        prefix = f"{self.param}["
+        for name in names:
+            if not name.startswith(prefix) or not name.endswith("]"):
+                continue
+            element = name[len(prefix) : -1]
+            if not element.isdigit():
+                yield name, element
+            elif int(element) >= self.first:
+                yield name, str(int(element) + self.shift)
+
+
+def _element_of(value: Value, element: str) -> dict[Label, Path]:
+    """What the element `element` (position or keyword) of a starred argument of value `value`
+    holds: the same element of each parameter it holds, which the callers bind where it is a
+    `*args` or `**kwargs` parameter (`g(*args, **kwargs)` forwards them); the elements of anything
+    else are unknown."""
+    return {
+        param_label(element_key(str(label.key[0]), element)): path
+        for label, path in value.items()
+        if label.kind == PARAM and label.inner is None
+    }
+
+
 def element_key(argument: str, element: str) -> str:
-    """The key of an element of a literal argument (see `Arg.items`) among a call's arguments."""
+    """The key of an element of a literal argument (see `Arg.items`) among a call's arguments; the
+    name of an element of a `*args` or `**kwargs` parameter (see `_element_of`)."""
     return f"{argument}[{element}]"
 
 
@@ -451,7 +494,7 @@ class DataFlow:
         self.program = program
         self._indexes: dict[str, _Index] = {}
         self._analyses: dict[str, Analysis] = {}
-        self._bindings: dict[tuple[str, str, int, int, bool], tuple[tuple[str, str], ...]] = {}
+        self._bindings: dict[tuple[str, str, int, int, bool], tuple[Bound, ...]] = {}
 
     def release(self) -> None:
         """Drop the analyses, each of which keeps this data flow (see `Program.release`)."""
@@ -549,15 +592,19 @@ class DataFlow:
     def bound_arguments(self, callee: str, fid: str, call: Call, ahead: int = 0) -> dict[str, str]:
         """Parameter -> argument key (keyword, or position as a string) at a resolved call of
         `callee` in `fid` (for `**kwargs`, the last keyword it takes), after the `ahead`
-        positional arguments a `functools.partial` binds."""
-        return dict(self.bound_argument_keys(callee, fid, call, ahead))
+        positional arguments a `functools.partial` binds: the arguments that one parameter takes
+        whole, not the elements of starred ones, nor the elements of star parameters."""
+        keys = self.bound_argument_keys(callee, fid, call, ahead)
+        # An element of a star parameter is named as an element is (`args[0]`), no identifier.
+        return {bound.param: bound.key for bound in keys if bound.whole() and bound.param.isidentifier()}
 
     def bound_argument_keys(
         self, callee: str, fid: str, call: Call, ahead: int = 0, as_bound: Call | None = None
-    ) -> tuple[tuple[str, str], ...]:
-        """(parameter, argument key) pairs at a resolved call: `**kwargs` takes several keywords.
-        `as_bound`: the call as it binds the parameters, where its arguments are some of `call`'s
-        (those it binds for a later call: see `bound_for_later`); keys are those of `call`."""
+    ) -> tuple[Bound, ...]:
+        """The bindings at a resolved call (see `Bound`): `**kwargs` takes several keywords, and a
+        parameter may take an element of a starred argument. `as_bound`: the call as it binds the
+        parameters, where its arguments are some of `call`'s (those it binds for a later call: see
+        `bound_for_later`); keys are those of `call`."""
         key = (callee, fid, call.id, ahead, as_bound is not None)
         cached = self._bindings.get(key)
         if cached is None:
@@ -566,9 +613,16 @@ class DataFlow:
                 keys[id(arg)] = arg.keyword or str(position)
                 for index, item in enumerate(arg.items):
                     keys[id(item)] = element_key(keys[id(arg)], item.keyword or str(index))
-            # A value reaches every parameter a starred argument may fill (`f(*args, **kwargs)`).
-            binding = self.program.bound_arguments(callee, as_bound or call, ahead, through_stars=True)
-            cached = self._bindings[key] = tuple((param, keys[id(arg)]) for param, arg in binding)
+            cached = self._bindings[key] = tuple(
+                Bound(
+                    element_key(spread.param, spread.param_element) if spread.param_element else spread.param,
+                    keys[id(spread.arg)],
+                    spread.arg_element,
+                    spread.first,
+                    spread.shift,
+                )
+                for spread in self.program.spread_arguments(callee, as_bound or call, ahead)
+            )
         return cached
 
 
@@ -599,6 +653,7 @@ class Analysis:
         self._storers: dict[FieldId, set[str]] = {}
         self._solved_first: dict[str, int] = {}
         self._reads: dict[tuple[str, Ref, Pos], tuple[Value, bool]] = {}
+        self._named: dict[str, tuple[Summary, frozenset[str]]] = {}
         # The locals of each function that nested functions read (closures), as last solved.
         self.captured: dict[str, dict[str, dict[Label, Path]]] = {}
         self._run()
@@ -610,6 +665,14 @@ class Analysis:
 
     def summary(self, fid: str) -> Summary:
         return self.summaries.get(fid) or Summary()
+
+    def parameters_named(self, fid: str) -> frozenset[str]:
+        """The parameters (and elements of star parameters) whose labels `fid`'s summary holds."""
+        summary = self.summary(fid)
+        cached = self._named.get(fid)
+        if cached is None or cached[0] is not summary:
+            cached = self._named[fid] = (summary, _parameters_in(summary))
+        return cached[1]
 
     def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
         """The domain's labels for a name path read at `site`, asked once."""
@@ -853,7 +916,7 @@ class _Frame:
             if site.via_argument or site.kind == PROPERTY or (site.kind == HANDOFF and not handed_off):
                 continue
             keys = self.flow.bound_argument_keys(site.callee, self.fid, call, site.bound_ahead)
-            yield site.callee, self._binding(args, keys)
+            yield site.callee, self._binding(args, keys, site.callee)
 
     def _entered(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
         """The project functions a call passes its arguments into, with them bound to their
@@ -867,13 +930,20 @@ class _Frame:
             return
         for callee, wrapped, as_bound in bound_for_later(self.program.symbols, self.fid, call):
             keys = self.flow.bound_argument_keys(callee, self.fid, call, bound_ahead(wrapped), as_bound)
-            yield callee, self._binding(args, keys)
+            yield callee, self._binding(args, keys, callee)
 
-    @staticmethod
-    def _binding(args: Mapping[str, Value], keys: Iterable[tuple[str, str]]) -> dict[str, Value]:
+    def _binding(self, args: Mapping[str, Value], keys: Iterable[Bound], callee: str) -> dict[str, Value]:
         binding: dict[str, dict[Label, Path]] = {}
-        for param, key in keys:
-            merge(binding.setdefault(param, {}), args.get(key, EMPTY))
+        for bound in keys:
+            value = args.get(bound.key, EMPTY)
+            if bound.first >= 0:
+                # Only the elements that the callee's summary names can carry anything on.
+                for param, element in bound.elements(self.analysis.parameters_named(callee)):
+                    merge(binding.setdefault(param, {}), _element_of(value, element))
+            elif bound.element:
+                merge(binding.setdefault(bound.param, {}), _element_of(value, bound.element))
+            else:
+                merge(binding.setdefault(bound.param, {}), value)
         return dict(binding)
 
     def _enter(self, callee: str, call: Call) -> Hop:
@@ -1149,6 +1219,22 @@ class _Frame:
             for label, path in made.items():
                 if self.domain.keeps_event(label):
                     yield Event(event.kind, label, path, self.fid, ctx.call.site)
+
+
+def _parameters_in(summary: Summary) -> frozenset[str]:
+    """The parameters a summary's labels are made from, and those their conditions name."""
+    labels = [*summary.returns, *(label for value in summary.stores.values() for label in value)]
+    labels += [event.label for event in summary.events]
+    names: set[str] = set()
+    for label in labels:
+        made: Label | None = label
+        while made is not None:
+            if made.kind == PARAM:
+                names.add(str(made.key[0]))
+            elif made.kind == CONDITIONAL:
+                names.update(name for clause in made.key for name in clause)  # type: ignore[attr-defined]
+            made = made.inner
+    return frozenset(names)
 
 
 def _closure(start: set[str], step: Callable[[str], Iterable[str]]) -> set[str]:

@@ -41,7 +41,16 @@ from epochlint.program.dataflow import DataFlow
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.locks import Locks
 from epochlint.program.modules import ModuleInfo, ModuleLocator
-from epochlint.program.symbols import CONSTRUCTORS, FieldId, Symbols, bound_arguments, function_id, receiver_path
+from epochlint.program.symbols import (
+    CONSTRUCTORS,
+    FieldId,
+    Spread,
+    Symbols,
+    bound_arguments,
+    function_id,
+    receiver_path,
+    spread_arguments,
+)
 
 # A logger's methods: a value passed to one is only logged.
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
@@ -174,13 +183,15 @@ class Program:
 
     # -- construction -------------------------------------------------------------------------
 
-    def bound_arguments(
-        self, callee: str, call: Call, ahead: int = 0, through_stars: bool = False
-    ) -> Iterator[tuple[str, Arg]]:
+    def bound_arguments(self, callee: str, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
         """(parameter, argument) pairs of a resolved call, by position and keyword, after the
-        `ahead` positional arguments a `functools.partial` binds; `through_stars`: see
-        `symbols.bound_arguments`."""
-        return bound_arguments(self.symbols.function(callee), call, ahead, through_stars)
+        `ahead` positional arguments a `functools.partial` binds."""
+        return bound_arguments(self.symbols.function(callee), call, ahead)
+
+    def spread_arguments(self, callee: str, call: Call, ahead: int = 0) -> Iterator[Spread]:
+        """Where the arguments of a resolved call go, for the data flow: see
+        `symbols.spread_arguments`."""
+        return spread_arguments(self.symbols.function(callee), call, ahead)
 
     def is_test(self, fid: str) -> bool:
         """Whether `fid` is test code: reported like any code, but it never shapes the model."""

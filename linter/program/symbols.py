@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import partial
 from itertools import chain
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from epochlint.frontend.facts import (
     FLOW_RETURN,
@@ -2360,42 +2360,94 @@ def _is_private(attr: str) -> bool:
     return attr.startswith("__") and not attr.endswith("__")
 
 
-def bound_arguments(
-    function: FunctionFacts, call: Call, ahead: int = 0, through_stars: bool = False
-) -> Iterator[tuple[str, Arg]]:
+def bound_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iterator[tuple[str, Arg]]:
     """(parameter, argument) pairs of a call of `function`, by position and keyword; a keyword
     that names no parameter goes to the `**kwargs` parameter, which forwards it. The call's
     positional arguments start after the `ahead` a `functools.partial` binds (`bound_ahead`); a
     method's `self` (a classmethod's `cls`) is the object it is called on, but for a method taken
     from its class (`ahead` -1: `Base.__init__(self, transport)`), whose first argument it takes.
-    Binding stops at a starred argument, but `through_stars` (for what a value may reach, not for
-    what one parameter holds): the `*args` parameter takes every extra positional argument, a
-    `*` argument (and any positional one after it) each parameter from its position on, a `**`
-    argument each parameter no argument before it names or fills, and `**kwargs`."""
+    Binding stops at a starred argument: what one parameter holds is never a guess (see
+    `spread_arguments` for where a value may go)."""
     positional, by_name = _parameters_taking_arguments(function, ahead)
     keywords = _parameter_of_kind(function, "kwarg")
-    extra = _parameter_of_kind(function, "vararg") if through_stars else ""
-    filled: set[str] = set()
     index = 0
+    for arg in call.args:
+        if arg.kind == "star":
+            return
+        if arg.keyword:
+            name = arg.keyword if arg.keyword in by_name else keywords
+        else:
+            name = positional[index] if index < len(positional) else ""
+            index += 1
+        if name:
+            yield name, arg
+
+
+class Spread(NamedTuple):
+    """One binding of the data flow (`spread_arguments`): a parameter, or the element of a `*args`
+    or `**kwargs` parameter that one argument fills (`param_element`: its position or keyword),
+    takes an argument, or the element of a starred argument (`arg_element`) that lands on it."""
+
+    param: str
+    param_element: str
+    arg: Arg
+    arg_element: str = ""
+    # A starred argument that a star parameter takes on (`g(*args)` of `def g(first, *rest)`):
+    # each element of the parameter from position `first` on (of `**kwargs`: each one) is the
+    # argument's element `shift` places further on (`rest[i]` is `args[i + 1]`); -1: none.
+    first: int = -1
+    shift: int = 0
+
+
+def spread_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iterator[Spread]:
+    """Where the arguments of a call of `function` go, as Python binds them, for the data flow.
+    Beyond `bound_arguments`: an extra positional argument goes to the `*args` parameter, as a
+    whole and as its element at its place among the extras, and an extra keyword to `**kwargs`,
+    as a whole and as its element of that name, so that a function which forwards them
+    (`g(*args, **kwargs)`) hands each to the one parameter of `g` it lands on. A `*name` argument
+    gives its i-th element to the positional parameter i places on, a `**name` argument its
+    element `k` to the parameter `k` that no other argument fills, and the elements left to the
+    `*args` or `**kwargs` parameter, which may forward them again; only a star parameter's
+    elements are known (see `DataFlow`), so a starred local fills nothing. A `*` argument's
+    length is unknown: positional arguments after it go to `*args` as a whole only."""
+    positional, by_name = _parameters_taking_arguments(function, ahead)
+    extra = _parameter_of_kind(function, "vararg")
+    keywords = _parameter_of_kind(function, "kwarg")
+    named = {arg.keyword for arg in call.args if arg.keyword}
+    filled: set[str] = set()
+    index = extras = 0
     spread = False
     for arg in call.args:
-        if arg.kind == "star" and not through_stars:
-            return
-        if arg.star == "**":
-            targets = [name for name in (*by_name, keywords) if name not in filled]
+        if arg.star == "*":
+            if not spread and arg.text.isidentifier():
+                yield from (Spread(name, "", arg, str(i)) for i, name in enumerate(positional[index:]))
+            if extra:
+                yield Spread(extra, "", arg)
+                if not spread and arg.text.isidentifier():
+                    yield Spread(extra, "", arg, first=extras, shift=len(positional) - index - extras)
+            spread = True
+        elif arg.star == "**":
+            if arg.text.isidentifier():
+                unfilled = [name for name in by_name if name not in named and name not in filled]
+                yield from (Spread(name, "", arg, name) for name in unfilled)
+            if keywords:
+                yield Spread(keywords, "", arg)
+                if arg.text.isidentifier():
+                    yield Spread(keywords, "", arg, first=0)
         elif arg.keyword:
-            targets = [arg.keyword] if arg.keyword in by_name else [keywords]
-            filled.add(arg.keyword)
-        else:
-            # After a `*` argument, the positions of the arguments are unknown.
-            spread = spread or arg.star == "*"
-            if spread:
-                targets = [*positional[index:], extra]
-            else:
-                filled.update(positional[index : index + 1])
-                targets = positional[index : index + 1] or [extra]
-                index += 1
-        yield from ((name, arg) for name in targets if name)
+            if arg.keyword in by_name:
+                yield Spread(arg.keyword, "", arg)
+            elif keywords:
+                yield from (Spread(keywords, "", arg), Spread(keywords, arg.keyword, arg))
+        elif not spread and index < len(positional):
+            filled.add(positional[index])
+            yield Spread(positional[index], "", arg)
+            index += 1
+        elif extra:
+            yield Spread(extra, "", arg)
+            if not spread:
+                yield Spread(extra, str(extras), arg)
+                extras += 1
 
 
 def _parameters_taking_arguments(function: FunctionFacts, ahead: int) -> tuple[list[str], list[str]]:
