@@ -151,6 +151,20 @@ def lock_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
     return name, tuple(attr for attr in (*below, *reversed(attrs)) if attr != "__class__")
 
 
+def _call_rooted_path(node: cst.BaseExpression) -> tuple[cst.Call, tuple[str, ...]] | None:
+    """(the call, attribute path) for `f().a[i].b` and `(await f()).a`; None for a chain that
+    starts from anything else, and for a bare call."""
+    attrs: list[str] = []
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        attrs.append(node.attr.value if isinstance(node, cst.Attribute) else "[]")
+        node = node.value
+    if isinstance(node, cst.Await):
+        node = node.expression
+    if not attrs or not isinstance(node, cst.Call):
+        return None
+    return node, tuple(reversed(attrs))
+
+
 def field_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
     """The name path of a field access or store. `type(self)._epoch` and `self.__class__._epoch`
     name the class attribute `self._epoch` names (read through `lock_path`); any other path is the
@@ -997,34 +1011,50 @@ class FactsExtractor(FastVisitor):
                 bump = _is_bump(self._code, element.value, element_value)
                 self._store(element.value, element_value, statement, bump=bump, kind=kind)
             return
-        if isinstance(target, cst.Subscript):
-            self._visit_subscript_slices(target)
-        elif isinstance(target, cst.Attribute):
+        if isinstance(target, (cst.Attribute, cst.Subscript)):
             self._visit_chain_roots(target)
         path = field_path(target)
         if path is None:
+            # `self.state().epoch += 1`: a store into a field of the call's result.
+            held = self._call_result_path(target)
+            if held is not None:
+                self._write(held, target, value, bump=bump, kind=kind, annotation=annotation)
             return
         name, attrs = path
-        is_item = bool(attrs) and attrs[-1] == "[]"
-        ref = self._ref(name, _strip_items(attrs))
-        value_call, value_ref = self._value_of(value)
-        # Stores into locals (and items of local containers) are bindings, not shared writes.
-        if ref.attrs or ref.scope == "":
-            write_kind = "item" if is_item else kind
-            empty = _is_empty_literal(value)
-            function = self.lambda_qualname(value) if isinstance(value, cst.Lambda) else ""
-            self._fn.writes.append(
-                Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
-            )
-            # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
-            for field_name, field_bump in _copy_sets(self._code, target, value):
-                field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))
-                self._fn.writes.append(Write(field_ref, self._site(target), kind, field_bump))
+        self._write(self._ref(name, attrs), target, value, bump=bump, kind=kind, annotation=annotation)
         if not attrs:
+            value_call, value_ref = self._value_of(value)
             self._fn.binds.append(
                 Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
             )
         self._store_values(name, attrs, value, subscript_keys(target))
+
+    def _write(
+        self,
+        path: Ref,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        *,
+        bump: bool,
+        kind: str,
+        annotation: str,
+    ) -> None:
+        """The writes of a store into `path`. Stores into locals (and items of local containers) are
+        bindings, not shared writes."""
+        ref = path._replace(attrs=_strip_items(path.attrs))
+        if not ref.attrs and ref.scope != "":
+            return
+        write_kind = "item" if path.attrs[-1:] == ("[]",) else kind
+        value_call, value_ref = self._value_of(value)
+        empty = _is_empty_literal(value)
+        function = self.lambda_qualname(value) if isinstance(value, cst.Lambda) else ""
+        self._fn.writes.append(
+            Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
+        )
+        # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
+        for field_name, field_bump in _copy_sets(self._code, target, value):
+            field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))
+            self._fn.writes.append(Write(field_ref, self._site(target), kind, field_bump))
 
     def _store_values(
         self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None, keys: tuple[str, ...]
@@ -1134,13 +1164,17 @@ class FactsExtractor(FastVisitor):
         return self._visit_name_path(node)
 
     def _visit_name_path(self, node: cst.Attribute | cst.Subscript) -> bool:
-        """An access of a name path (`self.a.b`, `parts[tp]`), or else the roots of the chain."""
+        """An access of a name path (`self.a.b`, `parts[tp]`) or of a path on a call's result
+        (`self.state().epoch`), or else the roots of the chain."""
         path = field_path(node)
         if path is None:
             self._visit_chain_roots(node)
-            return False
-        self._visit_subscript_slices(node)
-        self._fn.accesses.append(Access(self._ref(*path), self._site(node), self._flow))
+            ref = self._call_result_path(node)
+        else:
+            self._visit_subscript_slices(node)
+            ref = self._ref(*path)
+        if ref is not None:
+            self._fn.accesses.append(Access(ref, self._site(node), self._flow))
         return False
 
     def _visit_subscript_slices(self, node: cst.BaseExpression) -> None:
@@ -1158,6 +1192,22 @@ class FactsExtractor(FastVisitor):
             node = node.value
         if not isinstance(node, cst.Name):
             self.walk(node)
+
+    def _call_result_path(self, node: cst.BaseExpression) -> Ref | None:
+        """`self.state().epoch`, its call visited: the call's result is held in a local no code
+        names (`state()<7>`), bound to the call, and the chain is a path on it, of the class the
+        call returns, as the same read through a local (`s = self.state(); s.epoch`) is. None for
+        a chain not rooted in a call, and in module code and class bodies, which have no locals."""
+        path = _call_rooted_path(node)
+        if path is None or self._fn.kind in ("module", "classbody"):
+            return None
+        call, attrs = path
+        call_id = self._call_ids.get(id(call), -1)
+        if call_id < 0:
+            return None
+        local = f"{_last_name(call.func)}()<{call_id}>"
+        self._fn.binds.append(Bind(local, self._site(call), "assign", call_id))
+        return Ref(self._fn.qualname, local, attrs)
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
         self._fn.comparisons.append(self._pos(node))
@@ -1456,8 +1506,12 @@ def _unpacks_a_collection(element: cst.BaseElement) -> bool:
     value = element.value
     if isinstance(value, cst.Call):
         return _iterates_collection(value)
-    name = value.attr.value if isinstance(value, cst.Attribute) else value.value if isinstance(value, cst.Name) else ""
-    return not (name.isupper() or isinstance(value, _LITERALS))
+    return not (_last_name(value).isupper() or isinstance(value, _LITERALS))
+
+
+def _last_name(node: cst.BaseExpression) -> str:
+    """`c` of `a.b.c`, `a` of `a`; "" for any other expression."""
+    return node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
 
 
 def _matches_anything(case: cst.MatchCase) -> bool:
