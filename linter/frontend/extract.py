@@ -252,6 +252,9 @@ class FactsExtractor(FastVisitor):
         self._next_id = 0
         # Call ids by node identity, so that an assignment can name the call that made its value.
         self._call_ids: dict[int, int] = {}
+        # The ids of the calls whose result a chain reads (`self.state().epoch`), bound each to the
+        # local that holds it once.
+        self._held_calls: set[int] = set()
         # The suites being walked, innermost last: where a `return` or `raise` ends its path.
         self._blocks: list[Pos] = []
         # The `finally` suites of the `try` statements whose other parts are being walked: a
@@ -709,9 +712,11 @@ class FactsExtractor(FastVisitor):
             if is_async:
                 self._fn.awaits.append(Await(self._site(item)))
             path = lock_path(item.item)
+            # `with self.state().lock:` holds the lock field of the class the call returns.
+            lock = self._ref(*path) if path is not None else self._call_result_path(item.item)
             kind = "async_with" if is_async else "with"
-            if path is not None:
-                opened.append(self._open_region(self._ref(*path), kind, item, node))
+            if lock is not None:
+                opened.append(self._open_region(lock, kind, item, node))
             elif (call_id := self._call_ids.get(id(item.item))) is not None:
                 # `with self._lock_for(tp):` holds the lock the call returns, if it returns one.
                 opened.append(self._open_region(_NO_REF, kind, item, node, call_id))
@@ -1206,7 +1211,9 @@ class FactsExtractor(FastVisitor):
         if call_id < 0:
             return None
         local = f"{_last_name(call.func)}()<{call_id}>"
-        self._fn.binds.append(Bind(local, self._site(call), "assign", call_id))
+        if call_id not in self._held_calls:
+            self._held_calls.add(call_id)
+            self._fn.binds.append(Bind(local, self._site(call), "assign", call_id))
         return Ref(self._fn.qualname, local, attrs)
 
     def visit_Comparison(self, node: cst.Comparison) -> bool:
