@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from epochlint.config import name_words, snake_name
 from epochlint.findings import Finding, RelatedLocation
-from epochlint.frontend.facts import FLOW_ARG, Arg, Call, Pos, Ref, written_name
+from epochlint.frontend.facts import Arg, Call, Pos, Ref, written_name
 from epochlint.frontend.java import is_java
 from epochlint.program.model import Program
 from epochlint.program.symbols import Entity, receiver_path
@@ -364,6 +364,6 @@ def _argument_pos(program: Program, fid: str, call: Call, arg: Arg, index: int) 
     target = arg.keyword or str(index)
     for access in program.symbols.function(fid).accesses:
         flow = access.flow
-        if flow.kind == FLOW_ARG and flow.call == call.id and flow.targets == (target,) and access.ref == arg.ref:
+        if flow.call == call.id and flow.argument_keys() == (target,) and access.ref == arg.ref:
             return access.site.pos
     return call.site.pos

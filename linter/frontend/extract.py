@@ -948,9 +948,9 @@ class FactsExtractor(FastVisitor):
     def visit_Assign(self, node: cst.Assign) -> bool:
         pairs = _paired_elements(node)
         if pairs:
-            # `a, b = x, y`: each target takes its own value, not the whole tuple's.
-            for target, value in pairs:
-                self._visit_with_flow(value, self._assign_flow(target))
+            # `a, *b = x, y, z`: each target takes its own values, not the whole tuple's.
+            for value, targets in pairs:
+                self._visit_with_flow(value, self._assign_flow(*targets))
         else:
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for assigned in node.targets:
@@ -982,7 +982,11 @@ class FactsExtractor(FastVisitor):
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
         targets = _local_names(node.target)
-        self._visit_with_flow(node.value, Flow(FLOW_ASSIGN, targets))
+        flow = Flow(FLOW_ASSIGN, targets)
+        if self._flow.kind == FLOW_ARG:
+            # `f(x := v)`: v is the argument, and `x` is assigned it.
+            flow = flow._replace(call=self._flow.call, argument=self._flow.targets)
+        self._visit_with_flow(node.value, flow)
         self._store(node.target, node.value, node, bump=False)
         return False
 
@@ -1391,7 +1395,10 @@ class FactsExtractor(FastVisitor):
         return tuple(self._argument("", element) for element in elements if isinstance(element, cst.Call))
 
     def _argument(self, keyword: str, value: cst.BaseExpression) -> Arg:
-        """What an argument (or an element of one) passes, once its expression has been visited."""
+        """What an argument (or an element of one) passes, once its expression has been visited:
+        a walrus's value (`f(x := v)` passes v)."""
+        if isinstance(value, cst.NamedExpr):
+            return self._argument(keyword, value.value)
         text = self._code(value).strip()
         if isinstance(value, cst.Lambda):
             return Arg(keyword, "lambda", function=self.lambda_qualname(value), text=text)
@@ -1785,33 +1792,92 @@ def _unpacked(
     target: cst.Tuple | cst.List, value: cst.BaseExpression | None
 ) -> list[cst.BaseExpression | None]:
     """What each element of a tuple target takes from a literal value: `a, *b, c = 1, 2, 3, 4`
-    gives `a` 1 and `c` 4, and the starred `b` a list of 2, 3; None where it is not known."""
-    targets = target.elements
-    unknown: list[cst.BaseExpression | None] = [None] * len(targets)
+    gives `a` 1 and `c` 4, and the starred `b` a list of 2, 3; None where it is not known (an
+    element of a spread `*xs`, or one of several elements that may land there)."""
+    unknown: list[cst.BaseExpression | None] = [None] * len(target.elements)
     if not isinstance(value, (cst.Tuple, cst.List)):
         return unknown
-    values = [element.value for element in value.elements]
-    star = next((i for i, e in enumerate(targets) if isinstance(e, cst.StarredElement)), None)
-    if star is None:
-        return [values[i] if i < len(values) else None for i in range(len(targets))]
-    after = len(targets) - star - 1
-    if len(values) < star + after or any(isinstance(e, cst.StarredElement) for e in value.elements):
+    landings = _landings(target, value)
+    if not landings:
         return unknown
-    taken = cst.List([cst.Element(v) for v in values[star : len(values) - after]])
-    return [*values[:star], taken, *values[len(values) - after :]]
+    unpacked: list[cst.BaseExpression | None] = []
+    for position, element in enumerate(target.elements):
+        landing = [(source, spots) for source, spots in zip(value.elements, landings) if position in spots]
+        alone = all(len(spots) == 1 for _, spots in landing)
+        unpacked.append(_taken(element, [source for source, _ in landing]) if alone else None)
+    return unpacked
 
 
-def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """(target, value) pairs of `a, b = x, y`; empty when targets and values do not pair up."""
+def _taken(target: cst.BaseElement, sources: list[cst.BaseElement]) -> cst.BaseExpression | None:
+    """What an element of a tuple target takes from the value elements that land in it alone: a
+    starred one a list of them (a spread among them keeps its star), any other its one element,
+    unless that is a spread."""
+    if isinstance(target, cst.StarredElement):
+        return cst.List(sources)
+    if len(sources) == 1 and not isinstance(sources[0], cst.StarredElement):
+        return sources[0].value
+    return None
+
+
+def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, tuple[cst.BaseExpression, ...]]]:
+    """(value, targets) of each element of the value of `a, *b = x, y, z`: the targets it may land
+    in (see `_landings`); empty when target and value are not literal tuples that pair up."""
     if len(node.targets) != 1:
         return []
     target, value = node.targets[0].target, node.value
     if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
         return []
-    elements = (*target.elements, *value.elements)
-    if len(target.elements) != len(value.elements) or any(isinstance(e, cst.StarredElement) for e in elements):
-        return []
-    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    targets = [element.value for element in target.elements]
+    landings = _landings(target, value)
+    return [(element.value, tuple(targets[p] for p in spots)) for element, spots in zip(value.elements, landings)]
+
+
+# Where an element of an unpacked value sits, counted from one end: the least position it may have,
+# and whether that is its position (no spread `*xs` lies between it and that end, nor is it one).
+_Place = tuple[int, bool]
+
+
+def _landings(target: cst.Tuple | cst.List, value: cst.Tuple | cst.List) -> list[tuple[int, ...]]:
+    """For each element of a literal value unpacked into a tuple target, the positions of the
+    target elements it may land in, as Python unpacks: the names before a starred target take the
+    elements at their positions, those after it the elements counted from the end, the starred name
+    a list of the rest; a spread (`*xs`) lands wherever its place allows. Empty when an element
+    lands nowhere (lengths that cannot match)."""
+    count = len(target.elements)
+    star = next((i for i, e in enumerate(target.elements) if isinstance(e, cst.StarredElement)), None)
+    elements = value.elements
+    landings: list[tuple[int, ...]] = []
+    for index, element in enumerate(elements):
+        front = _place(elements[:index], element)
+        back = _place(elements[index + 1 :], element)
+        spots = tuple(position for position in range(count) if _lands(front, back, position, count, star))
+        if not spots:
+            return []
+        landings.append(spots)
+    return landings
+
+
+def _place(between: Sequence[cst.BaseElement], element: cst.BaseElement) -> _Place:
+    """The place of `element` counted from the end beyond the elements `between`."""
+    spreads = sum(isinstance(other, cst.StarredElement) for other in between)
+    return len(between) - spreads, not spreads and not isinstance(element, cst.StarredElement)
+
+
+def _lands(front: _Place, back: _Place, position: int, count: int, star: int | None) -> bool:
+    """Whether a value element at `front` and `back` may land in the target element at `position`
+    (of `count`, the starred one at `star`)."""
+    from_end = count - 1 - position
+    if star is None:
+        return _fits(front, position) and _fits(back, from_end)
+    if position != star:
+        return _fits(front, position) if position < star else _fits(back, from_end)
+    # The starred target takes what the targets before and after it leave.
+    return not (front[1] and front[0] < star) and not (back[1] and back[0] < from_end)
+
+
+def _fits(place: _Place, position: int) -> bool:
+    least, exact = place
+    return least == position if exact else least <= position
 
 
 def _every_arm_exits(node: cst.If) -> bool:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 59
+FACTS_FORMAT = 60
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -70,6 +70,13 @@ class Flow(NamedTuple):
     compared: bool = False
     # Assigned values only: the targets that are not plain names (`self.x`, `offsets[tp]`).
     stores: tuple[Ref, ...] = ()
+    # A walrus's value that is an argument too (`f(x := v)`: v is assigned to `x` and passed):
+    # the argument's keys, as an argument's `targets` are, of the call `call`.
+    argument: tuple[str, ...] = ()
+
+    def argument_keys(self) -> tuple[str, ...]:
+        """The keys of the argument of `call` that the value is (see `targets`), if it is one."""
+        return self.targets if self.kind == FLOW_ARG else self.argument
 
 
 class Site(NamedTuple):

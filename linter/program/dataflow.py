@@ -415,15 +415,12 @@ def _walrus_tested(choices: tuple[Choice, ...], flow: Flow, pos: Pos) -> tuple[D
 def _flow_dests(flow: Flow, qualname: str) -> tuple[Dest, ...]:
     if flow.kind == FLOW_ASSIGN:
         locals_ = tuple(("local", name) for name in flow.targets)
-        return locals_ + tuple(_store_dest(ref, qualname) for ref in flow.stores)
+        stores = tuple(_store_dest(ref, qualname) for ref in flow.stores)
+        return locals_ + stores + _argument_dests(flow)
     if flow.kind in (FLOW_RETURN, FLOW_YIELD, FLOW_YIELD_FROM):
         return (("return",),)
-    if flow.kind == FLOW_ARG and len(flow.targets) == 2:
-        # An element of a literal argument is part of the argument, and an argument of its own
-        # when a hand-off binds the elements (`Thread(target=f, args=(a, b))`).
-        return (("arg", flow.call, flow.targets[0]), ("arg", flow.call, element_key(*flow.targets)))
-    if flow.kind == FLOW_ARG and flow.targets:
-        return (("arg", flow.call, flow.targets[0]),)
+    if flow.kind == FLOW_ARG:
+        return _argument_dests(flow)
     if flow.kind == FLOW_RECEIVER:
         return (("recv", flow.call),)
     return ()
@@ -469,6 +466,16 @@ def _element_of(value: Value, element: str) -> dict[Label, Path]:
         for label, path in value.items()
         if label.kind == PARAM and label.inner is None
     }
+
+
+def _argument_dests(flow: Flow) -> tuple[Dest, ...]:
+    """The argument a value is (`f(x)`, or a walrus's `f(x := v)`), if it is one."""
+    keys = flow.argument_keys()
+    if len(keys) == 2:
+        # An element of a literal argument is part of the argument, and an argument of its own
+        # when a hand-off binds the elements (`Thread(target=f, args=(a, b))`).
+        return (("arg", flow.call, keys[0]), ("arg", flow.call, element_key(*keys)))
+    return (("arg", flow.call, keys[0]),) if keys else ()
 
 
 def element_key(argument: str, element: str) -> str:
