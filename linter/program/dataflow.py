@@ -977,6 +977,7 @@ class _Frame:
             target = result.setdefault(name, {})
             fallbacks: list[Value] = []
             bodies = self._fallback_bodies(name, producers)
+            assignments: dict[Site, tuple[Site, dict[Label, Path]]] = {}
             for position in producers:
                 producer = index.producers[position]
                 value = self.domain.assign(self.fid, name, self.values[position], producer.site)
@@ -984,7 +985,9 @@ class _Frame:
                     fallbacks.append(value)
                 else:
                     merge(target, value)
-                    self._assigned.setdefault(name, []).append((producer.site, value))
+                    definition = self.flow.definition_site(self.fid, name, producer.site)
+                    _add_piece(assignments, definition, producer.site, value)
+            self._assigned.setdefault(name, []).extend(assignments.values())
             for value in fallbacks:
                 fallen_back = self.domain.fallback(dict(target), value)
                 merge(target, fallen_back)
@@ -1226,6 +1229,19 @@ class _Frame:
             for label, path in made.items():
                 if self.domain.keeps_event(label):
                     yield Event(event.kind, label, path, self.fid, ctx.call.site)
+
+
+def _add_piece(
+    assignments: dict[Site, tuple[Site, dict[Label, Path]]], definition: Site, piece: Site, value: Value
+) -> None:
+    """Add a piece of an assignment's value (`self._epoch` and `delta` of `epoch = self._epoch +
+    delta`) to the assignment at `definition`: its pieces are one assignment, spanning them all
+    (in the loops of its target, not those of a comprehension in it), which no piece of it
+    replaces."""
+    span, held = assignments.get(definition, (piece, {}))
+    start, end = min(span.pos[:2], piece.pos[:2]), max(span.pos[2:], piece.pos[2:])
+    merge(held, value)
+    assignments[definition] = (definition._replace(pos=(*start, *end)), held)
 
 
 def _parameters_in(summary: Summary) -> frozenset[str]:
