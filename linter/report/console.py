@@ -81,9 +81,10 @@ def write_report(
     console = make_console(stream)
     sources = SourceCache(result.root, dict(result.in_memory), result.not_read)
     arrow = "↳" if _is_unicode(console) else "->"
+    line_break = Text("\n")
     for finding in result.findings:
-        for line in (lines_of or finding_lines)(finding, sources, arrow):
-            console.print(line)
+        # One print a finding: rich's cost is per print, and a long chain is thousands of lines.
+        console.print(line_break.join((lines_of or finding_lines)(finding, sources, arrow)))
     if not summary:
         return
     for note in result.notes:
