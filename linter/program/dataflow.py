@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from epochlint.frontend.facts import (
     FLOW_ARG,
     FLOW_ASSIGN,
+    FLOW_ITER,
     FLOW_RECEIVER,
     FLOW_RETURN,
     FLOW_YIELD,
@@ -314,6 +315,8 @@ class _Index:
     arguments: dict[int, dict[str, list[int]]] = field(default_factory=dict)
     inputs: dict[Dest, list[int]] = field(default_factory=dict)
     binds: list[Bind] = field(default_factory=list)
+    # Where a loop target's iterable, a name path, is read, by the target's bind (see `_iterated_at`).
+    iterated_at: dict[int, Site] = field(default_factory=dict)
     # Container writers: (call id, destination of the receiver).
     writers: list[tuple[int, Dest]] = field(default_factory=list)
     # Loads of each local name (any attribute path rooted at it).
@@ -373,6 +376,7 @@ def _build_index(program: Program, fid: str) -> _Index:
         bind for bind in function.binds
         if bind.kind in ("iter", "iter_part", "with") and (bind.value_ref or bind.value_call >= 0)
     ]
+    index.iterated_at = _iterated_at(function.accesses, index.binds)
     for fallback in function.fallbacks:
         index.fallbacks.setdefault(fallback.name, []).append(fallback.body)
     for call in function.calls:
@@ -380,6 +384,24 @@ def _build_index(program: Program, fid: str) -> _Index:
         if call.method in CONTAINER_WRITERS and receiver is not None:
             index.writers.append((call.id, _store_dest(receiver, function.qualname)))
     return index
+
+
+def _iterated_at(accesses: Sequence[Access], binds: Sequence[Bind]) -> dict[int, Site]:
+    """Where each loop target's iterable is read (`self._epochs` of `for e in self._epochs`): the
+    first read of that path as an iterable after the target, which is where the loop reads it (a
+    read there is the one EPL001 reports), not where the target takes it."""
+    iterables: dict[Ref, list[Site]] = {}
+    for access in accesses:
+        if access.flow.kind == FLOW_ITER:
+            iterables.setdefault(access.ref, []).append(access.site)
+    found: dict[int, Site] = {}
+    for bind in binds:
+        if bind.kind == "with" or bind.value_ref is None:
+            continue
+        after = [site for site in iterables.get(bind.value_ref, ()) if site.pos[:2] >= bind.site.pos[2:]]
+        if after:
+            found[id(bind)] = min(after, key=lambda site: site.pos)
+    return found
 
 
 def _choice_part(
@@ -1131,7 +1153,7 @@ class _Frame:
             position = self.index.call_producer.get(bind.value_call)
             value = self.values[position] if position is not None else EMPTY
         elif bind.value_ref is not None:
-            value = self.ref_value(bind.value_ref, bind.site)
+            value = self.ref_value(bind.value_ref, self.index.iterated_at.get(id(bind), bind.site))
         else:
             return EMPTY
         return self.domain.assign(self.fid, bind.name, value, bind.site)
