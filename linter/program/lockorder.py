@@ -205,6 +205,8 @@ class LockOrder:
             for site in self.calls.sites_from.get(fid, ()):
                 if not (handoffs or site.inherits_locks) or not self.calls.runs_after(passed, site):
                     continue
+                if self.unreachable(fid, site.pos):
+                    continue  # left after a return: no path makes the call
                 if free is not None and self._probed(site, free):
                     continue
                 if within is not None and site.callee not in within:
