@@ -1007,7 +1007,10 @@ class _Frame:
                     fallbacks.append(value)
                 else:
                     merge(target, value)
-                    definition = self.flow.definition_site(self.fid, name, producer.site)
+                    # A store into an item of the local (`offsets[tp] = ...`) is no part of the
+                    # assignment before it: it adds to what the local holds, where it happens.
+                    assigns = name in producer.flow.targets
+                    definition = self.flow.definition_site(self.fid, name, producer.site) if assigns else producer.site
                     _add_piece(assignments, definition, producer.site, value)
             self._assigned.setdefault(name, []).extend(assignments.values())
             for value in fallbacks:
