@@ -288,9 +288,18 @@ class Program:
             # Java's `static { epoch = 0; }`: its class's own static fields, as it is initialised.
             field = self.symbols.field(fid, write.ref)
             return field is not None and field.owner == self.symbols.class_of_function(fid)
-        if write.ref.name != self.symbols.self_param(fid):
+        if write.ref.name != self.symbols.self_param(fid) and not self._holds_own_part(fid, write.ref.name):
             return False
         return function.name in CONSTRUCTORS or self._run_only_while_built(fid)
+
+    def _holds_own_part(self, fid: str, local: str) -> bool:
+        """Whether `local` holds only what the object's own methods return (`state = self.state()`,
+        and the result of `self.state()` in `self.state().epoch = 0`): its own parts, in a
+        constructor as unshared as its fields."""
+        binds = self.symbols.binds(fid).get(local, ())
+        return bool(binds) and all(
+            bind.kind == "assign" and self.symbols.calls_own_method(fid, bind.value_call) for bind in binds
+        )
 
     def _run_only_while_built(self, fid: str) -> bool:
         """Whether every call of `fid` that shapes the model is a constructor's call of a method of
