@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site, written_name
+from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site, within, written_name
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -477,7 +477,8 @@ def _interleaves(program: Program, reads: list[Frame], uses: list[Frame]) -> boo
     awaits = program.symbols.function(fid).awaits
     new_loops = set(use_site.loops) - set(read_site.loops)
     for point in awaits:
-        if read_site.pos[:2] < point.site.pos[:2] <= use_site.pos[:2]:
+        # One inside the read (`(await self.state()).epoch`) runs before it: it makes its receiver.
+        if read_site.pos[:2] < point.site.pos[:2] <= use_site.pos[:2] and not within(point.site.pos, read_site.pos):
             return True
         if new_loops & set(point.site.loops):
             return True

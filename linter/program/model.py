@@ -827,7 +827,8 @@ class Program:
                 or (loop.is_async_for and within(point.site.pos, loop.site.pos))
             ):
                 continue
-            if step.site.pos[:2] < at and (end is None or at < end):
+            # One inside the step (`(await self.state()).epoch`) runs before it: it makes its receiver.
+            if step.site.pos[:2] < at and (end is None or at < end) and not within(point.site.pos, step.site.pos):
                 return True
         return False
 
