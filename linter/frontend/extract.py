@@ -1289,6 +1289,10 @@ class FactsExtractor(FastVisitor):
                 self._visit_with_flow(node.func.value, Flow(FLOW_RECEIVER, call=call_id))
                 if isinstance(inner, cst.Call):
                     receiver_call = self._call_ids.get(id(inner), -1)
+                # `self.state().incoming.clear()`: a method of a path on the call's result (visited
+                # above, so its call has an id), as `s.incoming.clear()` is.
+                elif (held := self._call_result_path(node.func.value)) is not None:
+                    callee = held._replace(attrs=(*held.attrs, method))
             else:
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
                 if isinstance(node.func, cst.Call):
