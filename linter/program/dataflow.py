@@ -1123,13 +1123,13 @@ class _Frame:
             self._conditions_at[site] = found
         return found
 
-    def _fallback_bodies(self, name: str, producers: Sequence[int]) -> list[Pos]:
-        """The bodies whose assignments to local `name` run only when it holds nothing: those that
-        run only when `name` holds nothing, and those that run only when another local holds
-        nothing where every other assignment of `name` copies that local (`epoch = cur`, then
-        `if cur is None: epoch = hist`)."""
+    def _fallback_bodies(self, name: str | None, producers: Sequence[int]) -> list[Pos]:
+        """The bodies whose `producers` (the assignments to local `name`, or the returns when
+        `name` is None) run only when what they give holds nothing: those that run only when
+        `name` holds nothing, and those that run only when another local holds nothing where every
+        other producer copies that local (`epoch = cur`, then `if cur is None: epoch = hist`)."""
         index = self.index
-        bodies = list(index.fallbacks.get(name, ()))
+        bodies = list(index.fallbacks.get(name, ())) if name is not None else []
         for tested, tested_bodies in index.fallbacks.items():
             if tested == name:
                 continue
@@ -1173,7 +1173,7 @@ class _Frame:
         summary = Summary()
         concrete: list[Event] = []
         stores: dict[FieldId, dict[Label, Path]] = {}
-        returns = self._gather(("return",), self.values)
+        returns = self._returns()
         summary.returns = {
             label: path for label, path in returns.items() if self.domain.passes(label, "return")
         }
@@ -1184,6 +1184,20 @@ class _Frame:
         for event in _shortest_events(self._events()):
             (summary.events if depends_on_parameter(event.label) else concrete).append(event)
         return summary, concrete, stores
+
+    def _returns(self) -> Value:
+        """What the function returns: a return that runs only when a local holds nothing where every
+        other return gives that local (`if cur is None: return hist`, then `return cur`) is a
+        fallback, as the same written as assignments to a local is."""
+        producers = self.index.inputs.get(("return",), [])
+        bodies = self._fallback_bodies(None, producers)
+        falls_back = [any(within(self.index.producers[p].site.pos, body) for body in bodies) for p in producers]
+        held = union(self.values[p] for p, fallback in zip(producers, falls_back) if not fallback)
+        returns = dict(held)
+        for position, fallback in zip(producers, falls_back):
+            if fallback:
+                merge(returns, self.domain.fallback(held, self.values[position]))
+        return returns
 
     def _stores(self) -> Iterator[tuple[FieldId, Value]]:
         """Values stored into fields: by assignment, by a container writer, and by callees that
