@@ -260,9 +260,10 @@ the historical epoch only when the current one is missing (`cur if cur is not No
 `cur or hist`, or as statements: `epoch = cur` then `if epoch is None: epoch = hist` (or `if cur
 is None:`), or `if cur is not None: epoch = cur` with `else: epoch = hist`, either way round).
 Either defence written in a helper that takes both epochs (`pick_epoch(cur, hist)`), also as
-returns (`if cur is None: return hist` then `return cur`), is judged at each call as if written
-there: by what the call passes. `min(historical, current)` and a
-conditional on anything else (`hist if flag else cur`) do carry the historical epoch. Sources,
+returns (`if cur is None: return hist` then `return cur`, or `if cur is not None: return cur`
+then `return hist`), is judged at each call as if written there: by what the call passes.
+`min(historical, current)` and a conditional on anything else (`hist if flag else cur`) do carry
+the historical epoch. Sources,
 current sources and commit callees are configurable (`historical-epoch-sources`,
 `current-epoch-sources`, `commit-sinks`).
 """

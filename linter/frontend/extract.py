@@ -750,6 +750,9 @@ class FactsExtractor(FastVisitor):
             if isinstance(node.orelse, cst.If):
                 self._elifs.add(id(node.orelse))
             self.walk(node.orelse)
+        elif (present := _tested_present(node.test)) is not None and self._blocks and _suite_exits(node.body):
+            # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing.
+            self._fn.fallbacks.append(Fallback(present, self._pos(node)[2:] + self._blocks[-1][2:]))
         if id(node) not in self._elifs and _every_arm_exits(node):
             # No path goes on after the statement: as a `return` at its end.
             end = self._pos(node)[2:]

@@ -233,6 +233,11 @@ def _span(start: Node, end: Node) -> Pos:
     return (*_pos(start)[:2], *_pos(end)[2:])  # type: ignore[return-value]
 
 
+def _span_after(node: Node, enclosing: Node) -> Pos:
+    """From the end of `node` to the end of `enclosing`."""
+    return (*_pos(node)[2:], *_pos(enclosing)[2:])  # type: ignore[return-value]
+
+
 def type_name(node: Node | None) -> str:
     """The class a type names, type arguments dropped (`ConsumerImpl<T>` -> `ConsumerImpl`); "" for
     primitives and arrays, which hold no object of a class."""
@@ -1215,6 +1220,9 @@ class _Extractor:
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
+            if arm == 1 and node.parent is not None and _leaves(consequence):
+                # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing.
+                self._fn.fallbacks.append(Fallback(local, _span_after(node, node.parent)))
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative))))
             if arm == 1:
