@@ -736,10 +736,16 @@ class FactsExtractor(FastVisitor):
     def visit_If(self, node: cst.If) -> bool:
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
+        tested = self._tested_acquire(node.test)
+        region_id = None
+        if tested is not None:
+            region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], node.body)
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
-        self._walk_where_acquired(node.test, node.body)
+        self.walk(node.body)
+        if region_id is not None and region_id in self._fn.region_stack:
+            self._fn.region_stack.remove(region_id)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
@@ -758,17 +764,6 @@ class FactsExtractor(FastVisitor):
             end = self._pos(node)[2:]
             self._exit(end + end)
         return False
-
-    def _walk_where_acquired(self, test: cst.BaseExpression, body: cst.BaseSuite) -> None:
-        """Walk the body of an `if` or `while` statement, which holds the lock where `test` is a
-        successful non-blocking or timed acquire (`while L.acquire(timeout=1):`, or `if got:`)."""
-        tested = self._tested_acquire(test)
-        region_id = None
-        if tested is not None:
-            region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], body)
-        self.walk(body)
-        if region_id is not None:
-            self._drop_region(region_id)
 
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
@@ -816,7 +811,7 @@ class FactsExtractor(FastVisitor):
         self._fn.loop_stack.append(loop_id)
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
-        self._walk_where_acquired(node.test, node.body)
+        self.walk(node.body)
         self._fn.loop_stack.pop()
         self._loop_else(node)
         return False

@@ -317,9 +317,6 @@ class _Function(FunctionBuilder):
     arrays: set[str] = field(default_factory=set)
     # Locals and parameters by name: whether the latest declaration gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
-    # The regions of the bodies of `if` and `while` statements that test a `tryLock`, innermost
-    # last: an unlock in one ends it (not a region that a block opened, which that block ends).
-    tested_regions: list[tuple[Ref, int]] = field(default_factory=list)
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -1073,10 +1070,6 @@ class _Extractor:
                 self._fn.region_stack.remove(opened[index][1])
                 del opened[index]
                 return
-        for tested_lock, region in reversed(self._fn.tested_regions):
-            if tested_lock == lock and region in self._fn.region_stack:
-                self._fn.region_stack.remove(region)
-                return
         if suspended is not None:
             self._fn.suspend_acquired(lock, suspended)
 
@@ -1211,11 +1204,17 @@ class _Extractor:
         condition = node.child_by_field_name("condition")
         self._with_flow(condition, Flow(FLOW_CONDITION))
         consequence = node.child_by_field_name("consequence")
+        tested = _tested_lock(_unparenthesized(condition), self._try_lock_results())
+        region = None
+        if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
+            region = self._open_region(lock, "try_acquire", tested[1], consequence)
         arm, local = _tested_local(condition)
         if arm == 2:
             # `if (epoch == null)` or `if (!epoch.isPresent())`: the body runs only when it holds nothing.
             self._fn.fallbacks.append(Fallback(local, _pos(consequence)))
-        self._visit_where_acquired(condition, consequence)
+        self._visit(consequence)
+        if region is not None and region in self._fn.region_stack:
+            self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
         if alternative is None:
             # One arm, which may not run.
@@ -1236,31 +1235,10 @@ class _Extractor:
         self._fn.loop_stack.append(loop_id)
         return loop_id
 
-    def _visit_where_acquired(self, condition: Node, body: Node) -> None:
-        """Visit the body of an `if` or `while` statement, which holds the lock where `condition` is
-        a successful `tryLock` (`while (L.tryLock())`, or `if (got)` of its result)."""
-        tested = _tested_lock(_unparenthesized(condition), self._try_lock_results())
-        lock = self._lock_ref(tested[0]) if tested is not None else None
-        if tested is None or lock is None:
-            self._visit(body)
-            return
-        region = self._open_region(lock, "try_acquire", tested[1], body)
-        self._fn.tested_regions.append((lock, region))
-        self._visit(body)
-        self._fn.tested_regions.pop()
-        if region in self._fn.region_stack:
-            self._fn.region_stack.remove(region)
-
     def _v_while_statement(self, node: Node) -> None:
         self._loop("while", node, batch=False)
-        condition = node.child_by_field_name("condition")
-        self._with_flow(condition, Flow(FLOW_CONDITION))
-        body = node.child_by_field_name("body")
-        if node.type == "while_statement":
-            self._visit_where_acquired(condition, body)
-        else:
-            # A `do` loop's body runs once before its condition is tested.
-            self._visit(body)
+        self._with_flow(node.child_by_field_name("condition"), Flow(FLOW_CONDITION))
+        self._visit(node.child_by_field_name("body"))
         self._fn.loop_stack.pop()
 
     def _v_do_statement(self, node: Node) -> None:
