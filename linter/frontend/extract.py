@@ -1907,13 +1907,13 @@ def _tested_missing(test: cst.BaseExpression) -> str | None:
     test assigns it: `if (name := lookup()) is None:`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return _tested_name(test.expression)
-    return _compared_with_none(test, cst.Is)
+    return _compared_with_none(test, (cst.Is, cst.Equal))
 
 
 def _tested_present(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is not None:` or `if name:` tests for holding something (also
     where the test assigns it: `if (name := lookup()) is not None:`)."""
-    return _tested_name(test) or _compared_with_none(test, cst.IsNot)
+    return _tested_name(test) or _compared_with_none(test, (cst.IsNot, cst.NotEqual))
 
 
 def _tested_name(expression: cst.BaseExpression) -> str | None:
@@ -2034,11 +2034,15 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
-def _compared_with_none(test: cst.BaseExpression, operator: type[cst.BaseCompOp]) -> str | None:
-    """The local name that `name is None` (`operator` cst.Is) or `name is not None` compares."""
+def _compared_with_none(
+    test: cst.BaseExpression, operators: tuple[type[cst.BaseCompOp], ...]
+) -> str | None:
+    """The local name that `name is None` (`operators` cst.Is and cst.Equal, for `name == None`) or
+    `name is not None` (`!= None`) compares, as the conditional expressions' `_present_arm` reads
+    them."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if _is_none(target.comparator) and isinstance(target.operator, operator):
+        if _is_none(target.comparator) and isinstance(target.operator, operators):
             return _tested_name(test.left)
     return None
 
