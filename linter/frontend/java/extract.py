@@ -75,6 +75,8 @@ _CLASS_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_de
 _VISIBILITIES = ("public", "protected", "private")
 _PACKAGE_PRIVATE = "package"
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# What a name path starts from (`a.b`, `this.b`, `super.b`, `Type.B`).
+_NAMES = frozenset({"identifier", "this", "super", "type_identifier", "scoped_type_identifier"})
 # Where a `return` or `throw` ends a block of statements.
 _BLOCKS = frozenset({"block", "constructor_body", "switch_block_statement_group", "switch_rule"})
 _JUMPS = frozenset({"break_statement", "return_statement", "throw_statement", "yield_statement", "continue_statement"})
@@ -433,6 +435,8 @@ class _Class:
     components: list[Node] = field(default_factory=list)
     # The fields declared as arrays.
     array_fields: set[str] = field(default_factory=set)
+    # The methods declared to return an `Optional`.
+    optional_methods: set[str] = field(default_factory=set)
 
 
 class _Extractor:
@@ -453,6 +457,8 @@ class _Extractor:
         # The calls whose result a field is read on (`getState().epoch`), by node id: the local
         # that holds the result, as (the function that binds it, its name).
         self._call_results: dict[int, tuple[str, str]] = {}
+        # The calls store targets start from, by node id: visited before the stored value is.
+        self._store_roots: set[int] = set()
         # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function.
         self._inlined_depth = 0
         # The `finally` clauses of the `try` statements whose other parts are being read: a
@@ -615,19 +621,25 @@ class _Extractor:
         """Visit the index expressions inside a name path (`a[i].b` visits i), and what a chain
         that is not a name path starts from: a call's result a field is read on is then a path's
         root (see `_hold_call_result`)."""
-        chain = node
-        while node.type in ("field_access", "array_access", "parenthesized_expression"):
-            if node.type == "array_access":
-                self._with_flow(node.child_by_field_name("index"), Flow())
-                node = node.child_by_field_name("array")
-            elif node.type == "field_access":
-                node = node.child_by_field_name("object")
-            else:
-                node = node.named_children[0]
-        if node.type not in ("identifier", "this", "super", "type_identifier", "scoped_type_identifier"):
-            self._visit(node)
-            if node is not chain:
-                self._hold_call_result(node)
+        links = _chain(node)
+        for link in links:
+            if link.type == "array_access":
+                self._with_flow(link.child_by_field_name("index"), Flow())
+        root = links[-1]
+        if root.type not in _NAMES and root.id not in self._store_roots:
+            self._visit(root)
+            if root is not node:
+                self._hold_call_result(root)
+
+    def _hold_store_target_call(self, target: Node) -> None:
+        """`getState().epoch = e`: the call a store target starts from is visited (Java evaluates it
+        before the value) and its result held, so that the target is a path, a field of the class
+        the call returns, before the value is read into it (`_visit_indices` then leaves it)."""
+        root = _chain(target)[-1]
+        if root is not target and root.type in ("method_invocation", "object_creation_expression"):
+            self._store_roots.add(root.id)
+            self._visit(root)
+            self._hold_call_result(root)
 
     def _hold_call_result(self, node: Node) -> None:
         """`getState().epoch`: the call's result is held in a local no code names (`getState()<7>`),
@@ -700,6 +712,7 @@ class _Extractor:
                 cls.scalar_fields.add(_text(component_name))
         self._class_stack.append(cls)
         methods = self._method_names(members)
+        cls.optional_methods = _optional_methods(members)
         body_fn = _function(f"{qualname}.<body>", "<body>", "classbody", _pos(node), class_name=qualname,
                             parent=self._fn.qualname if in_function else "")
         self._stack.append(body_fn)
@@ -1375,6 +1388,7 @@ class _Extractor:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         operator = _text(node.child_by_field_name("operator"))
         left = _unparenthesized(left)
+        self._hold_store_target_call(left)
         ref = self._path(left)
         is_local = ref is not None and not ref.attrs and ref.scope != ""
         flow = Flow(FLOW_ASSIGN, (ref.name,)) if is_local and ref else Flow(FLOW_ASSIGN, stores=(ref,) if ref else ())
@@ -1397,8 +1411,8 @@ class _Extractor:
 
     def _v_update_expression(self, node: Node) -> None:
         target = _unparenthesized(node.named_children[0])
-        ref = self._path(target)
         self._with_flow(target, self._flow)
+        ref = self._path(target)  # after the call the field is bumped on, if any, is visited
         if ref is not None:
             self._store(target, ref, None, "augassign", bump="++" in _text(node))
 
@@ -1501,7 +1515,7 @@ class _Extractor:
             return
         if method in _OPTIONAL_FALLBACKS and obj is not None and len(args) == 1 and self._or_else(node, obj, args[0]):
             return
-        if method in idioms.ITERATING_METHODS and obj is not None and self._iterating_call(node, obj, method, args):
+        if method in idioms.SPOT_METHODS and obj is not None and self._iterating_call(node, obj, method, args):
             return
         call_id = self._new_id()
         self._call_ids[node.id] = call_id
@@ -1683,7 +1697,8 @@ class _Extractor:
 
     def _iterating_call(self, node: Node, obj: Node, method: str, args: list[Node]) -> bool:
         """`batch.forEach(m -> ...)`, `batch.stream().filter(...)`: a batch loop at the call whose body
-        is the function argument, run once per element with the caller's locks."""
+        is the function argument, run once per element with the caller's locks. On an `Optional`
+        (`opt.filter(...)`, `opt.ifPresent(...)`) the loop, run once at most, is no batch loop."""
         functions = [a for a in args if _unparenthesized(a).type in ("lambda_expression", "method_reference")]
         if method == "reduce" and len(args) == 3:
             # `reduce(identity, accumulator, combiner)`: the combiner joins partial results, not elements.
@@ -1698,7 +1713,9 @@ class _Extractor:
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
         loop_id = self._new_id()
-        batch = not _iterates_no_batch(obj, self._is_array)
+        # An `Optional`'s value, if any, is taken on the spot, once: no collection is walked.
+        optional = method in idioms.OPTIONAL_CONSUMERS or self._is_optional(obj)
+        batch = not optional and not _iterates_no_batch(obj, self._is_array)
         self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj)))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
@@ -1709,7 +1726,7 @@ class _Extractor:
         if function.type != "lambda_expression":
             # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
             pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
-            self._element_call(function, idioms.ITERATING_METHODS[method], body_flow, 2 if pairs else 1)
+            self._element_call(function, idioms.SPOT_METHODS[method], body_flow, 2 if pairs else 1)
         else:
             self._inline_lambda(function, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
@@ -1724,6 +1741,22 @@ class _Extractor:
         if path.scope and path.name != THIS:
             return not path.attrs and any(f.qualname == path.scope and path.name in f.arrays for f in self._stack)
         return len(path.attrs) == 1 and path.attrs[0] in self._class_stack[-1].array_fields
+
+    def _is_optional(self, node: Node) -> bool:
+        """Whether `node` is an `Optional`, as far as its declaration says: made by `Optional.of`,
+        `ofNullable` or `empty`, given by one's `filter`, `map`, `flatMap` or `or`, a field, a local
+        or a parameter declared `Optional<...>`, or what a method of the class declared so returns."""
+        node = _unparenthesized(node)
+        if node.type in ("identifier", "field_access"):
+            return self._declared_type(node) in idioms.OPTIONAL_TYPES
+        if node.type != "method_invocation":
+            return False
+        receiver, method = node.child_by_field_name("object"), _method_called(node)
+        if receiver is None or receiver.type == "this":
+            return any(method in cls.optional_methods for cls in self._class_stack)
+        if _text(receiver) in idioms.OPTIONAL_TYPES:
+            return method in idioms.OPTIONAL_FACTORIES
+        return method in idioms.OPTIONAL_CHAINS and self._is_optional(receiver)
 
     def _is_function_object(self, node: Node) -> bool:
         """Whether `node`, the one argument of an iterating method, is an object it calls: one made
@@ -1822,6 +1855,19 @@ class _Extractor:
         return any(cls.field_types.get(name) in idioms.ATOMIC_NUMBER_TYPES for cls in self._class_stack)
 
 
+def _chain(node: Node) -> list[Node]:
+    """The links of a chain of field and array accesses, outermost first, down to what it starts
+    from (`a[i].b`: itself, `a[i]`, `a`; `f().b`: itself, `f()`)."""
+    links = [node]
+    while node.type in ("field_access", "array_access", "parenthesized_expression"):
+        if node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        else:
+            node = node.child_by_field_name("array" if node.type == "array_access" else "object")
+        links.append(node)
+    return links
+
+
 def _uncast(value: Node) -> Node:
     """`value` without the parentheses and casts around it."""
     value = _unparenthesized(value)
@@ -1881,6 +1927,16 @@ def _members(body: Node | None) -> list[Node]:
     for child in body.named_children:
         members.extend(child.named_children if child.type == "enum_body_declarations" else [child])
     return members
+
+
+def _optional_methods(members: list[Node]) -> set[str]:
+    """The names of the methods declared to return an `Optional`."""
+    return {
+        _method_name(member)
+        for member in members
+        if member.type == "method_declaration"
+        and type_name(member.child_by_field_name("type")) in idioms.OPTIONAL_TYPES
+    }
 
 
 def _parameters(node: Node | None) -> list[Node]:

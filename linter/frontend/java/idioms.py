@@ -16,6 +16,18 @@ ITERATING_METHODS: dict[str, str] = {
     "mapToLong": "applyAsLong",
     "mapToDouble": "applyAsDouble",
 }
+# `Optional`'s own method that calls its function argument on the spot, with the value it holds
+# if any (with its interface's method, as above): only an `Optional` has it, whatever the receiver
+# is known as. Its `filter`, `map` and `flatMap` are the iterating methods above.
+OPTIONAL_CONSUMERS: dict[str, str] = {"ifPresent": "accept"}
+# The methods that call their function argument on the spot: on an `Optional`, at most once, which
+# is no batch loop (one value is no collection).
+SPOT_METHODS: dict[str, str] = {**ITERATING_METHODS, **OPTIONAL_CONSUMERS}
+# `Optional` and its primitive kin; the factories that make one (`Optional.ofNullable(m)`) and the
+# methods of one that give another (`opt.filter(...)`, `opt.map(...)`).
+OPTIONAL_TYPES = frozenset({"Optional", "java.util.Optional", "OptionalInt", "OptionalLong", "OptionalDouble"})
+OPTIONAL_FACTORIES = frozenset({"of", "ofNullable", "empty"})
+OPTIONAL_CHAINS = frozenset({"filter", "map", "flatMap", "or"})
 # What an iterating method does with its function's value: a decision (kept or dropped).
 DECIDING_METHODS = frozenset({"filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"})
 
