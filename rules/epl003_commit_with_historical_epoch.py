@@ -21,8 +21,10 @@ from epochlint.program.dataflow import (
     Label,
     Path,
     Value,
+    conditional,
     element_key,
     merge,
+    passed_parameter,
 )
 from epochlint.program.model import Program
 from epochlint.program.symbols import FieldId, bound_ahead
@@ -455,14 +457,15 @@ def _unless_current(value: Value, *conditions: Value) -> Value:
     if not all(clauses):
         return value
     return {
-        (Label(CONDITIONAL, tuple(clauses), label) if label.kind == PARAM else label): path
+        (conditional(tuple(clauses), label) if passed_parameter(label) is not None else label): path
         for label, path in value.items()
     }
 
 
 def _parameters_of(value: Value) -> tuple[str, ...]:
-    """The parameters whose arguments `value` holds."""
-    return tuple(sorted(str(label.key[0]) for label in value if label.kind == PARAM))
+    """The parameters whose arguments `value` holds, maybe on conditions (`m = max(cur, hist)`
+    holds a current epoch where `cur` or `hist` is)."""
+    return tuple(sorted({name for label in value if (name := passed_parameter(label)) is not None}))
 
 
 def _without_historical(value: Value) -> Value:

@@ -192,6 +192,29 @@ def test_max_with_the_current_epoch_and_the_fallbacks_are_not_historical(write_t
     assert not historical("defended") and not historical("fallback") and historical("stale")
 
 
+def test_a_recursive_defence_conditions_its_parameters_once(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # Each round of the recursion instantiates the helper's own summary at its call: the same
+    # condition met again adds nothing, and the summary settles instead of nesting it per round.
+    program = _program(
+        write_tree,
+        {
+            "m.py": (
+                "def climb(cur, hist, depth):\n"
+                "    if depth == 0:\n        return cur\n"
+                "    return climb(max(cur, hist), hist, depth - 1)\n\n"
+                "def committed(record, batch):\n"
+                "    return climb(batch.last_epoch, record.leader_epoch, 3)\n"
+            ),
+        },
+    )
+    returns = program.dataflow.analyse(CommitEpochs(program)).summary(program.function_id("m", "climb")).returns
+
+    def layers(label: Label | None) -> int:
+        return 0 if label is None else 1 + layers(label.inner)
+
+    assert max(layers(label) for label in returns) == 2
+
+
 def test_a_comprehension_variable_is_quoted_as_written(write_tree) -> None:  # type: ignore[no-untyped-def]
     # The loop before binds `batch` too: the comprehension's own `batch` is another variable, which
     # the model names apart. What a finding quotes is the code.

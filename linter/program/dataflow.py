@@ -118,6 +118,25 @@ def depends_on_parameter(label: Label) -> bool:
     return label.root().kind == PARAM
 
 
+def passed_parameter(label: Label) -> str | None:
+    """The parameter whose argument `label` hands on, maybe on conditions (`max(cur, hist)` in a
+    helper: `cur` unless `hist` is current); None for a label made of anything else."""
+    while label.kind == CONDITIONAL and label.inner is not None:
+        label = label.inner
+    return str(label.key[0]) if label.kind == PARAM else None
+
+
+def conditional(clauses: tuple[tuple[str, ...], ...], label: Label) -> Label:
+    """`label` handed on unless `clauses` hold; as it is where it is already conditional on the
+    same clauses (a recursive helper conditions its parameter once, not once per round)."""
+    made: Label | None = label
+    while made is not None and made.kind == CONDITIONAL:
+        if made.key == clauses:
+            return label
+        made = made.inner
+    return Label(CONDITIONAL, clauses, label)
+
+
 def merge(into: dict[Label, Path], value: Value, hop: Hop | None = None) -> None:
     """Add `value` to `into`, each path extended by `hop`; a label keeps its shortest path."""
     for label, path in value.items():
@@ -246,17 +265,19 @@ class Domain:
     ) -> Label | None:
         """A conditional label at a call site: what `met` makes of it where the arguments meet its
         condition; conditional on the caller's parameters where the condition depends on them and
-        the label is still made from one; else unconditional, as if the callee were inlined."""
+        the label is still made from one; else unconditional, as if the callee were inlined. An
+        argument that is a caller's parameter only on conditions of its own (`m = max(cur, hist)`
+        passed on) meets a clause where that parameter's argument does: a met label is handed on."""
         pending: list[tuple[str, ...]] = []
         for clause in clauses:
             arguments = union(binding.get(name, EMPTY) for name in clause)
             if any(self.meets(label) for label in arguments):
                 continue
-            renamed = tuple(sorted({str(label.key[0]) for label in arguments if label.kind == PARAM}))
+            renamed = tuple(sorted({name for label in arguments if (name := passed_parameter(label)) is not None}))
             if not renamed or not depends_on_parameter(made):
                 return made
             pending.append(renamed)
-        return Label(CONDITIONAL, tuple(pending), made) if pending else self.met(made)
+        return conditional(tuple(pending), made) if pending else self.met(made)
 
     def meets(self, label: Label) -> bool:
         """Whether an argument's `label` meets a clause of a conditional label's condition."""
