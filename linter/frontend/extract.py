@@ -260,6 +260,11 @@ class FactsExtractor(FastVisitor):
         # The `finally` suites of the `try` statements whose other parts are being walked: a
         # `return` or `raise` there runs them on its way out.
         self._finally_blocks: list[Pos] = []
+        # The `except` handlers of the `try` statements whose body is being walked: a `raise` there
+        # may go on in them.
+        self._handler_blocks: list[Pos] = []
+        # The loop statements whose body is being walked, innermost last: the one a `break` ends.
+        self._loops: list[Pos] = []
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
         self._elifs: set[int] = set()
         # By (function, local): the calls that make the elements of the comprehension or literal
@@ -762,7 +767,7 @@ class FactsExtractor(FastVisitor):
         if id(node) not in self._elifs and _every_arm_exits(node):
             # No path goes on after the statement: as a `return` at its end.
             end = self._pos(node)[2:]
-            self._exit(end + end)
+            self._exit(end + end, raised=_some_arm_raises(node))
         return False
 
     def visit_Match(self, node: cst.Match) -> bool:
@@ -777,9 +782,11 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive))
         return False
 
-    def _exit(self, pos: Pos, leaves_loop: bool = False) -> None:
+    def _exit(self, pos: Pos, leaves_loop: bool = False, raised: bool = False, ended_loop: Pos | None = None) -> None:
         if self._blocks:
-            self._fn.exits.append(Exit(pos, self._blocks[-1], tuple(self._finally_blocks), leaves_loop))
+            handlers = tuple(self._handler_blocks) if raised else ()
+            finals = tuple(self._finally_blocks)
+            self._fn.exits.append(Exit(pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop))
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
         # A pass runs at most one handler, or the `else` (which runs only when none did): one arm
@@ -791,16 +798,19 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), tuple(arms)))
         # The body may be left part-way, by an exception a handler or the caller's caller catches.
         self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
-        if node.finalbody is None:
-            return True
-        self._finally_blocks.append(self._pos(node.finalbody))
+        if node.finalbody is not None:
+            self._finally_blocks.append(self._pos(node.finalbody))
+        handlers = [self._pos(handler.body) for handler in node.handlers]
+        self._handler_blocks.extend(handlers)
         self.walk(node.body)
+        del self._handler_blocks[len(self._handler_blocks) - len(handlers) :]
         for handler in node.handlers:
             self.walk(handler)
         if node.orelse is not None:
             self.walk(node.orelse)
-        self._finally_blocks.pop()
-        self.walk(node.finalbody)
+        if node.finalbody is not None:
+            self._finally_blocks.pop()
+            self.walk(node.finalbody)
         return False
 
     visit_TryStar = visit_Try
@@ -811,10 +821,16 @@ class FactsExtractor(FastVisitor):
         self._fn.loop_stack.append(loop_id)
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
-        self.walk(node.body)
+        self._walk_loop_body(node)
         self._fn.loop_stack.pop()
         self._loop_else(node)
         return False
+
+    def _walk_loop_body(self, node: cst.For | cst.While) -> None:
+        """The body, where a `break` ends this loop (in its `else`, a `break` ends an outer one)."""
+        self._loops.append(self._pos(node))
+        self.walk(node.body)
+        self._loops.pop()
 
     def _loop_else(self, node: cst.For | cst.While) -> None:
         """A loop's `else`, which a `break` skips: an arm of its own."""
@@ -840,7 +856,7 @@ class FactsExtractor(FastVisitor):
         if is_async:
             self._fn.awaits.append(Await(self._site(node.iter)))
         self._bind_targets(node.target, self._value_of(node.iter), "iter")
-        self.walk(node.body)
+        self._walk_loop_body(node)
         self._fn.loop_stack.pop()
         self._loop_else(node)
         return False
@@ -871,14 +887,14 @@ class FactsExtractor(FastVisitor):
         return False
 
     def visit_Raise(self, node: cst.Raise) -> bool:
-        self._exit(self._pos(node))
+        self._exit(self._pos(node), raised=True)
         path = name_path(node.exc) if node.exc is not None else None
         if path is not None:
             self._fn.raised.append(Access(self._ref(*path), self._site(node)))
         return True
 
     def visit_Break(self, node: cst.Break) -> bool:
-        self._exit(self._pos(node), leaves_loop=True)
+        self._exit(self._pos(node), leaves_loop=True, ended_loop=self._loops[-1] if self._loops else None)
         return False
 
     def visit_Continue(self, node: cst.Continue) -> bool:
@@ -1892,6 +1908,21 @@ def _every_arm_exits(node: cst.If) -> bool:
     if not _suite_exits(node.body) or node.orelse is None:
         return False
     return _every_arm_exits(node.orelse) if isinstance(node.orelse, cst.If) else _suite_exits(node.orelse.body)
+
+
+def _some_arm_raises(node: cst.If) -> bool:
+    """Whether an arm of an `if` statement (an `elif` or `else` included) may end in a `raise`."""
+    if _suite_raises(node.body):
+        return True
+    if isinstance(node.orelse, cst.If):
+        return _some_arm_raises(node.orelse)
+    return node.orelse is not None and _suite_raises(node.orelse.body)
+
+
+def _suite_raises(suite: cst.BaseSuite) -> bool:
+    """Whether a path through a suite may end in a `raise` at its end."""
+    last = _last_statement(suite)
+    return _some_arm_raises(last) if isinstance(last, cst.If) else isinstance(last, cst.Raise)
 
 
 def _suite_exits(suite: cst.BaseSuite) -> bool:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 66
+FACTS_FORMAT = 67
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -261,14 +261,18 @@ class Governs(NamedTuple):
 
 class Exit(NamedTuple):
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path,
-    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`).
+    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`) and,
+    for a `raise`, the `except` handlers of the `try` statements whose body holds it
+    (`handler_blocks`: the exception's type is not judged).
     A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
-    or at the loop's next turn."""
+    or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included."""
 
     pos: Pos
     block: Pos
     finally_blocks: tuple[Pos, ...] = ()
     leaves_loop: bool = False
+    handler_blocks: tuple[Pos, ...] = ()
+    ended_loop: Pos | None = None
 
 
 class Stored(NamedTuple):

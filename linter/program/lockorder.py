@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from epochlint.frontend.facts import Call, Pos, Site, Write, within
+from epochlint.frontend.facts import Call, Exit, Pos, Site, Write, within
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
@@ -613,18 +613,14 @@ class LockOrder:
 
     def exclusive(self, fid: str, first: Pos, then: Pos) -> bool:
         """Whether no path through `fid` runs `then` after `first`: they lie in different arms of
-        one `if` or `match`, or a `return` (`raise`) in a suite holding `first` comes between, but
-        for a `then` in a `finally` suite that the exit runs on its way out."""
+        one `if` or `match`, or an exit in a suite holding `first` comes between (see `_cuts`)."""
         function = self.symbols.function(fid)
         for branches in function.branches:
             arms = {i for place in (first, then) for i, arm in enumerate(branches.arms) if within(place, arm)}
             if len(arms) == 2:
                 return True
         return any(
-            first[:2] < end.pos[:2] < then[:2]
-            and not end.leaves_loop
-            and within(first, end.block)
-            and not any(within(then, block) for block in end.finally_blocks)
+            first[:2] < end.pos[:2] < then[:2] and within(first, end.block) and _cuts(end, then)
             for end in function.exits
         )
 
@@ -661,6 +657,18 @@ class LockOrder:
                 if (point.site.pos[:2] >= pos[2:]) if after else (point.site.pos[:2] < pos[:2]):
                     return True
         return False
+
+
+def _cuts(end: Exit, then: Pos) -> bool:
+    """Whether the path through the exit `end` never runs `then`, a place after it: a `return` or
+    `raise` runs only the `finally` suites it lies in (a `raise` also the `except` handlers of the
+    `try` statements whose body holds it), a `break` nothing more of the loop it ends (its `else`
+    included) but those `finally` suites; a `continue` goes on at the loop's next turn."""
+    if any(within(then, block) for block in (*end.finally_blocks, *end.handler_blocks)):
+        return False
+    if end.ended_loop is not None:
+        return within(then, end.ended_loop)
+    return not end.leaves_loop
 
 
 def _cleared_attribute(call: Call) -> str:

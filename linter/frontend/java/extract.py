@@ -464,6 +464,9 @@ class _Extractor:
         # The `finally` clauses of the `try` statements whose other parts are being read: a
         # `return` or `throw` there runs them on its way out.
         self._finally_blocks: list[Pos] = []
+        # The `catch` clauses of the `try` statements whose body is being read: a `throw` there may
+        # go on in them.
+        self._catch_blocks: list[Pos] = []
         # The bounds of the type variables of the classes and methods being read, innermost last
         # (`class G<S extends Source>`: `S` -> the node of `Source`).
         self._type_bounds: list[dict[str, Node]] = []
@@ -1147,17 +1150,19 @@ class _Extractor:
     def _v_throw_statement(self, node: Node) -> None:
         for child in node.named_children:
             self._visit(child)
-        self._exit(node)
+        self._exit(node, thrown=True)
 
-    def _exit(self, node: Node) -> None:
+    def _exit(self, node: Node, thrown: bool = False) -> None:
         """A `return` or `throw`: nothing after it in its block runs on its path (but the `finally`
-        clauses around it). In an inlined loop body it ends one element's turn: no exit."""
+        clauses around it, and for a `throw` the `catch` clauses of the `try` statements whose body
+        holds it). In an inlined loop body it ends one element's turn: no exit."""
         if self._inlined_depth:
             return
         parent = node.parent
         # A `return` that is an `if`'s or a loop's whole body ends no block around it.
         block = parent if parent is not None and parent.type in _BLOCKS else node
-        self._fn.exits.append(Exit(_pos(node), _pos(block), tuple(self._finally_blocks)))
+        catches = tuple(self._catch_blocks) if thrown else ()
+        self._fn.exits.append(Exit(_pos(node), _pos(block), tuple(self._finally_blocks), handler_blocks=catches))
 
     def _v_try_statement(self, node: Node) -> None:
         catches = [child for child in node.named_children if child.type == "catch_clause"]
@@ -1172,13 +1177,22 @@ class _Extractor:
         if final is not None:
             self._finally_blocks.append(_pos(final))
         for child in node.named_children:
-            if child is not final:
+            # Nodes are compared by value: each access to a child makes a new wrapper object.
+            if child == body:
+                self._visit_try_body(child, catches)
+            elif child != final:
                 self._visit(child)
         if final is not None:
             self._finally_blocks.pop()
             self._visit(final)
 
     _v_try_with_resources_statement = _v_try_statement
+
+    def _visit_try_body(self, body: Node, catches: list[Node]) -> None:
+        """A `try` body, where a `throw` may go on in the statement's `catch` clauses."""
+        self._catch_blocks.extend(_pos(catch) for catch in catches)
+        self._visit(body)
+        del self._catch_blocks[len(self._catch_blocks) - len(catches) :]
 
     def _v_labeled_statement(self, node: Node) -> None:
         """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own."""
