@@ -205,6 +205,8 @@ def _at_new_lines(value: Any, lines: Mapping[int, int]) -> Any:
         field_value = getattr(value, name)
         if kind == "pos" and not _stands_for_no_place(value, name):
             changes[name] = _pos_at(field_value, lines)
+        elif kind == "pos_or_none" and field_value is not None:
+            changes[name] = _pos_at(field_value, lines)
         elif kind == "positions":
             changes[name] = tuple(_pos_at(pos, lines) for pos in field_value)
         elif kind == "line":
@@ -240,7 +242,7 @@ def _shape(value: Any, points: list[Point]) -> Any:
         field_value = getattr(value, name)
         if kind == "pos" and _stands_for_no_place(value, name):
             shaped.append(field_value)
-        elif kind == "pos":
+        elif kind == "pos" or kind == "pos_or_none" and field_value is not None:
             points.extend(_pos_points(field_value))
         elif kind == "positions":
             for pos in field_value:
@@ -298,6 +300,8 @@ def _field_kinds(cls: type) -> tuple[tuple[str, str], ...]:
             continue
         if annotation == "Pos":
             kind = "pos"
+        elif annotation == "Pos | None":
+            kind = "pos_or_none"
         elif annotation == "tuple[Pos, ...]":
             kind = "positions"
         elif cls is Region and name == "end_line":
