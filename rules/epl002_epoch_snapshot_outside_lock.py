@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_CONDITION, FLOW_RETURN, Flow, Pos, Ref, Site, within, written_name
+from epochlint.frontend.facts import FLOW_CONDITION, Flow, Pos, Ref, Site, within, written_name
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -102,7 +102,7 @@ class EpochSnapshots(Domain):
     def _only_returned(self, fid: str, name: str) -> bool:
         """`value = self._epoch; return value` is an accessor's return, not a snapshot."""
         loads = self.program.dataflow.loads(fid, name)
-        return bool(loads) and all(load.flow.kind == FLOW_RETURN and not load.flow.compared for load in loads)
+        return bool(loads) and all(load.flow.returns_it() for load in loads)
 
     def passes(self, label: Label, how: str) -> bool:
         if label.kind == READ:

@@ -78,6 +78,11 @@ class Flow(NamedTuple):
         """The keys of the argument of `call` that the value is (see `targets`), if it is one."""
         return self.targets if self.kind == FLOW_ARG else self.argument
 
+    def returns_it(self) -> bool:
+        """Whether the value is what the function returns: not one only compared or tested in the
+        `return` (`func` of `return wrap(func) if func else wrap`, `x` of `return x is None`)."""
+        return self.kind == FLOW_RETURN and not self.compared
+
 
 class Site(NamedTuple):
     """Where an event happens: its position and the held regions and loops around it."""

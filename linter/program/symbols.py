@@ -17,7 +17,6 @@ from itertools import chain
 from typing import NamedTuple, TypeVar
 
 from epochlint.frontend.facts import (
-    FLOW_RETURN,
     FLOW_YIELD,
     FLOW_YIELD_FROM,
     MONITOR,
@@ -25,7 +24,6 @@ from epochlint.frontend.facts import (
     Bind,
     Call,
     ClassFacts,
-    Flow,
     FunctionFacts,
     Import,
     Pos,
@@ -198,13 +196,6 @@ _ABSTRACT_BASES = frozenset(
 
 def function_id(module: str, qualname: str) -> str:
     return f"{module}:{qualname}"
-
-
-def _returned_as_it_is(flow: Flow) -> bool:
-    """Whether a value that flows into a `return` is what the function returns: not one that is
-    only compared or tested there (`func` of `return wrap(func) if func else wrap`, `x` of
-    `return x is None`)."""
-    return flow.kind == FLOW_RETURN and not flow.compared
 
 
 # The fact read by resolutions that went through a decorated function's name: once wrappers are
@@ -1472,7 +1463,7 @@ class Symbols:
             first = self.first_parameter(fid)
             own = Ref(function.qualname, first)
             returns_it = any(
-                _returned_as_it_is(access.flow) and access.flow.call < 0 and access.ref == own
+                access.flow.returns_it() and access.flow.call < 0 and access.ref == own
                 for access in function.accesses
             )
             found = self._returned_parameters[fid] = first if first and returns_it else ""
@@ -1902,10 +1893,10 @@ class Symbols:
         values: set[Entity] = set()
         function = self.function(fid)
         for call in function.calls:
-            if _returned_as_it_is(call.flow):
+            if call.flow.returns_it():
                 values.update(self.call_values(fid, call, depth + 1))
         for access in function.accesses:
-            if _returned_as_it_is(access.flow) and not access.flow.call >= 0:
+            if access.flow.returns_it() and not access.flow.call >= 0:
                 values.update(self.path_values(fid, access.ref, depth + 1))
         for _, stored in self._stored_index.get((fid, ""), ()):
             values.update(self._stored_value(fid, stored, depth + 1))
