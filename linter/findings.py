@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
-def function_display_name(module: str, package: str, qualname: str) -> str:
-    """How findings name a function: `module.qualname` (a Java class's file is named after the
-    class, so its functions are `package.Class.method`); a module's own code by the module."""
+# A Java overload is named apart by its number of parameters (`seek~0`) inside the program only.
+_OVERLOAD_SUFFIX = re.compile(r"~\d+")
+
+
+def function_display_name(module: str, package: str, qualname: str, java: bool = False) -> str:
+    """How findings name a function: `module.qualname`; a Java class's file is named after the
+    class, so its methods are `package.Class.method` (`Class.method` in the unnamed package), by
+    the name Java gives them; a module's own code by the module."""
     if not qualname:
         return module
-    if package and module == f"{package}.{qualname.split('.')[0]}":
-        return f"{package}.{qualname}"
+    qualname = _OVERLOAD_SUFFIX.sub("", qualname) if java else qualname
+    if java and module.rsplit(".", 1)[-1] == qualname.split(".")[0]:
+        return f"{package}.{qualname}" if package else qualname
     return f"{module}.{qualname}"
 
 

@@ -133,6 +133,36 @@ class Reader {
 
 
 @needs_java
+def test_findings_name_an_overloaded_method_as_java_does(write_tree: WriteTree) -> None:
+    root: Path = write_tree(
+        {
+            "Drainer.java": """\
+class Drainer {
+    private long epoch;
+    private final Object lock = new Object();
+
+    long epoch() { return epoch; }
+
+    long epoch(int shift) { return epoch + shift; }
+
+    void redeliver() { synchronized (lock) { epoch++; } }
+
+    void drain(java.util.List<Long> batch) {
+        for (long tag : batch) {
+            if (tag != epoch()) { continue; }
+        }
+    }
+}
+""",
+        }
+    )
+    (finding,) = run_check(root, overrides={"select": ["EPL001"]}).findings
+    # The overload without arguments is named apart inside the program model only.
+    assert "(via Drainer.epoch)" in finding.message
+    assert [step.function for step in finding.chain] == ["Drainer.drain", "Drainer.drain", "Drainer.epoch"]
+
+
+@needs_java
 def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree: WriteTree) -> None:
     root: Path = write_tree({"Broken.java": "class Broken {\n  void f( {\n}\n", "Consumer.java": CONSUMER})
     findings = run_check(root).findings

@@ -857,7 +857,8 @@ class Program:
 
     def display_function(self, fid: str) -> str:
         module, function = self.symbols.function_entry(fid)
-        return function_display_name(module.name, module.facts.package, function.qualname)
+        java = module.rel.endswith(".java")
+        return function_display_name(module.name, module.facts.package, function.qualname, java)
 
     def function_id(self, module: str, qualname: str) -> str:
         return function_id(module, qualname)
