@@ -32,11 +32,17 @@ ITERATING_BUILTINS = frozenset(
         "java.util.Collections.max", "java.util.Collections.min", "java.util.Collections.sort",
     }
 )
-# `batch.sort(key=f)` is a batch loop too, as are Java's `batch.stream().sorted(comparator)` and
-# `batch.stream().max(comparator)`.
-_ITERATING_METHODS = frozenset({"sort", "sorted", "max", "min"})
-# Calls that run a function argument on the spot but are not batch loops.
-_ON_THE_SPOT_METHODS = frozenset({"wait_for"})
+# `batch.sort(key=f)` is a batch loop too, as are Java's `batch.stream().sorted(comparator)`,
+# `batch.stream().max(comparator)` and `batch.stream().collect(collector)`.
+_ITERATING_METHODS = frozenset({"sort", "sorted", "max", "min", "collect"})
+# Calls that run a function argument on the spot but are not batch loops: Python's
+# `Condition.wait_for`; Java's `Optional` fallbacks and a `Map`'s update of one key.
+_ON_THE_SPOT_METHODS = frozenset(
+    {
+        "wait_for", "ifPresentOrElse", "orElseGet", "orElseThrow", "computeIfAbsent", "computeIfPresent",
+        "compute", "merge",
+    }
+)
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
 _TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "gather"})
 # Hand-offs that later call the function they are given with their further arguments, by the
@@ -69,11 +75,16 @@ _STARTED_WITH_ARGUMENTS = {
 # so a project subclass overriding `run` is started by it.
 _STARTS_RUN = frozenset(_STARTED_WITH_ARGUMENTS)
 # Calls that make a comparator or a sort key of the functions given them (Java's `Comparator`,
-# Python's `functools.cmp_to_key`): the sort that uses it calls them.
-_KEY_MAKERS = frozenset(
+# Python's `functools.cmp_to_key`), or a collector (Java's `Collectors`, downstream ones too): they
+# run none of them; the sort or the `collect` that uses what they make calls them.
+_FUNCTIONS_RUN_WHERE_USED = frozenset(
     {
         "comparing", "comparingInt", "comparingLong", "comparingDouble", "thenComparing", "thenComparingInt",
         "thenComparingLong", "thenComparingDouble", "cmp_to_key",
+        "toMap", "toUnmodifiableMap", "toConcurrentMap", "groupingBy", "groupingByConcurrent", "partitioningBy",
+        "mapping", "filtering", "flatMapping", "reducing", "collectingAndThen", "teeing", "minBy", "maxBy",
+        "summingInt", "summingLong", "summingDouble", "averagingInt", "averagingLong", "averagingDouble",
+        "summarizingInt", "summarizingLong", "summarizingDouble",
     }
 )
 # Python's named constants: what a method called on one is, no import says.
@@ -267,7 +278,7 @@ class CallGraph:
         for run in self._runs_started(fid, call):
             sites.append(CallSite(fid, run, HANDOFF, call.site, call.id))
         callee = self.symbols.callee(fid, call)
-        if callee.kind == "external" and callee.target in _NEVER_RUN:
+        if (callee.kind == "external" and callee.target in _NEVER_RUN) or self._runs_where_used(callee, call):
             return sites
         runs_on_the_spot = self._runs_on_the_spot(callee, call)
         iterating = self._iterates(callee, call)
@@ -472,10 +483,10 @@ class CallGraph:
     def _functions_passed(self, fid: str, arg: Arg) -> list[str]:
         """The functions an argument passes as they are: a function, bound method or lambda, or
         what a `functools.partial` made there wraps (`map(partial(self._deliver, topic), batch)`),
-        or a comparator or sort key made of (`Comparator.comparingLong(m -> ...)`, `cmp_to_key(f)`),
-        which calls them where it is used."""
+        or a comparator, a sort key or a collector made of (`Comparator.comparingLong(m -> ...)`,
+        `cmp_to_key(f)`, `Collectors.toMap(m -> ..., m -> ...)`), which calls them where it is used."""
         if (call := self.symbols.argument_call(fid, arg)) is not None:
-            if call.method in _KEY_MAKERS and self.symbols.callee(fid, call).kind != "function":
+            if self._runs_where_used(self.symbols.callee(fid, call), call):
                 return sorted({function for inner in call.args for function in self._functions_passed(fid, inner)})
             wrapped = self.symbols.partial_values(fid, call)
             return sorted({value.target for value in wrapped if value.kind == "function"})
@@ -492,6 +503,11 @@ class CallGraph:
 
     def _runs_on_the_spot(self, callee: Entity, call: Call) -> bool:
         return callee.kind != "function" and call.method in _ON_THE_SPOT_METHODS
+
+    @staticmethod
+    def _runs_where_used(callee: Entity, call: Call) -> bool:
+        """Whether `call` makes a comparator, a sort key or a collector of the functions it is given."""
+        return callee.kind != "function" and call.method in _FUNCTIONS_RUN_WHERE_USED
 
     def handed_off(self, fid: str) -> bool:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))
