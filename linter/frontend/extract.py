@@ -1649,7 +1649,7 @@ def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
 
 def _is_bump(code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression | None) -> bool:
     """`F = F + k`, `F = k + F`, `F = F._replace(epoch=F.epoch + 1)`, `replace(F, epoch=F.epoch + 1)`."""
-    if value is None or name_path(target) is None:
+    if value is None or not _names_one_object(target):
         return False
     target_code = code(target).strip()
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
@@ -1664,6 +1664,18 @@ def _is_bump(code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression
             arg.keyword is not None and _adds_to(code, arg.value, target_code) for arg in value.args
         )
     return False
+
+
+def _names_one_object(node: cst.BaseExpression) -> bool:
+    """Whether each evaluation of `node` names one object, so that the same code on both sides of a
+    store is the same field: a name path, or a path on the result of a call without arguments on
+    such a path (`self.state().epoch = self.state().epoch + 1` bumps the state's epoch, as a `with`
+    through `self.state()` holds the state's lock)."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    if isinstance(node, cst.Call):
+        return not node.args and _names_one_object(node.func)
+    return isinstance(node, cst.Name)
 
 
 def _is_own_value(code: CodeOf, side: cst.BaseExpression, target: cst.BaseExpression, target_code: str) -> bool:

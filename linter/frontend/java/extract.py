@@ -381,6 +381,10 @@ def _sum_of(value: Node, is_own: Callable[[Node], bool]) -> bool:
     return is_own(_unparenthesized(value.child_by_field_name("left")))
 
 
+def _is_call_without_arguments(node: Node) -> bool:
+    return node.type == "method_invocation" and not node.child_by_field_name("arguments").named_children
+
+
 def _reads_of(value: Node, holder: Node) -> bool:
     """`holder.get()` (or another plain load of the atomic number `holder`)."""
     return (
@@ -1414,14 +1418,41 @@ class _Extractor:
         if ref is None:
             return
         self._store(left, ref, right, "assign" if operator == "=" else "augassign",
-                    bump=operator == "+=" or (operator == "=" and self._adds_to(right, ref)))
+                    bump=operator == "+=" or (operator == "=" and self._adds_to(right, left, ref)))
 
-    def _adds_to(self, value: Node, target: Ref) -> bool:
-        """`x = x + k`: a bump of x (`epoch = this.epoch + 1` too: one field, named two ways)."""
-        value = _unparenthesized(value)
-        if value.type != "binary_expression" or _text(value.child_by_field_name("operator")) != "+":
+    def _adds_to(self, value: Node, target: Node, ref: Ref) -> bool:
+        """`x = x + k`: a bump of x (`epoch = this.epoch + 1` too: one field, named two ways; and
+        `getState().epoch = getState().epoch + 1`: one field of two results of one call)."""
+        return _sum_of(
+            _unparenthesized(value), lambda left: self._path(left) == ref or self._one_field_of_one_call(left, target)
+        )
+
+    def _one_field_of_one_call(self, read: Node, target: Node) -> bool:
+        """Whether a read and a store target are the same path on the results of two calls that
+        name one object (`getState().epoch` and `this.getState().epoch`)."""
+        read_ref, target_ref = self._path(read), self._path(target)
+        if read_ref is None or target_ref is None or read_ref.attrs != target_ref.attrs:
             return False
-        return self._path(value.child_by_field_name("left")) == target
+        return self._one_result(_chain(read)[-1], _chain(target)[-1])
+
+    def _one_result(self, first: Node, second: Node) -> bool:
+        """Two calls of one method without arguments on one receiver (none being `this`)."""
+        if not (_is_call_without_arguments(first) and _is_call_without_arguments(second)):
+            return False
+        if _method_called(first) != _method_called(second):
+            return False
+        first_receiver, second_receiver = first.child_by_field_name("object"), second.child_by_field_name("object")
+        receiver_ref = self._receiver_ref(first_receiver)
+        if receiver_ref is not None and receiver_ref == self._receiver_ref(second_receiver):
+            return True
+        if first_receiver is None or second_receiver is None:
+            return False
+        # `consumer().getState().epoch`: the receivers are calls that must name one object too.
+        return self._one_result(_unparenthesized(first_receiver), _unparenthesized(second_receiver))
+
+    def _receiver_ref(self, receiver: Node | None) -> Ref | None:
+        """The name path a call's receiver is; `this` for a call with none, as its callee is."""
+        return self._this_ref(()) if receiver is None else self._path(receiver)
 
     def _v_update_expression(self, node: Node) -> None:
         target = _unparenthesized(node.named_children[0])
