@@ -263,6 +263,9 @@ class FactsExtractor(FastVisitor):
         # The `except` handlers of the `try` statements whose body is being walked: a `raise` there
         # may go on in them.
         self._handler_blocks: list[Pos] = []
+        # Of those `try` statements, the ones a handler of which may end without leaving, innermost
+        # last: a `raise` there may go on after the statement.
+        self._catching: list[Pos] = []
         # The loop statements whose body is being walked, innermost last: the one a `break` ends.
         self._loops: list[Pos] = []
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
@@ -727,16 +730,29 @@ class FactsExtractor(FastVisitor):
                 opened.append(self._open_region(_NO_REF, kind, item, node, call_id))
             if item.asname is not None:
                 self._bind_targets(item.asname.name, self._value_of(item.item), "with")
-        if any(lock_path(item.item) is None for item in node.items):
-            # A context manager made by a call (`suppress(KeyError)`) may swallow an exception.
+        # A context manager made by a call (`suppress(KeyError)`) may swallow an exception.
+        swallows = any(lock_path(item.item) is None for item in node.items)
+        if swallows:
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
+        walked_exits = len(self._fn.exits)
         self.walk(node.body)
+        self._exit_after_with(node, self._fn.exits[walked_exits:], swallows)
         del self._fn.exit_stacks[len(self._fn.exit_stacks) - len(stacks) :]
         for region_id in opened:
             self._fn.region_stack.remove(region_id)
         return False
+
+    def _exit_after_with(self, node: cst.With, body_exits: list[Exit], swallows: bool) -> None:
+        """A `with` whose body no path leaves but by an exit in it (not in a suite nested there)
+        ends its block's paths too, as an `if` every arm of which leaves: no `__exit__` swallows a
+        `return`, `break` or `continue`, and a lock's swallows no exception either."""
+        body = self._pos(node.body)
+        first = next((end for end in body_exits if end.block == body), None)
+        if first is not None and self._blocks and not (swallows and first.raised):
+            end = self._pos(node)[2:]
+            self._fn.exits.append(first._replace(pos=end + end, block=self._blocks[-1]))
 
     def visit_If(self, node: cst.If) -> bool:
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
@@ -785,8 +801,10 @@ class FactsExtractor(FastVisitor):
     def _exit(self, pos: Pos, leaves_loop: bool = False, raised: bool = False, ended_loop: Pos | None = None) -> None:
         if self._blocks:
             handlers = tuple(self._handler_blocks) if raised else ()
+            caught_by = self._catching[-1] if raised and self._catching else None
             finals = tuple(self._finally_blocks)
-            self._fn.exits.append(Exit(pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop))
+            end = Exit(pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop, caught_by, raised)
+            self._fn.exits.append(end)
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
         # A pass runs at most one handler, or the `else` (which runs only when none did): one arm
@@ -802,7 +820,12 @@ class FactsExtractor(FastVisitor):
             self._finally_blocks.append(self._pos(node.finalbody))
         handlers = [self._pos(handler.body) for handler in node.handlers]
         self._handler_blocks.extend(handlers)
+        catching = any(not (_suite_exits(handler.body) or _leaves(handler.body)) for handler in node.handlers)
+        if catching:
+            self._catching.append(self._pos(node))
         self.walk(node.body)
+        if catching:
+            self._catching.pop()
         del self._handler_blocks[len(self._handler_blocks) - len(handlers) :]
         for handler in node.handlers:
             self.walk(handler)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 68
+FACTS_FORMAT = 69
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -268,9 +268,11 @@ class Exit(NamedTuple):
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path,
     but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`) and,
     for a `raise`, the `except` handlers of the `try` statements whose body holds it
-    (`handler_blocks`: the exception's type is not judged).
+    (`handler_blocks`: the exception's type is not judged), and the innermost of those `try`
+    statements a handler of which may end without leaving (`caught_by`): the path goes on after it.
     A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
-    or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included."""
+    or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included.
+    `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`."""
 
     pos: Pos
     block: Pos
@@ -278,6 +280,8 @@ class Exit(NamedTuple):
     leaves_loop: bool = False
     handler_blocks: tuple[Pos, ...] = ()
     ended_loop: Pos | None = None
+    caught_by: Pos | None = None
+    raised: bool = False
 
 
 class Stored(NamedTuple):

@@ -662,9 +662,12 @@ class LockOrder:
 def _cuts(end: Exit, then: Pos) -> bool:
     """Whether the path through the exit `end` never runs `then`, a place after it: a `return` or
     `raise` runs only the `finally` suites it lies in (a `raise` also the `except` handlers of the
-    `try` statements whose body holds it), a `break` nothing more of the loop it ends (its `else`
-    included) but those `finally` suites; a `continue` goes on at the loop's next turn."""
+    `try` statements whose body holds it, and what follows the one it may go on after), a `break`
+    nothing more of the loop it ends (its `else` included) but those `finally` suites; a
+    `continue` goes on at the loop's next turn."""
     if any(within(then, block) for block in (*end.finally_blocks, *end.handler_blocks)):
+        return False
+    if end.caught_by is not None and not within(then, end.caught_by):
         return False
     if end.ended_loop is not None:
         return within(then, end.ended_loop)

@@ -471,6 +471,9 @@ class _Extractor:
         # The `catch` clauses of the `try` statements whose body is being read: a `throw` there may
         # go on in them.
         self._catch_blocks: list[Pos] = []
+        # Of those `try` statements, the ones a `catch` clause of which may end without leaving,
+        # innermost last: a `throw` there may go on after the statement.
+        self._catching: list[Pos] = []
         # The bounds of the type variables of the classes and methods being read, innermost last
         # (`class G<S extends Source>`: `S` -> the node of `Source`).
         self._type_bounds: list[dict[str, Node]] = []
@@ -1166,7 +1169,10 @@ class _Extractor:
         # A `return` that is an `if`'s or a loop's whole body ends no block around it.
         block = parent if parent is not None and parent.type in _BLOCKS else node
         catches = tuple(self._catch_blocks) if thrown else ()
-        self._fn.exits.append(Exit(_pos(node), _pos(block), tuple(self._finally_blocks), handler_blocks=catches))
+        caught_by = self._catching[-1] if thrown and self._catching else None
+        finals = tuple(self._finally_blocks)
+        end = Exit(_pos(node), _pos(block), finals, handler_blocks=catches, caught_by=caught_by, raised=thrown)
+        self._fn.exits.append(end)
 
     def _v_try_statement(self, node: Node) -> None:
         catches = [child for child in node.named_children if child.type == "catch_clause"]
@@ -1183,7 +1189,7 @@ class _Extractor:
         for child in node.named_children:
             # Nodes are compared by value: each access to a child makes a new wrapper object.
             if child == body:
-                self._visit_try_body(child, catches)
+                self._visit_try_body(node, child, catches)
             elif child != final:
                 self._visit(child)
         if final is not None:
@@ -1192,10 +1198,16 @@ class _Extractor:
 
     _v_try_with_resources_statement = _v_try_statement
 
-    def _visit_try_body(self, body: Node, catches: list[Node]) -> None:
-        """A `try` body, where a `throw` may go on in the statement's `catch` clauses."""
+    def _visit_try_body(self, statement: Node, body: Node, catches: list[Node]) -> None:
+        """A `try` body, where a `throw` may go on in the statement's `catch` clauses, and after
+        the statement where one of them may end without leaving."""
         self._catch_blocks.extend(_pos(catch) for catch in catches)
+        catching = any(not _leaves(block) for catch in catches if (block := catch.child_by_field_name("body")))
+        if catching:
+            self._catching.append(_pos(statement))
         self._visit(body)
+        if catching:
+            self._catching.pop()
         del self._catch_blocks[len(self._catch_blocks) - len(catches) :]
 
     def _v_labeled_statement(self, node: Node) -> None:
