@@ -72,6 +72,10 @@ class FunctionBuilder:
     # L.acquire(timeout=1)`, `boolean got = l.tryLock();`), with the lock and the call: testing the
     # local tests the acquire.
     acquire_results: dict[str, tuple[Ref, object]] = field(default_factory=dict)
+    # The lock each lock expression through a call's result names, by its text (`self.state().lock`):
+    # each call's result is a local of its own, so without this the release of a lock would name
+    # another lock than its acquire.
+    call_result_locks: dict[str, Ref] = field(default_factory=dict)
     # The variables of the comprehensions being read, innermost last, by their name in the code.
     # Each comprehension is a scope of its own (as in Python 3): where the function binds the same
     # name elsewhere, its variable takes a name of its own here (`m<2>`), so that the two never
@@ -83,6 +87,12 @@ class FunctionBuilder:
         """`lock` is released: a later test of a local that held its acquire's result is stale."""
         for name in [name for name, (held, _) in self.acquire_results.items() if held == lock]:
             del self.acquire_results[name]
+
+    def lock_through_call(self, text: str, lock: Ref) -> Ref:
+        """The lock that `lock`, a path on a call's result written `text`, names: that of the first
+        expression written the same way in the function. `self.state().lock.release()` lets go of
+        what `self.state().lock.acquire()` took; `other.state().lock` is another lock."""
+        return self.call_result_locks.setdefault(text, lock)
 
     def comprehension_local(self, name: str) -> str | None:
         """The function's name for the variable `name` of a comprehension being read, if any."""

@@ -551,8 +551,9 @@ class FactsExtractor(FastVisitor):
         suspended: list[tuple[int, int]] = []
         statements = list(_one_by_one(body))
         for statement in statements:
-            released = self._lock_call(statement, "release")
             self.walk(statement)
+            # After the walk: a release through a call's result names the lock once its call is visited.
+            released = self._lock_call(statement, "release")
             acquired = self._lock_call(statement, "acquire") or self._acquire_assigned(statement)
             if acquired is not None:
                 lock_ref, call_node = acquired
@@ -629,10 +630,17 @@ class FactsExtractor(FastVisitor):
             return None
         if call.func.attr.value != method:
             return None
-        path = lock_path(call.func.value)
-        if path is None:
-            return None
-        return self._ref(path[0], path[1]), call
+        lock = self._lock_ref(call.func.value)
+        return (lock, call) if lock is not None else None
+
+    def _lock_ref(self, node: cst.BaseExpression) -> Ref | None:
+        """The lock a lock expression names: a name path's, or the lock field of what a visited call
+        returns (`self.state().lock`), the same for each expression written the same way."""
+        path = lock_path(node)
+        if path is not None:
+            return self._ref(*path)
+        held = self._call_result_path(node)
+        return self._fn.lock_through_call(self._code(node), held) if held is not None else None
 
     def _acquire_assigned(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
         """`ok = L.acquire()`, a blocking acquire whose result is kept: the lock is held after it
@@ -719,9 +727,8 @@ class FactsExtractor(FastVisitor):
             self._visit_with_flow(item.item, Flow())
             if is_async:
                 self._fn.awaits.append(Await(self._site(item)))
-            path = lock_path(item.item)
             # `with self.state().lock:` holds the lock field of the class the call returns.
-            lock = self._ref(*path) if path is not None else self._call_result_path(item.item)
+            lock = self._lock_ref(item.item)
             kind = "async_with" if is_async else "with"
             if lock is not None:
                 opened.append(self._open_region(lock, kind, item, node))

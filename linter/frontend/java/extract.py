@@ -1031,11 +1031,18 @@ class _Extractor:
         return self._fn.acquire_results  # type: ignore[return-value]
 
     def _lock_ref(self, receiver: Node) -> Ref | None:
+        """The lock `L` names in `L.lock()` (the lock of `L.readLock()`), the same for each lock
+        on a call's result written the same way (`getState().lock`)."""
         receiver = _unparenthesized(receiver)
         if receiver.type == "method_invocation" and _method_called(receiver) in idioms.READ_WRITE_VIEWS:
             inner = receiver.child_by_field_name("object")
-            return self._path(inner) if inner is not None else None
-        return self._path(receiver)
+            if inner is None:
+                return None
+            receiver = inner
+        lock = self._path(receiver)
+        if lock is None or _chain(receiver)[-1].id not in self._call_results:
+            return lock
+        return self._fn.lock_through_call(_text(receiver), lock)
 
     def _finally_unlock(self, node: Node) -> Ref | None:
         for child in node.named_children:
