@@ -1977,15 +1977,19 @@ def _suite_exits(suite: cst.BaseSuite) -> bool:
 
 def _tested_missing(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is None:` or `if not name:` tests for missing (also where the
-    test assigns it: `if (name := lookup()) is None:`)."""
+    test assigns it: `if (name := lookup()) is None:`); `not` turns a test for holding something
+    into one for missing (`if not name is not None:`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _tested_name(test.expression)
+        return _tested_present(test.expression)
     return _compared_with_none(test, (cst.Is, cst.Equal))
 
 
 def _tested_present(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is not None:` or `if name:` tests for holding something (also
-    where the test assigns it: `if (name := lookup()) is not None:`)."""
+    where the test assigns it: `if (name := lookup()) is not None:`); `not` applies to the whole
+    comparison, so `if not name is None:` tests the same."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _tested_missing(test.expression)
     return _tested_name(test) or _compared_with_none(test, (cst.IsNot, cst.NotEqual))
 
 
