@@ -131,20 +131,26 @@ def name_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
             return None
 
 
+# The kinds of function whose first parameter is the object they are called on.
+_HAS_SELF = ("method", "classmethod")
+
 # The lock of a region that a call names: none by name.
 _NO_REF = Ref("", "")
 
 
-def lock_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
+def lock_path(node: cst.BaseExpression, own_self: str) -> tuple[str, tuple[str, ...]] | None:
     """The name path of a lock expression. `type(self)._lock` and `self.__class__._lock` name the
-    class's lock, the one `self._lock` names: a lock is a field of its class either way."""
+    class's lock, the one `self._lock` names: a lock is a field of its class either way.
+    `super()._lock` (in a method whose `self` is `own_self`) and `super(Cls, self)._lock` name
+    `self._lock`: a field lives on the object, whichever class's code reads it."""
     attrs: list[str] = []
     while isinstance(node, cst.Attribute):
         attrs.append(node.attr.value)
         node = node.value
     if _is_type_of_one_argument(node):
         node = node.args[0].value  # type: ignore[attr-defined]
-    root = name_path(node)
+    # `super()._lock` is `self._lock`; `super()` alone names no field.
+    root = (_super_object(node, own_self) if attrs else None) or name_path(node)
     if root is None:
         return None
     name, below = root
@@ -165,15 +171,28 @@ def _call_rooted_path(node: cst.BaseExpression) -> tuple[cst.Call, tuple[str, ..
     return node, tuple(reversed(attrs))
 
 
-def field_path(node: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
+def field_path(node: cst.BaseExpression, own_self: str) -> tuple[str, tuple[str, ...]] | None:
     """The name path of a field access or store. `type(self)._epoch` and `self.__class__._epoch`
-    name the class attribute `self._epoch` names (read through `lock_path`); any other path is the
-    name path."""
+    name the class attribute `self._epoch` names, and `super()._epoch` the field itself (read
+    through `lock_path`); any other path is the name path."""
     path = name_path(node)
     if path is not None and "__class__" not in path[1]:
         return path
-    through_the_class = lock_path(node)
+    through_the_class = lock_path(node, own_self)
     return through_the_class if through_the_class is not None and through_the_class[1] else path
+
+
+def _super_object(node: cst.BaseExpression, own_self: str) -> tuple[str, tuple[str, ...]] | None:
+    """The name path of the object whose attributes `super()` (in a method whose `self` is
+    `own_self`) or `super(Cls, obj)` reads: `self`, `obj`. None for any other expression, and for
+    `super()` outside a method, which has no object to look on."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"):
+        return None
+    if not node.args:
+        return (own_self, ()) if own_self else None
+    if len(node.args) == 2 and not any(arg.keyword or arg.star for arg in node.args):
+        return name_path(node.args[1].value)
+    return None
 
 
 def _is_type_of_one_argument(node: cst.BaseExpression) -> bool:
@@ -295,6 +314,11 @@ class FactsExtractor(FastVisitor):
 
     def _ref(self, name: str, attrs: tuple[str, ...] = ()) -> Ref:
         return Ref(*self._scope_of(name), attrs)
+
+    def _own_self(self) -> str:
+        """The `self` (or `cls`) of the method being read, the object `super()` looks on; "" elsewhere."""
+        function = self._fn
+        return function.params[0].name if function.kind in _HAS_SELF and function.params else ""
 
     def _scope_of(self, name: str) -> tuple[str, str]:
         """The qualified name of the function scope that binds `name` ("" for the module), and the
@@ -636,7 +660,7 @@ class FactsExtractor(FastVisitor):
     def _lock_ref(self, node: cst.BaseExpression) -> Ref | None:
         """The lock a lock expression names: a name path's, or the lock field of what a visited call
         returns (`self.state().lock`), the same for each expression written the same way."""
-        path = lock_path(node)
+        path = lock_path(node, self._own_self())
         if path is not None:
             return self._ref(*path)
         held = self._call_result_path(node)
@@ -692,7 +716,7 @@ class FactsExtractor(FastVisitor):
         stack = call.func.value
         if not (isinstance(stack, cst.Name) and stack.value in self._fn.exit_stacks):
             return None
-        path = lock_path(call.args[0].value)
+        path = lock_path(call.args[0].value, self._own_self())
         return (self._ref(*path), value) if path is not None else None
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
@@ -738,7 +762,7 @@ class FactsExtractor(FastVisitor):
             if item.asname is not None:
                 self._bind_targets(item.asname.name, self._value_of(item.item), "with")
         # A context manager made by a call (`suppress(KeyError)`) may swallow an exception.
-        swallows = any(lock_path(item.item) is None for item in node.items)
+        swallows = any(lock_path(item.item, self._own_self()) is None for item in node.items)
         if swallows:
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]
@@ -1071,7 +1095,7 @@ class FactsExtractor(FastVisitor):
             return
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             self._visit_chain_roots(target)
-        path = field_path(target)
+        path = field_path(target, self._own_self())
         if path is None:
             # `self.state().epoch += 1`: a store into a field of the call's result.
             held = self._call_result_path(target)
@@ -1224,7 +1248,7 @@ class FactsExtractor(FastVisitor):
     def _visit_name_path(self, node: cst.Attribute | cst.Subscript) -> bool:
         """An access of a name path (`self.a.b`, `parts[tp]`) or of a path on a call's result
         (`self.state().epoch`), or else the roots of the chain."""
-        path = field_path(node)
+        path = field_path(node, self._own_self())
         if path is None:
             self._visit_chain_roots(node)
             ref = self._call_result_path(node)
@@ -1250,6 +1274,12 @@ class FactsExtractor(FastVisitor):
             node = node.value
         if not isinstance(node, cst.Name):
             self.walk(node)
+
+    def _field_or_call_result(self, node: cst.BaseExpression) -> Ref | None:
+        """The field a chain that is no name path names (`super().a`, `type(self).a`), or else the
+        path on a call's result it is (see `_call_result_path`)."""
+        path = field_path(node, self._own_self())
+        return self._ref(*path) if path is not None else self._call_result_path(node)
 
     def _call_result_path(self, node: cst.BaseExpression) -> Ref | None:
         """`self.state().epoch`, its call visited: the call's result is held in a local no code
@@ -1339,8 +1369,9 @@ class FactsExtractor(FastVisitor):
                 if isinstance(inner, cst.Call):
                     receiver_call = self._call_ids.get(id(inner), -1)
                 # `self.state().incoming.clear()`: a method of a path on the call's result (visited
-                # above, so its call has an id), as `s.incoming.clear()` is.
-                elif (held := self._call_result_path(node.func.value)) is not None:
+                # above, so its call has an id), as `s.incoming.clear()` is; `super().incoming.clear()`
+                # one of `self.incoming`.
+                elif (held := self._field_or_call_result(node.func.value)) is not None:
                     callee = held._replace(attrs=(*held.attrs, method))
             else:
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
@@ -1384,7 +1415,7 @@ class FactsExtractor(FastVisitor):
         """`holder.name` for `getattr(holder, "name")` or `setattr(holder, "name", v)` with the
         name written out; None for any other name, or a holder that is no name path."""
         written = name.evaluated_value if isinstance(name, cst.SimpleString) else None
-        target = field_path(holder)
+        target = field_path(holder, self._own_self())
         if not isinstance(written, str) or not written.isidentifier() or target is None:
             return None
         return self._ref(target[0], (*_strip_items(target[1]), written))
