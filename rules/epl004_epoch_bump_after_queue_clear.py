@@ -23,7 +23,9 @@ attribute whose name contains `incoming`, `queue`, `buffer` or `pending`, a reas
 attribute to an empty container (`[]`, `{}`, `set()`, `deque()`, `Queue()`, `asyncio.Queue()`; in
 Java, a `new` collection given no arguments but numbers and flags, a capacity however it is held,
 or `List.of()`, `Map.of()`, `Collections.emptyList()`), or a call of a function that does either,
-judged by its body. Calls handed off to run later do not count. In a coroutine, a clear and a bump
+judged by its body. Calls handed off to run later do not count. A `with` over an instance of a
+project class calls its `__enter__` (`__aenter__`) at the `with`, and its `__exit__` (`__aexit__`)
+where the statement ends, after a `return` in its body too. In a coroutine, a clear and a bump
 with no interleaving point between them (`await`, `async for`, `async with`, here or in the callees
 that make them) cannot be separated and are not reported. "After" means on some path: a clear and a bump
 in different arms of one `if` or in two `case` arms of one `match`, or with a `return` (`raise`)

@@ -12,6 +12,7 @@ from epochlint.frontend.facts import (
     Branches,
     Call,
     Choice,
+    Entered,
     Exit,
     Fallback,
     FunctionFacts,
@@ -52,6 +53,7 @@ class FunctionBuilder:
     binds: list[Bind] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     regions: list[Region] = field(default_factory=list)
+    entered: list[Entered] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     awaits: list[Await] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
@@ -151,6 +153,7 @@ class FunctionBuilder:
             binds=tuple(self.binds),
             calls=tuple(self.calls),
             regions=tuple(self.regions),
+            entered=tuple(self.entered),
             loops=tuple(self.loops),
             awaits=tuple(self.awaits),
             choices=tuple(self.choices),

@@ -26,6 +26,7 @@ from epochlint.frontend.facts import (
     Await,
     Bind,
     Branches,
+    Entered,
     Exit,
     Fallback,
     Governs,
@@ -277,7 +278,8 @@ class FactsExtractor(FastVisitor):
         # The suites being walked, innermost last: where a `return` or `raise` ends its path.
         self._blocks: list[Pos] = []
         # The `finally` suites of the `try` statements whose other parts are being walked: a
-        # `return` or `raise` there runs them on its way out.
+        # `return` or `raise` there runs them on its way out; and the ends of the `with` statements
+        # whose body is being walked, where their context managers' `__exit__` runs.
         self._finally_blocks: list[Pos] = []
         # The `except` handlers of the `try` statements whose body is being walked: a `raise` there
         # may go on in them.
@@ -747,18 +749,19 @@ class FactsExtractor(FastVisitor):
             raise TooManyBlocks(self._pos(node)[0])
         opened = []
         is_async = node.asynchronous is not None
+        # Where the statement ends: the context managers' `__exit__` runs there on every way out of
+        # the body, as a `finally` suite does.
+        ended = self._pos(node)[2:]
+        exited = (*ended, *ended)
         for item in node.items:
             self._visit_with_flow(item.item, Flow())
+            entered_at = self._site(item)
             if is_async:
-                self._fn.awaits.append(Await(self._site(item)))
-            # `with self.state().lock:` holds the lock field of the class the call returns.
-            lock = self._lock_ref(item.item)
-            kind = "async_with" if is_async else "with"
-            if lock is not None:
-                opened.append(self._open_region(lock, kind, item, node))
-            elif (call_id := self._call_ids.get(id(item.item))) is not None:
-                # `with self._lock_for(tp):` holds the lock the call returns, if it returns one.
-                opened.append(self._open_region(_NO_REF, kind, item, node, call_id))
+                self._fn.awaits.append(Await(entered_at))
+            region_id = self._open_item_region(item, node, "async_with" if is_async else "with")
+            if region_id is not None:
+                opened.append(region_id)
+                self._fn.entered.append(Entered(region_id, entered_at, entered_at._replace(pos=exited)))
             if item.asname is not None:
                 self._bind_targets(item.asname.name, self._value_of(item.item), "with")
         # A context manager made by a call (`suppress(KeyError)`) may swallow an exception.
@@ -767,8 +770,10 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
+        self._finally_blocks.append(exited)
         walked_exits = len(self._fn.exits)
         self.walk(node.body)
+        self._finally_blocks.pop()
         self._exit_after_with(node, self._fn.exits[walked_exits:], swallows)
         del self._fn.exit_stacks[len(self._fn.exit_stacks) - len(stacks) :]
         for region_id in opened:
@@ -784,6 +789,17 @@ class FactsExtractor(FastVisitor):
         if first is not None and self._blocks and not (swallows and first.raised):
             end = self._pos(node)[2:]
             self._fn.exits.append(first._replace(pos=end + end, block=self._blocks[-1]))
+
+    def _open_item_region(self, item: cst.WithItem, node: cst.With, kind: str) -> int | None:
+        """The held region of a `with` item of a name path or a call, opened; None for another."""
+        # `with self.state().lock:` holds the lock field of the class the call returns.
+        lock = self._lock_ref(item.item)
+        if lock is not None:
+            return self._open_region(lock, kind, item, node)
+        if (call_id := self._call_ids.get(id(item.item))) is not None:
+            # `with self._lock_for(tp):` holds the lock the call returns, if it returns one.
+            return self._open_region(_NO_REF, kind, item, node, call_id)
+        return None
 
     def visit_If(self, node: cst.If) -> bool:
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 72
+FACTS_FORMAT = 73
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -197,6 +197,16 @@ class Region(NamedTuple):
     call: int = -1
 
 
+class Entered(NamedTuple):
+    """A `with` (or `async with`) item of a name path or a call, the value the held region `region`
+    holds: its context manager's `__enter__` runs at `site`, before the body, and its `__exit__` at
+    `exit`, where the statement ends; both with the locks held around the item, in its loops."""
+
+    region: int
+    site: Site
+    exit: Site
+
+
 class Loop(NamedTuple):
     """A loop: `for`, `async for`, a comprehension or generator, or `while`."""
 
@@ -266,7 +276,8 @@ class Governs(NamedTuple):
 
 class Exit(NamedTuple):
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path,
-    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`) and,
+    but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`; also
+    the empty span where a `with` statement it lies in ends, its context managers' exit) and,
     for a `raise`, the `except` handlers of the `try` statements whose body holds it
     (`handler_blocks`: the exception's type is not judged), and the innermost of those `try`
     statements a handler of which may end without leaving (`caught_by`): the path goes on after it.
@@ -340,6 +351,7 @@ class FunctionFacts:
     binds: tuple[Bind, ...] = ()
     calls: tuple[Call, ...] = ()
     regions: tuple[Region, ...] = ()
+    entered: tuple[Entered, ...] = ()
     loops: tuple[Loop, ...] = ()
     awaits: tuple[Await, ...] = ()
     choices: tuple[Choice, ...] = ()

@@ -198,6 +198,7 @@ class CallGraph:
             sites.extend(self._call_sites(fid, call, handed_off=call.id in spawned))
         sites.extend(self._decorator_sites(fid))
         sites.extend(self._iteration_sites(fid))
+        sites.extend(self._context_sites(fid))
         for raised in function.raised:
             for value in sorted(self.symbols.path_values(fid, raised.ref), key=lambda e: e.target):
                 init = self.symbols.lookup_method(value.target, "__init__") if value.kind == "class" else ""
@@ -221,6 +222,18 @@ class CallGraph:
                 continue
             for _, method in self.symbols.iteration_methods(fid, bind):
                 sites.append(CallSite(fid, method, CALL, bind.site))
+        return sites
+
+    def _context_sites(self, fid: str) -> list[CallSite]:
+        """A `with` item of an instance of a project class runs its `__enter__` there, before the
+        body, and its `__exit__` where the statement ends."""
+        function = self.symbols.function(fid)
+        regions = {region.id: region for region in function.regions}
+        sites: list[CallSite] = []
+        for entered in function.entered:
+            for methods in self.symbols.context_methods(fid, regions[entered.region]):
+                places = (entered.site, entered.exit)
+                sites.extend(CallSite(fid, method, CALL, site) for method, site in zip(methods, places) if method)
         return sites
 
     def _decorator_sites(self, fid: str) -> list[CallSite]:

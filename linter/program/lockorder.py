@@ -626,8 +626,14 @@ class LockOrder:
 
     def unreachable(self, fid: str, place: Pos) -> bool:
         """Whether no path through `fid` reaches `place`: it follows a `return`, `raise`, `break`
-        or `continue` (or an `if` every arm of which returns or raises) in a block that holds it."""
-        return any(end.pos[2:] <= place[:2] and within(place, end.block) for end in self.symbols.function(fid).exits)
+        or `continue` (or an `if` every arm of which returns or raises) in a block that holds it,
+        and is not in a `finally` suite that the exit runs (a context manager's `__exit__`)."""
+        return any(
+            end.pos[2:] <= place[:2]
+            and within(place, end.block)
+            and not any(within(place, block) for block in end.finally_blocks)
+            for end in self.symbols.function(fid).exits
+        )
 
     # -- asyncio -------------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from epochlint.frontend.facts import (
     Import,
     Pos,
     Ref,
+    Region,
     Stored,
     Write,
 )
@@ -1635,6 +1636,18 @@ class Symbols:
     def iteration_methods(self, fid: str, bind: Bind, depth: int = 0) -> list[tuple[str, str]]:
         """(class, method) of the `__iter__` and `__next__` a loop binding `bind` runs."""
         return self._iteration_methods_of(self._bound_source_values(fid, bind, depth), depth)
+
+    def context_methods(self, fid: str, region: Region) -> list[tuple[str, str]]:
+        """The `__enter__` and `__exit__` (`__aenter__` and `__aexit__` for `async with`) of each
+        project class whose instances the `with` item of `region` enters, either missing as ""."""
+        call = self.call(fid, region.call) if region.call >= 0 else None
+        values = self.call_values(fid, call) if call is not None else self.path_values(fid, region.lock)
+        names = ("__aenter__", "__aexit__") if region.kind == "async_with" else ("__enter__", "__exit__")
+        return [
+            (self.lookup_method(value.target, names[0]), self.lookup_method(value.target, names[1]))
+            for value in sorted(values, key=lambda e: e.target)
+            if value.kind == "instance" and value.target in self.classes
+        ]
 
     def _iteration_methods_of(self, iterables: frozenset[Entity], depth: int) -> list[tuple[str, str]]:
         """(class, method) of the `__iter__` and `__next__` iterating `iterables` runs."""
