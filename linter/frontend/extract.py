@@ -1747,9 +1747,12 @@ def _names_one_object(node: cst.BaseExpression) -> bool:
     """Whether each evaluation of `node` names one object, so that the same code on both sides of a
     store is the same field: a name path, or a path on the result of a call without arguments on
     such a path (`self.state().epoch = self.state().epoch + 1` bumps the state's epoch, as a `with`
-    through `self.state()` holds the state's lock)."""
+    through `self.state()` holds the state's lock), or on the class of such a path
+    (`type(self)._epoch`, the field `self._epoch` names, as `field_path` reads it)."""
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
+    if _is_type_of_one_argument(node):
+        return _names_one_object(node.args[0].value)  # type: ignore[attr-defined]
     if isinstance(node, cst.Call):
         return not node.args and _names_one_object(node.func)
     return isinstance(node, cst.Name)

@@ -359,7 +359,7 @@ def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
         return _text(args[1]).replace(" ", "") in ("Long::sum", "Integer::sum", "Math::addExact")
     if len(args) == 2 and method in idioms.COMPARE_AND_SETS:
         expected = _text(_unparenthesized(args[0]))
-        return _sum_of(_unparenthesized(args[1]), lambda left: _text(left) == expected)
+        return _sum_of(_unparenthesized(args[1]), lambda operand: _text(operand) == expected)
     if len(args) != 1:
         return False
     value = _unparenthesized(args[0])
@@ -368,17 +368,17 @@ def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
         body = value.child_by_field_name("body")
         if body is None or body.type == "block":
             return False
-        return _sum_of(_unparenthesized(body), lambda left: _text(left) == params)
+        return _sum_of(_unparenthesized(body), lambda operand: _text(operand) == params)
     if method in ("set", "lazySet", "setRelease", "setPlain", "setOpaque", "getAndSet"):
-        return _sum_of(value, lambda left: _reads_of(left, holder))
+        return _sum_of(value, lambda operand: _reads_of(operand, holder))
     return False
 
 
 def _sum_of(value: Node, is_own: Callable[[Node], bool]) -> bool:
-    """`own + k`, with `own` what `is_own` says is the value itself."""
+    """`own + k` or `k + own`, with `own` what `is_own` says is the value itself."""
     if value.type != "binary_expression" or _text(value.child_by_field_name("operator")) != "+":
         return False
-    return is_own(_unparenthesized(value.child_by_field_name("left")))
+    return any(is_own(_unparenthesized(value.child_by_field_name(side))) for side in ("left", "right"))
 
 
 def _is_call_without_arguments(node: Node) -> bool:
@@ -1440,10 +1440,11 @@ class _Extractor:
                     bump=operator == "+=" or (operator == "=" and self._adds_to(right, left, ref)))
 
     def _adds_to(self, value: Node, target: Node, ref: Ref) -> bool:
-        """`x = x + k`: a bump of x (`epoch = this.epoch + 1` too: one field, named two ways; and
-        `getState().epoch = getState().epoch + 1`: one field of two results of one call)."""
+        """`x = x + k` or `x = k + x`: a bump of x (`epoch = this.epoch + 1` too: one field, named two
+        ways; and `getState().epoch = getState().epoch + 1`: one field of two results of one call)."""
         return _sum_of(
-            _unparenthesized(value), lambda left: self._path(left) == ref or self._one_field_of_one_call(left, target)
+            _unparenthesized(value),
+            lambda operand: self._path(operand) == ref or self._one_field_of_one_call(operand, target),
         )
 
     def _one_field_of_one_call(self, read: Node, target: Node) -> bool:
