@@ -75,6 +75,25 @@ def forking_cycle(levels: int) -> Files:
     return forking_calls(levels, back_to_the_top=True)
 
 
+def forking_lock_parameters(levels: int, back_to_the_top: bool = False) -> Files:
+    # The consumer's loop calls g0a with its lock; at each level both functions call both of the
+    # next level with the lock they were given, and the last two hold it while they read the epoch:
+    # 2 ** levels paths of callers lead up to the lock each `with lock:` holds. With
+    # `back_to_the_top`, the last two also call g0b: every function is on one call cycle.
+    again = "    g0b(consumer, lock)\n" if back_to_the_top else ""
+    body = f"{again}    with lock:\n        return consumer._epoch\n"
+    functions = [f"def g{levels}{side}(consumer, lock):\n{body}" for side in "ab"]
+    for level in range(levels - 1, -1, -1):
+        below = "".join(f"    g{level + 1}{side}(consumer, lock)\n" for side in "ab")
+        functions += [f"def g{level}{side}(consumer, lock):\n{below}" for side in "ab"]
+    consumer = CONSUMER.replace("accepted.append(message)", "accepted.append(message)\n            g0a(self, self._lock)")
+    return {"calls.py": consumer.rstrip("\n") + "\n\n\n" + "\n\n".join(functions)}
+
+
+def forking_lock_cycle(levels: int) -> Files:
+    return forking_lock_parameters(levels, back_to_the_top=True)
+
+
 def forwarded_callbacks(levels: int) -> Files:
     # The consumer's loop calls h0 with `levels` callbacks; each helper hands them on to the next
     # twice, its own one replaced by one of two lambdas, and the last calls them all and reads the
@@ -228,6 +247,8 @@ INPUTS = (
     Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),
     Input("forwarded_callbacks", forwarded_callbacks, (10, 20, 40), "levels"),
+    Input("forking_lock_parameters", forking_lock_parameters, (4, 8, 15), "levels"),
+    Input("forking_lock_cycle", forking_lock_cycle, (4, 8, 15), "levels"),
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),

@@ -14,7 +14,7 @@ from epochlint.audit.tasks import FINDING, UNIT
 from epochlint.cli import EXIT_USAGE, main
 from epochlint.config import load_config
 from epochlint.engine import check
-from epochlint.program import lockorder
+from epochlint.program import locks, lockorder
 from epochlint.program.callgraph import MAX_CONTEXTS
 from epochlint.program.lockorder import LockOrder
 from epochlint.program.model import Program
@@ -28,6 +28,8 @@ from bench.pathological import (
     factory_chain,
     forking_calls,
     forking_cycle,
+    forking_lock_cycle,
+    forking_lock_parameters,
     forwarded_callbacks,
     identity_decorated,
     method_chain,
@@ -77,6 +79,31 @@ def test_calls_that_fork_and_join_again_are_walked_once_per_function_and_state(
     # Both reads at the bottom are found through the calls, as the consumer's own read is.
     assert {path for path, _ in reads} == {"calls.py"} and len(reads) == 3
     assert sum(walked.values()) <= 4 * (2 * levels + 2)
+
+
+def test_a_lock_handed_up_callers_that_fork_and_join_again_is_followed_once_per_function(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Which lock a parameter holds was asked of every caller, again for each path of callers up to
+    # the lock: 2 ** levels of them. Kafka Streams' `init(context)` methods, calling each other's,
+    # kept one check busy for more than eight minutes.
+    levels = 14
+    asked = calls_by_function(monkeypatch, locks.Locks, "_locks_passed")
+    reads = reads_reported_by_the_one_epl001(write_tree(forking_lock_parameters(levels)))
+    # The reads at the bottom hold the consumer's lock, handed down: only its own read is reported.
+    assert reads == {("calls.py", 18)}
+    assert max(asked.values()) == 1
+
+
+def test_a_lock_handed_around_a_call_cycle_is_followed_within_a_fixed_number_of_steps(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Inside a call cycle no answer is complete until the cycle is, and each question took 2 **
+    # levels steps; it now stops at a fixed number of them (and the lock is not known there).
+    asked = calls_by_function(monkeypatch, locks.Locks, "_locks_passed")
+    reads = reads_reported_by_the_one_epl001(write_tree(forking_lock_cycle(14)))
+    assert ("calls.py", 18) in reads
+    assert sum(asked.values()) <= 2 * locks.MAX_FOLLOWED_STEPS
 
 
 def reads_reported_by_the_one_epl001(root: Path) -> set[tuple[str, int]]:

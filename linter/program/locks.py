@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets, runs_while_built
@@ -69,6 +69,11 @@ class LockInfo:
 # How many accessors and helper parameters a lock is followed through, one inside the next: code
 # hands a lock down a few helpers, and each step costs Python frames (a chain of 400 would not fit).
 _MAX_LOCK_HOPS = 16
+# How many steps one question about a lock may take in all. A step's answer is kept once it is
+# found whole, but inside call cycles (Kafka Streams' `init(context)` methods calling each other's
+# through their interfaces) none is, and the steps multiply with each hop; real code asks a few
+# dozen at most.
+MAX_FOLLOWED_STEPS = 2_000
 # `functools.cached_property`, by the decorator's last name.
 _CACHED_PROPERTY = re.compile(r"(?:^|\.)cached_property$")
 # `contextlib.contextmanager` and `asynccontextmanager`, by the decorator's last name.
@@ -104,6 +109,10 @@ class Locks:
         # The accessors whose returned lock, and the parameters whose bound lock, are being
         # followed, one inside the next (see `_followed`).
         self._following: set[str] = set()
+        self._steps_followed = 0
+        # The answers of steps followed to their end: none of the steps below them was cut short.
+        self._followed_whole: dict[str, Any] = {}
+        self._cuts = 0
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
@@ -261,13 +270,13 @@ class Locks:
                     continue
                 passed = self._locks_passed(fid, value.name)
                 if len(passed) == 1:
-                    lock = passed.pop()
+                    (lock,) = passed
                     self.constructed[field] = LockInfo(field, self.kind(lock), lock)
                 elif not passed and len(built := self._locks_built_for(fid, value.name)) == 1:
                     # `Base(threading.Lock())`: a lock of the field's own, of that constructor's kind.
                     self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[built.pop()])
 
-    def _locks_passed(self, fid: str, param: str) -> set[FieldId]:
+    def _locks_passed(self, fid: str, param: str) -> frozenset[FieldId]:
         """The locks bound to parameter `param` of `fid` at its resolved call sites and by the calls
         that bind its parameters for a later call (`partial(Connection, self._lock)`); a call that
         binds something else (or nothing known) adds None. Test code's calls are left out: a test
@@ -279,7 +288,7 @@ class Locks:
                 if name == param:
                     lock = self.lock_of(caller, arg.ref) if arg.ref is not None else None
                     passed.add(lock)
-        return set() if None in passed else passed  # type: ignore[return-value]
+        return frozenset() if None in passed else frozenset(lock for lock in passed if lock is not None)
 
     def _locks_built_for(self, fid: str, param: str) -> set[str]:
         """The lock constructors whose new locks the resolved calls bind to parameter `param` of
@@ -455,7 +464,7 @@ class Locks:
         if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
             return None
         passed = self._followed(f"{fid}\0{param.name}", partial(self._locks_passed, fid, param.name))
-        return passed.pop() if passed is not None and len(passed) == 1 else None
+        return next(iter(passed)) if passed is not None and len(passed) == 1 else None
 
     def _condition_built_here(self, fid: str, ref: Ref) -> FieldId | None:
         """The lock of a local Condition built on it (`cond = threading.Condition(self._lock)`):
@@ -523,14 +532,24 @@ class Locks:
     def _followed(self, step: str, compute: Callable[[], _Followed]) -> _Followed | None:
         """`compute()`, a lock followed one step further (into an accessor, or up to the callers
         binding a parameter); None when `step` is already being followed (a recursive function
-        passing its lock along) or the steps go deeper than _MAX_LOCK_HOPS."""
-        if step in self._following or len(self._following) >= _MAX_LOCK_HOPS:
+        passing its lock along), the steps go deeper than _MAX_LOCK_HOPS, or the question has taken
+        MAX_FOLLOWED_STEPS already."""
+        if step in self._followed_whole:
+            return cast(_Followed, self._followed_whole[step])
+        self._steps_followed = self._steps_followed + 1 if self._following else 1
+        cut_short = len(self._following) >= _MAX_LOCK_HOPS or self._steps_followed > MAX_FOLLOWED_STEPS
+        if step in self._following or cut_short:
+            self._cuts += 1
             return None
+        cuts = self._cuts
         self._following.add(step)
         try:
-            return compute()
+            found = compute()
         finally:
             self._following.discard(step)
+        if self._cuts == cuts:
+            self._followed_whole[step] = found
+        return found
 
     def decorator_locks(self, fid: str) -> frozenset[FieldId]:
         cached = self._decorator_locks.get(fid)
