@@ -774,21 +774,26 @@ class FactsExtractor(FastVisitor):
         walked_exits = len(self._fn.exits)
         self.walk(node.body)
         self._finally_blocks.pop()
-        self._exit_after_with(node, self._fn.exits[walked_exits:], swallows)
+        held = opened if len(opened) == len(node.items) else None
+        self._exit_after_with(node, self._fn.exits[walked_exits:], held)
         del self._fn.exit_stacks[len(self._fn.exit_stacks) - len(stacks) :]
         for region_id in opened:
             self._fn.region_stack.remove(region_id)
         return False
 
-    def _exit_after_with(self, node: cst.With, body_exits: list[Exit], swallows: bool) -> None:
+    def _exit_after_with(self, node: cst.With, body_exits: list[Exit], held: list[int] | None) -> None:
         """A `with` whose body no path leaves but by an exit in it (not in a suite nested there)
         ends its block's paths too, as an `if` every arm of which leaves: no `__exit__` swallows a
-        `return`, `break` or `continue`, and a lock's swallows no exception either."""
+        `return`, `break` or `continue`. One may swallow a `raise`: the program judges that by the
+        regions its items hold (`raised_through`: a lock's swallows nothing); `held` is None where
+        an item holds none, and the `raise` is then taken to be swallowed."""
         body = self._pos(node.body)
         first = next((end for end in body_exits if end.block == body), None)
-        if first is not None and self._blocks and not (swallows and first.raised):
-            end = self._pos(node)[2:]
-            self._fn.exits.append(first._replace(pos=end + end, block=self._blocks[-1]))
+        if first is None or not self._blocks or (first.raised and held is None):
+            return
+        end = self._pos(node)[2:]
+        through = (*first.raised_through, *held) if first.raised and held is not None else ()
+        self._fn.exits.append(first._replace(pos=end + end, block=self._blocks[-1], raised_through=through))
 
     def _open_item_region(self, item: cst.WithItem, node: cst.With, kind: str) -> int | None:
         """The held region of a `with` item of a name path or a call, opened; None for another."""

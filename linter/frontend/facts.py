@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 74
+FACTS_FORMAT = 75
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -283,7 +283,10 @@ class Exit(NamedTuple):
     statements a handler of which may end without leaving (`caught_by`): the path goes on after it.
     A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
     or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included.
-    `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`."""
+    `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`; one
+    copied to the end of the `with` statements whose bodies it leaves holds their items' regions
+    (`raised_through`): it ends the paths there only where each holds a lock, whose `__exit__`
+    swallows no exception."""
 
     pos: Pos
     block: Pos
@@ -293,6 +296,7 @@ class Exit(NamedTuple):
     ended_loop: Pos | None = None
     caught_by: Pos | None = None
     raised: bool = False
+    raised_through: tuple[int, ...] = ()
 
 
 class Stored(NamedTuple):

@@ -622,6 +622,7 @@ class LockOrder:
         return any(
             first[:2] < end.pos[:2] < then[:2] and within(first, end.block) and _cuts(end, then)
             for end in function.exits
+            if self._ends_paths(fid, end)
         )
 
     def unreachable(self, fid: str, place: Pos) -> bool:
@@ -632,8 +633,18 @@ class LockOrder:
             end.pos[2:] <= place[:2]
             and within(place, end.block)
             and not any(within(place, block) for block in end.finally_blocks)
+            and self._ends_paths(fid, end)
             for end in self.symbols.function(fid).exits
         )
+
+    def _ends_paths(self, fid: str, end: Exit) -> bool:
+        """Whether exit `end` ends the paths of its block: a `raise` that leaves `with` statements
+        does where each of their context managers is a lock (`with self._errors:` holding a
+        `suppress(...)` may swallow it, and the path goes on after the `with`)."""
+        if not end.raised_through:
+            return True
+        regions = {region.id: region for region in self.symbols.function(fid).regions}
+        return all(self.locks.region_lock(fid, regions[held]) is not None for held in end.raised_through)
 
     # -- asyncio -------------------------------------------------------------------------------------
 
