@@ -157,9 +157,9 @@ class Drainer {
         }
     )
     (finding,) = run_check(root, overrides={"select": ["EPL001"]}).findings
-    # The overload without arguments is named apart inside the program model only.
-    assert "(via Drainer.epoch)" in finding.message
-    assert [step.function for step in finding.chain] == ["Drainer.drain", "Drainer.drain", "Drainer.epoch"]
+    # An overload is named with its parameters' types, as Java tells them apart; never `epoch~0`.
+    assert "(via Drainer.epoch())" in finding.message
+    assert [step.function for step in finding.chain] == ["Drainer.drain", "Drainer.drain", "Drainer.epoch()"]
 
 
 @needs_java

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -856,9 +857,20 @@ class Program:
         return self.symbols.module_of(fid).rel
 
     def display_function(self, fid: str) -> str:
+        """How findings name function `fid`; a Java method of several overloads with the types of
+        its parameters, `seek(long)`, as Java tells them apart."""
         module, function = self.symbols.function_entry(fid)
-        java = module.rel.endswith(".java")
-        return function_display_name(module.name, module.facts.package, function.qualname, java)
+        java = is_java(module.rel)
+        name = function_display_name(module.name, module.facts.package, function.qualname, java)
+        if not java or _OVERLOAD_TAIL.sub("", fid) not in self._overloaded:
+            return name
+        types = (param.annotation.partition("[")[0] for param in function.params if param.name != "this")
+        return f"{name}({', '.join(types)})"
+
+    @cached_property
+    def _overloaded(self) -> frozenset[str]:
+        """The Java methods that have overloads, by the id of the one named plainly."""
+        return frozenset(_OVERLOAD_TAIL.sub("", fid) for fid in self.symbols.functions if _OVERLOAD_TAIL.search(fid))
 
     def function_id(self, module: str, qualname: str) -> str:
         return function_id(module, qualname)
@@ -876,6 +888,10 @@ class Program:
     def dataflow(self) -> DataFlow:
         """Def-use of locals, containers, and return and field summaries, one analysis per domain."""
         return DataFlow(self)
+
+
+# A Java overload's id ends in its number of parameters, `seek~0` (`seek~1~2` for a second of one).
+_OVERLOAD_TAIL = re.compile(r"(?:~\d+)+$")
 
 
 def _is_batch(loop: Loop) -> bool:
