@@ -75,6 +75,15 @@ def forking_cycle(levels: int) -> Files:
     return forking_calls(levels, back_to_the_top=True)
 
 
+def loops_into_a_forking_cycle(loops: int) -> Files:
+    # `loops` more batch loops each call into one cycle of forking calls 11 levels deep: the search
+    # from each stays within its loop's work limit, and together they go past their unit's.
+    (path, code), = forking_cycle(11).items()
+    loop = "    def on_batch_{0}(self, batch):\n        for message in batch:\n            self.f0a()\n\n"
+    methods = "".join(loop.format(i) for i in range(loops))
+    return {path: code.replace("    def seek(", methods + "    def seek(", 1)}
+
+
 def forking_lock_parameters(levels: int, back_to_the_top: bool = False) -> Files:
     # The consumer's loop calls g0a with its lock; at each level both functions call both of the
     # next level with the lock they were given, and the last two hold it while they read the epoch:
@@ -245,6 +254,7 @@ INPUTS = (
     Input("method_chain", method_chain, (100, 200, 400), "calls"),
     Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
     Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
+    Input("loops_into_a_forking_cycle", loops_into_a_forking_cycle, (4, 8, 16), "loops"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),
     Input("forwarded_callbacks", forwarded_callbacks, (10, 20, 40), "levels"),
     Input("forking_lock_parameters", forking_lock_parameters, (4, 8, 15), "levels"),

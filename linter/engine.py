@@ -427,7 +427,8 @@ def rule_findings(program: Program, rules: Sequence[type[Rule]], *, beside: bool
     """
     from epochlint.program.budget import LimitReport, WorkLimitReached
     from epochlint.rules.base import SuppressionRule
-    from epochlint.rules.epl900_unparseable_file import work_limit_finding
+    from epochlint.program.model import LOOP_SEARCH_RULES
+    from epochlint.rules.epl900_unparseable_file import loop_limit_finding, work_limit_finding
 
     checked = [rule for rule in rules if not issubclass(rule, SuppressionRule)]
     forked = [rule for rule in checked if rule.code in _RULES_BESIDE]
@@ -444,6 +445,10 @@ def rule_findings(program: Program, rules: Sequence[type[Rule]], *, beside: bool
         else:
             found.extend(outcome)
     found.extend(work_limit_finding(program, report) for report in program.limits_reached.values())
+    searching = [rule.code for rule in checked if rule.code in LOOP_SEARCH_RULES]
+    found.extend(
+        loop_limit_finding(program, loop, limit, searching) for loop, limit in program.loops_past_limit.items()
+    )
     return [f for f in found if program.config.is_code_enabled(f.code, f.location.path)]
 
 

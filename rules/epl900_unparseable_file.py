@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterable
 
 from epochlint.findings import Finding, Location
-from epochlint.program.budget import LimitReport
+from epochlint.program.budget import LimitReport, WorkLimitReached
 from epochlint.program.lockorder import EVENT_STEPS, LOCK_ORDER_STEPS
-from epochlint.program.model import READS_STEPS, Program
+from epochlint.program.model import LOOP_READS_STEPS, READS_STEPS, BatchLoop, Program
 from epochlint.rules.base import Example, Rule
 
 
@@ -40,11 +40,19 @@ analysing (a file and every file linked to it by imports; the other parts are ch
 - the search for epoch reads through calls from batch loops (EPL001, EPL002) may take
   {READS_STEPS:,} steps, each call walked counting one. Paths that reach a function alike are
   walked on once, but inside a call cycle the functions of the cycle a path went through count
-  too: calls that fork and join again on one cycle reach it at 14 levels.
+  too: calls that fork and join again on one cycle reach it at 16 levels. The search from one
+  batch loop may take {LOOP_READS_STEPS:,} of them: a loop past that is reported alone, at the
+  loop, and EPL001 and EPL002 check the rest of its part of the program (a cycle of forking calls
+  reaches it at 12 levels).
 
 The projects measured spend at most a few hundred steps. The limits count work, not time, so the
 same code gets the same findings on any machine.
-""".format(LOCK_ORDER_STEPS=LOCK_ORDER_STEPS, EVENT_STEPS=EVENT_STEPS, READS_STEPS=READS_STEPS)
+""".format(
+        LOCK_ORDER_STEPS=LOCK_ORDER_STEPS,
+        EVENT_STEPS=EVENT_STEPS,
+        READS_STEPS=READS_STEPS,
+        LOOP_READS_STEPS=LOOP_READS_STEPS,
+    )
     why = """
 A linter that skips a file silently lies about it: the file could hold the very race the run was
 meant to find. Every other file is still analysed; this finding makes the gap visible.
@@ -97,5 +105,19 @@ def work_limit_finding(program: Program, report: LimitReport) -> Finding:
         message=f"Cannot analyse the part of the program linked to this file by imports: {report}.",
         location=program.location(limit.function, limit.pos),
         function=program.display_function(limit.function),
+        fingerprint_key=f"work limit: {limit.what}",
+    )
+
+
+def loop_limit_finding(program: Program, loop: BatchLoop, limit: WorkLimitReached, rules: list[str]) -> Finding:
+    """EPL900 for a batch loop whose search for epoch reads stopped at its own work limit, at the
+    loop: `rules` (those of EPL001 and EPL002 that ran) checked all else."""
+    report = LimitReport(limit, rules)
+    return Finding(
+        code=UnparseableFile.code,
+        name=UnparseableFile.name,
+        message=f"Cannot check this batch loop: {limit}; {report.unchecked('for it')}.",
+        location=program.location(loop.function, loop.site.pos),
+        function=program.display_function(loop.function),
         fingerprint_key=f"work limit: {limit.what}",
     )

@@ -22,11 +22,11 @@ class LimitReport:
     def __str__(self) -> str:
         return f"{self.limit}; {self.unchecked()}"
 
-    def unchecked(self) -> str:
+    def unchecked(self, where: str = "anywhere in it") -> str:
         """What the unit lost: `EPL008 and EPL009 were not checked anywhere in it`."""
         codes = sorted(self.rules)
         named = " and ".join([", ".join(codes[:-1]), codes[-1]] if len(codes) > 1 else codes)
-        return f"{named} {'were' if len(codes) > 1 else 'was'} not checked anywhere in it"
+        return f"{named} {'were' if len(codes) > 1 else 'was'} not checked {where}"
 
 
 class WorkLimitReached(Exception):
