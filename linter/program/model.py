@@ -875,15 +875,15 @@ class Program:
         return self.symbols.module_of(fid).rel
 
     def display_function(self, fid: str) -> str:
-        """How findings name function `fid`; a Java method of several overloads with the types of
-        its parameters, `seek(long)`, as Java tells them apart."""
+        """How findings name function `fid`; a Java method of several overloads with its
+        parameters, `seek(offset)`, to tell them apart (a primitive's type is not kept)."""
         module, function = self.symbols.function_entry(fid)
         java = is_java(module.rel)
         name = function_display_name(module.name, module.facts.package, function.qualname, java)
         if not java or _OVERLOAD_TAIL.sub("", fid) not in self._overloaded:
             return name
-        types = (param.annotation.partition("[")[0] for param in function.params if param.name != "this")
-        return f"{name}({', '.join(types)})"
+        params = (param.name for param in function.params if param.name != "this")
+        return f"{name}({', '.join(params)})"
 
     @cached_property
     def _overloaded(self) -> frozenset[str]:
