@@ -92,9 +92,9 @@ class FunctionBuilder:
 
     def lock_through_call(self, text: str, lock: Ref) -> Ref:
         """The lock that `lock`, a path on a call's result written `text`, names: that of the first
-        expression written the same way in the function. `self.state().lock.release()` lets go of
-        what `self.state().lock.acquire()` took; `other.state().lock` is another lock."""
-        return self.call_result_locks.setdefault(text, lock)
+        expression written the same way in the function, spaces aside. `self.state().lock.release()`
+        lets go of what `self.state().lock.acquire()` took; `other.state().lock` is another lock."""
+        return self.call_result_locks.setdefault("".join(text.split()), lock)
 
     def comprehension_local(self, name: str) -> str | None:
         """The function's name for the variable `name` of a comprehension being read, if any."""
