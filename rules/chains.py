@@ -16,7 +16,7 @@ def call_steps(program: Program, chain: Iterable[CallSite]) -> Iterator[ChainSte
     """One step per call site of `chain`: where the caller calls the next function."""
     for site in chain:
         yield ChainStep(
-            program.location(site.caller, site.pos),
+            program.site_location(site.caller, site.site),
             program.display_function(site.caller),
             f"calls `{program.display_function(site.callee)}`",
         )

@@ -25,7 +25,9 @@ Java, a `new` collection given no arguments but numbers and flags, a capacity ho
 or `List.of()`, `Map.of()`, `Collections.emptyList()`), or a call of a function that does either,
 judged by its body. Calls handed off to run later do not count. A `with` over an instance of a
 project class calls its `__enter__` (`__aenter__`) at the `with`, and its `__exit__` (`__aexit__`)
-where the statement ends, after a `return` in its body too. In a coroutine, a clear and a bump
+where the statement ends, after a `return` in its body too; the `__exit__`s of several items, or of
+nested `with` statements, that end together run the latest entered first. A finding at such a call
+is shown at its `with` item. In a coroutine, a clear and a bump
 with no interleaving point between them (`await`, `async for`, `async with`, here or in the callees
 that make them) cannot be separated and are not reported. "After" means on some path: a clear and a bump
 in different arms of one `if` or in two `case` arms of one `match`, or with a `return` (`raise`)
@@ -177,7 +179,7 @@ class Consumer:
                 later = [
                     b
                     for b in bumps
-                    if b.site.pos[:2] > clear.site.pos[:2]
+                    if order.runs_after(fid, clear.site, b.site)
                     and not order.exclusive(fid, clear.site.pos, b.site.pos)
                 ]
                 if is_async:
@@ -201,7 +203,7 @@ class Consumer:
             code=self.code,
             name=self.name,
             message=message,
-            location=program.location(clear.function, clear.site.pos),
+            location=program.site_location(clear.function, clear.site),
             function=program.display_function(clear.function),
             related=related,
             chain=tuple(_steps(program, clear, "clears", clear.what))

@@ -625,6 +625,15 @@ class LockOrder:
             if self._ends_paths(fid, end)
         )
 
+    def runs_after(self, fid: str, first: Site, then: Site) -> bool:
+        """Whether `then` runs after `first` in `fid` by source order; but the `__exit__`s of `with`
+        items that end at one place run the latest entered first: an inner `with`'s before the
+        outer one's, a later item's before an earlier one's (whose region is held around it)."""
+        if then.pos[:2] != first.pos[:2]:
+            return then.pos[:2] > first.pos[:2]
+        exits = {entered.exit: entered.region for entered in self.symbols.function(fid).entered}
+        return first in exits and exits.get(then, -1) in first.regions
+
     def unreachable(self, fid: str, place: Pos) -> bool:
         """Whether no path through `fid` reaches `place`: it follows a `return`, `raise`, `break`
         or `continue` (or an `if` every arm of which returns or raises) in a block that holds it,

@@ -869,7 +869,18 @@ class Program:
     # -- naming --------------------------------------------------------------------------------
 
     def location(self, fid: str, pos: Pos) -> Location:
+        """Where `pos` in `fid` is shown. The `__exit__` a `with` item runs where the statement ends
+        is shown at the item, as the code is read; where several end there, at all their items."""
+        ending = sorted(entered.site.pos for entered in self.symbols.function(fid).entered if entered.exit.pos == pos)
+        if ending:
+            pos = (*ending[0][:2], *ending[-1][2:])
         return Location(self.rel_path(fid), *pos)
+
+    def site_location(self, fid: str, site: Site) -> Location:
+        """Where `site` in `fid` is shown: as `location` does, but the `__exit__` call of one `with`
+        item at that item even where others end at the same place."""
+        entered = next((entered for entered in self.symbols.function(fid).entered if entered.exit == site), None)
+        return self.location(fid, entered.site.pos if entered is not None else site.pos)
 
     def rel_path(self, fid: str) -> str:
         return self.symbols.module_of(fid).rel
