@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 76
+FACTS_FORMAT = 77
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -159,6 +159,9 @@ class Arg(NamedTuple):
     adds_to: Ref | None = None
     # A starred argument's stars: "*" spreads positional arguments, "**" keyword arguments.
     star: str = ""
+    # Java: the argument's path names a field or a local (`counts.merge(current, ...)`), never a
+    # method, whatever method shares its name: only a method reference (`this::current`) names one.
+    names_value: bool = False
 
 
 class Call(NamedTuple):
@@ -180,6 +183,10 @@ class Call(NamedTuple):
     # With `callee_keys`: the innermost block (suite) holding the call, (0, 0, 0, 0) for the top
     # level of module code.
     block: Pos = (0, 0, 0, 0)
+    # Java: the call is made on a collection written out, a range of numbers or an `Optional`, or on
+    # a stream of one (`List.of(a, b).stream()`): a method running a function once per element of
+    # it (`collect`, `sorted`) walks no batch.
+    walks_no_batch: bool = False
 
 
 class Region(NamedTuple):

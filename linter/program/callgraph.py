@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
 from epochlint.program.symbols import (
@@ -30,17 +30,6 @@ ITERATING_BUILTINS = frozenset(
         "map", "filter", "sorted", "min", "max", "any", "all", "functools.reduce",
         # Java's `Collections.max(batch, comparator)` and the like.
         "java.util.Collections.max", "java.util.Collections.min", "java.util.Collections.sort",
-    }
-)
-# `batch.sort(key=f)` is a batch loop too, as are Java's `batch.stream().sorted(comparator)`,
-# `batch.stream().max(comparator)` and `batch.stream().collect(collector)`.
-_ITERATING_METHODS = frozenset({"sort", "sorted", "max", "min", "collect"})
-# Calls that run a function argument on the spot but are not batch loops: Python's
-# `Condition.wait_for`; Java's `Optional` fallbacks and a `Map`'s update of one key.
-_ON_THE_SPOT_METHODS = frozenset(
-    {
-        "wait_for", "ifPresentOrElse", "orElseGet", "orElseThrow", "computeIfAbsent", "computeIfPresent",
-        "compute", "merge",
     }
 )
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
@@ -75,17 +64,54 @@ _STARTED_WITH_ARGUMENTS = {
 # so a project subclass overriding `run` is started by it.
 _STARTS_RUN = frozenset(_STARTED_WITH_ARGUMENTS)
 # Calls that make a comparator or a sort key of the functions given them (Java's `Comparator`,
-# Python's `functools.cmp_to_key`), or a collector (Java's `Collectors`, downstream ones too): they
-# run none of them; the sort or the `collect` that uses what they make calls them.
-_FUNCTIONS_RUN_WHERE_USED = frozenset(
+# Python's `functools.cmp_to_key`): the sort that uses it calls them.
+_KEY_MAKERS = frozenset(
     {
         "comparing", "comparingInt", "comparingLong", "comparingDouble", "thenComparing", "thenComparingInt",
         "thenComparingLong", "thenComparingDouble", "cmp_to_key",
+    }
+)
+
+
+class _LibraryCalls(NamedTuple):
+    """The calls of one language's library, known by their method's name where the callee is no
+    function of the project, that run a function argument on the spot or make something of it."""
+
+    # Calls that run a function argument on the spot, once per element: batch loops.
+    iterating: frozenset[str]
+    # Calls that run a function argument on the spot but are not batch loops.
+    on_the_spot: frozenset[str]
+    # Calls that make a comparator, a sort key or a collector of the functions given them: the sort
+    # or the `collect` that uses what they make calls them.
+    makers: frozenset[str]
+    # Whether a maker's own call hands its functions off too (it runs none of them there).
+    makers_hand_off: bool
+
+
+# Python: `batch.sort(key=f)`, `Condition.wait_for`, `sorted(batch, key=cmp_to_key(f))`. Any other
+# function given to a method of an unresolved receiver is a hand-off, whatever the method's name,
+# and so is the one given to `cmp_to_key` (RULES.md, Entry lockset).
+_PYTHON_CALLS = _LibraryCalls(
+    iterating=frozenset({"sort", "sorted", "max", "min"}),
+    on_the_spot=frozenset({"wait_for"}),
+    makers=_KEY_MAKERS,
+    makers_hand_off=True,
+)
+# Java: `batch.stream().sorted(comparator)`, `max(comparator)`, `collect(collector)`; an `Optional`'s
+# fallbacks and a `Map`'s update of one key; the `Collectors` (downstream ones too), whose functions
+# run where what they make is used, with the locks held there.
+_JAVA_CALLS = _LibraryCalls(
+    iterating=_PYTHON_CALLS.iterating | {"collect"},
+    on_the_spot=_PYTHON_CALLS.on_the_spot
+    | {"ifPresentOrElse", "orElseGet", "orElseThrow", "computeIfAbsent", "computeIfPresent", "compute", "merge"},
+    makers=_KEY_MAKERS
+    | {
         "toMap", "toUnmodifiableMap", "toConcurrentMap", "groupingBy", "groupingByConcurrent", "partitioningBy",
         "mapping", "filtering", "flatMapping", "reducing", "collectingAndThen", "teeing", "minBy", "maxBy",
         "summingInt", "summingLong", "summingDouble", "averagingInt", "averagingLong", "averagingDouble",
         "summarizingInt", "summarizingLong", "summarizingDouble",
-    }
+    },
+    makers_hand_off=False,
 )
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
@@ -291,16 +317,20 @@ class CallGraph:
         for run in self._runs_started(fid, call):
             sites.append(CallSite(fid, run, HANDOFF, call.site, call.id))
         callee = self.symbols.callee(fid, call)
-        if (callee.kind == "external" and callee.target in _NEVER_RUN) or self._runs_where_used(callee, call):
+        library = self._library_calls(fid)
+        makes = self._is_maker(callee, call, library)
+        if (callee.kind == "external" and callee.target in _NEVER_RUN) or (makes and not library.makers_hand_off):
             return sites
-        runs_on_the_spot = self._runs_on_the_spot(callee, call)
-        iterating = self._iterates(callee, call)
+        runs_on_the_spot = callee.kind != "function" and call.method in library.on_the_spot
+        per_element = self._iterates(callee, call, library)
+        # Once per element of a collection written out, a range or an `Optional`: on the spot, in no batch loop.
+        batch_loop = per_element and not call.walks_no_batch
         for index, arg in enumerate(call.args):
             for function in self._functions_passed(fid, arg):
                 if index == 0 and not arg.keyword and self._decorates(callee, function):
                     continue
-                kind = ON_THE_SPOT if runs_on_the_spot or iterating else HANDOFF
-                sites.append(CallSite(fid, function, kind, call.site, call.id, iterating, via_argument=True))
+                kind = ON_THE_SPOT if runs_on_the_spot or per_element else HANDOFF
+                sites.append(CallSite(fid, function, kind, call.site, call.id, batch_loop, via_argument=True))
         return sites
 
     def _decorates(self, callee: Entity, function: str) -> bool:
@@ -499,28 +529,29 @@ class CallGraph:
         or a comparator, a sort key or a collector made of (`Comparator.comparingLong(m -> ...)`,
         `cmp_to_key(f)`, `Collectors.toMap(m -> ..., m -> ...)`), which calls them where it is used."""
         if (call := self.symbols.argument_call(fid, arg)) is not None:
-            if self._runs_where_used(self.symbols.callee(fid, call), call):
+            if self._is_maker(self.symbols.callee(fid, call), call, self._library_calls(fid)):
                 return sorted({function for inner in call.args for function in self._functions_passed(fid, inner)})
             wrapped = self.symbols.partial_values(fid, call)
             return sorted({value.target for value in wrapped if value.kind == "function"})
         entity = self.symbols.argument_value(fid, arg)
         return [entity.target] if entity.kind == "function" else []
 
-    def _iterates(self, callee: Entity, call: Call) -> bool:
+    def _library_calls(self, fid: str) -> _LibraryCalls:
+        """The library calls known by name in the language `fid` is written in."""
+        return _JAVA_CALLS if self.symbols.is_java_function(fid) else _PYTHON_CALLS
+
+    def _iterates(self, callee: Entity, call: Call, library: _LibraryCalls) -> bool:
         name = callee.target if callee.kind == "external" else ""
-        if name in ITERATING_BUILTINS or (callee.kind != "function" and call.method in _ITERATING_METHODS):
+        if name in ITERATING_BUILTINS or (callee.kind != "function" and call.method in library.iterating):
             return True
         return bool(self.iteration_helpers) and (
             name in self.iteration_helpers or call.method in self.iteration_helpers
         )
 
-    def _runs_on_the_spot(self, callee: Entity, call: Call) -> bool:
-        return callee.kind != "function" and call.method in _ON_THE_SPOT_METHODS
-
     @staticmethod
-    def _runs_where_used(callee: Entity, call: Call) -> bool:
+    def _is_maker(callee: Entity, call: Call, library: _LibraryCalls) -> bool:
         """Whether `call` makes a comparator, a sort key or a collector of the functions it is given."""
-        return callee.kind != "function" and call.method in _FUNCTIONS_RUN_WHERE_USED
+        return callee.kind != "function" and call.method in library.makers
 
     def handed_off(self, fid: str) -> bool:
         return any(site.kind == HANDOFF for site in self.sites_to.get(fid, ()))

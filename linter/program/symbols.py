@@ -883,7 +883,7 @@ class Symbols:
             return self.module_member(entity.target, attr)
         if entity.kind == "external":
             return Entity("external", f"{entity.target}.{attr}")
-        if entity.kind == "function" and attr not in FUNCTION_COMBINATORS and self._is_java_function(entity.target):
+        if entity.kind == "function" and attr not in FUNCTION_COMBINATORS and self.is_java_function(entity.target):
             # A Java lambda or method reference called through its interface (`current.test(m)`).
             return entity
         if entity.kind in ("class", "instance"):
@@ -918,7 +918,7 @@ class Symbols:
             return Entity("element_method", entity.target)
         return UNKNOWN
 
-    def _is_java_function(self, fid: str) -> bool:
+    def is_java_function(self, fid: str) -> bool:
         return fid in self.functions and is_java(self.module_of(fid).rel)
 
     def property_read(self, fid: str, ref: Ref) -> str:
@@ -963,15 +963,18 @@ class Symbols:
         aliases = {alias for found in self._method_aliases.values() for alias, method in found.items() if method in names}
         return frozenset(names | aliases)
 
-    def entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
-        """What a name path denotes inside function `fid`."""
-        return self._resolutions.get(_Cache.ENTITY, (fid, ref), lambda: self._entity(fid, ref, depth), UNKNOWN)
+    def entity(self, fid: str, ref: Ref, depth: int = 0, value: bool = False) -> Entity:
+        """What a name path denotes inside function `fid`; with `value`, where it is a value (see
+        `_fields_within`)."""
+        return self._resolutions.get(
+            _Cache.ENTITY, (fid, ref, value), lambda: self._entity(fid, ref, depth, value), UNKNOWN
+        )
 
-    def _entity(self, fid: str, ref: Ref, depth: int) -> Entity:
+    def _entity(self, fid: str, ref: Ref, depth: int, value: bool) -> Entity:
         if self._cut_short(depth):
             return UNKNOWN
         entity = self.root_entity(fid, ref, depth)
-        fields_within = self._fields_within(fid, ref)
+        fields_within = self._fields_within(fid, ref, value)
         for index, attr in enumerate(ref.attrs):
             if entity.kind == "property":
                 # `self.state.epoch` with `state` a property: what the getter returns.
@@ -1171,7 +1174,7 @@ class Symbols:
 
     def _argument_entity(self, fid: str, arg: Arg, depth: int) -> Entity:
         if arg.kind == "ref" and arg.ref is not None:
-            return self.entity(fid, arg.ref, depth)
+            return self.entity(fid, arg.ref, depth, value=arg.names_value)
         call = self.argument_call(fid, arg)
         return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
@@ -1283,24 +1286,34 @@ class Symbols:
         return found
 
     def path_values(
-        self, fid: str, ref: Ref, depth: int = 0, keys: tuple[str, ...] = (), at: Point | None = None
+        self,
+        fid: str,
+        ref: Ref,
+        depth: int = 0,
+        keys: tuple[str, ...] = (),
+        at: Point | None = None,
+        value: bool = False,
     ) -> frozenset[Entity]:
         """Every value a name path may hold in `fid`, flow-insensitively: the union over the
         values of its name, then of each attribute or element. `keys` are the constant keys of
         its subscripts, where known: an element is then only what is stored at its key, and
-        looked up `at` a call, not what a later store there replaced before the call."""
+        looked up `at` a call, not what a later store there replaced before the call. With
+        `value`, the path is a value (see `_fields_within`)."""
         return self._resolutions.get(
-            _Cache.PATH, (fid, ref, keys, at), lambda: self._path_values(fid, ref, depth, keys, at), _NOTHING
+            _Cache.PATH,
+            (fid, ref, keys, at, value),
+            lambda: self._path_values(fid, ref, depth, keys, at, value),
+            _NOTHING,
         )
 
     def _path_values(
-        self, fid: str, ref: Ref, depth: int, keys: tuple[str, ...], at: Point | None
+        self, fid: str, ref: Ref, depth: int, keys: tuple[str, ...], at: Point | None, value: bool
     ) -> frozenset[Entity]:
         if self._cut_short(depth):
             return frozenset()
         values = self._name_values(fid, ref, depth)
         subscripts = iter(keys) if keys else None
-        fields_within = self._fields_within(fid, ref)
+        fields_within = self._fields_within(fid, ref, value)
         for index, attr in enumerate(ref.attrs):
             key = next(subscripts, "") if subscripts is not None and attr == "[]" else ""
             field_first = index < fields_within
@@ -1311,10 +1324,14 @@ class Symbols:
             )
         return values
 
-    def _fields_within(self, fid: str, ref: Ref) -> int:
+    def _fields_within(self, fid: str, ref: Ref, value: bool) -> int:
         """How many of a path's first attributes are fields whatever methods share their names: in
-        Java, all but the last (which a call names as its method)."""
-        return len(ref.attrs) - 1 if is_java(self.module_of(fid).rel) else 0
+        Java, all but the last (which a call or a method reference names as its method); all of a
+        `value`'s (`counts.merge(current, ...)` passes the field `current` beside a method
+        `current()`: a Java expression other than a method reference never names a method)."""
+        if not is_java(self.module_of(fid).rel):
+            return 0
+        return len(ref.attrs) if value else len(ref.attrs) - 1
 
     def _method_named(self, cid: str, attr: str, fields_first: bool) -> str:
         """The method `attr` of class `cid`; with `fields_first` (Java), "" where a field has the name."""
@@ -1475,14 +1492,14 @@ class Symbols:
         if arg.kind == "lambda":
             return Entity("function", function_id(self.module_of(fid).name, arg.function))
         if arg.kind == "ref" and arg.ref is not None:
-            entity = self.entity(fid, arg.ref)
+            entity = self.entity(fid, arg.ref, value=arg.names_value)
             return self.global_value(entity.target) if entity.kind == "global" else entity
         return UNKNOWN
 
     def argument_values(self, fid: str, arg: Arg, depth: int = 0) -> frozenset[Entity]:
         """Every value an argument may pass."""
         if arg.kind == "ref" and arg.ref is not None:
-            return self.path_values(fid, arg.ref, depth)
+            return self.path_values(fid, arg.ref, depth, value=arg.names_value)
         if arg.kind == "call":
             call = self.argument_call(fid, arg)
             return self.call_values(fid, call, depth) if call is not None else frozenset()

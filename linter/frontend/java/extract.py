@@ -1317,7 +1317,7 @@ class _Extractor:
         header = _span(node, value)
         loop_id = self._new_id()
         site = self._site(node)._replace(pos=header)
-        self._fn.loops.append(Loop(loop_id, "for", site, not _iterates_no_batch(value, self._is_array), _text(value)))
+        self._fn.loops.append(Loop(loop_id, "for", site, not self._walks_no_batch(value), _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
         self._declare(name, _is_scalar_type(node.child_by_field_name("type")))
@@ -1603,7 +1603,14 @@ class _Extractor:
                 receiver_call = self._call_ids.get(inner.id, -1)
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
         text = f"{_text(obj)}.{method}" if obj is not None else method
-        self._fn.calls.append(Call(call_id, callee, method, text, self._site(node), call_args, receiver_call, flow))
+        # Only a call given something can run a function per element (`collect(...)`, `sorted(...)`).
+        walks_no_batch = obj is not None and bool(args) and self._walks_no_batch(obj)
+        self._fn.calls.append(
+            Call(
+                call_id, callee, method, text, self._site(node), call_args, receiver_call, flow,
+                walks_no_batch=walks_no_batch,
+            )
+        )
         if method in idioms.MAP_STORES and len(args) >= 2 and callee is not None:
             # `leaderEpochs.put(tp, epoch)` writes into the map, as Python's `leader_epochs[tp] = epoch`
             # does (what it stores types nothing: the value flow reads the call's arguments as before).
@@ -1703,7 +1710,7 @@ class _Extractor:
             value = _unparenthesized(value.child_by_field_name("value"))
         ref = self._path(value) if value.type in ("identifier", "field_access", "this", "array_access") else None
         if ref is not None:
-            return Arg("", "ref", ref=ref, text=text)
+            return Arg("", "ref", ref=ref, text=text, names_value=True)
         if _is_literal(value):
             return Arg("", "const", text=text)
         return Arg("", "other", text=text, adds_to=self._added_to(value))
@@ -1779,8 +1786,7 @@ class _Extractor:
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
         loop_id = self._new_id()
         # An `Optional`'s value, if any, is taken on the spot, once: no collection is walked.
-        optional = method in idioms.OPTIONAL_CONSUMERS or self._is_optional(obj)
-        batch = not optional and not _iterates_no_batch(obj, self._is_array)
+        batch = method not in idioms.OPTIONAL_CONSUMERS and not self._walks_no_batch(obj)
         self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj)))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
@@ -1796,6 +1802,10 @@ class _Extractor:
             self._inline_lambda(function, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
         return True
+
+    def _walks_no_batch(self, node: Node) -> bool:
+        """Whether a loop over `node`, or a stream operation on it, walks no batch (see `_iterates_no_batch`)."""
+        return _iterates_no_batch(node, self._is_array, self._is_optional)
 
     def _is_array(self, node: Node) -> bool:
         """Whether `node` names a local, a parameter or a field of the class declared as an array."""
@@ -2124,22 +2134,26 @@ def _try_lock_call(node: Node) -> tuple[Node, Node] | None:
     return (receiver, node) if receiver is not None else None
 
 
-def _iterates_no_batch(node: Node, is_array: Callable[[Node], bool]) -> bool:
+def _iterates_no_batch(node: Node, is_array: Callable[[Node], bool], is_optional: Callable[[Node], bool]) -> bool:
     """Whether `node` is a collection written out element by element (`new T[] {a, b}`,
-    `List.of(a, b)`, `Arrays.asList(a, b)`, or a stream of one), or a range of numbers that walks
-    no collection (`IntStream.range(0, 3)`): a loop over it is no batch loop, as Python's over a
-    literal tuple or list, or over `range(3)`, is not. Given one array (`is_array`), those
-    factories take its elements: `Stream.of(batch)` walks it."""
+    `List.of(a, b)`, `Arrays.asList(a, b)`), a range of numbers that walks no collection
+    (`IntStream.range(0, 3)`), an `Optional` (`is_optional`: one value at most), or a stream of one
+    of them through operations that take each element once (`List.of(a, b).stream().map(f)`,
+    `IntStream.range(0, 3).boxed()`): a loop over it is no batch loop, as Python's over a literal
+    tuple or list, or over `range(3)`, is not. Given one array (`is_array`), those factories take
+    its elements: `Stream.of(batch)` walks it."""
     node = _unparenthesized(node)
     if node.type == "array_creation_expression":
         return node.child_by_field_name("value") is not None
+    if is_optional(node):
+        return True
     if node.type != "method_invocation":
         return False
     receiver = node.child_by_field_name("object")
     if receiver is None:
         return False
-    if _method_called(node) == "stream" and not node.child_by_field_name("arguments").named_children:
-        return _iterates_no_batch(receiver, is_array)
+    if _method_called(node) in idioms.ELEMENTWISE_STREAM_OPERATIONS:
+        return _iterates_no_batch(receiver, is_array, is_optional)
     arguments = node.child_by_field_name("arguments")
     if (_text(receiver), _method_called(node)) in idioms.NUMBER_RANGES:
         return not _walks_collection(arguments)
