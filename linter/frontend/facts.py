@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 77
+FACTS_FORMAT = 78
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -225,6 +225,10 @@ class Loop(NamedTuple):
     # False for loops that do not iterate a collection: literals, range() of anything but len().
     batch: bool
     iterable: str = ""
+    # A Java iterating call on an `Optional`'s chain that starts from a call (`holder.find(tp)` of
+    # `holder.find(tp).map(...)`): that call's id. No batch loop where its method is declared to
+    # return an `Optional`, which the program knows once it resolves the call; -1 otherwise.
+    source_call: int = -1
 
 
 class Await(NamedTuple):

@@ -27,6 +27,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.frontend.java import is_java
+from epochlint.frontend.java.idioms import OPTIONAL_TYPES
 from epochlint.program.budget import LimitReport, WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import (
     CALL,
@@ -406,7 +407,7 @@ class Program:
     def batch_loops(self) -> Iterator[BatchLoop]:
         for fid, (_, function) in sorted(self.symbols.functions.items()):
             for loop in function.loops:
-                if loop.batch and loop.kind != "while":
+                if loop.id in self._batch_loop_ids(fid):
                     yield BatchLoop(fid, loop.site, loop_id=loop.id, is_async_for=loop.kind == "async_for")
             for site in self.calls.sites_from.get(fid, ()):
                 if site.iterating:
@@ -418,9 +419,22 @@ class Program:
         found = self._batch_loops.get(fid)
         if found is None:
             found = self._batch_loops[fid] = frozenset(
-                loop.id for loop in self.symbols.function(fid).loops if _is_batch(loop)
+                loop.id for loop in self.symbols.function(fid).loops if self._is_batch(fid, loop)
             )
         return found
+
+    def _is_batch(self, fid: str, loop: Loop) -> bool:
+        """Whether `loop` walks a collection: not a `while`, nor a Java iterating call on what a
+        method declared to return an `Optional` gives (`holder.find(tp).map(...)`), one value."""
+        return loop.batch and loop.kind != "while" and not self._returns_optional(fid, loop.source_call)
+
+    def _returns_optional(self, fid: str, call_id: int) -> bool:
+        """Whether call `call_id` of `fid` runs only methods declared to return an `Optional` (an
+        interface's method and its implementations alike: Java lets no override return another)."""
+        call = self.symbols.call(fid, call_id) if call_id >= 0 else None
+        callees = self.symbols.callees(fid, call) if call is not None else frozenset()
+        methods = [self.symbols.function(callee.target) for callee in callees if callee.kind == "function"]
+        return bool(methods) and all(method.returns.partition("[")[0] in OPTIONAL_TYPES for method in methods)
 
     def innermost_batch_loop(self, fid: str, site: Site) -> int:
         batch = self._batch_loop_ids(fid)
@@ -921,10 +935,6 @@ class Program:
 
 # A Java overload's id ends in its number of parameters, `seek~0` (`seek~1~2` for a second of one).
 _OVERLOAD_TAIL = re.compile(r"(?:~\d+)+$")
-
-
-def _is_batch(loop: Loop) -> bool:
-    return loop.batch and loop.kind != "while"
 
 
 def _matches_field(field: FieldId, text: str) -> bool:

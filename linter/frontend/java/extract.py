@@ -1787,7 +1787,11 @@ class _Extractor:
         loop_id = self._new_id()
         # An `Optional`'s value, if any, is taken on the spot, once: no collection is walked.
         batch = method not in idioms.OPTIONAL_CONSUMERS and not self._walks_no_batch(obj)
-        self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj)))
+        # What a method of another class returns (`holder.find(tp).map(...)`) is known once the
+        # program resolves the call: an `Optional` there makes this no batch loop either.
+        chained = batch and method in idioms.OPTIONAL_CHAINS
+        source = self._call_ids.get(_optional_chain_root(obj).id, -1) if chained else -1
+        self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj), source))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
         function = _unparenthesized(functions[0])
@@ -1821,7 +1825,7 @@ class _Extractor:
         """Whether `node` is an `Optional`, as far as its declaration says: made by `Optional.of`,
         `ofNullable` or `empty`, given by one's `filter`, `map`, `flatMap` or `or`, a field, a local
         or a parameter declared `Optional<...>`, or what a method of the class declared so returns."""
-        node = _unparenthesized(node)
+        node = _optional_chain_root(node)
         if node.type in ("identifier", "field_access"):
             return self._declared_type(node) in idioms.OPTIONAL_TYPES
         if node.type != "method_invocation":
@@ -1829,9 +1833,7 @@ class _Extractor:
         receiver, method = node.child_by_field_name("object"), _method_called(node)
         if receiver is None or receiver.type == "this":
             return any(method in cls.optional_methods for cls in self._class_stack)
-        if _text(receiver) in idioms.OPTIONAL_TYPES:
-            return method in idioms.OPTIONAL_FACTORIES
-        return method in idioms.OPTIONAL_CHAINS and self._is_optional(receiver)
+        return _text(receiver) in idioms.OPTIONAL_TYPES and method in idioms.OPTIONAL_FACTORIES
 
     def _is_function_object(self, node: Node) -> bool:
         """Whether `node`, the one argument of an iterating method, is an object it calls: one made
@@ -1941,6 +1943,18 @@ def _chain(node: Node) -> list[Node]:
             node = node.child_by_field_name("array" if node.type == "array_access" else "object")
         links.append(node)
     return links
+
+
+def _optional_chain_root(node: Node) -> Node:
+    """What a chain of `filter`, `map`, `flatMap` and `or` calls starts from: `find(tp)` of
+    `find(tp).map(f).filter(g)`, an `Optional` exactly where that is one."""
+    node = _unparenthesized(node)
+    while node.type == "method_invocation" and _method_called(node) in idioms.OPTIONAL_CHAINS:
+        receiver = node.child_by_field_name("object")
+        if receiver is None or receiver.type == "this":
+            break  # the object's own method of that name
+        node = _unparenthesized(receiver)
+    return node
 
 
 def _uncast(value: Node) -> Node:
