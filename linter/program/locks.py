@@ -271,10 +271,16 @@ class Locks:
                 passed = self._locks_passed(fid, value.name)
                 if len(passed) == 1:
                     (lock,) = passed
-                    self.constructed[field] = LockInfo(field, self.kind(lock), lock)
+                    self._learn(LockInfo(field, self.kind(lock), lock))
                 elif not passed and len(built := self._locks_built_for(fid, value.name)) == 1:
                     # `Base(threading.Lock())`: a lock of the field's own, of that constructor's kind.
-                    self.constructed[field] = LockInfo(field, _LOCK_CONSTRUCTORS[built.pop()])
+                    self._learn(LockInfo(field, _LOCK_CONSTRUCTORS[built.pop()]))
+
+    def _learn(self, info: LockInfo) -> None:
+        """A field found to be a lock while the fields set from parameters are worked out: answers
+        kept before may have asked about it, so none is kept."""
+        self.constructed[info.field] = info
+        self._followed_whole.clear()
 
     def _locks_passed(self, fid: str, param: str) -> frozenset[FieldId]:
         """The locks bound to parameter `param` of `fid` at its resolved call sites and by the calls
