@@ -106,8 +106,12 @@ class CommitEpochs(Domain):
         """`OffsetAndMetadata(offset, metadata, epoch)`: a commit value made from its epoch."""
         hop = Hop(ctx.fid, ctx.call.site, BUILD, f"`{ctx.call.text}(...)` built with it as its epoch")
         result: dict[Label, Path] = {}
-        for key in self._epoch_keys(ctx):
-            for label, path in ctx.args.get(key, EMPTY).items():
+        epochs = [ctx.args.get(key, EMPTY) for key in self._epoch_keys(ctx)]
+        if ctx.callee.kind != "class":
+            spread = _spread_epoch_elements(ctx.call, self._epoch_position(ctx))
+            epochs += [ctx.element(key, element) for key, element in spread]
+        for epoch in epochs:
+            for label, path in epoch.items():
                 if label.kind in (HISTORICAL, PARAM, CONDITIONAL):
                     merge(result, {Label(OFFSET, (), label): path}, hop)
         return result
@@ -117,9 +121,8 @@ class CommitEpochs(Domain):
         kafka-python's."""
         keys = {_EPOCH_KEYWORD}
         if ctx.callee.kind != "class":
-            java = is_java(self.program.symbols.module_of(ctx.fid).rel)
-            position = (_JAVA_SINK_CLASSES if java else _SINK_CLASSES)[_sink_class(ctx)]
-            if position is not None and (not java or len(ctx.call.args) == _JAVA_ARGUMENTS_WITH_EPOCH):
+            position = self._epoch_position(ctx)
+            if position is not None:
                 keys.add(str(position))
             return keys
         init = self.program.symbols.lookup_method(ctx.callee.target, "__init__")
@@ -131,6 +134,13 @@ class CommitEpochs(Domain):
         keys.update(str(index) for index, name in enumerate(fields) if self.config.epoch_name(name))
         keys.update(key for key in ctx.args if not key.isdigit() and self.config.epoch_name(key))
         return keys
+
+    def _epoch_position(self, ctx: CallContext) -> int | None:
+        """The epoch's position among the arguments of a sink class the project does not define;
+        None where it takes none (Java's constructors without one)."""
+        java = is_java(self.program.symbols.module_of(ctx.fid).rel)
+        position = (_JAVA_SINK_CLASSES if java else _SINK_CLASSES)[_sink_class(ctx)]
+        return position if not java or len(ctx.call.args) == _JAVA_ARGUMENTS_WITH_EPOCH else None
 
     # -- how labels travel -------------------------------------------------------------------------
 
@@ -211,6 +221,20 @@ class CommitEpochs(Domain):
 
     def keeps_event(self, label: Label) -> bool:
         return label.kind in (OFFSET, PARAM, CONDITIONAL)
+
+
+def _spread_epoch_elements(call: Call, position: int | None) -> Iterator[tuple[str, str]]:
+    """(argument key, element) of each element of a starred argument that the epoch parameter, at
+    `position` (None: by keyword only), takes: `leader_epoch` of each `**fields`, and of the first
+    `*parts`, the element `position` places on from it (after it, positions are unknown)."""
+    spread = False
+    for index, arg in enumerate(call.args):
+        if arg.star == "**":
+            yield str(index), _EPOCH_KEYWORD
+        elif arg.star == "*" and not spread:
+            spread = True
+            if position is not None and position >= index:
+                yield str(index), str(position - index)
 
 
 def _sink_class(ctx: CallContext) -> str:

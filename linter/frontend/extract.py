@@ -1045,6 +1045,8 @@ class FactsExtractor(FastVisitor):
             # `a, *b = x, y, z`: each target takes its own values, not the whole tuple's.
             for value, targets in pairs:
                 self._visit_with_flow(value, self._assign_flow(*targets))
+        elif len(node.targets) == 1:
+            self._visit_assigned(node.value, node.targets[0].target)
         else:
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for assigned in node.targets:
@@ -1054,7 +1056,8 @@ class FactsExtractor(FastVisitor):
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        self._visit_with_flow(node.value, self._assign_flow(node.target))
+        if node.value is not None:
+            self._visit_assigned(node.value, node.target)
         annotation = dotted(node.annotation.annotation)
         path = name_path(node.target)
         if path is not None and not path[1] and self._scope_of(path[0])[0] == self._fn.qualname:
@@ -1065,6 +1068,32 @@ class FactsExtractor(FastVisitor):
             bump = _is_bump(self._code, node.target, node.value)
             self._store(node.target, node.value, node, bump=bump, annotation=annotation)
         return False
+
+    def _visit_assigned(self, value: cst.BaseExpression, target: cst.BaseExpression) -> None:
+        """A value assigned to one target, with the key of the element of a local each part of it
+        is (`Flow.element`): each element of a literal assigned to a local name (`fields = {"k":
+        v}`), or the value stored at a constant key of a local (`fields["k"] = v`)."""
+        flow = self._assign_flow(target)
+        if isinstance(target, cst.Subscript):
+            self._visit_with_flow(value, flow._replace(element=_local_item_key(target)))
+            return
+        elements = _argument_elements(value) if isinstance(target, cst.Name) else []
+        if not elements:
+            self._visit_with_flow(value, flow)
+            return
+        self._visit_elements(value, elements, lambda key: flow._replace(element=key))
+
+    def _visit_elements(
+        self,
+        container: cst.BaseExpression,
+        elements: list[tuple[str, cst.BaseExpression]],
+        flow_of: Callable[[str], Flow],
+    ) -> None:
+        """The parts of a literal container, each element of `elements` (key, element) with the
+        flow `flow_of` gives its key, the others (dict keys, starred parts) with that of ""."""
+        keys = {id(element): key for key, element in elements}
+        for child in _element_values(container):
+            self._visit_with_flow(child, flow_of(keys.get(id(child), "")))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
         flow = self._assign_flow(node.target)
@@ -1476,11 +1505,9 @@ class FactsExtractor(FastVisitor):
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
             return self._argument(keyword, value)
-        element_keys = {id(element): element_key for element_key, element in elements}
-        for child in _element_values(value):
-            element_key = element_keys.get(id(child))
-            targets = (key,) if element_key is None else (key, element_key)
-            self._visit_with_flow(child, Flow(FLOW_ARG, targets, call_id))
+        self._visit_elements(
+            value, elements, lambda element: Flow(FLOW_ARG, (key, element) if element else (key,), call_id)
+        )
         by_keyword = isinstance(value, cst.Dict)
         items = tuple(self._argument(name if by_keyword else "", element) for name, element in elements)
         return self._argument(keyword, value)._replace(items=items)
@@ -1868,6 +1895,17 @@ def _literal_spread(arg: cst.Arg) -> list[tuple[str, cst.BaseExpression]] | None
         if all(a.keyword is not None and not a.star for a in value.args):
             return [(a.keyword.value, a.value) for a in value.args if a.keyword is not None]
     return None
+
+
+def _local_item_key(target: cst.Subscript) -> str:
+    """The key of an item of a local written as a constant (`fields["k"]`: "k", `args[0]`: "0"),
+    as `_argument_elements` keys an element; "" for any other subscript."""
+    index = target.slice[0].slice if len(target.slice) == 1 else None
+    if not isinstance(target.value, cst.Name) or not isinstance(index, cst.Index):
+        return ""
+    if isinstance(index.value, cst.Integer):
+        return str(index.value.evaluated_value)
+    return _identifier_key(index.value)
 
 
 def _identifier_key(key: cst.BaseExpression) -> str:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 78
+FACTS_FORMAT = 79
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -73,6 +73,9 @@ class Flow(NamedTuple):
     # A walrus's value that is an argument too (`f(x := v)`: v is assigned to `x` and passed):
     # the argument's keys, as an argument's `targets` are, of the call `call`.
     argument: tuple[str, ...] = ()
+    # Assigned values only: the key of the element of a local it is, where it has one of its own
+    # (`fields = {"k": v}`, `args = (a, v)`, `fields["k"] = v`): "k", or a position as a string.
+    element: str = ""
 
     def argument_keys(self) -> tuple[str, ...]:
         """The keys of the argument of `call` that the value is (see `targets`), if it is one."""

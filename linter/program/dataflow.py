@@ -194,6 +194,11 @@ class CallContext:
     def all_args(self) -> dict[Label, Path]:
         return union(self.args.values())
 
+    def element(self, key: str, element: str) -> dict[Label, Path]:
+        """What the element `element` (position or keyword) of the starred argument of key `key`
+        holds, where it is known (see `_element_of`)."""
+        return _element_of(self.args, key, element)
+
 
 class Domain:
     """What the labels of one analysis mean. The defaults follow values and report nothing."""
@@ -353,7 +358,7 @@ def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
 
 
 def _same_flow(a: Flow, b: Flow) -> bool:
-    return (a.kind, a.targets, a.call, a.stores) == (b.kind, b.targets, b.call, b.stores)
+    return (a.kind, a.targets, a.call, a.stores, a.element) == (b.kind, b.targets, b.call, b.stores, b.element)
 
 
 def _build_index(program: Program, fid: str) -> _Index:
@@ -499,16 +504,18 @@ class Bound(NamedTuple):
                 yield name, str(int(element) + self.shift)
 
 
-def _element_of(value: Value, element: str) -> dict[Label, Path]:
-    """What the element `element` (position or keyword) of a starred argument of value `value`
+def _element_of(args: Mapping[str, Value], key: str, element: str) -> dict[Label, Path]:
+    """What the element `element` (position or keyword) of the starred argument of key `key`
     holds: the same element of each parameter it holds, which the callers bind where it is a
-    `*args` or `**kwargs` parameter (`g(*args, **kwargs)` forwards them); the elements of anything
-    else are unknown."""
-    return {
+    `*args` or `**kwargs` parameter (`g(*args, **kwargs)` forwards them), and what a local it is
+    holds at that key (see `_Frame._spread_locals`); the elements of anything else are unknown."""
+    held = {
         param_label(element_key(str(label.key[0]), element)): path
-        for label, path in value.items()
+        for label, path in args.get(key, EMPTY).items()
         if label.kind == PARAM and label.inner is None
     }
+    merge(held, args.get(element_key(key, element), EMPTY))
+    return held
 
 
 def _argument_dests(flow: Flow) -> tuple[Dest, ...]:
@@ -522,8 +529,9 @@ def _argument_dests(flow: Flow) -> tuple[Dest, ...]:
 
 
 def element_key(argument: str, element: str) -> str:
-    """The key of an element of a literal argument (see `Arg.items`) among a call's arguments; the
-    name of an element of a `*args` or `**kwargs` parameter (see `_element_of`)."""
+    """The key of an element of a literal argument (see `Arg.items`), or of a spread local (see
+    `_Frame._spread_locals`), among a call's arguments; the name of an element of a `*args` or
+    `**kwargs` parameter (see `_element_of`), or of a local (see `Flow.element`)."""
     return f"{argument}[{element}]"
 
 
@@ -862,6 +870,8 @@ class _Frame:
         # Per local: each assignment's place and value, and what it holds besides (see `_local_at`).
         self._assigned: dict[str, list[tuple[Site, Value]]] = {}
         self._besides: dict[str, dict[Label, Path]] = {}
+        # What each local holds at a key of its own (see `Flow.element`), by `element_key`.
+        self._elements: dict[str, dict[Label, Path]] = {}
         self._conditions_at: dict[Site, frozenset[object]] = {}
         self.values: list[Value] = []
         self.contexts: dict[int, CallContext] = {}
@@ -871,10 +881,15 @@ class _Frame:
         self.locals = self._parameters()
         for _ in range(_LOCAL_ROUNDS):
             self.values = self._evaluate()
-            assigned = _assigned_shape(self._assigned)
+            assigned, elements = _assigned_shape(self._assigned), _shape(self._elements)
             new_locals = self._locals()
-            # Stable when no local, and no one assignment of one (see `_local_at`), holds more.
-            stable = _shape(new_locals) == _shape(self.locals) and _assigned_shape(self._assigned) == assigned
+            # Stable when no local, no one assignment of one (see `_local_at`) and no element of
+            # one holds more.
+            stable = (
+                _shape(new_locals) == _shape(self.locals)
+                and _assigned_shape(self._assigned) == assigned
+                and _shape(self._elements) == elements
+            )
             self.locals = new_locals
             if stable:
                 return
@@ -943,6 +958,7 @@ class _Frame:
             key: union(values[p] for p in producers)
             for key, producers in self.index.arguments.get(call.id, {}).items()
         }
+        args.update(self._spread_locals(call, args))
         receiver = self._gather(("recv", call.id), values)
         resolved: dict[Label, Path] | None = None
         for callee, binding in self._resolved(call, args):
@@ -955,6 +971,20 @@ class _Frame:
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
         return self.domain.call_value(ctx)
+
+    def _spread_locals(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[Label, Path]]]:
+        """The elements of each local a call spreads (`f(**fields)`, `f(*args)`), under their keys
+        among its arguments: what the local holds at that key (see `Flow.element`), as far as it
+        still holds it there (`fields = {...}` again may have replaced it)."""
+        for position, arg in enumerate(call.args):
+            if not arg.star or not arg.text.isidentifier():
+                continue
+            key, prefix = str(position), f"{arg.text}["
+            whole = args.get(key, EMPTY)
+            for name, held in self._elements.items():
+                if name.startswith(prefix):
+                    spread = {label: whole[label] for label in held if label in whole}
+                    yield element_key(key, name[len(prefix) : -1]), spread
 
     def _resolved(
         self, call: Call, args: Mapping[str, Value], handed_off: bool = True
@@ -985,15 +1015,14 @@ class _Frame:
     def _binding(self, args: Mapping[str, Value], keys: Iterable[Bound], callee: str) -> dict[str, Value]:
         binding: dict[str, dict[Label, Path]] = {}
         for bound in keys:
-            value = args.get(bound.key, EMPTY)
             if bound.first >= 0:
                 # Only the elements that the callee's summary names can carry anything on.
                 for param, element in bound.elements(self.analysis.parameters_named(callee)):
-                    merge(binding.setdefault(param, {}), _element_of(value, element))
+                    merge(binding.setdefault(param, {}), _element_of(args, bound.key, element))
             elif bound.element:
-                merge(binding.setdefault(bound.param, {}), _element_of(value, bound.element))
+                merge(binding.setdefault(bound.param, {}), _element_of(args, bound.key, bound.element))
             else:
-                merge(binding.setdefault(bound.param, {}), value)
+                merge(binding.setdefault(bound.param, {}), args.get(bound.key, EMPTY))
         return dict(binding)
 
     def _enter(self, callee: str, call: Call) -> Hop:
@@ -1009,6 +1038,7 @@ class _Frame:
         index = self.index
         result = self._parameters()
         besides: dict[str, dict[Label, Path]] = {}
+        elements: dict[str, dict[Label, Path]] = {}
         # A parameter is given its value where the function starts: a later assignment replaces it.
         start = self.program.symbols.function(self.fid).pos[:2]
         entry = Site(start + start)
@@ -1024,6 +1054,8 @@ class _Frame:
             for position in producers:
                 producer = index.producers[position]
                 value = self.domain.assign(self.fid, name, self.values[position], producer.site)
+                if producer.flow.element:
+                    merge(elements.setdefault(element_key(name, producer.flow.element), {}), value)
                 if any(within(producer.site.pos, body) for body in bodies):
                     fallbacks.append(value)
                 else:
@@ -1052,7 +1084,7 @@ class _Frame:
                 written = self._written(call_id)
                 merge(result.setdefault(str(dest[1]), {}), written)
                 merge(besides.setdefault(str(dest[1]), {}), written)
-        self._besides = besides
+        self._besides, self._elements = besides, elements
         return result
 
     def _assign_what_nothing_produces(self) -> None:
@@ -1246,7 +1278,8 @@ class _Frame:
         symbols = self.program.symbols
         copied = symbols.copied_record(self.fid, ctx.call)
         for name, value in ctx.args.items() if copied else ():
-            if value and not name.isdigit():
+            # Keywords only: not positions, nor the elements of a spread local (`replace(s, **kw)`).
+            if value and name.isidentifier():
                 yield self._stored(FieldId(symbols.defining_class(copied, name), (name,)), value, ctx.call.site)
 
     def _generated_init_stores(self, ctx: CallContext) -> Iterator[tuple[FieldId, Value]]:
