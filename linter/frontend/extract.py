@@ -1445,6 +1445,7 @@ class FactsExtractor(FastVisitor):
                 callee_call=callee_call,
                 callee_keys=callee_keys,
                 block=self._block() if callee_keys else (0, 0, 0, 0),
+                walks_no_batch=isinstance(node.func, cst.Attribute) and not _iterates_collection(node.func.value),
             )
         )
         self._store_update(path, node)
@@ -1502,15 +1503,16 @@ class FactsExtractor(FastVisitor):
             items = self._element_calls_of(value) if stars == "*" else ()
             return Arg(keyword, "star", text=self._code(value).strip(), items=items, star=stars)
         elements = _argument_elements(value) if by_element else []
+        walks_no_batch = not _iterates_collection(value)
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
-            return self._argument(keyword, value)
+            return self._argument(keyword, value)._replace(walks_no_batch=walks_no_batch)
         self._visit_elements(
             value, elements, lambda element: Flow(FLOW_ARG, (key, element) if element else (key,), call_id)
         )
         by_keyword = isinstance(value, cst.Dict)
         items = tuple(self._argument(name if by_keyword else "", element) for name, element in elements)
-        return self._argument(keyword, value)._replace(items=items)
+        return self._argument(keyword, value)._replace(items=items, walks_no_batch=walks_no_batch)
 
     def _element_calls_of(self, value: cst.BaseExpression) -> tuple[Arg, ...]:
         """The calls that make the elements of a comprehension, a generator, a literal list, tuple or

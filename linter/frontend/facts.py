@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 79
+FACTS_FORMAT = 80
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -165,6 +165,9 @@ class Arg(NamedTuple):
     # Java: the argument's path names a field or a local (`counts.merge(current, ...)`), never a
     # method, whatever method shares its name: only a method reference (`this::current`) names one.
     names_value: bool = False
+    # Python: the argument is a collection written out or a range of a count (`(a, b)`, `range(3)`):
+    # a function walking it once per element (`sorted((a, b), key=f)`) walks no batch.
+    walks_no_batch: bool = False
 
 
 class Call(NamedTuple):
@@ -186,9 +189,9 @@ class Call(NamedTuple):
     # With `callee_keys`: the innermost block (suite) holding the call, (0, 0, 0, 0) for the top
     # level of module code.
     block: Pos = (0, 0, 0, 0)
-    # Java: the call is made on a collection written out, a range of numbers or an `Optional`, or on
-    # a stream of one (`List.of(a, b).stream()`): a method running a function once per element of
-    # it (`collect`, `sorted`) walks no batch.
+    # The call is made on a collection written out or a range of a count (`[a, b].sort(key=f)`), in
+    # Java also on an `Optional` or a stream of one (`List.of(a, b).stream()`): a method running a
+    # function once per element of it (`sort`, `collect`, `sorted`) walks no batch.
     walks_no_batch: bool = False
 
 

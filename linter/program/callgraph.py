@@ -32,6 +32,8 @@ ITERATING_BUILTINS = frozenset(
         "java.util.Collections.max", "java.util.Collections.min", "java.util.Collections.sort",
     }
 )
+# Builtins that, given more than one positional argument, take them as the elements to compare.
+_ELEMENTS_AS_ARGUMENTS = frozenset({"min", "max"})
 # Calls whose coroutine argument runs later, as a task of its own (gather wraps each in one).
 _TASK_SPAWNERS = frozenset({"create_task", "ensure_future", "run_coroutine_threadsafe", "gather"})
 # Hand-offs that later call the function they are given with their further arguments, by the
@@ -63,14 +65,8 @@ _STARTED_WITH_ARGUMENTS = {
 # The same classes: their `start()` runs the instance's `run()` in a thread or process of its own,
 # so a project subclass overriding `run` is started by it.
 _STARTS_RUN = frozenset(_STARTED_WITH_ARGUMENTS)
-# Calls that make a comparator or a sort key of the functions given them (Java's `Comparator`,
-# Python's `functools.cmp_to_key`): the sort that uses it calls them.
-_KEY_MAKERS = frozenset(
-    {
-        "comparing", "comparingInt", "comparingLong", "comparingDouble", "thenComparing", "thenComparingInt",
-        "thenComparingLong", "thenComparingDouble", "cmp_to_key",
-    }
-)
+# Builtins that make a sort key of the function given them: the sort that uses it calls it.
+_KEY_MAKING_BUILTINS = frozenset({"functools.cmp_to_key"})
 
 
 class _LibraryCalls(NamedTuple):
@@ -88,29 +84,33 @@ class _LibraryCalls(NamedTuple):
     makers_hand_off: bool
 
 
-# Python: `batch.sort(key=f)`, `Condition.wait_for`, `sorted(batch, key=cmp_to_key(f))`. Any other
-# function given to a method of an unresolved receiver is a hand-off, whatever the method's name,
-# and so is the one given to `cmp_to_key` (RULES.md, Entry lockset).
+# Python: `batch.sort(key=f)`, `Condition.wait_for`. Any other function given to a method of an
+# unresolved receiver is a hand-off, whatever the method's name (`keys.comparing(f)` too: no guessing
+# by name, RULES.md, Reading through calls), and so is the one given to `functools.cmp_to_key`
+# (RULES.md, Entry lockset), though the sort using the key it makes runs it.
 _PYTHON_CALLS = _LibraryCalls(
     iterating=frozenset({"sort", "sorted", "max", "min"}),
     on_the_spot=frozenset({"wait_for"}),
-    makers=_KEY_MAKERS,
+    makers=frozenset(),
     makers_hand_off=True,
 )
 # Java: `batch.stream().sorted(comparator)`, `max(comparator)`, `collect(collector)`; an `Optional`'s
-# fallbacks and a `Map`'s update of one key; the `Collectors` (downstream ones too), whose functions
-# run where what they make is used, with the locks held there.
+# fallbacks and a `Map`'s update of one key; `Comparator`'s makers and the `Collectors` (downstream
+# ones too), whose functions run where what they make is used, with the locks held there.
 _JAVA_CALLS = _LibraryCalls(
     iterating=_PYTHON_CALLS.iterating | {"collect"},
     on_the_spot=_PYTHON_CALLS.on_the_spot
     | {"ifPresentOrElse", "orElseGet", "orElseThrow", "computeIfAbsent", "computeIfPresent", "compute", "merge"},
-    makers=_KEY_MAKERS
-    | {
-        "toMap", "toUnmodifiableMap", "toConcurrentMap", "groupingBy", "groupingByConcurrent", "partitioningBy",
-        "mapping", "filtering", "flatMapping", "reducing", "collectingAndThen", "teeing", "minBy", "maxBy",
-        "summingInt", "summingLong", "summingDouble", "averagingInt", "averagingLong", "averagingDouble",
-        "summarizingInt", "summarizingLong", "summarizingDouble",
-    },
+    makers=frozenset(
+        {
+            "comparing", "comparingInt", "comparingLong", "comparingDouble", "thenComparing", "thenComparingInt",
+            "thenComparingLong", "thenComparingDouble", "toMap", "toUnmodifiableMap", "toConcurrentMap",
+            "groupingBy", "groupingByConcurrent", "partitioningBy", "mapping", "filtering", "flatMapping",
+            "reducing", "collectingAndThen", "teeing", "minBy", "maxBy", "summingInt", "summingLong",
+            "summingDouble", "averagingInt", "averagingLong", "averagingDouble", "summarizingInt",
+            "summarizingLong", "summarizingDouble",
+        }
+    ),
     makers_hand_off=False,
 )
 # Python's named constants: what a method called on one is, no import says.
@@ -324,7 +324,7 @@ class CallGraph:
         runs_on_the_spot = callee.kind != "function" and call.method in library.on_the_spot
         per_element = self._iterates(callee, call, library)
         # Once per element of a collection written out, a range or an `Optional`: on the spot, in no batch loop.
-        batch_loop = per_element and not call.walks_no_batch
+        batch_loop = per_element and not self._walks_no_batch(fid, callee, call)
         for index, arg in enumerate(call.args):
             for function in self._functions_passed(fid, arg):
                 if index == 0 and not arg.keyword and self._decorates(callee, function):
@@ -548,9 +548,24 @@ class CallGraph:
             name in self.iteration_helpers or call.method in self.iteration_helpers
         )
 
+    def _walks_no_batch(self, fid: str, callee: Entity, call: Call) -> bool:
+        """Whether a call running a function once per element walks no batch (RULES.md, Batch loop):
+        it is called on a collection written out or a range of a count (`[a, b].sort(key=f)`, Java's
+        `List.of(a, b).stream()`), or every positional argument passing no function is one
+        (`sorted((a, b), key=f)`, `map(f, range(3))`), or they are the elements `min` and `max`
+        compare, written out one by one (`max(a, b, key=f)`)."""
+        if call.walks_no_batch:
+            return True
+        walked = [arg for arg in call.args if not arg.keyword and not self._functions_passed(fid, arg)]
+        if callee.kind == "external" and callee.target in _ELEMENTS_AS_ARGUMENTS and len(walked) > 1:
+            return not any(arg.star for arg in walked)
+        return bool(walked) and all(arg.walks_no_batch for arg in walked)
+
     @staticmethod
     def _is_maker(callee: Entity, call: Call, library: _LibraryCalls) -> bool:
         """Whether `call` makes a comparator, a sort key or a collector of the functions it is given."""
+        if callee.kind == "external" and callee.target in _KEY_MAKING_BUILTINS:
+            return True
         return callee.kind != "function" and call.method in library.makers
 
     def handed_off(self, fid: str) -> bool:
