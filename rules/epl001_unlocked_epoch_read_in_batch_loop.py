@@ -305,7 +305,7 @@ def _chain(program: Program, loop: BatchLoop, read: ReachedRead) -> Iterator[Cha
     for step in read.steps[:-1]:
         if step.edge is not None:
             yield ChainStep(
-                program.location(step.function, step.site.pos),
+                program.site_location(step.function, step.site),
                 program.display_function(step.function),
                 f"calls `{program.display_function(step.edge.callee)}`",
             )

@@ -495,7 +495,7 @@ def _held_at(program: Program, reads: list[Frame], guards: frozenset[FieldId]) -
 
 
 def _location(program: Program, hop: Hop) -> Location:
-    return program.location(hop.fid, hop.site.pos)
+    return program.site_location(hop.fid, hop.site)
 
 
 def _chain(program: Program, path: Path) -> Iterator[ChainStep]:

@@ -450,7 +450,7 @@ def _source(event: Event) -> Hop:
 
 def _chain(program: Program, path: tuple[Hop, ...]) -> Iterator[ChainStep]:
     for hop in path:
-        yield ChainStep(program.location(hop.fid, hop.site.pos), program.display_function(hop.fid), hop.text)
+        yield ChainStep(program.site_location(hop.fid, hop.site), program.display_function(hop.fid), hop.text)
 
 
 def _historical(fid: str, site: Site, text: str) -> Value:

@@ -5,19 +5,22 @@ where their chains put the calls."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from epochlint.findings import Finding, Location
 from tests.conftest import FIXTURES, run_check
 
 CASES = FIXTURES / "EPL004" / "context_manager_enter_and_exit.py"
+READS = FIXTURES / "EPL001" / "epoch_read_where_a_with_enters.py"
 
 
-def _finding_of(method: str) -> Finding:
-    return next(f for f in run_check(CASES).findings if f.function.endswith(f"Consumer.{method}"))
+def _finding_of(method: str, cases: Path = CASES) -> Finding:
+    return next(f for f in run_check(cases).findings if f.function.endswith(f"Consumer.{method}"))
 
 
-def _item_at(text: str, line: int) -> tuple[int, int, int, int]:
+def _item_at(text: str, line: int, cases: Path = CASES) -> tuple[int, int, int, int]:
     """Where `text` is on `line` of the cases (1-based, end column exclusive)."""
-    column = CASES.read_text(encoding="utf-8").splitlines()[line - 1].index(text) + 1
+    column = cases.read_text(encoding="utf-8").splitlines()[line - 1].index(text) + 1
     return line, column, line, column + len(text)
 
 
@@ -40,3 +43,10 @@ def test_exits_that_end_together_are_shown_each_at_its_own_item() -> None:
         "calls `context_manager_enter_and_exit.Advancing.__exit__`": _item_at("Advancing(self)", line),
     }
     assert _span(finding.location) == _item_at("Flushing(self)", line)
+
+
+def test_an_exit_inside_a_locks_with_is_shown_at_its_own_item_in_a_read_chain() -> None:
+    # The `with Tally(self):` ends where the lock's `with` around it does.
+    finding = _finding_of("ack_sending", READS)
+    (step,) = [step for step in finding.chain if "Tally.__exit__" in step.message]
+    assert _span(step.location) == _item_at("Tally(self)", finding.location.line + 3, READS)
