@@ -867,8 +867,8 @@ class _Frame:
         self.fid = fid
         self.index = analysis.flow.index(fid)
         self.locals: dict[str, dict[Label, Path]] = {}
-        # Per local: each assignment's place and value, and what it holds besides (see `_local_at`).
-        self._assigned: dict[str, list[tuple[Site, Value]]] = {}
+        # Per local: its assignments and item stores, and what it holds besides (see `_local_at`).
+        self._assigned: dict[str, list[_Assignment]] = {}
         self._besides: dict[str, dict[Label, Path]] = {}
         # What each local holds at a key of its own (see `Flow.element`), by `element_key`.
         self._elements: dict[str, dict[Label, Path]] = {}
@@ -1042,7 +1042,7 @@ class _Frame:
         # A parameter is given its value where the function starts: a later assignment replaces it.
         start = self.program.symbols.function(self.fid).pos[:2]
         entry = Site(start + start)
-        self._assigned = {name: [(entry, value)] for name, value in result.items()}
+        self._assigned = {name: [_assignment(entry, value)] for name, value in result.items()}
         for dest, producers in index.inputs.items():
             if dest[0] != "local":
                 continue
@@ -1050,7 +1050,7 @@ class _Frame:
             target = result.setdefault(name, {})
             fallbacks: list[Value] = []
             bodies = self._fallback_bodies(name, producers)
-            assignments: dict[Site, tuple[Site, dict[Label, Path]]] = {}
+            assignments: dict[Site, _Assignment] = {}
             for position in producers:
                 producer = index.producers[position]
                 value = self.domain.assign(self.fid, name, self.values[position], producer.site)
@@ -1064,7 +1064,7 @@ class _Frame:
                     # assignment before it: it adds to what the local holds, where it happens.
                     assigns = name in producer.flow.targets
                     definition = self.flow.definition_site(self.fid, name, producer.site) if assigns else producer.site
-                    _add_piece(assignments, definition, producer.site, value)
+                    _add_piece(assignments, definition, producer, value, assigns)
             self._assigned.setdefault(name, []).extend(assignments.values())
             for value in fallbacks:
                 fallen_back = self.domain.fallback(dict(target), value)
@@ -1075,7 +1075,7 @@ class _Frame:
             merge(result.setdefault(bind.name, {}), bound)
             if bind.kind == "with":
                 # `with opener() as epoch:` assigns the local, as `epoch = ...` does.
-                self._assigned.setdefault(bind.name, []).append((bind.site, bound))
+                self._assigned.setdefault(bind.name, []).append(_assignment(bind.site, bound))
             else:
                 merge(besides.setdefault(bind.name, {}), bound)
         self._assign_what_nothing_produces()
@@ -1095,7 +1095,7 @@ class _Frame:
         for bind in self.program.symbols.function(self.fid).binds:
             replaces = bind.kind == "assign" and bind.literal or bind.kind == "with" and id(bind) not in followed
             if replaces and bind.name in self._assigned:
-                self._assigned[bind.name].append((bind.site, EMPTY))
+                self._assigned[bind.name].append(_assignment(bind.site, EMPTY))
 
     def _local_at(self, name: str, site: Site) -> Value:
         """What local `name` holds where it is read at `site`: what every assignment (a parameter's
@@ -1104,23 +1104,46 @@ class _Frame:
         second's value, which the first reaches through the read inside it). An assignment replaces
         an earlier one for a read when it ends before the read starts and lies in nothing that may
         skip it or cut it short (see `_conditions`) but what holds both; a loop's later assignments
-        still reach its earlier reads."""
+        still reach its earlier reads. A store into an item of the local adds to what it holds (see
+        `_held_from`)."""
         assigned = self._assigned.get(name, ())
         if len(assigned) < 2:
             return self.locals.get(name, EMPTY)
-        live = [value for at, value in assigned if not self._replaced(at, site, assigned)]
-        if len(live) == len(assigned):
+        live = [self._held_from(assignment, site, assigned) for assignment in assigned]
+        if all(held is assignment.value for held, assignment in zip(live, assigned)):
             return self.locals.get(name, EMPTY)
         value = dict(self._besides.get(name, EMPTY))
         for kept in live:
             merge(value, kept)
         return value
 
-    def _replaced(self, earlier: Site, read: Site, assigned: Sequence[tuple[Site, Value]]) -> bool:
+    def _held_from(self, assignment: _Assignment, read: Site, assigned: Sequence[_Assignment]) -> Value:
+        """What `assignment` still gives its local where it is read at `read`: nothing where a
+        later assignment of the local replaces it; not its element at a key that a later store at
+        that key replaces (`fields["leader_epoch"] = cur` after `fields = {..., "leader_epoch":
+        hist}`). A store replaces no other store's item: the pieces of one stored value
+        (`fields["k"] = a + b`) are not known apart from two stores at the key."""
+        if self._replaced(assignment.site, read, [later.site for later in assigned if later.assigns]):
+            return EMPTY
+        if not assignment.assigns:
+            return assignment.value
+        stores = [later for later in assigned if not later.assigns]
+        replaced = {
+            key
+            for key in assignment.parts
+            if key and self._replaced(assignment.site, read, [later.site for later in stores if key in later.parts])
+        }
+        if not replaced:
+            return assignment.value
+        return union(part for key, part in assignment.parts.items() if key not in replaced)
+
+    def _replaced(self, earlier: Site, read: Site, later_sites: Sequence[Site]) -> bool:
+        """Whether one of `later_sites` (or each arm of a branching, by one of them) replaces what
+        is assigned at `earlier` before the read at `read`."""
         enclosing = self._conditions(earlier) & self._conditions(read)
         between = [
             later
-            for later, _ in assigned
+            for later in later_sites
             if later is not earlier and earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2]
         ]
         if any(self._conditions(later) <= enclosing for later in between):
@@ -1324,17 +1347,36 @@ class _Frame:
                     yield Event(event.kind, label, path, self.fid, ctx.call.site)
 
 
+class _Assignment(NamedTuple):
+    """What one assignment of a local gives it (see `_Frame._local_at`): where, spanning its
+    pieces; its value, and the same by the key of the element of the local each part is (see
+    `Flow.element`; "": none of its own); whether it assigns the local itself, or stores into an
+    item of it (`offsets[tp] = ...`), adding to what the local holds."""
+
+    site: Site
+    value: dict[Label, Path]
+    parts: dict[str, dict[Label, Path]]
+    assigns: bool = True
+
+
+def _assignment(site: Site, value: Value) -> _Assignment:
+    """An assignment of `value` with no elements of its own (a parameter's, a `with` target's)."""
+    return _Assignment(site, dict(value), {"": dict(value)})
+
+
 def _add_piece(
-    assignments: dict[Site, tuple[Site, dict[Label, Path]]], definition: Site, piece: Site, value: Value
+    assignments: dict[Site, _Assignment], definition: Site, piece: _Producer, value: Value, assigns: bool
 ) -> None:
     """Add a piece of an assignment's value (`self._epoch` and `delta` of `epoch = self._epoch +
     delta`) to the assignment at `definition`: its pieces are one assignment, spanning them all
     (in the loops of its target, not those of a comprehension in it), which no piece of it
     replaces."""
-    span, held = assignments.get(definition, (piece, {}))
-    start, end = min(span.pos[:2], piece.pos[:2]), max(span.pos[2:], piece.pos[2:])
-    merge(held, value)
-    assignments[definition] = (definition._replace(pos=(*start, *end)), held)
+    known = assignments.get(definition) or _Assignment(piece.site, {}, {}, assigns)
+    span = known.site
+    start, end = min(span.pos[:2], piece.site.pos[:2]), max(span.pos[2:], piece.site.pos[2:])
+    merge(known.value, value)
+    merge(known.parts.setdefault(piece.flow.element, {}), value)
+    assignments[definition] = known._replace(site=definition._replace(pos=(*start, *end)))
 
 
 def _parameters_in(summary: Summary) -> frozenset[str]:
@@ -1377,8 +1419,8 @@ def _shortest_events(events: Iterable[Event]) -> list[Event]:
     return list(kept.values())
 
 
-def _assigned_shape(assigned: Mapping[str, Sequence[tuple[Site, Value]]]) -> dict[str, tuple[frozenset[Label], ...]]:
-    return {name: tuple(frozenset(value) for _, value in values) for name, values in assigned.items()}
+def _assigned_shape(assigned: Mapping[str, Sequence[_Assignment]]) -> dict[str, tuple[frozenset[Label], ...]]:
+    return {name: tuple(frozenset(done.value) for done in values) for name, values in assigned.items()}
 
 
 def _shape(locals_: Mapping[str, Value]) -> dict[str, frozenset[Label]]:
