@@ -21,6 +21,7 @@ from epochlint.frontend.facts import (
     FLOW_RETURN,
     FLOW_YIELD,
     FLOW_YIELD_FROM,
+    STORING_BY_KEY,
     Access,
     Arg,
     Await,
@@ -1116,9 +1117,8 @@ class FactsExtractor(FastVisitor):
     def visit_Del(self, node: cst.Del) -> bool:
         path = name_path(node.target)
         if path is not None and path[1]:
-            self._fn.writes.append(
-                Write(self._ref(*path), self._site(node), "delete")
-            )
+            key = _local_item_key(node.target) if isinstance(node.target, cst.Subscript) else ""
+            self._fn.writes.append(Write(self._ref(*path), self._site(node), "delete", key=key))
         return False
 
     def _store(
@@ -1427,7 +1427,7 @@ class FactsExtractor(FastVisitor):
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
                 if isinstance(node.func, cst.Call):
                     callee_call = self._call_ids.get(id(node.func), -1)
-        by_element = method in _STARTED_WITH_ELEMENTS
+        by_element = method in _STARTED_WITH_ELEMENTS or method in STORING_BY_KEY
         args = tuple(
             self._arg(keyword, value, stars, call_id, index, by_element)
             for index, (keyword, value, stars) in enumerate(_call_arguments(node.args))
@@ -1449,6 +1449,7 @@ class FactsExtractor(FastVisitor):
             )
         )
         self._store_update(path, node)
+        self._remove_popped(path, node)
         self._store_setattr(path, node)
         self._read_getattr(path, node, flow)
         return False
@@ -1491,6 +1492,14 @@ class FactsExtractor(FastVisitor):
         arg = node.args[0]
         if not arg.star and arg.keyword is None and isinstance(arg.value, cst.Dict):
             self._store_elements(self._ref(path[0]), arg.value, ())
+
+    def _remove_popped(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
+        """`fields.pop("k")` of a local removes its item at "k", as `del fields["k"]` does."""
+        if path is None or len(path[1]) != 1 or path[1][0] != "pop" or not node.args or node.args[0].keyword:
+            return
+        key = _identifier_key(node.args[0].value)
+        if key and self._scope_of(path[0])[0] == self._fn.qualname:
+            self._fn.writes.append(Write(self._ref(path[0], ("[]",)), self._site(node), "delete", key=key))
 
     def _arg(
         self, keyword: str, value: cst.BaseExpression, stars: str, call_id: int, index: int, by_element: bool

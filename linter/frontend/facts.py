@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 80
+FACTS_FORMAT = 81
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -33,6 +33,10 @@ FLOW_YIELD = "yield"
 FLOW_YIELD_FROM = "yield_from"
 FLOW_ITER = "iter"
 FLOW_EXPR = "expr"
+
+# The container methods that store each element of a literal dict argument, and each keyword
+# argument, at that key (`fields.update({"k": v})`, `fields.update(k=v)`, as `fields["k"] = v`).
+STORING_BY_KEY = frozenset({"update"})
 
 
 # The small, numerous facts (name paths, sites, flows, accesses, arguments, calls...) are named
@@ -119,6 +123,9 @@ class Write(NamedTuple):
     value_function: str = ""
     # The type the store declares (`self.state: State = make()`), as written.
     annotation: str = ""
+    # A "delete" of an item at a constant key (`del fields["k"]`, `fields.pop("k")` of a local):
+    # that key, as `Flow.element` keys an element of a local.
+    key: str = ""
 
 
 @dataclass(frozen=True)

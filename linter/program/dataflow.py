@@ -31,6 +31,7 @@ from epochlint.frontend.facts import (
     FLOW_RETURN,
     FLOW_YIELD,
     FLOW_YIELD_FROM,
+    STORING_BY_KEY,
     Access,
     Bind,
     Branches,
@@ -1081,11 +1082,45 @@ class _Frame:
         self._assign_what_nothing_produces()
         for call_id, dest in index.writers:
             if dest[0] == "local":
-                written = self._written(call_id)
-                merge(result.setdefault(str(dest[1]), {}), written)
-                merge(besides.setdefault(str(dest[1]), {}), written)
+                name, written = str(dest[1]), self._written(call_id)
+                merge(result.setdefault(name, {}), written)
+                stored = self._stored_by_key(call_id, written)
+                if stored is None:
+                    merge(besides.setdefault(name, {}), written)
+                else:
+                    self._add_item_store(name, stored, elements)
+        for write in self.program.symbols.function(self.fid).writes:
+            removed = _store_dest(write.ref, index.qualname)
+            if write.kind == "delete" and write.key and removed[0] == "local":
+                self._add_item_store(str(removed[1]), _Assignment(write.site, {}, {write.key: {}}, False), elements)
         self._besides, self._elements = besides, elements
         return result
+
+    def _stored_by_key(self, call_id: int, written: Value) -> _Assignment | None:
+        """A container writer that stores at keys (`fields.update(k=v)`, `fields.update({"k": v})`)
+        as an item store at each (see `_held_from`), so that it replaces an earlier element at that
+        key; None for any other writer. What it stores under no key it knows goes under ""."""
+        call = self.index.calls[call_id]
+        ctx = self.contexts.get(call_id)
+        if call.method not in STORING_BY_KEY or ctx is None:
+            return None
+        parts: dict[str, dict[Label, Path]] = {}
+        for key, value in ctx.args.items():
+            argument, _, element = key.partition("[")
+            stored_at = argument if argument.isidentifier() else element[:-1]
+            if stored_at.isidentifier():
+                merge(parts.setdefault(stored_at, {}), value)
+        keyed = union(parts.values())
+        parts[""] = {label: path for label, path in written.items() if label not in keyed}
+        return _Assignment(call.site, dict(written), parts, False)
+
+    def _add_item_store(self, name: str, stored: _Assignment, elements: dict[str, dict[Label, Path]]) -> None:
+        """Record an item store of local `name` that is no assignment (see `_stored_by_key`), and
+        what it holds at each key among the local's `elements`."""
+        self._assigned.setdefault(name, []).append(stored)
+        for key, part in stored.parts.items():
+            if key:
+                merge(elements.setdefault(element_key(name, key), {}), part)
 
     def _assign_what_nothing_produces(self) -> None:
         """The assignments of a literal (`epoch = 0`) and the `with` targets of a context manager
@@ -1121,8 +1156,9 @@ class _Frame:
         """What `assignment` still gives its local where it is read at `read`: nothing where a
         later assignment of the local replaces it; not its element at a key that a later store at
         that key replaces (`fields["leader_epoch"] = cur` after `fields = {..., "leader_epoch":
-        hist}`). A store replaces no other store's item: the pieces of one stored value
-        (`fields["k"] = a + b`) are not known apart from two stores at the key."""
+        hist}`, or `fields.update(leader_epoch=cur)`), or a removal (`del fields["leader_epoch"]`).
+        A store replaces no other store's item: the pieces of one stored value (`fields["k"] = a +
+        b`) are not known apart from two stores at the key."""
         if self._replaced(assignment.site, read, [later.site for later in assigned if later.assigns]):
             return EMPTY
         if not assignment.assigns:
