@@ -382,17 +382,17 @@ def _sum_of(value: Node, is_own: Callable[[Node], bool]) -> bool:
 
 
 def _is_call_without_arguments(node: Node) -> bool:
+    """`m()`, `x.m()`: a method called with no argument."""
     return node.type == "method_invocation" and not node.child_by_field_name("arguments").named_children
 
 
 def _reads_of(value: Node, holder: Node) -> bool:
     """`holder.get()` (or another plain load of the atomic number `holder`)."""
     return (
-        value.type == "method_invocation"
+        _is_call_without_arguments(value)
         and _text(value.child_by_field_name("name")) in idioms.ATOMIC_LOADS
         and value.child_by_field_name("object") is not None
         and _text(value.child_by_field_name("object")) == _text(holder)
-        and not value.child_by_field_name("arguments").named_children
     )
 
 
@@ -2067,11 +2067,7 @@ def _lock_statement(statement: Node, *methods: str) -> Node | None:
     if statement.type != "expression_statement" or not statement.named_children:
         return None
     call = statement.named_children[0]
-    if call.type != "method_invocation" or call.child_by_field_name("object") is None:
-        return None
-    if _text(call.child_by_field_name("name")) not in methods:
-        return None
-    if call.child_by_field_name("arguments").named_children:
+    if not _is_call_without_arguments(call) or _text(call.child_by_field_name("name")) not in methods:
         return None
     return call.child_by_field_name("object")
 
