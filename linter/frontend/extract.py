@@ -2219,12 +2219,15 @@ def _compared_with_none(
     test: cst.BaseExpression, operators: tuple[type[cst.BaseCompOp], ...]
 ) -> str | None:
     """The local name that `name is None` (`operators` cst.Is and cst.Equal, for `name == None`) or
-    `name is not None` (`!= None`) compares, as the conditional expressions' `_present_arm` reads
-    them."""
+    `name is not None` (`!= None`) compares, either way round (`None is name`), as the conditional
+    expressions' `_present_arm` reads them."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if _is_none(target.comparator) and isinstance(target.operator, operators):
-            return _tested_name(test.left)
+        if isinstance(target.operator, operators):
+            if _is_none(target.comparator):
+                return _tested_name(test.left)
+            if _is_none(test.left):
+                return _tested_name(target.comparator)
     return None
 
 
