@@ -318,6 +318,9 @@ class FactsExtractor(FastVisitor):
     def _ref(self, name: str, attrs: tuple[str, ...] = ()) -> Ref:
         return Ref(*self._scope_of(name), attrs)
 
+    def _is_bump(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> bool:
+        return _is_bump(self._code, self._own_self(), target, value)
+
     def _own_self(self) -> str:
         """The `self` (or `cls`) of the method being read, the object `super()` looks on; "" elsewhere."""
         function = self._fn
@@ -1051,7 +1054,7 @@ class FactsExtractor(FastVisitor):
         else:
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for assigned in node.targets:
-            self._store(assigned.target, node.value, node, bump=_is_bump(self._code, assigned.target, node.value))
+            self._store(assigned.target, node.value, node, bump=self._is_bump(assigned.target, node.value))
             if isinstance(assigned.target, cst.Name):
                 self._element_calls[(self._fn.qualname, assigned.target.value)] = self._element_calls_of(node.value)
         return False
@@ -1066,7 +1069,7 @@ class FactsExtractor(FastVisitor):
             # dataclass field) is typed by its annotation where no store types it.
             self._fn.binds.append(Bind(path[0], self._site(node.target), "annotation", annotation=annotation))
         if node.value is not None:
-            bump = _is_bump(self._code, node.target, node.value)
+            bump = self._is_bump(node.target, node.value)
             self._store(node.target, node.value, node, bump=bump, annotation=annotation)
         return False
 
@@ -1140,7 +1143,7 @@ class FactsExtractor(FastVisitor):
                     self._store_starred(element.value, element_value)
                     continue
                 # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
-                bump = _is_bump(self._code, element.value, element_value)
+                bump = self._is_bump(element.value, element_value)
                 self._store(element.value, element_value, statement, bump=bump, kind=kind)
             return
         if isinstance(target, (cst.Attribute, cst.Subscript)):
@@ -1767,13 +1770,16 @@ def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
     return attrs
 
 
-def _is_bump(code: CodeOf, target: cst.BaseExpression, value: cst.BaseExpression | None) -> bool:
-    """`F = F + k`, `F = k + F`, `F = F._replace(epoch=F.epoch + 1)`, `replace(F, epoch=F.epoch + 1)`."""
+def _is_bump(
+    code: CodeOf, own_self: str, target: cst.BaseExpression, value: cst.BaseExpression | None
+) -> bool:
+    """`F = F + k`, `F = k + F`, `F = 1 + F + 2` (F a term of a sum), `F = F._replace(epoch=F.epoch + 1)`,
+    `replace(F, epoch=F.epoch + 1)`; `own_self` is the `self` of the method, for `super()._epoch`."""
     if value is None or not _names_one_object(target):
         return False
     target_code = code(target).strip()
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
-        return any(_is_own_value(code, side, target, target_code) for side in (value.left, value.right))
+    if terms := _sum_terms(value):
+        return any(_is_own_value(code, own_self, term, target, target_code) for term in terms)
     if isinstance(value, cst.Call):
         receiver = value.func.value if isinstance(value.func, cst.Attribute) else None
         copies_target = receiver is not None and code(receiver).strip() == target_code
@@ -1801,10 +1807,13 @@ def _names_one_object(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name)
 
 
-def _is_own_value(code: CodeOf, side: cst.BaseExpression, target: cst.BaseExpression, target_code: str) -> bool:
-    """Whether `side` reads the value the target holds: the target itself, or for an item
-    `F[k]`, `F.get(k, default)`."""
-    if code(side).strip() == target_code:
+def _is_own_value(
+    code: CodeOf, own_self: str, side: cst.BaseExpression, target: cst.BaseExpression, target_code: str
+) -> bool:
+    """Whether `side` reads the value the target holds: the target itself, the field it names
+    through the class of its object (`self._epoch` for `type(self)._epoch`), or for an item `F[k]`,
+    `F.get(k, default)`."""
+    if code(side).strip() == target_code or _one_field(side, target, own_self):
         return True
     if not (isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(side, cst.Call)):
         return False
@@ -1818,6 +1827,22 @@ def _is_own_value(code: CodeOf, side: cst.BaseExpression, target: cst.BaseExpres
         and code(func.value).strip() == code(target.value).strip()
         and code(side.args[0].value).strip() == code(index.value).strip()
     )
+
+
+def _one_field(read: cst.BaseExpression, target: cst.BaseExpression, own_self: str) -> bool:
+    """Whether a read and a store target name one field, written two ways: `self._epoch` and
+    `type(self)._epoch` (or `self.__class__._epoch`), the class attribute an instance reads where it
+    has none of its own (Shared location: a field is (defining class, attribute path)). Not through
+    an item, whose key the path leaves out (`F[i]` and `F[j]`)."""
+    read_path = field_path(read, own_self)
+    return read_path is not None and "[]" not in read_path[1] and read_path == field_path(target, own_self)
+
+
+def _sum_terms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The terms of a sum, however it is grouped (`1 + F + 2`: 1, F, 2); none for anything else."""
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
+        return []
+    return [*(_sum_terms(value.left) or [value.left]), *(_sum_terms(value.right) or [value.right])]
 
 
 # Calls that copy their first argument with the keyword fields replaced.
@@ -1853,18 +1878,12 @@ def _copy_sets(
 
 
 def _adds_to_field(code: CodeOf, value: cst.BaseExpression, field_code: str) -> bool:
-    """`F + k` or `k + F`, for the field `F`."""
-    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
-        return False
-    return field_code in (code(value.left).strip(), code(value.right).strip())
+    """`F + k`, `k + F` or a longer sum with `F` a term, for the field `F`."""
+    return any(code(term).strip() == field_code for term in _sum_terms(value))
 
 
 def _adds_to(code: CodeOf, value: cst.BaseExpression, target_code: str) -> bool:
-    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
-        return False
-    return any(
-        code(side).strip().startswith(target_code + ".") for side in (value.left, value.right)
-    )
+    return any(code(term).strip().startswith(target_code + ".") for term in _sum_terms(value))
 
 
 def _argument_elements(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:

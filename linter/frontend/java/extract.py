@@ -375,10 +375,17 @@ def _adds_to_itself(holder: Node, method: str, args: list[Node]) -> bool:
 
 
 def _sum_of(value: Node, is_own: Callable[[Node], bool]) -> bool:
-    """`own + k` or `k + own`, with `own` what `is_own` says is the value itself."""
+    """`own + k`, `k + own` or a longer sum with `own` a term (`1 + own + 2`), with `own` what
+    `is_own` says is the value itself."""
+    return any(is_own(term) for term in _sum_terms(value))
+
+
+def _sum_terms(value: Node) -> list[Node]:
+    """The terms of a sum, however it is grouped (`1 + x + 2`: 1, x, 2); none for anything else."""
     if value.type != "binary_expression" or _text(value.child_by_field_name("operator")) != "+":
-        return False
-    return any(is_own(_unparenthesized(value.child_by_field_name(side))) for side in ("left", "right"))
+        return []
+    sides = (_unparenthesized(value.child_by_field_name(side)) for side in ("left", "right"))
+    return [term for side in sides for term in (_sum_terms(side) or [side])]
 
 
 def _is_call_without_arguments(node: Node) -> bool:
