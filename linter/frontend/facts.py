@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 83
+FACTS_FORMAT = 84
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -21,6 +21,9 @@ def within(inner: Pos, outer: Pos) -> bool:
 
 # Java: the monitor of an object, the lock `synchronized` holds, as an attribute of the object.
 MONITOR = "<monitor>"
+# Java: the kind of the region of a try-with-resources resource, held from the resource to the end of
+# the `try` body, where its `close()` runs.
+RESOURCE = "resource"
 
 # How a value leaves the expression it is computed in.
 FLOW_RETURN = "return"
@@ -207,7 +210,7 @@ class Region(NamedTuple):
 
     id: int
     lock: Ref
-    # "with", "async_with", "acquire", "try_acquire"
+    # "with", "async_with", "acquire", "try_acquire", RESOURCE
     kind: str
     pos: Pos
     end_line: int
@@ -220,7 +223,8 @@ class Region(NamedTuple):
 class Entered(NamedTuple):
     """A `with` (or `async with`) item of a name path or a call, the value the held region `region`
     holds: its context manager's `__enter__` runs at `site`, before the body, and its `__exit__` at
-    `exit`, where the statement ends; both with the locks held around the item, in its loops."""
+    `exit`, where the statement ends; both with the locks held around the item, in its loops. In
+    Java, a try-with-resources resource, whose `close()` runs at `exit`, where the `try` body ends."""
 
     region: int
     site: Site

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any, TypeVar, cast
 
-from epochlint.frontend.facts import FLOW_RETURN, MONITOR, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
+from epochlint.frontend.facts import FLOW_RETURN, MONITOR, RESOURCE, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets, runs_while_built
-from epochlint.frontend.java.idioms import READ_WRITE_VIEWS
+from epochlint.frontend.java.idioms import LOCK_METHODS, READ_WRITE_VIEWS
 from epochlint.program.symbols import (
     Entity,
     FieldId,
@@ -392,7 +392,7 @@ class Locks:
         key = (fid, region.id)
         if key not in self._region_locks:
             self._region_locks[key] = (
-                self._lock_called(fid, region.call)
+                self._lock_called(fid, region)
                 if region.call >= 0
                 else self.lock_of(fid, region.lock) or self._lock_entered(fid, region)
             )
@@ -415,37 +415,49 @@ class Locks:
         return next(filter(None, (self.symbols.lookup_method(cid, name) for name in ("__enter__", "__aenter__"))), "")
 
     def _acquired_in(self, fid: str) -> list[Ref]:
-        """What `fid` acquires by a plain `acquire()`: a timed or non-blocking acquire may fail, and
-        the body would run without the lock."""
+        """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin): a timed or
+        non-blocking acquire may fail, and the body would run without the lock."""
+        methods = LOCK_METHODS if self.symbols.is_java_function(fid) else ("acquire",)
         return [
             receiver
             for call in self.symbols.function(fid).calls
-            if call.method == "acquire" and not call.args and (receiver := receiver_path(call)) is not None
+            if call.method in methods and not call.args and (receiver := receiver_path(call)) is not None
         ]
 
-    def _lock_called(self, fid: str, call_id: int) -> FieldId | None:
-        """The lock that call `call_id` of `fid` returns (`with self._lock_for(tp):`) or gives to
-        the lock guard it builds (`with LockGuard(self._lock):`), if any."""
-        call = self.symbols.call(fid, call_id)
+    def _lock_called(self, fid: str, region: Region) -> FieldId | None:
+        """The lock that the call of `region` in `fid` returns (`with self._lock_for(tp):`) or gives
+        to the lock guard it builds (`with LockGuard(self._lock):`), if any."""
+        call = self.symbols.call(fid, region.call)
         if call is None:
             return None
         targets = call_targets(self.symbols, fid, call)
-        return self._lock_returned_by([target for target, _ in targets]) or self._lock_guarded(fid, call, targets)
+        returned = self._lock_returned_by([target for target, _ in targets])
+        return returned or self._lock_guarded(fid, call, targets, region.kind)
 
-    def _lock_guarded(self, fid: str, call: Call, targets: list[tuple[str, Entity]]) -> FieldId | None:
+    def _lock_guarded(self, fid: str, call: Call, targets: list[tuple[str, Entity]], kind: str) -> FieldId | None:
         """For `with LockGuard(self._lock):` building an object of a project class whose
-        `__enter__` acquires one lock: the lock this call gives the constructor parameter that lock
-        is kept from (`self._held = lock`), or else the lock it acquires."""
-        if len(targets) != 1 or targets[0][1].kind != "class":
+        `__enter__` acquires one lock (for a Java resource, `try (LockHolder h = new
+        LockHolder(lock))`, whose constructor or factory does): the lock this call gives the
+        constructor parameter that lock is kept from (`self._held = lock`), or else the lock it
+        acquires."""
+        if len(targets) != 1:
             return None
         constructor, built = targets[0]
-        entered = self._enter_method(built.target)
+        entered = self._guard_taking(constructor, built, kind)
         acquired = self._acquired_in(entered) if entered else []
         if len(acquired) != 1:
             return None
         kept = self.symbols.field(entered, acquired[0])
         given = self._lock_given(fid, call, constructor, kept) if kept is not None else None
         return given or self.lock_of(entered, acquired[0])
+
+    def _guard_taking(self, target: str, called: Entity, kind: str) -> str:
+        """The function that takes the lock of a guard object made by calling `called` (running
+        `target`): the `__enter__` of the class a `with` item builds; for a Java resource, the
+        constructor or factory the call runs, since the resource is held from there to `close()`."""
+        if kind == RESOURCE:
+            return target
+        return self._enter_method(called.target) if called.kind == "class" else ""
 
     def _lock_given(self, fid: str, call: Call, constructor: str, kept: FieldId) -> FieldId | None:
         """The lock that `call` in `fid` passes for the one parameter `constructor` stores in `kept`."""

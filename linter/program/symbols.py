@@ -20,6 +20,7 @@ from epochlint.frontend.facts import (
     FLOW_YIELD,
     FLOW_YIELD_FROM,
     MONITOR,
+    RESOURCE,
     Arg,
     Bind,
     Call,
@@ -82,6 +83,12 @@ _MAPPING_ANNOTATIONS = frozenset(
 )
 # The entities whose elements (a container's, a mapping's values) are instances of their target.
 _HOLDING_KINDS = ("container", "mapping")
+# What an entered region's value runs by its kind, where the region opens and where it ends.
+_CONTEXT_METHODS = {
+    "with": ("__enter__", "__exit__"),
+    "async_with": ("__aenter__", "__aexit__"),
+    RESOURCE: ("", "close"),
+}
 _Learnt = TypeVar("_Learnt")
 _Derived = TypeVar("_Derived")
 # What a derived value is while it is computed (never asked for then: derived values are not
@@ -1656,15 +1663,22 @@ class Symbols:
 
     def context_methods(self, fid: str, region: Region) -> list[tuple[str, str]]:
         """The `__enter__` and `__exit__` (`__aenter__` and `__aexit__` for `async with`) of each
-        project class whose instances the `with` item of `region` enters, either missing as ""."""
+        project class whose instances the `with` item of `region` enters, either missing as "";
+        for a Java resource, none and its `close()`."""
         call = self.call(fid, region.call) if region.call >= 0 else None
         values = self.call_values(fid, call) if call is not None else self.path_values(fid, region.lock)
-        names = ("__aenter__", "__aexit__") if region.kind == "async_with" else ("__enter__", "__exit__")
+        names = _CONTEXT_METHODS[region.kind]
         return [
-            (self.lookup_method(value.target, names[0]), self.lookup_method(value.target, names[1]))
+            (self._context_method(value.target, names[0]), self._context_method(value.target, names[1]))
             for value in sorted(values, key=lambda e: e.target)
             if value.kind == "instance" and value.target in self.classes
         ]
+
+    def _context_method(self, cid: str, name: str) -> str:
+        """Method `name` of class `cid` as a context manager's protocol calls it, with no argument
+        but its own (Java's `close()` beside a `close(Duration)`), or ""."""
+        method = self.lookup_method(cid, name) if name else ""
+        return self._overload(Entity("function", method), 0).target if method else ""
 
     def _iteration_methods_of(self, iterables: frozenset[Entity], depth: int) -> list[tuple[str, str]]:
         """(class, method) of the `__iter__` and `__next__` iterating `iterables` runs."""
@@ -1959,6 +1973,8 @@ class Symbols:
         if entity.kind == "instance" and not self._method_named(entity.target, attr, field_first):
             values = self._field_value_set(self.defining_class(entity.target, attr), attr, entity.target)
             return values or self._inherited_from_external(entity.target, attr)
+        if entity.kind == "class" and (kept := self._static_field_functions(entity.target, attr)):
+            return kept
         member = self.member(entity, attr)
         if member.kind == "unknown":
             return self._inherited_from_external(entity.target, attr) if entity.kind == "class" else frozenset()
@@ -1971,6 +1987,15 @@ class Symbols:
                 if (override := self.lookup_method(sub, attr))
             }
         return frozenset({member})
+
+    def _static_field_functions(self, cid: str, attr: str) -> frozenset[Entity]:
+        """The lambdas a Java static field of class `cid` is declared with (`static final
+        Consumer<Msg> HANDLER = m -> ...;`): its class body keeps them as a local of its own."""
+        owner = self.classes.get(self.defining_class(cid, attr))
+        body = function_id(owner[0].name, f"{owner[1].qualname}.<body>") if owner else ""
+        if not self.is_java_function(body):
+            return frozenset()
+        return frozenset(value for value in self._stored_values(body, attr, 0) if value.kind == "function")
 
     def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
         """What the project's classes do not define comes from their external bases."""

@@ -41,6 +41,7 @@ from epochlint.frontend.facts import (
     Branches,
     Call,
     Choice,
+    Entered,
     Fallback,
     ClassFacts,
     Exit,
@@ -51,6 +52,7 @@ from epochlint.frontend.facts import (
     Loop,
     Param,
     Pos,
+    RESOURCE,
     Ref,
     Region,
     Site,
@@ -88,6 +90,8 @@ _STATEMENT_HOLDERS = _BLOCKS | frozenset(
         "for_statement", "enhanced_for_statement",
     }
 )
+# A region that holds what a call returns, not what a name path names.
+_NO_REF = Ref("", "")
 _PARSER: Any = None
 
 
@@ -233,6 +237,12 @@ def _pos(node: Node) -> Pos:
 
 def _span(start: Node, end: Node) -> Pos:
     return (*_pos(start)[:2], *_pos(end)[2:])  # type: ignore[return-value]
+
+
+def _closed_at(body: Node) -> Pos:
+    """The empty span where a `try` body ends: its resources' `close()` runs there."""
+    end = _pos(body)[2:]
+    return (*end, *end)
 
 
 def _span_after(node: Node, enclosing: Node) -> Pos:
@@ -875,6 +885,9 @@ class _Extractor:
             elif value is not None:
                 self._with_flow(value, Flow(FLOW_ASSIGN, stores=()))
                 value_call, value_ref = self._value_of(value)
+                # `static final Consumer<Msg> HANDLER = m -> ...;`: a lambda kept in the class, as a
+                # class attribute bound to one is in Python, called where `HANDLER.accept(m)` is.
+                self._store_function(Ref(self._fn.qualname, name), self._function_value(value))
             ref = self._class_ref((name,))
             if ref is not None and "." not in self._class_stack[-1].qualname:
                 self._fn.writes.append(Write(ref, self._site(declarator), "assign", False, value_call, value_ref))
@@ -1092,10 +1105,13 @@ class _Extractor:
         )
         return receiver if stamped else None
 
-    def _open_region(self, lock: Ref, kind: str, at: Node, extent: Node, extent_end: Node | None = None) -> int:
+    def _open_region(
+        self, lock: Ref, kind: str, at: Node, extent: Node, extent_end: Node | None = None, call: int = -1
+    ) -> int:
         region_id = self._new_id()
         end_line = _pos(extent_end if extent_end is not None else extent)[2]
-        self._fn.regions.append(Region(region_id, lock, kind, _pos(at), end_line, tuple(self._fn.region_stack)))
+        outer = tuple(self._fn.region_stack)
+        self._fn.regions.append(Region(region_id, lock, kind, _pos(at), end_line, outer, call))
         self._fn.region_stack.append(region_id)
         return region_id
 
@@ -1200,10 +1216,15 @@ class _Extractor:
         final = next((child for child in node.named_children if child.type == "finally_clause"), None)
         if final is not None:
             self._finally_blocks.append(_pos(final))
+        resources: list[int] = []
         for child in node.named_children:
             # Nodes are compared by value: each access to a child makes a new wrapper object.
             if child == body:
-                self._visit_try_body(node, child, catches)
+                self._visit_try_body(node, child, catches, closing=bool(resources))
+                for region_id in reversed(resources):
+                    self._fn.region_stack.remove(region_id)
+            elif child.type == "resource_specification" and body is not None:
+                resources = self._open_resources(child, body)
             elif child != final:
                 self._visit(child)
         if final is not None:
@@ -1212,17 +1233,39 @@ class _Extractor:
 
     _v_try_with_resources_statement = _v_try_statement
 
-    def _visit_try_body(self, statement: Node, body: Node, catches: list[Node]) -> None:
+    def _visit_try_body(self, statement: Node, body: Node, catches: list[Node], closing: bool) -> None:
         """A `try` body, where a `throw` may go on in the statement's `catch` clauses, and after
-        the statement where one of them may end without leaving."""
+        the statement where one of them may end without leaving; with `closing` resources, whose
+        `close()` runs where the body ends on every way out of it, as a `finally` clause does."""
         self._catch_blocks.extend(_pos(catch) for catch in catches)
         catching = any(not _leaves(block) for catch in catches if (block := catch.child_by_field_name("body")))
         if catching:
             self._catching.append(_pos(statement))
+        if closing:
+            self._finally_blocks.append(_closed_at(body))
         self._visit(body)
+        if closing:
+            self._finally_blocks.pop()
         if catching:
             self._catching.pop()
         del self._catch_blocks[len(self._catch_blocks) - len(catches) :]
+
+    def _open_resources(self, resources: Node, body: Node) -> list[int]:
+        """The resources of a try-with-resources, each read, then held as a region to the end of
+        `body` (ids, outermost first), where its `close()` runs, as a `with` item's `__exit__` does.
+        A resource made by a call or named by a path (`try (held)`) is one; another holds nothing."""
+        opened = []
+        for resource in resources.named_children:
+            self._visit(resource)
+            # `R r = open()` or `held`: the value is the last part of either.
+            value_call, value_ref = self._value_of(resource.named_children[-1])
+            if value_call < 0 and value_ref is None:
+                continue
+            site = self._site(resource)
+            region_id = self._open_region(value_ref or _NO_REF, RESOURCE, resource, body, call=value_call)
+            self._fn.entered.append(Entered(region_id, site, site._replace(pos=_closed_at(body))))
+            opened.append(region_id)
+        return opened
 
     def _v_labeled_statement(self, node: Node) -> None:
         """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own."""
