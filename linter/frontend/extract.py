@@ -1076,10 +1076,12 @@ class FactsExtractor(FastVisitor):
     def _visit_assigned(self, value: cst.BaseExpression, target: cst.BaseExpression) -> None:
         """A value assigned to one target, with the key of the element of a local each part of it
         is (`Flow.element`): each element of a literal assigned to a local name (`fields = {"k":
-        v}`), or the value stored at a constant key of a local (`fields["k"] = v`)."""
+        v}`), or the value stored at a constant key of a local (`fields["k"] = v`); a stored value
+        with where it is stored (`Flow.item_store`)."""
         flow = self._assign_flow(target)
         if isinstance(target, cst.Subscript):
-            self._visit_with_flow(value, flow._replace(element=_local_item_key(target)))
+            stored = flow._replace(element=_local_item_key(target), item_store=self._site(target))
+            self._visit_with_flow(value, stored)
             return
         elements = _argument_elements(value) if isinstance(target, cst.Name) else []
         if not elements:

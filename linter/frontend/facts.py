@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 84
+FACTS_FORMAT = 85
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -83,6 +83,10 @@ class Flow(NamedTuple):
     # Assigned values only: the key of the element of a local it is, where it has one of its own
     # (`fields = {"k": v}`, `args = (a, v)`, `fields["k"] = v`): "k", or a position as a string.
     element: str = ""
+    # A value stored into an item of one target (`fields["k"] = v`): where its target is, which
+    # every piece of the value shares, so that the pieces are known as one store (`fields["k"] = a
+    # + b`), apart from another store at the key.
+    item_store: Site | None = None
 
     def argument_keys(self) -> tuple[str, ...]:
         """The keys of the argument of `call` that the value is (see `targets`), if it is one."""

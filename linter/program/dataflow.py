@@ -350,6 +350,8 @@ class _Index:
     loads: dict[str, list[Access]] = field(default_factory=dict)
     # The bodies that run only when a local holds nothing (`if x is None:`), by local name.
     fallbacks: dict[str, list[Pos]] = field(default_factory=dict)
+    # Each local that names what another does (see `_local_aliases`): the other, and where.
+    aliases: dict[str, tuple[str, Site]] = field(default_factory=dict)
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -359,7 +361,9 @@ def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
 
 
 def _same_flow(a: Flow, b: Flow) -> bool:
-    return (a.kind, a.targets, a.call, a.stores, a.element) == (b.kind, b.targets, b.call, b.stores, b.element)
+    return (a.kind, a.targets, a.call, a.stores, a.element, a.item_store) == (
+        b.kind, b.targets, b.call, b.stores, b.element, b.item_store
+    )
 
 
 def _build_index(program: Program, fid: str) -> _Index:
@@ -410,7 +414,28 @@ def _build_index(program: Program, fid: str) -> _Index:
         receiver = receiver_path(call)
         if call.method in CONTAINER_WRITERS and receiver is not None:
             index.writers.append((call.id, _store_dest(receiver, function.qualname)))
+    index.aliases = dict(_local_aliases(program.symbols.binds(fid), index))
     return index
+
+
+def _local_aliases(binds: Mapping[str, Sequence[Bind]], index: _Index) -> Iterator[tuple[str, tuple[str, Site]]]:
+    """(alias, (aliased, where the alias is bound)) of each local bound once, to another local of
+    the function alone (`kw = fields`): the two name one container, so that a store into an item
+    of the alias stores into the other (see `_Frame._add_stores_through_aliases`)."""
+    for name, bound in binds.items():
+        ref = bound[0].value_ref
+        if len(bound) != 1 or bound[0].kind != "assign" or ref is None:
+            continue
+        if ref.scope != index.qualname or ref.attrs or ref.name == name:
+            continue
+        # The value is that name alone: not `fields or {}`, `fields + extra`, `fields.copy()`.
+        assigned = [
+            index.producers[position]
+            for position in index.inputs.get(("local", name), ())
+            if name in index.producers[position].flow.targets
+        ]
+        if len(assigned) == 1 and assigned[0].kind == "access" and index.accesses[assigned[0].index].ref == ref:
+            yield name, (ref.name, bound[0].site)
 
 
 def _iterated_at(accesses: Sequence[Access], binds: Sequence[Bind]) -> dict[int, Site]:
@@ -1064,7 +1089,11 @@ class _Frame:
                     # A store into an item of the local (`offsets[tp] = ...`) is no part of the
                     # assignment before it: it adds to what the local holds, where it happens.
                     assigns = name in producer.flow.targets
-                    definition = self.flow.definition_site(self.fid, name, producer.site) if assigns else producer.site
+                    definition = (
+                        self.flow.definition_site(self.fid, name, producer.site)
+                        if assigns
+                        else producer.flow.item_store or producer.site
+                    )
                     _add_piece(assignments, definition, producer, value, assigns)
             self._assigned.setdefault(name, []).extend(assignments.values())
             for value in fallbacks:
@@ -1093,8 +1122,23 @@ class _Frame:
             removed = _store_dest(write.ref, index.qualname)
             if write.kind == "delete" and write.key and removed[0] == "local":
                 self._add_item_store(str(removed[1]), _Assignment(write.site, {}, {write.key: {}}, False), elements)
+        self._add_stores_through_aliases(result, elements)
         self._besides, self._elements = besides, elements
         return result
+
+    def _add_stores_through_aliases(
+        self, result: dict[str, dict[Label, Path]], elements: dict[str, dict[Label, Path]]
+    ) -> None:
+        """A store into an item of an alias (`kw = fields`, then `kw["k"] = v`, `kw.update(k=v)`)
+        is one into the local it names, as far as that local still holds the same container
+        there (see `_still_aliased`)."""
+        binds = self.program.symbols.binds(self.fid)
+        for alias, (aliased, at) in self.index.aliases.items():
+            rebinds = [bind.site for bind in binds.get(aliased, ())]
+            for store in list(self._assigned.get(alias, ())):
+                if not store.assigns and _still_aliased(at, store.site, rebinds):
+                    merge(result.setdefault(aliased, {}), store.value)
+                    self._add_item_store(aliased, store, elements)
 
     def _stored_by_key(self, call_id: int, written: Value) -> _Assignment | None:
         """A container writer that stores at keys (`fields.update(k=v)`, `fields.update({"k": v})`)
@@ -1157,12 +1201,10 @@ class _Frame:
         later assignment of the local replaces it; not its element at a key that a later store at
         that key replaces (`fields["leader_epoch"] = cur` after `fields = {..., "leader_epoch":
         hist}`, or `fields.update(leader_epoch=cur)`), or a removal (`del fields["leader_epoch"]`).
-        A store replaces no other store's item: the pieces of one stored value (`fields["k"] = a +
-        b`) are not known apart from two stores at the key."""
+        A later store at the key replaces an earlier store's item there alike (the pieces of one
+        stored value, `fields["k"] = a + b`, are one store: see `Flow.item_store`)."""
         if self._replaced(assignment.site, read, [later.site for later in assigned if later.assigns]):
             return EMPTY
-        if not assignment.assigns:
-            return assignment.value
         stores = [later for later in assigned if not later.assigns]
         replaced = {
             key
@@ -1413,6 +1455,20 @@ def _add_piece(
     merge(known.value, value)
     merge(known.parts.setdefault(piece.flow.element, {}), value)
     assignments[definition] = known._replace(site=definition._replace(pos=(*start, *end)))
+
+
+def _still_aliased(alias: Site, store: Site, rebinds: Sequence[Site]) -> bool:
+    """Whether a store through an alias bound at `alias` (see `_local_aliases`), at `store`, goes
+    into what the aliased local holds: the store comes after the alias, and no rebinding of that
+    local (`rebinds`) comes between them, nor after them in a loop around the store but not the
+    alias (where a later turn stores into what it bound)."""
+    if store.pos[:2] < alias.pos[2:]:
+        return False
+    return not any(
+        alias.pos[2:] <= rebind.pos[:2]
+        and (rebind.pos[2:] <= store.pos[:2] or set(rebind.loops) & set(store.loops) - set(alias.loops))
+        for rebind in rebinds
+    )
 
 
 def _parameters_in(summary: Summary) -> frozenset[str]:
