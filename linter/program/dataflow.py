@@ -970,7 +970,7 @@ class _Frame:
             merge(value, held)
         getter = self.program.symbols.property_read(self.fid, ref)
         if getter:
-            hop = Hop(self.fid, site, HOP_RETURN, f"returned by `{self.program.display_function(getter)}`")
+            hop = self._returned(getter, site)
             merge(value, self.analysis.instantiate(self.analysis.summary(getter).returns, {}, hop, hop))
         elif self.domain.track_fields:
             target = self.flow.field_of(self.fid, ref)
@@ -991,8 +991,8 @@ class _Frame:
             resolved = {} if resolved is None else resolved
             returns = self.analysis.summary(callee).returns
             if returns:
-                hop = Hop(self.fid, call.site, HOP_RETURN, f"returned by `{self.program.display_function(callee)}`")
-                merge(resolved, self.analysis.instantiate(returns, binding, self._enter(callee, call), hop))
+                hop = self._returned(callee, call.site)
+                merge(resolved, self.analysis.instantiate(returns, binding, self._enter(callee, call.site), hop))
         callee_entity = self.program.symbols.callee(self.fid, call)
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
@@ -1051,8 +1051,11 @@ class _Frame:
                 merge(binding.setdefault(bound.param, {}), args.get(bound.key, EMPTY))
         return dict(binding)
 
-    def _enter(self, callee: str, call: Call) -> Hop:
-        return Hop(self.fid, call.site, HOP_PASS, f"passed to `{self.program.display_function(callee)}`")
+    def _enter(self, callee: str, site: Site) -> Hop:
+        return Hop(self.fid, site, HOP_PASS, f"passed to `{self.program.display_function(callee)}`")
+
+    def _returned(self, callee: str, site: Site) -> Hop:
+        return Hop(self.fid, site, HOP_RETURN, f"returned by `{self.program.display_function(callee)}`")
 
     # -- locals ----------------------------------------------------------------------------------
 
@@ -1305,7 +1308,7 @@ class _Frame:
 
     def _bound_value(self, bind: Bind) -> Value:
         """The value a loop or `with` target takes: its iterable's (an element of a container
-        carries what the container does) or its context manager's."""
+        carries what the container does) or what its context manager gives on entering."""
         if bind.value_call >= 0:
             position = self.index.call_producer.get(bind.value_call)
             value = self.values[position] if position is not None else EMPTY
@@ -1313,7 +1316,27 @@ class _Frame:
             value = self.ref_value(bind.value_ref, self.index.iterated_at.get(id(bind), bind.site))
         else:
             return EMPTY
+        if bind.kind == "with":
+            value = self._entered_value(bind, value)
         return self.domain.assign(self.fid, bind.name, value, bind.site)
+
+    def _entered_value(self, bind: Bind, manager: Value) -> Value:
+        """What `with cm as x:` gives `x`: what the `__enter__` of `cm`'s class returns, `cm` (which
+        holds `manager`) bound to its `self`; `manager` itself where no `__enter__` is known. A call
+        of a `@contextmanager` generator already gives what it yields, as its result."""
+        symbols = self.program.symbols
+        item = symbols.item_binding(self.fid, bind)
+        enters = symbols.enter_methods(self.fid, item) if item is not None else []
+        if item is None or not enters:
+            return manager
+        entered: dict[Label, Path] = {}
+        for enter in enters:
+            binding = {symbols.self_param(enter): manager}
+            returns = self.analysis.summary(enter).returns
+            # At the item, where `__enter__` runs (see `CallGraph._context_sites`).
+            into, back = self._enter(enter, item.site), self._returned(enter, item.site)
+            merge(entered, self.analysis.instantiate(returns, binding, into, back))
+        return entered
 
     def _written(self, call_id: int) -> dict[Label, Path]:
         ctx = self.contexts.get(call_id)
@@ -1366,7 +1389,7 @@ class _Frame:
                 yield from self._store(dest[1], self._written(call_id), index.calls[call_id].site)  # type: ignore[arg-type]
         for call_id, ctx in self.contexts.items():
             for callee, binding in self._entered(ctx.call, ctx.args):
-                enter = self._enter(callee, ctx.call)
+                enter = self._enter(callee, ctx.call.site)
                 for target, value in self.analysis.summary(callee).stores.items():
                     yield target, self.analysis.instantiate(value, binding, enter, None)
             if ctx.callee.kind == "class":
@@ -1417,7 +1440,7 @@ class _Frame:
 
     def _climbed(self, callee: str, ctx: CallContext, binding: Mapping[str, Value]) -> Iterator[Event]:
         """A callee's parameter-dependent events, at this call site, with the arguments' labels."""
-        enter = self._enter(callee, ctx.call)
+        enter = self._enter(callee, ctx.call.site)
         for event in self.analysis.summary(callee).events:
             made = self.analysis.instantiate({event.label: event.path}, binding, enter, None)
             for label, path in made.items():

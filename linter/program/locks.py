@@ -76,8 +76,6 @@ _MAX_LOCK_HOPS = 16
 MAX_FOLLOWED_STEPS = 2_000
 # `functools.cached_property`, by the decorator's last name.
 _CACHED_PROPERTY = re.compile(r"(?:^|\.)cached_property$")
-# `contextlib.contextmanager` and `asynccontextmanager`, by the decorator's last name.
-_CONTEXT_MANAGERS = re.compile(r"(?:^|\.)(?:async)?contextmanager$")
 
 _Followed = TypeVar("_Followed")
 
@@ -523,17 +521,13 @@ class Locks:
         call = self.symbols.call(fid, region.call) if region.call >= 0 else None
         if call is None:
             return self.lock_of(fid, region.lock) is None and self._lock_entered(fid, region) is not None
-        return any(self._is_context_manager(target) for target, _ in call_targets(self.symbols, fid, call))
-
-    def _is_context_manager(self, fid: str) -> bool:
-        function = self.symbols.function(fid)
-        return function.is_generator and any(_CONTEXT_MANAGERS.search(name) for name in function.decorators)
+        return any(self.symbols.is_context_manager(target) for target, _ in call_targets(self.symbols, fid, call))
 
     def _locks_returned(self, fid: str) -> list[FieldId | None]:
         """The lock each `return` of a name path in `fid` returns (None where it is no lock); for
         a `@contextmanager` generator, the lock held at each `yield` (`with self._lock: yield`)."""
         function = self.symbols.function(fid)
-        if self._is_context_manager(fid):
+        if self.symbols.is_context_manager(fid):
             return [self._lock_held_at(fid, site) for site in function.yields]
         return [
             self.lock_of(fid, access.ref)

@@ -7,6 +7,7 @@ method name alone.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
@@ -25,6 +26,7 @@ from epochlint.frontend.facts import (
     Bind,
     Call,
     ClassFacts,
+    Entered,
     FunctionFacts,
     Import,
     Pos,
@@ -32,6 +34,7 @@ from epochlint.frontend.facts import (
     Region,
     Stored,
     Write,
+    within,
 )
 from epochlint.frontend.java import is_java
 from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS
@@ -60,6 +63,8 @@ _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "r
 _MAX_DEPTH = 24
 # Steps of a chain of local aliases followed (`lock = self._lock`, `held = lock`).
 _MAX_ALIASES = 12
+# `contextlib.contextmanager` and `asynccontextmanager`, by the decorator's last name.
+_CONTEXT_MANAGERS = re.compile(r"(?:^|\.)(?:async)?contextmanager$")
 # Annotation forms that stand for their one argument (besides `None` in a union).
 _ANNOTATION_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Union"})
 # Declared collections whose elements are their one type argument (Python's and Java's)...
@@ -1103,16 +1108,10 @@ class Symbols:
         if bind.kind == "import":
             imported = module.facts.imports[bind.index]
             return self._import_entity(module, imported.module, imported.name, imported.level)
-        if bind.kind == "assign" or bind.kind == "with":
-            if bind.value_call >= 0:
-                call = self._bound_call(fid, bind)
-                return self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
-            if bind.value_ref is not None:
-                value = self.entity(fid, bind.value_ref, depth + 1)
-                # `current = self.epoch` with a property: the local holds the getter's result.
-                if value.kind == "property":
-                    return self.return_entity(value.target, depth + 1)
-                return value
+        if bind.kind == "assign":
+            return self._assigned_entity(fid, bind, depth)
+        if bind.kind == "with":
+            return self._entered_entity(fid, bind, depth)
         if bind.kind in ("iter", "iter_part"):
             iterable = UNKNOWN
             if bind.value_call >= 0:
@@ -1133,6 +1132,64 @@ class Symbols:
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
+
+    def _assigned_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
+        """The value an assignment (`x = f()`, `x = self.state`) binds."""
+        if bind.value_call >= 0:
+            call = self._bound_call(fid, bind)
+            return self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
+        if bind.value_ref is not None:
+            value = self.entity(fid, bind.value_ref, depth + 1)
+            # `current = self.epoch` with a property: the local holds the getter's result.
+            if value.kind == "property":
+                return self.return_entity(value.target, depth + 1)
+            return value
+        return UNKNOWN
+
+    def _entered_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
+        """What `with cm as x:` binds to `x`: what a `@contextmanager` generator `cm` calls yields,
+        or what `cm.__enter__()` (`__aenter__` in an `async with`) returns, `cm` itself where that
+        returns `self`. Where no `__enter__` is known (`cm` of no project class), `cm` itself."""
+        call = self._bound_call(fid, bind)
+        generators = self._context_generators(fid, call, depth) if call is not None else []
+        if generators:
+            yielded = frozenset(chain.from_iterable(self._yielded_values(g, depth + 1) for g in generators))
+            return next(iter(yielded)) if len(yielded) == 1 else UNKNOWN
+        manager = self._assigned_entity(fid, bind, depth)
+        enter = self._enter_method(fid, bind, manager)
+        if not enter or self._returned_parameter(enter) == self.self_param(enter):
+            return manager
+        return self.return_entity(enter, depth + 1)
+
+    def _context_generators(self, fid: str, call: Call, depth: int) -> list[str]:
+        """The `@contextmanager` generators that `call` calls."""
+        return [
+            callee.target
+            for callee in self.callees(fid, call, depth + 1)
+            if callee.kind == "function" and self.is_context_manager(callee.target)
+        ]
+
+    def is_context_manager(self, fid: str) -> bool:
+        """Whether `fid` is a generator made a context manager by `contextlib.contextmanager` or
+        `asynccontextmanager`."""
+        function = self.function(fid)
+        return function.is_generator and any(_CONTEXT_MANAGERS.search(name) for name in function.decorators)
+
+    def _enter_method(self, fid: str, bind: Bind, manager: Entity) -> str:
+        """The `__enter__` (`__aenter__` in an `async with`) that the `with` item binding `bind`
+        runs on `manager`, where it is an instance of a project class; "" for none known."""
+        entered = self.item_binding(fid, bind)
+        if entered is None or manager.kind != "instance" or manager.target not in self.classes:
+            return ""
+        return self._context_method(manager.target, _context_method_names(self._region_entered(fid, entered))[0])
+
+    def item_binding(self, fid: str, bind: Bind) -> Entered | None:
+        """The `with` item that binds `bind` (`with cm as x:`), where `cm` is a name path or a call."""
+        return next((item for item in self.function(fid).entered if within(bind.site.pos, item.site.pos)), None)
+
+    def _region_entered(self, fid: str, entered: Entered) -> Region:
+        """The held region that a `with` item opens."""
+        return next(region for region in self.function(fid).regions if region.id == entered.region)
 
     def _iterated_instance(self, fid: str, bind: Bind, depth: int) -> Entity:
         """The class of what a loop variable holds where the value flow finds instances of one
@@ -1667,7 +1724,7 @@ class Symbols:
         for a Java resource, none and its `close()`."""
         call = self.call(fid, region.call) if region.call >= 0 else None
         values = self.call_values(fid, call) if call is not None else self.path_values(fid, region.lock)
-        names = _CONTEXT_METHODS[region.kind]
+        names = _context_method_names(region)
         return [
             (self._context_method(value.target, names[0]), self._context_method(value.target, names[1]))
             for value in sorted(values, key=lambda e: e.target)
@@ -1679,6 +1736,11 @@ class Symbols:
         but its own (Java's `close()` beside a `close(Duration)`), or ""."""
         method = self.lookup_method(cid, name) if name else ""
         return self._overload(Entity("function", method), 0).target if method else ""
+
+    def enter_methods(self, fid: str, entered: Entered) -> list[str]:
+        """The `__enter__` (`__aenter__`) of each project class whose instances a `with` item
+        enters; none where it enters none known."""
+        return [enter for enter, _ in self.context_methods(fid, self._region_entered(fid, entered)) if enter]
 
     def _iteration_methods_of(self, iterables: frozenset[Entity], depth: int) -> list[tuple[str, str]]:
         """(class, method) of the `__iter__` and `__next__` iterating `iterables` runs."""
@@ -2633,6 +2695,12 @@ def _typed_only(entities: set[Entity]) -> frozenset[Entity]:
     """What stores give a field's type: not the unknown, nor a name's literal container, whose
     elements the value flow follows but which is of no class."""
     return frozenset(entity for entity in entities if entity != UNKNOWN and entity.kind != "elements")
+
+
+def _context_method_names(region: Region) -> tuple[str, str]:
+    """The methods a `with` item (a Java resource) of `region` runs on its manager on entering and
+    on leaving, "" for none."""
+    return _CONTEXT_METHODS[region.kind]
 
 
 def _one_instance(values: frozenset[Entity]) -> Entity:
