@@ -188,13 +188,18 @@ def _super_object(node: cst.BaseExpression, own_self: str) -> tuple[str, tuple[s
     """The name path of the object whose attributes `super()` (in a method whose `self` is
     `own_self`) or `super(Cls, obj)` reads: `self`, `obj`. None for any other expression, and for
     `super()` outside a method, which has no object to look on."""
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"):
+    if not _is_super_call(node):
         return None
     if not node.args:
         return (own_self, ()) if own_self else None
     if len(node.args) == 2 and not any(arg.keyword or arg.star for arg in node.args):
         return name_path(node.args[1].value)
     return None
+
+
+def _is_super_call(node: cst.BaseExpression) -> TypeGuard[cst.Call]:
+    """`super()` or `super(Cls, obj)`."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _is_type_of_one_argument(node: cst.BaseExpression) -> bool:
@@ -257,6 +262,24 @@ class _ClassBuilder:
     attributes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Catch:
+    """Where a `raise` in the body of a `try` statement goes on after the handler that catches it:
+    after the statement (`after`, a handler that ends there), after the loop around it
+    (`broken`, a handler that ends in `break`), or at that loop's next turn (`continued`)."""
+
+    after: Pos | None
+    broken: Pos | None
+    continued: bool
+
+    def goes_on(self, end: Exit) -> Exit:
+        """The exit of a `raise` this statement catches, which leaves the loop as a handler's
+        `continue` (from which every place of the loop runs again) or `break` does."""
+        if self.continued:
+            return end._replace(caught_by=self.after, leaves_loop=True)
+        return end._replace(caught_by=self.after, leaves_loop=self.broken is not None, ended_loop=self.broken)
+
+
 class FactsExtractor(FastVisitor):
     """Reads one module. Traversal is steered by hand where the context of a child matters."""
 
@@ -285,9 +308,10 @@ class FactsExtractor(FastVisitor):
         # The `except` handlers of the `try` statements whose body is being walked: a `raise` there
         # may go on in them.
         self._handler_blocks: list[Pos] = []
-        # Of those `try` statements, the ones a handler of which may end without leaving, innermost
-        # last: a `raise` there may go on after the statement.
-        self._catching: list[Pos] = []
+        # Of those `try` statements, the ones a handler of which may end without leaving the loop
+        # around (it falls through, breaks or continues), innermost last: a `raise` there may go on
+        # after the statement or at that loop.
+        self._catching: list[_Catch] = []
         # The loop statements whose body is being walked, innermost last: the one a `break` ends.
         self._loops: list[Pos] = []
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
@@ -710,7 +734,8 @@ class FactsExtractor(FastVisitor):
 
     def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
         """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
-        stack bound by an enclosing `with ExitStack() as stack:`."""
+        stack bound by an enclosing `with ExitStack() as stack:`; L may be a path on a call's result
+        (`self.state().lock`), as in `with self.state().lock:`."""
         if not isinstance(statement, cst.Expr):
             return None
         value = statement.value
@@ -722,8 +747,8 @@ class FactsExtractor(FastVisitor):
         stack = call.func.value
         if not (isinstance(stack, cst.Name) and stack.value in self._fn.exit_stacks):
             return None
-        path = lock_path(call.args[0].value, self._own_self())
-        return (self._ref(*path), value) if path is not None else None
+        lock = self._lock_ref(call.args[0].value)
+        return (lock, value) if lock is not None else None
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
         """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break), or
@@ -857,10 +882,9 @@ class FactsExtractor(FastVisitor):
     def _exit(self, pos: Pos, leaves_loop: bool = False, raised: bool = False, ended_loop: Pos | None = None) -> None:
         if self._blocks:
             handlers = tuple(self._handler_blocks) if raised else ()
-            caught_by = self._catching[-1] if raised and self._catching else None
             finals = tuple(self._finally_blocks)
-            end = Exit(pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop, caught_by, raised)
-            self._fn.exits.append(end)
+            end = Exit(pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop, raised=raised)
+            self._fn.exits.append(self._catching[-1].goes_on(end) if raised and self._catching else end)
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
         # A pass runs at most one handler, or the `else` (which runs only when none did): one arm
@@ -876,11 +900,11 @@ class FactsExtractor(FastVisitor):
             self._finally_blocks.append(self._pos(node.finalbody))
         handlers = [self._pos(handler.body) for handler in node.handlers]
         self._handler_blocks.extend(handlers)
-        catching = any(not (_suite_exits(handler.body) or _leaves(handler.body)) for handler in node.handlers)
-        if catching:
-            self._catching.append(self._pos(node))
+        catching = self._catch(node)
+        if catching is not None:
+            self._catching.append(catching)
         self.walk(node.body)
-        if catching:
+        if catching is not None:
             self._catching.pop()
         del self._handler_blocks[len(self._handler_blocks) - len(handlers) :]
         for handler in node.handlers:
@@ -893,6 +917,18 @@ class FactsExtractor(FastVisitor):
         return False
 
     visit_TryStar = visit_Try
+
+    def _catch(self, node: cst.Try | cst.TryStar) -> _Catch | None:
+        """Where a `raise` in the body goes on after the handlers that do not return or raise;
+        None where every handler does."""
+        endings = {type(_last_statement(handler.body)) for handler in node.handlers if not _suite_exits(handler.body)}
+        loop = self._loops[-1] if self._loops else None
+        falls_through = bool(endings - {cst.Break, cst.Continue})
+        broken = loop if cst.Break in endings else None
+        continued = loop is not None and cst.Continue in endings
+        if not (falls_through or broken or continued):
+            return None
+        return _Catch(self._pos(node) if falls_through else None, broken, continued)
 
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
@@ -1252,6 +1288,10 @@ class FactsExtractor(FastVisitor):
         path = name_path(value)
         if path is not None:
             return -1, self._ref(*path)
+        if isinstance(value, cst.Attribute) and _is_super_call(value.value):
+            # `super().handle`: a path on the `super()` call's result, where the program looks a
+            # method up above the method's class (`self.handle` would find the override).
+            return -1, self._call_result_path(value)
         default = _default_call(value)
         if default is not None:
             # `lock or threading.Lock()`: what a caller passed, else what is made here. The
@@ -1308,7 +1348,13 @@ class FactsExtractor(FastVisitor):
             self._visit_chain_roots(node)
             ref = self._call_result_path(node)
         else:
-            self._visit_subscript_slices(node)
+            rooted = _call_rooted_path(node)
+            if rooted is not None and _is_super_call(rooted[0]):
+                # `super()._epoch` is `self._epoch`; its call is visited all the same, for the
+                # value `super().handle` is (see `_value_of`).
+                self._visit_chain_roots(node)
+            else:
+                self._visit_subscript_slices(node)
             ref = self._ref(*path)
         if ref is not None:
             self._fn.accesses.append(Access(ref, self._site(node), self._flow))

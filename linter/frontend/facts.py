@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 85
+FACTS_FORMAT = 86
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -315,6 +315,8 @@ class Exit(NamedTuple):
     statements a handler of which may end without leaving (`caught_by`): the path goes on after it.
     A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
     or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included.
+    A `raise` that innermost `try` catches with a handler ending in `break` or `continue` leaves
+    its loop so too (`caught_by` is then None where no handler of it falls through).
     `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`; one
     copied to the end of the `with` statements whose bodies it leaves holds their items' regions
     (`raised_through`): it ends the paths there only where each holds a lock, whose `__exit__`

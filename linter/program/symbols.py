@@ -111,8 +111,10 @@ class Entity:
     `target`), "mapping" (a declared map whose values are instances of `target`: iterated, it gives
     its keys), "entries" (a Java map's `entrySet()`) and "entry" (one of them, a `Map.Entry`, whose
     value is an instance of `target`), "function", "property", "external" (a dotted name outside
-    the project), or "unknown". For "elements" (the stored elements of a named container), `keys` are the constant
-    keys already taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'");
+    the project), "super" (what `super()` gives in a method of class `target`: its methods are
+    looked up above that class), or "unknown". For "elements" (the stored elements of a named
+    container), `keys` are the constant keys already taken into it (`d["a"]` of `d = {"a": {"b":
+    f}}` is the container at "'a'");
     "element_pairs" are its `.items()`, whose second halves are those elements.
     For a "function" or "class" wrapped by `functools.partial`, `keys` holds how many positional
     arguments the partial binds ahead of a call's own (see `bound_ahead`), where it binds any.
@@ -911,8 +913,13 @@ class Symbols:
             if nested:
                 return Entity("class", nested)
             if entity.kind == "instance":
-                owner = self.defining_class(entity.target, attr)
-                return self.field_type(owner, attr, entity.target) or UNKNOWN
+                return self._instance_field(entity.target, attr)
+        if entity.kind == "super":
+            # `super().handle`: the method above the class, else the object's own field.
+            method = self.lookup_method(entity.target, attr, after=entity.target)
+            if not method:
+                return self._instance_field(entity.target, attr)
+            return Entity("property" if self.function(method).is_property else "function", method)
         if entity.kind == "elements" and attr in _CONTAINER_VIEW_METHODS:
             return Entity("elements_view", entity.target, entity.keys)
         if entity.kind == "elements" and attr == "items":
@@ -929,6 +936,10 @@ class Symbols:
         if entity.kind == "entry" and attr == "getValue":
             return Entity("element_method", entity.target)
         return UNKNOWN
+
+    def _instance_field(self, cid: str, attr: str) -> Entity:
+        """What the field `attr` of an instance of class `cid` holds, by its stores."""
+        return self.field_type(self.defining_class(cid, attr), attr, cid) or UNKNOWN
 
     def is_java_function(self, fid: str) -> bool:
         return fid in self.functions and is_java(self.module_of(fid).rel)
@@ -1295,10 +1306,6 @@ class Symbols:
             receiver = self.call(fid, call.receiver_call)
             if receiver is None:
                 return UNKNOWN
-            cls = self.super_class(fid, receiver)
-            if cls is not None:
-                method = self.lookup_method(cls, call.method, after=cls) if cls else ""
-                return Entity("function", method) if method else UNKNOWN
             # The depth goes on: `a().b().c()` chains through returns that can loop back.
             return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
@@ -2252,6 +2259,9 @@ class Symbols:
         )
 
     def _call_result(self, fid: str, call: Call, depth: int) -> Entity:
+        above = self.super_class(fid, call)
+        if above is not None:
+            return Entity("super", above) if above else UNKNOWN
         if self._cut_short(depth):
             return UNKNOWN
         callee = self.callee(fid, call, depth)
