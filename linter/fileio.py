@@ -15,7 +15,15 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["owned_by_user", "path_missing", "read_regular", "read_regular_file", "write_atomically"]
+__all__ = [
+    "owned_by_user",
+    "path_missing",
+    "read_regular",
+    "read_regular_file",
+    "replace_keeps_identity",
+    "write_atomically",
+    "write_in_place",
+]
 
 
 def owned_by_user(status: os.stat_result) -> bool:
@@ -97,6 +105,24 @@ def write_atomically(path: Path, data: bytes, durable: bool = True) -> None:
         with suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def write_in_place(path: Path, data: bytes) -> None:
+    """Write `data` into the existing file at `path`, keeping the file itself: its other hard links
+    see the new text and its owner stays (a replace made a new file, owned by whoever wrote it).
+    Not atomic: a crash part way leaves a torn file, as editors writing in place do. Raises OSError."""
+    with open(path, "r+b") as stream:
+        stream.write(data)
+        stream.truncate()
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def replace_keeps_identity(path: Path) -> bool:
+    """Whether replacing the file at `path` by a new one loses nothing of it: it has no other hard
+    link, and this process would own the new file as the old one is owned."""
+    status = os.stat(path)
+    return status.st_nlink == 1 and owned_by_user(status)
 
 
 def written_through(path: Path) -> Path:

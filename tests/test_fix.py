@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -234,6 +235,27 @@ def test_a_file_named_through_a_symbolic_link_is_fixed_where_it_is(write_tree: W
     assert result.returncode == 0, result.stderr
     assert (root / "link.py").is_symlink()
     assert (root / "real" / "consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
+
+
+def test_a_file_with_another_hard_link_is_fixed_through_both(write_tree: WriteTree) -> None:
+    # The fixed text was renamed over one name: the other link kept the racy text.
+    root = write_tree({"consumer.py": RACY_CONSUMER})
+    os.link(root / "consumer.py", root / "vendored_copy.txt")
+    result = epochlint(root, "check", "--fix", "consumer.py")
+    assert result.returncode == 0, result.stderr
+    assert (root / "vendored_copy.txt").read_text(encoding="utf-8") == FIXED_CONSUMER
+    assert (root / "consumer.py").stat().st_ino == (root / "vendored_copy.txt").stat().st_ino
+
+
+@pytest.mark.skipif(getattr(os, "geteuid", lambda: 1)() != 0, reason="giving a file away needs root")
+def test_a_file_of_another_owner_keeps_its_owner_when_fixed(write_tree: WriteTree) -> None:
+    # Run as root, the replace made root the owner of another user's file.
+    root = write_tree({"consumer.py": RACY_CONSUMER})
+    os.chown(root / "consumer.py", 4321, 4321)
+    result = epochlint(root, "check", "--fix", "consumer.py")
+    assert result.returncode == 0, result.stderr
+    assert (root / "consumer.py").read_text(encoding="utf-8") == FIXED_CONSUMER
+    assert ((root / "consumer.py").stat().st_uid, (root / "consumer.py").stat().st_gid) == (4321, 4321)
 
 
 def test_a_file_changed_while_the_run_read_it_is_left_alone_and_said_so(

@@ -22,7 +22,7 @@ import libcst as cst
 
 from epochlint.config import Config
 from epochlint.discovery import SourceFile, UsageError, discover
-from epochlint.fileio import write_atomically
+from epochlint.fileio import replace_keeps_identity, write_atomically, write_in_place
 from epochlint.collect import collect_facts, read_sources
 from epochlint.engine import FileResult, analyse, covers_the_root, unit_module_names
 from epochlint.findings import Finding
@@ -112,7 +112,7 @@ def write_fixes(fixes: Sequence[FileFix]) -> tuple[list[FileFix], dict[str, list
             left.setdefault(READ_ONLY, []).append(fix)
             continue
         try:
-            write_atomically(target, fix.after)
+            _write_fixed(target, fix.after)
         except OSError as error:
             raise UsageError(
                 f"epochlint: cannot write the fix to {fix.source.rel}: {error.strerror or error}"
@@ -120,6 +120,15 @@ def write_fixes(fixes: Sequence[FileFix]) -> tuple[list[FileFix], dict[str, list
             ) from None
         written.append(fix)
     return written, left
+
+
+def _write_fixed(target: Path, text: bytes) -> None:
+    """Replace the file in one step where that loses nothing of it; write into it where it has other
+    hard links or another owner, which a replace would cut off or take over."""
+    if replace_keeps_identity(target):
+        write_atomically(target, text)
+    else:
+        write_in_place(target, text)
 
 
 _WRITABLE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
