@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 
 # A Java overload is named apart by its number of parameters (`seek~0`) inside the program only.
 _OVERLOAD_SUFFIX = re.compile(r"~\d+")
+# Codes saying that code could not be checked (EPL900), not that it has a bug: every output shows
+# them as warnings, the others as errors.
+WARNING_CODES = frozenset({"EPL900"})
 
 
 def function_display_name(module: str, package: str, qualname: str, java: bool = False) -> str:

@@ -51,7 +51,7 @@ from epochlint.cache import keep_decoded_facts
 from epochlint.config import Config, ConfigError, load_config, marks_a_project, name_paths_whole
 from epochlint.discovery import UsageError, in_memory_path, is_source_name, named_path, relative_name
 from epochlint.engine import check, load_the_analysis
-from epochlint.findings import Finding, Location
+from epochlint.findings import WARNING_CODES, Finding, Location
 from epochlint.frontend import decoded
 from epochlint.frontend.comments import ignore_list_in
 from epochlint.frontend.java import is_java
@@ -79,6 +79,8 @@ _ANSWERED = object()
 # feed or U+2028, which Python source may hold, so their line numbers are not the client's).
 # Only a per-file ignore silences these (docs/rules/EPL900.md): no comment on their line.
 _UNSUPPRESSIBLE_BY_LINE = frozenset({"EPL900"})
+# Reported at a comment that does nothing (an unused suppression): shown faded, as unused code is.
+_UNNECESSARY_CODES = frozenset({"EPL901"})
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WATCHED_FILES = ("**/*.py", "**/*.java", "**/pyproject.toml", "**/.epochlint.toml", "**/epochlint.toml")
 # The editors' language identifiers of the files `check` analyses.
@@ -430,13 +432,19 @@ def diagnostic(finding: Finding, document: TextDocument, run: ProjectRun) -> typ
     return types.Diagnostic(
         range=_range(finding.location, document),
         message=finding.message,
-        severity=types.DiagnosticSeverity.Warning,
+        severity=_severity(finding.code),
         code=finding.code,
         code_description=_rule_documentation(finding.code),
         source=SOURCE,
         related_information=list(_related(finding, document, run)),
         data={"fingerprint": finding.fingerprint},
+        tags=[types.DiagnosticTag.Unnecessary] if finding.code in _UNNECESSARY_CODES else None,
     )
+
+
+def _severity(code: str) -> types.DiagnosticSeverity:
+    """As the other outputs say: a finding is an error; code that could not be checked, a warning."""
+    return types.DiagnosticSeverity.Warning if code in WARNING_CODES else types.DiagnosticSeverity.Error
 
 
 def _related(finding: Finding, document: TextDocument, run: ProjectRun) -> Iterator[types.DiagnosticRelatedInformation]:

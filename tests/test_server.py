@@ -235,8 +235,10 @@ async def test_suppression_action_adds_to_an_ignore_list_already_there(client: L
     _, suppressed = await suppressed_by_the_action(client, uri, "python", listed)
     assert "for message in batch:  # epochlint: ignore[EPL002,EPL001]\n" in suppressed
     change(client, uri, 2, suppressed)
-    # What is left is EPL002's entry, which silences nothing there.
-    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL901"]
+    # What is left is EPL002's entry, which silences nothing there: an error, shown as unused.
+    assert [(d.code, d.severity, d.tags) for d in await diagnostics_after(client, uri)] == [
+        ("EPL901", types.DiagnosticSeverity.Error, (types.DiagnosticTag.Unnecessary,))
+    ]
 
 
 @pytest.mark.asyncio
@@ -549,12 +551,15 @@ async def test_a_buffer_is_analysed_in_the_encoding_it_declares(client: Language
     uri = (tmp_path / "pkg" / "consumer.py").as_uri()
     declared = "# -*- coding: cp1252 -*-\n# \u00c1ngel's consumer\n" + RACY_SUBCLASS
     open_document(client, uri, declared)
-    assert [(d.code, d.range.start) for d in await diagnostics_after(client, uri)] == [
-        ("EPL001", types.Position(7, 8))
+    # A finding is an error, as SARIF and GitHub annotations say; code that cannot be read, a warning.
+    assert [(d.code, d.range.start, d.severity) for d in await diagnostics_after(client, uri)] == [
+        ("EPL001", types.Position(7, 8), types.DiagnosticSeverity.Error)
     ]
     # A lone surrogate cannot be saved in any encoding: the file it would make is undecodable.
     change(client, uri, 2, RACY_SUBCLASS + "# \ud800\n")
-    assert [d.code for d in await diagnostics_after(client, uri)] == ["EPL900"]
+    assert [(d.code, d.severity) for d in await diagnostics_after(client, uri)] == [
+        ("EPL900", types.DiagnosticSeverity.Warning)
+    ]
 
 
 @pytest.mark.asyncio

@@ -17,11 +17,10 @@ from rich.text import Text
 
 from epochlint.collect import read_source
 from epochlint.discovery import SourceFile, named_path
-from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.findings import WARNING_CODES, ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RunResult
 from epochlint.text import UNSAFE_IN_SOURCE, escaped
 
-WARNING_CODES = frozenset({"EPL900"})
 MAX_FRAME_LINES = 4
 # A frame shows at most this many characters of a line (a minified or generated line can be megabytes).
 MAX_FRAME_WIDTH = 200

@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import TextIO
 
 from epochlint.discovery import PARENT
-from epochlint.findings import ChainStep, Finding
+from epochlint.findings import WARNING_CODES, ChainStep, Finding
 from epochlint.report import RunResult
 from epochlint.text import escaped
-
-WARNING_CODES = frozenset({"EPL900"})
 
 
 def render(result: RunResult, stream: TextIO) -> None:

@@ -15,9 +15,9 @@ import os
 from collections import Counter
 from typing import TextIO
 
-from epochlint.findings import Finding
+from epochlint.findings import WARNING_CODES, Finding
 from epochlint.report import RunResult
-from epochlint.report.github import WARNING_CODES, one_line_message, path_in_repository
+from epochlint.report.github import one_line_message, path_in_repository
 
 
 def render(result: RunResult, stream: TextIO) -> None:

@@ -7,7 +7,7 @@ import os
 from typing import Any, TextIO
 from urllib.parse import quote
 
-from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
+from epochlint.findings import WARNING_CODES, ChainStep, Finding, Location, RelatedLocation
 from epochlint.report import RuleInfo, RunResult
 from epochlint.report.github import path_in_repository
 from epochlint.text import unescaped_name
@@ -17,7 +17,6 @@ SARIF_VERSION = "2.1.0"
 INFORMATION_URI = "https://pypi.org/project/epochlint/"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "epochlint/v1"
-WARNING_CODES = frozenset({"EPL900"})
 
 # Deliberately no `uri` for %SRCROOT%: the analysis root is a machine path that must not leak.
 # In a GitHub workflow it is the repository's top (`GITHUB_WORKSPACE`), from which code scanning
