@@ -16,6 +16,7 @@ from epochlint.program.symbols import (
     bound_ahead,
     bound_arguments,
     function_id,
+    may_name_a_method,
     receiver_path,
 )
 
@@ -95,12 +96,16 @@ _PYTHON_CALLS = _LibraryCalls(
     makers_hand_off=True,
 )
 # Java: `batch.stream().sorted(comparator)`, `max(comparator)`, `collect(collector)`; an `Optional`'s
-# fallbacks and a `Map`'s update of one key; `Comparator`'s makers and the `Collectors` (downstream
-# ones too), whose functions run where what they make is used, with the locks held there.
+# fallbacks (`or`'s supplier runs there where the `Optional` is empty, as `orElseGet`'s) and a
+# `Map`'s update of one key; `Comparator`'s makers and the `Collectors` (downstream ones too), whose
+# functions run where what they make is used, with the locks held there.
 _JAVA_CALLS = _LibraryCalls(
     iterating=_PYTHON_CALLS.iterating | {"collect"},
     on_the_spot=_PYTHON_CALLS.on_the_spot
-    | {"ifPresentOrElse", "orElseGet", "orElseThrow", "computeIfAbsent", "computeIfPresent", "compute", "merge"},
+    | {
+        "ifPresentOrElse", "orElseGet", "orElseThrow", "or", "computeIfAbsent", "computeIfPresent", "compute",
+        "merge",
+    },
     makers=frozenset(
         {
             "comparing", "comparingInt", "comparingLong", "comparingDouble", "thenComparing", "thenComparingInt",
@@ -852,7 +857,7 @@ def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Ent
     """The class of the instance an argument passes, where it is one: a name path that holds an
     instance, or a call whose one value is (`drain(Fetcher())`, `drain(new_fetcher())`)."""
     if arg.kind == "ref" and arg.ref is not None:
-        entity = symbols.entity(fid, arg.ref)
+        entity = symbols.entity(fid, arg.ref, called=may_name_a_method(arg))
         if entity.kind == "global":
             entity = symbols.global_value(entity.target)
     elif arg.kind == "call" and len(passed) == 1:

@@ -986,18 +986,18 @@ class Symbols:
         aliases = {alias for found in self._method_aliases.values() for alias, method in found.items() if method in names}
         return frozenset(names | aliases)
 
-    def entity(self, fid: str, ref: Ref, depth: int = 0, value: bool = False) -> Entity:
-        """What a name path denotes inside function `fid`; with `value`, where it is a value (see
-        `_fields_within`)."""
+    def entity(self, fid: str, ref: Ref, depth: int = 0, called: bool = False) -> Entity:
+        """What a name path denotes inside function `fid`; with `called`, where its last name is
+        called (see `_fields_within`)."""
         return self._resolutions.get(
-            _Cache.ENTITY, (fid, ref, value), lambda: self._entity(fid, ref, depth, value), UNKNOWN
+            _Cache.ENTITY, (fid, ref, called), lambda: self._entity(fid, ref, depth, called), UNKNOWN
         )
 
-    def _entity(self, fid: str, ref: Ref, depth: int, value: bool) -> Entity:
+    def _entity(self, fid: str, ref: Ref, depth: int, called: bool) -> Entity:
         if self._cut_short(depth):
             return UNKNOWN
         entity = self.root_entity(fid, ref, depth)
-        fields_within = self._fields_within(fid, ref, value)
+        fields_within = self._fields_within(fid, ref, called)
         for index, attr in enumerate(ref.attrs):
             if entity.kind == "property":
                 # `self.state.epoch` with `state` a property: what the getter returns.
@@ -1249,7 +1249,7 @@ class Symbols:
 
     def _argument_entity(self, fid: str, arg: Arg, depth: int) -> Entity:
         if arg.kind == "ref" and arg.ref is not None:
-            return self.entity(fid, arg.ref, depth, value=arg.names_value)
+            return self.entity(fid, arg.ref, depth, called=may_name_a_method(arg))
         call = self.argument_call(fid, arg)
         return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
@@ -1301,7 +1301,7 @@ class Symbols:
 
     def _callee(self, fid: str, call: Call, depth: int) -> Entity:
         if call.callee is not None:
-            return self.entity(fid, call.callee, depth)
+            return self.entity(fid, call.callee, depth, called=True)
         if call.receiver_call >= 0:
             receiver = self.call(fid, call.receiver_call)
             if receiver is None:
@@ -1351,7 +1351,7 @@ class Symbols:
         found: frozenset[Entity] = frozenset()
         if call.callee is not None:
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
-            found = self.path_values(fid, call.callee, depth, call.callee_keys, at)
+            found = self.path_values(fid, call.callee, depth, call.callee_keys, at, called=True)
         if not found:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         return found
@@ -1363,28 +1363,28 @@ class Symbols:
         depth: int = 0,
         keys: tuple[str, ...] = (),
         at: Point | None = None,
-        value: bool = False,
+        called: bool = False,
     ) -> frozenset[Entity]:
         """Every value a name path may hold in `fid`, flow-insensitively: the union over the
         values of its name, then of each attribute or element. `keys` are the constant keys of
         its subscripts, where known: an element is then only what is stored at its key, and
         looked up `at` a call, not what a later store there replaced before the call. With
-        `value`, the path is a value (see `_fields_within`)."""
+        `called`, its last name is called (see `_fields_within`)."""
         return self._resolutions.get(
             _Cache.PATH,
-            (fid, ref, keys, at, value),
-            lambda: self._path_values(fid, ref, depth, keys, at, value),
+            (fid, ref, keys, at, called),
+            lambda: self._path_values(fid, ref, depth, keys, at, called),
             _NOTHING,
         )
 
     def _path_values(
-        self, fid: str, ref: Ref, depth: int, keys: tuple[str, ...], at: Point | None, value: bool
+        self, fid: str, ref: Ref, depth: int, keys: tuple[str, ...], at: Point | None, called: bool
     ) -> frozenset[Entity]:
         if self._cut_short(depth):
             return frozenset()
         values = self._name_values(fid, ref, depth)
         subscripts = iter(keys) if keys else None
-        fields_within = self._fields_within(fid, ref, value)
+        fields_within = self._fields_within(fid, ref, called)
         for index, attr in enumerate(ref.attrs):
             key = next(subscripts, "") if subscripts is not None and attr == "[]" else ""
             field_first = index < fields_within
@@ -1395,14 +1395,14 @@ class Symbols:
             )
         return values
 
-    def _fields_within(self, fid: str, ref: Ref, value: bool) -> int:
+    def _fields_within(self, fid: str, ref: Ref, called: bool) -> int:
         """How many of a path's first attributes are fields whatever methods share their names: in
-        Java, all but the last (which a call or a method reference names as its method); all of a
-        `value`'s (`counts.merge(current, ...)` passes the field `current` beside a method
-        `current()`: a Java expression other than a method reference never names a method)."""
+        Java, all of them (`long e = current;`, `var s = this.state;`, `counts.merge(current, ...)`
+        take the field beside a method `current()`), but the last of a path `called` (a call's
+        callee, a method reference), which names its method: the two never share a namespace."""
         if not is_java(self.module_of(fid).rel):
             return 0
-        return len(ref.attrs) if value else len(ref.attrs) - 1
+        return len(ref.attrs) - 1 if called else len(ref.attrs)
 
     def _method_named(self, cid: str, attr: str, fields_first: bool) -> str:
         """The method `attr` of class `cid`; with `fields_first` (Java), "" where a field has the name."""
@@ -1563,14 +1563,14 @@ class Symbols:
         if arg.kind == "lambda":
             return Entity("function", function_id(self.module_of(fid).name, arg.function))
         if arg.kind == "ref" and arg.ref is not None:
-            entity = self.entity(fid, arg.ref, value=arg.names_value)
+            entity = self.entity(fid, arg.ref, called=may_name_a_method(arg))
             return self.global_value(entity.target) if entity.kind == "global" else entity
         return UNKNOWN
 
     def argument_values(self, fid: str, arg: Arg, depth: int = 0) -> frozenset[Entity]:
         """Every value an argument may pass."""
         if arg.kind == "ref" and arg.ref is not None:
-            return self.path_values(fid, arg.ref, depth, value=arg.names_value)
+            return self.path_values(fid, arg.ref, depth, called=may_name_a_method(arg))
         if arg.kind == "call":
             call = self.argument_call(fid, arg)
             return self.call_values(fid, call, depth) if call is not None else frozenset()
@@ -2584,6 +2584,12 @@ def _parameters_taking_arguments(function: FunctionFacts, ahead: int) -> tuple[l
 def _parameter_of_kind(function: FunctionFacts, kind: str) -> str:
     """The name of `function`'s `*args` ("vararg") or `**kwargs` ("kwarg") parameter, or ""."""
     return next((p.name for p in function.params if p.kind == kind), "")
+
+
+def may_name_a_method(arg: Arg) -> bool:
+    """Whether a path argument may name a method, its last name called where it is passed: any of
+    Python's (`submit(self.handle)`), a method reference alone of Java's (`this::current`)."""
+    return not arg.names_value
 
 
 def receiver_path(call: Call) -> Ref | None:

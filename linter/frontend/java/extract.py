@@ -329,6 +329,8 @@ class _Function(FunctionBuilder):
     arrays: set[str] = field(default_factory=set)
     # Locals and parameters by name: whether the latest declaration gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
+    # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
+    declarators: dict[str, Node] = field(default_factory=dict)
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -523,6 +525,7 @@ class _Extractor:
         """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`)."""
         self._fn.locals = self._fn.locals | {name}
         self._fn.scalars[name] = scalar
+        self._fn.declarators.pop(name, None)
 
     def _scope_of(self, name: str) -> str | None:
         """The function that declares local `name`, None when it is not a local."""
@@ -1159,6 +1162,8 @@ class _Extractor:
             # `var n = 2 * size;` is a number as its value is.
             inferred = _text(type_node) == "var" and value is not None and self._is_scalar(value)
             self._declare(name, _is_scalar_type(type_node) or inferred)
+            if value is not None:
+                self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
             value_call, value_ref = (-1, viewed) if viewed is not None else self._value_of(value)
             self._fn.binds.append(
@@ -1859,7 +1864,19 @@ class _Extractor:
 
     def _walks_no_batch(self, node: Node) -> bool:
         """Whether a loop over `node`, or a stream operation on it, walks no batch (see `_iterates_no_batch`)."""
-        return _iterates_no_batch(node, self._is_array, self._is_optional)
+        return _iterates_no_batch(node, self._is_array, self._is_optional, self._one_value)
+
+    def _one_value(self, node: Node) -> Node | None:
+        """The one value the local `node` names ever holds: its declaration's, where nothing in its
+        scope (the rest of the block declaring it) assigns it another; None for anything else."""
+        if node.type != "identifier":
+            return None
+        name = _text(node)
+        function = self._declaring(name)
+        declarator = function.declarators.get(name) if function is not None else None
+        if declarator is None or _assigns(declarator.parent.parent, name):
+            return None
+        return declarator.child_by_field_name("value")
 
     def _is_array(self, node: Node) -> bool:
         """Whether `node` names a local, a parameter or a field of the class declared as an array."""
@@ -2194,17 +2211,28 @@ def _try_lock_call(node: Node) -> tuple[Node, Node] | None:
     return (receiver, node) if receiver is not None else None
 
 
-def _iterates_no_batch(node: Node, is_array: Callable[[Node], bool], is_optional: Callable[[Node], bool]) -> bool:
+def _iterates_no_batch(
+    node: Node,
+    is_array: Callable[[Node], bool],
+    is_optional: Callable[[Node], bool],
+    one_value: Callable[[Node], Node | None],
+) -> bool:
     """Whether `node` is a collection written out element by element (`new T[] {a, b}`,
     `List.of(a, b)`, `Arrays.asList(a, b)`), a range of numbers that walks no collection
     (`IntStream.range(0, 3)`), an `Optional` (`is_optional`: one value at most), or a stream of one
     of them through operations that take each element once (`List.of(a, b).stream().map(f)`,
-    `IntStream.range(0, 3).boxed()`): a loop over it is no batch loop, as Python's over a literal
+    `IntStream.range(0, 3).boxed()`), or a local whose one value (`one_value`) is one of them
+    (`var s = Stream.of(a, b);`): a loop over it is no batch loop, as Python's over a literal
     tuple or list, or over `range(3)`, is not. Given one array (`is_array`), those factories take
     its elements: `Stream.of(batch)` walks it."""
     node = _unparenthesized(node)
+    value = one_value(node)
+    if value is not None:
+        return _iterates_no_batch(value, is_array, is_optional, one_value)
     if node.type == "array_creation_expression":
         return node.child_by_field_name("value") is not None
+    if node.type == "array_initializer":  # `Message[] both = {first, second};`
+        return True
     if is_optional(node):
         return True
     if node.type != "method_invocation":
@@ -2213,12 +2241,26 @@ def _iterates_no_batch(node: Node, is_array: Callable[[Node], bool], is_optional
     if receiver is None:
         return False
     if _method_called(node) in idioms.ELEMENTWISE_STREAM_OPERATIONS:
-        return _iterates_no_batch(receiver, is_array, is_optional)
+        return _iterates_no_batch(receiver, is_array, is_optional, one_value)
     arguments = node.child_by_field_name("arguments")
     if (_text(receiver), _method_called(node)) in idioms.NUMBER_RANGES:
         return not _walks_collection(arguments)
     one_array = len(arguments.named_children) == 1 and is_array(arguments.named_children[0])
     return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS and not one_array
+
+
+def _assigns(scope: Node, name: str) -> bool:
+    """Whether code in `scope` assigns the local `name` (`name = ...`, `name += ...`, `name++`)."""
+    for node, _ in _descendants(scope):
+        if node.type == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif node.type == "update_expression":
+            target = node.named_children[0]
+        else:
+            continue
+        if _unparenthesized(target).type == "identifier" and _text(_unparenthesized(target)) == name:
+            return True
+    return False
 
 
 def _walks_collection(node: Node) -> bool:
