@@ -1285,19 +1285,22 @@ class FactsExtractor(FastVisitor):
             return self._value_of(nonempty)
         if isinstance(value, cst.Call):
             return self._call_ids.get(id(value), -1), None
-        path = name_path(value)
+        path = self._value_path(value)
         if path is not None:
-            return -1, self._ref(*path)
-        if isinstance(value, cst.Attribute) and _is_super_call(value.value):
-            # `super().handle`: a path on the `super()` call's result, where the program looks a
-            # method up above the method's class (`self.handle` would find the override).
-            return -1, self._call_result_path(value)
+            return -1, path
         default = _default_call(value)
         if default is not None:
             # `lock or threading.Lock()`: what a caller passed, else what is made here. The
             # default's class stands for both: an injected one is passed for it.
             return self._call_ids.get(id(default), -1), None
         return -1, None
+
+    def _value_path(self, value: cst.BaseExpression) -> Ref | None:
+        """The name path a value is (`self.handle`), or the path on a visited call's result it is
+        (`self.state().handle`; `super().handle`, which the program looks up above the method's
+        class, where `self.handle` would find the override)."""
+        path = name_path(value)
+        return self._ref(*path) if path is not None else self._call_result_path(value)
 
     def _bind_targets(
         self, target: cst.BaseExpression, source: tuple[int, Ref | None], kind: str, index: int = -1
@@ -1598,9 +1601,9 @@ class FactsExtractor(FastVisitor):
             return Arg(keyword, "lambda", function=self.lambda_qualname(value), text=text)
         if isinstance(value, cst.Call):
             return Arg(keyword, "call", call=self._call_ids.get(id(value), -1), text=text)
-        path = name_path(value)
+        path = self._value_path(value)
         if path is not None:
-            return Arg(keyword, "ref", ref=self._ref(*path), text=text)
+            return Arg(keyword, "ref", ref=path, text=text)
         if isinstance(value, (cst.BaseNumber, cst.BaseString)) or (
             isinstance(value, cst.Name) and value.value in ("None", "True", "False")
         ):
