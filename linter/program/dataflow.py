@@ -948,11 +948,12 @@ class _Frame:
         return union(values[p] for p in self.index.inputs.get(dest, ()))
 
     def ref_value(self, ref: Ref, site: Site) -> Value:
-        """The value read at a name path: a local's, a source's, a property's, a field's, or a local
-        of an enclosing function that this one reads (a closure: `lambda m: m.epoch >= epoch`)."""
+        """The value read at a name path: a local's (the one an alias names there, see
+        `_named_local`), a source's, a property's, a field's, or a local of an enclosing function
+        that this one reads (a closure: `lambda m: m.epoch >= epoch`)."""
         index = self.index
         if ref.scope == index.qualname and not ref.attrs:
-            return self._local_at(ref.name, site)
+            return self._local_at(self._named_local(ref.name, site), site)
         if not ref.attrs and (captured := self.flow.capture(self.fid, ref)) is not None:
             outer, entered = captured
             hop = Hop(outer, entered, HOP_PASS, f"captured by `{self.program.display_function(self.fid)}`")
@@ -964,7 +965,7 @@ class _Frame:
             return made
         value = dict(made)
         if ref.scope == index.qualname:
-            held = self._local_at(ref.name, site)
+            held = self._local_at(self._named_local(ref.name, site), site)
             if any(attr != "[]" for attr in ref.attrs):
                 held = {k: v for k, v in held.items() if self.domain.through_attribute(k)}
             merge(value, held)
@@ -1005,7 +1006,7 @@ class _Frame:
         for position, arg in enumerate(call.args):
             if not arg.star or not arg.text.isidentifier():
                 continue
-            key, prefix = str(position), f"{arg.text}["
+            key, prefix = str(position), f"{self._named_local(arg.text, call.site)}["
             whole = args.get(key, EMPTY)
             for name, held in self._elements.items():
                 if name.startswith(prefix):
@@ -1133,15 +1134,30 @@ class _Frame:
         self, result: dict[str, dict[Label, Path]], elements: dict[str, dict[Label, Path]]
     ) -> None:
         """A store into an item of an alias (`kw = fields`, then `kw["k"] = v`, `kw.update(k=v)`)
-        is one into the local it names, as far as that local still holds the same container
-        there (see `_still_aliased`)."""
-        binds = self.program.symbols.binds(self.fid)
-        for alias, (aliased, at) in self.index.aliases.items():
-            rebinds = [bind.site for bind in binds.get(aliased, ())]
+        is one into the local it names (see `_named_local`), where that local still holds the same
+        container."""
+        for alias in self.index.aliases:
             for store in list(self._assigned.get(alias, ())):
-                if not store.assigns and _still_aliased(at, store.site, rebinds):
+                aliased = self._named_local(alias, store.site)
+                if not store.assigns and aliased != alias:
                     merge(result.setdefault(aliased, {}), store.value)
                     self._add_item_store(aliased, store, elements)
+
+    def _named_local(self, name: str, site: Site) -> str:
+        """The local whose container local `name` names at `site`: for an alias (`kw = fields`,
+        see `_local_aliases`), the local it names, through an alias of an alias (`kw2 = kw`), as
+        far as each still holds the same container there (see `_still_aliased`); a read of the
+        alias is one of that local, with what was stored into it before the alias or after it;
+        `name` itself for any other local."""
+        binds = self.program.symbols.binds(self.fid)
+        seen = {name}
+        while name in self.index.aliases:
+            aliased, at = self.index.aliases[name]
+            if aliased in seen or not _still_aliased(at, site, [bind.site for bind in binds.get(aliased, ())]):
+                break
+            seen.add(aliased)
+            name = aliased
+        return name
 
     def _stored_by_key(self, call_id: int, written: Value) -> _Assignment | None:
         """A container writer that stores at keys (`fields.update(k=v)`, `fields.update({"k": v})`)
@@ -1481,10 +1497,10 @@ def _add_piece(
 
 
 def _still_aliased(alias: Site, store: Site, rebinds: Sequence[Site]) -> bool:
-    """Whether a store through an alias bound at `alias` (see `_local_aliases`), at `store`, goes
-    into what the aliased local holds: the store comes after the alias, and no rebinding of that
-    local (`rebinds`) comes between them, nor after them in a loop around the store but not the
-    alias (where a later turn stores into what it bound)."""
+    """Whether a store into an item of an alias bound at `alias` (see `_local_aliases`), or a
+    read of it, at `store`, is one of what the aliased local holds: it comes after the alias, and
+    no rebinding of that local (`rebinds`) comes between them, nor after them in a loop around it
+    but not the alias (where a later turn stores into what it bound)."""
     if store.pos[:2] < alias.pos[2:]:
         return False
     return not any(
