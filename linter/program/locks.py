@@ -10,7 +10,7 @@ from typing import Any, TypeVar, cast
 
 from epochlint.frontend.facts import FLOW_RETURN, MONITOR, RESOURCE, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
 from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets, runs_while_built
-from epochlint.frontend.java.idioms import LOCK_METHODS, READ_WRITE_VIEWS
+from epochlint.frontend.java.idioms import LOCK_METHODS, READ_WRITE_VIEWS, UNLOCK_METHODS
 from epochlint.program.symbols import (
     Entity,
     FieldId,
@@ -413,13 +413,21 @@ class Locks:
         return next(filter(None, (self.symbols.lookup_method(cid, name) for name in ("__enter__", "__aenter__"))), "")
 
     def _acquired_in(self, fid: str) -> list[Ref]:
-        """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin): a timed or
-        non-blocking acquire may fail, and the body would run without the lock."""
-        methods = LOCK_METHODS if self.symbols.is_java_function(fid) else ("acquire",)
+        """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin) and keeps: a
+        timed or non-blocking acquire may fail, and the body would run without the lock; a lock
+        `fid` releases itself (`lock(); try { ... } finally { unlock(); }` in a resource's factory)
+        is no longer held when it returns."""
+        java = self.symbols.is_java_function(fid)
+        taking, releasing = (LOCK_METHODS, UNLOCK_METHODS) if java else (("acquire",), ("release",))
+        calls = self.symbols.function(fid).calls
+        released = {receiver_path(call) for call in calls if call.method in releasing}
         return [
             receiver
-            for call in self.symbols.function(fid).calls
-            if call.method in methods and not call.args and (receiver := receiver_path(call)) is not None
+            for call in calls
+            if call.method in taking
+            and not call.args
+            and (receiver := receiver_path(call)) is not None
+            and receiver not in released
         ]
 
     def _lock_called(self, fid: str, region: Region) -> FieldId | None:
