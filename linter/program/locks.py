@@ -8,7 +8,20 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any, TypeVar, cast
 
-from epochlint.frontend.facts import FLOW_RETURN, MONITOR, RESOURCE, Arg, Bind, Call, FunctionFacts, Ref, Region, Site
+from epochlint.frontend.facts import (
+    FLOW_RETURN,
+    MONITOR,
+    RESOURCE,
+    Arg,
+    Bind,
+    Call,
+    Exit,
+    FunctionFacts,
+    Ref,
+    Region,
+    Site,
+    within,
+)
 from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets, runs_while_built
 from epochlint.frontend.java.idioms import LOCK_METHODS, READ_WRITE_VIEWS, UNLOCK_METHODS
 from epochlint.program.symbols import (
@@ -416,11 +429,16 @@ class Locks:
         """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin) and keeps: a
         timed or non-blocking acquire may fail, and the body would run without the lock; a lock
         `fid` releases itself (`lock(); try { ... } finally { unlock(); }` in a resource's factory)
-        is no longer held when it returns."""
+        is no longer held when it returns; one it releases only on the way to a `raise` still is."""
         java = self.symbols.is_java_function(fid)
         taking, releasing = (LOCK_METHODS, UNLOCK_METHODS) if java else (("acquire",), ("release",))
-        calls = self.symbols.function(fid).calls
-        released = {receiver_path(call) for call in calls if call.method in releasing}
+        function = self.symbols.function(fid)
+        calls = function.calls
+        released = {
+            receiver_path(call)
+            for call in calls
+            if call.method in releasing and not _ends_in_a_raise(call.site, function.exits)
+        }
         return [
             receiver
             for call in calls
@@ -747,3 +765,9 @@ def _count_is_one(args: tuple) -> bool:
     """A semaphore is a lock only when its count is 1 (the default)."""
     positional = [arg for arg in args if not arg.keyword or arg.keyword == "value"]
     return not positional or positional[0].text == "1"
+
+
+def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
+    """Whether the code at `site` lies in a block a `raise` ends (`except: lock.release(); raise`):
+    undoing a set-up that failed, on a path that never returns."""
+    return any(exit.raised and within(site.pos, exit.block) for exit in exits)
