@@ -9,7 +9,7 @@ from typing import TypeAlias, TypeGuard, cast
 import libcst as cst
 
 from epochlint.frontend import line_count
-from epochlint.frontend.builder import FunctionBuilder
+from epochlint.frontend.builder import Catch, FunctionBuilder
 from epochlint.frontend.comments import read_comments
 from epochlint.frontend.facts import (
     FLOW_ARG,
@@ -262,24 +262,6 @@ class _ClassBuilder:
     attributes: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Catch:
-    """Where a `raise` in the body of a `try` statement goes on after the handler that catches it:
-    after the statement (`after`, a handler that ends there), after the loop around it
-    (`broken`, a handler that ends in `break`), or at that loop's next turn (`continued`)."""
-
-    after: Pos | None
-    broken: Pos | None
-    continued: bool
-
-    def goes_on(self, end: Exit) -> Exit:
-        """The exit of a `raise` this statement catches, which leaves the loop as a handler's
-        `continue` (from which every place of the loop runs again) or `break` does."""
-        if self.continued:
-            return end._replace(caught_by=self.after, leaves_loop=True)
-        return end._replace(caught_by=self.after, leaves_loop=self.broken is not None, ended_loop=self.broken)
-
-
 class FactsExtractor(FastVisitor):
     """Reads one module. Traversal is steered by hand where the context of a child matters."""
 
@@ -311,7 +293,7 @@ class FactsExtractor(FastVisitor):
         # Of those `try` statements, the ones a handler of which may end without leaving the loop
         # around (it falls through, breaks or continues), innermost last: a `raise` there may go on
         # after the statement or at that loop.
-        self._catching: list[_Catch] = []
+        self._catching: list[Catch] = []
         # The loop statements whose body is being walked, innermost last: the one a `break` ends.
         self._loops: list[Pos] = []
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
@@ -918,7 +900,7 @@ class FactsExtractor(FastVisitor):
 
     visit_TryStar = visit_Try
 
-    def _catch(self, node: cst.Try | cst.TryStar) -> _Catch | None:
+    def _catch(self, node: cst.Try | cst.TryStar) -> Catch | None:
         """Where a `raise` in the body goes on after the handlers that do not return or raise;
         None where every handler does."""
         endings = {type(_last_statement(handler.body)) for handler in node.handlers if not _suite_exits(handler.body)}
@@ -928,7 +910,7 @@ class FactsExtractor(FastVisitor):
         continued = loop is not None and cst.Continue in endings
         if not (falls_through or broken or continued):
             return None
-        return _Catch(self._pos(node) if falls_through else None, broken, continued)
+        return Catch(self._pos(node) if falls_through else None, broken, continued)
 
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()

@@ -25,7 +25,7 @@ from functools import partial
 from typing import Any
 
 from epochlint.frontend import line_count
-from epochlint.frontend.builder import FunctionBuilder
+from epochlint.frontend.builder import Catch, FunctionBuilder
 from epochlint.frontend.comments import directives_in
 from epochlint.frontend.facts import (
     FLOW_ARG,
@@ -81,7 +81,10 @@ _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 _NAMES = frozenset({"identifier", "this", "super", "type_identifier", "scoped_type_identifier"})
 # Where a `return` or `throw` ends a block of statements.
 _BLOCKS = frozenset({"block", "constructor_body", "switch_block_statement_group", "switch_rule"})
-_JUMPS = frozenset({"break_statement", "return_statement", "throw_statement", "yield_statement", "continue_statement"})
+# The statements that leave a method, and those that leave a loop (a `switch`, a labelled statement).
+_EXITS = ("return_statement", "throw_statement")
+_LOOP_JUMPS = ("continue_statement", "break_statement")
+_JUMPS = frozenset({*_EXITS, *_LOOP_JUMPS, "yield_statement"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
 # What holds a statement: a `switch` there gives no value.
 _STATEMENT_HOLDERS = _BLOCKS | frozenset(
@@ -490,9 +493,10 @@ class _Extractor:
         # The `catch` clauses of the `try` statements whose body is being read: a `throw` there may
         # go on in them.
         self._catch_blocks: list[Pos] = []
-        # Of those `try` statements, the ones a `catch` clause of which may end without leaving,
-        # innermost last: a `throw` there may go on after the statement.
-        self._catching: list[Pos] = []
+        # Of those `try` statements, the ones a `catch` clause of which may end without leaving the
+        # loop around (it falls through, breaks or continues), innermost last: a `throw` there may
+        # go on after the statement or at that loop.
+        self._catching: list[Catch] = []
         # The bounds of the type variables of the classes and methods being read, innermost last
         # (`class G<S extends Source>`: `S` -> the node of `Source`).
         self._type_bounds: list[dict[str, Node]] = []
@@ -1204,10 +1208,9 @@ class _Extractor:
         # A `return` that is an `if`'s or a loop's whole body ends no block around it.
         block = parent if parent is not None and parent.type in _BLOCKS else node
         catches = tuple(self._catch_blocks) if thrown else ()
-        caught_by = self._catching[-1] if thrown and self._catching else None
         finals = tuple(self._finally_blocks)
-        end = Exit(_pos(node), _pos(block), finals, handler_blocks=catches, caught_by=caught_by, raised=thrown)
-        self._fn.exits.append(end)
+        end = Exit(_pos(node), _pos(block), finals, handler_blocks=catches, raised=thrown)
+        self._fn.exits.append(self._catching[-1].goes_on(end) if thrown and self._catching else end)
 
     def _v_try_statement(self, node: Node) -> None:
         catches = [child for child in node.named_children if child.type == "catch_clause"]
@@ -1243,15 +1246,15 @@ class _Extractor:
         the statement where one of them may end without leaving; with `closing` resources, whose
         `close()` runs where the body ends on every way out of it, as a `finally` clause does."""
         self._catch_blocks.extend(_pos(catch) for catch in catches)
-        catching = any(not _leaves(block) for catch in catches if (block := catch.child_by_field_name("body")))
-        if catching:
-            self._catching.append(_pos(statement))
+        catching = _catch(statement, catches)
+        if catching is not None:
+            self._catching.append(catching)
         if closing:
             self._finally_blocks.append(_closed_at(body))
         self._visit(body)
         if closing:
             self._finally_blocks.pop()
-        if catching:
+        if catching is not None:
             self._catching.pop()
         del self._catch_blocks[len(self._catch_blocks) - len(catches) :]
 
@@ -2173,10 +2176,43 @@ def _assignment_of(statement: Node) -> tuple[Node, Node | None] | None:
 
 def _leaves(body: Node) -> bool:
     """Whether a statement (a block: its last) leaves the block (return, throw, continue, break)."""
-    if body.type == "block":
-        statements = _statements(body)
-        body = statements[-1] if statements else body
-    return body.type in ("return_statement", "throw_statement", "continue_statement", "break_statement")
+    return _last_statement(body).type in (*_EXITS, *_LOOP_JUMPS)
+
+
+def _last_statement(body: Node) -> Node:
+    """A block's last statement (an empty block itself); another statement is its own."""
+    statements = _statements(body) if body.type == "block" else []
+    return statements[-1] if statements else body
+
+
+def _catch(statement: Node, catches: list[Node]) -> Catch | None:
+    """Where a `throw` in the body of the `try` statement goes on after its `catch` clauses that
+    neither return nor throw; None where each of them does."""
+    endings = [_last_statement(body) for catch in catches if (body := catch.child_by_field_name("body"))]
+    going_on = [ending for ending in endings if ending.type not in _EXITS]
+    falls_through = any(ending.type not in _LOOP_JUMPS for ending in going_on)
+    # Of several statements `break`s end, the innermost: the path goes on after it.
+    broken = max((target for e in going_on if (target := _broken_by(e))), key=lambda n: n.start_byte, default=None)
+    continued = any(ending.type == "continue_statement" for ending in going_on)
+    if not (falls_through or broken or continued):
+        return None
+    return Catch(_pos(statement) if falls_through else None, _pos(broken) if broken else None, continued)
+
+
+def _broken_by(jump: Node) -> Node | None:
+    """The statement a `break` ends: the loop or `switch` around it, or the statement labelled as
+    it names; None for another statement."""
+    if jump.type != "break_statement":
+        return None
+    label = _text(jump.named_children[0]) if jump.named_children else ""
+    around = jump.parent
+    while around is not None and around.type not in ("lambda_expression", "class_body"):
+        if label and around.type == "labeled_statement" and _text(around.named_children[0]) == label:
+            return around
+        if not label and around.type in _BREAK_SCOPES:
+            return around
+        around = around.parent
+    return None
 
 
 _BREAK_SCOPES = frozenset(
