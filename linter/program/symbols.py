@@ -249,6 +249,7 @@ class Symbols:
         self._abstract_classes_found: frozenset[str] | None = None
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
         self._writes_into_other_objects_found: dict[str, list[Write]] | None = None
+        self._static_field_stores_found: dict[str, list[tuple[str, Write]]] | None = None
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
         self._locator = locator or ModuleLocator({m.rel: m.name for m in modules})
@@ -1882,7 +1883,7 @@ class Symbols:
                 values.update(self._stored_value(fid, stored, depth + 1))
         return frozenset(values)
 
-    def _stored_value(self, fid: str, stored: Stored, depth: int) -> frozenset[Entity]:
+    def _stored_value(self, fid: str, stored: Stored | Write, depth: int) -> frozenset[Entity]:
         if stored.value_function:
             return frozenset({Entity("function", function_id(self.module_of(fid).name, stored.value_function))})
         if stored.value_ref is not None:
@@ -2042,7 +2043,7 @@ class Symbols:
         if entity.kind == "instance" and not self._method_named(entity.target, attr, field_first):
             values = self._field_value_set(self.defining_class(entity.target, attr), attr, entity.target)
             return values or self._inherited_from_external(entity.target, attr)
-        if entity.kind == "class" and (kept := self._static_field_functions(entity.target, attr)):
+        if entity.kind == "class" and (kept := self._static_field_values(entity.target, attr)):
             return kept
         member = self.member(entity, attr)
         if member.kind == "unknown":
@@ -2057,14 +2058,52 @@ class Symbols:
             }
         return frozenset({member})
 
-    def _static_field_functions(self, cid: str, attr: str) -> frozenset[Entity]:
-        """The lambdas a Java static field of class `cid` is declared with (`static final
-        Consumer<Msg> HANDLER = m -> ...;`): its class body keeps them as a local of its own."""
-        owner = self.classes.get(self.defining_class(cid, attr))
-        body = function_id(owner[0].name, f"{owner[1].qualname}.<body>") if owner else ""
-        if not self.is_java_function(body):
+    def _static_field_values(self, cid: str, attr: str) -> frozenset[Entity]:
+        """The functions, and the objects of project classes, a Java static field of class `cid`
+        holds, whose calls run them: as its class body keeps it, a local of its own (the lambda it
+        is declared with, `static final Consumer<Msg> HANDLER = m -> ...;`, an object of its
+        declared class, `static final Checker CHECK = new Checker();`), and as code stores into
+        it (`static { HANDLER = m -> ...; }`)."""
+        owner = self.defining_class(cid, attr)
+        found = self.classes.get(owner)
+        body = f"{found[1].qualname}.<body>" if found else ""
+        if not found or not self.is_java_function(function_id(found[0].name, body)):
             return frozenset()
-        return frozenset(value for value in self._stored_values(body, attr, 0) if value.kind == "function")
+        kept = self.path_values(function_id(found[0].name, body), Ref(body, attr))
+        stored = (
+            value
+            for fid, write in self._static_field_stores.get(attr, ())
+            if self._static_owner(fid, write.ref) == owner
+            for value in self._stored_value(fid, write, 0)
+        )
+        return frozenset(
+            value
+            for value in chain(kept, stored)
+            if value.kind == "function" or value.kind == "instance" and value.target in self.classes
+        )
+
+    def _static_owner(self, fid: str, ref: Ref) -> str:
+        """The class declaring the field a path into a class names (`Owner.HANDLER`), or ""."""
+        holder = self.entity(fid, ref._replace(attrs=ref.attrs[:-1]))
+        return self.defining_class(holder.target, ref.attrs[-1]) if holder.kind == "class" else ""
+
+    @property
+    def _static_field_stores(self) -> dict[str, list[tuple[str, Write]]]:
+        if self._static_field_stores_found is None:
+            self._static_field_stores_found = self._find_static_field_stores()
+        return self._static_field_stores_found
+
+    def _find_static_field_stores(self) -> dict[str, list[tuple[str, Write]]]:
+        """Field name -> the Java assignments into a field on a path from a class, not an object
+        (`HANDLER = ...` of a static field, `Owner.HANDLER = ...`), with the function making each."""
+        found: dict[str, list[tuple[str, Write]]] = {}
+        for fid, (module, function) in self.functions.items():
+            if not is_java(module.rel):
+                continue
+            for write in function.writes:
+                if write.kind == "assign" and not write.ref.scope and write.ref.attrs and "[]" not in write.ref.attrs:
+                    found.setdefault(write.ref.attrs[-1], []).append((fid, write))
+        return found
 
     def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
         """What the project's classes do not define comes from their external bases."""
