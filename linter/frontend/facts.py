@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 89
+FACTS_FORMAT = 90
 
 
 def within(inner: Pos, outer: Pos) -> bool:

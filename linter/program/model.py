@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -45,6 +44,7 @@ from epochlint.program.locks import Locks
 from epochlint.program.modules import ModuleInfo, ModuleLocator
 from epochlint.program.symbols import (
     CONSTRUCTORS,
+    OVERLOAD_TAIL,
     FieldId,
     Spread,
     Symbols,
@@ -905,15 +905,10 @@ class Program:
         module, function = self.symbols.function_entry(fid)
         java = is_java(module.rel)
         name = function_display_name(module.name, module.facts.package, function.qualname, java)
-        if not java or _OVERLOAD_TAIL.sub("", fid) not in self._overloaded:
+        if not java or OVERLOAD_TAIL.sub("", fid) not in self.symbols.overloads:
             return name
         params = (param.name for param in function.params if param.name != "this")
         return f"{name}({', '.join(params)})"
-
-    @cached_property
-    def _overloaded(self) -> frozenset[str]:
-        """The Java methods that have overloads, by the id of the one named plainly."""
-        return frozenset(_OVERLOAD_TAIL.sub("", fid) for fid in self.symbols.functions if _OVERLOAD_TAIL.search(fid))
 
     def function_id(self, module: str, qualname: str) -> str:
         return function_id(module, qualname)
@@ -931,10 +926,6 @@ class Program:
     def dataflow(self) -> DataFlow:
         """Def-use of locals, containers, and return and field summaries, one analysis per domain."""
         return DataFlow(self)
-
-
-# A Java overload's id ends in its number of parameters, `seek~0` (`seek~1~2` for a second of one).
-_OVERLOAD_TAIL = re.compile(r"(?:~\d+)+$")
 
 
 def _matches_field(field: FieldId, text: str) -> bool:

@@ -86,6 +86,8 @@ _MAPPING_ANNOTATIONS = frozenset(
         "ConcurrentNavigableMap", "ConcurrentSkipListMap", "EnumMap", "WeakHashMap", "IdentityHashMap", "Hashtable",
     }
 )
+# A Java overload's id ends in its number of parameters, `seek~0` (`seek~1~2` for a second of one).
+OVERLOAD_TAIL = re.compile(r"(?:~\d+)+$")
 # The entities whose elements (a container's, a mapping's values) are instances of their target.
 _HOLDING_KINDS = ("container", "mapping")
 # What an entered region's value runs by its kind, where the region opens and where it ends.
@@ -250,6 +252,7 @@ class Symbols:
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
         self._writes_into_other_objects_found: dict[str, list[Write]] | None = None
         self._static_field_stores_found: dict[str, list[tuple[str, Write]]] | None = None
+        self._overloads_found: dict[str, tuple[str, ...]] | None = None
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
         self._locator = locator or ModuleLocator({m.rel: m.name for m in modules})
@@ -1292,13 +1295,45 @@ class Symbols:
         method = self.lookup_method(callee.target, "__call__")
         return Entity("function", method) if method else callee
 
+    def constructor(self, cid: str, arity: int) -> str:
+        """The constructor a call of class `cid` with `arity` arguments runs (`__init__`; in Java
+        the overload that takes them), "" where the class has none of its own or inherited."""
+        init = self.lookup_method(cid, "__init__")
+        return self._overload(Entity("function", init), arity).target if init else ""
+
     def _overload(self, callee: Entity, arity: int) -> Entity:
-        """A Java overload of the resolved method that takes `arity` arguments, named `name~arity`
-        by the Java frontend, where the method found takes another number."""
-        if callee.kind != "function" or f"{callee.target}~{arity}" not in self.functions:
+        """The Java overload of the resolved method (the one of the most parameters, named plainly;
+        the Java frontend names the others `name~n`, `name~n~2`...) that a call of `arity`
+        arguments runs: the first that takes that many parameters, else one whose last parameter
+        takes any number of arguments (`String... topics`) and whose others are no more; the
+        method found where none fits."""
+        overloads = self.overloads.get(callee.target) if callee.kind == "function" else None
+        if overloads is None:
             return callee
-        params = len(self.function(callee.target).params) - (1 if self.self_param(callee.target) else 0)
-        return callee if params == arity else Entity("function", f"{callee.target}~{arity}")
+        exact = (fid for fid in overloads if self._parameter_count(fid) == (arity, False))
+        spread = (fid for fid in overloads if (taken := self._parameter_count(fid))[1] and taken[0] - 1 <= arity)
+        return Entity("function", next(chain(exact, spread), callee.target))
+
+    def _parameter_count(self, fid: str) -> tuple[int, bool]:
+        """How many parameters function `fid` has but its `self` (Java's `this`), and whether its
+        last takes any number of arguments."""
+        params = self.function(fid).params
+        return len(params) - (1 if self.self_param(fid) else 0), bool(params) and params[-1].kind == "vararg"
+
+    @property
+    def overloads(self) -> dict[str, tuple[str, ...]]:
+        if self._overloads_found is None:
+            self._overloads_found = self._find_overloads()
+        return self._overloads_found
+
+    def _find_overloads(self) -> dict[str, tuple[str, ...]]:
+        """The Java methods that have overloads, by the id of the one named plainly: it, then the
+        others in the order of their names."""
+        found: dict[str, list[str]] = {}
+        for fid in sorted(self.functions):
+            if OVERLOAD_TAIL.search(fid):
+                found.setdefault(OVERLOAD_TAIL.sub("", fid), []).append(fid)
+        return {plain: (plain, *others) for plain, others in found.items() if plain in self.functions}
 
     def _callee(self, fid: str, call: Call, depth: int) -> Entity:
         if call.callee is not None:

@@ -956,7 +956,8 @@ class _Extractor:
         if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
-        return Param(name, annotation)
+        # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does.
+        return Param(name, annotation, "vararg" if param.type == "spread_parameter" else "positional")
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
