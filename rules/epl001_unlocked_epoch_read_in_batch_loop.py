@@ -45,7 +45,9 @@ every unprotected read is only logged (`print`, the `logging` module, a logger's
 coroutine (and a plain function reached only from coroutines) a read is unprotected only when an
 interleaving point can run between it and a use of its value, judged where they are: an `await` in
 the callee that reads, after the read, counts; one in the loop after the call counts only when the
-value read is used after it (a value tested by an `if` is used until that `if` ends).
+value read is used after it (a value tested by an `if` is used until that `if` ends). An `async
+with` interleaves where it enters and where its body ends (`__aexit__`, on every way out of it):
+a value read in its body and used after it is unprotected.
 """
     why = """
 A redeliver, seek or reconnect running on another thread can bump the epoch between two iterations.

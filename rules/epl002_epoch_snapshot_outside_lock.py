@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, Location, RelatedLocation
-from epochlint.frontend.facts import FLOW_CONDITION, Flow, Pos, Ref, Site, within, written_name
+from epochlint.frontend.facts import FLOW_CONDITION, Flow, Pos, Ref, Site, written_name
 from epochlint.program.dataflow import (
     EMPTY,
     HOP_ASSIGN,
@@ -140,7 +140,8 @@ the live field read under the guard (the optimistic idiom: `with L: if epoch != 
 return`, directly or through an accessor that reads the field under the guard); a snapshot whose
 every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on (a command or a message tagged with it, to be compared later
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
-no interleaving point between the read and the use; a field without a guard; a read in a batch loop
+no interleaving point between the read and the use (an `async with` is one where it enters and
+one where its body ends, on every way out of it); a field without a guard; a read in a batch loop
 that EPL001 already reports for the field, a helper's read too where the helper runs only in such
 loops (where EPL001 is not selected, it reports nothing, and the snapshot is this rule's).
 Reported once, at the local that takes the read.
@@ -478,7 +479,8 @@ def _interleaves(program: Program, reads: list[Frame], uses: list[Frame]) -> boo
     new_loops = set(use_site.loops) - set(read_site.loops)
     for point in awaits:
         # One inside the read (`(await self.state()).epoch`) runs before it: it makes its receiver.
-        if read_site.pos[:2] < point.site.pos[:2] <= use_site.pos[:2] and not within(point.site.pos, read_site.pos):
+        # One where the read ends runs after it: the `__aexit__` of an `async with` that it ends.
+        if read_site.pos[2:] <= point.site.pos[:2] <= use_site.pos[:2]:
             return True
         if new_loops & set(point.site.loops):
             return True

@@ -781,6 +781,9 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         stacks = [name for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
+        if is_async:
+            # `__aexit__` is awaited where the statement ends, on every way out of the body.
+            self._fn.awaits.append(Await(self._site(node)._replace(pos=exited)))
         self._finally_blocks.append(exited)
         walked_exits = len(self._fn.exits)
         self.walk(node.body)

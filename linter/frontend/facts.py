@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 90
+FACTS_FORMAT = 91
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -253,7 +253,8 @@ class Loop(NamedTuple):
 
 
 class Await(NamedTuple):
-    """An interleaving point in a coroutine: `await`, and every iteration of `async for`/`async with`."""
+    """An interleaving point in a coroutine: `await`, every iteration of `async for`, and an
+    `async with` where it enters (`__aenter__`) and where it ends (`__aexit__`)."""
 
     site: Site
     call: int = -1

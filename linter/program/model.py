@@ -861,7 +861,8 @@ class Program:
             ):
                 continue
             # One inside the step (`(await self.state()).epoch`) runs before it: it makes its receiver.
-            if step.site.pos[:2] < at and (end is None or at < end) and not within(point.site.pos, step.site.pos):
+            # One where the step ends runs after it: the `__aexit__` of an `async with` that it ends.
+            if step.site.pos[2:] <= at and (end is None or at < end):
                 return True
         return False
 
