@@ -48,7 +48,7 @@ from epochlint.frontend.facts import (
     Write,
 )
 from epochlint.frontend.positions import Positions, code_and_positions
-from epochlint.frontend.scopes import all_params, function_bindings
+from epochlint.frontend.scopes import all_params, function_bindings, values_bound_once
 from epochlint.frontend.walk import FastVisitor
 
 _EMPTY_MODULE = cst.Module(body=[])
@@ -85,6 +85,8 @@ def _cut_from_module(node: cst.CSTNode) -> TypeGuard[cst.BaseExpression]:
 
 # How an expression's code is had: `code_of`, or `FactsExtractor._code` (cut from its module's code).
 CodeOf = Callable[[cst.BaseExpression], str]
+# The literal a local only ever holds, where it does (`FactsExtractor._literal_of`).
+LiteralOf = Callable[[cst.BaseExpression], cst.BaseExpression | None]
 
 # Nodes whose code, without parentheses, is their `value`.
 _VALUE_TOKENS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
@@ -301,6 +303,11 @@ class FactsExtractor(FastVisitor):
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
         self._element_calls: dict[tuple[str, str], tuple[Arg, ...]] = {}
+        # By function: its parameters and body; and, read once it assigns a local a collection
+        # written out (most functions never do), its locals that only ever hold one (`pair = (a,
+        # b)`), each with that literal (see `values_bound_once`).
+        self._function_nodes: dict[str, tuple[cst.Parameters, cst.CSTNode]] = {}
+        self._literal_locals: dict[str, dict[str, cst.BaseExpression]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -533,6 +540,8 @@ class FactsExtractor(FastVisitor):
             returns=returns,
             stub_body=_is_stub_body(body),
         )
+        self._function_nodes[qualname] = (params, body)
+        self._literal_locals.pop(qualname, None)  # an earlier def of the same name
         saved_flow = self._flow
         self._function_stack.append(builder)
         for param in builder.params:
@@ -948,7 +957,7 @@ class FactsExtractor(FastVisitor):
                 loop_id,
                 "async_for" if is_async else "for",
                 self._site(node)._replace(pos=header),
-                batch=_iterates_collection(node.iter),
+                batch=self._iterates_collection(node.iter),
                 iterable=self._code(node.iter).strip(),
             )
         )
@@ -1185,6 +1194,8 @@ class FactsExtractor(FastVisitor):
             self._fn.binds.append(
                 Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
             )
+            if isinstance(value, _LITERALS):
+                self._read_literal_locals(self._scope_of(name)[0])
         self._store_values(name, attrs, value, subscript_keys(target))
 
     def _write(
@@ -1484,7 +1495,7 @@ class FactsExtractor(FastVisitor):
                 callee_call=callee_call,
                 callee_keys=callee_keys,
                 block=self._block() if callee_keys else (0, 0, 0, 0),
-                walks_no_batch=isinstance(node.func, cst.Attribute) and not _iterates_collection(node.func.value),
+                walks_no_batch=isinstance(node.func, cst.Attribute) and not self._iterates_collection(node.func.value),
             )
         )
         self._store_update(path, node)
@@ -1551,7 +1562,7 @@ class FactsExtractor(FastVisitor):
             items = self._element_calls_of(value) if stars == "*" else ()
             return Arg(keyword, "star", text=self._code(value).strip(), items=items, star=stars)
         elements = _argument_elements(value) if by_element else []
-        walks_no_batch = not _iterates_collection(value)
+        walks_no_batch = not self._iterates_collection(value)
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
             return self._argument(keyword, value)._replace(walks_no_batch=walks_no_batch)
@@ -1561,6 +1572,24 @@ class FactsExtractor(FastVisitor):
         by_keyword = isinstance(value, cst.Dict)
         items = tuple(self._argument(name if by_keyword else "", element) for name, element in elements)
         return self._argument(keyword, value)._replace(items=items, walks_no_batch=walks_no_batch)
+
+    def _iterates_collection(self, iterable: cst.BaseExpression) -> bool:
+        """Whether a loop over `iterable` walks a collection (see `_iterates_collection`)."""
+        return _iterates_collection(iterable, self._literal_of)
+
+    def _read_literal_locals(self, scope: str) -> None:
+        """Which locals of the function `scope` only ever hold the literal they are assigned."""
+        nodes = self._function_nodes.get(scope)
+        if nodes is not None and scope not in self._literal_locals:
+            self._literal_locals[scope] = values_bound_once(*nodes, _LITERALS)
+
+    def _literal_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The collection written out that the local `node` names, where that is all it ever holds
+        (`pair = (a, b)`, bound once and never added to); None for anything else."""
+        if not isinstance(node, cst.Name):
+            return None
+        scope, local = self._scope_of(node.value)
+        return self._literal_locals.get(scope, {}).get(local)
 
     def _element_calls_of(self, value: cst.BaseExpression) -> tuple[Arg, ...]:
         """The calls that make the elements of a comprehension, a generator, a literal list, tuple or
@@ -1638,7 +1667,7 @@ class FactsExtractor(FastVisitor):
                 loop_id,
                 kind,
                 self._site(clause)._replace(pos=self._comprehension_header(clause)),
-                batch=_iterates_collection(clause.iter),
+                batch=self._iterates_collection(clause.iter),
                 iterable=self._code(clause.iter).strip(),
             )
         )
@@ -1679,11 +1708,15 @@ def _is_empty_literal(value: cst.BaseExpression | None) -> bool:
     return isinstance(value, (cst.List, cst.Dict)) and not value.elements
 
 
-def _iterates_collection(iterable: cst.BaseExpression) -> bool:
-    """False for literals and for range() of a count; `range(len(batch))` iterates the batch, as
-    a literal that unpacks one does (`[*retry, *batch]`)."""
+def _iterates_collection(iterable: cst.BaseExpression, literal_of: LiteralOf) -> bool:
+    """False for literals, locals that only ever hold one (`literal_of`: `pair = (a, b)`), and
+    range() of a count; `range(len(batch))` iterates the batch, as a literal that unpacks one
+    does (`[*retry, *batch]`)."""
+    literal = literal_of(iterable)
+    if literal is not None:
+        iterable = literal
     if isinstance(iterable, _LITERALS):
-        return any(_unpacks_a_collection(element) for element in iterable.elements)
+        return any(_unpacks_a_collection(element, literal_of) for element in iterable.elements)
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         if iterable.func.value == "range":
             return any(
@@ -1695,13 +1728,14 @@ def _iterates_collection(iterable: cst.BaseExpression) -> bool:
     return True
 
 
-def _unpacks_a_collection(element: cst.BaseElement) -> bool:
-    """`*batch` in a display: not `*range(3)` nor a module constant (`*BACKOFF`), a retry's values."""
+def _unpacks_a_collection(element: cst.BaseElement, literal_of: LiteralOf) -> bool:
+    """`*batch` in a display: not `*range(3)`, a module constant (`*BACKOFF`), a retry's values,
+    nor a local that only holds a literal (`*pair`)."""
     if not isinstance(element, cst.StarredElement):
         return False
     value = element.value
-    if isinstance(value, cst.Call):
-        return _iterates_collection(value)
+    if isinstance(value, cst.Call) or literal_of(value) is not None:
+        return _iterates_collection(value, literal_of)
     return not (_last_name(value).isupper() or isinstance(value, _LITERALS))
 
 

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
 from epochlint.frontend.walk import FastVisitor
 
 
 class _BindingCollector(FastVisitor):
-    """Collects the names bound in one function body, without entering nested scopes."""
+    """Collects the names bound in one function body, without entering nested scopes unless
+    `enters_nested`."""
 
-    def __init__(self) -> None:
+    def __init__(self, enters_nested: bool = False) -> None:
+        self.enters_nested = enters_nested
         self.bound: set[str] = set()
         self.declared_global: set[str] = set()
         self.declared_nonlocal: set[str] = set()
 
+    def _bind_name(self, name: str) -> None:
+        self.bound.add(name)
+
     def _bind_target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
-            self.bound.add(target.value)
+            self._bind_name(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._bind_target(element.value)
@@ -25,15 +32,15 @@ class _BindingCollector(FastVisitor):
             self._bind_target(target.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.bound.add(node.name.value)
-        return False
+        self._bind_name(node.name.value)
+        return self.enters_nested
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.bound.add(node.name.value)
-        return False
+        self._bind_name(node.name.value)
+        return self.enters_nested
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+        return self.enters_nested
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._bind_target(node.target)
@@ -59,7 +66,7 @@ class _BindingCollector(FastVisitor):
             while isinstance(name, cst.Attribute):
                 name = name.value
             if isinstance(name, cst.Name):
-                self.bound.add(name.value)
+                self._bind_name(name.value)
 
     def visit_Global(self, node: cst.Global) -> None:
         self.declared_global.update(item.name.value for item in node.names)
@@ -80,6 +87,86 @@ def function_bindings(
     names -= collector.declared_global
     names -= collector.declared_nonlocal
     return frozenset(names), frozenset(collector.declared_global)
+
+
+# The methods that put more elements into the list or set they are called on.
+_GROWING_METHODS = frozenset(
+    {"append", "extend", "insert", "add", "update", "symmetric_difference_update", "__setitem__", "__iadd__", "__ior__"}
+)
+
+
+class _OnceBoundCollector(_BindingCollector):
+    """Counts every binding of each name in a function body and in the scopes nested in it (a
+    nested `nonlocal` binding is the function's own), with the value of each plain assignment of a
+    name (`name = value`, `name: T = value`), and notes the names whose value grows in place."""
+
+    def __init__(self) -> None:
+        super().__init__(enters_nested=True)
+        self.bindings: Counter[str] = Counter()
+        self.assigned: dict[str, cst.BaseExpression] = {}
+        self.grown: set[str] = set()
+
+    def _bind_name(self, name: str) -> None:
+        self.bindings[name] += 1
+
+    def _bind_target(self, target: cst.BaseExpression) -> None:
+        super()._bind_target(target)
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            self.grown.add(target.value.value)  # `name[1:] = batch`
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind_target(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._bind_target(node.target)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._bind_name(node.name.value)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self._bind_name(node.name.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        only_target = node.targets[0].target if len(node.targets) == 1 else None
+        self._assigned(only_target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        super().visit_AnnAssign(node)
+        if node.value is not None:
+            self._assigned(node.target, node.value)
+
+    def _assigned(self, target: cst.BaseExpression | None, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.assigned[target.value] = value
+        if isinstance(value, cst.Name):
+            self.grown.add(value.value)  # `alias = name`: it may grow through `alias`
+
+    def visit_Call(self, node: cst.Call) -> None:
+        function = node.func
+        growing = isinstance(function, cst.Attribute) and function.attr.value in _GROWING_METHODS
+        if growing and isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name):
+            self.grown.add(function.value.value)
+
+
+def values_bound_once(
+    params: cst.Parameters, body: cst.CSTNode, kinds: tuple[type[cst.BaseExpression], ...]
+) -> dict[str, cst.BaseExpression]:
+    """The locals of a function bound once, by an assignment of an expression of one of `kinds`,
+    never bound again (nor by a nested scope, a loop, `del` or `+=`), never declared `global` or
+    `nonlocal`, never added to in place (`.append`, `.add`, a slice stored) nor given another name
+    that could be: each with that value, which it holds wherever it is read."""
+    collector = _OnceBoundCollector()
+    collector.walk(body)
+    for param in all_params(params):
+        collector.bindings[param.name.value] += 1
+    shared = collector.declared_global | collector.declared_nonlocal | collector.grown
+    return {
+        name: value
+        for name, value in collector.assigned.items()
+        if isinstance(value, kinds) and collector.bindings[name] == 1 and name not in shared
+    }
 
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:
