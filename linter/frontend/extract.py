@@ -993,6 +993,9 @@ class FactsExtractor(FastVisitor):
         self._visit_with_flow(node.value, Flow(FLOW_RETURN))
         if isinstance(node.value, cst.Lambda):
             self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
+        elif isinstance(node.value, (cst.Tuple, cst.List)):
+            # `return self._consumer, self._epoch`: the elements a tuple target of the result takes.
+            self._store_elements(None, node.value, ())
         return False
 
     def visit_Raise(self, node: cst.Raise) -> bool:
@@ -1246,12 +1249,13 @@ class FactsExtractor(FastVisitor):
         else:
             self._store_elements(target, value, ())
 
-    def _store_elements(self, target: Ref, container: cst.BaseExpression, keys: tuple[str, ...]) -> None:
-        """The elements of a literal container, each at its own key below `keys`."""
+    def _store_elements(self, target: Ref | None, container: cst.BaseExpression, keys: tuple[str, ...]) -> None:
+        """The elements of a literal container, each at its own key below `keys` (of the function's
+        return value for no `target`)."""
         for key, element in _keyed_elements(container):
             self._store_element(target, element, (*keys, key))
 
-    def _store_element(self, target: Ref, element: cst.BaseExpression, keys: tuple[str, ...]) -> None:
+    def _store_element(self, target: Ref | None, element: cst.BaseExpression, keys: tuple[str, ...]) -> None:
         if isinstance(element, (*_LITERALS, cst.Dict)):
             self._store_elements(target, element, keys)
             return
@@ -1303,11 +1307,15 @@ class FactsExtractor(FastVisitor):
     ) -> None:
         """Bind the names of `target` to what `source` (`_value_of` the value) gives them."""
         if isinstance(target, (cst.Tuple, cst.List)):
+            # `with cm as (a, b):` gives each name its element of what `__enter__` returns, where its
+            # position is known: not after a starred one, nor in a nested tuple (each takes it whole).
+            positioned = kind == "with" and index < 0
             for position, element in enumerate(target.elements):
+                positioned = positioned and not isinstance(element, cst.StarredElement)
                 if kind == "iter":
                     self._bind_targets(element.value, source, "iter_part", position)
                 else:
-                    self._bind_targets(element.value, source, kind)
+                    self._bind_targets(element.value, source, kind, position if positioned else -1)
             return
         path = name_path(target)
         if path is None:
@@ -1517,14 +1525,16 @@ class FactsExtractor(FastVisitor):
         """`holder.name` for `getattr(holder, "name")` or `setattr(holder, "name", v)` with the
         name written out; None for any other name, or a holder that is no name path."""
         written = name.evaluated_value if isinstance(name, cst.SimpleString) else None
-        target = field_path(holder, self._own_self())
+        # The holder is an object, or the class of one (`type(self)`, whose attribute `self` reads).
+        target = lock_path(holder, self._own_self())
         if not isinstance(written, str) or not written.isidentifier() or target is None:
             return None
         return self._ref(target[0], (*_strip_items(target[1]), written))
 
     def _store_setattr(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:
-        """`setattr(self, "_epoch", value)`, the name written out, is a store into `self._epoch`
-        (a bump where the value is `self._epoch + 1`)."""
+        """`setattr(self, "_epoch", value)`, the name written out, is a store into `self._epoch`, a
+        bump where `self._epoch = value` is one (`self._epoch + 1`; `setattr(type(self), "_epoch",
+        self._epoch + 1)` as `type(self)._epoch = self._epoch + 1`)."""
         if path != ("setattr", ()) or len(node.args) != 3 or any(arg.keyword or arg.star for arg in node.args):
             return
         holder, name, value = (arg.value for arg in node.args)
@@ -1532,7 +1542,9 @@ class FactsExtractor(FastVisitor):
         if ref is None:
             return
         value_call, value_ref = self._value_of(value)
-        bump = _adds_to_field(self._code, value, f"{self._code(holder).strip()}.{ref.attrs[-1]}")
+        # The store written as an assignment: a node of no module, its code generated (`code_of`).
+        stored = cst.Attribute(value=holder, attr=cst.Name(ref.attrs[-1]))
+        bump = _is_bump(code_of, self._own_self(), stored, value)
         self._fn.writes.append(Write(ref, self._site(node), "assign", bump, value_call, value_ref))
 
     def _store_update(self, path: tuple[str, tuple[str, ...]] | None, node: cst.Call) -> None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 92
+FACTS_FORMAT = 93
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -142,7 +142,8 @@ class Bind:
     name: str
     site: Site
     # "assign", "iter" (loop target: an element of the value), "iter_part" (one name of a
-    # tuple loop target, at `index`), "with", "annotation", "param", "import" (an import in a
+    # tuple loop target, at `index`), "with" (with `index`, one name of a tuple target, taking the
+    # element at `index` of what the item enters), "annotation", "param", "import" (an import in a
     # function's body: the module's import at `index`)
     kind: str
     value_call: int = -1
@@ -339,8 +340,10 @@ class Stored(NamedTuple):
     to a name (`x = lambda: ...`) or returned, or a value kept as an element of a container named
     by `target` (`d = {"a": f}`, `handlers = [f, g]`, `d["b"] = f`).
 
-    `target` is None for the function's return value. `keys` are the constant keys leading to an
-    element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where a key is not a constant.
+    `target` is None for the function's return value: a returned lambda, or an element of a
+    returned tuple or list written out (`return self._consumer, self._epoch`). `keys` are the
+    constant keys leading to an element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where
+    a key is not a constant.
     An element with no value and no keys marks an empty literal container bound to a name
     (`handlers = []`), which its methods fill (`handlers.append(f)`).
     An element's `pos` is where its value is, `block` the innermost block holding it (as a call's).

@@ -1164,17 +1164,32 @@ class Symbols:
     def _entered_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         """What `with cm as x:` binds to `x`: what a `@contextmanager` generator `cm` calls yields,
         or what `cm.__enter__()` (`__aenter__` in an `async with`) returns, `cm` itself where that
-        returns `self`. Where no `__enter__` is known (`cm` of no project class), `cm` itself."""
+        returns `self`. Where no `__enter__` is known (`cm` of no project class), `cm` itself. A
+        name of a tuple target (`with cm as (a, b):`) takes its element of a tuple or list that
+        `__enter__` returns written out, and nothing known otherwise."""
         call = self._bound_call(fid, bind)
         generators = self._context_generators(fid, call, depth) if call is not None else []
         if generators:
             yielded = frozenset(chain.from_iterable(self._yielded_values(g, depth + 1) for g in generators))
-            return next(iter(yielded)) if len(yielded) == 1 else UNKNOWN
+            return next(iter(yielded)) if len(yielded) == 1 and bind.index < 0 else UNKNOWN
         manager = self._assigned_entity(fid, bind, depth)
         enter = self._enter_method(fid, bind, manager)
+        if bind.index >= 0:
+            return self._returned_element(enter, bind.index, depth) if enter else UNKNOWN
         if not enter or self._returned_parameter(enter) == self.self_param(enter):
             return manager
         return self.return_entity(enter, depth + 1)
+
+    def _returned_element(self, fid: str, position: int, depth: int) -> Entity:
+        """What the element at `position` of the tuple or list that `fid` returns written out
+        holds, where every such return agrees (`return self._consumer, self._epoch`); else unknown."""
+        elements = frozenset(
+            value
+            for stored in self.function(fid).stored
+            if stored.target is None and stored.element and stored.keys == (str(position),)
+            for value in self._stored_value(fid, stored, depth + 1)
+        )
+        return next(iter(elements)) if len(elements) == 1 else UNKNOWN
 
     def _context_generators(self, fid: str, call: Call, depth: int) -> list[str]:
         """The `@contextmanager` generators that `call` calls."""
@@ -2048,7 +2063,9 @@ class Symbols:
             if access.flow.returns_it() and not access.flow.call >= 0:
                 values.update(self.path_values(fid, access.ref, depth + 1))
         for _, stored in self._stored_index.get((fid, ""), ()):
-            values.update(self._stored_value(fid, stored, depth + 1))
+            # A returned lambda; not an element of a returned tuple, which is no value returned.
+            if not stored.element:
+                values.update(self._stored_value(fid, stored, depth + 1))
         return frozenset(values)
 
     def _member_values(
@@ -2077,8 +2094,10 @@ class Symbols:
             return frozenset({Entity("external", f"{entity.target}.{attr}")})
         if entity.kind == "instance" and not self._method_named(entity.target, attr, field_first):
             values = self._field_value_set(self.defining_class(entity.target, attr), attr, entity.target)
-            return values or self._inherited_from_external(entity.target, attr)
-        if entity.kind == "class" and (kept := self._static_field_values(entity.target, attr)):
+            return values or self._bound_class_attribute_functions(entity.target, attr) or (
+                self._inherited_from_external(entity.target, attr)
+            )
+        if entity.kind == "class" and (kept := self._class_attribute_values(entity.target, attr)):
             return kept
         member = self.member(entity, attr)
         if member.kind == "unknown":
@@ -2093,18 +2112,22 @@ class Symbols:
             }
         return frozenset({member})
 
-    def _static_field_values(self, cid: str, attr: str) -> frozenset[Entity]:
-        """The functions, and the objects of project classes, a Java static field of class `cid`
-        holds, whose calls run them: as its class body keeps it, a local of its own (the lambda it
-        is declared with, `static final Consumer<Msg> HANDLER = m -> ...;`, an object of its
-        declared class, `static final Checker CHECK = new Checker();`), and as code stores into
-        it (`static { HANDLER = m -> ...; }`)."""
-        owner = self.defining_class(cid, attr)
+    def _class_attribute_values(self, cid: str, attr: str) -> frozenset[Entity]:
+        """What class attribute `attr` of class `cid` holds, read through the class, whose calls run
+        it: the lambdas of a Python class attribute (`HANDLER = lambda m: ...`), which the class body
+        keeps as a local of its own; the functions and objects of project classes of a Java static
+        field, as its class body keeps it (the lambda it is declared with, `static final
+        Consumer<Msg> HANDLER = m -> ...;`, an object of its declared class, `static final Checker
+        CHECK = new Checker();`) and as code stores into it (`static { HANDLER = m -> ...; }`)."""
+        owner = self._class_attribute_owner(cid, attr)
         found = self.classes.get(owner)
-        body = f"{found[1].qualname}.<body>" if found else ""
-        if not found or not self.is_java_function(function_id(found[0].name, body)):
+        scope = f"{found[1].qualname}.<body>" if found else ""
+        body = function_id(found[0].name, scope) if found else ""
+        if body not in self.functions:
             return frozenset()
-        kept = self.path_values(function_id(found[0].name, body), Ref(body, attr))
+        if not self.is_java_function(body):
+            return frozenset(value for value in self._stored_values(body, attr, 0) if value.kind == "function")
+        kept = self.path_values(body, Ref(scope, attr))
         stored = (
             value
             for fid, write in self._static_field_stores.get(attr, ())
@@ -2139,6 +2162,30 @@ class Symbols:
                 if write.kind == "assign" and not write.ref.scope and write.ref.attrs and "[]" not in write.ref.attrs:
                     found.setdefault(write.ref.attrs[-1], []).append((fid, write))
         return found
+
+    def _class_attribute_owner(self, cid: str, attr: str) -> str:
+        """The class whose body binds the class attribute `attr` of `cid`: in Java, the class that
+        declares the static field; in Python, the nearest class of the MRO whose body binds the
+        name (a subclass's binding hides its base's)."""
+        if self._is_java_class(cid):
+            return self.defining_class(cid, attr)
+        return next((klass for klass in self.mro(cid) if attr in self._class_attributes(klass)), "")
+
+    def _is_java_class(self, cid: str) -> bool:
+        found = self.classes.get(cid)
+        return found is not None and is_java(found[0].rel)
+
+    def _class_attributes(self, cid: str) -> tuple[str, ...]:
+        found = self.classes.get(cid)
+        return found[1].attributes if found is not None else ()
+
+    def _bound_class_attribute_functions(self, cid: str, attr: str) -> frozenset[Entity]:
+        """The lambdas a Python class attribute is bound to, read through an instance of `cid`
+        (`self.HANDLER`): each a bound method, whose first parameter takes the instance, and the
+        call's own arguments the parameters after it, as a partial binding one argument ahead."""
+        if self._is_java_class(cid):
+            return frozenset()
+        return frozenset(_bound_ahead_by(kept, 1) for kept in self._class_attribute_values(cid, attr))
 
     def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
         """What the project's classes do not define comes from their external bases."""
