@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 93
+FACTS_FORMAT = 94
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -208,6 +208,9 @@ class Call(NamedTuple):
     # Java also on an `Optional` or a stream of one (`List.of(a, b).stream()`): a method running a
     # function once per element of it (`sort`, `collect`, `sorted`) walks no batch.
     walks_no_batch: bool = False
+    # Java: `p.or(q)` of a functional interface (`Predicate`), not `Optional`'s `or`: it makes a
+    # function of `q`, run where that function is used, and runs none here.
+    composes: bool = False
 
 
 class Region(NamedTuple):

@@ -96,7 +96,8 @@ _PYTHON_CALLS = _LibraryCalls(
     makers_hand_off=True,
 )
 # Java: `batch.stream().sorted(comparator)`, `max(comparator)`, `collect(collector)`; an `Optional`'s
-# fallbacks (`or`'s supplier runs there where the `Optional` is empty, as `orElseGet`'s) and a
+# fallbacks (`or`'s supplier runs there where the `Optional` is empty, as `orElseGet`'s; a
+# `Predicate`'s `or`, which `Call.composes` marks, runs nothing there) and a
 # `Map`'s update of one key; `Comparator`'s makers and the `Collectors` (downstream ones too), whose
 # functions run where what they make is used, with the locks held there.
 _JAVA_CALLS = _LibraryCalls(
@@ -326,7 +327,7 @@ class CallGraph:
         makes = self._is_maker(callee, call, library)
         if (callee.kind == "external" and callee.target in _NEVER_RUN) or (makes and not library.makers_hand_off):
             return sites
-        runs_on_the_spot = callee.kind != "function" and call.method in library.on_the_spot
+        runs_on_the_spot = callee.kind != "function" and call.method in library.on_the_spot and not call.composes
         per_element = self._iterates(callee, call, library)
         # Once per element of a collection written out, a range or an `Optional`: on the spot, in no batch loop.
         batch_loop = per_element and not self._walks_no_batch(fid, callee, call)

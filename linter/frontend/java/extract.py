@@ -896,7 +896,7 @@ class _Extractor:
                 # class attribute bound to one is in Python, called where `HANDLER.accept(m)` is.
                 self._store_function(Ref(self._fn.qualname, name), self._function_value(value))
             ref = self._class_ref((name,))
-            if ref is not None and "." not in self._class_stack[-1].qualname:
+            if ref is not None:
                 self._fn.writes.append(Write(ref, self._site(declarator), "assign", False, value_call, value_ref))
 
     def _method(self, node: Node, name: str) -> None:
@@ -1637,8 +1637,10 @@ class _Extractor:
         args = node.child_by_field_name("arguments").named_children
         if self._atomic_operation(obj, method, args):
             return
-        if method in _OPTIONAL_FALLBACKS and obj is not None and len(args) == 1 and self._or_else(node, obj, args[0]):
-            return
+        composes = method == "or" and obj is not None and len(args) == 1 and self._composes_functions(obj, args[0])
+        if method in _OPTIONAL_FALLBACKS and obj is not None and len(args) == 1 and not composes:
+            if self._or_else(node, obj, args[0]):
+                return
         if method in idioms.SPOT_METHODS and obj is not None and self._iterating_call(node, obj, method, args):
             return
         call_id = self._new_id()
@@ -1667,7 +1669,7 @@ class _Extractor:
         self._fn.calls.append(
             Call(
                 call_id, callee, method, text, self._site(node), call_args, receiver_call, flow,
-                walks_no_batch=walks_no_batch,
+                walks_no_batch=walks_no_batch, composes=composes,
             )
         )
         if method in idioms.MAP_STORES and len(args) >= 2 and callee is not None:
@@ -1678,6 +1680,8 @@ class _Extractor:
     def _or_else(self, node: Node, optional: Node, fallback: Node) -> bool:
         """`cur.orElse(hist)`, `cur.orElseGet(() -> hist)`, `cur.or(() -> hist)`: Python's `cur or
         hist`, a choice of the `Optional`'s value or the fallback (the seed's fallback when no current epoch is known).
+        A supplier given as a method reference (`cur.or(record::leaderEpoch)`) is called there, as
+        `() -> record.leaderEpoch()` is: the fallback is what it returns.
         False for a supplier that is not a lambda of one expression: an ordinary call then."""
         fallback = _unparenthesized(fallback)
         if fallback.type == "lambda_expression":
@@ -1687,8 +1691,33 @@ class _Extractor:
             fallback = body
         self._fn.choices.append(Choice("or", _pos(node), (_pos(optional), _pos(fallback)), self._flow))
         self._visit(optional)
-        self._visit(fallback)
+        if fallback.type == "method_reference" and _method_called(node) != "orElse":
+            self._element_call(fallback, "get", self._flow, 0)
+        else:
+            self._visit(fallback)
         return True
+
+    def _composes_functions(self, receiver: Node, argument: Node) -> bool:
+        """Whether `receiver.or(argument)` is a functional interface's (`Predicate`'s), making a
+        function of the two, not `Optional`'s taking a supplier: the function given takes
+        parameters (a supplier takes none), or the receiver is declared a functional interface,
+        also through its combinators (`p.negate().or(q)`, `Predicate.not(p).or(q)`)."""
+        argument = _unparenthesized(argument)
+        if argument.type == "lambda_expression":
+            return bool(_lambda_parameters(argument.child_by_field_name("parameters")))
+        node: Node | None = _unparenthesized(receiver)
+        while (
+            node is not None and node.type == "method_invocation"
+            and _method_called(node) in idioms.FUNCTION_COMBINATORS
+        ):
+            inner = node.child_by_field_name("object")
+            node = _unparenthesized(inner) if inner is not None else None
+        if node is None or node.type == "this":
+            return False
+        if node.type == "method_invocation":  # `Predicate.not(p)`, `Predicate.isEqual(x)`
+            factory = node.child_by_field_name("object")
+            return factory is not None and idioms.FUNCTION_TYPES.fullmatch(_text(factory)) is not None
+        return idioms.FUNCTION_TYPES.fullmatch(self._declared_type(node)) is not None
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
@@ -1920,19 +1949,29 @@ class _Extractor:
     def _declared_type(self, node: Node) -> str:
         """The class a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`), or ""."""
         path = self._path(_unparenthesized(node))
-        if path is None or len(path.attrs) > (0 if path.scope and path.name != THIS else 1):
+        if path is None:
+            return ""
+        # A local's or a parameter's own name, or a field of the class around (`this.f`, `f`, `Outer.Inner.f`).
+        own_depth = 0 if path.scope and path.name != THIS else 1
+        if len(path.attrs) > own_depth and not self._is_own_static(path):
             return ""
         if path.attrs:
-            declared = next((c.field_types.get(path.attrs[0]) for c in reversed(self._class_stack)), None)
+            declared = next((c.field_types.get(path.attrs[-1]) for c in reversed(self._class_stack)), None)
             return (declared or "").split("<", 1)[0]
         annotated = [bind.annotation for bind in self._fn.binds if bind.name == path.name and bind.annotation]
         return annotated[-1].split("[", 1)[0] if annotated else ""
+
+    def _is_own_static(self, path: Ref) -> bool:
+        """Whether `path` is a field of the innermost class named from the file's top-level class,
+        as a nested class's static field is (`Outer.Holder.CURRENT` of `CURRENT` in `Holder`)."""
+        return bool(path.attrs) and path == self._class_ref((path.attrs[-1],))
 
     def _element_call(self, node: Node, interface_method: str, flow: Flow, arity: int) -> None:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
         and an element, for `reduce`), so its overload of that many parameters is. `filter(current)`
         calls `interface_method` (`test`) on what the field or the local `current` holds, a function
-        or an object, and `filter(new CurrentEpoch(this))` on the object made."""
+        or an object, and `filter(new CurrentEpoch(this))` on the object made. With no element
+        (`arity` 0), a supplier called where it is given (`cur.orElseGet(this::fallback)`)."""
         elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
         call_id = self._new_id()
         callee, method, receiver_call = None, interface_method, -1
