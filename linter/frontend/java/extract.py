@@ -1901,13 +1901,17 @@ class _Extractor:
 
     def _one_value(self, node: Node) -> Node | None:
         """The one value the local `node` names ever holds: its declaration's, where nothing in its
-        scope (the rest of the block declaring it) assigns it another; None for anything else."""
+        scope (the rest of the block declaring it) assigns it another; None for anything else, a
+        field of its name after that block included."""
         if node.type != "identifier":
             return None
         name = _text(node)
         function = self._declaring(name)
         declarator = function.declarators.get(name) if function is not None else None
-        if declarator is None or _assigns(declarator.parent.parent, name):
+        if declarator is None:
+            return None
+        scope = declarator.parent.parent
+        if not scope.start_byte <= node.start_byte < scope.end_byte or _assigns(scope, name):
             return None
         return declarator.child_by_field_name("value")
 
