@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
+from itertools import chain
 from typing import Any, TypeVar, cast
 
 from epochlint.frontend.facts import (
@@ -429,7 +430,8 @@ class Locks:
         """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin) and keeps: a
         timed or non-blocking acquire may fail, and the body would run without the lock; a lock
         `fid` releases itself (`lock(); try { ... } finally { unlock(); }` in a resource's factory)
-        is no longer held when it returns; one it releases only on the way to a `raise` still is."""
+        is no longer held when it returns; one it releases only on the way to a `raise`, or in a
+        branch (`finally: if not ready: release()`, undoing a set-up that failed), still is."""
         java = self.symbols.is_java_function(fid)
         taking, releasing = (LOCK_METHODS, UNLOCK_METHODS) if java else (("acquire",), ("release",))
         function = self.symbols.function(fid)
@@ -437,7 +439,9 @@ class Locks:
         released = {
             receiver_path(call)
             for call in calls
-            if call.method in releasing and not _ends_in_a_raise(call.site, function.exits)
+            if call.method in releasing
+            and not _ends_in_a_raise(call.site, function.exits)
+            and not _in_a_branch(call.site, function)
         }
         return [
             receiver
@@ -480,11 +484,42 @@ class Locks:
         `target`): the `__enter__` of the class a `with` item builds; for a Java resource, the
         constructor or factory the call runs, since the resource is held from there to `close()`."""
         if kind == RESOURCE:
-            return target
+            return self._constructor_taking(target)
         return self._enter_method(called.target) if called.kind == "class" else ""
+
+    def _constructor_taking(self, fid: str) -> str:
+        """The Java constructor or factory `fid` that takes a resource's lock: `fid`, or where it
+        takes none itself, the constructor it hands its set-up to by `this(...)` (`Holder(Lock
+        lock) { this(lock, DEFAULT); }`), followed so."""
+        seen = {fid}
+        while not self._acquired_in(fid):
+            delegated = next(
+                (
+                    target
+                    for call in self.symbols.function(fid).calls
+                    if _delegates_set_up(call)
+                    for target, _ in call_targets(self.symbols, fid, call)
+                ),
+                "",
+            )
+            if not delegated or delegated in seen:
+                break
+            seen.add(delegated)
+            fid = delegated
+        return fid
 
     def _lock_given(self, fid: str, call: Call, constructor: str, kept: FieldId) -> FieldId | None:
         """The lock that `call` in `fid` passes for the one parameter `constructor` stores in `kept`."""
+        params = self._params_kept(constructor, kept, frozenset())
+        if len(params) != 1:
+            return None
+        init = self.symbols.function(constructor)
+        given = {self.lock_of(fid, arg.ref) for name, arg in bound_arguments(init, call) if name in params and arg.ref}
+        return given.pop() if len(given) == 1 else None
+
+    def _params_kept(self, constructor: str, kept: FieldId, seen: frozenset[str]) -> set[str]:
+        """The parameters of `constructor` it stores in field `kept`, itself or through the Java
+        constructor it hands them to by `this(...)` (`Holder(Lock lock) { this(lock, DEFAULT); }`)."""
         init = self.symbols.function(constructor)
         params = {
             write.value_ref.name
@@ -493,10 +528,16 @@ class Locks:
             and not write.value_ref.attrs
             and self.symbols.field(constructor, write.ref) == kept
         }
-        if len(params) != 1:
-            return None
-        given = {self.lock_of(fid, arg.ref) for name, arg in bound_arguments(init, call) if name in params and arg.ref}
-        return given.pop() if len(given) == 1 else None
+        for call in init.calls:
+            if not _delegates_set_up(call):
+                continue
+            for target, _ in call_targets(self.symbols, constructor, call):
+                if target in seen:
+                    continue
+                inner = self._params_kept(target, kept, seen | {constructor})
+                bound = bound_arguments(self.symbols.function(target), call)
+                params.update(arg.ref.name for name, arg in bound if name in inner and arg.ref and not arg.ref.attrs)
+        return params
 
     def _lock_bound_to(self, fid: str, ref: Ref) -> FieldId | None:
         """The lock that every resolved call binds to a parameter of `fid` that `ref` names
@@ -767,7 +808,21 @@ def _count_is_one(args: tuple) -> bool:
     return not positional or positional[0].text == "1"
 
 
+def _delegates_set_up(call: Call) -> bool:
+    """Whether `call` is a Java constructor's `this(...)`, which runs another constructor of its class."""
+    return call.method == "__init__" and call.text == "this"
+
+
 def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
     """Whether the code at `site` lies in a block a `raise` ends (`except: lock.release(); raise`):
     undoing a set-up that failed, on a path that never returns."""
     return any(exit.raised and within(site.pos, exit.block) for exit in exits)
+
+
+def _in_a_branch(site: Site, function: FunctionFacts) -> bool:
+    """Whether the code at `site` lies in an arm a pass may skip or leave part-way (see `Branches`:
+    a branch of an `if` or a `switch`, a `try`'s handler or body; a Python `if` or `while`
+    statement), not on every path that returns."""
+    arms = (arm for branches in function.branches for arm in branches.arms)
+    statements = (governs.statement for governs in function.governs)
+    return any(within(site.pos, pos) for pos in chain(arms, statements))
