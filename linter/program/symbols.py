@@ -2100,6 +2100,10 @@ class Symbols:
         if entity.kind == "class" and (kept := self._class_attribute_values(entity.target, attr)):
             return kept
         member = self.member(entity, attr)
+        if member.kind == "function" and entity.kind == "class":
+            # A Java field on a path from its class (static, or the outer instance's read in an
+            # inner class) is not the method of its name beside it.
+            member = member if self._method_named(entity.target, attr, field_first) else UNKNOWN
         if member.kind == "unknown":
             return self._inherited_from_external(entity.target, attr) if entity.kind == "class" else frozenset()
         abstract = entity.kind == "instance" and entity.target in self._abstract_classes
