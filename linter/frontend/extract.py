@@ -1168,18 +1168,26 @@ class FactsExtractor(FastVisitor):
         bump: bool,
         kind: str = "assign",
         annotation: str = "",
+        part: tuple[int, int] | None = None,
     ) -> None:
+        """Store `value` into `target`; `part` (call id, position) for one name of a tuple target
+        assigned a call's result, which takes that element of it."""
         if isinstance(target, (cst.Tuple, cst.List)):
             unpacked = _unpacked(target, value)
-            for element, element_value in zip(target.elements, unpacked):
+            # `consumer, _ = self.session()`: each name takes its element of the call's result, where
+            # its position is known (not from a starred one on).
+            result = self._value_of(value)[0] if not isinstance(value, (cst.Tuple, cst.List)) else -1
+            for position, (element, element_value) in enumerate(zip(target.elements, unpacked)):
                 if isinstance(element, cst.StarredElement):
                     # `a, *rest = f, g, h`: `rest` is a list of what the star takes.
                     self._store(element.value, None, statement, bump=False, kind=kind)
                     self._store_starred(element.value, element_value)
+                    result = -1
                     continue
                 # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
                 bump = self._is_bump(element.value, element_value)
-                self._store(element.value, element_value, statement, bump=bump, kind=kind)
+                taken = (result, position) if result >= 0 and isinstance(element.value, cst.Name) else None
+                self._store(element.value, element_value, statement, bump=bump, kind=kind, part=taken)
             return
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             self._visit_chain_roots(target)
@@ -1193,13 +1201,20 @@ class FactsExtractor(FastVisitor):
         name, attrs = path
         self._write(self._ref(name, attrs), target, value, bump=bump, kind=kind, annotation=annotation)
         if not attrs:
-            value_call, value_ref = self._value_of(value)
-            self._fn.binds.append(
-                Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
-            )
+            self._fn.binds.append(self._assigned_bind(name, target, value, part))
             if isinstance(value, _LITERALS):
                 self._read_literal_locals(self._scope_of(name)[0])
         self._store_values(name, attrs, value, subscript_keys(target))
+
+    def _assigned_bind(
+        self, name: str, target: cst.BaseExpression, value: cst.BaseExpression | None, part: tuple[int, int] | None
+    ) -> Bind:
+        """The binding of local `name` by a store: to the value stored, or, for one name of a tuple
+        target (`part`: call id, position), to its element of the call's result."""
+        if part is not None:
+            return Bind(name, self._site(target), "unpack", part[0], index=part[1])
+        value_call, value_ref = self._value_of(value)
+        return Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
 
     def _write(
         self,

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 95
+FACTS_FORMAT = 96
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -143,8 +143,9 @@ class Bind:
     site: Site
     # "assign", "iter" (loop target: an element of the value), "iter_part" (one name of a
     # tuple loop target, at `index`), "with" (with `index`, one name of a tuple target, taking the
-    # element at `index` of what the item enters), "annotation", "param", "import" (an import in a
-    # function's body: the module's import at `index`)
+    # element at `index` of what the item enters), "unpack" (one name of a tuple target assigned
+    # a call's result, `a, b = f()`: its element at `index`), "annotation", "param", "import" (an
+    # import in a function's body: the module's import at `index`)
     kind: str
     value_call: int = -1
     value_ref: Ref | None = None

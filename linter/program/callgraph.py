@@ -739,6 +739,10 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                 if instance:
                     classes.setdefault(key, set()).add(instance)
                 values.setdefault(key, set()).update(value for value in passed if _passes_on(value))
+            # `self.CURRENT(m)` of `CURRENT = lambda self, m: ...`: the first parameter is the instance.
+            instance = symbols.instance_bound_to(fid, call, callee)
+            if instance:
+                classes.setdefault((target, symbols.first_parameter(target)), set()).add(instance)
     _bind_decorated(symbols, fid, values)
     _bind_elements(symbols, fid, counts, classes)
     return classes, values

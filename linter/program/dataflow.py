@@ -668,7 +668,7 @@ class DataFlow:
         """The assignment of local `name` that takes the value computed at `at`."""
         best = at
         for bind in self.program.symbols.binds(fid).get(name, ()):
-            if bind.kind in ("assign", "annotation") and bind.site.pos[:2] <= at.pos[:2]:
+            if bind.kind in ("assign", "unpack", "annotation") and bind.site.pos[:2] <= at.pos[:2]:
                 if best is at or bind.site.pos[:2] > best.pos[:2]:
                     best = bind.site
         return best

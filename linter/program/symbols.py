@@ -1127,6 +1127,9 @@ class Symbols:
             return self._assigned_entity(fid, bind, depth)
         if bind.kind == "with":
             return self._entered_entity(fid, bind, depth)
+        if bind.kind == "unpack":
+            unpacked = self._unpacked_values(fid, bind, depth)
+            return next(iter(unpacked)) if len(unpacked) == 1 else UNKNOWN
         if bind.kind in ("iter", "iter_part"):
             iterable = UNKNOWN
             if bind.value_call >= 0:
@@ -1183,13 +1186,29 @@ class Symbols:
     def _returned_element(self, fid: str, position: int, depth: int) -> Entity:
         """What the element at `position` of the tuple or list that `fid` returns written out
         holds, where every such return agrees (`return self._consumer, self._epoch`); else unknown."""
-        elements = frozenset(
+        elements = self._returned_elements(fid, position, depth)
+        return next(iter(elements)) if len(elements) == 1 else UNKNOWN
+
+    def _returned_elements(self, fid: str, position: int, depth: int) -> frozenset[Entity]:
+        """Every value the element at `position` of a tuple or list `fid` returns written out holds."""
+        return frozenset(
             value
             for stored in self.function(fid).stored
             if stored.target is None and stored.element and stored.keys == (str(position),)
             for value in self._stored_value(fid, stored, depth + 1)
         )
-        return next(iter(elements)) if len(elements) == 1 else UNKNOWN
+
+    def _unpacked_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
+        """What one name of a tuple target assigned a call's result (`consumer, _ = self.session()`)
+        holds: its element of the tuples or lists the functions called return written out."""
+        call = self._bound_call(fid, bind)
+        callees = self.callees(fid, call, depth + 1) if call is not None else frozenset()
+        return frozenset(
+            value
+            for callee in callees
+            if callee.kind == "function"
+            for value in self._returned_elements(callee.target, bind.index, depth + 1)
+        )
 
     def _context_generators(self, fid: str, call: Call, depth: int) -> list[str]:
         """The `@contextmanager` generators that `call` calls."""
@@ -1689,6 +1708,8 @@ class Symbols:
                 continue
             if bind.kind == "assign":
                 values.update(self._bound_source_values(scope, bind, depth))
+            elif bind.kind == "unpack":
+                values.update(self._unpacked_values(scope, bind, depth))
             elif bind.kind == "iter":
                 values.update(self._iterated_values(scope, bind, depth))
             elif bind.kind == "iter_part" and bind.index == 1:
@@ -2118,20 +2139,21 @@ class Symbols:
 
     def _class_attribute_values(self, cid: str, attr: str) -> frozenset[Entity]:
         """What class attribute `attr` of class `cid` holds, read through the class, whose calls run
-        it: the lambdas of a Python class attribute (`HANDLER = lambda m: ...`), which the class body
-        keeps as a local of its own; the functions and objects of project classes of a Java static
-        field, as its class body keeps it (the lambda it is declared with, `static final
-        Consumer<Msg> HANDLER = m -> ...;`, an object of its declared class, `static final Checker
-        CHECK = new Checker();`) and as code stores into it (`static { HANDLER = m -> ...; }`)."""
+        it: the functions and lambdas of a Python class attribute (`HANDLER = lambda m: ...`,
+        `HANDLER = check_epoch`), which the class body keeps as a local of its own; the functions and
+        objects of project classes of a Java static field, as its class body keeps it (the lambda it
+        is declared with, `static final Consumer<Msg> HANDLER = m -> ...;`, an object of its declared
+        class, `static final Checker CHECK = new Checker();`) and as code stores into it (`static {
+        HANDLER = m -> ...; }`)."""
         owner = self._class_attribute_owner(cid, attr)
         found = self.classes.get(owner)
         scope = f"{found[1].qualname}.<body>" if found else ""
         body = function_id(found[0].name, scope) if found else ""
         if body not in self.functions:
             return frozenset()
-        if not self.is_java_function(body):
-            return frozenset(value for value in self._stored_values(body, attr, 0) if value.kind == "function")
         kept = self.path_values(body, Ref(scope, attr))
+        if not self.is_java_function(body):
+            return frozenset(value for value in kept if self._is_plain_function(value))
         stored = (
             value
             for fid, write in self._static_field_stores.get(attr, ())
@@ -2142,6 +2164,16 @@ class Symbols:
             value
             for value in chain(kept, stored)
             if value.kind == "function" or value.kind == "instance" and value.target in self.classes
+        )
+
+    def _is_plain_function(self, value: Entity) -> bool:
+        """Whether `value` is a function or a lambda as defined, which an instance binds as it binds
+        a method: not a method of a class (bound already), nor a `functools.partial` of one."""
+        return (
+            value.kind == "function"
+            and not value.keys
+            and value.target in self.functions
+            and self.function(value.target).kind in ("function", "lambda")
         )
 
     def _static_owner(self, fid: str, ref: Ref) -> str:
@@ -2184,12 +2216,26 @@ class Symbols:
         return found[1].attributes if found is not None else ()
 
     def _bound_class_attribute_functions(self, cid: str, attr: str) -> frozenset[Entity]:
-        """The lambdas a Python class attribute is bound to, read through an instance of `cid`
-        (`self.HANDLER`): each a bound method, whose first parameter takes the instance, and the
-        call's own arguments the parameters after it, as a partial binding one argument ahead."""
+        """The functions and lambdas a Python class attribute is bound to, read through an instance
+        of `cid` (`self.HANDLER`): each a bound method, whose first parameter takes the instance
+        (`instance_bound_to`), and the call's own arguments the parameters after it, as a partial
+        binding one argument ahead."""
         if self._is_java_class(cid):
             return frozenset()
         return frozenset(_bound_ahead_by(kept, 1) for kept in self._class_attribute_values(cid, attr))
+
+    def instance_bound_to(self, fid: str, call: Call, callee: Entity) -> str:
+        """The class of the instance that `call` of `fid` binds to the first parameter of `callee`,
+        a function kept in a class attribute called through an instance as a bound method
+        (`self.CURRENT(m)` of `CURRENT = lambda self, m: ...`), as a method's `self`; "" for any
+        other call."""
+        receiver = receiver_path(call)
+        # Bound one argument ahead, as such a callee is: checked first, as it spares most calls a lookup.
+        holder = self.entity(fid, receiver) if receiver is not None and bound_ahead(callee) == 1 else UNKNOWN
+        if holder.kind != "instance" or call.callee is None:
+            return ""
+        bound = self._bound_class_attribute_functions(holder.target, call.callee.attrs[-1])
+        return holder.target if callee in bound else ""
 
     def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
         """What the project's classes do not define comes from their external bases."""
