@@ -58,12 +58,12 @@ def call_chain(length: int) -> Files:
     return {"calls.py": "\n".join(functions) + "\n" + consumer}
 
 
-def forking_calls(levels: int, back_to_the_top: bool = False) -> Files:
+def forking_calls(levels: int, back_to_the_top: bool = False, read: str = "self._epoch") -> Files:
     # The consumer's loop calls its method f0a; at each level both methods call both of the next
-    # level, and the last two read the epoch: 2 ** levels paths through calls to each read. With
+    # level, and the last two `read` the epoch: 2 ** levels paths through calls to each read. With
     # `back_to_the_top`, the last two also call f0b: every method is on one call cycle.
     again = " + self.f0b()" if back_to_the_top else ""
-    methods = [f"    def f{levels}{side}(self):\n        return self._epoch{again}\n" for side in "ab"]
+    methods = [f"    def f{levels}{side}(self):\n        return {read}{again}\n" for side in "ab"]
     for level in range(levels - 1, -1, -1):
         below = f"self.f{level + 1}a() + self.f{level + 1}b()"
         methods += [f"    def f{level}{side}(self):\n        return {below}\n" for side in "ab"]
@@ -73,6 +73,12 @@ def forking_calls(levels: int, back_to_the_top: bool = False) -> Files:
 
 def forking_cycle(levels: int) -> Files:
     return forking_calls(levels, back_to_the_top=True)
+
+
+def forking_cycle_reading_in_its_loops(levels: int) -> Files:
+    # The last two methods of the cycle read the epoch only in batch loops of their own, which are
+    # checked as loops of their own: the search from the consumer's loop finds nothing in the cycle.
+    return forking_calls(levels, back_to_the_top=True, read="[m for m in self._pending if m.epoch == self._epoch]")
 
 
 def loops_into_a_forking_cycle(loops: int) -> Files:
@@ -254,6 +260,7 @@ INPUTS = (
     Input("method_chain", method_chain, (100, 200, 400), "calls"),
     Input("forking_calls", forking_calls, (10, 20, 40), "levels"),
     Input("forking_cycle", forking_cycle, (10, 20, 40), "levels"),
+    Input("forking_cycle_reading_in_its_loops", forking_cycle_reading_in_its_loops, (10, 20, 40), "levels"),
     Input("loops_into_a_forking_cycle", loops_into_a_forking_cycle, (4, 8, 16), "loops"),
     Input("identity_decorated", identity_decorated, (500, 1000, 2000), "functions"),
     Input("forwarded_callbacks", forwarded_callbacks, (10, 20, 40), "levels"),

@@ -28,6 +28,7 @@ from bench.pathological import (
     factory_chain,
     forking_calls,
     forking_cycle,
+    forking_cycle_reading_in_its_loops,
     forking_lock_cycle,
     forking_lock_parameters,
     forwarded_callbacks,
@@ -141,6 +142,20 @@ def test_calls_that_fork_inside_a_call_cycle_stop_at_the_loops_work_limit_with_e
         "Cannot check this batch loop: the search for epoch reads through calls from this batch loop "
         "takes more than 20,000 steps, a fixed work limit; EPL001 and EPL002 were not checked for it."
     )
+
+
+def test_a_call_cycle_that_reads_only_in_batch_loops_of_its_own_is_not_walked(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Kafka Streams' iterator wrappers, each `peekNextKey` calling every other, reach epoch reads
+    # only in batch loops of their own, which the search from another loop does not enter: two of
+    # its loops walked that cycle path by path past their work limit (EPL900) to find nothing.
+    walked = calls_by_function(monkeypatch, Program, "_reads_from")
+    result = fresh_check(write_tree(forking_cycle_reading_in_its_loops(20)))
+    lines = sorted(f.location.line for f in result.findings)
+    # The consumer's own read, and each of the two loops of the cycle's, reported at that loop.
+    assert codes(result) == [("calls.py", "EPL001")] * 3 and lines == [17, 24, 27]
+    assert not walked
 
 
 def test_one_loop_past_its_work_limit_leaves_the_other_loops_of_its_unit_checked(write_tree: WriteTree) -> None:
