@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 96
+FACTS_FORMAT = 97
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -184,6 +184,11 @@ class Arg(NamedTuple):
     # Python: the argument is a collection written out or a range of a count (`(a, b)`, `range(3)`):
     # a function walking it once per element (`sorted((a, b), key=f)`) walks no batch.
     walks_no_batch: bool = False
+    # Java: the type the argument's expression is known to have, by its name as written (a
+    # literal's, `String`, `long`, `null`...; a `new`'s or a cast's class; a declared local's,
+    # parameter's or field's; `this`'s class), "" where unknown: the overload a call runs is the one
+    # these types fit.
+    static_type: str = ""
 
 
 class Call(NamedTuple):
@@ -369,6 +374,9 @@ class Param(NamedTuple):
     kind: str = "positional"
     # A default value that is a name path (`def f(callback=on_commit)`), read where `def` runs.
     default: Ref | None = None
+    # Java: the primitive type the parameter is declared with (`long`), which `annotation`, naming
+    # only classes, leaves out.
+    primitive: str = ""
 
 
 @dataclass(frozen=True)

@@ -670,15 +670,15 @@ def runs_while_built(symbols: Symbols, site: CallSite) -> bool:
 def call_targets(symbols: Symbols, fid: str, call: Call) -> list[tuple[str, Entity]]:
     """The functions a call site runs (a class's constructor for a class), with what was called."""
     called = sorted(symbols.callees(fid, call), key=lambda e: (e.kind, e.target))
-    return [(target, callee) for callee in called if (target := _function_run_by(symbols, callee, len(call.args)))]
+    return [(target, callee) for callee in called for target in _functions_run_by(symbols, callee, fid, call.args)]
 
 
-def _function_run_by(symbols: Symbols, called: Entity, arity: int) -> str:
-    """The function a call of `called` with `arity` arguments runs: itself, or a class's
-    constructor (in Java, the one taking that many); "" for another value."""
+def _functions_run_by(symbols: Symbols, called: Entity, fid: str, args: tuple[Arg, ...]) -> tuple[str, ...]:
+    """The functions a call of `called` in `fid` with `args` may run: itself, or a class's
+    constructor (in Java, the overloads the arguments fit); none for another value."""
     if called.kind in ("function", "property"):
-        return called.target
-    return symbols.constructor(called.target, arity) if called.kind == "class" else ""
+        return (called.target,)
+    return symbols.constructors(called.target, fid, args) if called.kind == "class" else ()
 
 
 _MAX_ROUNDS = 3
@@ -805,8 +805,8 @@ def bound_for_later(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[st
     function, bound = found
     as_bound = call._replace(args=bound)
     for wrapped in symbols.argument_values(fid, function):
-        if wrapped.kind in ("function", "class") and (target := _function_run_by(symbols, wrapped, len(bound))):
-            yield target, wrapped, as_bound
+        if wrapped.kind in ("function", "class"):
+            yield from ((target, wrapped, as_bound) for target in _functions_run_by(symbols, wrapped, fid, bound))
 
 
 def function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[Arg, tuple[Arg, ...]] | None:

@@ -620,7 +620,10 @@ class LockOrder:
             if len(arms) == 2:
                 return True
         return any(
-            first[:2] < end.pos[:2] < then[:2] and within(first, end.block) and _cuts(end, then)
+            first[:2] < end.pos[:2] < then[:2]
+            and within(first, end.block)
+            and _cuts(end, then)
+            and not _broken_out_before(function.exits, first, end, then)
             for end in function.exits
             if self._ends_paths(fid, end)
         )
@@ -698,6 +701,20 @@ def _cuts(end: Exit, then: Pos) -> bool:
     if end.ended_loop is not None:
         return within(then, end.ended_loop)
     return not end.leaves_loop
+
+
+def _broken_out_before(exits: tuple[Exit, ...], first: Pos, end: Exit, then: Pos) -> bool:
+    """Whether a `break` after `first`, before exit `end` in the suite that `end` ends, leaves a
+    statement that holds `end` but not `then` (`done: { if (c) break done; return; }`): a path
+    from `first` goes on past `end` to `then`."""
+    return any(
+        first[:2] < jump.pos[:2] < end.pos[:2]
+        and within(jump.pos, end.block)
+        and _cuts(jump, end.pos)
+        and not _cuts(jump, then)
+        for jump in exits
+        if jump.ended_loop is not None
+    )
 
 
 def _cleared_attribute(call: Call) -> str:

@@ -29,6 +29,7 @@ from epochlint.frontend.facts import (
     Entered,
     FunctionFacts,
     Import,
+    Param,
     Pos,
     Ref,
     Region,
@@ -39,6 +40,7 @@ from epochlint.frontend.facts import (
 from epochlint.frontend.java import is_java
 from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
+from epochlint.program.overloads import ArgumentType, ParameterType, conversion, most_specific
 from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
@@ -1319,8 +1321,9 @@ class Symbols:
         return next((nested for klass in around if (nested := self._nested_class(klass, name))), "")
 
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
-        """What a call site calls: a function, a class (its constructor), or something external."""
-        return self._overload(self._called(self._callee(fid, call, depth)), len(call.args))
+        """What a call site calls: a function, a class (its constructor), or something external;
+        the first of the Java overloads its arguments may run."""
+        return self._overloads(self._called(self._callee(fid, call, depth)), fid, call.args)[0]
 
     def _called(self, callee: Entity) -> Entity:
         """What calling `callee` runs: for an instance of a project class, its `__call__`."""
@@ -1329,24 +1332,73 @@ class Symbols:
         method = self.lookup_method(callee.target, "__call__")
         return Entity("function", method) if method else callee
 
-    def constructor(self, cid: str, arity: int) -> str:
-        """The constructor a call of class `cid` with `arity` arguments runs (`__init__`; in Java
-        the overload that takes them), "" where the class has none of its own or inherited."""
+    def constructors(self, cid: str, fid: str, args: tuple[Arg, ...]) -> tuple[str, ...]:
+        """The constructors a call of class `cid` in `fid` with `args` may run (`__init__`; in Java
+        the overloads these fit), none where the class has none of its own or inherited."""
         init = self.lookup_method(cid, "__init__")
-        return self._overload(Entity("function", init), arity).target if init else ""
+        if not init:
+            return ()
+        return tuple(overload.target for overload in self._overloads(Entity("function", init), fid, args))
 
-    def _overload(self, callee: Entity, arity: int) -> Entity:
-        """The Java overload of the resolved method (the one of the most parameters, named plainly;
-        the Java frontend names the others `name~n`, `name~n~2`...) that a call of `arity`
-        arguments runs: the first that takes that many parameters, else one whose last parameter
-        takes any number of arguments (`String... topics`) and whose others are no more; the
-        method found where none fits."""
+    def _overloads(self, callee: Entity, fid: str, args: tuple[Arg, ...]) -> tuple[Entity, ...]:
+        """The Java overloads of the resolved method (the one of the most parameters, named
+        plainly; the Java frontend names the others `name~n`, `name~n~2`...) that a call in `fid`
+        with `args` may run: of those taking that many parameters, else of those whose last
+        parameter takes any number of arguments (`String... topics`) and whose others are no more,
+        the ones the arguments' types fit (see `overloads.most_specific`); where their types fit
+        none, the first taking that many; the method found where none does."""
         overloads = self.overloads.get(callee.target) if callee.kind == "function" else None
         if overloads is None:
-            return callee
-        exact = (fid for fid in overloads if self._parameter_count(fid) == (arity, False))
-        spread = (fid for fid in overloads if (taken := self._parameter_count(fid))[1] and taken[0] - 1 <= arity)
-        return Entity("function", next(chain(exact, spread), callee.target))
+            return (callee,)
+        arity = len(args)
+        exact = [overload for overload in overloads if self._parameter_count(overload) == (arity, False)]
+        spread = [
+            overload
+            for overload in overloads
+            if (taken := self._parameter_count(overload))[1] and taken[0] - 1 <= arity
+        ]
+        types = [self._argument_type(fid, arg) for arg in args] if len(exact or spread) > 1 else []
+        fitting = most_specific([(overload, self._conversions(overload, types)) for overload in exact or spread])
+        return tuple(Entity("function", overload) for overload in fitting or [*exact, *spread, callee.target][:1])
+
+    def _conversions(self, fid: str, types: list[ArgumentType]) -> list[int]:
+        """How each argument, of `types`, converts to its parameter of function `fid` (those beyond
+        the last to a `T... rest` parameter's element type)."""
+        params = [self._parameter_type(fid, param) for param in self.function(fid).params[bool(self.self_param(fid)):]]
+        return [conversion(argument, params[min(index, len(params) - 1)]) for index, argument in enumerate(types)]
+
+    def _parameter_type(self, fid: str, param: Param) -> ParameterType:
+        if param.primitive or not param.annotation:
+            return ParameterType(param.primitive)
+        return ParameterType(_simple_name(param.annotation), bool(self._project_class_named(fid, param.annotation)))
+
+    def _argument_type(self, fid: str, arg: Arg) -> ArgumentType:
+        """The static type of argument `arg` of a call in `fid`, with its supertypes where it is a
+        class of the project."""
+        name = _simple_name(arg.static_type)
+        cid = self._project_class_named(fid, arg.static_type) if name else ""
+        if not cid:
+            return ArgumentType(name)
+        supertypes, open_ended = self._supertypes(cid)
+        return ArgumentType(name, True, supertypes, open_ended)
+
+    def _project_class_named(self, fid: str, annotation: str) -> str:
+        """The class of the project a type declared in function `fid` names, or ""."""
+        declared = self._annotation_entity(self.module_of(fid), annotation, self.class_of_function(fid))
+        return declared.target if declared.kind == "instance" and declared.target in self.classes else ""
+
+    def _supertypes(self, cid: str) -> tuple[frozenset[str], bool]:
+        """The simple names of class `cid`, of its bases and theirs, and whether one of these is
+        outside the project (whose own supertypes are unknown)."""
+        names: set[str] = set()
+        open_ended = False
+        for klass in self.mro(cid):
+            module, cls = self.classes[klass]
+            names.add(_simple_name(cls.name))
+            for base, entity in zip(cls.bases, self._resolved_bases(module, cls)):
+                names.add(_simple_name(base))
+                open_ended = open_ended or entity.kind != "class"
+        return frozenset(names), open_ended
 
     def _parameter_count(self, fid: str) -> tuple[int, bool]:
         """How many parameters function `fid` has but its `self` (Java's `this`), and whether its
@@ -1396,7 +1448,9 @@ class Symbols:
             _Cache.CALLEES,
             (fid, call.id),
             lambda: frozenset(
-                self._overload(self._called(value), len(call.args)) for value in self._callees(fid, call, depth)
+                overload
+                for value in self._callees(fid, call, depth)
+                for overload in self._overloads(self._called(value), fid, call.args)
             ),
             _NOTHING,
         )
@@ -1814,7 +1868,7 @@ class Symbols:
         """Method `name` of class `cid` as a context manager's protocol calls it, with no argument
         but its own (Java's `close()` beside a `close(Duration)`), or ""."""
         method = self.lookup_method(cid, name) if name else ""
-        return self._overload(Entity("function", method), 0).target if method else ""
+        return self._overloads(Entity("function", method), "", ())[0].target if method else ""
 
     def enter_methods(self, fid: str, entered: Entered) -> list[str]:
         """The `__enter__` (`__aenter__`) of each project class whose instances a `with` item
@@ -2927,6 +2981,11 @@ def _string_literal(arg: Arg) -> str:
         return ""
     inner = text[1:-1]
     return inner if inner.isidentifier() else ""
+
+
+def _simple_name(annotation: str) -> str:
+    """The simple name of the class an annotation names (`Checker` of `Outer.Checker[T]`)."""
+    return _generic_origin(annotation).rsplit(".", 1)[-1]
 
 
 def _generic_origin(text: str) -> str:

@@ -58,6 +58,7 @@ from epochlint.frontend.facts import (
     Site,
     Stored,
     Write,
+    within,
 )
 from epochlint.frontend.java import idioms
 from epochlint.frontend.nesting import MAX_DEPTH
@@ -957,7 +958,9 @@ class _Extractor:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does.
-        return Param(name, annotation, "vararg" if param.type == "spread_parameter" else "positional")
+        kind = "vararg" if param.type == "spread_parameter" else "positional"
+        primitive = _text(type_node) if type_node is not None and type_node.type in _PRIMITIVE_NODES else ""
+        return Param(name, annotation, kind, primitive=primitive)
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
@@ -1205,9 +1208,7 @@ class _Extractor:
         holds it). In an inlined loop body it ends one element's turn: no exit."""
         if self._inlined_depth:
             return
-        parent = node.parent
-        # A `return` that is an `if`'s or a loop's whole body ends no block around it.
-        block = parent if parent is not None and parent.type in _BLOCKS else node
+        block = _block_ended(node)
         catches = tuple(self._catch_blocks) if thrown else ()
         finals = tuple(self._finally_blocks)
         end = Exit(_pos(node), _pos(block), finals, handler_blocks=catches, raised=thrown)
@@ -1275,6 +1276,17 @@ class _Extractor:
             self._fn.entered.append(Entered(region_id, site, site._replace(pos=_closed_at(body))))
             opened.append(region_id)
         return opened
+
+    def _v_break_statement(self, node: Node) -> None:
+        """`break label;`: nothing after it in its block runs on its path, which goes on after the
+        labelled statement (a block, a loop), through the `finally` clauses inside it. An unlabelled
+        `break` ends no path here (a `switch`'s arms are told apart as branches)."""
+        target = _broken_by(node) if node.named_children else None
+        if target is None or self._inlined_depth:
+            return
+        block = _block_ended(node)
+        finals = tuple(final for final in self._finally_blocks if within(final, _pos(target)))
+        self._fn.exits.append(Exit(_pos(node), _pos(block), finals, leaves_loop=True, ended_loop=_pos(target)))
 
     def _v_labeled_statement(self, node: Node) -> None:
         """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own."""
@@ -1779,6 +1791,9 @@ class _Extractor:
             self._fn.calls.append(Call(call_id, None, CONSTRUCTOR, "super", site, call_args, super_id, Flow()))
 
     def _arg(self, node: Node, call_id: int, index: int) -> Arg:
+        return self._untyped_arg(node, call_id, index)._replace(static_type=self._static_type(_unparenthesized(node)))
+
+    def _untyped_arg(self, node: Node, call_id: int, index: int) -> Arg:
         text = _text(node)
         flow = Flow(FLOW_ARG, (str(index),), call_id)
         value = _unparenthesized(node)
@@ -1802,6 +1817,17 @@ class _Extractor:
         if _is_literal(value):
             return Arg("", "const", text=text)
         return Arg("", "other", text=text, adds_to=self._added_to(value))
+
+    def _static_type(self, value: Node) -> str:
+        """The type an argument's expression is known to have (see `Arg.static_type`), "" where
+        unknown: a call's result, an operation's, an anonymous class's `this`."""
+        if value.type in ("object_creation_expression", "cast_expression"):
+            return _type_written(value.child_by_field_name("type"))
+        if value.type == "this":
+            return self._class_stack[-1].name if self._class_stack and not self._anonymous_fields else ""
+        if value.type in ("identifier", "field_access"):
+            return self._declared_type(value)
+        return _literal_type(value)
 
     def _added_to(self, value: Node) -> Ref | None:
         """The path an addition adds to (`epoch` of `setEpoch(epoch + 1)`, `this.epoch` of `1 + this.epoch`)."""
@@ -2090,6 +2116,40 @@ _SCALAR_LITERALS = frozenset(
     }
 )
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>", ">>>", "&", "|", "^"})
+
+
+def _block_ended(jump: Node) -> Node:
+    """The block a `return`, `throw` or `break` ends: the one around it; itself where it is an
+    `if`'s or a loop's whole body, which ends no block around it."""
+    parent = jump.parent
+    return parent if parent is not None and parent.type in _BLOCKS else jump
+
+
+def _type_written(node: Node | None) -> str:
+    """The type a `new` or a cast names, type arguments dropped; a primitive's name too."""
+    if node is not None and node.type in _PRIMITIVE_NODES:
+        return _text(node)
+    return type_name(node)
+
+
+# tree-sitter's nodes of a primitive type, `int`, `long`, `boolean`...
+_PRIMITIVE_NODES = frozenset({"integral_type", "floating_point_type", "boolean_type"})
+# The type of a literal by its node, where its text does not tell more (`1L` is a `long`, `1f` a `float`).
+_LITERAL_TYPES = {
+    "string_literal": "String", "character_literal": "char", "true": "boolean",
+    "false": "boolean", "null_literal": "null", "decimal_floating_point_literal": "double",
+    "hex_floating_point_literal": "double", "decimal_integer_literal": "int", "hex_integer_literal": "int",
+    "octal_integer_literal": "int", "binary_integer_literal": "int",
+}
+
+
+def _literal_type(value: Node) -> str:
+    """The type of a literal (`"x"`: `String`, `1L`: `long`, `null`: `null`); "" for another value."""
+    written = _LITERAL_TYPES.get(value.type, "")
+    suffix = _text(value)[-1:].lower()
+    if written == "int" and suffix == "l":
+        return "long"
+    return "float" if written == "double" and suffix == "f" else written
 
 
 def _is_literal(value: Node | None) -> bool:

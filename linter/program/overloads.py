@@ -1,0 +1,109 @@
+"""Which Java overloads of one number of parameters a call's arguments fit, by their static types.
+
+Java chooses an overload by the types of its arguments as written: first among the overloads they
+fit with no boxing (a subtype, a wider primitive), then with boxing, then the most specific of
+these. The facts carry an argument's type where its expression shows it (`Arg.static_type`) and a
+parameter's declared type, both by name; this follows Java's rules only as far as these names
+tell. An argument or a parameter of no known type fits, as does a type no known class rules out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+# How an argument converts to a parameter's type: `EXACT` (the same type), `WIDER` (a supertype,
+# a wider primitive, or a type not known to differ), `BOXED` (boxing or unboxing first), `NO_FIT`.
+EXACT, WIDER, BOXED, NO_FIT = 0, 1, 2, 3
+
+_WIDENINGS = {
+    "byte": ("short", "int", "long", "float", "double"),
+    "short": ("int", "long", "float", "double"),
+    "char": ("int", "long", "float", "double"),
+    "int": ("long", "float", "double"),
+    "long": ("float", "double"),
+    "float": ("double",),
+    "double": (),
+    "boolean": (),
+}
+_BOXES = {
+    "byte": "Byte", "short": "Short", "char": "Character", "int": "Integer", "long": "Long",
+    "float": "Float", "double": "Double", "boolean": "Boolean",
+}
+_OBJECT_SUPERTYPES = ("Object", "Serializable", "Comparable")
+
+
+def _box_supertypes(primitive: str) -> tuple[str, ...]:
+    numeric = primitive not in ("char", "boolean")
+    return (*_OBJECT_SUPERTYPES, "Number") if numeric else _OBJECT_SUPERTYPES
+
+
+def _closed_conversions() -> dict[str, dict[str, int]]:
+    """The types whose supertypes are all known (the primitives, their boxes, `String`: final
+    classes), each with how it converts to each type it fits."""
+    found: dict[str, dict[str, int]] = {"String": {"String": EXACT, "CharSequence": WIDER, **dict.fromkeys(
+        _OBJECT_SUPERTYPES, WIDER)}}
+    for primitive, wider in _WIDENINGS.items():
+        box, supertypes = _BOXES[primitive], _box_supertypes(primitive)
+        unboxed = dict.fromkeys((primitive, *wider), BOXED)
+        found[primitive] = {**dict.fromkeys((box, *supertypes), BOXED), **dict.fromkeys(wider, WIDER), primitive: EXACT}
+        found[box] = {**unboxed, **dict.fromkeys(supertypes, WIDER), box: EXACT}
+    return found
+
+
+_CLOSED = _closed_conversions()
+# A type variable, by the convention of its name (`T`, `E`, `K2`): it takes any reference.
+_TYPE_VARIABLE = re.compile(r"[A-Z][A-Z0-9]?")
+
+
+class ArgumentType(NamedTuple):
+    """An argument's static type by its simple name ("" where unknown, "null" for `null`); for a
+    class of the project, the simple names of its supertypes (itself among them), and whether one
+    of them is a class outside the project, whose own supertypes are unknown."""
+
+    name: str
+    project: bool = False
+    supertypes: frozenset[str] = frozenset()
+    open_ended: bool = False
+
+
+class ParameterType(NamedTuple):
+    """A parameter's declared type by its simple name ("" where unknown), and whether it is a
+    class of the project."""
+
+    name: str
+    project: bool = False
+
+
+def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
+    """How `argument` converts to `parameter` (`EXACT`, `WIDER`, `BOXED` or `NO_FIT`)."""
+    if not argument.name or not parameter.name:
+        return WIDER
+    if argument.name == parameter.name:
+        return EXACT
+    variable = _TYPE_VARIABLE.fullmatch(parameter.name) is not None and not parameter.project
+    closed = _CLOSED.get(argument.name)
+    if closed is not None and not variable:
+        return closed.get(parameter.name, NO_FIT)
+    if closed is not None:
+        return BOXED if argument.name in _WIDENINGS else WIDER
+    if argument.name == "null":
+        return NO_FIT if parameter.name in _WIDENINGS else WIDER
+    if variable or parameter.name == "Object" or parameter.name in argument.supertypes:
+        return WIDER
+    if parameter.name in _CLOSED or parameter.project:
+        return NO_FIT
+    # A library's type: only a project class whose supertypes are all known is known not to be one.
+    return NO_FIT if argument.project and not argument.open_ended else WIDER
+
+
+def most_specific(candidates: Sequence[tuple[str, Sequence[int]]]) -> list[str]:
+    """Of overloads with the conversion of each argument to their parameters, those Java may
+    choose: the ones all arguments fit, with no boxing where some take none, the ones converting
+    the least of these; in the order given."""
+    fitting = [(name, levels) for name, levels in candidates if NO_FIT not in levels]
+    unboxed = [(name, levels) for name, levels in fitting if BOXED not in levels]
+    phase = unboxed or fitting
+    least = min((sum(levels) for _, levels in phase), default=0)
+    return [name for name, levels in phase if sum(levels) == least]
