@@ -68,8 +68,9 @@ class FunctionBuilder:
     raised: list[Access] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
-    # Names bound by enclosing `with ExitStack() as name:` blocks.
-    exit_stacks: list[str] = field(default_factory=list)
+    # Names bound by enclosing `with ExitStack() as name:` blocks, each with where its block ends
+    # (twice, as a position), where the stack exits what was entered on it.
+    exit_stacks: list[tuple[str, Pos]] = field(default_factory=list)
     # Locals assigned the result of a lock's non-blocking or timed acquire (`got =
     # L.acquire(timeout=1)`, `boolean got = l.tryLock();`), with the lock and the call: testing the
     # local tests the acquire.

@@ -606,9 +606,9 @@ class FactsExtractor(FastVisitor):
                 opened.append((lock_ref, region_id))
             elif (entered := self._entered_context(statement)) is not None:
                 # Held for the rest of the `with ExitStack()` block that this block ends.
-                kind = "async_with" if isinstance(entered[1], cst.Await) else "acquire"
-                region_id = self._open_region(entered[0], kind, entered[1], statement)
-                opened.append((entered[0], region_id))
+                region = self._enter_on_stack(statement, *entered)
+                if region is not None:
+                    opened.append(region)
             elif (tested := self._acquired_unless(statement)) is not None:
                 # `if not L.acquire(timeout=1): return`: what follows runs holding L.
                 region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], statements[-1])
@@ -723,23 +723,41 @@ class FactsExtractor(FastVisitor):
             return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
         return self._lock_method_call(expression, "acquire")
 
-    def _entered_context(self, statement: cst.CSTNode) -> tuple[Ref, cst.BaseExpression] | None:
-        """`stack.enter_context(L)` (or `await stack.enter_async_context(L)`) as a statement, on a
-        stack bound by an enclosing `with ExitStack() as stack:`; L may be a path on a call's result
-        (`self.state().lock`), as in `with self.state().lock:`."""
-        if not isinstance(statement, cst.Expr):
+    def _entered_context(self, statement: cst.CSTNode) -> tuple[cst.BaseExpression, cst.Call, Pos] | None:
+        """`stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) as a statement, its
+        result kept in a name or not, on a stack bound by an enclosing `with ExitStack() as stack:`:
+        the value (awaited or not), the call and where the stack's block ends."""
+        if not (isinstance(statement, cst.Expr) or isinstance(statement, cst.Assign) and len(statement.targets) == 1):
             return None
-        value = statement.value
+        entered = self._stack_entered(statement.value)
+        return (statement.value, *entered) if entered is not None else None
+
+    def _stack_entered(self, value: cst.BaseExpression) -> tuple[cst.Call, Pos] | None:
+        """For `stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) on a stack bound
+        by an enclosing `with ExitStack() as stack:`, the call and where the stack's block ends."""
         call = value.expression if isinstance(value, cst.Await) else value
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.args):
             return None
         if call.func.attr.value not in ("enter_context", "enter_async_context"):
             return None
         stack = call.func.value
-        if not (isinstance(stack, cst.Name) and stack.value in self._fn.exit_stacks):
+        if not isinstance(stack, cst.Name):
             return None
-        lock = self._lock_ref(call.args[0].value)
-        return (lock, value) if lock is not None else None
+        exited = next((end for name, end in reversed(self._fn.exit_stacks) if name == stack.value), None)
+        return (call, exited) if exited is not None else None
+
+    def _enter_on_stack(
+        self, statement: cst.CSTNode, value: cst.BaseExpression, call: cst.Call, exited: Pos
+    ) -> tuple[Ref, int] | None:
+        """The region a context manager entered on a stack holds, opened as a `with` item's is
+        (`stack.enter_context(self._lock)`, `stack.enter_context(self.locked())`): its `__enter__`
+        runs at the statement, its `__exit__` where the stack's block ends. The lock, and the id."""
+        kind = "async_with" if isinstance(value, cst.Await) else "with"
+        entered_at = self._site(statement)
+        opened = self._open_entered_region(call.args[0].value, kind, value, statement)
+        if opened is not None:
+            self._fn.entered.append(Entered(opened[1], entered_at, entered_at._replace(pos=exited)))
+        return opened
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
         """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break), or
@@ -778,8 +796,9 @@ class FactsExtractor(FastVisitor):
             entered_at = self._site(item)
             if is_async:
                 self._fn.awaits.append(Await(entered_at))
-            region_id = self._open_item_region(item, node, "async_with" if is_async else "with")
-            if region_id is not None:
+            region = self._open_entered_region(item.item, "async_with" if is_async else "with", item, node)
+            if region is not None:
+                region_id = region[1]
                 opened.append(region_id)
                 self._fn.entered.append(Entered(region_id, entered_at, entered_at._replace(pos=exited)))
             if item.asname is not None:
@@ -788,7 +807,7 @@ class FactsExtractor(FastVisitor):
         swallows = any(lock_path(item.item, self._own_self()) is None for item in node.items)
         if swallows:
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
-        stacks = [name for item in node.items if (name := _exit_stack_name(item))]
+        stacks = [(name, exited) for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
         if is_async:
             # `__aexit__` is awaited where the statement ends, on every way out of the body.
@@ -818,15 +837,19 @@ class FactsExtractor(FastVisitor):
         through = (*first.raised_through, *held) if first.raised and held is not None else ()
         self._fn.exits.append(first._replace(pos=end + end, block=self._blocks[-1], raised_through=through))
 
-    def _open_item_region(self, item: cst.WithItem, node: cst.With, kind: str) -> int | None:
-        """The held region of a `with` item of a name path or a call, opened; None for another."""
+    def _open_entered_region(
+        self, manager: cst.BaseExpression, kind: str, at: cst.CSTNode, extent: cst.CSTNode
+    ) -> tuple[Ref, int] | None:
+        """The held region of a context manager entered (a `with` item's, or one entered on an
+        ExitStack) that is a name path or a call, opened: its lock (none for a call) and its id;
+        None for another."""
         # `with self.state().lock:` holds the lock field of the class the call returns.
-        lock = self._lock_ref(item.item)
+        lock = self._lock_ref(manager)
         if lock is not None:
-            return self._open_region(lock, kind, item, node)
-        if (call_id := self._call_ids.get(id(item.item))) is not None:
+            return lock, self._open_region(lock, kind, at, extent)
+        if (call_id := self._call_ids.get(id(manager))) is not None:
             # `with self._lock_for(tp):` holds the lock the call returns, if it returns one.
-            return self._open_region(_NO_REF, kind, item, node, call_id)
+            return _NO_REF, self._open_region(_NO_REF, kind, at, extent, call_id)
         return None
 
     def visit_If(self, node: cst.If) -> bool:
@@ -1213,6 +1236,10 @@ class FactsExtractor(FastVisitor):
         target (`part`: call id, position), to its element of the call's result."""
         if part is not None:
             return Bind(name, self._site(target), "unpack", part[0], index=part[1])
+        entered = self._stack_entered(value) if value is not None else None
+        if entered is not None:
+            # `x = stack.enter_context(cm)`: what `cm.__enter__()` returns, as `with cm as x:` binds.
+            return Bind(name, self._site(target), "with", *self._value_of(entered[0].args[0].value))
         value_call, value_ref = self._value_of(value)
         return Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
 
