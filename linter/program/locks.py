@@ -809,8 +809,9 @@ def _count_is_one(args: tuple) -> bool:
 
 
 def _delegates_set_up(call: Call) -> bool:
-    """Whether `call` is a Java constructor's `this(...)`, which runs another constructor of its class."""
-    return call.method == "__init__" and call.text == "this"
+    """Whether `call` is a Java constructor's `this(...)` or `super(...)`, which runs another
+    constructor of its class or its parent class's."""
+    return call.method == "__init__" and call.text in ("this", "super")
 
 
 def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:

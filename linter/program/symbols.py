@@ -462,7 +462,16 @@ class Symbols:
 
     def _resolved_bases(self, module: ModuleInfo, cls: ClassFacts) -> list[Entity]:
         """What each base of a class names, type arguments aside (`Base[str]` is `Base`)."""
-        return [self.resolve_dotted(module, _generic_origin(base), classes_as_namespaces=False) for base in cls.bases]
+        return [self._base_named(module, cls, _generic_origin(base)) for base in cls.bases]
+
+    def _base_named(self, module: ModuleInfo, cls: ClassFacts, name: str) -> Entity:
+        """The class a base of `cls` names: in Java, first a class nested in a class around it,
+        named by its own name (`static class Child extends Base`), as Java looks there before the
+        imports; else through the module. Found by the names alone: the classes nested in the
+        bases of those around are left out, as looking there needs their MRO."""
+        around = list(_enclosing_classes(function_id(module.name, cls.qualname)))[1:] if is_java(module.rel) else []
+        nested = next((nested for outer in around if (nested := f"{outer}.{name}") in self.classes), "")
+        return Entity("class", nested) if nested else self.resolve_dotted(module, name, classes_as_namespaces=False)
 
     def generated_init_parameters(self, cid: str) -> tuple[str, ...]:
         """The parameters, in order, of the `__init__` that `@dataclass` (or attrs' `@define`,
