@@ -30,14 +30,15 @@ class UnlockedEpochReadInBatchLoop(Rule):
     summary = "A batch loop reads an epoch field without holding the lock that guards it."
     what = """
 A loop over a batch of messages (`for`, `async for`, a comprehension, `map`/`filter`/`sorted`/
-`min`/`max`/`any`/`all` or `functools.reduce` with a function, or `batch.sort(key=f)`) reads an epoch field, directly or through any depth of
-calls, properties and accessors, while the field's guard is not held around the loop. Over a
-collection written out or a range of a count (`for m in (a, b)`, `sorted(range(3), key=f)`,
-`[a, b].sort(key=f)`, `max(a, b, key=f)`), or over a local that only ever holds such a collection
-(`pair = (a, b)`, bound nowhere else in its function, no `del`, `+=`, `global` or `nonlocal`, not
-a loop variable, never extended, added to or stored into, by its name or another), none of these
-is a batch loop; their function still runs there, inside any batch loop around them. A sort key is made of a function only by
-`functools.cmp_to_key`: a call of unknown class is no key maker, whatever its name. The guard is
+`min`/`max`/`any`/`all` or `functools.reduce` with a function, or `batch.sort(key=f)`) reads an
+epoch field, directly or through any depth of calls, properties and accessors, while the field's
+guard is not held around the loop. Over a collection written out or a range of a count (`for m in
+(a, b)`, `sorted(range(3), key=f)`, `[a, b].sort(key=f)`, `max(a, b, key=f)`), or over a local that
+only ever holds such a collection (`pair = (a, b)`, bound nowhere else in its function, no `del`,
+`+=`, `global` or `nonlocal`, not a loop variable, never extended, added to or stored into, by its
+name or another), none of these is a batch loop; their function still runs there, inside any batch
+loop around them. A sort key is made of a function only by `functools.cmp_to_key`: a call of
+unknown class is no key maker, whatever its name. The guard is
 the lock held at a strict majority of the field's writes. A generator's body runs where its result
 is iterated, not where it is called: its reads are judged with the locks held around the loops
 that consume it. An accessor that takes the lock only
