@@ -36,9 +36,10 @@ guard is not held around the loop. Over a collection written out or a range of a
 (a, b)`, `sorted(range(3), key=f)`, `[a, b].sort(key=f)`, `max(a, b, key=f)`), or over a local that
 only ever holds such a collection (`pair = (a, b)`, bound nowhere else in its function, no `del`,
 `+=`, `global` or `nonlocal`, not a loop variable, never extended, added to or stored into, by its
-name or another), none of these is a batch loop; their function still runs there, inside any batch
-loop around them. A sort key is made of a function only by `functools.cmp_to_key`: a call of
-unknown class is no key maker, whatever its name. The guard is
+name or another, nor, but a tuple, given to a function that may fill it or kept in another
+container), none of these is a batch loop; their function still runs there, inside any batch loop
+around them. A sort key is made of a function only by `functools.cmp_to_key`: a call of unknown
+class is no key maker, whatever its name. The guard is
 the lock held at a strict majority of the field's writes. A generator's body runs where its result
 is iterated, not where it is called: its reads are judged with the locks held around the loops
 that consume it. An accessor that takes the lock only

@@ -93,18 +93,27 @@ def function_bindings(
 _GROWING_METHODS = frozenset(
     {"append", "extend", "insert", "add", "update", "symmetric_difference_update", "__setitem__", "__iadd__", "__ior__"}
 )
+# The builtins that only read a collection given to them: passed to one, a list adds nothing.
+_READING_BUILTINS = frozenset(
+    {
+        "all", "any", "enumerate", "filter", "frozenset", "functools.reduce", "iter", "len", "list", "map", "max",
+        "min", "print", "reduce", "reversed", "set", "sorted", "sum", "tuple", "zip",
+    }
+)
 
 
 class _OnceBoundCollector(_BindingCollector):
     """Counts every binding of each name in a function body and in the scopes nested in it (a
     nested `nonlocal` binding is the function's own), with the value of each plain assignment of a
-    name (`name = value`, `name: T = value`), and notes the names whose value grows in place."""
+    name (`name = value`, `name: T = value`), and notes the names whose value grows in place and
+    those passed on, to a function or into another container, which may add to a list or a set."""
 
     def __init__(self) -> None:
         super().__init__(enters_nested=True)
         self.bindings: Counter[str] = Counter()
         self.assigned: dict[str, cst.BaseExpression] = {}
         self.grown: set[str] = set()
+        self.passed_on: set[str] = set()
 
     def _bind_name(self, name: str) -> None:
         self.bindings[name] += 1
@@ -143,11 +152,33 @@ class _OnceBoundCollector(_BindingCollector):
         if isinstance(value, cst.Name):
             self.grown.add(value.value)  # `alias = name`: it may grow through `alias`
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # Called there (`name.append(m)`) or later (`add = name.append`, `callback=name.append`).
+        if isinstance(node.value, cst.Name) and node.attr.value in _GROWING_METHODS:
+            self.grown.add(node.value.value)
+
     def visit_Call(self, node: cst.Call) -> None:
-        function = node.func
-        growing = isinstance(function, cst.Attribute) and function.attr.value in _GROWING_METHODS
-        if growing and isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name):
-            self.grown.add(function.value.value)
+        # `fill(name, batch)`, `heapq.heappush(name, m)`: the function may add to what it is given.
+        if _called_name(node.func) not in _READING_BUILTINS:
+            given = (arg.value for arg in node.args if not arg.star)
+            self.passed_on.update(value.value for value in given if isinstance(value, cst.Name))
+
+    def visit_Element(self, node: cst.Element) -> None:
+        if isinstance(node.value, cst.Name):
+            self.passed_on.add(node.value.value)  # `holder = [name]`: added to through `holder[0]`
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        if isinstance(node.value, cst.Name):
+            self.passed_on.add(node.value.value)
+
+
+def _called_name(function: cst.BaseExpression) -> str:
+    """`len` of `len(x)`, `functools.reduce` of `functools.reduce(f, x)`; "" for any other callee."""
+    if isinstance(function, cst.Name):
+        return function.value
+    if isinstance(function, cst.Attribute) and isinstance(function.value, cst.Name):
+        return f"{function.value.value}.{function.attr.value}"
+    return ""
 
 
 def values_bound_once(
@@ -156,7 +187,8 @@ def values_bound_once(
     """The locals of a function bound once, by an assignment of an expression of one of `kinds`,
     never bound again (nor by a nested scope, a loop, `del` or `+=`), never declared `global` or
     `nonlocal`, never added to in place (`.append`, `.add`, a slice stored) nor given another name
-    that could be: each with that value, which it holds wherever it is read."""
+    that could be, nor, but for a tuple, passed to a function or kept in another container: each
+    with that value, which it holds wherever it is read."""
     collector = _OnceBoundCollector()
     collector.walk(body)
     for param in all_params(params):
@@ -166,6 +198,7 @@ def values_bound_once(
         name: value
         for name, value in collector.assigned.items()
         if isinstance(value, kinds) and collector.bindings[name] == 1 and name not in shared
+        and (name not in collector.passed_on or isinstance(value, cst.Tuple))
     }
 
 
