@@ -1693,7 +1693,8 @@ class _Extractor:
         """`cur.orElse(hist)`, `cur.orElseGet(() -> hist)`, `cur.or(() -> hist)`: Python's `cur or
         hist`, a choice of the `Optional`'s value or the fallback (the seed's fallback when no current epoch is known).
         A supplier given as a method reference (`cur.or(record::leaderEpoch)`) is called there, as
-        `() -> record.leaderEpoch()` is: the fallback is what it returns.
+        `() -> record.leaderEpoch()` is: the fallback is what it returns. Given to an `or` of no
+        known `Optional` (`base().or(this::isStale)` may be a `Predicate`'s), it is kept, not called.
         False for a supplier that is not a lambda of one expression: an ordinary call then."""
         fallback = _unparenthesized(fallback)
         if fallback.type == "lambda_expression":
@@ -1703,7 +1704,9 @@ class _Extractor:
             fallback = body
         self._fn.choices.append(Choice("or", _pos(node), (_pos(optional), _pos(fallback)), self._flow))
         self._visit(optional)
-        if fallback.type == "method_reference" and _method_called(node) != "orElse":
+        method = _method_called(node)
+        supplies = method == "orElseGet" or method == "or" and self._is_optional(optional)
+        if fallback.type == "method_reference" and supplies:
             self._element_call(fallback, "get", self._flow, 0)
         else:
             self._visit(fallback)
