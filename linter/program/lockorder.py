@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from epochlint.frontend.facts import Call, Exit, Pos, Site, Write, within
+from epochlint.frontend.facts import Branches, Call, Exit, FunctionFacts, Pos, Site, Write, within
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
@@ -615,15 +615,13 @@ class LockOrder:
         """Whether no path through `fid` runs `then` after `first`: they lie in different arms of
         one `if` or `match`, or an exit in a suite holding `first` comes between (see `_cuts`)."""
         function = self.symbols.function(fid)
-        for branches in function.branches:
-            arms = {i for place in (first, then) for i, arm in enumerate(branches.arms) if within(place, arm)}
-            if len(arms) == 2:
-                return True
+        if _in_other_arms(function.branches, first, then):
+            return True
         return any(
             first[:2] < end.pos[:2] < then[:2]
             and within(first, end.block)
             and _cuts(end, then)
-            and not _broken_out_before(function.exits, first, end, then)
+            and not _broken_out_before(function, first, end, then)
             for end in function.exits
             if self._ends_paths(fid, end)
         )
@@ -703,16 +701,26 @@ def _cuts(end: Exit, then: Pos) -> bool:
     return not end.leaves_loop
 
 
-def _broken_out_before(exits: tuple[Exit, ...], first: Pos, end: Exit, then: Pos) -> bool:
+def _in_other_arms(branches: Iterable[Branches], first: Pos, then: Pos) -> bool:
+    """Whether `first` and `then` lie in different arms of one `if`, `match` or `switch`."""
+    return any(
+        len({i for place in (first, then) for i, arm in enumerate(branch.arms) if within(place, arm)}) == 2
+        for branch in branches
+    )
+
+
+def _broken_out_before(function: FunctionFacts, first: Pos, end: Exit, then: Pos) -> bool:
     """Whether a `break` after `first`, before exit `end` in the suite that `end` ends, leaves a
     statement that holds `end` but not `then` (`done: { if (c) break done; return; }`): a path
-    from `first` goes on past `end` to `then`."""
+    from `first` goes on past `end` to `then`. A `break` in another arm than `first` (`if c:
+    clear() else: break`) is on no path from it."""
     return any(
         first[:2] < jump.pos[:2] < end.pos[:2]
         and within(jump.pos, end.block)
         and _cuts(jump, end.pos)
         and not _cuts(jump, then)
-        for jump in exits
+        and not _in_other_arms(function.branches, first, jump.pos)
+        for jump in function.exits
         if jump.ended_loop is not None
     )
 
