@@ -13,9 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-# How an argument converts to a parameter's type: `EXACT` (the same type), `WIDER` (a supertype,
-# a wider primitive, or a type not known to differ), `BOXED` (boxing or unboxing first), `NO_FIT`.
-EXACT, WIDER, BOXED, NO_FIT = 0, 1, 2, 3
+# How an argument converts to a parameter's type: `EXACT` (the same type), `WIDER` (a supertype, a
+# wider primitive), `UNSURE` (a type unknown or not known to differ: it may fit), `BOXED` (boxing or
+# unboxing first), `NO_FIT`.
+EXACT, WIDER, UNSURE, BOXED, NO_FIT = range(5)
 
 _WIDENINGS = {
     "byte": ("short", "int", "long", "float", "double"),
@@ -79,7 +80,7 @@ class ParameterType(NamedTuple):
 def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
     """How `argument` converts to `parameter` (`EXACT`, `WIDER`, `BOXED` or `NO_FIT`)."""
     if not argument.name or not parameter.name:
-        return WIDER
+        return UNSURE
     if argument.name == parameter.name:
         return EXACT
     variable = _TYPE_VARIABLE.fullmatch(parameter.name) is not None and not parameter.project
@@ -95,15 +96,34 @@ def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
     if parameter.name in _CLOSED or parameter.project:
         return NO_FIT
     # A library's type: only a project class whose supertypes are all known is known not to be one.
-    return NO_FIT if argument.project and not argument.open_ended else WIDER
+    return NO_FIT if argument.project and not argument.open_ended else UNSURE
 
 
-def most_specific(candidates: Sequence[tuple[str, Sequence[int]]]) -> list[str]:
-    """Of overloads with the conversion of each argument to their parameters, those Java may
-    choose: the ones all arguments fit, with no boxing where some take none, the ones converting
-    the least of these; in the order given."""
-    fitting = [(name, levels) for name, levels in candidates if NO_FIT not in levels]
-    unboxed = [(name, levels) for name, levels in fitting if BOXED not in levels]
-    phase = unboxed or fitting
-    least = min((sum(levels) for _, levels in phase), default=0)
-    return [name for name, levels in phase if sum(levels) == least]
+class Overload(NamedTuple):
+    """An overload a call may run: its name, how each argument converts to its parameter, and the
+    type of that parameter, as an argument's (to compare it with another overload's) and as a
+    parameter's."""
+
+    name: str
+    levels: Sequence[int]
+    params: Sequence[tuple[ArgumentType, ParameterType]]
+
+
+def most_specific(candidates: Sequence[Overload]) -> list[str]:
+    """Of overloads, those Java may choose: the ones all arguments fit, with no boxing where some
+    take none, less those another one of these is more specific than; in the order given."""
+    fitting = [overload for overload in candidates if NO_FIT not in overload.levels]
+    phase = [overload for overload in fitting if BOXED not in overload.levels] or fitting
+    return [overload.name for overload in phase if not any(_more_specific(other, overload) for other in phase)]
+
+
+def _more_specific(narrower: Overload, wider: Overload) -> bool:
+    """Whether Java chooses `narrower` before `wider`, both fitting the arguments: the arguments
+    surely fit `narrower`, and each of its parameters surely converts to `wider`'s, not all the
+    other way round (`f(Integer)` before `f(Number)` and `f(Object)`). An argument or parameter
+    whose type is unknown decides nothing: `wider` may be the only one it fits."""
+    if UNSURE in narrower.levels:
+        return False
+    down = [conversion(mine, theirs) for (mine, _), (_, theirs) in zip(narrower.params, wider.params)]
+    up = [conversion(theirs, mine) for (theirs, _), (_, mine) in zip(wider.params, narrower.params)]
+    return all(level in (EXACT, WIDER) for level in down) and not all(level in (EXACT, WIDER) for level in up)

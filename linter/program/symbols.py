@@ -40,7 +40,7 @@ from epochlint.frontend.facts import (
 from epochlint.frontend.java import is_java
 from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
-from epochlint.program.overloads import ArgumentType, ParameterType, conversion, most_specific
+from epochlint.program.overloads import ArgumentType, Overload, ParameterType, conversion, most_specific
 from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
@@ -1366,26 +1366,30 @@ class Symbols:
             for overload in overloads
             if (taken := self._parameter_count(overload))[1] and taken[0] - 1 <= arity
         ]
-        types = [self._argument_type(fid, arg) for arg in args] if len(exact or spread) > 1 else []
-        fitting = most_specific([(overload, self._conversions(overload, types)) for overload in exact or spread])
+        types = [self._type_named(fid, arg.static_type) for arg in args] if len(exact or spread) > 1 else []
+        fitting = most_specific([self._overload_taking(overload, types) for overload in exact or spread])
         return tuple(Entity("function", overload) for overload in fitting or [*exact, *spread, callee.target][:1])
 
-    def _conversions(self, fid: str, types: list[ArgumentType]) -> list[int]:
-        """How each argument, of `types`, converts to its parameter of function `fid` (those beyond
-        the last to a `T... rest` parameter's element type)."""
-        params = [self._parameter_type(fid, param) for param in self.function(fid).params[bool(self.self_param(fid)):]]
-        return [conversion(argument, params[min(index, len(params) - 1)]) for index, argument in enumerate(types)]
+    def _overload_taking(self, fid: str, types: list[ArgumentType]) -> Overload:
+        """Overload `fid` given arguments of `types`: each with its parameter (those beyond the last
+        one's are a `T... rest` parameter's element type) and how it converts to it."""
+        params = [
+            (self._type_named(fid, param.primitive or param.annotation), self._parameter_type(fid, param))
+            for param in self.function(fid).params[bool(self.self_param(fid)):]
+        ]
+        taken = [params[min(index, len(params) - 1)] for index in range(len(types))]
+        return Overload(fid, [conversion(argument, param) for argument, (_, param) in zip(types, taken)], taken)
 
     def _parameter_type(self, fid: str, param: Param) -> ParameterType:
         if param.primitive or not param.annotation:
             return ParameterType(param.primitive)
         return ParameterType(_simple_name(param.annotation), bool(self._project_class_named(fid, param.annotation)))
 
-    def _argument_type(self, fid: str, arg: Arg) -> ArgumentType:
-        """The static type of argument `arg` of a call in `fid`, with its supertypes where it is a
-        class of the project."""
-        name = _simple_name(arg.static_type)
-        cid = self._project_class_named(fid, arg.static_type) if name else ""
+    def _type_named(self, fid: str, written: str) -> ArgumentType:
+        """A type written in function `fid` (an argument's static type, a parameter's), with its
+        supertypes where it is a class of the project."""
+        name = _simple_name(written)
+        cid = self._project_class_named(fid, written) if name else ""
         if not cid:
             return ArgumentType(name)
         supertypes, open_ended = self._supertypes(cid)
