@@ -103,6 +103,29 @@ def test_updater_operations_are_reads_and_bumps_of_the_field_it_names() -> None:
     assert execute.args[0].kind == "lambda" and execute.args[0].function == lambda_.qualname
 
 
+BRANCHING = """\
+class Branching {
+    void pick(boolean fast, int mode) {
+        if (fast) { a(); } else { b(); }
+        if (fast) { a(); }
+        switch (mode) { case 1: a(); break; default: b(); }
+        switch (mode) { case 1 -> a(); case 2 -> b(); }
+    }
+}
+"""
+
+
+@needs_java
+def test_an_if_with_else_and_a_switch_with_a_default_run_one_of_their_arms() -> None:
+    (pick,) = [f for f in facts_from_java(BRANCHING.encode()).functions if f.name == "pick"]
+    assert [(len(branches.arms), branches.exhaustive) for branches in pick.branches] == [
+        (2, True),
+        (1, False),
+        (2, True),
+        (2, False),
+    ]
+
+
 @needs_java
 def test_overload_calls_resolve_by_number_of_arguments(write_tree: WriteTree) -> None:
     root: Path = write_tree(

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 100
+FACTS_FORMAT = 101
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -295,7 +295,8 @@ class Branches(NamedTuple):
 
     `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there); or
     each `case` body. `exhaustive` when every pass runs one of them (an `if` with `else`, a `match`
-    whose last case matches anything): what each arm assigns replaces what came before.
+    whose last case matches anything, a Java `switch` with a `default`): what each arm assigns
+    replaces what came before.
     """
 
     pos: Pos

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
-from itertools import chain
 from typing import Any, TypeVar, cast
 
 from epochlint.frontend.facts import (
@@ -18,6 +17,7 @@ from epochlint.frontend.facts import (
     Call,
     Exit,
     FunctionFacts,
+    Pos,
     Ref,
     Region,
     Site,
@@ -430,19 +430,20 @@ class Locks:
         """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin) and keeps: a
         timed or non-blocking acquire may fail, and the body would run without the lock; a lock
         `fid` releases itself (`lock(); try { ... } finally { unlock(); }` in a resource's factory)
-        is no longer held when it returns; one it releases only on the way to a `raise`, or in a
-        branch (`finally: if not ready: release()`, undoing a set-up that failed), still is."""
+        is no longer held when it returns, nor one it releases on every path that returns through
+        branches (both arms of an `if` ... `else`, a `try` body and its handler); one it releases
+        only on the way to a `raise`, or in one branch (`finally: if not ready: release()`,
+        undoing a set-up that failed), still is."""
         java = self.symbols.is_java_function(fid)
         taking, releasing = (LOCK_METHODS, UNLOCK_METHODS) if java else (("acquire",), ("release",))
         function = self.symbols.function(fid)
         calls = function.calls
-        released = {
-            receiver_path(call)
-            for call in calls
-            if call.method in releasing
-            and not _ends_in_a_raise(call.site, function.exits)
-            and not _in_a_branch(call.site, function)
-        }
+        releases: dict[Ref | None, list[Pos]] = {}
+        for call in calls:
+            if call.method in releasing and not _ends_in_a_raise(call.site, function.exits):
+                releases.setdefault(receiver_path(call), []).append(call.site.pos)
+        paths = _ReturnPaths.of(function)
+        released = {receiver for receiver, sites in releases.items() if paths.covered(None, sites)}
         return [
             receiver
             for call in calls
@@ -820,10 +821,57 @@ def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
     return any(exit.raised and within(site.pos, exit.block) for exit in exits)
 
 
-def _in_a_branch(site: Site, function: FunctionFacts) -> bool:
-    """Whether the code at `site` lies in an arm a pass may skip or leave part-way (see `Branches`:
-    a branch of an `if` or a `switch`, a `try`'s handler or body; a Python `if` or `while`
-    statement), not on every path that returns."""
-    arms = (arm for branches in function.branches for arm in branches.arms)
-    statements = (governs.statement for governs in function.governs)
-    return any(within(site.pos, pos) for pos in chain(arms, statements))
+@dataclass(frozen=True)
+class _ReturnPaths:
+    """What of a function runs on every path through it that returns: code in no arm a pass may
+    skip or leave part-way (see `Branches`: a branch of an `if` or a `switch`, a `try`'s handler or
+    body; a Python `if` or `while` statement), or code each arm of a split runs."""
+
+    exits: tuple[Exit, ...]
+    arms: tuple[Pos, ...]
+    # Where a pass runs one of the arms, or leaves by a `raise`, before it goes on: an exhaustive
+    # branching (`if` ... `else`, a `match` ending in `case _:`, a `switch` with a `default`), and
+    # a `try` with handlers, whose body runs to its end or else one of its handlers runs.
+    splits: tuple[tuple[Pos, tuple[Pos, ...]], ...]
+
+    @classmethod
+    def of(cls, function: FunctionFacts) -> _ReturnPaths:
+        branched = (arm for branches in function.branches for arm in branches.arms)
+        arms = (*branched, *(governs.statement for governs in function.governs))
+        exhaustive = [(branches.pos, branches.arms) for branches in function.branches if branches.exhaustive]
+        return cls(function.exits, arms, (*exhaustive, *_tries(function)))
+
+    def covered(self, span: Pos | None, sites: list[Pos]) -> bool:
+        """Whether one of `sites` runs on every path through `span` (None: the whole function) that
+        goes on after it: one lies in no arm inside it, or each arm of a split that does either
+        ends in a `raise` or is covered so itself."""
+        return any(self._always_runs(site, span) for site in sites) or any(
+            self._always_runs(pos, span) and all(self._raises(arm) or self.covered(arm, sites) for arm in arms)
+            for pos, arms in self.splits
+        )
+
+    def _always_runs(self, pos: Pos, span: Pos | None) -> bool:
+        """Whether the code at `pos` lies in `span`, and in no arm inside it (an `elif`'s `if`
+        statement is the arm it fills, and a statement no arm of its own)."""
+        return (span is None or within(pos, span)) and not any(
+            arm not in (pos, span) and within(pos, arm) and (span is None or within(arm, span)) for arm in self.arms
+        )
+
+    def _raises(self, arm: Pos) -> bool:
+        """Whether every pass through `arm` ends in a `raise` there."""
+        return any(exit.raised and self._always_runs(exit.pos, arm) for exit in self.exits)
+
+
+def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...]]]:
+    """The `try` statements with handlers of `function`, each with its body and then its handlers
+    (in Python, its `else` too): the body is the first arm alone at the statement's position, the
+    handlers the arms of the other branching there."""
+    bodies: dict[Pos, Pos] = {}
+    for branches in function.branches:
+        if len(branches.arms) == 1:
+            arm = branches.arms[0]
+            bodies[branches.pos] = min(bodies.get(branches.pos, arm), arm)
+    for branches in function.branches:
+        body = bodies.get(branches.pos)
+        if body is not None and body[2:] <= branches.arms[0][:2]:
+            yield branches.pos, (body, *branches.arms)

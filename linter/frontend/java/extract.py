@@ -442,6 +442,13 @@ def _switch_arms(body: Node) -> list[tuple[Node, Node]]:
     return arms
 
 
+def _has_default(body: Node) -> bool:
+    """Whether a switch's body has a `default` label (`default:`, `case null, default ->`), so
+    that every pass runs one of its arms."""
+    labels = (child for group in body.named_children for child in group.named_children if child.type == "switch_label")
+    return any(part.type == "default" for label in labels for part in label.children)
+
+
 def _function(qualname: str, name: str, kind: str, pos: Pos, **details: Any) -> _Function:
     # Java declares its locals as it goes: they are added while the body is read.
     return _Function(qualname, name, kind, pos, frozenset(), frozenset(), **details)
@@ -1298,7 +1305,8 @@ class _Extractor:
         body = node.child_by_field_name("body")
         arms = _switch_arms(body) if body is not None else []
         if arms:
-            self._fn.branches.append(Branches(_pos(node), tuple(_span(first, last) for first, last in arms)))
+            spans = tuple(_span(first, last) for first, last in arms)
+            self._fn.branches.append(Branches(_pos(node), spans, exhaustive=_has_default(body)))
         # The value switched on picks the arm: a decision, as a `match`'s subject is in Python (or,
         # where the switch gives a value, as a conditional expression's test, a compared value).
         is_statement = node.parent is not None and node.parent.type in _STATEMENT_HOLDERS
@@ -1344,7 +1352,7 @@ class _Extractor:
                 # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing.
                 self._fn.fallbacks.append(Fallback(local, _span_after(node, node.parent)))
         else:
-            self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative))))
+            self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
