@@ -78,7 +78,7 @@ class ParameterType(NamedTuple):
 
 
 def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
-    """How `argument` converts to `parameter` (`EXACT`, `WIDER`, `BOXED` or `NO_FIT`)."""
+    """How `argument` converts to `parameter` (`EXACT`, `WIDER`, `UNSURE`, `BOXED` or `NO_FIT`)."""
     if not argument.name or not parameter.name:
         return UNSURE
     if argument.name == parameter.name:
