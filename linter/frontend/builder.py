@@ -68,9 +68,14 @@ class FunctionBuilder:
     raised: list[Access] = field(default_factory=list)
     region_stack: list[int] = field(default_factory=list)
     loop_stack: list[int] = field(default_factory=list)
-    # Names bound by enclosing `with ExitStack() as name:` blocks, each with where its block ends
-    # (twice, as a position), where the stack exits what was entered on it.
-    exit_stacks: list[tuple[str, Pos]] = field(default_factory=list)
+    # The enclosing `with ExitStack() as name:` blocks, innermost last.
+    exit_stacks: list[OpenStack] = field(default_factory=list)
+    # The held regions that end where a stack's block ends, or past it, not where the block that
+    # opened them does (`L.acquire(); stack.callback(L.release)`, what `stack.pop_all()` kept).
+    stack_kept: set[int] = field(default_factory=set)
+    # The regions a stack's `pop_all()` moved to the new stack it returned, by the text of where
+    # that was kept (`self._stack`): its `close()` ends them.
+    popped_stacks: dict[str, list[tuple[Ref, int]]] = field(default_factory=dict)
     # Locals assigned the result of a lock's non-blocking or timed acquire (`got =
     # L.acquire(timeout=1)`, `boolean got = l.tryLock();`), with the lock and the call: testing the
     # local tests the acquire.
@@ -127,6 +132,12 @@ class FunctionBuilder:
                 suspended.append((index, self.region_stack.pop(index)))
                 return
 
+    def acquired_region(self, lock: Ref) -> int | None:
+        """The innermost held region of an acquire of `lock`, tested or not, that is open."""
+        kinds = ("acquire", "try_acquire")
+        acquired = {region.id for region in self.regions if region.kind in kinds and region.lock == lock}
+        return next((region_id for region_id in reversed(self.region_stack) if region_id in acquired), None)
+
     def resume(self, suspended: list[tuple[int, int]]) -> None:
         """The end of the nested block has the lock held again, as the enclosing block's release
         expects (a path that did not take it again left the block)."""
@@ -169,6 +180,24 @@ class FunctionBuilder:
             decorator_values=self.decorator_values,
             raised=tuple(self.raised),
         )
+
+
+@dataclass
+class OpenStack:
+    """A `with ExitStack() as name:` block being read."""
+
+    name: str
+    # Where the block ends (twice, as a position): the stack exits there what was entered on it.
+    exited: Pos
+    # The block's body.
+    body: Pos
+    # The held regions the stack lets go of where its block ends: the locks entered on it, and the
+    # acquired locks whose release it was given (`stack.callback(L.release)`).
+    held: list[tuple[Ref, int]] = field(default_factory=list)
+    # Those `stack.pop_all()` moved to a new stack, which holds them past the block, and the text of
+    # where that stack is kept (`self._stack`; "" for nowhere).
+    popped: list[tuple[Ref, int]] = field(default_factory=list)
+    popped_to: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import TypeAlias, TypeGuard, cast
 import libcst as cst
 
 from epochlint.frontend import line_count
-from epochlint.frontend.builder import Catch, FunctionBuilder
+from epochlint.frontend.builder import Catch, FunctionBuilder, OpenStack
 from epochlint.frontend.comments import read_comments
 from epochlint.frontend.facts import (
     FLOW_ARG,
@@ -292,6 +292,12 @@ class FactsExtractor(FastVisitor):
         # The `except` handlers of the `try` statements whose body is being walked: a `raise` there
         # may go on in them.
         self._handler_blocks: list[Pos] = []
+        # The bodies of the `try` statements whose every handler leaves (returns or raises), or that
+        # have none: what follows such a statement runs only after its body ran to its end.
+        self._bodies_run_through: set[Pos] = set()
+        # The held regions a statement of each block being read opened, which end where the block
+        # does (`L.acquire()`), innermost last.
+        self._opened_in_blocks: list[list[tuple[Ref, int]]] = []
         # Of those `try` statements, the ones a handler of which may end without leaving the loop
         # around (it falls through, breaks or continues), innermost last: a `raise` there may go on
         # after the statement or at that loop.
@@ -595,6 +601,7 @@ class FactsExtractor(FastVisitor):
         opened: list[tuple[Ref, int]] = []
         suspended: list[tuple[int, int]] = []
         statements = list(_one_by_one(body))
+        self._opened_in_blocks.append(opened)
         for statement in statements:
             self.walk(statement)
             # After the walk: a release through a call's result names the lock once its call is visited.
@@ -619,8 +626,12 @@ class FactsExtractor(FastVisitor):
             elif finally_release := self._finally_release(statement):
                 self._close_region(opened, finally_release)
                 self._fn.forget_acquire_results(finally_release)
+            else:
+                self._on_stack(statement)
+        self._opened_in_blocks.pop()
         for _, region_id in reversed(opened):
-            self._drop_region(region_id)
+            if region_id not in self._fn.stack_kept:
+                self._drop_region(region_id)
         self._fn.resume(suspended)
 
     def _drop_region(self, region_id: int) -> None:
@@ -723,31 +734,34 @@ class FactsExtractor(FastVisitor):
             return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
         return self._lock_method_call(expression, "acquire")
 
-    def _entered_context(self, statement: cst.CSTNode) -> tuple[cst.BaseExpression, cst.Call, Pos] | None:
+    def _entered_context(self, statement: cst.CSTNode) -> tuple[cst.BaseExpression, cst.Call, OpenStack] | None:
         """`stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) as a statement, its
-        result kept in a name or not, on a stack bound by an enclosing `with ExitStack() as stack:`:
-        the value (awaited or not), the call and where the stack's block ends."""
-        if not (isinstance(statement, cst.Expr) or isinstance(statement, cst.Assign) and len(statement.targets) == 1):
-            return None
-        entered = self._stack_entered(statement.value)
-        return (statement.value, *entered) if entered is not None else None
+        result kept or not, on a stack bound by an enclosing `with ExitStack() as stack:`: the value
+        (awaited or not), the call and the stack."""
+        value = _statement_value(statement)
+        entered = self._stack_entered(value) if value is not None else None
+        return (value, *entered) if value is not None and entered is not None else None
 
-    def _stack_entered(self, value: cst.BaseExpression) -> tuple[cst.Call, Pos] | None:
+    def _stack_entered(self, value: cst.BaseExpression) -> tuple[cst.Call, OpenStack] | None:
         """For `stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) on a stack bound
-        by an enclosing `with ExitStack() as stack:`, the call and where the stack's block ends."""
+        by an enclosing `with ExitStack() as stack:`, the call and the stack."""
         call = value.expression if isinstance(value, cst.Await) else value
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.args):
+        entered = self._stack_call(call, ("enter_context", "enter_async_context"))
+        return entered if entered is not None and entered[0].args else None
+
+    def _stack_call(self, call: cst.BaseExpression, methods: tuple[str, ...]) -> tuple[cst.Call, OpenStack] | None:
+        """`stack.m(...)`, a method of `methods` called on a stack bound by an enclosing `with
+        ExitStack() as stack:`: the call and the stack."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
             return None
-        if call.func.attr.value not in ("enter_context", "enter_async_context"):
+        if call.func.attr.value not in methods or not isinstance(call.func.value, cst.Name):
             return None
-        stack = call.func.value
-        if not isinstance(stack, cst.Name):
-            return None
-        exited = next((end for name, end in reversed(self._fn.exit_stacks) if name == stack.value), None)
-        return (call, exited) if exited is not None else None
+        name = call.func.value.value
+        stack = next((stack for stack in reversed(self._fn.exit_stacks) if stack.name == name), None)
+        return (call, stack) if stack is not None else None
 
     def _enter_on_stack(
-        self, statement: cst.CSTNode, value: cst.BaseExpression, call: cst.Call, exited: Pos
+        self, statement: cst.CSTNode, value: cst.BaseExpression, call: cst.Call, stack: OpenStack
     ) -> tuple[Ref, int] | None:
         """The region a context manager entered on a stack holds, opened as a `with` item's is
         (`stack.enter_context(self._lock)`, `stack.enter_context(self.locked())`): its `__enter__`
@@ -756,8 +770,67 @@ class FactsExtractor(FastVisitor):
         entered_at = self._site(statement)
         opened = self._open_entered_region(call.args[0].value, kind, value, statement)
         if opened is not None:
-            self._fn.entered.append(Entered(opened[1], entered_at, entered_at._replace(pos=exited)))
+            self._fn.entered.append(Entered(opened[1], entered_at, entered_at._replace(pos=stack.exited)))
+            stack.held.append(opened)
         return opened
+
+    def _on_stack(self, statement: cst.CSTNode) -> None:
+        """What a statement does to the held regions through a stack: `stack.callback(L.release)`
+        (or `stack.push(L)`) after `L.acquire()` holds L to the end of the stack's block, whatever
+        block acquired it; `kept = stack.pop_all()` holds what the stack held past its block, until
+        `kept.close()`."""
+        value = _statement_value(statement)
+        if value is None:
+            return
+        if (pushed := self._stack_call(value, ("callback", "push"))) is not None:
+            self._hand_release_to_stack(*pushed)
+        elif (popped := self._stack_call(value, ("pop_all",))) is not None and self._runs_to_stack_end(popped[1]):
+            stack = popped[1]
+            target = _statement_target(statement)
+            stack.popped_to = "".join(self._code(target).split()) if target is not None else ""
+            stack.popped.extend(stack.held)
+            stack.held.clear()
+            self._fn.stack_kept.update(region_id for _, region_id in stack.popped)
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "close":
+            closed = self._fn.popped_stacks.pop("".join(self._code(value.func.value).split()), [])
+            for _, region_id in closed:
+                self._drop_region(region_id)
+
+    def _hand_release_to_stack(self, call: cst.Call, stack: OpenStack) -> None:
+        """`stack.callback(L.release)` (`stack.push(L)`, whose `__exit__` releases L), with L
+        acquired: the acquire's region ends where the stack's block does."""
+        if not call.args:
+            return
+        released = call.args[0].value
+        if cst.ensure_type(call.func, cst.Attribute).attr.value == "callback":
+            if not (isinstance(released, cst.Attribute) and released.attr.value == "release"):
+                return
+            released = released.value
+        lock = self._lock_ref(released)
+        region_id = self._fn.acquired_region(lock) if lock is not None else None
+        if lock is not None and region_id is not None and self._runs_to_stack_end(stack):
+            stack.held.append((lock, region_id))
+            self._fn.stack_kept.add(region_id)
+
+    def _runs_to_stack_end(self, stack: OpenStack) -> bool:
+        """Whether the rest of the stack's block runs only after the code being read: it stands in
+        the block's body, or in `try` bodies there whose handlers all leave (not in an `if` arm,
+        which the rest of the block may run without)."""
+        inner = self._blocks[self._blocks.index(stack.body) + 1 :]
+        return all(block in self._bodies_run_through for block in inner)
+
+    def _stack_exits(self, stack: OpenStack) -> None:
+        """The end of a stack's block: it lets go of what it held; what `pop_all()` moved to a new
+        stack stays held, for the rest of the block around the `with` statement (until `close()`)."""
+        for _, region_id in stack.held:
+            self._fn.stack_kept.discard(region_id)
+            self._drop_region(region_id)
+        kept = [(lock, region_id) for lock, region_id in stack.popped if region_id in self._fn.region_stack]
+        self._fn.stack_kept.difference_update(region_id for _, region_id in stack.popped)
+        # The block the `with` statement stands in, which ends them unless `close()` does first.
+        self._opened_in_blocks[-1].extend(kept)
+        if stack.popped_to:
+            self._fn.popped_stacks[stack.popped_to] = kept
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
         """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break), or
@@ -807,7 +880,8 @@ class FactsExtractor(FastVisitor):
         swallows = any(lock_path(item.item, self._own_self()) is None for item in node.items)
         if swallows:
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
-        stacks = [(name, exited) for item in node.items if (name := _exit_stack_name(item))]
+        body = self._pos(node.body)
+        stacks = [OpenStack(name, exited, body) for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
         if is_async:
             # `__aexit__` is awaited where the statement ends, on every way out of the body.
@@ -819,6 +893,8 @@ class FactsExtractor(FastVisitor):
         held = opened if len(opened) == len(node.items) else None
         self._exit_after_with(node, self._fn.exits[walked_exits:], held)
         del self._fn.exit_stacks[len(self._fn.exit_stacks) - len(stacks) :]
+        for stack in reversed(stacks):
+            self._stack_exits(stack)
         for region_id in opened:
             self._fn.region_stack.remove(region_id)
         return False
@@ -920,6 +996,8 @@ class FactsExtractor(FastVisitor):
         catching = self._catch(node)
         if catching is not None:
             self._catching.append(catching)
+        else:
+            self._bodies_run_through.add(self._pos(node.body))
         self.walk(node.body)
         if catching is not None:
             self._catching.pop()
@@ -1828,6 +1906,20 @@ def _is_stub_statement(statement: cst.CSTNode) -> bool:
         raised = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
         return dotted(raised) in ("NotImplementedError", "NotImplemented")
     return False
+
+
+def _statement_value(statement: cst.CSTNode) -> cst.BaseExpression | None:
+    """The value of an expression statement, or of an assignment to one target (annotated or not)."""
+    if isinstance(statement, cst.Expr) or isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        return statement.value
+    return statement.value if isinstance(statement, cst.AnnAssign) else None
+
+
+def _statement_target(statement: cst.CSTNode) -> cst.BaseExpression | None:
+    """The one target of an assignment (annotated or not); None for another statement."""
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        return statement.targets[0].target
+    return statement.target if isinstance(statement, cst.AnnAssign) else None
 
 
 def _exit_stack_name(item: cst.WithItem) -> str:
