@@ -810,9 +810,12 @@ def _count_is_one(args: tuple) -> bool:
 
 
 def _delegates_set_up(call: Call) -> bool:
-    """Whether `call` is a Java constructor's `this(...)` or `super(...)`, which runs another
-    constructor of its class or its parent class's."""
-    return call.method == "__init__" and call.text in ("this", "super")
+    """Whether `call` is a Java constructor's `this(...)` or `super(...)`, or Python's
+    `super().__init__(...)` (`super(Cls, self).__init__(...)`), which runs another constructor of
+    its class or its parent class's."""
+    if call.method != "__init__":
+        return False
+    return call.text in ("this", "super") or call.text.startswith("super(") and call.text.endswith(").__init__")
 
 
 def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
