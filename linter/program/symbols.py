@@ -635,8 +635,7 @@ class Symbols:
         """In Java, for a field an inner class uses by its name but neither it nor its bases
         declare: the class around it whose own or inherited declaration the name finds (a field of
         the enclosing instance); "" otherwise."""
-        found = self.classes.get(cid)
-        if found is None or not is_java(found[0].rel) or self._declares(cid, attr):
+        if not self._is_java_class(cid) or self._declares(cid, attr):
             return ""
         around = (klass for klass in _enclosing_classes(cid) if klass != cid and klass in self.classes)
         return next((klass for klass in around if self._declares(klass, attr)), "")
