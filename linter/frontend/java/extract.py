@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
 from functools import partial
@@ -87,6 +88,9 @@ _EXITS = ("return_statement", "throw_statement")
 _LOOP_JUMPS = ("continue_statement", "break_statement")
 _JUMPS = frozenset({*_EXITS, *_LOOP_JUMPS, "yield_statement"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
+# The nodes whose locals are theirs alone, in scope from their declaration to the node's end: a
+# block, a `for` statement (its header's), a `catch` clause (its parameter).
+_SCOPES = frozenset({"block", "for_statement", "enhanced_for_statement", "catch_clause"})
 # What holds a statement: a `switch` there gives no value.
 _STATEMENT_HOLDERS = _BLOCKS | frozenset(
     {
@@ -335,6 +339,13 @@ class _Function(FunctionBuilder):
     scalars: dict[str, bool] = field(default_factory=dict)
     # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
     declarators: dict[str, Node] = field(default_factory=dict)
+    # The names of the locals and parameters in scope where the body is being read, by the block
+    # (or statement) declaring them, innermost last: past its end, the name is a field's again.
+    scopes: list[set[str]] = field(default_factory=lambda: [set()])
+
+    def sees(self, name: str) -> bool:
+        """Whether local or parameter `name` is in scope here."""
+        return any(name in scope for scope in self.scopes)
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -536,8 +547,19 @@ class _Extractor:
     def _declare(self, name: str, scalar: bool = False) -> None:
         """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`)."""
         self._fn.locals = self._fn.locals | {name}
+        self._fn.scopes[-1].add(name)
         self._fn.scalars[name] = scalar
         self._fn.declarators.pop(name, None)
+
+    @contextmanager
+    def _scope(self) -> Iterator[None]:
+        """The locals declared inside are in scope to its end only (Java's block scope)."""
+        scopes = self._fn.scopes
+        scopes.append(set())
+        try:
+            yield
+        finally:
+            scopes.pop()
 
     def _scope_of(self, name: str) -> str | None:
         """The function that declares local `name`, None when it is not a local."""
@@ -545,7 +567,7 @@ class _Extractor:
         return function.qualname if function is not None else None
 
     def _declaring(self, name: str) -> _Function | None:
-        return next((function for function in reversed(self._stack) if name in function.locals), None)
+        return next((function for function in reversed(self._stack) if function.sees(name)), None)
 
     def _own_this(self, attrs: tuple[str, ...]) -> Ref | None:
         """`this` (and `attrs` on it) where it is written: inside an anonymous class's method, the
@@ -996,6 +1018,13 @@ class _Extractor:
     # -- statements --------------------------------------------------------------------------
 
     def _visit(self, node: Node) -> None:
+        if node.type in _SCOPES:
+            with self._scope():
+                self._visit_node(node)
+        else:
+            self._visit_node(node)
+
+    def _visit_node(self, node: Node) -> None:
         handler = getattr(self, f"_v_{node.type}", None)
         if handler is not None:
             handler(node)
@@ -1234,13 +1263,17 @@ class _Extractor:
         if final is not None:
             self._finally_blocks.append(_pos(final))
         resources: list[int] = []
+        outer_scopes = len(self._fn.scopes)
         for child in node.named_children:
             # Nodes are compared by value: each access to a child makes a new wrapper object.
             if child == body:
                 self._visit_try_body(node, child, catches, closing=bool(resources))
                 for region_id in reversed(resources):
                     self._fn.region_stack.remove(region_id)
+                # The resources are in scope in the body alone, not in the `catch` and `finally` clauses.
+                del self._fn.scopes[outer_scopes:]
             elif child.type == "resource_specification" and body is not None:
+                self._fn.scopes.append(set())
                 resources = self._open_resources(child, body)
             elif child != final:
                 self._visit(child)
@@ -1313,7 +1346,8 @@ class _Extractor:
         decision = Flow(FLOW_CONDITION) if is_statement else self._flow._replace(compared=True)
         self._with_flow(node.child_by_field_name("condition"), decision)
         if body is not None:
-            self._switch_expression_body(body)
+            with self._scope():  # its groups share one block
+                self._switch_expression_body(body)
 
     def _switch_expression_body(self, body: Node) -> None:
         """The arms of a switch expression: `case 1 -> value;` gives its value where the switch's
@@ -2027,25 +2061,27 @@ class _Extractor:
         self._fn.calls.append(Call(call_id, callee, method, _text(node), site, elements, receiver_call, flow))
 
     def _inline_lambda(self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow) -> None:
-        params = list(_lambda_parameters(node.child_by_field_name("parameters")))
-        for param in params:
-            name_node = param.child_by_field_name("name") or param
-            name = _text(name_node)
-            self._declare(name)
-            annotation = self._annotation(param.child_by_field_name("type"))
-            kind = "iter" if len(params) == 1 else "iter_part"
-            index = -1 if len(params) == 1 else params.index(param)
-            self._fn.binds.append(
-                Bind(name, self._site(name_node), kind, receiver_call, iterable if receiver_call < 0 else None,
-                     annotation, index)
-            )
-        body = node.child_by_field_name("body")
-        self._inlined_depth += 1
-        if body.type == "block":
-            self._block(body.named_children)
-        else:
-            self._with_flow(body, flow)
-        self._inlined_depth -= 1
+        """A lambda run on the spot, per element: its parameters and its body's locals are its own."""
+        with self._scope():
+            params = list(_lambda_parameters(node.child_by_field_name("parameters")))
+            for param in params:
+                name_node = param.child_by_field_name("name") or param
+                name = _text(name_node)
+                self._declare(name)
+                annotation = self._annotation(param.child_by_field_name("type"))
+                kind = "iter" if len(params) == 1 else "iter_part"
+                index = -1 if len(params) == 1 else params.index(param)
+                self._fn.binds.append(
+                    Bind(name, self._site(name_node), kind, receiver_call, iterable if receiver_call < 0 else None,
+                         annotation, index)
+                )
+            body = node.child_by_field_name("body")
+            self._inlined_depth += 1
+            if body.type == "block":
+                self._block(body.named_children)
+            else:
+                self._with_flow(body, flow)
+            self._inlined_depth -= 1
 
     def _atomic_operation(self, obj: Node | None, method: str, args: list[Node]) -> bool:
         """`UPDATER.incrementAndGet(this)` (a field updater) or `epoch.incrementAndGet()` (an atomic
