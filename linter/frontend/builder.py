@@ -138,6 +138,16 @@ class FunctionBuilder:
         acquired = {region.id for region in self.regions if region.kind in kinds and region.lock == lock}
         return next((region_id for region_id in reversed(self.region_stack) if region_id in acquired), None)
 
+    def move_exits(self, region_ids: set[int], exited: Pos | None) -> None:
+        """The context managers entered with these regions are exited at `exited` (with the locks
+        held where they were entered, as a `with` item's are), or by no code of the function (None)."""
+        self.entered = [
+            entered._replace(exit=entered.site._replace(pos=exited) if exited is not None else None)
+            if entered.region in region_ids
+            else entered
+            for entered in self.entered
+        ]
+
     def resume(self, suspended: list[tuple[int, int]]) -> None:
         """The end of the nested block has the lock held again, as the enclosing block's release
         expects (a path that did not take it again left the block)."""

@@ -749,6 +749,12 @@ class FactsExtractor(FastVisitor):
         entered = self._stack_call(call, ("enter_context", "enter_async_context"))
         return entered if entered is not None and entered[0].args else None
 
+    def _manager_entered(self, value: cst.BaseExpression | None) -> tuple[int, Ref | None] | None:
+        """For a value `stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`), `cm` as
+        `_value_of` gives it; None for another value."""
+        entered = self._stack_entered(value) if value is not None else None
+        return self._value_of(entered[0].args[0].value) if entered is not None else None
+
     def _stack_call(self, call: cst.BaseExpression, methods: tuple[str, ...]) -> tuple[cst.Call, OpenStack] | None:
         """`stack.m(...)`, a method of `methods` called on a stack bound by an enclosing `with
         ExitStack() as stack:`: the call and the stack."""
@@ -778,23 +784,41 @@ class FactsExtractor(FastVisitor):
         """What a statement does to the held regions through a stack: `stack.callback(L.release)`
         (or `stack.push(L)`) after `L.acquire()` holds L to the end of the stack's block, whatever
         block acquired it; `kept = stack.pop_all()` holds what the stack held past its block, until
-        `kept.close()`."""
+        `kept.close()` (or a `with kept:`) exits it."""
         value = _statement_value(statement)
         if value is None:
             return
-        if (pushed := self._stack_call(value, ("callback", "push"))) is not None:
+        if (pushed := self._stack_call(value, _RELEASES_ON_STACK)) is not None:
             self._hand_release_to_stack(*pushed)
         elif (popped := self._stack_call(value, ("pop_all",))) is not None and self._runs_to_stack_end(popped[1]):
             stack = popped[1]
             target = _statement_target(statement)
-            stack.popped_to = "".join(self._code(target).split()) if target is not None else ""
+            stack.popped_to = self._stack_key(target) if target is not None else ""
             stack.popped.extend(stack.held)
             stack.held.clear()
-            self._fn.stack_kept.update(region_id for _, region_id in stack.popped)
+            moved = {region_id for _, region_id in stack.popped}
+            self._fn.stack_kept.update(moved)
+            # The block no longer exits them; the stack they moved to does, if this function closes it.
+            self._fn.move_exits(moved, None)
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "close":
-            closed = self._fn.popped_stacks.pop("".join(self._code(value.func.value).split()), [])
-            for _, region_id in closed:
-                self._drop_region(region_id)
+            ended = self._pos(statement)[2:]
+            self._exit_moved_stack(value.func.value, (*ended, *ended))
+
+    def _stack_key(self, stack: cst.BaseExpression) -> str:
+        """The text of where a stack `pop_all()` returned is kept (`moved`, `self._stack`), spaces
+        left out, as its `close()` or `with` names it."""
+        return "".join(self._code(stack).split())
+
+    def _exit_moved_stack(self, stack: cst.BaseExpression, exited: Pos) -> None:
+        """`moved.close()`, or the end of `with moved:`, at `exited`, where `moved` holds what a
+        stack's `pop_all()` moved: those regions end, and their context managers' `__exit__` runs
+        there."""
+        if not self._fn.popped_stacks:
+            return
+        closed = self._fn.popped_stacks.pop(self._stack_key(stack), [])
+        for _, region_id in closed:
+            self._drop_region(region_id)
+        self._fn.move_exits({region_id for _, region_id in closed}, exited)
 
     def _hand_release_to_stack(self, call: cst.Call, stack: OpenStack) -> None:
         """`stack.callback(L.release)` (`stack.push(L)`, whose `__exit__` releases L), with L
@@ -802,7 +826,7 @@ class FactsExtractor(FastVisitor):
         if not call.args:
             return
         released = call.args[0].value
-        if cst.ensure_type(call.func, cst.Attribute).attr.value == "callback":
+        if cst.ensure_type(call.func, cst.Attribute).attr.value in _CALLBACKS_ON_STACK:
             if not (isinstance(released, cst.Attribute) and released.attr.value == "release"):
                 return
             released = released.value
@@ -897,6 +921,9 @@ class FactsExtractor(FastVisitor):
             self._stack_exits(stack)
         for region_id in opened:
             self._fn.region_stack.remove(region_id)
+        for item in reversed(node.items):
+            # `with moved:`, `moved` a stack `pop_all()` returned, exits what it took over here.
+            self._exit_moved_stack(item.item, exited)
         return False
 
     def _exit_after_with(self, node: cst.With, body_exits: list[Exit], held: list[int] | None) -> None:
@@ -1314,10 +1341,10 @@ class FactsExtractor(FastVisitor):
         target (`part`: call id, position), to its element of the call's result."""
         if part is not None:
             return Bind(name, self._site(target), "unpack", part[0], index=part[1])
-        entered = self._stack_entered(value) if value is not None else None
-        if entered is not None:
+        manager = self._manager_entered(value)
+        if manager is not None:
             # `x = stack.enter_context(cm)`: what `cm.__enter__()` returns, as `with cm as x:` binds.
-            return Bind(name, self._site(target), "with", *self._value_of(entered[0].args[0].value))
+            return Bind(name, self._site(target), "with", *manager)
         value_call, value_ref = self._value_of(value)
         return Bind(name, self._site(target), "assign", value_call, value_ref, literal=_is_constant(value))
 
@@ -1340,9 +1367,10 @@ class FactsExtractor(FastVisitor):
         value_call, value_ref = self._value_of(value)
         empty = _is_empty_literal(value)
         function = self.lambda_qualname(value) if isinstance(value, cst.Lambda) else ""
-        self._fn.writes.append(
-            Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
-        )
+        # `self.x = stack.enter_context(cm)`: what `cm.__enter__()` returns, as `with cm as self.x:`.
+        entered_call, entered_ref = self._manager_entered(value) or (-1, None)
+        write = Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
+        self._fn.writes.append(write._replace(entered_call=entered_call, entered_ref=entered_ref))
         # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
         for field_name, field_bump in _copy_sets(self._code, target, value):
             field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))
@@ -1442,7 +1470,10 @@ class FactsExtractor(FastVisitor):
             return
         if path[1]:
             self._visit_chain_roots(target)
-            self._fn.writes.append(Write(self._ref(*path), self._site(target), "assign"))
+            # `with cm as self.x:` stores what `cm.__enter__()` returns (one of a tuple target, unknown).
+            entered_call, entered_ref = source if kind == "with" and index < 0 else (-1, None)
+            write = Write(self._ref(*path), self._site(target), "assign")
+            self._fn.writes.append(write._replace(entered_call=entered_call, entered_ref=entered_ref))
             return
         value_call, value_ref = source
         name = self._fn.comprehension_local(path[0]) or path[0]
@@ -1906,6 +1937,13 @@ def _is_stub_statement(statement: cst.CSTNode) -> bool:
         raised = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
         return dotted(raised) in ("NotImplementedError", "NotImplemented")
     return False
+
+
+# The ExitStack methods handed a callable the stack calls as it exits (`stack.callback(L.release)`).
+_CALLBACKS_ON_STACK = ("callback", "push_async_callback")
+# Those, and the ones handed a context manager whose `__exit__` (`__aexit__`) it calls then
+# (`stack.push(L)`).
+_RELEASES_ON_STACK = (*_CALLBACKS_ON_STACK, "push", "push_async_exit")
 
 
 def _statement_value(statement: cst.CSTNode) -> cst.BaseExpression | None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 103
+FACTS_FORMAT = 104
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -133,6 +133,10 @@ class Write(NamedTuple):
     # A "delete" of an item at a constant key (`del fields["k"]`, `fields.pop("k")` of a local):
     # that key, as `Flow.element` keys an element of a local.
     key: str = ""
+    # A store of what entering a context manager gives (`with cm as self.x:`, `self.x =
+    # stack.enter_context(cm)`), as a `with` binds a local: the call or the name path `cm` is.
+    entered_call: int = -1
+    entered_ref: Ref | None = None
 
 
 @dataclass(frozen=True)
@@ -237,12 +241,14 @@ class Region(NamedTuple):
 class Entered(NamedTuple):
     """A `with` (or `async with`) item of a name path or a call, the value the held region `region`
     holds: its context manager's `__enter__` runs at `site`, before the body, and its `__exit__` at
-    `exit`, where the statement ends; both with the locks held around the item, in its loops. In
-    Java, a try-with-resources resource, whose `close()` runs at `exit`, where the `try` body ends."""
+    `exit`, where the statement ends; both with the locks held around the item, in its loops. One
+    entered on an ExitStack is exited where the stack exits it: where its block ends, or where the
+    stack `pop_all()` moved it to does (None: not in this function). In Java, a try-with-resources
+    resource, whose `close()` runs at `exit`, where the `try` body ends."""
 
     region: int
     site: Site
-    exit: Site
+    exit: Site | None
 
 
 class Loop(NamedTuple):

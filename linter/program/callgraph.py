@@ -265,7 +265,9 @@ class CallGraph:
         for entered in function.entered:
             for methods in self.symbols.context_methods(fid, regions[entered.region]):
                 places = (entered.site, entered.exit)
-                sites.extend(CallSite(fid, method, CALL, site) for method, site in zip(methods, places) if method)
+                # An ExitStack's `pop_all()` may have taken the `__exit__` out of the function.
+                called = [(method, site) for method, site in zip(methods, places) if method and site is not None]
+                sites.extend(CallSite(fid, method, CALL, site) for method, site in called)
         return sites
 
     def _decorator_sites(self, fid: str) -> list[CallSite]:

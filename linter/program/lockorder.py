@@ -632,7 +632,8 @@ class LockOrder:
         outer one's, a later item's before an earlier one's (whose region is held around it)."""
         if then.pos[:2] != first.pos[:2]:
             return then.pos[:2] > first.pos[:2]
-        exits = {entered.exit: entered.region for entered in self.symbols.function(fid).entered}
+        entered = self.symbols.function(fid).entered
+        exits = {item.exit: item.region for item in entered if item.exit is not None}
         return first in exits and exits.get(then, -1) in first.regions
 
     def unreachable(self, fid: str, place: Pos) -> bool:

@@ -914,7 +914,8 @@ class Program:
     def location(self, fid: str, pos: Pos) -> Location:
         """Where `pos` in `fid` is shown. The `__exit__` a `with` item runs where the statement ends
         is shown at the item, as the code is read; where several end there, at all their items."""
-        ending = sorted(entered.site.pos for entered in self.symbols.function(fid).entered if entered.exit.pos == pos)
+        entered = self.symbols.function(fid).entered
+        ending = sorted(item.site.pos for item in entered if item.exit is not None and item.exit.pos == pos)
         if ending:
             pos = (*ending[0][:2], *ending[-1][2:])
         return Location(self.rel_path(fid), *pos)

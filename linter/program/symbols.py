@@ -2377,7 +2377,7 @@ class Symbols:
             declaring = self.defining_class(owner, write.ref.attrs[-1]) if owner else ""
             if owner and in_test and self.classes[declaring][0].name not in self.test_modules:
                 owner = ""
-            found.append((owner, self._stored_entity(fid, write.value_call, write.value_ref) if owner else UNKNOWN))
+            found.append((owner, self._written_entity(fid, write) if owner else UNKNOWN))
         return tuple(found)
 
     @property
@@ -2412,11 +2412,20 @@ class Symbols:
 
     def _stored_entities(self, fid: str, writes: list[Write]) -> tuple[Entity, ...]:
         return tuple(
-            self._stored_entity(fid, write.value_call, write.value_ref)
-            if write.value_call >= 0 or write.value_ref is not None
+            self._written_entity(fid, write)
+            if write.value_call >= 0 or write.value_ref is not None or _stores_entered(write)
             else self._literal_container(fid, write.ref)
             for write in writes
         )
+
+    def _written_entity(self, fid: str, write: Write) -> Entity:
+        """What a store puts into its field: the value stored, or for one of what a context
+        manager's entering gives (`with cm as self.x:`, `self.x = stack.enter_context(cm)`), what
+        a `with` binds a local to."""
+        if _stores_entered(write):
+            as_local = Bind(write.ref.name, write.site, "with", write.entered_call, write.entered_ref)
+            return self._entered_entity(fid, as_local, 0)
+        return self._stored_entity(fid, write.value_call, write.value_ref)
 
     def _literal_container(self, fid: str, field: Ref) -> Entity:
         """A container of instances of one class, where `fid` sets the field to a literal or a
@@ -2842,6 +2851,11 @@ def bound_ahead(entity: Entity) -> int:
     function or class it wraps (0 for any other value); -1 for a method taken from its class,
     whose call binds its `self` too (and 0 for a partial of one that binds the `self`)."""
     return int(entity.keys[0]) if entity.kind in ("function", "class") and entity.keys else 0
+
+
+def _stores_entered(write: Write) -> bool:
+    """Whether a store is of what entering a context manager gives (`with cm as self.x:`)."""
+    return write.entered_call >= 0 or write.entered_ref is not None
 
 
 def _types_a_field(entity: Entity) -> bool:
