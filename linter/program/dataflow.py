@@ -896,8 +896,6 @@ class _Frame:
         # Per local: its assignments and item stores, and what it holds besides (see `_local_at`).
         self._assigned: dict[str, list[_Assignment]] = {}
         self._besides: dict[str, dict[Label, Path]] = {}
-        # What each local holds at a key of its own (see `Flow.element`), by `element_key`.
-        self._elements: dict[str, dict[Label, Path]] = {}
         self._conditions_at: dict[Site, frozenset[object]] = {}
         self.values: list[Value] = []
         self.contexts: dict[int, CallContext] = {}
@@ -907,15 +905,11 @@ class _Frame:
         self.locals = self._parameters()
         for _ in range(_LOCAL_ROUNDS):
             self.values = self._evaluate()
-            assigned, elements = _assigned_shape(self._assigned), _shape(self._elements)
+            assigned = _assigned_shape(self._assigned)
             new_locals = self._locals()
-            # Stable when no local, no one assignment of one (see `_local_at`) and no element of
-            # one holds more.
-            stable = (
-                _shape(new_locals) == _shape(self.locals)
-                and _assigned_shape(self._assigned) == assigned
-                and _shape(self._elements) == elements
-            )
+            # Stable when no local, and no one assignment of one or its element (see `_local_at`),
+            # holds more.
+            stable = _shape(new_locals) == _shape(self.locals) and _assigned_shape(self._assigned) == assigned
             self.locals = new_locals
             if stable:
                 return
@@ -1001,17 +995,34 @@ class _Frame:
 
     def _spread_locals(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[Label, Path]]]:
         """The elements of each local a call spreads (`f(**fields)`, `f(*args)`), under their keys
-        among its arguments: what the local holds at that key (see `Flow.element`), as far as it
-        still holds it there (`fields = {...}` again may have replaced it)."""
+        among its arguments: what the local holds at that key where the call reads it (see
+        `_elements_at`)."""
         for position, arg in enumerate(call.args):
             if not arg.star or not arg.text.isidentifier():
                 continue
-            key, prefix = str(position), f"{self._named_local(arg.text, call.site)}["
-            whole = args.get(key, EMPTY)
-            for name, held in self._elements.items():
-                if name.startswith(prefix):
-                    spread = {label: whole[label] for label in held if label in whole}
-                    yield element_key(key, name[len(prefix) : -1]), spread
+            key, whole = str(position), args.get(str(position), EMPTY)
+            for element, held in self._elements_at(arg.text, call.site).items():
+                yield element_key(key, element), {label: whole[label] for label in held if label in whole}
+
+    def _elements_at(self, name: str, site: Site) -> dict[str, dict[Label, Path]]:
+        """What local `name` holds at each key of its own (see `Flow.element`) where it is read at
+        `site`: the elements of the assignments and item stores that reach the read (see
+        `_held_from`), of the local an alias names there (see `_named_local`). An alias whose local
+        was bound again since (`kw = fields`, then `fields = {...}`) keeps the container it named:
+        what that local held where the alias was bound."""
+        name = self._named_local(name, site)
+        assigned = self._assigned.get(name, ())
+        held: dict[str, dict[Label, Path]] = {}
+        for assignment in assigned:
+            for element, part in self._parts_held_from(assignment, site, assigned).items():
+                if element:
+                    merge(held.setdefault(element, {}), part)
+        aliased, at = self.index.aliases.get(name, (name, site))
+        # Only back to an earlier alias: each step reads before the last, so a cycle of aliases ends.
+        if aliased != name and at.pos[2:] <= site.pos[:2]:
+            for element, part in self._elements_at(aliased, at).items():
+                merge(held.setdefault(element, {}), part)
+        return held
 
     def _resolved(
         self, call: Call, args: Mapping[str, Value], handed_off: bool = True
@@ -1068,7 +1079,6 @@ class _Frame:
         index = self.index
         result = self._parameters()
         besides: dict[str, dict[Label, Path]] = {}
-        elements: dict[str, dict[Label, Path]] = {}
         # A parameter is given its value where the function starts: a later assignment replaces it.
         start = self.program.symbols.function(self.fid).pos[:2]
         entry = Site(start + start)
@@ -1084,8 +1094,6 @@ class _Frame:
             for position in producers:
                 producer = index.producers[position]
                 value = self.domain.assign(self.fid, name, self.values[position], producer.site)
-                if producer.flow.element:
-                    merge(elements.setdefault(element_key(name, producer.flow.element), {}), value)
                 if any(within(producer.site.pos, body) for body in bodies):
                     fallbacks.append(value)
                 else:
@@ -1121,18 +1129,17 @@ class _Frame:
                 if stored is None:
                     merge(besides.setdefault(name, {}), written)
                 else:
-                    self._add_item_store(name, stored, elements)
+                    self._assigned.setdefault(name, []).append(stored)
         for write in self.program.symbols.function(self.fid).writes:
             removed = _store_dest(write.ref, index.qualname)
             if write.kind == "delete" and write.key and removed[0] == "local":
-                self._add_item_store(str(removed[1]), _Assignment(write.site, {}, {write.key: {}}, False), elements)
-        self._add_stores_through_aliases(result, elements)
-        self._besides, self._elements = besides, elements
+                removal = _Assignment(write.site, {}, {write.key: {}}, False)
+                self._assigned.setdefault(str(removed[1]), []).append(removal)
+        self._add_stores_through_aliases(result)
+        self._besides = besides
         return result
 
-    def _add_stores_through_aliases(
-        self, result: dict[str, dict[Label, Path]], elements: dict[str, dict[Label, Path]]
-    ) -> None:
+    def _add_stores_through_aliases(self, result: dict[str, dict[Label, Path]]) -> None:
         """A store into an item of an alias (`kw = fields`, then `kw["k"] = v`, `kw.update(k=v)`)
         is one into the local it names (see `_named_local`), where that local still holds the same
         container."""
@@ -1141,7 +1148,7 @@ class _Frame:
                 aliased = self._named_local(alias, store.site)
                 if not store.assigns and aliased != alias:
                     merge(result.setdefault(aliased, {}), store.value)
-                    self._add_item_store(aliased, store, elements)
+                    self._assigned.setdefault(aliased, []).append(store)
 
     def _named_local(self, name: str, site: Site) -> str:
         """The local whose container local `name` names at `site`: for an alias (`kw = fields`,
@@ -1177,14 +1184,6 @@ class _Frame:
         parts[""] = {label: path for label, path in written.items() if label not in keyed}
         return _Assignment(call.site, dict(written), parts, False)
 
-    def _add_item_store(self, name: str, stored: _Assignment, elements: dict[str, dict[Label, Path]]) -> None:
-        """Record an item store of local `name` that is no assignment (see `_stored_by_key`), and
-        what it holds at each key among the local's `elements`."""
-        self._assigned.setdefault(name, []).append(stored)
-        for key, part in stored.parts.items():
-            if key:
-                merge(elements.setdefault(element_key(name, key), {}), part)
-
     def _assign_what_nothing_produces(self) -> None:
         """The assignments of a literal (`epoch = 0`) and the `with` targets of a context manager
         the flow does not follow, which carry nothing, yet replace what a local held before, as
@@ -1201,8 +1200,8 @@ class _Frame:
         = record.leader_epoch`, then `epoch = max(epoch, current)`: the read after holds only the
         second's value, which the first reaches through the read inside it). An assignment replaces
         an earlier one for a read when it ends before the read starts and lies in nothing that may
-        skip it or cut it short (see `_conditions`) but what holds both; a loop's later assignments
-        still reach its earlier reads. A store into an item of the local adds to what it holds (see
+        skip it or cut it short (see `_conditions`) but what holds both; an assignment after the
+        read reaches it only in a loop around both. A store into an item of the local adds to what it holds (see
         `_held_from`)."""
         assigned = self._assigned.get(name, ())
         if len(assigned) < 2:
@@ -1222,8 +1221,18 @@ class _Frame:
         hist}`, or `fields.update(leader_epoch=cur)`), or a removal (`del fields["leader_epoch"]`).
         A later store at the key replaces an earlier store's item there alike (the pieces of one
         stored value, `fields["k"] = a + b`, are one store: see `Flow.item_store`)."""
-        if self._replaced(assignment.site, read, [later.site for later in assigned if later.assigns]):
-            return EMPTY
+        parts = self._parts_held_from(assignment, read, assigned)
+        return assignment.value if parts is assignment.parts else union(parts.values())
+
+    def _parts_held_from(
+        self, assignment: _Assignment, read: Site, assigned: Sequence[_Assignment]
+    ) -> Mapping[str, dict[Label, Path]]:
+        """The parts of `assignment` by key (see `_Assignment.parts`) that still reach a read at
+        `read` (see `_held_from`): its own `parts` where nothing later replaces any of them; none
+        where it comes only after the read (`kw = fields` before `fields = {...}` again)."""
+        rebinds = [later.site for later in assigned if later.assigns]
+        if _comes_after(assignment.site, read) or self._replaced(assignment.site, read, rebinds):
+            return {}
         stores = [later for later in assigned if not later.assigns]
         replaced = {
             key
@@ -1231,8 +1240,8 @@ class _Frame:
             if key and self._replaced(assignment.site, read, [later.site for later in stores if key in later.parts])
         }
         if not replaced:
-            return assignment.value
-        return union(part for key, part in assignment.parts.items() if key not in replaced)
+            return assignment.parts
+        return {key: part for key, part in assignment.parts.items() if key not in replaced}
 
     def _replaced(self, earlier: Site, read: Site, later_sites: Sequence[Site]) -> bool:
         """Whether one of `later_sites` (or each arm of a branching, by one of them) replaces what
@@ -1496,6 +1505,12 @@ def _add_piece(
     assignments[definition] = known._replace(site=definition._replace(pos=(*start, *end)))
 
 
+def _comes_after(assignment: Site, read: Site) -> bool:
+    """Whether an assignment at `assignment` starts after a read at `read` ends, in no loop around
+    both that could run it before the read on a later turn."""
+    return read.pos[2:] <= assignment.pos[:2] and not set(assignment.loops) & set(read.loops)
+
+
 def _still_aliased(alias: Site, store: Site, rebinds: Sequence[Site]) -> bool:
     """Whether a store into an item of an alias bound at `alias` (see `_local_aliases`), or a
     read of it, at `store`, is one of what the aliased local holds: it comes after the alias, and
@@ -1550,8 +1565,15 @@ def _shortest_events(events: Iterable[Event]) -> list[Event]:
     return list(kept.values())
 
 
-def _assigned_shape(assigned: Mapping[str, Sequence[_Assignment]]) -> dict[str, tuple[frozenset[Label], ...]]:
-    return {name: tuple(frozenset(done.value) for done in values) for name, values in assigned.items()}
+def _assigned_shape(
+    assigned: Mapping[str, Sequence[_Assignment]],
+) -> dict[str, tuple[frozenset[tuple[str, Label]], ...]]:
+    """The labels of each assignment of each local, by the key of the element they are at (see
+    `_Assignment.parts`)."""
+    return {
+        name: tuple(frozenset((key, label) for key, part in done.parts.items() for label in part) for done in values)
+        for name, values in assigned.items()
+    }
 
 
 def _shape(locals_: Mapping[str, Value]) -> dict[str, frozenset[Label]]:
