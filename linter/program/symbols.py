@@ -2181,7 +2181,7 @@ class Symbols:
             return frozenset({Entity("external", f"{entity.target}.{attr}")})
         if entity.kind == "instance" and not self._method_named(entity.target, attr, field_first):
             values = self._field_value_set(self.defining_class(entity.target, attr), attr, entity.target)
-            return values or self._bound_class_attribute_functions(entity.target, attr) or (
+            return values | self._unhidden_class_attribute_functions(entity.target, attr) or (
                 self._inherited_from_external(entity.target, attr)
             )
         if entity.kind == "class" and (kept := self._class_attribute_values(entity.target, attr)):
@@ -2290,18 +2290,34 @@ class Symbols:
             return frozenset()
         return frozenset(_bound_ahead_by(kept, 1) for kept in self._class_attribute_values(cid, attr))
 
+    def _unhidden_class_attribute_functions(self, cid: str, attr: str) -> frozenset[Entity]:
+        """The functions a Python class attribute is bound to (see
+        `_bound_class_attribute_functions`), read through an instance of `cid` that may not hide
+        them: none where a constructor of its class or a base sets the attribute on every instance
+        (`self.CHECK = trusts` in `__init__`), as an instance's own attribute wins over its class's.
+        A field set elsewhere hides them only on some instances: both are kept."""
+        # Most fields are no class attribute: asked first, it spares them the constructors' writes.
+        hidden = (
+            self._is_java_class(cid)
+            or not self._class_attribute_owner(cid, attr)
+            or any(attr in self._initialised_fields(klass) for klass in self.mro(cid))
+        )
+        return frozenset() if hidden else self._bound_class_attribute_functions(cid, attr)
+
     def instance_bound_to(self, fid: str, call: Call, callee: Entity) -> str:
         """The class of the instance that `call` of `fid` binds to the first parameter of `callee`,
         a function kept in a class attribute called through an instance as a bound method
-        (`self.CURRENT(m)` of `CURRENT = lambda self, m: ...`), as a method's `self`; "" for any
-        other call."""
+        (`self.CURRENT(m)` of `CURRENT = lambda self, m: ...`), as a method's `self` is: the class
+        whose body keeps it, also through an instance of a subclass, so that calls through both
+        agree on one class; "" for any other call."""
         receiver = receiver_path(call)
         # Bound one argument ahead, as such a callee is: checked first, as it spares most calls a lookup.
         holder = self.entity(fid, receiver) if receiver is not None and bound_ahead(callee) == 1 else UNKNOWN
         if holder.kind != "instance" or call.callee is None:
             return ""
-        bound = self._bound_class_attribute_functions(holder.target, call.callee.attrs[-1])
-        return holder.target if callee in bound else ""
+        attr = call.callee.attrs[-1]
+        bound = self._bound_class_attribute_functions(holder.target, attr)
+        return self._class_attribute_owner(holder.target, attr) if callee in bound else ""
 
     def _inherited_from_external(self, cid: str, attr: str) -> frozenset[Entity]:
         """What the project's classes do not define comes from their external bases."""
