@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 104
+FACTS_FORMAT = 105
 
 
 def within(inner: Pos, outer: Pos) -> bool:

@@ -1691,6 +1691,9 @@ class _Extractor:
         args = node.child_by_field_name("arguments").named_children
         if self._atomic_operation(obj, method, args):
             return
+        if method == "test" and obj is not None and self._composed_functions(obj):
+            self._test_composed(obj, args)
+            return
         composes = method == "or" and obj is not None and len(args) == 1 and self._composes_functions(obj, args[0])
         if method in _OPTIONAL_FALLBACKS and obj is not None and len(args) == 1 and not composes:
             if self._or_else(node, obj, args[0]):
@@ -1735,8 +1738,10 @@ class _Extractor:
         """`cur.orElse(hist)`, `cur.orElseGet(() -> hist)`, `cur.or(() -> hist)`: Python's `cur or
         hist`, a choice of the `Optional`'s value or the fallback (the seed's fallback when no current epoch is known).
         A supplier given as a method reference (`cur.or(record::leaderEpoch)`) is called there, as
-        `() -> record.leaderEpoch()` is: the fallback is what it returns. Given to an `or` of no
-        known `Optional` (`base().or(this::isStale)` may be a `Predicate`'s), it is kept, not called.
+        `() -> record.leaderEpoch()` is: the fallback is what it returns; one kept in a field, a
+        local or a parameter (`cur.orElseGet(fallback)`) runs what that holds, as `fallback.get()`.
+        Given to an `or` of no known `Optional` (`base().or(this::isStale)` may be a `Predicate`'s),
+        it is kept, not called.
         False for a supplier that is not a lambda of one expression: an ordinary call then."""
         fallback = _unparenthesized(fallback)
         if fallback.type == "lambda_expression":
@@ -1748,7 +1753,7 @@ class _Extractor:
         self._visit(optional)
         method = _method_called(node)
         supplies = method == "orElseGet" or method == "or" and self._is_optional(optional)
-        if fallback.type == "method_reference" and supplies:
+        if fallback.type in _CALLED_SUPPLIERS and supplies:
             self._element_call(fallback, "get", self._flow, 0)
         else:
             self._visit(fallback)
@@ -1762,6 +1767,11 @@ class _Extractor:
         argument = _unparenthesized(argument)
         if argument.type == "lambda_expression":
             return bool(_lambda_parameters(argument.child_by_field_name("parameters")))
+        return self._holds_function(receiver)
+
+    def _holds_function(self, receiver: Node) -> bool:
+        """Whether `receiver` is declared a functional interface, also through its combinators
+        (`p.negate()`, `Predicate.not(p)`)."""
         node: Node | None = _unparenthesized(receiver)
         while (
             node is not None and node.type == "method_invocation"
@@ -1775,6 +1785,56 @@ class _Extractor:
             factory = node.child_by_field_name("object")
             return factory is not None and idioms.FUNCTION_TYPES.fullmatch(_text(factory)) is not None
         return idioms.FUNCTION_TYPES.fullmatch(self._declared_type(node)) is not None
+
+    def _composed_functions(self, node: Node) -> list[Node]:
+        """The functions the predicate `node` composes, each run where it is tested: `known` and
+        `this::isStale` of `known.or(this::isStale)`, also through `and`, `negate()` and
+        `Predicate.not(p)`, either side composed in turn; [] where `node` composes none."""
+        node = _unparenthesized(node)
+        receiver = node.child_by_field_name("object") if node.type == "method_invocation" else None
+        if receiver is None:
+            return []
+        method, args = _method_called(node), node.child_by_field_name("arguments").named_children
+        if method == "not" and len(args) == 1 and idioms.FUNCTION_TYPES.fullmatch(_text(receiver)):
+            operands = args
+        elif method == "negate" and not args and self._holds_function(receiver):
+            operands = [receiver]
+        elif method in ("and", "or") and len(args) == 1 and self._composes_functions(receiver, args[0]):
+            operands = [receiver, args[0]]
+        else:
+            return []
+        composed = (self._composed_functions(operand) or [_unparenthesized(operand)] for operand in operands)
+        return [part for parts in composed for part in parts]
+
+    def _functions_of(self, node: Node) -> list[Node]:
+        """The functions `node` is or composes (see `_composed_functions`). What else a composition
+        is made of (`base()` of `base().or(...)`) is read here, once, as a value."""
+        parts = self._composed_functions(node) or [_unparenthesized(node)]
+        for part in parts:
+            if part.type not in _FUNCTIONS_RUN:
+                self._with_flow(part, Flow())
+        return [part for part in parts if part.type in _FUNCTIONS_RUN]
+
+    def _run_functions(
+        self, functions: list[Node], interface_method: str, arity: int, iterable: Ref | None, receiver_call: int,
+        flow: Flow,
+    ) -> None:
+        """Run each of `functions` here with `arity` arguments (elements of `iterable`, or of what
+        `receiver_call` gives): a lambda's body is read here; a method reference, a name holding a
+        function or an object made is called."""
+        for function in functions:
+            if function.type == "lambda_expression":
+                self._inline_lambda(function, iterable, receiver_call, flow)
+            else:
+                self._element_call(function, interface_method, flow, arity)
+
+    def _test_composed(self, predicate: Node, args: list[Node]) -> None:
+        """`known.or(this::isStale).test(m)`: the composed predicate is tested here, so each
+        function it is made of runs here, given the arguments."""
+        functions = self._functions_of(predicate)
+        for arg in args:
+            self._with_flow(arg, Flow())
+        self._run_functions(functions, "test", len(args), None, -1, self._flow)
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
@@ -1934,11 +1994,17 @@ class _Extractor:
         if method == "reduce" and len(args) == 3:
             # `reduce(identity, accumulator, combiner)`: the combiner joins partial results, not elements.
             functions = functions[:1] if functions and functions[0] is args[1] else []
-        if not functions and len(args) == 1 and method != "reduce" and self._is_function_object(args[0]):
-            functions = args  # `filter(current)`, `filter(new CurrentEpoch(this))`: an object to call
+        if not functions and len(args) == 1 and method != "reduce" and (
+            self._is_function_object(args[0]) or self._composed_functions(args[0])
+        ):
+            # `filter(current)`, `filter(new CurrentEpoch(this))`: an object to call;
+            # `removeIf(known.or(this::isStale))`: a composed predicate, whose functions each run.
+            functions = args
         if len(functions) != 1:
             return False
         self._with_flow(obj, Flow(FLOW_ITER))
+        # A composed predicate is made once, before the loop; the functions it composes run per element.
+        run = self._functions_of(functions[0])
         iterable = self._path(obj)
         receiver_call = self._call_ids.get(_unparenthesized(obj).id, -1)
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
@@ -1953,16 +2019,12 @@ class _Extractor:
         self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj), source))
         self._fn.loop_stack.append(loop_id)
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
-        function = _unparenthesized(functions[0])
         for arg in args:
             if arg is not functions[0]:
                 self._with_flow(arg, Flow())
-        if function.type != "lambda_expression":
-            # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
-            pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
-            self._element_call(function, idioms.SPOT_METHODS[method], body_flow, 2 if pairs else 1)
-        else:
-            self._inline_lambda(function, iterable, receiver_call, body_flow)
+        # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
+        pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
+        self._run_functions(run, idioms.SPOT_METHODS[method], 2 if pairs else 1, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
         return True
 
@@ -2463,6 +2525,10 @@ _COLLECTION_WALK = re.compile(r"\.(?:size\(\)|length\b|iterator\(\))")
 # another `Optional`).
 _OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
 _OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet", "or"})
+# The suppliers `orElseGet` calls where it is given them: a method reference, or what a name holds.
+_CALLED_SUPPLIERS = frozenset({"method_reference", "identifier", "field_access"})
+# The functions a call given them runs: a lambda, a method reference, what a name holds, an object made.
+_FUNCTIONS_RUN = _CALLED_SUPPLIERS | {"lambda_expression", "object_creation_expression"}
 
 
 def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
