@@ -1118,7 +1118,14 @@ class FactsExtractor(FastVisitor):
 
     def visit_Return(self, node: cst.Return) -> bool:
         self._exit(self._pos(node))
-        self._visit_with_flow(node.value, Flow(FLOW_RETURN))
+        # `return self._epoch, len(self._queue)`: each element is returned at its position, which
+        # a tuple target of the result (`epoch, size = self.snapshot()`) takes alone.
+        returned = node.value
+        elements = _argument_elements(returned) if isinstance(returned, (cst.Tuple, cst.List)) else []
+        if returned is not None and elements:
+            self._visit_elements(returned, elements, lambda key: Flow(FLOW_RETURN, element=key))
+        else:
+            self._visit_with_flow(node.value, Flow(FLOW_RETURN))
         if isinstance(node.value, cst.Lambda):
             self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
         elif isinstance(node.value, (cst.Tuple, cst.List)):
@@ -1296,25 +1303,27 @@ class FactsExtractor(FastVisitor):
         bump: bool,
         kind: str = "assign",
         annotation: str = "",
-        part: tuple[int, int] | None = None,
+        part: tuple[int, Ref | None, int] | None = None,
     ) -> None:
-        """Store `value` into `target`; `part` (call id, position) for one name of a tuple target
-        assigned a call's result, which takes that element of it."""
+        """Store `value` into `target`; `part` (call id, name path, position) for one name of a
+        tuple target assigned a call's result or what a name path holds, which takes that element."""
         if isinstance(target, (cst.Tuple, cst.List)):
             unpacked = _unpacked(target, value)
-            # `consumer, _ = self.session()`: each name takes its element of the call's result, where
-            # its position is known (not from a starred one on).
-            result = self._value_of(value)[0] if not isinstance(value, (cst.Tuple, cst.List)) else -1
+            # `consumer, _ = self.session()`, `consumer, _ = self.pair`: each name takes its element
+            # of the call's result or of the path's value, where its position is known (not from a
+            # starred one on).
+            result = self._value_of(value) if not isinstance(value, (cst.Tuple, cst.List)) else (-1, None)
             for position, (element, element_value) in enumerate(zip(target.elements, unpacked)):
                 if isinstance(element, cst.StarredElement):
                     # `a, *rest = f, g, h`: `rest` is a list of what the star takes.
                     self._store(element.value, None, statement, bump=False, kind=kind)
                     self._store_starred(element.value, element_value)
-                    result = -1
+                    result = (-1, None)
                     continue
                 # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
                 bump = self._is_bump(element.value, element_value)
-                taken = (result, position) if result >= 0 and isinstance(element.value, cst.Name) else None
+                known = result[0] >= 0 or result[1] is not None
+                taken = (*result, position) if known and isinstance(element.value, cst.Name) else None
                 self._store(element.value, element_value, statement, bump=bump, kind=kind, part=taken)
             return
         if isinstance(target, (cst.Attribute, cst.Subscript)):
@@ -1335,12 +1344,17 @@ class FactsExtractor(FastVisitor):
         self._store_values(name, attrs, value, subscript_keys(target))
 
     def _assigned_bind(
-        self, name: str, target: cst.BaseExpression, value: cst.BaseExpression | None, part: tuple[int, int] | None
+        self,
+        name: str,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        part: tuple[int, Ref | None, int] | None,
     ) -> Bind:
         """The binding of local `name` by a store: to the value stored, or, for one name of a tuple
-        target (`part`: call id, position), to its element of the call's result."""
+        target (`part`: call id, name path, position), to its element of the call's result or of
+        what the path holds."""
         if part is not None:
-            return Bind(name, self._site(target), "unpack", part[0], index=part[1])
+            return Bind(name, self._site(target), "unpack", part[0], part[1], index=part[2])
         manager = self._manager_entered(value)
         if manager is not None:
             # `x = stack.enter_context(cm)`: what `cm.__enter__()` returns, as `with cm as x:` binds.

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 105
+FACTS_FORMAT = 106
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -80,8 +80,9 @@ class Flow(NamedTuple):
     # A walrus's value that is an argument too (`f(x := v)`: v is assigned to `x` and passed):
     # the argument's keys, as an argument's `targets` are, of the call `call`.
     argument: tuple[str, ...] = ()
-    # Assigned values only: the key of the element of a local it is, where it has one of its own
+    # Assigned values: the key of the element of a local it is, where it has one of its own
     # (`fields = {"k": v}`, `args = (a, v)`, `fields["k"] = v`): "k", or a position as a string.
+    # Returned values: the position of the element of a tuple or list returned written out.
     element: str = ""
     # A value stored into an item of one target (`fields["k"] = v`): where its target is, which
     # every piece of the value shares, so that the pieces are known as one store (`fields["k"] = a
@@ -148,8 +149,9 @@ class Bind:
     # "assign", "iter" (loop target: an element of the value), "iter_part" (one name of a
     # tuple loop target, at `index`), "with" (with `index`, one name of a tuple target, taking the
     # element at `index` of what the item enters), "unpack" (one name of a tuple target assigned
-    # a call's result, `a, b = f()`: its element at `index`), "annotation", "param", "import" (an
-    # import in a function's body: the module's import at `index`)
+    # a call's result or a name path's value, `a, b = f()`, `a, b = self.pair`: its element at
+    # `index`), "annotation", "param", "import" (an import in a function's body: the module's
+    # import at `index`)
     kind: str
     value_call: int = -1
     value_ref: Ref | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -171,12 +171,26 @@ class Summary:
     """What one function does with values, in terms of its parameters where it depends on them."""
 
     returns: dict[Label, Path] = field(default_factory=dict)
+    # What it returns by the position of the element of a tuple or list it returns written out
+    # each part is (see `Flow.element`; "": no element, what it returns whole); none where it
+    # returns no such tuple.
+    returned_parts: dict[str, dict[Label, Path]] = field(default_factory=dict)
     stores: dict[FieldId, dict[Label, Path]] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
 
-    def shape(self) -> tuple[frozenset[Label], frozenset[tuple[FieldId, Label]], frozenset[Label]]:
+    def shape(
+        self,
+    ) -> tuple[frozenset[Label], frozenset[tuple[str, Label]], frozenset[tuple[FieldId, Label]], frozenset[Label]]:
+        parts = frozenset((key, label) for key, value in self.returned_parts.items() for label in value)
         stored = frozenset((f, label) for f, value in self.stores.items() for label in value)
-        return frozenset(self.returns), stored, frozenset(e.label for e in self.events)
+        return frozenset(self.returns), parts, stored, frozenset(e.label for e in self.events)
+
+    def returned_element(self, position: int) -> dict[Label, Path]:
+        """What the element at `position` of what it returns may hold: that element of the tuples
+        or lists it returns written out, and what it returns whole (a tuple kept elsewhere)."""
+        if not self.returned_parts:
+            return self.returns
+        return union((self.returned_parts.get("", EMPTY), self.returned_parts.get(str(position), EMPTY)))
 
 
 @dataclass(frozen=True)
@@ -352,6 +366,9 @@ class _Index:
     fallbacks: dict[str, list[Pos]] = field(default_factory=dict)
     # Each local that names what another does (see `_local_aliases`): the other, and where.
     aliases: dict[str, tuple[str, Site]] = field(default_factory=dict)
+    # One name of a tuple target assigned a call's result (`epoch, size = self.snapshot()`), by
+    # (name, call id): the position of its element of the result.
+    unpacked: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -415,6 +432,11 @@ def _build_index(program: Program, fid: str) -> _Index:
         if call.method in CONTAINER_WRITERS and receiver is not None:
             index.writers.append((call.id, _store_dest(receiver, function.qualname)))
     index.aliases = dict(_local_aliases(program.symbols.binds(fid), index))
+    index.unpacked = {
+        (bind.name, bind.value_call): bind.index
+        for bind in function.binds
+        if bind.kind == "unpack" and bind.value_call >= 0
+    }
     return index
 
 
@@ -899,6 +921,8 @@ class _Frame:
         self._conditions_at: dict[Site, frozenset[object]] = {}
         self.values: list[Value] = []
         self.contexts: dict[int, CallContext] = {}
+        # The project functions each call runs, with its arguments bound to their parameters.
+        self._callees: dict[int, list[tuple[str, dict[str, Value]]]] = {}
 
     def solve(self) -> None:
         """Evaluate the expressions with the locals' values, until the locals are stable."""
@@ -981,17 +1005,23 @@ class _Frame:
         }
         args.update(self._spread_locals(call, args))
         receiver = self._gather(("recv", call.id), values)
-        resolved: dict[Label, Path] | None = None
-        for callee, binding in self._resolved(call, args):
-            resolved = {} if resolved is None else resolved
-            returns = self.analysis.summary(callee).returns
-            if returns:
-                hop = self._returned(callee, call.site)
-                merge(resolved, self.analysis.instantiate(returns, binding, self._enter(callee, call.site), hop))
+        self._callees[call.id] = list(self._resolved(call, args))
+        resolved = self._returned_by(call, lambda summary: summary.returns) if self._callees[call.id] else None
         callee_entity = self.program.symbols.callee(self.fid, call)
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
         return self.domain.call_value(ctx)
+
+    def _returned_by(self, call: Call, returned: Callable[[Summary], Value]) -> dict[Label, Path]:
+        """What the project functions `call` runs return (`returned` gives it from each one's
+        summary), seen at the call."""
+        result: dict[Label, Path] = {}
+        for callee, binding in self._callees[call.id]:
+            value = returned(self.analysis.summary(callee))
+            if value:
+                hop = self._returned(callee, call.site)
+                merge(result, self.analysis.instantiate(value, binding, self._enter(callee, call.site), hop))
+        return result
 
     def _spread_locals(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[Label, Path]]]:
         """The elements of each local a call spreads (`f(**fields)`, `f(*args)`), under their keys
@@ -1093,7 +1123,7 @@ class _Frame:
             assignments: dict[Site, _Assignment] = {}
             for position in producers:
                 producer = index.producers[position]
-                value = self.domain.assign(self.fid, name, self.values[position], producer.site)
+                value = self.domain.assign(self.fid, name, self._assigned_value(name, position), producer.site)
                 if any(within(producer.site.pos, body) for body in bodies):
                     fallbacks.append(value)
                 else:
@@ -1138,6 +1168,24 @@ class _Frame:
         self._add_stores_through_aliases(result)
         self._besides = besides
         return result
+
+    def _assigned_value(self, name: str, position: int) -> Value:
+        """What the producer at `position` gives local `name`: its value, but for one name of a
+        tuple target assigned a call's result, its element of that result (see `_unpacked_value`)."""
+        producer = self.index.producers[position]
+        unpacked = self.index.unpacked.get((name, producer.index)) if producer.kind == "call" else None
+        if unpacked is not None and self._callees.get(producer.index):
+            return self._unpacked_value(producer, unpacked)
+        return self.values[position]
+
+    def _unpacked_value(self, producer: _Producer, element: int) -> Value:
+        """What `epoch` of `epoch, size = self.snapshot()` takes: the element at `element` of what
+        each function called returns (see `Summary.returned_element`), so that what one element
+        holds stays out of another (`return self._epoch, len(self._queue)`)."""
+        call = self.index.calls[producer.index]
+        resolved = self._returned_by(call, lambda summary: summary.returned_element(element))
+        ctx = replace(self.contexts[call.id], resolved=resolved)
+        return self.domain.leaves(producer.flow, self.domain.call_value(ctx))
 
     def _add_stores_through_aliases(self, result: dict[str, dict[Label, Path]]) -> None:
         """A store into an item of an alias (`kw = fields`, then `kw["k"] = v`, `kw.update(k=v)`)
@@ -1375,10 +1423,13 @@ class _Frame:
         summary = Summary()
         concrete: list[Event] = []
         stores: dict[FieldId, dict[Label, Path]] = {}
-        returns = self._returns()
-        summary.returns = {
-            label: path for label, path in returns.items() if self.domain.passes(label, "return")
-        }
+        producers = self.index.inputs.get(("return",), [])
+        summary.returns = self._returns(producers)
+        by_element: dict[str, list[int]] = {}
+        for position in producers:
+            by_element.setdefault(self.index.producers[position].flow.element, []).append(position)
+        if len(by_element) > 1 or "" not in by_element:
+            summary.returned_parts = {key: self._returns(part) for key, part in by_element.items()}
         for target, value in self._stores():
             for label, path in value.items():
                 bucket = summary.stores if depends_on_parameter(label) else stores
@@ -1387,11 +1438,11 @@ class _Frame:
             (summary.events if depends_on_parameter(event.label) else concrete).append(event)
         return summary, concrete, stores
 
-    def _returns(self) -> Value:
-        """What the function returns: a return that runs only when a local holds nothing where every
-        other return gives that local (`if cur is None: return hist`, then `return cur`) is a
-        fallback, as the same written as assignments to a local is."""
-        producers = self.index.inputs.get(("return",), [])
+    def _returns(self, producers: Sequence[int]) -> dict[Label, Path]:
+        """What the function returns by `producers` (of its returns), as far as it passes a return:
+        a return that runs only when a local holds nothing where every other return gives that
+        local (`if cur is None: return hist`, then `return cur`) is a fallback, as the same written
+        as assignments to a local is."""
         bodies = self._fallback_bodies(None, producers)
         falls_back = [any(within(self.index.producers[p].site.pos, body) for body in bodies) for p in producers]
         held = union(self.values[p] for p, fallback in zip(producers, falls_back) if not fallback)
@@ -1399,7 +1450,7 @@ class _Frame:
         for position, fallback in zip(producers, falls_back):
             if fallback:
                 merge(returns, self.domain.fallback(held, self.values[position]))
-        return returns
+        return {label: path for label, path in returns.items() if self.domain.passes(label, "return")}
 
     def _stores(self) -> Iterator[tuple[FieldId, Value]]:
         """Values stored into fields: by assignment, by a container writer, and by callees that
@@ -1528,6 +1579,7 @@ def _still_aliased(alias: Site, store: Site, rebinds: Sequence[Site]) -> bool:
 def _parameters_in(summary: Summary) -> frozenset[str]:
     """The parameters a summary's labels are made from, and those their conditions name."""
     labels = [*summary.returns, *(label for value in summary.stores.values() for label in value)]
+    labels += [label for value in summary.returned_parts.values() for label in value]
     labels += [event.label for event in summary.events]
     names: set[str] = set()
     for label in labels:

@@ -1210,7 +1210,16 @@ class Symbols:
 
     def _unpacked_values(self, fid: str, bind: Bind, depth: int) -> frozenset[Entity]:
         """What one name of a tuple target assigned a call's result (`consumer, _ = self.session()`)
-        holds: its element of the tuples or lists the functions called return written out."""
+        holds: its element of the tuples or lists the functions called return written out; one
+        assigned a name path's value (`consumer, _ = self.pair`), its element of the tuples or lists
+        written out that the path holds (`self.pair = (self._consumer, connection)`)."""
+        if bind.value_ref is not None:
+            return frozenset(
+                value
+                for held in self.path_values(fid, bind.value_ref, depth + 1)
+                if held.kind == "elements"
+                for value in self._element_values(held, str(bind.index), depth + 1, None)
+            )
         call = self._bound_call(fid, bind)
         callees = self.callees(fid, call, depth + 1) if call is not None else frozenset()
         return frozenset(
