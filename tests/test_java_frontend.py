@@ -127,6 +127,21 @@ def test_an_if_with_else_and_a_switch_with_a_default_run_one_of_their_arms() -> 
 
 
 @needs_java
+def test_a_switch_break_goes_on_after_the_switch_and_a_loop_break_ends_no_path() -> None:
+    source = """\
+class Breaking {
+    void pick(boolean ready, int mode) {
+        switch (mode) { case 1: if (ready) { break; } a(); break; default: b(); }
+        while (ready) { break; }
+    }
+}
+"""
+    (pick,) = [f for f in facts_from_java(source.encode()).functions if f.name == "pick"]
+    (switch,) = [branches.pos for branches in pick.branches if len(branches.arms) == 2]
+    assert [(exit.leaves_loop, exit.ended_loop) for exit in pick.exits] == [(True, switch), (True, switch)]
+
+
+@needs_java
 def test_overload_calls_resolve_by_number_of_arguments(write_tree: WriteTree) -> None:
     root: Path = write_tree(
         {

@@ -1013,7 +1013,7 @@ class FactsExtractor(FastVisitor):
         if node.orelse is not None:
             arms.append(self._pos(node.orelse.body))
         if arms:
-            self._fn.branches.append(Branches(self._pos(node), tuple(arms)))
+            self._fn.branches.append(Branches(self._pos(node), tuple(arms), ends_in_else=node.orelse is not None))
         # The body may be left part-way, by an exception a handler or the caller's caller catches.
         self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         if node.finalbody is not None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 106
+FACTS_FORMAT = 107
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -304,12 +304,14 @@ class Branches(NamedTuple):
     `arms` are positions: the body, then the `else` (an `elif` is an `if` of its own there); or
     each `case` body. `exhaustive` when every pass runs one of them (an `if` with `else`, a `match`
     whose last case matches anything, a Java `switch` with a `default`): what each arm assigns
-    replaces what came before.
+    replaces what came before. `ends_in_else` for a Python `try`'s handlers whose last arm is its
+    `else`: that one runs after the body ran to its end, where no handler runs.
     """
 
     pos: Pos
     arms: tuple[Pos, ...]
     exhaustive: bool = False
+    ends_in_else: bool = False
 
 
 class Fallback(NamedTuple):

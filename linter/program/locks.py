@@ -828,47 +828,109 @@ def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
 class _ReturnPaths:
     """What of a function runs on every path through it that returns: code in no arm a pass may
     skip or leave part-way (see `Branches`: a branch of an `if` or a `switch`, a `try`'s handler or
-    body; a Python `if` or `while` statement), or code each arm of a split runs."""
+    body; a Python `if` or `while` statement), or code each arm of a split runs; and, for a path
+    that leaves early (by a `return`, or a `break` out of its arm), code it runs before it leaves."""
 
     exits: tuple[Exit, ...]
     arms: tuple[Pos, ...]
+    # Python `if` statements without `else`, and `while` statements: a pass may skip all of one,
+    # also where it is an `elif` that fills its parent's arm.
+    skippable: tuple[Pos, ...]
     # Where a pass runs one of the arms, or leaves by a `raise`, before it goes on: an exhaustive
     # branching (`if` ... `else`, a `match` ending in `case _:`, a `switch` with a `default`), and
     # a `try` with handlers, whose body runs to its end or else one of its handlers runs.
     splits: tuple[tuple[Pos, tuple[Pos, ...]], ...]
+    # A Python `try` body, and the `else` that runs after it where it ran to its end.
+    followed_by: dict[Pos, Pos]
 
     @classmethod
     def of(cls, function: FunctionFacts) -> _ReturnPaths:
-        branched = (arm for branches in function.branches for arm in branches.arms)
-        arms = (*branched, *(governs.statement for governs in function.governs))
+        arms = tuple(arm for branches in function.branches for arm in branches.arms)
         exhaustive = [(branches.pos, branches.arms) for branches in function.branches if branches.exhaustive]
-        return cls(function.exits, arms, (*exhaustive, *_tries(function)))
+        split = {pos for pos, _ in exhaustive}
+        skippable = tuple(governs.statement for governs in function.governs if governs.statement not in split)
+        tries = list(_tries(function))
+        splits = (*exhaustive, *((pos, arms) for pos, arms, _ in tries))
+        followed_by = {arms[0]: orelse for _, arms, orelse in tries if orelse is not None}
+        return cls(function.exits, arms, skippable, splits, followed_by)
 
     def covered(self, span: Pos | None, sites: list[Pos]) -> bool:
         """Whether one of `sites` runs on every path through `span` (None: the whole function) that
-        goes on after it: one lies in no arm inside it, or each arm of a split that does either
-        ends in a `raise` or is covered so itself."""
-        return any(self._always_runs(site, span) for site in sites) or any(
-            self._always_runs(pos, span) and all(self._raises(arm) or self.covered(arm, sites) for arm in arms)
+        goes on after it, or returns from it: one lies in no arm inside it, or each arm of a split
+        that does either ends in a `raise` or is covered so itself; a `try` body is also covered
+        by its `else`. A path that leaves `span` early runs one of them before it leaves."""
+        ends = (
+            self._raises(span)
+            or self._passes(span, sites)
+            or (span in self.followed_by and self.covered(self.followed_by[span], sites))
+        )
+        return ends and all(self._released_before(jump, span, sites) for jump in self._leaving(span))
+
+    def _passes(self, span: Pos | None, sites: list[Pos], until: Pos | None = None) -> bool:
+        """Whether one of `sites` runs on every path through `span` to its end (`until`: to that
+        place in it, which the path enters `span` to reach), leaving out the paths that leave early."""
+        entered = until is not None
+        return any(self._always_runs(site, span, entered) for site in sites) or any(
+            (until is None or pos[2:] <= until[:2])
+            and self._always_runs(pos, span, entered)
+            and all(self.covered(arm, sites) for arm in arms)
             for pos, arms in self.splits
         )
 
-    def _always_runs(self, pos: Pos, span: Pos | None) -> bool:
-        """Whether the code at `pos` lies in `span`, and in no arm inside it (an `elif`'s `if`
-        statement is the arm it fills, and a statement no arm of its own)."""
-        return (span is None or within(pos, span)) and not any(
-            arm not in (pos, span) and within(pos, arm) and (span is None or within(arm, span)) for arm in self.arms
+    def _released_before(self, jump: Exit, span: Pos | None, sites: list[Pos]) -> bool:
+        """Whether one of `sites` runs on every path through `span` to `jump`, or in a `finally`
+        inside `span` that the jump runs on its way out."""
+        earlier = [site for site in sites if site[2:] <= jump.pos[:2]]
+        finals = (block for block in jump.finally_blocks if _inside(block, span))
+        around = (outer for outer in (*self.arms, *self.skippable) if outer != span and _inside(outer, span))
+        return (
+            any(self.covered(block, sites) for block in finals)
+            or any(self._passes(outer, earlier, jump.pos) for outer in (span, *around) if _inside(jump.pos, outer))
+            or any(within(jump.pos, after) and self.covered(body, earlier) for body, after in self.followed_by.items())
         )
 
-    def _raises(self, arm: Pos) -> bool:
-        """Whether every pass through `arm` ends in a `raise` there."""
-        return any(exit.raised and self._always_runs(exit.pos, arm) for exit in self.exits)
+    def _leaving(self, span: Pos | None) -> list[Exit]:
+        """The exits in `span` whose paths leave it early and go on (None: the `return`s of the
+        function): a `break` of a statement around `span`. A `raise` goes on, if at all, in a
+        handler, another arm of the split around; a `continue` at its loop's next turn, and is not
+        judged."""
+        if span is None:
+            return [exit for exit in self.exits if not exit.raised and not exit.leaves_loop]
+        return [
+            exit
+            for exit in self.exits
+            if not exit.raised
+            and exit.ended_loop is not None
+            and within(exit.pos, span)
+            and not within(exit.ended_loop, span)
+        ]
+
+    def _always_runs(self, pos: Pos, span: Pos | None, entered: bool = False) -> bool:
+        """Whether the code at `pos` lies in `span`, and in no arm inside it (a statement that may
+        be skipped whole counts where it is `span` itself, unless the path has `entered` it)."""
+        return (
+            _inside(pos, span)
+            and not any(arm != span and within(pos, arm) and _inside(arm, span) for arm in self.arms)
+            and not any(
+                (not entered or skipped != span) and within(pos, skipped) and _inside(skipped, span)
+                for skipped in self.skippable
+            )
+        )
+
+    def _raises(self, span: Pos | None) -> bool:
+        """Whether every pass through `span` ends in a `raise` there."""
+        return any(exit.raised and self._always_runs(exit.pos, span) for exit in self.exits)
 
 
-def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...]]]:
-    """The `try` statements with handlers of `function`, each with its body and then its handlers
-    (in Python, its `else` too): the body is the first arm alone at the statement's position, the
-    handlers the arms of the other branching there."""
+def _inside(pos: Pos, span: Pos | None) -> bool:
+    """Whether `pos` lies in `span` (None: the whole function)."""
+    return span is None or within(pos, span)
+
+
+def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...], Pos | None]]:
+    """The `try` statements with handlers of `function`, each with its body and then its handlers,
+    and its `else` (Python) or None: the body is the first arm alone at the statement's position,
+    the handlers the arms of the other branching there, then its `else` where it ends in one."""
     bodies: dict[Pos, Pos] = {}
     for branches in function.branches:
         if len(branches.arms) == 1:
@@ -877,4 +939,5 @@ def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...]]]:
     for branches in function.branches:
         body = bodies.get(branches.pos)
         if body is not None and body[2:] <= branches.arms[0][:2]:
-            yield branches.pos, (body, *branches.arms)
+            handlers = branches.arms[:-1] if branches.ends_in_else else branches.arms
+            yield branches.pos, (body, *handlers), branches.arms[-1] if branches.ends_in_else else None

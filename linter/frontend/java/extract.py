@@ -1319,10 +1319,11 @@ class _Extractor:
 
     def _v_break_statement(self, node: Node) -> None:
         """`break label;`: nothing after it in its block runs on its path, which goes on after the
-        labelled statement (a block, a loop), through the `finally` clauses inside it. An unlabelled
-        `break` ends no path here (a `switch`'s arms are told apart as branches)."""
-        target = _broken_by(node) if node.named_children else None
-        if target is None or self._inlined_depth:
+        labelled statement (a block, a loop), through the `finally` clauses inside it. A `switch`'s
+        `break` goes on after the `switch` so: one before the end of its arm skips the rest of it.
+        An unlabelled `break` of a loop ends no path here."""
+        target = _broken_by(node)
+        if target is None or self._inlined_depth or not node.named_children and target.type != "switch_expression":
             return
         block = _block_ended(node)
         finals = tuple(final for final in self._finally_blocks if within(final, _pos(target)))
