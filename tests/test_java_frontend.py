@@ -127,7 +127,7 @@ def test_an_if_with_else_and_a_switch_with_a_default_run_one_of_their_arms() -> 
 
 
 @needs_java
-def test_a_switch_break_goes_on_after_the_switch_and_a_loop_break_ends_no_path() -> None:
+def test_a_break_goes_on_after_the_switch_or_loop_it_ends() -> None:
     source = """\
 class Breaking {
     void pick(boolean ready, int mode) {
@@ -138,7 +138,8 @@ class Breaking {
 """
     (pick,) = [f for f in facts_from_java(source.encode()).functions if f.name == "pick"]
     (switch,) = [branches.pos for branches in pick.branches if len(branches.arms) == 2]
-    assert [(exit.leaves_loop, exit.ended_loop) for exit in pick.exits] == [(True, switch), (True, switch)]
+    (loop,) = [loop.site.pos for loop in pick.loops]
+    assert [(exit.leaves_loop, exit.ended_loop) for exit in pick.exits] == [(True, switch), (True, switch), (True, loop)]
 
 
 @needs_java

@@ -1318,12 +1318,11 @@ class _Extractor:
         return opened
 
     def _v_break_statement(self, node: Node) -> None:
-        """`break label;`: nothing after it in its block runs on its path, which goes on after the
-        labelled statement (a block, a loop), through the `finally` clauses inside it. A `switch`'s
-        `break` goes on after the `switch` so: one before the end of its arm skips the rest of it.
-        An unlabelled `break` of a loop ends no path here."""
+        """`break;` or `break label;`: nothing after it in its block runs on its path, which goes on
+        after the statement it ends (the innermost loop or `switch`; the labelled block or loop),
+        through the `finally` clauses inside it."""
         target = _broken_by(node)
-        if target is None or self._inlined_depth or not node.named_children and target.type != "switch_expression":
+        if target is None or self._inlined_depth:
             return
         block = _block_ended(node)
         finals = tuple(final for final in self._finally_blocks if within(final, _pos(target)))
