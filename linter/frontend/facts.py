@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 108
+FACTS_FORMAT = 109
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -192,7 +192,7 @@ class Arg(NamedTuple):
     walks_no_batch: bool = False
     # Java: the type the argument's expression is known to have, by its name as written (a
     # literal's, `String`, `long`, `null`...; a `new`'s or a cast's class; a declared local's,
-    # parameter's or field's; `this`'s class), "" where unknown: the overload a call runs is the one
+    # parameter's or field's class or primitive type; `this`'s class), "" where unknown: the overload a call runs is the one
     # these types fit.
     static_type: str = ""
 

@@ -337,6 +337,8 @@ class _Function(FunctionBuilder):
     arrays: set[str] = field(default_factory=set)
     # Locals and parameters by name: whether the latest declaration gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
+    # Locals and parameters by name: the primitive type of the latest declaration (`long`), or "".
+    primitives: dict[str, str] = field(default_factory=dict)
     # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
     declarators: dict[str, Node] = field(default_factory=dict)
     # The names of the locals and parameters in scope where the body is being read, by the block
@@ -476,6 +478,8 @@ class _Class:
     updaters: dict[str, str] = field(default_factory=dict)
     # The fields declared as numbers or flags (`int`, `long`, `Integer`, `boolean`...).
     scalar_fields: set[str] = field(default_factory=set)
+    # The fields declared with a primitive type, which `field_types` leaves out, with that type.
+    primitive_fields: dict[str, str] = field(default_factory=dict)
     # A record's components, which its canonical constructor, written compact or not, stores.
     components: list[Node] = field(default_factory=list)
     # The fields declared as arrays.
@@ -544,11 +548,13 @@ class _Extractor:
         self._visit(node)
         self._flow = saved
 
-    def _declare(self, name: str, scalar: bool = False) -> None:
-        """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`)."""
+    def _declare(self, name: str, scalar: bool = False, primitive: str = "") -> None:
+        """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`), of the
+        `primitive` type it is declared with, if any."""
         self._fn.locals = self._fn.locals | {name}
         self._fn.scopes[-1].add(name)
         self._fn.scalars[name] = scalar
+        self._fn.primitives[name] = primitive
         self._fn.declarators.pop(name, None)
 
     @contextmanager
@@ -772,6 +778,7 @@ class _Extractor:
             component_type = component.child_by_field_name("type")
             component_name = component.child_by_field_name("name")
             cls.field_types[_text(component_name)] = self._type(component_type)
+            cls.primitive_fields[_text(component_name)] = _primitive_written(component_type)
             if _is_scalar_type(component_type):
                 cls.scalar_fields.add(_text(component_name))
         self._class_stack.append(cls)
@@ -867,9 +874,11 @@ class _Extractor:
             static = "static" in _modifiers(member) or member.type == "constant_declaration"
             declared = self._type(member.child_by_field_name("type"))
             scalar = _is_scalar_type(member.child_by_field_name("type"))
+            primitive = _primitive_written(member.child_by_field_name("type"))
             for declarator in member.children_by_field_name("declarator"):
                 name = _text(declarator.child_by_field_name("name"))
                 cls.field_types[name] = declared
+                cls.primitive_fields[name] = primitive
                 if member.child_by_field_name("type").type == "array_type":
                     cls.array_fields.add(name)
                 if scalar:
@@ -982,13 +991,13 @@ class _Extractor:
         name = _text(name_node)
         annotation = self._annotation(type_node)
         is_array = param.type == "spread_parameter" or type_node is not None and type_node.type == "array_type"
-        self._declare(name, not is_array and _is_scalar_type(type_node))
+        primitive = _primitive_written(type_node)
+        self._declare(name, not is_array and _is_scalar_type(type_node), primitive)
         if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does.
         kind = "vararg" if param.type == "spread_parameter" else "positional"
-        primitive = _text(type_node) if type_node is not None and type_node.type in _PRIMITIVE_NODES else ""
         return Param(name, annotation, kind, primitive=primitive)
 
     def _initializer(self, node: Node) -> None:
@@ -1205,7 +1214,7 @@ class _Extractor:
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             # `var n = 2 * size;` is a number as its value is.
             inferred = _text(type_node) == "var" and value is not None and self._is_scalar(value)
-            self._declare(name, _is_scalar_type(type_node) or inferred)
+            self._declare(name, _is_scalar_type(type_node) or inferred, _primitive_written(type_node))
             if value is not None:
                 self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
@@ -1433,7 +1442,8 @@ class _Extractor:
         self._fn.loops.append(Loop(loop_id, "for", site, not self._walks_no_batch(value), _text(value)))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
-        self._declare(name, _is_scalar_type(node.child_by_field_name("type")))
+        type_node = node.child_by_field_name("type")
+        self._declare(name, _is_scalar_type(type_node), _primitive_written(type_node))
         value_call, value_ref = self._value_of(value)
         self._fn.binds.append(
             Bind(name, self._site(name_node), "iter", value_call, value_ref,
@@ -2084,7 +2094,8 @@ class _Extractor:
         return bool(declared) and declared not in idioms.JAVA_LANG and declared not in idioms.SCALAR_TYPES
 
     def _declared_type(self, node: Node) -> str:
-        """The class a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`), or ""."""
+        """The type a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`, `long`
+        of `long epoch`), or "" where unknown or an array."""
         path = self._path(_unparenthesized(node))
         if path is None:
             return ""
@@ -2093,10 +2104,14 @@ class _Extractor:
         if len(path.attrs) > own_depth and not self._is_own_static(path):
             return ""
         if path.attrs:
-            declared = next((c.field_types.get(path.attrs[-1]) for c in reversed(self._class_stack)), None)
+            name = path.attrs[-1]
+            declared = next(
+                (c.field_types.get(name) or c.primitive_fields.get(name) for c in reversed(self._class_stack)), None
+            )
             return (declared or "").split("<", 1)[0]
         annotated = [bind.annotation for bind in self._fn.binds if bind.name == path.name and bind.annotation]
-        return annotated[-1].split("[", 1)[0] if annotated else ""
+        primitive = self._fn.primitives.get(path.name, "")
+        return primitive or (annotated[-1].split("[", 1)[0] if annotated else "")
 
     def _is_own_static(self, path: Ref) -> bool:
         """Whether `path` is a field of the innermost class named from the file's top-level class,
@@ -2236,9 +2251,12 @@ def _block_ended(jump: Node) -> Node:
 
 def _type_written(node: Node | None) -> str:
     """The type a `new` or a cast names, type arguments dropped; a primitive's name too."""
-    if node is not None and node.type in _PRIMITIVE_NODES:
-        return _text(node)
-    return type_name(node)
+    return _primitive_written(node) or type_name(node)
+
+
+def _primitive_written(node: Node | None) -> str:
+    """The primitive type a declaration or a cast names (`long`); "" for a class or an array."""
+    return _text(node) if node is not None and node.type in _PRIMITIVE_NODES else ""
 
 
 # tree-sitter's nodes of a primitive type, `int`, `long`, `boolean`...
