@@ -255,6 +255,7 @@ class Symbols:
         self._writes_into_other_objects_found: dict[str, list[Write]] | None = None
         self._static_field_stores_found: dict[str, list[tuple[str, Write]]] | None = None
         self._overloads_found: dict[str, tuple[str, ...]] | None = None
+        self._overloads_in_reach_cache: dict[str, tuple[str, ...]] = {}
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
         self._locator = locator or ModuleLocator({m.rel: m.name for m in modules})
@@ -1359,13 +1360,14 @@ class Symbols:
 
     def _overloads(self, callee: Entity, fid: str, args: tuple[Arg, ...]) -> tuple[Entity, ...]:
         """The Java overloads of the resolved method (the one of the most parameters, named
-        plainly; the Java frontend names the others `name~n`, `name~n~2`...) that a call in `fid`
-        with `args` may run: of those taking that many parameters, else of those whose last
-        parameter takes any number of arguments (`String... topics`) and whose others are no more,
-        the ones the arguments' types fit (see `overloads.most_specific`); where their types fit
-        none, the first taking that many; the method found where none does."""
-        overloads = self.overloads.get(callee.target) if callee.kind == "function" else None
-        if overloads is None:
+        plainly; the Java frontend names the others `name~n`, `name~n~2`...), and those its class
+        inherits (see `_overloads_in_reach`), that a call in `fid` with `args` may run: of those
+        taking that many parameters, else of those whose last parameter takes any number of
+        arguments (`String... topics`) and whose others are no more, the ones the arguments' types
+        fit (see `overloads.most_specific`); where their types fit none, the first taking that
+        many; the method found where none does."""
+        overloads = self._overloads_in_reach(callee.target) if callee.kind == "function" else ()
+        if len(overloads) < 2:
             return (callee,)
         arity = len(args)
         exact = [overload for overload in overloads if self._parameter_count(overload) == (arity, False)]
@@ -1420,6 +1422,39 @@ class Symbols:
                 names.add(_simple_name(base))
                 open_ended = open_ended or entity.kind != "class"
         return frozenset(names), open_ended
+
+    def _overloads_in_reach(self, method: str) -> tuple[str, ...]:
+        """The Java overloads a call resolved to `method` chooses among: those of its class (see
+        `overloads`), then those of its name its class inherits, each base's in MRO order but
+        those a class before it declares again with the same parameter types (overrides). Javac
+        chooses among inherited overloads too: `s.commit(epoch)` with a `long epoch` runs
+        `Base.commit(long)` beside `Sub.commit(String)`. A constructor is not inherited."""
+        cached = self._overloads_in_reach_cache.get(method)
+        if cached is None:
+            cached = self._overloads_in_reach_cache[method] = self._find_overloads_in_reach(method)
+        return cached
+
+    def _find_overloads_in_reach(self, method: str) -> tuple[str, ...]:
+        own = self.overloads.get(method, (method,))
+        cid = self.class_of_function(method) if method in self.functions else ""
+        if not cid or cid not in self.classes or not self.is_java_function(method) or self.is_constructor(method):
+            return own
+        name = OVERLOAD_TAIL.sub("", method).rsplit(".", 1)[-1]
+        found = list(own)
+        signatures = {self._signature(overload) for overload in own}
+        for base in self.mro(cid)[1:]:
+            module, cls = self.classes[base]
+            plain = function_id(module.name, f"{cls.qualname}.{name}")
+            for inherited in self.overloads.get(plain, (plain,)) if plain in self.functions else ():
+                if self._signature(inherited) not in signatures:
+                    signatures.add(self._signature(inherited))
+                    found.append(inherited)
+        return tuple(found)
+
+    def _signature(self, fid: str) -> tuple[tuple[str, str], ...]:
+        """The parameters of Java method `fid` as an override repeats them: each one's kind and type."""
+        params = self.function(fid).params[bool(self.self_param(fid)):]
+        return tuple((param.kind, param.primitive or _simple_name(param.annotation)) for param in params)
 
     def _parameter_count(self, fid: str) -> tuple[int, bool]:
         """How many parameters function `fid` has but its `self` (Java's `this`), and whether its
