@@ -50,8 +50,9 @@ coroutine (and a plain function reached only from coroutines) a read is unprotec
 interleaving point can run between it and a use of its value, judged where they are: an `await` in
 the callee that reads, after the read, counts; one in the loop after the call counts only when the
 value read is used after it (a value tested by an `if` is used until that `if` ends). An `async
-with` interleaves where it enters and where its body ends (`__aexit__`, on every way out of it):
-a value read in its body and used after it is unprotected.
+with` interleaves where it enters (`__aenter__`, once its header is evaluated) and where its body
+ends (`__aexit__`, on every way out of it): a value read in its header and used in its body, or
+read in its body and used after it, is unprotected.
 """
     why = """
 A redeliver, seek or reconnect running on another thread can bump the epoch between two iterations.

@@ -140,10 +140,11 @@ the live field read under the guard (the optimistic idiom: `with L: if epoch != 
 return`, directly or through an accessor that reads the field under the guard); a snapshot whose
 every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on (a command or a message tagged with it, to be compared later
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
-no interleaving point between the read and the use (an `async with` is one where it enters and
-one where its body ends, on every way out of it); a field without a guard; a read in a batch loop
-that EPL001 already reports for the field, a helper's read too where the helper runs only in such
-loops (where EPL001 is not selected, it reports nothing, and the snapshot is this rule's).
+no interleaving point between the read and the use (an `async with` is one where it enters, once
+its header is evaluated, and one where its body ends, on every way out of it); a field without a
+guard; a read in a batch loop that EPL001 already reports for the field, a helper's read too where
+the helper runs only in such loops (where EPL001 is not selected, it reports nothing, and the
+snapshot is this rule's).
 Reported once, at the local that takes the read.
 """
     why = """
@@ -480,14 +481,15 @@ def _interleaves(program: Program, reads: list[Frame], uses: list[Frame]) -> boo
     for point in awaits:
         # One inside the read (`(await self.state()).epoch`) runs before it: it makes its receiver.
         # One where the read ends runs after it: the `__aexit__` of an `async with` that it ends.
-        if read_site.pos[2:] <= point.site.pos[:2] <= use_site.pos[:2]:
+        # The `__aenter__` of an item runs after its header, but interleaves only inside itself.
+        if read_site.pos[2:] <= point.site.pos[:2] <= use_site.pos[:2] and not point.runs_inside(read_site.pos):
             return True
         if new_loops & set(point.site.loops):
             return True
     deeper = [(f, s, True) for f, s in reads[1:]] + [(f, s, False) for f, s in uses[1:]]
     for callee, site, after in deeper:
         for point in program.symbols.function(callee).awaits:
-            if (point.site.pos[:2] > site.pos[:2]) == after:
+            if (point.site.pos[:2] > site.pos[:2]) == after and not point.runs_inside(site.pos):
                 return True
     return False
 

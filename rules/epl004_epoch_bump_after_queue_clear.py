@@ -29,7 +29,8 @@ where the statement ends, after a `return` in its body too; the `__exit__`s of s
 nested `with` statements, that end together run the latest entered first. A finding at such a call
 is shown at its `with` item. In a coroutine, a clear and a bump
 with no interleaving point between them (`await`, `async for`, `async with`, here or in the callees
-that make them) cannot be separated and are not reported. "After" means on some path: a clear and a bump
+that make them: an `__aenter__` that clears is interleaved where it awaits, not after it) cannot be
+separated and are not reported. "After" means on some path: a clear and a bump
 in different arms of one `if` or in two `case` arms of one `match`, or with a `return` (`raise`)
 after the clear in its own block, never run one after the other (but a bump in a `finally` suite
 runs after a `return` in its `try`; a `raise` goes on in its `try`'s handlers, and after the `try`

@@ -892,7 +892,9 @@ class FactsExtractor(FastVisitor):
             self._visit_with_flow(item.item, Flow())
             entered_at = self._site(item)
             if is_async:
-                self._fn.awaits.append(Await(entered_at))
+                # `__aenter__` is awaited once the header is evaluated: what it reads runs before.
+                manager = self._pos(item.item)
+                self._fn.awaits.append(Await(entered_at._replace(pos=(*manager[2:], *manager[2:])), manager=manager))
             region = self._open_entered_region(item.item, "async_with" if is_async else "with", item, node)
             if region is not None:
                 region_id = region[1]

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 109
+FACTS_FORMAT = 110
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -272,10 +272,19 @@ class Loop(NamedTuple):
 
 class Await(NamedTuple):
     """An interleaving point in a coroutine: `await`, every iteration of `async for`, and an
-    `async with` where it enters (`__aenter__`) and where it ends (`__aexit__`)."""
+    `async with` where it enters (`__aenter__`, once its header is evaluated: at the end of the item's
+    context manager expression) and where it ends (`__aexit__`)."""
 
     site: Site
     call: int = -1
+    # Where it enters an `async with`: the item's context manager expression.
+    manager: Pos | None = None
+
+    def runs_inside(self, pos: Pos) -> bool:
+        """Whether the point interleaves only inside the code at `pos`, the `__aenter__` call of
+        its `async with` item (or the `@asynccontextmanager` generator the item calls, which that
+        `__aenter__` runs up to its `yield`): it runs wherever that code awaits, not after it."""
+        return self.manager is not None and within(self.manager, pos)
 
 
 class Choice(NamedTuple):

@@ -669,7 +669,11 @@ class LockOrder:
         start, end = first.site.pos, then.site.pos
         awaited = then.chain[0].call_id if then.chain else -1
         for point in self.symbols.function(first.function).awaits:
-            if start[2:] <= point.site.pos[:2] < end[:2] and (point.call < 0 or point.call != awaited):
+            if (
+                start[2:] <= point.site.pos[:2] < end[:2]
+                and (point.call < 0 or point.call != awaited)
+                and not point.runs_inside(start)
+            ):
                 return True
         return self._awaits_on_chain(first, after=True) or self._awaits_on_chain(then, after=False)
 
@@ -680,7 +684,7 @@ class LockOrder:
             steps.append((event.target_function, event.target.pos, -1))
         for fid, pos, awaited in steps:
             for point in self.symbols.function(fid).awaits:
-                if point.call >= 0 and point.call == awaited:
+                if (point.call >= 0 and point.call == awaited) or point.runs_inside(pos):
                     continue
                 if (point.site.pos[:2] >= pos[2:]) if after else (point.site.pos[:2] < pos[:2]):
                     return True

@@ -890,7 +890,8 @@ class Program:
                 continue
             # One inside the step (`(await self.state()).epoch`) runs before it: it makes its receiver.
             # One where the step ends runs after it: the `__aexit__` of an `async with` that it ends.
-            if step.site.pos[2:] <= at and (end is None or at < end):
+            # The `__aenter__` of an item runs after its header, but interleaves only inside itself.
+            if step.site.pos[2:] <= at and (end is None or at < end) and not point.runs_inside(step.site.pos):
                 return True
         return False
 
