@@ -14,6 +14,7 @@ from epochlint.program.dataflow import (
     EMPTY,
     HOP_SOURCE,
     PARAM,
+    Bound,
     CallContext,
     Domain,
     Event,
@@ -107,9 +108,7 @@ class CommitEpochs(Domain):
         hop = Hop(ctx.fid, ctx.call.site, BUILD, f"`{ctx.call.text}(...)` built with it as its epoch")
         result: dict[Label, Path] = {}
         epochs = [ctx.args.get(key, EMPTY) for key in self._epoch_keys(ctx)]
-        if ctx.callee.kind != "class":
-            spread = _spread_epoch_elements(ctx.call, self._epoch_position(ctx))
-            epochs += [ctx.element(key, element) for key, element in spread]
+        epochs += [ctx.element(key, element) for key, element in self._epoch_elements(ctx)]
         for epoch in epochs:
             for label, path in epoch.items():
                 if label.kind in (HISTORICAL, PARAM, CONDITIONAL):
@@ -125,15 +124,37 @@ class CommitEpochs(Domain):
             if position is not None:
                 keys.add(str(position))
             return keys
-        init = self.program.symbols.lookup_method(ctx.callee.target, "__init__")
-        if init:
-            bound = ctx.flow.bound_arguments(init, ctx.fid, ctx.call, bound_ahead(ctx.callee))
-            keys.update(key for param, key in bound.items() if self.config.epoch_name(param))
-        # A dataclass's or a NamedTuple's `__init__` takes its fields in order.
-        fields = self.program.symbols.generated_init_parameters(ctx.callee.target)
-        keys.update(str(index) for index, name in enumerate(fields) if self.config.epoch_name(name))
+        # Each argument an epoch parameter may take: one after a `*` of unknown length too.
+        keys.update(bound.key for bound in self._init_epoch_bindings(ctx) if bound.whole())
+        keys.update(str(position) for position in self._generated_epochs(ctx).values())
         keys.update(key for key in ctx.args if not key.isdigit() and self.config.epoch_name(key))
         return keys
+
+    def _epoch_elements(self, ctx: CallContext) -> Iterator[tuple[str, str]]:
+        """(argument key, element) of each element of a starred argument (`**fields`, `*parts`)
+        that an epoch parameter takes, by the project's definition of the class or by
+        kafka-python's."""
+        if ctx.callee.kind != "class":
+            yield from _spread_epoch_elements(ctx.call, {_EPOCH_KEYWORD: self._epoch_position(ctx)})
+            return
+        yield from ((bound.key, bound.element) for bound in self._init_epoch_bindings(ctx) if bound.element)
+        yield from _spread_epoch_elements(ctx.call, self._generated_epochs(ctx))
+
+    def _generated_epochs(self, ctx: CallContext) -> dict[str, int | None]:
+        """The epoch fields, by name, and their positions, of the `__init__` of the class a call
+        builds where the class writes none: a dataclass's or a NamedTuple's takes its fields in
+        order."""
+        fields = self.program.symbols.generated_init_parameters(ctx.callee.target)
+        return {name: index for index, name in enumerate(fields) if self.config.epoch_name(name)}
+
+    def _init_epoch_bindings(self, ctx: CallContext) -> list[Bound]:
+        """The bindings of the epoch parameters of the project's `__init__` of the class a call
+        builds (none of a star parameter's elements: a `**kwargs` forwards them by their keys)."""
+        init = self.program.symbols.lookup_method(ctx.callee.target, "__init__")
+        if not init:
+            return []
+        bindings = ctx.flow.bound_argument_keys(init, ctx.fid, ctx.call, bound_ahead(ctx.callee))
+        return [bound for bound in bindings if bound.first < 0 and self.config.epoch_name(bound.param)]
 
     def _epoch_position(self, ctx: CallContext) -> int | None:
         """The epoch's position among the arguments of a sink class the project does not define;
@@ -223,18 +244,22 @@ class CommitEpochs(Domain):
         return label.kind in (OFFSET, PARAM, CONDITIONAL)
 
 
-def _spread_epoch_elements(call: Call, position: int | None) -> Iterator[tuple[str, str]]:
-    """(argument key, element) of each element of a starred argument that the epoch parameter, at
-    `position` (None: by keyword only), takes: `leader_epoch` of each `**fields`, and of the first
-    `*parts`, the element `position` places on from it (after it, positions are unknown)."""
+def _spread_epoch_elements(call: Call, epochs: Mapping[str, int | None]) -> Iterator[tuple[str, str]]:
+    """(argument key, element) of each element of a starred argument that an epoch parameter of
+    `epochs` (name -> position; None: by keyword only) takes where no keyword names it: its name of
+    each `**fields`, and of the first `*parts`, the element `position` places on from it (after it,
+    positions are unknown)."""
+    named = {arg.keyword for arg in call.args if arg.keyword}
+    unnamed = {name: position for name, position in epochs.items() if name not in named}
     spread = False
     for index, arg in enumerate(call.args):
         if arg.star == "**":
-            yield str(index), _EPOCH_KEYWORD
+            yield from ((str(index), name) for name in unnamed)
         elif arg.star == "*" and not spread:
             spread = True
-            if position is not None and position >= index:
-                yield str(index), str(position - index)
+            for position in unnamed.values():
+                if position is not None and position >= index:
+                    yield str(index), str(position - index)
 
 
 def _sink_class(ctx: CallContext) -> str:

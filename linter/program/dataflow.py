@@ -533,6 +533,8 @@ class Bound(NamedTuple):
     element: str = ""
     first: int = -1
     shift: int = 0
+    # Only for some lengths of a starred argument before it (see `Spread.maybe`).
+    maybe: bool = False
 
     def whole(self) -> bool:
         """Whether the parameter takes the argument itself."""
@@ -699,10 +701,15 @@ class DataFlow:
         """Parameter -> argument key (keyword, or position as a string) at a resolved call of
         `callee` in `fid` (for `**kwargs`, the last keyword it takes), after the `ahead`
         positional arguments a `functools.partial` binds: the arguments that one parameter takes
-        whole, not the elements of starred ones, nor the elements of star parameters."""
+        whole, not the elements of starred ones, nor the elements of star parameters, nor those an
+        argument after a `*` one of unknown length may land on."""
         keys = self.bound_argument_keys(callee, fid, call, ahead)
         # An element of a star parameter is named as an element is (`args[0]`), no identifier.
-        return {bound.param: bound.key for bound in keys if bound.whole() and bound.param.isidentifier()}
+        return {
+            bound.param: bound.key
+            for bound in keys
+            if bound.whole() and not bound.maybe and bound.param.isidentifier()
+        }
 
     def bound_argument_keys(
         self, callee: str, fid: str, call: Call, ahead: int = 0, as_bound: Call | None = None
@@ -726,6 +733,7 @@ class DataFlow:
                     spread.arg_element,
                     spread.first,
                     spread.shift,
+                    spread.maybe,
                 )
                 for spread in self.program.spread_arguments(callee, as_bound or call, ahead)
             )

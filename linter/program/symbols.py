@@ -2821,6 +2821,8 @@ class Spread(NamedTuple):
     # argument's element `shift` places further on (`rest[i]` is `args[i + 1]`); -1: none.
     first: int = -1
     shift: int = 0
+    # The argument lands on the parameter only for some lengths of a `*` argument before it.
+    maybe: bool = False
 
 
 def spread_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Iterator[Spread]:
@@ -2833,13 +2835,15 @@ def spread_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Ite
     element `k` to the parameter `k` that no other argument fills, and the elements left to the
     `*args` or `**kwargs` parameter, which may forward them again; only a star parameter's
     elements are known (see `DataFlow`), so a starred local fills nothing. A `*` argument's
-    length is unknown: positional arguments after it go to `*args` as a whole only."""
+    length is unknown: a positional argument `n` places after it may land on any positional
+    parameter from `n` places after the star's on that no keyword names, or in `*args` as a whole,
+    and goes to each of them (`f(*args, epoch)` may pass `epoch` as any of them)."""
     positional, by_name = _parameters_taking_arguments(function, ahead)
     extra = _parameter_of_kind(function, "vararg")
     keywords = _parameter_of_kind(function, "kwarg")
     named = {arg.keyword for arg in call.args if arg.keyword}
     filled: set[str] = set()
-    index = extras = 0
+    index = extras = after = 0
     spread = False
     for arg in call.args:
         if arg.star == "*":
@@ -2867,11 +2871,15 @@ def spread_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Ite
             filled.add(positional[index])
             yield Spread(positional[index], "", arg)
             index += 1
+        elif spread:
+            yield from (Spread(name, "", arg, maybe=True) for name in positional[index + after :] if name not in named)
+            after += 1
+            if extra:
+                yield Spread(extra, "", arg)
         elif extra:
             yield Spread(extra, "", arg)
-            if not spread:
-                yield Spread(extra, str(extras), arg)
-                extras += 1
+            yield Spread(extra, str(extras), arg)
+            extras += 1
 
 
 def _parameters_taking_arguments(function: FunctionFacts, ahead: int) -> tuple[list[str], list[str]]:
