@@ -76,6 +76,9 @@ class _LibraryCalls(NamedTuple):
 
     # Calls that run a function argument on the spot, once per element: batch loops.
     iterating: frozenset[str]
+    # Methods of a list that run the function given as their `key` once per element, where the
+    # object they are called on may be a list.
+    list_sorts: frozenset[str]
     # Calls that run a function argument on the spot but are not batch loops.
     on_the_spot: frozenset[str]
     # Calls that make a comparator, a sort key or a collector of the functions given them: the sort
@@ -86,11 +89,13 @@ class _LibraryCalls(NamedTuple):
 
 
 # Python: `batch.sort(key=f)`, `Condition.wait_for`. Any other function given to a method of an
-# unresolved receiver is a hand-off, whatever the method's name (`keys.comparing(f)` too: no guessing
-# by name, RULES.md, Reading through calls), and so is the one given to `functools.cmp_to_key`
-# (RULES.md, Entry lockset), though the sort using the key it makes runs it.
+# unresolved receiver is a hand-off, whatever the method's name (`keys.comparing(f)`, `ranks.max(f)`
+# too: no guessing by name, RULES.md, Reading through calls; `sorted`, `max` and `min` are builtins,
+# resolved as such), and so is the one given to `functools.cmp_to_key` (RULES.md, Entry lockset),
+# though the sort using the key it makes runs it.
 _PYTHON_CALLS = _LibraryCalls(
-    iterating=frozenset({"sort", "sorted", "max", "min"}),
+    iterating=frozenset(),
+    list_sorts=frozenset({"sort"}),
     on_the_spot=frozenset({"wait_for"}),
     makers=frozenset(),
     makers_hand_off=True,
@@ -101,7 +106,8 @@ _PYTHON_CALLS = _LibraryCalls(
 # `Map`'s update of one key; `Comparator`'s makers and the `Collectors` (downstream ones too), whose
 # functions run where what they make is used, with the locks held there.
 _JAVA_CALLS = _LibraryCalls(
-    iterating=_PYTHON_CALLS.iterating | {"collect"},
+    iterating=frozenset({"sort", "sorted", "max", "min", "collect"}),
+    list_sorts=frozenset(),
     on_the_spot=_PYTHON_CALLS.on_the_spot
     | {
         "ifPresentOrElse", "orElseGet", "orElseThrow", "or", "computeIfAbsent", "computeIfPresent", "compute",
@@ -330,7 +336,7 @@ class CallGraph:
         if (callee.kind == "external" and callee.target in _NEVER_RUN) or (makes and not library.makers_hand_off):
             return sites
         runs_on_the_spot = callee.kind != "function" and call.method in library.on_the_spot and not call.composes
-        per_element = self._iterates(callee, call, library)
+        per_element = self._iterates(fid, callee, call, library)
         # Once per element of a collection written out, a range or an `Optional`: on the spot, in no batch loop.
         batch_loop = per_element and not self._walks_no_batch(fid, callee, call)
         for index, arg in enumerate(call.args):
@@ -371,19 +377,41 @@ class CallGraph:
         receiver = symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
         if receiver is not None and (cls := symbols.super_class(fid, receiver)) is not None:
             return [cls, *symbols.subclasses_seen_from(cls, fid)] if cls else []
-        if receiver is not None:
-            values: frozenset[Entity] = frozenset({symbols.call_result(fid, receiver)})
-        elif (path := receiver_path(call)) is not None:
-            at = (fid, call.site.pos, call.block) if call.callee_keys else None
-            values = symbols.path_values(fid, path, keys=call.callee_keys, at=at)
-        else:
-            return []
         return [
             value.target
-            for value in values
+            for value in self._receiver_values(fid, call) or ()
             if value.kind == "instance" and value.target in symbols.classes
             and not symbols.lookup_method(value.target, "start")
         ]
+
+    def _receiver_values(self, fid: str, call: Call) -> frozenset[Entity] | None:
+        """What the object a method call is made on may be (the result of the call it is made on,
+        or the values of its path); None for a call made on no object (`f()`)."""
+        symbols = self.symbols
+        receiver = symbols.call(fid, call.receiver_call) if call.receiver_call >= 0 else None
+        if receiver is not None:
+            return frozenset({symbols.call_result(fid, receiver)})
+        path = receiver_path(call)
+        if path is None:
+            return None
+        at = (fid, call.site.pos, call.block) if call.callee_keys else None
+        return symbols.path_values(fid, path, keys=call.callee_keys, at=at)
+
+    def _may_sort_a_list(self, fid: str, call: Call) -> bool:
+        """Whether a call may be `list.sort(key=f)`, which runs `f` once per element: it is given a
+        `key` by keyword, on an object that may be a list. One that only holds instances of project
+        classes deriving from no list is none: their `sort`, none of the project's, is a library
+        base's or a `__getattr__`'s, which may keep the function (RULES.md, Reading through calls)."""
+        if not any(arg.keyword == "key" for arg in call.args):
+            return False
+        values = self._receiver_values(fid, call)
+        if values is None:
+            return False
+        classes = self.symbols.classes
+        return not values or any(
+            value.kind != "instance" or value.target not in classes or self.symbols.derives_from_list(value.target)
+            for value in values
+        )
 
     def _parameter_called(self, fid: str, call: Call) -> Parameter | None:
         """The path parameter that `call` calls as it is (`do()`, or through a local that holds it:
@@ -548,9 +576,11 @@ class CallGraph:
         """The library calls known by name in the language `fid` is written in."""
         return _JAVA_CALLS if self.symbols.is_java_function(fid) else _PYTHON_CALLS
 
-    def _iterates(self, callee: Entity, call: Call, library: _LibraryCalls) -> bool:
+    def _iterates(self, fid: str, callee: Entity, call: Call, library: _LibraryCalls) -> bool:
         name = callee.target if callee.kind == "external" else ""
         if name in ITERATING_BUILTINS or (callee.kind != "function" and call.method in library.iterating):
+            return True
+        if callee.kind != "function" and call.method in library.list_sorts and self._may_sort_a_list(fid, call):
             return True
         return bool(self.iteration_helpers) and (
             name in self.iteration_helpers or call.method in self.iteration_helpers

@@ -58,6 +58,8 @@ _RECORD_COPIERS = frozenset(name.rsplit(".", 1)[1] for name in _RECORD_COPIER_NA
 # Builtins whose result holds the elements of their first argument: a copy (`for cb in
 # list(self._callbacks)`), or an iterator over it.
 _COPYING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+# The classes whose subclasses are lists.
+_LIST_CLASSES = frozenset({"list", "typing.List", "collections.UserList"})
 # Resolutions nested in one another before the innermost is cut short (see `_cut_short`) and asked
 # again from the top once the outermost is done (`Resolutions._deepened`): it bounds the Python
 # stack, not how far a value is followed. A value returned through a chain of factories (`make0()`
@@ -451,15 +453,18 @@ class Symbols:
 
     def external_bases(self, cid: str) -> tuple[str, ...]:
         """The imported classes outside the unit that `cid` or its project bases derive from."""
-        found: list[str] = []
+        return tuple(base for base in self._library_bases(cid) if "." in base)
+
+    def derives_from_list(self, cid: str) -> bool:
+        """Whether class `cid` or a project base of it derives from `list` (`typing.List`,
+        `collections.UserList`): its instances sort as a list does."""
+        return not _LIST_CLASSES.isdisjoint(self._library_bases(cid))
+
+    def _library_bases(self, cid: str) -> Iterator[str]:
+        """The classes outside the unit, builtins too, that `cid` or its project bases derive from."""
         for klass in self.mro(cid):
             module, cls = self.classes[klass]
-            found.extend(
-                entity.target
-                for entity in self._resolved_bases(module, cls)
-                if entity.kind == "external" and "." in entity.target
-            )
-        return tuple(found)
+            yield from (entity.target for entity in self._resolved_bases(module, cls) if entity.kind == "external")
 
     def _resolved_bases(self, module: ModuleInfo, cls: ClassFacts) -> list[Entity]:
         """What each base of a class names, type arguments aside (`Base[str]` is `Base`)."""
