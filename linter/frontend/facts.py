@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 110
+FACTS_FORMAT = 111
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -223,6 +223,10 @@ class Call(NamedTuple):
     # Java: `p.or(q)` of a functional interface (`Predicate`), not `Optional`'s `or`: it makes a
     # function of `q`, run where that function is used, and runs none here.
     composes: bool = False
+    # Java: a supplier given to the `or` of call `or_of_call`'s result (`lookup.find(id).or(this::m)`),
+    # whose type only the program knows: it runs here where that call runs only methods declared to
+    # return an `Optional`, and nothing else (a `Predicate`'s `or` composes it; see `composes`).
+    or_of_call: int = -1
 
 
 class Region(NamedTuple):
@@ -418,7 +422,8 @@ class FunctionFacts:
     # The body is only `...`, `pass`, a docstring or `raise NotImplementedError`: an abstract stub.
     stub_body: bool = False
     globals_declared: tuple[str, ...] = ()
-    # Java: "public", "protected", "private" or "package"; "" in Python (public unless named `_x`).
+    # Java: "public" (an interface's method too, modifier or not), "protected", "private" or
+    # "package"; "" in Python (public unless named `_x`).
     visibility: str = ""
     accesses: tuple[Access, ...] = ()
     writes: tuple[Write, ...] = ()

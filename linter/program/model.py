@@ -26,7 +26,6 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.frontend.java import is_java
-from epochlint.frontend.java.idioms import OPTIONAL_TYPES
 from epochlint.program.budget import LimitReport, WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import (
     CALL,
@@ -427,15 +426,7 @@ class Program:
     def _is_batch(self, fid: str, loop: Loop) -> bool:
         """Whether `loop` walks a collection: not a `while`, nor a Java iterating call on what a
         method declared to return an `Optional` gives (`holder.find(tp).map(...)`), one value."""
-        return loop.batch and loop.kind != "while" and not self._returns_optional(fid, loop.source_call)
-
-    def _returns_optional(self, fid: str, call_id: int) -> bool:
-        """Whether call `call_id` of `fid` runs only methods declared to return an `Optional` (an
-        interface's method and its implementations alike: Java lets no override return another)."""
-        call = self.symbols.call(fid, call_id) if call_id >= 0 else None
-        callees = self.symbols.callees(fid, call) if call is not None else frozenset()
-        methods = [self.symbols.function(callee.target) for callee in callees if callee.kind == "function"]
-        return bool(methods) and all(method.returns.partition("[")[0] in OPTIONAL_TYPES for method in methods)
+        return loop.batch and loop.kind != "while" and not self.symbols.returns_optional(fid, loop.source_call)
 
     def innermost_batch_loop(self, fid: str, site: Site) -> int:
         batch = self._batch_loop_ids(fid)

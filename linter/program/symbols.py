@@ -38,7 +38,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.frontend.java import is_java
-from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS
+from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, OPTIONAL_TYPES
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
 from epochlint.program.overloads import ArgumentType, Overload, ParameterType, conversion, most_specific
 from epochlint.program.resolutions import Resolutions
@@ -1431,9 +1431,10 @@ class Symbols:
     def _overloads_in_reach(self, method: str) -> tuple[str, ...]:
         """The Java overloads a call resolved to `method` chooses among: those of its class (see
         `overloads`), then those of its name its class inherits, each base's in MRO order but
-        those a class before it declares again with the same parameter types (overrides). Javac
-        chooses among inherited overloads too: `s.commit(epoch)` with a `long epoch` runs
-        `Base.commit(long)` beside `Sub.commit(String)`. A constructor is not inherited."""
+        those a class before it declares again with the same parameter types (overrides) and those
+        it does not inherit (see `_inherits`). Javac chooses among inherited overloads too:
+        `s.commit(epoch)` with a `long epoch` runs `Base.commit(long)` beside `Sub.commit(String)`.
+        A constructor is not inherited."""
         cached = self._overloads_in_reach_cache.get(method)
         if cached is None:
             cached = self._overloads_in_reach_cache[method] = self._find_overloads_in_reach(method)
@@ -1451,10 +1452,18 @@ class Symbols:
             module, cls = self.classes[base]
             plain = function_id(module.name, f"{cls.qualname}.{name}")
             for inherited in self.overloads.get(plain, (plain,)) if plain in self.functions else ():
-                if self._signature(inherited) not in signatures:
+                if self._inherits(cid, inherited) and self._signature(inherited) not in signatures:
                     signatures.add(self._signature(inherited))
                     found.append(inherited)
         return tuple(found)
+
+    def _inherits(self, cid: str, method: str) -> bool:
+        """Whether Java class `cid` inherits `method` of a base: not a `private` one, nor one of no
+        access modifier declared in another package."""
+        visibility = self.function(method).visibility
+        if visibility == "package":
+            return self.module_of(method).facts.package == self.classes[cid][0].facts.package
+        return visibility != "private"
 
     def _signature(self, fid: str) -> tuple[tuple[str, str], ...]:
         """The parameters of Java method `fid` as an override repeats them: each one's kind and type."""
@@ -1483,6 +1492,8 @@ class Symbols:
         return {plain: (plain, *others) for plain, others in found.items() if plain in self.functions}
 
     def _callee(self, fid: str, call: Call, depth: int) -> Entity:
+        if not self._supplier_runs(fid, call):
+            return UNKNOWN
         if call.callee is not None:
             return self.entity(fid, call.callee, depth, called=True)
         if call.receiver_call >= 0:
@@ -1492,6 +1503,19 @@ class Symbols:
             # The depth goes on: `a().b().c()` chains through returns that can loop back.
             return self.member(self.call_result(fid, receiver, depth + 1), call.method)
         return UNKNOWN
+
+    def _supplier_runs(self, fid: str, call: Call) -> bool:
+        """Whether `call` runs: any call but a supplier given to the `or` of a call's result that
+        is not known to be an `Optional`, a `Predicate`'s `or` then, perhaps (see `Call.or_of_call`)."""
+        return call.or_of_call < 0 or self.returns_optional(fid, call.or_of_call)
+
+    def returns_optional(self, fid: str, call_id: int) -> bool:
+        """Whether call `call_id` of `fid` runs only methods declared to return an `Optional` (an
+        interface's method and its implementations alike: Java lets no override return another)."""
+        call = self.call(fid, call_id) if call_id >= 0 else None
+        callees = self.callees(fid, call) if call is not None else frozenset()
+        methods = [self.function(callee.target) for callee in callees if callee.kind == "function"]
+        return bool(methods) and all(method.returns.partition("[")[0] in OPTIONAL_TYPES for method in methods)
 
     def super_class(self, fid: str, receiver: Call) -> str | None:
         """For a method called on `receiver`, a call in `fid`: the class above which `super()`
@@ -1534,7 +1558,7 @@ class Symbols:
                 return returned | self._named_members(fid, inner, depth + 1)
             return returned or self._default_function(fid, inner, depth + 1)
         found: frozenset[Entity] = frozenset()
-        if call.callee is not None:
+        if call.callee is not None and self._supplier_runs(fid, call):
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
             found = self.path_values(fid, call.callee, depth, call.callee_keys, at, called=True)
         if not found:

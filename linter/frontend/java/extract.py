@@ -486,6 +486,8 @@ class _Class:
     array_fields: set[str] = field(default_factory=set)
     # The methods declared to return an `Optional`.
     optional_methods: set[str] = field(default_factory=set)
+    # An interface: its methods are public, declared so or not.
+    interface: bool = False
 
 
 class _Extractor:
@@ -770,7 +772,7 @@ class _Extractor:
         self._defined_types.add(name)
         body = node.child_by_field_name("body")
         components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
-        cls = _Class(qualname, name, components=components)
+        cls = _Class(qualname, name, components=components, interface=node.type == "interface_declaration")
         members = _members(body)
         self._type_bounds.append(_type_bounds(node))
         self._declare_fields(cls, members)
@@ -957,7 +959,7 @@ class _Extractor:
             parent=self._fn.qualname if self._fn.kind not in ("module", "classbody") else "",
             returns="" if is_constructor else self._annotation(node.child_by_field_name("type")),
             this_scope="" if static else qualname,
-            visibility=next((v for v in _VISIBILITIES if v in modifiers), _PACKAGE_PRIVATE),
+            visibility=next((v for v in _VISIBILITIES if v in modifiers), _default_visibility(cls)),
             stub_body=not is_constructor and _is_stub_body(body),
         )
         self._stack.append(function)
@@ -1751,7 +1753,8 @@ class _Extractor:
         `() -> record.leaderEpoch()` is: the fallback is what it returns; one kept in a field, a
         local or a parameter (`cur.orElseGet(fallback)`) runs what that holds, as `fallback.get()`.
         Given to an `or` of no known `Optional` (`base().or(this::isStale)` may be a `Predicate`'s),
-        it is kept, not called.
+        it is kept, not called; on a call's result (`lookup.find(id).or(this::m)`), also called
+        where the program finds that call declared to return an `Optional` (`Call.or_of_call`).
         False for a supplier that is not a lambda of one expression: an ordinary call then."""
         fallback = _unparenthesized(fallback)
         if fallback.type == "lambda_expression":
@@ -1765,8 +1768,12 @@ class _Extractor:
         supplies = method == "orElseGet" or method == "or" and self._is_optional(optional)
         if fallback.type in _CALLED_SUPPLIERS and supplies:
             self._element_call(fallback, "get", self._flow, 0)
-        else:
-            self._visit(fallback)
+            return True
+        self._visit(fallback)
+        root = _optional_chain_root(optional)
+        or_of_call = self._call_ids.get(root.id, -1) if root.type == "method_invocation" else -1
+        if fallback.type in _CALLED_SUPPLIERS and method == "or" and or_of_call >= 0:
+            self._element_call(fallback, "get", self._flow, 0, or_of_call)
         return True
 
     def _composes_functions(self, receiver: Node, argument: Node) -> bool:
@@ -2095,35 +2102,44 @@ class _Extractor:
 
     def _declared_type(self, node: Node) -> str:
         """The type a local, a parameter or a field is declared with (`Map` of `Map<K, V> m`, `long`
-        of `long epoch`), or "" where unknown or an array."""
+        of `long epoch`), or "" where unknown or an array: a local's where the function declaring
+        it is (a lambda's body reads those it captures), a field's in the class of the ones around
+        that declares it (an inner class reads its outer class's)."""
         path = self._path(_unparenthesized(node))
         if path is None:
             return ""
-        # A local's or a parameter's own name, or a field of the class around (`this.f`, `f`, `Outer.Inner.f`).
-        own_depth = 0 if path.scope and path.name != THIS else 1
-        if len(path.attrs) > own_depth and not self._is_own_static(path):
+        if path.scope and path.name != THIS:
+            declaring = self._declaring(path.name)
+            return self._local_type(declaring, path.name) if declaring is not None and not path.attrs else ""
+        cls = self._class_of_field(path)
+        if cls is None:
             return ""
-        if path.attrs:
-            name = path.attrs[-1]
-            declared = next(
-                (c.field_types.get(name) or c.primitive_fields.get(name) for c in reversed(self._class_stack)), None
-            )
-            return (declared or "").split("<", 1)[0]
-        annotated = [bind.annotation for bind in self._fn.binds if bind.name == path.name and bind.annotation]
-        primitive = self._fn.primitives.get(path.name, "")
+        declared = cls.field_types.get(path.attrs[-1]) or cls.primitive_fields.get(path.attrs[-1])
+        return (declared or "").split("<", 1)[0]
+
+    @staticmethod
+    def _local_type(function: _Function, name: str) -> str:
+        """The type local or parameter `name` of `function` is declared with, or ""."""
+        annotated = [bind.annotation for bind in function.binds if bind.name == name and bind.annotation]
+        primitive = function.primitives.get(name, "")
         return primitive or (annotated[-1].split("[", 1)[0] if annotated else "")
 
-    def _is_own_static(self, path: Ref) -> bool:
-        """Whether `path` is a field of the innermost class named from the file's top-level class,
-        as a nested class's static field is (`Outer.Holder.CURRENT` of `CURRENT` in `Holder`)."""
-        return bool(path.attrs) and path == self._class_ref((path.attrs[-1],))
+    def _class_of_field(self, path: Ref) -> _Class | None:
+        """Of the classes around, the one whose field `path` names (`this.f`, `f`, `Outer.this.f`, a
+        nested class's static `Outer.Holder.CURRENT`), or None for another path."""
+        if path.name == THIS:
+            return self._class_stack[-1] if len(path.attrs) == 1 else None
+        if not path.attrs:
+            return None
+        return next((cls for cls in reversed(self._class_stack) if path == self._class_ref(path.attrs[-1:], cls)), None)
 
-    def _element_call(self, node: Node, interface_method: str, flow: Flow, arity: int) -> None:
+    def _element_call(self, node: Node, interface_method: str, flow: Flow, arity: int, or_of_call: int = -1) -> None:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
         and an element, for `reduce`), so its overload of that many parameters is. `filter(current)`
         calls `interface_method` (`test`) on what the field or the local `current` holds, a function
         or an object, and `filter(new CurrentEpoch(this))` on the object made. With no element
-        (`arity` 0), a supplier called where it is given (`cur.orElseGet(this::fallback)`)."""
+        (`arity` 0), a supplier called where it is given (`cur.orElseGet(this::fallback)`), where
+        call `or_of_call` gives an `Optional` if one is given (see `Call.or_of_call`)."""
         elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
         call_id = self._new_id()
         callee, method, receiver_call = None, interface_method, -1
@@ -2135,7 +2151,9 @@ class _Extractor:
         elif (holder := self._path(node)) is not None:
             callee = holder._replace(attrs=(*holder.attrs, interface_method))
         site = self._site(node)
-        self._fn.calls.append(Call(call_id, callee, method, _text(node), site, elements, receiver_call, flow))
+        self._fn.calls.append(
+            Call(call_id, callee, method, _text(node), site, elements, receiver_call, flow, or_of_call=or_of_call)
+        )
 
     def _inline_lambda(self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow) -> None:
         """A lambda run on the spot, per element: its parameters and its body's locals are its own."""
@@ -2317,6 +2335,11 @@ def _members(body: Node | None) -> list[Node]:
     for child in body.named_children:
         members.extend(child.named_children if child.type == "enum_body_declarations" else [child])
     return members
+
+
+def _default_visibility(cls: _Class) -> str:
+    """The access of a method of `cls` declared with no modifier: an interface's are public."""
+    return "public" if cls.interface else _PACKAGE_PRIVATE
 
 
 def _optional_methods(members: list[Node]) -> set[str]:
