@@ -35,9 +35,11 @@ in different arms of one `if` or in two `case` arms of one `match`, or with a `r
 after the clear in its own block, never run one after the other (but a bump in a `finally` suite
 runs after a `return` in its `try`; a `raise` goes on in its `try`'s handlers, and after the `try`
 where one of them ends without leaving, or at the loop around it where one ends in `break` (after
-the loop, its `else` skipped) or `continue` (the loop's next turn)); code left after a `return`,
-`raise`, `break` or `continue` in its own block, or after a `with` whose body always leaves, is
-on no path. A tuple assignment stores its targets left to right
+the loop, its `else` skipped) or `continue` (the loop's next turn)); a `continue` after the clear
+skips the rest of its loop's body (the order is judged along one pass through the body, not around
+the loop to its next turn) but goes on, past a `return` there, to what follows the loop; code left
+after a `return`, `raise`, `break` or `continue` in its own block, or after a `with` whose body
+always leaves, is on no path. A tuple assignment stores its targets left to right
 (`self._incoming, self._epoch = [], self._epoch + 1` clears first). One finding per clear, at the
 clear, or at the call that leads to it.
 """

@@ -215,16 +215,16 @@ class Catch:
     """Where a `raise` (a `throw`) in the body of a `try` statement goes on after the handler that
     catches it: after the statement (`after`, a handler that ends there), after the statement a
     handler's `break` ends (`broken`: the loop around it; in Java also a `switch` or a labelled
-    statement), or at the next turn of the loop around it (`continued`, a handler ending in
-    `continue`)."""
+    statement), or at the next turn of the loop around it (`continued`, that loop's body, for a
+    handler ending in `continue`)."""
 
     after: Pos | None
     broken: Pos | None
-    continued: bool
+    continued: Pos | None
 
     def goes_on(self, end: Exit) -> Exit:
-        """The exit of a `raise` this statement catches, which leaves the loop as a handler's
-        `continue` (from which every place of the loop runs again) or `break` does."""
-        if self.continued:
-            return end._replace(caught_by=self.after, leaves_loop=True)
+        """The exit of a `raise` this statement catches, which ends the loop's turn as a handler's
+        `continue` does (the next turn runs the body again), or the loop as its `break` does."""
+        if self.continued is not None:
+            return end._replace(caught_by=self.after, leaves_loop=True, continued=self.continued)
         return end._replace(caught_by=self.after, leaves_loop=self.broken is not None, ended_loop=self.broken)

@@ -302,8 +302,9 @@ class FactsExtractor(FastVisitor):
         # around (it falls through, breaks or continues), innermost last: a `raise` there may go on
         # after the statement or at that loop.
         self._catching: list[Catch] = []
-        # The loop statements whose body is being walked, innermost last: the one a `break` ends.
-        self._loops: list[Pos] = []
+        # The loop statements whose body is being walked, each with that body, innermost last: the
+        # one a `break` ends, whose turn a `continue` ends.
+        self._loops: list[tuple[Pos, Pos]] = []
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
         self._elifs: set[int] = set()
         # By (function, local): the calls that make the elements of the comprehension or literal
@@ -1001,11 +1002,20 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive))
         return False
 
-    def _exit(self, pos: Pos, leaves_loop: bool = False, raised: bool = False, ended_loop: Pos | None = None) -> None:
+    def _exit(
+        self,
+        pos: Pos,
+        leaves_loop: bool = False,
+        raised: bool = False,
+        ended_loop: Pos | None = None,
+        continued: Pos | None = None,
+    ) -> None:
         if self._blocks:
             handlers = tuple(self._handler_blocks) if raised else ()
             finals = tuple(self._finally_blocks)
-            end = Exit(pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop, raised=raised)
+            end = Exit(
+                pos, self._blocks[-1], finals, leaves_loop, handlers, ended_loop, raised=raised, continued=continued
+            )
             self._fn.exits.append(self._catching[-1].goes_on(end) if raised and self._catching else end)
 
     def visit_Try(self, node: cst.Try | cst.TryStar) -> bool:
@@ -1046,17 +1056,18 @@ class FactsExtractor(FastVisitor):
         """Where a `raise` in the body goes on after the handlers that do not return or raise;
         None where every handler does."""
         endings = {type(_last_statement(handler.body)) for handler in node.handlers if not _suite_exits(handler.body)}
-        loop = self._loops[-1] if self._loops else None
+        loop, body = self._loops[-1] if self._loops else (None, None)
         falls_through = bool(endings - {cst.Break, cst.Continue})
         broken = loop if cst.Break in endings else None
-        continued = loop is not None and cst.Continue in endings
+        continued = body if cst.Continue in endings else None
         if not (falls_through or broken or continued):
             return None
         return Catch(self._pos(node) if falls_through else None, broken, continued)
 
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
-        self._fn.loops.append(Loop(loop_id, "while", self._site(node), batch=False))
+        body, runs_once = self._pos(node.body), _always_true(node.test)
+        self._fn.loops.append(Loop(loop_id, "while", self._site(node), False, body=body, runs_once=runs_once))
         self._fn.loop_stack.append(loop_id)
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
@@ -1067,7 +1078,7 @@ class FactsExtractor(FastVisitor):
 
     def _walk_loop_body(self, node: cst.For | cst.While) -> None:
         """The body, where a `break` ends this loop (in its `else`, a `break` ends an outer one)."""
-        self._loops.append(self._pos(node))
+        self._loops.append((self._pos(node), self._pos(node.body)))
         self.walk(node.body)
         self._loops.pop()
 
@@ -1089,6 +1100,7 @@ class FactsExtractor(FastVisitor):
                 self._site(node)._replace(pos=header),
                 batch=self._iterates_collection(node.iter),
                 iterable=self._code(node.iter).strip(),
+                body=self._pos(node.body),
             )
         )
         self._fn.loop_stack.append(loop_id)
@@ -1143,11 +1155,11 @@ class FactsExtractor(FastVisitor):
         return True
 
     def visit_Break(self, node: cst.Break) -> bool:
-        self._exit(self._pos(node), leaves_loop=True, ended_loop=self._loops[-1] if self._loops else None)
+        self._exit(self._pos(node), leaves_loop=True, ended_loop=self._loops[-1][0] if self._loops else None)
         return False
 
     def visit_Continue(self, node: cst.Continue) -> bool:
-        self._exit(self._pos(node), leaves_loop=True)
+        self._exit(self._pos(node), leaves_loop=True, continued=self._loops[-1][1] if self._loops else None)
         return False
 
     def visit_Expr(self, node: cst.Expr) -> bool:
@@ -1921,6 +1933,13 @@ def _unpacks_a_collection(element: cst.BaseElement, literal_of: LiteralOf) -> bo
 def _last_name(node: cst.BaseExpression) -> str:
     """`c` of `a.b.c`, `a` of `a`; "" for any other expression."""
     return node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+
+
+def _always_true(test: cst.BaseExpression) -> bool:
+    """`True` or a non-zero integer (`while 1:`): a `while` with such a test runs its body at least once."""
+    if isinstance(test, cst.Name):
+        return test.value == "True"
+    return isinstance(test, cst.Integer) and test.evaluated_value != 0
 
 
 def _matches_anything(case: cst.MatchCase) -> bool:

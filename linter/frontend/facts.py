@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 111
+FACTS_FORMAT = 112
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -272,6 +272,10 @@ class Loop(NamedTuple):
     # `holder.find(tp).map(...)`): that call's id. No batch loop where its method is declared to
     # return an `Optional`, which the program knows once it resolves the call; -1 otherwise.
     source_call: int = -1
+    # A `for` or `while` statement's body (None for a comprehension, or a Java stream's function),
+    # and whether the loop runs it at least once (`while True:`, `for (;;)`, `do ... while`).
+    body: Pos | None = None
+    runs_once: bool = False
 
 
 class Await(NamedTuple):
@@ -349,7 +353,9 @@ class Exit(NamedTuple):
     (`handler_blocks`: the exception's type is not judged), and the innermost of those `try`
     statements a handler of which may end without leaving (`caught_by`): the path goes on after it.
     A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
-    or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included.
+    or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included;
+    a `continue` ends the turn of the loop whose body is `continued`: nothing more of that body runs
+    on the turn, but the loop's next turn, and what follows the loop, do.
     A `raise` that innermost `try` catches with a handler ending in `break` or `continue` leaves
     its loop so too (`caught_by` is then None where no handler of it falls through).
     `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`; one
@@ -366,6 +372,7 @@ class Exit(NamedTuple):
     caught_by: Pos | None = None
     raised: bool = False
     raised_through: tuple[int, ...] = ()
+    continued: Pos | None = None
 
 
 class Stored(NamedTuple):

@@ -696,13 +696,16 @@ def _cuts(end: Exit, then: Pos) -> bool:
     `raise` runs only the `finally` suites it lies in (a `raise` also the `except` handlers of the
     `try` statements whose body holds it, and what follows the one it may go on after), a `break`
     nothing more of the loop it ends (its `else` included) but those `finally` suites; a
-    `continue` goes on at the loop's next turn."""
+    `continue` nothing more of its loop's body on this turn (the order is judged along one pass
+    through the body: the next turn is not after it), but the loop's `else` and what follows it."""
     if any(within(then, block) for block in (*end.finally_blocks, *end.handler_blocks)):
         return False
     if end.caught_by is not None and not within(then, end.caught_by):
         return False
     if end.ended_loop is not None:
         return within(then, end.ended_loop)
+    if end.continued is not None:
+        return within(then, end.continued)
     return not end.leaves_loop
 
 
@@ -715,10 +718,11 @@ def _in_other_arms(branches: Iterable[Branches], first: Pos, then: Pos) -> bool:
 
 
 def _broken_out_before(function: FunctionFacts, first: Pos, end: Exit, then: Pos) -> bool:
-    """Whether a `break` after `first`, before exit `end` in the suite that `end` ends, leaves a
-    statement that holds `end` but not `then` (`done: { if (c) break done; return; }`): a path
-    from `first` goes on past `end` to `then`. A `break` in another arm than `first` (`if c:
-    clear() else: break`) is on no path from it."""
+    """Whether a `break` (a `continue`) after `first`, before exit `end` in the suite that `end`
+    ends, leaves a statement (a loop's turn) that holds `end` but not `then` (`done: { if (c) break
+    done; return; }`, `for m in ms: if c: continue; return`): a path from `first` goes on past `end`
+    to `then`. A `break` in another arm than `first` (`if c: clear() else: break`) is on no path
+    from it."""
     return any(
         first[:2] < jump.pos[:2] < end.pos[:2]
         and within(jump.pos, end.block)
@@ -726,7 +730,7 @@ def _broken_out_before(function: FunctionFacts, first: Pos, end: Exit, then: Pos
         and not _cuts(jump, then)
         and not _in_other_arms(function.branches, first, jump.pos)
         for jump in function.exits
-        if jump.ended_loop is not None
+        if jump.leaves_loop
     )
 
 

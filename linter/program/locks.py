@@ -828,17 +828,19 @@ def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
 class _ReturnPaths:
     """What of a function runs on every path through it that returns: code in no arm a pass may
     skip or leave part-way (see `Branches`: a branch of an `if` or a `switch`, a `try`'s handler or
-    body; a Python `if` or `while` statement), or code each arm of a split runs; and, for a path
-    that leaves early (by a `return`, or a `break` out of its arm), code it runs before it leaves."""
+    body; a Python `if` statement, the body of a loop that may run no turn), or code each arm of a
+    split runs; and, for a path that leaves early (by a `return`, or a `break` or `continue` out of
+    its arm), code it runs before it leaves."""
 
     exits: tuple[Exit, ...]
     arms: tuple[Pos, ...]
-    # Python `if` statements without `else`, and `while` statements: a pass may skip all of one,
-    # also where it is an `elif` that fills its parent's arm.
+    # Python `if` statements without `else`, `while` statements, and the bodies of loops that may
+    # run no turn: a pass may skip all of one, also where it is an `elif` that fills its parent's arm.
     skippable: tuple[Pos, ...]
     # Where a pass runs one of the arms, or leaves by a `raise`, before it goes on: an exhaustive
     # branching (`if` ... `else`, a `match` ending in `case _:`, a `switch` with a `default`), and
-    # a `try` with handlers, whose body runs to its end or else one of its handlers runs.
+    # a `try` with handlers, whose body runs to its end or else one of its handlers runs; a loop
+    # that runs its body at least once (`while True:`, `for (;;)`, `do`), left by its `break`s.
     splits: tuple[tuple[Pos, tuple[Pos, ...]], ...]
     # A Python `try` body, and the `else` that runs after it where it ran to its end.
     followed_by: dict[Pos, Pos]
@@ -847,12 +849,16 @@ class _ReturnPaths:
     def of(cls, function: FunctionFacts) -> _ReturnPaths:
         arms = tuple(arm for branches in function.branches for arm in branches.arms)
         exhaustive = [(branches.pos, branches.arms) for branches in function.branches if branches.exhaustive]
-        split = {pos for pos, _ in exhaustive}
-        skippable = tuple(governs.statement for governs in function.governs if governs.statement not in split)
+        once = [(loop.site.pos, (loop.body,)) for loop in function.loops if loop.body is not None and loop.runs_once]
+        split = {pos for pos, _ in (*exhaustive, *once)}
+        skippable = (
+            *(governs.statement for governs in function.governs if governs.statement not in split),
+            *(loop.body for loop in function.loops if loop.body is not None and not loop.runs_once),
+        )
         tries = list(_tries(function))
-        splits = (*exhaustive, *((pos, arms) for pos, arms, _ in tries))
+        splits = (*exhaustive, *((pos, arms) for pos, arms, _ in tries), *once)
         followed_by = {arms[0]: orelse for _, arms, orelse in tries if orelse is not None}
-        return cls(function.exits, arms, skippable, splits, followed_by)
+        return cls(function.exits, (*arms, *(body for _, (body,) in once)), skippable, splits, followed_by)
 
     def covered(self, span: Pos | None, sites: list[Pos]) -> bool:
         """Whether one of `sites` runs on every path through `span` (None: the whole function) that
@@ -891,18 +897,20 @@ class _ReturnPaths:
 
     def _leaving(self, span: Pos | None) -> list[Exit]:
         """The exits in `span` whose paths leave it early and go on (None: the `return`s of the
-        function): a `break` of a statement around `span`. A `raise` goes on, if at all, in a
-        handler, another arm of the split around; a `continue` at its loop's next turn, and is not
-        judged."""
+        function): a `break` of a statement around `span`, a `continue` of a loop whose body holds
+        it (or is it: a `do`'s turn may be the last). A `raise` goes on, if at all, in a handler,
+        another arm of the split around."""
         if span is None:
             return [exit for exit in self.exits if not exit.raised and not exit.leaves_loop]
         return [
             exit
             for exit in self.exits
             if not exit.raised
-            and exit.ended_loop is not None
             and within(exit.pos, span)
-            and not within(exit.ended_loop, span)
+            and (
+                (exit.ended_loop is not None and not within(exit.ended_loop, span))
+                or (exit.continued is not None and within(span, exit.continued))
+            )
         ]
 
     def _always_runs(self, pos: Pos, span: Pos | None, entered: bool = False) -> bool:

@@ -1333,11 +1333,28 @@ class _Extractor:
         after the statement it ends (the innermost loop or `switch`; the labelled block or loop),
         through the `finally` clauses inside it."""
         target = _broken_by(node)
-        if target is None or self._inlined_depth:
+        if target is not None:
+            self._jump(node, _pos(target), ends_it=True)
+
+    def _v_continue_statement(self, node: Node) -> None:
+        """`continue;` or `continue label;`: nothing after it in its block runs on its path, nor the
+        rest of the body of the loop it goes back to on this turn; the next turn does, and what
+        follows the loop. The `finally` clauses inside that body run on the way."""
+        body = _continued_body(node)
+        if body is not None:
+            self._jump(node, _pos(body), ends_it=False)
+
+    def _jump(self, node: Node, left: Pos, ends_it: bool) -> None:
+        """The exit of a `break` (`ends_it`: the statement `left`) or `continue` (the turn of the
+        loop whose body is `left`), through the `finally` clauses inside `left`. In an inlined loop
+        body it ends nothing of the method: no exit."""
+        if self._inlined_depth:
             return
         block = _block_ended(node)
-        finals = tuple(final for final in self._finally_blocks if within(final, _pos(target)))
-        self._fn.exits.append(Exit(_pos(node), _pos(block), finals, leaves_loop=True, ended_loop=_pos(target)))
+        finals = tuple(final for final in self._finally_blocks if within(final, left))
+        ended, continued = (left, None) if ends_it else (None, left)
+        end = Exit(_pos(node), _pos(block), finals, leaves_loop=True, ended_loop=ended, continued=continued)
+        self._fn.exits.append(end)
 
     def _v_labeled_statement(self, node: Node) -> None:
         """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own."""
@@ -1404,8 +1421,13 @@ class _Extractor:
             self._visit(alternative)
 
     def _loop(self, kind: str, header: Node, batch: bool, iterable: str = "") -> int:
+        """A `while`, `do` or `for` statement (`header`, the whole of it) being walked."""
         loop_id = self._new_id()
-        self._fn.loops.append(Loop(loop_id, kind, self._site(header), batch, iterable))
+        body = header.child_by_field_name("body")
+        body_pos = _pos(body) if body is not None else None
+        self._fn.loops.append(
+            Loop(loop_id, kind, self._site(header), batch, iterable, body=body_pos, runs_once=_runs_once(header))
+        )
         self._fn.loop_stack.append(loop_id)
         return loop_id
 
@@ -1441,7 +1463,8 @@ class _Extractor:
         header = _span(node, value)
         loop_id = self._new_id()
         site = self._site(node)._replace(pos=header)
-        self._fn.loops.append(Loop(loop_id, "for", site, not self._walks_no_batch(value), _text(value)))
+        batch = not self._walks_no_batch(value)
+        self._fn.loops.append(Loop(loop_id, "for", site, batch, _text(value), body=_pos(body) if body else None))
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
         type_node = node.child_by_field_name("type")
@@ -2447,34 +2470,59 @@ def _catch(statement: Node, catches: list[Node]) -> Catch | None:
     falls_through = any(ending.type not in _LOOP_JUMPS for ending in going_on)
     # Of several statements `break`s end, the innermost: the path goes on after it.
     broken = max((target for e in going_on if (target := _broken_by(e))), key=lambda n: n.start_byte, default=None)
-    continued = any(ending.type == "continue_statement" for ending in going_on)
+    # Of the loops `continue`s go back to, the innermost: the rest of its body is all they skip.
+    continued = max(
+        (body for ending in going_on if (body := _continued_body(ending))), key=lambda n: n.start_byte, default=None
+    )
     if not (falls_through or broken or continued):
         return None
-    return Catch(_pos(statement) if falls_through else None, _pos(broken) if broken else None, continued)
+    return Catch(
+        _pos(statement) if falls_through else None,
+        _pos(broken) if broken else None,
+        _pos(continued) if continued else None,
+    )
 
 
 def _broken_by(jump: Node) -> Node | None:
     """The statement a `break` ends: the loop or `switch` around it, or the statement labelled as
     it names; None for another statement."""
-    if jump.type != "break_statement":
-        return None
+    return _jumped_to(jump, _BREAK_SCOPES) if jump.type == "break_statement" else None
+
+
+def _continued_body(jump: Node) -> Node | None:
+    """The body of the loop a `continue` goes back to: the loop around it, or the one labelled as
+    it names; None for another statement."""
+    loop = _jumped_to(jump, _LOOPS) if jump.type == "continue_statement" else None
+    if loop is not None and loop.type == "labeled_statement":
+        loop = loop.named_children[-1]
+    return loop.child_by_field_name("body") if loop is not None else None
+
+
+def _jumped_to(jump: Node, scopes: frozenset[str]) -> Node | None:
+    """The statement a `break` or `continue` names by its label, or else the innermost of `scopes`
+    around it (not beyond a lambda or a class)."""
     label = _text(jump.named_children[0]) if jump.named_children else ""
     around = jump.parent
     while around is not None and around.type not in ("lambda_expression", "class_body"):
         if label and around.type == "labeled_statement" and _text(around.named_children[0]) == label:
             return around
-        if not label and around.type in _BREAK_SCOPES:
+        if not label and around.type in scopes:
             return around
         around = around.parent
     return None
 
 
-_BREAK_SCOPES = frozenset(
-    {
-        "for_statement", "enhanced_for_statement", "while_statement", "do_statement", "switch_expression",
-        "lambda_expression", "class_body",
-    }
-)
+def _runs_once(loop: Node) -> bool:
+    """Whether a `while`, `do` or `for` statement runs its body at least once: a `do`, or a test
+    that is missing (`for (;;)`) or `true`."""
+    if loop.type == "do_statement":
+        return True
+    condition = loop.child_by_field_name("condition")
+    return condition is None or _unparenthesized(condition).type == "true"
+
+
+_LOOPS = frozenset({"for_statement", "enhanced_for_statement", "while_statement", "do_statement"})
+_BREAK_SCOPES = frozenset({*_LOOPS, "switch_expression", "lambda_expression", "class_body"})
 
 
 def _breaks_out(body: Node | None) -> bool:
