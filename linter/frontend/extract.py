@@ -1132,20 +1132,24 @@ class FactsExtractor(FastVisitor):
 
     def visit_Return(self, node: cst.Return) -> bool:
         self._exit(self._pos(node))
-        # `return self._epoch, len(self._queue)`: each element is returned at its position, which
-        # a tuple target of the result (`epoch, size = self.snapshot()`) takes alone.
-        returned = node.value
-        elements = _argument_elements(returned) if isinstance(returned, (cst.Tuple, cst.List)) else []
-        if returned is not None and elements:
-            self._visit_elements(returned, elements, lambda key: Flow(FLOW_RETURN, element=key))
-        else:
-            self._visit_with_flow(node.value, Flow(FLOW_RETURN))
+        self._visit_returned(node.value, FLOW_RETURN)
         if isinstance(node.value, cst.Lambda):
             self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
         elif isinstance(node.value, (cst.Tuple, cst.List)):
             # `return self._consumer, self._epoch`: the elements a tuple target of the result takes.
             self._store_elements(None, node.value, ())
         return False
+
+    def _visit_returned(self, returned: cst.BaseExpression | None, kind: str) -> None:
+        """A returned or yielded value (`kind`). `return self._epoch, len(self._queue)`: each element
+        of a tuple or list written out is returned at its position, which a tuple target of the
+        result (`epoch, size = self.snapshot()`, `with snapshot() as (epoch, size):` of a yield)
+        takes alone."""
+        elements = _argument_elements(returned) if isinstance(returned, (cst.Tuple, cst.List)) else []
+        if returned is not None and elements:
+            self._visit_elements(returned, elements, lambda key: Flow(kind, element=key))
+        else:
+            self._visit_with_flow(returned, Flow(kind))
 
     def visit_Raise(self, node: cst.Raise) -> bool:
         self._exit(self._pos(node), raised=True)
@@ -1258,14 +1262,18 @@ class FactsExtractor(FastVisitor):
     def _visit_assigned(self, value: cst.BaseExpression, target: cst.BaseExpression) -> None:
         """A value assigned to one target, with the key of the element of a local each part of it
         is (`Flow.element`): each element of a literal assigned to a local name (`fields = {"k":
-        v}`), or the value stored at a constant key of a local (`fields["k"] = v`); a stored value
-        with where it is stored (`Flow.item_store`)."""
+        v}`) or of a tuple or list to an attribute path (`self.pair = (cur, offset)`), or the value
+        stored at a constant key of a local (`fields["k"] = v`); a stored value with where it is
+        stored (`Flow.item_store`)."""
         flow = self._assign_flow(target)
         if isinstance(target, cst.Subscript):
             stored = flow._replace(element=_local_item_key(target), item_store=self._site(target))
             self._visit_with_flow(value, stored)
             return
-        elements = _argument_elements(value) if isinstance(target, cst.Name) else []
+        # A field keeps the elements of a tuple or list, which `epoch, offset = self.pair` takes.
+        written_out = isinstance(value, (cst.Tuple, cst.List))
+        kept = isinstance(target, cst.Name) or isinstance(target, cst.Attribute) and written_out
+        elements = _argument_elements(value) if kept else []
         if not elements:
             self._visit_with_flow(value, flow)
             return
@@ -1615,7 +1623,7 @@ class FactsExtractor(FastVisitor):
         if isinstance(node.value, cst.From):
             self._visit_with_flow(node.value.item, Flow(FLOW_YIELD_FROM))
         else:
-            self._visit_with_flow(node.value, Flow(FLOW_YIELD))
+            self._visit_returned(node.value, FLOW_YIELD)
         return False
 
     def visit_Await(self, node: cst.Await) -> bool:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 112
+FACTS_FORMAT = 113
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -82,7 +82,8 @@ class Flow(NamedTuple):
     argument: tuple[str, ...] = ()
     # Assigned values: the key of the element of a local it is, where it has one of its own
     # (`fields = {"k": v}`, `args = (a, v)`, `fields["k"] = v`): "k", or a position as a string.
-    # Returned values: the position of the element of a tuple or list returned written out.
+    # Values stored into an attribute path, returned or yielded: the position of the element of a
+    # tuple or list written out.
     element: str = ""
     # A value stored into an item of one target (`fields["k"] = v`): where its target is, which
     # every piece of the value shares, so that the pieces are known as one store (`fields["k"] = a

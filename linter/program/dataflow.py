@@ -369,6 +369,9 @@ class _Index:
     # One name of a tuple target assigned a call's result (`epoch, size = self.snapshot()`), by
     # (name, call id): the position of its element of the result.
     unpacked: dict[tuple[str, int], int] = field(default_factory=dict)
+    # The read of a name path whose value a tuple target takes (`epoch, offset = pair`), by its
+    # position in `producers`: the position of each name's element of it.
+    unpacked_reads: dict[int, dict[str, int]] = field(default_factory=dict)
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -437,7 +440,25 @@ def _build_index(program: Program, fid: str) -> _Index:
         for bind in function.binds
         if bind.kind == "unpack" and bind.value_call >= 0
     }
+    for bind in function.binds:
+        read = _unpacked_read(index, bind) if bind.kind == "unpack" and bind.value_ref is not None else None
+        if read is not None:
+            index.unpacked_reads.setdefault(read, {})[bind.name] = bind.index
     return index
+
+
+def _unpacked_read(index: _Index, bind: Bind) -> int | None:
+    """The read of the name path whose value one name of a tuple target takes (`epoch` of `epoch,
+    offset = pair`): the first read of that path assigned to that name after it."""
+    reads = [
+        position
+        for position, producer in enumerate(index.producers)
+        if producer.kind == "access"
+        and bind.name in producer.flow.targets
+        and index.accesses[producer.index].ref == bind.value_ref
+        and producer.site.pos[:2] >= bind.site.pos[:2]
+    ]
+    return min(reads, key=lambda position: index.producers[position].site.pos, default=None)
 
 
 def _local_aliases(binds: Mapping[str, Sequence[Bind]], index: _Index) -> Iterator[tuple[str, tuple[str, Site]]]:
@@ -583,6 +604,31 @@ def element_key(argument: str, element: str) -> str:
     `_Frame._spread_locals`), among a call's arguments; the name of an element of a `*args` or
     `**kwargs` parameter (see `_element_of`), or of a local (see `Flow.element`)."""
     return f"{argument}[{element}]"
+
+
+def element_field(target: FieldId, key: str) -> FieldId:
+    """Where the analysis keeps what the element `key` (a position; "": none, a starred part) of
+    the tuples or lists written out stored into field `target` holds (`self.pair = (cur, offset)`)."""
+    return FieldId(target.owner, (*target.path, f"[{key or '*'}]"), target.is_global)
+
+
+def _element_of_field(target: FieldId) -> tuple[FieldId, str] | None:
+    """The field and the key of an element's place (see `element_field`); None for a field."""
+    last = target.path[-1] if target.path else ""
+    if len(last) < 3 or last[0] != "[" or last[-1] != "]":
+        return None
+    key = last[1:-1]
+    return FieldId(target.owner, target.path[:-1], target.is_global), "" if key == "*" else key
+
+
+def _element_held(whole: Value, parts: Mapping[str, Value], key: str) -> Value:
+    """What the element `key` of a tuple or list takes of `whole`, what a name path holds, whose
+    parts by element are `parts` (see `_Frame._parts_of`): all but what only its other elements
+    hold. What a field holds besides (stored whole by a function that stores no tuple into it)
+    has no parts: it is taken whole, unless another element holds it too."""
+    kept = {*parts.get(key, EMPTY), *parts.get("", EMPTY)}
+    others = {label for other, part in parts.items() if other not in (key, "") for label in part}
+    return {label: path for label, path in whole.items() if label in kept or label not in others}
 
 
 def _store_dest(ref: Ref, qualname: str) -> Dest:
@@ -760,6 +806,9 @@ class Analysis:
         self.domain = domain
         self.summaries: dict[str, Summary] = {}
         self.fields: dict[FieldId, dict[Label, Path]] = {}
+        # What each field holds by the element of the tuples or lists written out stored into it
+        # (see `element_field`; "": a starred part), where a function stores one.
+        self.field_elements: dict[FieldId, dict[str, dict[Label, Path]]] = {}
         self._events: dict[str, list[Event]] = {}
         self._stores: dict[str, dict[FieldId, dict[Label, Path]]] = {}
         # The functions that store into each field: a field's value is the union of theirs only
@@ -887,9 +936,19 @@ class Analysis:
                 # In the order the functions were first solved, as the paths' ties were broken before.
                 storers = sorted(self._storers.get(target, ()), key=self._solved_first.__getitem__)
                 self.fields[target] = union(self._stores[f][target] for f in storers if target in self._stores[f])
-                again.update(readers.get(target, ()))
-                reached.update(readers.get(target, ()))
+                read = self._field_read(target)
+                again.update(readers.get(read, ()))
+                reached.update(readers.get(read, ()))
         return again, reached
+
+    def _field_read(self, target: FieldId) -> FieldId:
+        """The field whose reads take what `target` holds: itself, or the field of an element's
+        place (see `element_field`), whose parts by element are kept up to date here."""
+        element = _element_of_field(target)
+        if element is None:
+            return target
+        self.field_elements.setdefault(element[0], {})[element[1]] = self.fields[target]
+        return element[0]
 
     # -- instantiation at call sites -------------------------------------------------------------
 
@@ -928,6 +987,9 @@ class _Frame:
         self._besides: dict[str, dict[Label, Path]] = {}
         self._conditions_at: dict[Site, frozenset[object]] = {}
         self.values: list[Value] = []
+        # What each name of a tuple target takes of a name path's value (see `_unpacked_reads`), by
+        # the read's position in the index's producers and the name.
+        self._unpacked: dict[tuple[int, str], Value] = {}
         self.contexts: dict[int, CallContext] = {}
         # The project functions each call runs, with its arguments bound to their parameters.
         self._callees: dict[int, list[tuple[str, dict[str, Value]]]] = {}
@@ -968,7 +1030,32 @@ class _Frame:
                 ]
                 value = self.domain.choice(choice, parts)
             values[position] = self.domain.leaves(producer.flow, value)
+        self._unpacked = self._unpacked_reads(values)
         return values
+
+    def _unpacked_reads(self, values: Sequence[Value]) -> dict[tuple[int, str], Value]:
+        """What each name of a tuple target assigned a name path's value takes (`epoch, offset =
+        pair`, `= self.pair`): its element of what the path holds, where the read is (see
+        `_element_held`), with the locals' values the reads have."""
+        found: dict[tuple[int, str], Value] = {}
+        for position, elements in self.index.unpacked_reads.items():
+            access = self.index.accesses[self.index.producers[position].index]
+            parts = self._parts_of(access.ref, access.site)
+            for name, element in elements.items():
+                found[(position, name)] = _element_held(values[position], parts, str(element))
+        return found
+
+    def _parts_of(self, ref: Ref, site: Site) -> Mapping[str, Value]:
+        """What a name path read at `site` holds by the element of a tuple or list written out each
+        part is ("": no element of its own): a local's (see `_elements_at`), with what it holds
+        besides its assignments (a loop's or a `with`'s target); a field's (see `element_field`)."""
+        if ref.scope == self.index.qualname and not ref.attrs:
+            name = self._named_local(ref.name, site)
+            parts = self._elements_at(name, site)
+            merge(parts.setdefault("", {}), self._besides.get(name, EMPTY))
+            return parts
+        target = self.flow.field_of(self.fid, ref) if self.domain.track_fields else None
+        return self.analysis.field_elements.get(target, {}) if target is not None else {}
 
     def _gather(self, dest: Dest, values: list[Value]) -> dict[Label, Path]:
         return union(values[p] for p in self.index.inputs.get(dest, ()))
@@ -1014,18 +1101,18 @@ class _Frame:
         args.update(self._spread_locals(call, args))
         receiver = self._gather(("recv", call.id), values)
         self._callees[call.id] = list(self._resolved(call, args))
-        resolved = self._returned_by(call, lambda summary: summary.returns) if self._callees[call.id] else None
+        resolved = self._returned_by(call, lambda _, summary: summary.returns) if self._callees[call.id] else None
         callee_entity = self.program.symbols.callee(self.fid, call)
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
         return self.domain.call_value(ctx)
 
-    def _returned_by(self, call: Call, returned: Callable[[Summary], Value]) -> dict[Label, Path]:
-        """What the project functions `call` runs return (`returned` gives it from each one's
+    def _returned_by(self, call: Call, returned: Callable[[str, Summary], Value]) -> dict[Label, Path]:
+        """What the project functions `call` runs return (`returned` gives it from each one and its
         summary), seen at the call."""
         result: dict[Label, Path] = {}
         for callee, binding in self._callees[call.id]:
-            value = returned(self.analysis.summary(callee))
+            value = returned(callee, self.analysis.summary(callee))
             if value:
                 hop = self._returned(callee, call.site)
                 merge(result, self.analysis.instantiate(value, binding, self._enter(callee, call.site), hop))
@@ -1040,11 +1127,12 @@ class _Frame:
                 continue
             key, whole = str(position), args.get(str(position), EMPTY)
             for element, held in self._elements_at(arg.text, call.site).items():
-                yield element_key(key, element), {label: whole[label] for label in held if label in whole}
+                if element:
+                    yield element_key(key, element), {label: whole[label] for label in held if label in whole}
 
     def _elements_at(self, name: str, site: Site) -> dict[str, dict[Label, Path]]:
-        """What local `name` holds at each key of its own (see `Flow.element`) where it is read at
-        `site`: the elements of the assignments and item stores that reach the read (see
+        """What local `name` holds at each key of its own (see `Flow.element`; "": at none) where it
+        is read at `site`: the elements of the assignments and item stores that reach the read (see
         `_held_from`), of the local an alias names there (see `_named_local`). An alias whose local
         was bound again since (`kw = fields`, then `fields = {...}`) keeps the container it named:
         what that local held where the alias was bound."""
@@ -1053,8 +1141,7 @@ class _Frame:
         held: dict[str, dict[Label, Path]] = {}
         for assignment in assigned:
             for element, part in self._parts_held_from(assignment, site, assigned).items():
-                if element:
-                    merge(held.setdefault(element, {}), part)
+                merge(held.setdefault(element, {}), part)
         aliased, at = self.index.aliases.get(name, (name, site))
         # Only back to an earlier alias: each step reads before the last, so a cycle of aliases ends.
         if aliased != name and at.pos[2:] <= site.pos[:2]:
@@ -1179,21 +1266,31 @@ class _Frame:
 
     def _assigned_value(self, name: str, position: int) -> Value:
         """What the producer at `position` gives local `name`: its value, but for one name of a
-        tuple target assigned a call's result, its element of that result (see `_unpacked_value`)."""
+        tuple target assigned a call's result, its element of that result (see `_unpacked_value`),
+        and for one assigned a name path's value, its element of what the path holds."""
         producer = self.index.producers[position]
         unpacked = self.index.unpacked.get((name, producer.index)) if producer.kind == "call" else None
         if unpacked is not None and self._callees.get(producer.index):
             return self._unpacked_value(producer, unpacked)
-        return self.values[position]
+        return self._unpacked.get((position, name), self.values[position])
 
     def _unpacked_value(self, producer: _Producer, element: int) -> Value:
         """What `epoch` of `epoch, size = self.snapshot()` takes: the element at `element` of what
         each function called returns (see `Summary.returned_element`), so that what one element
         holds stays out of another (`return self._epoch, len(self._queue)`)."""
         call = self.index.calls[producer.index]
-        resolved = self._returned_by(call, lambda summary: summary.returned_element(element))
+        resolved = self._returned_by(call, lambda callee, summary: self._element_given(callee, summary, element))
         ctx = replace(self.contexts[call.id], resolved=resolved)
         return self.domain.leaves(producer.flow, self.domain.call_value(ctx))
+
+    def _element_given(self, callee: str, summary: Summary, element: int) -> Value:
+        """What the element at `element` of what a call of `callee` gives holds (see
+        `Summary.returned_element`); all it yields, for a generator no `@contextmanager` makes a
+        context manager: unpacking its result takes what it yields first, then next, each whole."""
+        symbols = self.program.symbols
+        if symbols.function(callee).is_generator and not symbols.is_context_manager(callee):
+            return summary.returns
+        return summary.returned_element(element)
 
     def _add_stores_through_aliases(self, result: dict[str, dict[Label, Path]]) -> None:
         """A store into an item of an alias (`kw = fields`, then `kw["k"] = v`, `kw.update(k=v)`)
@@ -1409,15 +1506,26 @@ class _Frame:
         item = symbols.item_binding(self.fid, bind)
         enters = symbols.enter_methods(self.fid, item) if item is not None else []
         if item is None or not enters:
-            return manager
+            return self._yielded_element(bind, manager)
         entered: dict[Label, Path] = {}
         for enter in enters:
             binding = {symbols.self_param(enter): manager}
-            returns = self.analysis.summary(enter).returns
+            summary = self.analysis.summary(enter)
+            # `with cm as (a, b):` gives each name its element of what `__enter__` returns.
+            returns = summary.returned_element(bind.index) if bind.index >= 0 else summary.returns
             # At the item, where `__enter__` runs (see `CallGraph._context_sites`).
             into, back = self._enter(enter, item.site), self._returned(enter, item.site)
             merge(entered, self.analysis.instantiate(returns, binding, into, back))
         return entered
+
+    def _yielded_element(self, bind: Bind, manager: Value) -> Value:
+        """What one name of a tuple target (`with snapshot() as (epoch, size):`) takes of what the
+        call of a `@contextmanager` generator gives, `manager`: its element of what the generator
+        yields (see `_unpacked_value`); any other name takes `manager` whole."""
+        position = self.index.call_producer.get(bind.value_call)
+        if bind.index < 0 or position is None or not self._callees.get(bind.value_call):
+            return manager
+        return self._unpacked_value(self.index.producers[position], bind.index)
 
     def _written(self, call_id: int) -> dict[Label, Path]:
         ctx = self.contexts.get(call_id)
@@ -1466,8 +1574,10 @@ class _Frame:
         index = self.index
         for dest, producers in index.inputs.items():
             if dest[0] == "store":
-                value = union(self.values[p] for p in producers)
-                yield from self._store(dest[1], value, index.producers[producers[0]].site)  # type: ignore[arg-type]
+                value, site = union(self.values[p] for p in producers), index.producers[producers[0]].site
+                for target, stored in self._store(dest[1], value, site):  # type: ignore[arg-type]
+                    yield target, stored
+                    yield from self._element_stores(target, producers, stored)
         for call_id, dest in index.writers:
             if dest[0] == "store":
                 yield from self._store(dest[1], self._written(call_id), index.calls[call_id].site)  # type: ignore[arg-type]
@@ -1479,6 +1589,22 @@ class _Frame:
             if ctx.callee.kind == "class":
                 yield from self._generated_init_stores(ctx)
             yield from self._copy_stores(ctx)
+
+    def _element_stores(
+        self, target: FieldId, producers: Sequence[int], stored: Value
+    ) -> Iterator[tuple[FieldId, Value]]:
+        """What the function stores into field `target` by element (see `element_field`), where
+        it stores a tuple or list written out (`self.pair = (cur, offset)`), with the paths of
+        the whole store, `stored`."""
+        parts: dict[str, set[Label]] = {}
+        for position in producers:
+            parts.setdefault(self.index.producers[position].flow.element, set()).update(self.values[position])
+        if set(parts) == {""}:
+            return
+        for key, labels in parts.items():
+            held = {label: stored[label] for label in labels if label in stored}
+            if held:
+                yield element_field(target, key), held
 
     def _copy_stores(self, ctx: CallContext) -> Iterator[tuple[FieldId, Value]]:
         """What a copy of a record with fields replaced stores (`replace(state, epoch=e)`,
