@@ -26,10 +26,13 @@ or `List.of()`, `Map.of()`, `Collections.emptyList()`), or a call of a function 
 judged by its body. Calls handed off to run later do not count. A `with` over an instance of a
 project class calls its `__enter__` (`__aenter__`) at the `with`, and its `__exit__` (`__aexit__`)
 where the statement ends, after a `return` in its body too; the `__exit__`s of several items, or of
-nested `with` statements, that end together run the latest entered first. A finding at such a call
-is shown at its `with` item. In a coroutine, a clear and a bump
+nested `with` statements, that end together run the latest entered first. A `@contextmanager`
+(`@asynccontextmanager`) generator called by a `with` item runs up to its `yield` at the item, and
+what follows a `yield` on some path (a `finally` around it too) where the statement ends. A finding
+at such a call is shown at its `with` item. In a coroutine, a clear and a bump
 with no interleaving point between them (`await`, `async for`, `async with`, here or in the callees
-that make them: an `__aenter__` that clears is interleaved where it awaits, not after it) cannot be
+that make them: an `__aenter__` that clears is interleaved where it awaits, not after it; such a
+generator, only where it awaits on the side of its `yield` that runs between them) cannot be
 separated and are not reported. "After" means on some path: a clear and a bump
 in different arms of one `if` or in two `case` arms of one `match`, or with a `return` (`raise`)
 after the clear in its own block, never run one after the other (but a bump in a `finally` suite

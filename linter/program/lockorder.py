@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from epochlint.frontend.facts import Branches, Call, Exit, FunctionFacts, Pos, Site, Write, within
+from epochlint.frontend.facts import Branches, Call, Entered, Exit, FunctionFacts, Pos, Site, Write, within
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
@@ -483,25 +483,70 @@ class LockOrder:
 
     def events(self, fid: str, kind: str) -> list[Event]:
         """Bumps (BUMP) or clears (CLEAR) of `fid`, made there or by what it calls (no
-        hand-off): one event per place in `fid`, in source order."""
+        hand-off): one event per place in `fid`, in source order. A `@contextmanager` generator
+        entered by a `with` item makes its events up to its `yield` at the item, and the rest
+        where the statement ends, as an `__exit__` does (see `_entered_events`)."""
+        return self._events(fid, kind, self._entered_generators(fid))
+
+    def _events(self, fid: str, kind: str, entered: dict[int, Entered]) -> list[Event]:
+        """`events`, splitting the calls of generators at the `with` items `entered` (by call id)."""
         direct = self.bumps_in if kind == BUMP else self.clears_in
         found = list(direct(fid))
         # A call of several callees (a name two functions may hold) is one place: its event is the
         # one reached by the fewest calls, the first of those.
         through: dict[Site, Event] = {}
         for site in self.calls.sites_from.get(fid, ()):
-            reaches = self._runs_with_locks(site) and site.callee in self._distance(kind)
-            chain = self._toward_maker(site, kind) if reaches else ()
-            if chain:
-                maker = chain[-1].callee
-                first = direct(maker)[0]
-                if kind == CLEAR and self._empties_object_being_built(chain, first.target):
-                    continue
-                event = Event(maker, first.target, chain, first.field, first.what)
-                kept = through.get(site.site)
+            item = entered.get(site.call_id)
+            if item is not None and self.symbols.is_context_manager(site.callee):
+                events = self._entered_events(site, item, kind)
+            else:
+                events = self._event_through(site, kind)
+            for event in events:
+                kept = through.get(event.site)
                 if kept is None or len(event.chain) < len(kept.chain):
-                    through[site.site] = event
+                    through[event.site] = event
         return sorted([*found, *through.values()], key=lambda e: e.site.pos)
+
+    def _event_through(self, site: CallSite, kind: str) -> list[Event]:
+        """The event of `kind` that the call at `site` leads to by the fewest calls (none or one)."""
+        reaches = self._runs_with_locks(site) and site.callee in self._distance(kind)
+        chain = self._toward_maker(site, kind) if reaches else ()
+        if not chain:
+            return []
+        maker = chain[-1].callee
+        first = (self.bumps_in if kind == BUMP else self.clears_in)(maker)[0]
+        if kind == CLEAR and self._empties_object_being_built(chain, first.target):
+            return []
+        return [Event(maker, first.target, chain, first.field, first.what)]
+
+    def _entered_events(self, site: CallSite, item: Entered, kind: str) -> list[Event]:
+        """The events of `kind` that the `@contextmanager` generator `site` calls makes for the
+        `with` item `item`: the first (by the fewest calls) of those it makes up to its `yield`,
+        at the item; the first of those after it, where the item is exited (none where that is
+        not in this function). Generators that the generator enters are not split in turn."""
+        if not (self._runs_with_locks(site) and site.callee in self._distance(kind)):
+            return []
+        made = self._events(site.callee, kind, {})
+        on_exit = [event for event in made if self._after_yield(site.callee, event.site.pos)]
+        on_entry = [event for event in made if event not in on_exit]
+        places = [(site, on_entry)]
+        if item.exit is not None:
+            places.append((replace(site, site=item.exit), on_exit))
+        return [_called_at(place, min(events, key=lambda e: len(e.chain))) for place, events in places if events]
+
+    def _after_yield(self, generator: str, place: Pos) -> bool:
+        """Whether some path through `generator` runs `place` after a `yield`: it runs when the
+        context manager is exited, not entered."""
+        return any(
+            point.pos[2:] <= place[:2] and not self.exclusive(generator, point.pos, place)
+            for point in self.symbols.function(generator).yields
+        )
+
+    def _entered_generators(self, fid: str) -> dict[int, Entered]:
+        """The `with` items of `fid` (or items entered on an ExitStack) that are calls, by call id."""
+        function = self.symbols.function(fid)
+        calls = {region.id: region.call for region in function.regions if region.call >= 0}
+        return {calls[item.region]: item for item in function.entered if item.region in calls}
 
     def _empties_object_being_built(self, chain: tuple[CallSite, ...], clear: Site) -> bool:
         """Whether the clear at `clear`, reached through `chain`, empties a field of an object the
@@ -682,13 +727,31 @@ class LockOrder:
         steps = [(site.callee, nxt.site.pos, nxt.call_id) for site, nxt in zip(event.chain, event.chain[1:])]
         if event.chain:
             steps.append((event.target_function, event.target.pos, -1))
-        for fid, pos, awaited in steps:
+        for index, (fid, pos, awaited) in enumerate(steps):
+            on_exit = self._entered_on_exit(event, pos) if index == 0 else None
             for point in self.symbols.function(fid).awaits:
                 if (point.call >= 0 and point.call == awaited) or point.runs_inside(pos):
                     continue
+                if on_exit is not None and self._after_yield(fid, point.site.pos) != on_exit:
+                    continue  # at the other end of the `with`: not between the two events
                 if (point.site.pos[:2] >= pos[2:]) if after else (point.site.pos[:2] < pos[:2]):
                     return True
         return False
+
+    def _entered_on_exit(self, event: Event, pos: Pos) -> bool | None:
+        """Where the event's first call is a `@contextmanager` generator entered by a `with` item
+        of the function (split at its `yield`, see `events`), whether it goes on from `pos` when
+        the item is exited; None for another call."""
+        site = event.chain[0]
+        entered = self._entered_generators(site.caller)
+        if site.call_id not in entered or not self.symbols.is_context_manager(site.callee):
+            return None
+        return self._after_yield(site.callee, pos)
+
+
+def _called_at(site: CallSite, event: Event) -> Event:
+    """`event` of the callee of `site`, as the caller of `site` makes it through that call."""
+    return Event(event.target_function, event.target, (site, *event.chain), event.field, event.what)
 
 
 def _cuts(end: Exit, then: Pos) -> bool:
