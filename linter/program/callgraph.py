@@ -125,6 +125,15 @@ _JAVA_CALLS = _LibraryCalls(
     ),
     makers_hand_off=False,
 )
+# Java's `Collectors` whose result (a map, a list, a reduced value) holds what the functions given
+# them return for each element: not those that only compare, test or count (`maxBy`,
+# `partitioningBy`, `filtering`, `summingLong`). Any collector holds what a collector given it makes.
+_VALUE_COLLECTORS = frozenset(
+    {
+        "toMap", "toUnmodifiableMap", "toConcurrentMap", "groupingBy", "groupingByConcurrent", "mapping",
+        "flatMapping", "reducing", "collectingAndThen", "teeing",
+    }
+)
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -571,6 +580,29 @@ class CallGraph:
             return sorted({value.target for value in wrapped if value.kind == "function"})
         entity = self.symbols.argument_value(fid, arg)
         return [entity.target] if entity.kind == "function" else []
+
+    def functions_collected(self, fid: str, call: Call) -> list[str]:
+        """The functions whose results make up what a Java `collect` call returns: those its
+        collector maps each element to (`collect(Collectors.toMap(m -> key, m -> value))`), also
+        through the collectors it is made of (`groupingBy(f, mapping(g, toList()))`)."""
+        if call.method != "collect" or not self.symbols.is_java_function(fid):
+            return []
+        if self.symbols.callee(fid, call).kind == "function":
+            return []
+        return sorted({function for arg in call.args for function in self._collected_by(fid, arg)})
+
+    def _collected_by(self, fid: str, arg: Arg) -> set[str]:
+        """The functions whose results the collector made by an argument holds (see `_VALUE_COLLECTORS`)."""
+        made = self.symbols.argument_call(fid, arg)
+        if made is None or not self._is_maker(self.symbols.callee(fid, made), made, _JAVA_CALLS):
+            return set()
+        found: set[str] = set()
+        for inner in made.args:
+            given = self.symbols.argument_value(fid, inner)
+            if given.kind == "function" and made.method in _VALUE_COLLECTORS:
+                found.add(given.target)
+            found |= self._collected_by(fid, inner)
+        return found
 
     def _library_calls(self, fid: str) -> _LibraryCalls:
         """The library calls known by name in the language `fid` is written in."""

@@ -1102,21 +1102,37 @@ class _Frame:
         receiver = self._gather(("recv", call.id), values)
         self._callees[call.id] = list(self._resolved(call, args))
         resolved = self._returned_by(call, lambda _, summary: summary.returns) if self._callees[call.id] else None
+        if resolved is None:
+            resolved = self._collected(call)
         callee_entity = self.program.symbols.callee(self.fid, call)
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
         return self.domain.call_value(ctx)
 
-    def _returned_by(self, call: Call, returned: Callable[[str, Summary], Value]) -> dict[Label, Path]:
-        """What the project functions `call` runs return (`returned` gives it from each one and its
-        summary), seen at the call."""
+    def _returned_by(
+        self,
+        call: Call,
+        returned: Callable[[str, Summary], Value],
+        callees: Sequence[tuple[str, dict[str, Value]]] = (),
+    ) -> dict[Label, Path]:
+        """What the project functions `call` runs (or `callees`, with their arguments) return
+        (`returned` gives it from each one and its summary), seen at the call."""
         result: dict[Label, Path] = {}
-        for callee, binding in self._callees[call.id]:
+        for callee, binding in callees or self._callees[call.id]:
             value = returned(callee, self.analysis.summary(callee))
             if value:
                 hop = self._returned(callee, call.site)
                 merge(result, self.analysis.instantiate(value, binding, self._enter(callee, call.site), hop))
         return result
+
+    def _collected(self, call: Call) -> dict[Label, Path] | None:
+        """What a Java `collect` call's result holds of what its collector's functions return for
+        each element (`Collectors.toMap(r -> key, r -> new OffsetAndMetadata(...))`); None for a call
+        that collects nothing so."""
+        collected = self.program.calls.functions_collected(self.fid, call)
+        # Bound to nothing: what they return of their parameters, the elements, is not known here.
+        functions: list[tuple[str, dict[str, Value]]] = [(function, {}) for function in collected]
+        return self._returned_by(call, lambda _, summary: summary.returns, functions) if functions else None
 
     def _spread_locals(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[Label, Path]]]:
         """The elements of each local a call spreads (`f(**fields)`, `f(*args)`), under their keys
