@@ -1538,12 +1538,14 @@ class FactsExtractor(FastVisitor):
         """An access of a name path (`self.a.b`, `parts[tp]`) or of a path on a call's result
         (`self.state().epoch`), or else the roots of the chain."""
         path = field_path(node, self._own_self())
+        above = False
         if path is None:
             self._visit_chain_roots(node)
             ref = self._call_result_path(node)
         else:
             rooted = _call_rooted_path(node)
-            if rooted is not None and _is_super_call(rooted[0]):
+            above = rooted is not None and _is_super_call(rooted[0])
+            if above:
                 # `super()._epoch` is `self._epoch`; its call is visited all the same, for the
                 # value `super().handle` is (see `_value_of`).
                 self._visit_chain_roots(node)
@@ -1551,7 +1553,7 @@ class FactsExtractor(FastVisitor):
                 self._visit_subscript_slices(node)
             ref = self._ref(*path)
         if ref is not None:
-            self._fn.accesses.append(Access(ref, self._site(node), self._flow))
+            self._fn.accesses.append(Access(ref, self._site(node), self._flow, above))
         return False
 
     def _visit_subscript_slices(self, node: cst.BaseExpression) -> None:

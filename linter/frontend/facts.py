@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 113
+FACTS_FORMAT = 114
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -114,6 +114,9 @@ class Access(NamedTuple):
     ref: Ref
     site: Site
     flow: Flow = Flow()
+    # Read through `super()` (`super().epoch`, whose path is `self.epoch`): a property's getter is
+    # looked up above the method's class, where `self.epoch` would find the override.
+    above: bool = False
 
 
 class Write(NamedTuple):

@@ -252,7 +252,7 @@ class CallGraph:
                 if init:
                     sites.append(CallSite(fid, init, CONSTRUCTOR, raised.site))
         for access in function.accesses:
-            for getter in self.symbols.property_reads(fid, access.ref):
+            for getter in self.symbols.property_reads(fid, access.ref, access.above):
                 sites.append(CallSite(fid, getter, PROPERTY, access.site))
         for write in function.writes:
             setter = self.symbols.property_write(fid, write)

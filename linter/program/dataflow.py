@@ -1017,7 +1017,8 @@ class _Frame:
         for position, producer in enumerate(index.producers):
             if producer.kind == "access":
                 access = index.accesses[producer.index]
-                values[position] = self.domain.leaves(producer.flow, self.ref_value(access.ref, access.site))
+                value = self.ref_value(access.ref, access.site, access.above)
+                values[position] = self.domain.leaves(producer.flow, value)
         for position in index.composites:
             producer = index.producers[position]
             if producer.kind == "call":
@@ -1060,10 +1061,11 @@ class _Frame:
     def _gather(self, dest: Dest, values: list[Value]) -> dict[Label, Path]:
         return union(values[p] for p in self.index.inputs.get(dest, ()))
 
-    def ref_value(self, ref: Ref, site: Site) -> Value:
+    def ref_value(self, ref: Ref, site: Site, above: bool = False) -> Value:
         """The value read at a name path: a local's (the one an alias names there, see
-        `_named_local`), a source's, a property's, a field's, or a local of an enclosing function
-        that this one reads (a closure: `lambda m: m.epoch >= epoch`)."""
+        `_named_local`), a source's, a property's (the getter above the method's class, read
+        through `super()`: `above`), a field's, or a local of an enclosing function that this one
+        reads (a closure: `lambda m: m.epoch >= epoch`)."""
         index = self.index
         if ref.scope == index.qualname and not ref.attrs:
             return self._local_at(self._named_local(ref.name, site), site)
@@ -1082,7 +1084,7 @@ class _Frame:
             if any(attr != "[]" for attr in ref.attrs):
                 held = {k: v for k, v in held.items() if self.domain.through_attribute(k)}
             merge(value, held)
-        getter = self.program.symbols.property_read(self.fid, ref)
+        getter = self.program.symbols.property_read(self.fid, ref, above)
         if getter:
             hop = self._returned(getter, site)
             merge(value, self.analysis.instantiate(self.analysis.summary(getter).returns, {}, hop, hop))

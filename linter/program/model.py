@@ -751,7 +751,9 @@ class Program:
             if not edge.via_argument
         ]
         # A property read runs its getter, an accessor as a method call is.
-        accessors += [getter for access in others if (getter := self.symbols.property_read(fid, access.ref))]
+        accessors += [
+            getter for access in others if (getter := self.symbols.property_read(fid, access.ref, access.above))
+        ]
         return any(
             self._reads_guarded(accessor, access, field, guards)
             for accessor in accessors
