@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import partial
@@ -669,12 +669,13 @@ class Symbols:
         (host,) = definers
         return host if host not in own_mro else ""
 
-    def _initialised_fields(self, cid: str) -> frozenset[str]:
-        """The attributes the class's own `__init__` assigns on `self`."""
-        init = self.lookup_method(cid, "__init__")
-        if not init or self.class_of_function(init) != cid:
-            return frozenset()
-        return frozenset(self._self_attributes_written(init))
+    def _initialised_fields(self, cid: str, constructors: Iterable[str] = ("__init__",)) -> frozenset[str]:
+        """The attributes the class's own `__init__` (or its other methods named `constructors`)
+        assigns on `self`."""
+        own = (fid for name in constructors if (fid := self.lookup_method(cid, name)))
+        return frozenset(
+            attr for fid in own if self.class_of_function(fid) == cid for attr in self._self_attributes_written(fid)
+        )
 
     def _self_attributes_written(self, fid: str) -> Iterator[str]:
         """The attributes method `fid` assigns on its own `self` (`self.x = ...`: `x`)."""
@@ -2381,13 +2382,14 @@ class Symbols:
         """The functions a Python class attribute is bound to (see
         `_bound_class_attribute_functions`), read through an instance of `cid` that may not hide
         them: none where a constructor of its class or a base sets the attribute on every instance
-        (`self.CHECK = trusts` in `__init__`), as an instance's own attribute wins over its class's.
+        (`self.CHECK = trusts` in `__init__`, or in a dataclass's `__post_init__`), as an instance's
+        own attribute wins over its class's.
         A field set elsewhere hides them only on some instances: both are kept."""
         # Most fields are no class attribute: asked first, it spares them the constructors' writes.
         hidden = (
             self._is_java_class(cid)
             or not self._class_attribute_owner(cid, attr)
-            or any(attr in self._initialised_fields(klass) for klass in self.mro(cid))
+            or any(attr in self._initialised_fields(klass, CONSTRUCTORS) for klass in self.mro(cid))
         )
         return frozenset() if hidden else self._bound_class_attribute_functions(cid, attr)
 
