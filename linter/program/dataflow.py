@@ -1148,22 +1148,31 @@ class _Frame:
                 if element:
                     yield element_key(key, element), {label: whole[label] for label in held if label in whole}
 
-    def _elements_at(self, name: str, site: Site) -> dict[str, dict[Label, Path]]:
+    def _elements_at(self, name: str, site: Site, seen: frozenset[Site] = frozenset()) -> dict[str, dict[Label, Path]]:
         """What local `name` holds at each key of its own (see `Flow.element`; "": at none) where it
         is read at `site`: the elements of the assignments and item stores that reach the read (see
         `_held_from`), of the local an alias names there (see `_named_local`). An alias whose local
         was bound again since (`kw = fields`, then `fields = {...}`) keeps the container it named:
-        what that local held where the alias was bound."""
+        what that local held where the alias was bound. An assignment of a value held whole
+        (`fields = dict(fields)`, `{**fields, "note": n}`) keeps, of what the local held where it
+        was made, the elements that value holds, at keys it does not write out itself (`seen`: the
+        assignments already asked)."""
         name = self._named_local(name, site)
         assigned = self._assigned.get(name, ())
         held: dict[str, dict[Label, Path]] = {}
         for assignment in assigned:
-            for element, part in self._parts_held_from(assignment, site, assigned).items():
+            parts = self._parts_held_from(assignment, site, assigned)
+            for element, part in parts.items():
                 merge(held.setdefault(element, {}), part)
+            whole = parts.get("")
+            if whole and assignment.site not in seen:
+                for element, part in self._elements_at(name, assignment.site, seen | {assignment.site}).items():
+                    if element not in parts:
+                        merge(held.setdefault(element, {}), {label: part[label] for label in part if label in whole})
         aliased, at = self.index.aliases.get(name, (name, site))
         # Only back to an earlier alias: each step reads before the last, so a cycle of aliases ends.
         if aliased != name and at.pos[2:] <= site.pos[:2]:
-            for element, part in self._elements_at(aliased, at).items():
+            for element, part in self._elements_at(aliased, at, seen).items():
                 merge(held.setdefault(element, {}), part)
         return held
 
