@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 114
+FACTS_FORMAT = 115
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -477,6 +477,8 @@ class ClassFacts:
     updaters: tuple[tuple[str, str], ...] = ()
     # A Java interface or abstract class (Python's abstract classes are known by their bases).
     abstract: bool = False
+    # A Java interface: its static methods are no member of what implements or extends it.
+    interface: bool = False
 
 
 class Import(NamedTuple):

@@ -1470,8 +1470,12 @@ class Symbols:
 
     def _inherits(self, cid: str, method: str) -> bool:
         """Whether Java class `cid` inherits `method` of a base: not a `private` one, nor one of no
-        access modifier declared in another package."""
-        visibility = self.function(method).visibility
+        access modifier declared in another package, nor a static method of an interface (JLS
+        8.4.8, 9.4.1: only the interface's name calls it)."""
+        function = self.function(method)
+        if function.kind == "staticmethod" and self.classes[self.class_of_function(method)][1].interface:
+            return False
+        visibility = function.visibility
         if visibility == "package":
             return self.module_of(method).facts.package == self.classes[cid][0].facts.package
         return visibility != "private"

@@ -816,6 +816,7 @@ class _Extractor:
                 attributes=tuple(sorted(cls.field_types)),
                 updaters=tuple(sorted(cls.updaters.items())),
                 abstract=node.type == "interface_declaration" or "abstract" in _modifiers(node),
+                interface=cls.interface,
             )
         )
 
