@@ -427,31 +427,34 @@ class Locks:
         return next(filter(None, (self.symbols.lookup_method(cid, name) for name in ("__enter__", "__aenter__"))), "")
 
     def _acquired_in(self, fid: str) -> list[Ref]:
-        """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin) and keeps: a
-        timed or non-blocking acquire may fail, and the body would run without the lock; a lock
-        `fid` releases itself (`lock(); try { ... } finally { unlock(); }` in a resource's factory)
-        is no longer held when it returns, nor one it releases on every path that returns through
-        branches (both arms of an `if` ... `else`, a `try` body and its handler); one it releases
-        only on the way to a `raise`, or in one branch (`finally: if not ready: release()`,
-        undoing a set-up that failed), still is."""
+        """What `fid` acquires by a plain `acquire()` (in Java, `lock()` and its kin) and keeps, each
+        once however often it takes it: a timed or non-blocking acquire may fail, and the body
+        would run without the lock; a lock `fid` releases itself (`lock(); try { ... } finally {
+        unlock(); }` in a resource's factory) is no longer held when it returns, nor one it releases
+        on every path that returns through branches (both arms of an `if` ... `else`, a `try` body
+        and its handler); one it releases only on the way to a `raise`, or in one branch
+        (`finally: if not ready: release()`, undoing a set-up that failed), still is, as is one it
+        takes back after each release on the path that releases it (`release(); acquire()` in a
+        loop's turn, letting others in)."""
         java = self.symbols.is_java_function(fid)
         taking, releasing = (LOCK_METHODS, UNLOCK_METHODS) if java else (("acquire",), ("release",))
         function = self.symbols.function(fid)
-        calls = function.calls
-        releases: dict[Ref | None, list[Pos]] = {}
-        for call in calls:
-            if call.method in releasing and not _ends_in_a_raise(call.site, function.exits):
-                releases.setdefault(receiver_path(call), []).append(call.site.pos)
         paths = _ReturnPaths.of(function)
+        acquires: dict[Ref, list[Pos]] = {}
+        for call in function.calls:
+            if call.method in taking and not call.args and (receiver := receiver_path(call)) is not None:
+                acquires.setdefault(receiver, []).append(call.site.pos)
+        releases: dict[Ref, list[Pos]] = {}
+        for call in function.calls:
+            if (
+                call.method in releasing
+                and (receiver := receiver_path(call)) is not None
+                and not _ends_in_a_raise(call.site, function.exits)
+                and not paths.taken_back(call.site.pos, acquires.get(receiver, []))
+            ):
+                releases.setdefault(receiver, []).append(call.site.pos)
         released = {receiver for receiver, sites in releases.items() if paths.covered(None, sites)}
-        return [
-            receiver
-            for call in calls
-            if call.method in taking
-            and not call.args
-            and (receiver := receiver_path(call)) is not None
-            and receiver not in released
-        ]
+        return [receiver for receiver in acquires if receiver not in released]
 
     def _lock_called(self, fid: str, region: Region) -> FieldId | None:
         """The lock that the call of `region` in `fid` returns (`with self._lock_for(tp):`) or gives
@@ -871,6 +874,25 @@ class _ReturnPaths:
             or (span in self.followed_by and self.covered(self.followed_by[span], sites))
         )
         return ends and all(self._released_before(jump, span, sites) for jump in self._leaving(span))
+
+    def taken_back(self, release: Pos, acquires: list[Pos]) -> bool:
+        """Whether one of `acquires` runs after the `release` at that place on every path from it
+        that goes on: one follows it in a span holding both (the function, an arm, a loop's turn),
+        in no arm inside that span, and nothing between them may leave that path."""
+        spans = (None, *self.arms, *self.skippable)
+        return any(
+            release[2:] <= acquire[:2]
+            and not any(self._may_skip(exit, release, acquire) for exit in self.exits)
+            and any(_inside(release, span) and self._always_runs(acquire, span, True) for span in spans)
+            for acquire in acquires
+        )
+
+    @staticmethod
+    def _may_skip(exit: Exit, start: Pos, end: Pos) -> bool:
+        """Whether `exit`, between `start` and `end`, may leave a path that goes on, skipping `end`:
+        any but a `raise` nothing catches, which ends the path."""
+        ends_the_path = exit.raised and exit.caught_by is None and not exit.leaves_loop
+        return not ends_the_path and start[2:] <= exit.pos[:2] and exit.pos[2:] <= end[:2]
 
     def _passes(self, span: Pos | None, sites: list[Pos], until: Pos | None = None) -> bool:
         """Whether one of `sites` runs on every path through `span` to its end (`until`: to that
