@@ -1395,9 +1395,12 @@ class FactsExtractor(FastVisitor):
         annotation: str,
     ) -> None:
         """The writes of a store into `path`. Stores into locals (and items of local containers) are
-        bindings, not shared writes."""
+        bindings, not shared writes; but a slice store into a local list (`epochs[:1] = []`) takes
+        the slice's items out first, as `del epochs[:1]` does, which moves those after it."""
         ref = path._replace(attrs=_strip_items(path.attrs))
         if not ref.attrs and ref.scope != "":
+            if path.attrs == ("[]",) and _is_slice(target):
+                self._fn.writes.append(Write(path, self._site(target), "delete"))
             return
         write_kind = "item" if path.attrs[-1:] == ("[]",) else kind
         value_call, value_ref = self._value_of(value)
@@ -2224,6 +2227,11 @@ def _literal_spread(arg: cst.Arg) -> list[tuple[str, cst.BaseExpression]] | None
         if all(a.keyword is not None and not a.star for a in value.args):
             return [(a.keyword.value, a.value) for a in value.args if a.keyword is not None]
     return None
+
+
+def _is_slice(target: cst.BaseExpression) -> bool:
+    """Whether a store target is a slice of a container (`epochs[1:]`, `epochs[:]`)."""
+    return isinstance(target, cst.Subscript) and any(isinstance(part.slice, cst.Slice) for part in target.slice)
 
 
 def _local_item_key(target: cst.Subscript) -> str:

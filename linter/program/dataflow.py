@@ -38,6 +38,7 @@ from epochlint.frontend.facts import (
     Call,
     Choice,
     Flow,
+    FunctionFacts,
     Pos,
     Ref,
     Site,
@@ -73,6 +74,17 @@ CONTAINER_WRITERS = frozenset(
 CONTAINER_READERS = frozenset(
     {"get", "pop", "popleft", "popitem", "items", "values", "keys", "copy", "setdefault",
      "__getitem__", "get_nowait"}
+)
+# Methods that move the elements of the list (or deque) they are called on, or remove one and move
+# those after it: a name of a tuple target unpacking it later may take any element (`pop` at a
+# position only: see `_reordered_paths`).
+REORDERING_METHODS = frozenset(
+    {"sort", "reverse", "insert", "remove", "pop", "popleft", "appendleft", "extendleft", "rotate"}
+)
+# Functions that reorder the list they are given first, in place (`random.shuffle(epochs)`).
+REORDERING_FUNCTIONS = frozenset(
+    {"shuffle", "heapify", "heappush", "heappop", "heapreplace", "heappushpop", "insort", "insort_left",
+     "insort_right"}
 )
 _LOCAL_ROUNDS = 8
 _MAX_VISITS = 12
@@ -372,6 +384,9 @@ class _Index:
     # The read of a name path whose value a tuple target takes (`epoch, offset = pair`), by its
     # position in `producers`: the position of each name's element of it.
     unpacked_reads: dict[int, dict[str, int]] = field(default_factory=dict)
+    # The locals whose elements the function moves in place (see `_reordered_paths`), with the
+    # locals their aliases name.
+    reordered: frozenset[str] = frozenset()
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -444,7 +459,49 @@ def _build_index(program: Program, fid: str) -> _Index:
         read = _unpacked_read(index, bind) if bind.kind == "unpack" and bind.value_ref is not None else None
         if read is not None:
             index.unpacked_reads.setdefault(read, {})[bind.name] = bind.index
+    index.reordered = _reordered_locals(function, index.aliases)
     return index
+
+
+def _reordered_paths(function: FunctionFacts) -> Iterator[Ref]:
+    """The name paths of the containers whose elements `function` moves in place, so that an
+    element is no longer at the position it was written at: a reordering method called on one
+    (`epochs.sort()`, `epochs.pop(0)`, not `epochs.pop()` nor `fields.pop("k")`), a reordering
+    function given one first (`random.shuffle(epochs)`), a removal of an item not at a key of a
+    dict (`del epochs[0]`, a local's slice store), or a store into an item of a field (a slice or
+    a position: the frontend keeps no key of a field's item)."""
+    for call in function.calls:
+        receiver = receiver_path(call)
+        if receiver is not None and call.method in REORDERING_METHODS and (call.method != "pop" or _pops_at(call)):
+            yield receiver
+        first = call.args[0] if call.args else None
+        if call.method in REORDERING_FUNCTIONS and first is not None and first.ref is not None and not first.keyword:
+            yield first.ref
+    for write in function.writes:
+        if write.kind == "delete" and write.ref.attrs[-1:] == ("[]",) and not write.key.isidentifier():
+            yield write.ref._replace(attrs=write.ref.attrs[:-1])
+        elif write.kind == "item":
+            yield write.ref
+
+
+def _pops_at(call: Call) -> bool:
+    """Whether a `pop` call takes an element off at a position (`epochs.pop(0)`), moving those after
+    it, not the last element (`pop()`) nor the item at a dict's key (`pop("k")`)."""
+    first = call.args[0] if call.args else None
+    return first is not None and not (first.kind == "const" and first.text[-1:] in ("'", '"'))
+
+
+def _reordered_locals(function: FunctionFacts, aliases: Mapping[str, tuple[str, Site]]) -> frozenset[str]:
+    """The locals of `function` whose elements it moves in place (see `_reordered_paths`), through
+    an alias (`kw = epochs`, then `kw.reverse()`) too: the two name one list."""
+    found = {ref.name for ref in _reordered_paths(function) if ref.scope == function.qualname and not ref.attrs}
+    pending = list(found)
+    while pending:
+        aliased = aliases.get(pending.pop())
+        if aliased is not None and aliased[0] not in found:
+            found.add(aliased[0])
+            pending.append(aliased[0])
+    return frozenset(found)
 
 
 def _unpacked_read(index: _Index, bind: Bind) -> int | None:
@@ -722,6 +779,18 @@ class DataFlow:
         if cached is None:
             cached = self._analyses[domain.key] = Analysis(self, domain)
         return cached
+
+    @cached_property
+    def reordered_fields(self) -> frozenset[FieldId]:
+        """The fields whose elements some function of the program moves in place (see
+        `_reordered_paths`): a tuple target unpacking one takes no element of its own of it."""
+        found: set[FieldId] = set()
+        for fid, (_, function) in self.program.symbols.functions.items():
+            for ref in _reordered_paths(function):
+                target = self.field_of(fid, ref)
+                if target is not None:
+                    found.add(target)
+        return frozenset(found)
 
     def field_of(self, fid: str, ref: Ref) -> FieldId | None:
         """The shared location a name path denotes; a plain local name is never one (a local
@@ -1049,14 +1118,21 @@ class _Frame:
     def _parts_of(self, ref: Ref, site: Site) -> Mapping[str, Value]:
         """What a name path read at `site` holds by the element of a tuple or list written out each
         part is ("": no element of its own): a local's (see `_elements_at`), with what it holds
-        besides its assignments (a loop's or a `with`'s target); a field's (see `element_field`)."""
+        besides its assignments (a loop's or a `with`'s target); a field's (see `element_field`).
+        None of a list whose elements are moved in place (see `_reordered_paths`: by this function
+        for a local, `epochs.sort()`; by any for a field, `self.pair.reverse()`), which a name of a
+        tuple target then takes whole."""
         if ref.scope == self.index.qualname and not ref.attrs:
             name = self._named_local(ref.name, site)
+            if name in self.index.reordered:
+                return {}
             parts = self._elements_at(name, site)
             merge(parts.setdefault("", {}), self._besides.get(name, EMPTY))
             return parts
         target = self.flow.field_of(self.fid, ref) if self.domain.track_fields else None
-        return self.analysis.field_elements.get(target, {}) if target is not None else {}
+        if target is None or target in self.flow.reordered_fields:
+            return {}
+        return self.analysis.field_elements.get(target, {})
 
     def _gather(self, dest: Dest, values: list[Value]) -> dict[Label, Path]:
         return union(values[p] for p in self.index.inputs.get(dest, ()))
