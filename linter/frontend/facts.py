@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 116
+FACTS_FORMAT = 117
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -412,6 +412,9 @@ class Param(NamedTuple):
     # Java: the primitive type the parameter is declared with (`long`), which `annotation`, naming
     # only classes, leaves out.
     primitive: str = ""
+    # Java: declared with a type variable of its method or class (`K key` in `Store<K, V>`), which
+    # an override may declare as any class (`put(Bytes key)` in `S implements Store<Bytes, ...>`).
+    type_variable: bool = False
 
 
 @dataclass(frozen=True)

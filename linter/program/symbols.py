@@ -1401,7 +1401,7 @@ class Symbols:
         one's are a `T... rest` parameter's element type) and how it converts to it."""
         params = [
             (self._type_named(fid, param.primitive or param.annotation), self._parameter_type(fid, param))
-            for param in self.function(fid).params[bool(self.self_param(fid)):]
+            for param in self._declared_params(fid)
         ]
         taken = [params[min(index, len(params) - 1)] for index in range(len(types))]
         return Overload(fid, [conversion(argument, param) for argument, (_, param) in zip(types, taken)], taken)
@@ -1442,8 +1442,8 @@ class Symbols:
     def _overloads_in_reach(self, method: str) -> tuple[str, ...]:
         """The Java overloads a call resolved to `method` chooses among: those of its class (see
         `overloads`), then those of its name its class inherits, each base's in MRO order but
-        those a class before it declares again with the same parameter types (overrides) and those
-        it does not inherit (see `_inherits`). Javac chooses among inherited overloads too:
+        those a class before it overrides (see `_overrides`) and those it does not inherit (see
+        `_inherits`). Javac chooses among inherited overloads too:
         `s.commit(epoch)` with a `long epoch` runs `Base.commit(long)` beside `Sub.commit(String)`.
         A constructor is not inherited."""
         cached = self._overloads_in_reach_cache.get(method)
@@ -1458,13 +1458,11 @@ class Symbols:
             return own
         name = OVERLOAD_TAIL.sub("", method).rsplit(".", 1)[-1]
         found = list(own)
-        signatures = {self._signature(overload) for overload in own}
         for base in self.mro(cid)[1:]:
             module, cls = self.classes[base]
             plain = function_id(module.name, f"{cls.qualname}.{name}")
             for inherited in self.overloads.get(plain, (plain,)) if plain in self.functions else ():
-                if self._inherits(cid, inherited) and self._signature(inherited) not in signatures:
-                    signatures.add(self._signature(inherited))
+                if self._inherits(cid, inherited) and not any(self._overrides(mine, inherited) for mine in found):
                     found.append(inherited)
         return tuple(found)
 
@@ -1480,10 +1478,16 @@ class Symbols:
             return self.module_of(method).facts.package == self.classes[cid][0].facts.package
         return visibility != "private"
 
-    def _signature(self, fid: str) -> tuple[tuple[str, str], ...]:
-        """The parameters of Java method `fid` as an override repeats them: each one's kind and type."""
-        params = self.function(fid).params[bool(self.self_param(fid)):]
-        return tuple((param.kind, param.primitive or _simple_name(param.annotation)) for param in params)
+    def _overrides(self, method: str, inherited: str) -> bool:
+        """Whether Java method `method` overrides (or repeats) `inherited`, a base's of its name: its
+        parameters are of the same kinds and types, any class where `inherited` declares a type
+        variable (`put(Bytes key)` of `S implements Store<Bytes>` overrides `Store<K>`'s `put(K key)`)."""
+        mine, theirs = self._declared_params(method), self._declared_params(inherited)
+        return len(mine) == len(theirs) and all(map(_overrides_param, mine, theirs))
+
+    def _declared_params(self, fid: str) -> tuple[Param, ...]:
+        """The parameters of function `fid` but its `self` (Java's `this`)."""
+        return self.function(fid).params[bool(self.self_param(fid)):]
 
     def _parameter_count(self, fid: str) -> tuple[int, bool]:
         """How many parameters function `fid` has but its `self` (Java's `this`), and whether its
@@ -3143,6 +3147,20 @@ def _string_literal(arg: Arg) -> str:
         return ""
     inner = text[1:-1]
     return inner if inner.isidentifier() else ""
+
+
+def _overrides_param(own: Param, base: Param) -> bool:
+    """Whether a Java override's parameter `own` stands for a base's `base`: of its kind, and of its
+    type or, where `base` is of a type variable, of any class (a type argument for it)."""
+    return own.kind == base.kind and (
+        _type_of_param(own) == _type_of_param(base) or base.type_variable and not own.primitive
+    )
+
+
+def _type_of_param(param: Param) -> str:
+    """The type a Java parameter is declared with, as an override repeats it: its primitive, or
+    its class's simple name ("" for an array)."""
+    return param.primitive or _simple_name(param.annotation)
 
 
 def _simple_name(annotation: str) -> str:

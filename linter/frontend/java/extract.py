@@ -296,15 +296,17 @@ def annotation_of(node: Node | None, bounded: Callable[[Node | None], Node | Non
     return f"{base}[{', '.join(inner)}]" if inner and all(inner) else base
 
 
-def _type_bounds(node: Node) -> dict[str, Node]:
-    """The type variables a class or method declares with a bound, each with the first class it
-    names (`<S extends Source & Closeable>`: `S` -> `Source`)."""
+def _type_variables(node: Node) -> dict[str, Node | None]:
+    """The type variables a class or method declares, each with the first class its bound names
+    (`<S extends Source & Closeable>`: `S` -> `Source`), None where it has none."""
     parameters = node.child_by_field_name("type_parameters")
-    found = {}
+    found: dict[str, Node | None] = {}
     for parameter in parameters.named_children if parameters is not None else ():
+        if parameter.type != "type_parameter":
+            continue
         bound = next((child for child in parameter.named_children if child.type == "type_bound"), None)
-        if parameter.type == "type_parameter" and bound is not None and bound.named_children:
-            found[_text(parameter.named_children[0])] = bound.named_children[0]
+        bounds = bound.named_children if bound is not None else []
+        found[_text(parameter.named_children[0])] = bounds[0] if bounds else None
     return found
 
 
@@ -522,9 +524,9 @@ class _Extractor:
         # loop around (it falls through, breaks or continues), innermost last: a `throw` there may
         # go on after the statement or at that loop.
         self._catching: list[Catch] = []
-        # The bounds of the type variables of the classes and methods being read, innermost last
-        # (`class G<S extends Source>`: `S` -> the node of `Source`).
-        self._type_bounds: list[dict[str, Node]] = []
+        # The type variables of the classes and methods being read, innermost last, each with its
+        # bound (`class G<S extends Source>`: `S` -> the node of `Source`), None where it has none.
+        self._type_variables: list[dict[str, Node | None]] = []
         # The fields of the anonymous classes whose methods are being read, innermost last: there,
         # `this` and those fields are the anonymous object's, not the enclosing instance's.
         self._anonymous_fields: list[frozenset[str]] = []
@@ -679,8 +681,13 @@ class _Extractor:
         if node is None or node.type != "type_identifier":
             return node
         name = _text(node)
-        bound = next((bounds[name] for bounds in reversed(self._type_bounds) if name in bounds), None)
+        bound = next((bounds[name] for bounds in reversed(self._type_variables) if name in bounds), None)
         return node if bound is None or bound is node else bound
+
+    def _is_type_variable(self, node: Node | None) -> bool:
+        """Whether a declared type is a type variable of the classes and methods around (`K`)."""
+        return node is not None and node.type == "type_identifier" and any(
+            _text(node) in declared for declared in self._type_variables)
 
     def _annotation(self, node: Node | None) -> str:
         """A declared type with its type arguments (see `annotation_of`), each class noted as used."""
@@ -774,7 +781,7 @@ class _Extractor:
         components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
         cls = _Class(qualname, name, components=components, interface=node.type == "interface_declaration")
         members = _members(body)
-        self._type_bounds.append(_type_bounds(node))
+        self._type_variables.append(_type_variables(node))
         self._declare_fields(cls, members)
         for component in components:
             component_type = component.child_by_field_name("type")
@@ -805,7 +812,7 @@ class _Extractor:
         if components:
             declared |= self._record_members(components, members, declared)
         self._class_stack.pop()
-        self._type_bounds.pop()
+        self._type_variables.pop()
         self.classes.append(
             ClassFacts(
                 qualname=qualname,
@@ -950,7 +957,7 @@ class _Extractor:
         params = [] if static else [Param(THIS)]
         name_node = node.child_by_field_name("name") or node
         body = node.child_by_field_name("body")
-        self._type_bounds.append(_type_bounds(node))
+        self._type_variables.append(_type_variables(node))
         function = _function(
             qualname,
             CONSTRUCTOR if is_constructor else _method_name(node),
@@ -980,7 +987,7 @@ class _Extractor:
         if compact:
             self._store_components(function, cls.components)
         self._stack.pop()
-        self._type_bounds.pop()
+        self._type_variables.pop()
         self.functions.append(function.freeze())
 
     def _parameter(self, param: Node) -> Param:
@@ -1001,7 +1008,7 @@ class _Extractor:
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does.
         kind = "vararg" if param.type == "spread_parameter" else "positional"
-        return Param(name, annotation, kind, primitive=primitive)
+        return Param(name, annotation, kind, primitive=primitive, type_variable=self._is_type_variable(type_node))
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
