@@ -196,8 +196,8 @@ class Arg(NamedTuple):
     walks_no_batch: bool = False
     # Java: the type the argument's expression is known to have, by its name as written (a
     # literal's, `String`, `long`, `null`...; a `new`'s or a cast's class; a declared local's,
-    # parameter's or field's class or primitive type; `this`'s class), "" where unknown: the overload a call runs is the one
-    # these types fit.
+    # parameter's or field's class or primitive type; `this`'s class), "" where unknown: the
+    # overload a call runs is the one these types fit.
     static_type: str = ""
 
 
