@@ -121,9 +121,7 @@ class Entity:
     looked up above that class), or "unknown". For "elements" (the stored elements of a named
     container), `keys` are the constant keys already taken into it (`d["a"]` of `d = {"a": {"b":
     f}}` is the container at "'a'");
-    "element_pairs" are its `.items()`, whose second halves are those elements. For "container",
-    "mapping" and the kinds taken from them, `keys` are the kinds of the collections nested inside,
-    outermost first (`dict[str, list[State]]` is a "mapping" of `State` with keys ("container",)).
+    "element_pairs" are its `.items()`, whose second halves are those elements.
     For a "function" or "class" wrapped by `functools.partial`, `keys` holds how many positional
     arguments the partial binds ahead of a call's own (see `bound_ahead`), where it binds any.
     """
@@ -948,16 +946,16 @@ class Symbols:
         if entity.kind == "elements" and attr == "items":
             return Entity("elements_items", entity.target, entity.keys)
         if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_VIEW_METHODS:
-            return Entity("container_method", entity.target, entity.keys)
+            return Entity("container_method", entity.target)
         if entity.kind in _HOLDING_KINDS and attr == "items":
-            return Entity("items_method", entity.target, entity.keys)
+            return Entity("items_method", entity.target)
         if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_ELEMENT_METHODS:
-            return Entity("element_method", entity.target, entity.keys)
+            return Entity("element_method", entity.target)
         # Java: `map.entrySet()` (and its stream), and `entry.getValue()` of one of its entries.
         if entity.kind == "mapping" and attr == "entrySet" or entity.kind == "entries" and attr in _STREAMS:
-            return Entity("entries_method", entity.target, entity.keys)
+            return Entity("entries_method", entity.target)
         if entity.kind == "entry" and attr == "getValue":
-            return Entity("element_method", entity.target, entity.keys)
+            return Entity("element_method", entity.target)
         return UNKNOWN
 
     def _instance_field(self, cid: str, attr: str) -> Entity:
@@ -1028,7 +1026,7 @@ class Symbols:
                 # `self.state.epoch` with `state` a property: what the getter returns.
                 entity = self.return_entity(entity.target, depth + 1)
             if attr == "[]" and entity.kind in _HOLDING_KINDS:
-                entity = _element(entity)
+                entity = Entity("instance", entity.target)
             elif attr == "[]":
                 # An element of a container the value flow follows (`by_topic[topic]` of a local
                 # dict filled by subscript): of the one class its elements agree on.
@@ -1166,15 +1164,15 @@ class Symbols:
             elif bind.value_ref is not None:
                 iterable = self.entity(fid, bind.value_ref, depth + 1)
             if bind.kind == "iter" and iterable.kind == "container":
-                return _element(iterable)
+                return Entity("instance", iterable.target)
             if bind.kind == "iter" and iterable.kind == "entries":
-                return Entity("entry", iterable.target, iterable.keys)
+                return Entity("entry", iterable.target)
             # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name; so
             # is a Java map's `forEach((key, value) -> ...)`.
             if bind.kind == "iter_part" and bind.index == 1 and (
                 iterable.kind == "pairs" or iterable.kind == "mapping" and is_java(self.module_of(fid).rel)
             ):
-                return _element(iterable)
+                return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
 
@@ -1330,12 +1328,12 @@ class Symbols:
     def _annotation_entity(self, module: ModuleInfo, annotation: str, within: str = "") -> Entity:
         """The class a declared type names, in `module`; in Java, a class nested in class `within`
         or around it (or in their bases) is named by its own name (`State state;` in `C`). A
-        declared collection of instances of one class (`list[State]`, `Map<String, State>`), or of
-        collections of them (`dict[str, list[State]]`), holds them as a container filled with them
-        does."""
+        declared collection of instances of one class (`list[State]`, `Map<String, State>`) holds
+        them as a container filled with them does."""
         element, kind = _collection_element(annotation)
         if element:
-            return _holding(kind, self._annotation_entity(module, element, within))
+            held = self._annotation_entity(module, element, within)
+            return Entity(kind, held.target) if held.kind == "instance" else UNKNOWN
         origin = _generic_origin(annotation)
         first, _, rest = origin.partition(".")
         nested = self._java_nested_class(module, within, first)
@@ -2267,9 +2265,9 @@ class Symbols:
             if entity.kind == "elements":
                 return self._element_values(entity, key, depth, at)
             if entity.kind in _HOLDING_KINDS:
-                return frozenset({_element(entity)})
+                return frozenset({Entity("instance", entity.target)})
             if entity.kind == "entries":
-                return frozenset({Entity("entry", entity.target, entity.keys)})
+                return frozenset({Entity("entry", entity.target)})
             return frozenset()
         if entity.kind in ("class", "instance") and f"{entity.target}.{attr}" in self.classes:
             return frozenset({Entity("class", f"{entity.target}.{attr}")})
@@ -2627,12 +2625,12 @@ class Symbols:
         if callee.kind == "class":
             return Entity("instance", callee.target)
         if callee.kind == "items_method":
-            return Entity("pairs", callee.target, callee.keys)
+            return Entity("pairs", callee.target)
         if callee.kind == "external" and callee.target in _COPYING_BUILTINS:
             return self._copy_result(fid, call, depth)
         if callee.kind == "external" and callee.target == "enumerate" and call.args:
             counted = self._argument_entity(fid, call.args[0], depth + 1)
-            return Entity("pairs", counted.target, counted.keys) if counted.kind == "container" else UNKNOWN
+            return Entity("pairs", counted.target) if counted.kind == "container" else UNKNOWN
         if callee.kind == "external" and callee.target == "type" and len(call.args) == 1:
             # `type(self)`: the class of an instance of a known class (`cls = type(self)`).
             of = self._argument_entity(fid, call.args[0], depth + 1)
@@ -2641,14 +2639,14 @@ class Symbols:
             named = self._named_members(fid, call, depth + 1)
             return next(iter(named)) if len(named) == 1 else UNKNOWN
         if callee.kind == "container_method":
-            return Entity("container", callee.target, callee.keys)
+            return Entity("container", callee.target)
         if callee.kind == "entries_method":
-            return Entity("entries", callee.target, callee.keys)
+            return Entity("entries", callee.target)
         if callee == PARTIAL:
             wrapped = self._wrapped_by_partial(fid, call, depth + 1)
             return next(iter(wrapped)) if len(wrapped) == 1 else UNKNOWN
         if callee.kind == "element_method":
-            return _element(callee)
+            return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
             returned = self.return_entity(callee.target, depth + 1)
             return next(iter(self._as_built_for(fid, call, callee.target, frozenset({returned}))))
@@ -2763,7 +2761,7 @@ class Symbols:
             # are those of an element of a declared container (`STATES: dict[str, State]`).
             root = value
             if root.kind in _HOLDING_KINDS and attrs[0] == "[]":
-                root, attrs = _element(root), attrs[1:]
+                root, attrs = Entity("instance", root.target), attrs[1:]
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
             if entity.kind == "global" and len(attrs) > 1 and self.global_value(entity.target).kind == "instance":
@@ -3089,25 +3087,6 @@ def _context_method_names(region: Region) -> tuple[str, str]:
     """The methods a `with` item (a Java resource) of `region` runs on its manager on entering and
     on leaving, "" for none."""
     return _CONTEXT_METHODS[region.kind]
-
-
-def _holding(kind: str, held: Entity) -> Entity:
-    """A collection of `kind` ("container", "mapping", "entry") whose elements are `held`: instances
-    of one class, or collections of them (`dict[str, list[State]]`), whose kinds, outermost first,
-    are the holder's keys. Unknown for elements of anything else."""
-    if held.kind == "instance":
-        return Entity(kind, held.target)
-    if held.kind in _HOLDING_KINDS:
-        return Entity(kind, held.target, (held.kind, *held.keys))
-    return UNKNOWN
-
-
-def _element(holding: Entity) -> Entity:
-    """What one element of a collection `_holding` made is: an instance of its class, or the
-    collection its keys name next."""
-    if not holding.keys:
-        return Entity("instance", holding.target)
-    return Entity(holding.keys[0], holding.target, holding.keys[1:])
 
 
 def _one_instance(values: frozenset[Entity]) -> Entity:
