@@ -363,7 +363,7 @@ class CallGraph:
         if callee.kind != "function":
             return False
         passed = frozenset({Entity("function", function)})
-        return any(value.kind == "function" for value in self.symbols.applied(callee.target, passed))
+        return any(value.kind == "function" for value in self.symbols.returned_given(callee.target, passed))
 
     def _runs_started(self, fid: str, call: Call) -> list[str]:
         """The `run` methods that a `start()` call starts, each in a thread or process of its own:

@@ -1708,12 +1708,10 @@ class Symbols:
 
     def applied(self, decorator: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
         """What function `decorator` returns when it decorates `passed` (its first positional
-        parameter's value)."""
+        parameter's value), with a clone of each wrapper it defines for `passed` (see `_clone`)."""
+        returned = self.returned_given(decorator, passed, depth)
         first = self.first_parameter(decorator)
-        if not first:
-            return self.return_values(decorator, depth)
-        returned = self.passed_through(decorator, first, passed, depth)
-        if not self._cloning or not passed:
+        if not first or not self._cloning or not passed:
             return returned
         clones = set()
         for wrapper in returned:
@@ -1724,6 +1722,14 @@ class Symbols:
             elif (maker := self._maker_given(wrapper.target, passed)) is not None:
                 clones.add(self._clone(wrapper.target, maker, self.first_parameter(maker), passed))
         return returned | frozenset(clones)
+
+    def returned_given(self, function: str, passed: frozenset[Entity], depth: int = 0) -> frozenset[Entity]:
+        """What `function` returns when its first positional parameter holds `passed`, making no
+        clone: whether it returns a function at all asks no more."""
+        first = self.first_parameter(function)
+        if not first:
+            return self.return_values(function, depth)
+        return self.passed_through(function, first, passed, depth)
 
     def _maker_given(self, wrapper: str, passed: frozenset[Entity]) -> str | None:
         """The function that defines `wrapper`, where its first parameter is given `passed`: the
