@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, Finding, FixHint, RelatedLocation
-from epochlint.program.lockorder import Event
+from epochlint.program.lockorder import Event, LockOrder
 from epochlint.program.model import Program
 from epochlint.program.symbols import CONSTRUCTORS
 from epochlint.rules.base import Example, Rule
@@ -28,10 +28,12 @@ project class calls its `__enter__` (`__aenter__`) at the `with`, and its `__exi
 where the statement ends, after a `return` in its body too; the `__exit__`s of several items, or of
 nested `with` statements, that end together run the latest entered first. A `@contextmanager`
 (`@asynccontextmanager`) generator called by a `with` item runs up to its `yield` at the item, and
-what follows a `yield` on some path (a `finally` around it too) where the statement ends. A finding
-at such a call is shown at its `with` item. One that clears before its `yield` and bumps after it
-is reported at its own clear, not again at the item (but in a coroutine, at the item too where the
-body awaits between them). In a coroutine, a clear and a bump
+what follows a `yield` on some path (a `finally` around it too) where the statement ends; so does
+one called and kept in a local or a field (`cm = self.gen()`) where a `with` enters it
+(`with cm:`), and none of its body runs at that call. One that a generator enters is split at its
+own `yield` in turn. A finding at such a call is shown at its `with` item. One that clears
+before its `yield` and bumps after it is reported at its own clear, not again at the item (but in
+a coroutine, at the item too where the body awaits between them). In a coroutine, a clear and a bump
 with no interleaving point between them (`await`, `async for`, `async with`, here or in the callees
 that make them: an `__aenter__` that clears is interleaved where it awaits, not after it; such a
 generator, only where it awaits on the side of its `yield` that runs between them) cannot be
@@ -194,7 +196,7 @@ class Consumer:
                 if is_async:
                     later = [b for b in later if order.interleaves_between(clear, b)]
                 else:
-                    later = [b for b in later if not _one_generator_on_both_sides(clear, b)]
+                    later = [b for b in later if not _one_generator_on_both_sides(order, clear, b)]
                 if later:
                     yield self._finding(program, clear, later[0])
 
@@ -224,13 +226,14 @@ class Consumer:
         )
 
 
-def _one_generator_on_both_sides(clear: Event, bump: Event) -> bool:
+def _one_generator_on_both_sides(order: LockOrder, clear: Event, bump: Event) -> bool:
     """Whether one `with` item's `@contextmanager` generator makes the clear before its `yield` and
     the bump after it (`LockOrder.events` places the two apart). Outside a coroutine the generator
     orders them itself and is reported there: one finding per clear, as for any call doing both."""
-    if not (clear.chain and bump.chain) or clear.chain[0].call_id < 0:
+    if not (clear.chain and bump.chain) or clear.chain[0].callee != bump.chain[0].callee:
         return False
-    return (clear.chain[0].call_id, clear.chain[0].callee) == (bump.chain[0].call_id, bump.chain[0].callee)
+    item = order.entered_item(clear.chain[0])
+    return item is not None and item == order.entered_item(bump.chain[0])
 
 
 def _steps(program: Program, event: Event, verb: str, what: str) -> Iterator[ChainStep]:

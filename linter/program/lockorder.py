@@ -15,7 +15,18 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from epochlint.frontend.facts import Branches, Call, Entered, Exit, FunctionFacts, Pos, Site, Write, within
+from epochlint.frontend.facts import (
+    FLOW_ASSIGN,
+    Branches,
+    Call,
+    Entered,
+    Exit,
+    FunctionFacts,
+    Pos,
+    Site,
+    Write,
+    within,
+)
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
@@ -168,6 +179,8 @@ class LockOrder:
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
+        self._generator_events_of: dict[tuple[str, str], list[Event]] = {}
+        self._entered_generators_of: dict[str, dict[int, Entered]] = {}
         self._budget = WorkBudget("the lock order through calls", LOCK_ORDER_STEPS)
         self._events_budget = WorkBudget("the search for epoch bumps and queue clears through calls", EVENT_STEPS)
 
@@ -211,6 +224,8 @@ class LockOrder:
                     continue
                 if within is not None and site.callee not in within:
                     continue
+                if toward in (BUMP, CLEAR) and self._kept_manager(site):
+                    continue  # the generator's body runs where the manager is entered
                 next_state = (site.callee, contexts.entering(site, passed))
                 if next_state in via:
                     continue
@@ -485,19 +500,15 @@ class LockOrder:
         """Bumps (BUMP) or clears (CLEAR) of `fid`, made there or by what it calls (no
         hand-off): one event per place in `fid`, in source order. A `@contextmanager` generator
         entered by a `with` item makes its events up to its `yield` at the item, and the rest
-        where the statement ends, as an `__exit__` does (see `_entered_events`)."""
-        return self._events(fid, kind, self._entered_generators(fid))
-
-    def _events(self, fid: str, kind: str, entered: dict[int, Entered]) -> list[Event]:
-        """`events`, splitting the calls of generators at the `with` items `entered` (by call id)."""
+        where the statement ends, as an `__exit__` does (see `_entered_events`); one called and
+        kept (`cm = self.gen()`) makes none where it is called (see `_kept_manager`)."""
         direct = self.bumps_in if kind == BUMP else self.clears_in
         found = list(direct(fid))
         # A call of several callees (a name two functions may hold) is one place: its event is the
         # one reached by the fewest calls, the first of those.
         through: dict[Site, Event] = {}
-        for site in self.calls.sites_from.get(fid, ()):
-            item = entered.get(site.call_id)
-            if item is not None and self.symbols.is_context_manager(site.callee):
+        for site, item in self._sites_entering(fid):
+            if item is not None:
                 events = self._entered_events(site, item, kind)
             else:
                 events = self._event_through(site, kind)
@@ -507,9 +518,19 @@ class LockOrder:
                     through[event.site] = event
         return sorted([*found, *through.values()], key=lambda e: e.site.pos)
 
+    def _sites_entering(self, fid: str) -> Iterator[tuple[CallSite, Entered | None]]:
+        """The calls of `fid`, each with the `with` item that enters the `@contextmanager`
+        generator it calls (None for another call); then, at each item over a field bound to such
+        a generator's call (`with self._cm:`), that generator, called there (see `_entered_fields`)."""
+        entered = self._entered_generators(fid)
+        for site in self.calls.sites_from.get(fid, ()):
+            generator = self.symbols.is_context_manager(site.callee)
+            yield site, entered.get(site.call_id) if generator else None
+        yield from self._entered_fields(fid)
+
     def _event_through(self, site: CallSite, kind: str) -> list[Event]:
         """The event of `kind` that the call at `site` leads to by the fewest calls (none or one)."""
-        reaches = self._runs_with_locks(site) and site.callee in self._distance(kind)
+        reaches = self._runs_for(site, kind) and site.callee in self._distance(kind)
         chain = self._toward_maker(site, kind) if reaches else ()
         if not chain:
             return []
@@ -523,13 +544,13 @@ class LockOrder:
         """The events of `kind` that the `@contextmanager` generator `site` calls makes for the
         `with` item `item`: the first (by the fewest calls) of those it makes up to its `yield`,
         at the item; the first of those after it, where the item is exited (none where that is
-        not in this function). Generators that the generator enters are not split in turn."""
+        not in this function). Generators that the generator enters are split in turn."""
         if not (self._runs_with_locks(site) and site.callee in self._distance(kind)):
             return []
-        made = self._events(site.callee, kind, {})
+        made = self._generator_events(site.callee, kind)
         on_exit = [event for event in made if self._after_yield(site.callee, event.site.pos)]
         on_entry = [event for event in made if event not in on_exit]
-        places = [(site, on_entry)]
+        places = [(replace(site, site=item.site), on_entry)]
         if item.exit is not None:
             places.append((replace(site, site=item.exit), on_exit))
         return [_called_at(place, min(events, key=lambda e: len(e.chain))) for place, events in places if events]
@@ -542,11 +563,66 @@ class LockOrder:
             for point in self.symbols.function(generator).yields
         )
 
+    def _generator_events(self, generator: str, kind: str) -> list[Event]:
+        """`events` of a `@contextmanager` generator, found once; none for one that enters itself
+        while they are being found."""
+        key = (generator, kind)
+        if key not in self._generator_events_of:
+            self._generator_events_of[key] = []
+            self._generator_events_of[key] = self.events(generator, kind)
+        return self._generator_events_of[key]
+
     def _entered_generators(self, fid: str) -> dict[int, Entered]:
-        """The `with` items of `fid` (or items entered on an ExitStack) that are calls, by call id."""
+        """The `with` items of `fid` (or items entered on an ExitStack) that enter what a call of
+        `fid` gives, by call id: the item's own call, or a call assigned to the local it names
+        (`cm = self.gen()`, then `with cm:`)."""
+        if fid not in self._entered_generators_of:
+            function = self.symbols.function(fid)
+            regions = {region.id: region for region in function.regions}
+            found: dict[int, Entered] = {}
+            for item in function.entered:
+                region = regions[item.region]
+                if region.call >= 0:
+                    found[region.call] = item
+                elif not region.lock.attrs and region.lock.scope == function.qualname:
+                    found.update(dict.fromkeys(_calls_assigned_to(function, region.lock.name), item))
+            self._entered_generators_of[fid] = found
+        return self._entered_generators_of[fid]
+
+    def _entered_fields(self, fid: str) -> Iterator[tuple[CallSite, Entered]]:
+        """A `with` item of `fid` over a field that a method binds to a call of a `@contextmanager`
+        generator (`self._cm = self.gen()`, then `with self._cm:`): that generator, as called at
+        the item (the call that bound it only built the manager, see `_kept_manager`)."""
         function = self.symbols.function(fid)
-        calls = {region.id: region.call for region in function.regions if region.call >= 0}
-        return {calls[item.region]: item for item in function.entered if item.region in calls}
+        regions = {region.id: region for region in function.regions}
+        for item in function.entered:
+            region = regions[item.region]
+            field = self.symbols.field(fid, region.lock) if region.call < 0 and region.lock.attrs else None
+            for write in self.program.field_writes.get(field, []) if field is not None else []:
+                for site in self.calls.sites_from.get(write.function, ()):
+                    if site.call_id == write.write.value_call and self.symbols.is_context_manager(site.callee):
+                        yield CallSite(fid, site.callee, site.kind, item.site), item
+
+    def entered_item(self, site: CallSite) -> Entered | None:
+        """The `with` item whose `@contextmanager` generator the call at `site` (the first of an
+        event's chain) runs, split at its `yield` (see `events`); None for another call."""
+        if not self.symbols.is_context_manager(site.callee):
+            return None
+        if site.call_id >= 0:
+            return self._entered_generators(site.caller).get(site.call_id)
+        entering = self._entered_fields(site.caller)
+        ends = ((item, (item.site, item.exit)) for at, item in entering if at.callee == site.callee)
+        return next((item for item, places in ends if site.site in places), None)
+
+    def _kept_manager(self, site: CallSite) -> bool:
+        """Whether `site` calls a `@contextmanager` generator and assigns the manager that builds
+        (`cm = self.gen()`, `self._cm = self.gen()`) with no `with` of the caller entering it: none
+        of the generator's body runs there, but where a `with` enters the manager."""
+        if site.call_id < 0 or not self.symbols.is_context_manager(site.callee):
+            return False
+        call = self.symbols.call(site.caller, site.call_id)
+        assigned = call is not None and call.flow.kind == FLOW_ASSIGN
+        return assigned and site.call_id not in self._entered_generators(site.caller)
 
     def _empties_object_being_built(self, chain: tuple[CallSite, ...], clear: Site) -> bool:
         """Whether the clear at `clear`, reached through `chain`, empties a field of an object the
@@ -612,7 +688,7 @@ class LockOrder:
             self._nearer_of[key] = next(
                 site
                 for site in self.calls.sites_from[fid]
-                if self._runs_with_locks(site) and distance.get(site.callee) == distance[fid] - 1
+                if self._runs_for(site, kind) and distance.get(site.callee) == distance[fid] - 1
             )
         return self._nearer_of[key]
 
@@ -637,7 +713,7 @@ class LockOrder:
             while pending:
                 fid = pending.popleft()
                 for site in self.calls.sites_to.get(fid, ()):
-                    if self._runs_with_locks(site) and site.caller not in distance:
+                    if self._runs_for(site, kind) and site.caller not in distance:
                         distance[site.caller] = distance[fid] + 1
                         pending.append(site.caller)
             self._distance_of[kind] = distance
@@ -646,6 +722,12 @@ class LockOrder:
     def _runs_with_locks(self, site: CallSite) -> bool:
         """Whether a path runs the call at `site`, in its caller's thread (no hand-off)."""
         return site.inherits_locks and not self.unreachable(site.caller, site.pos)
+
+    def _runs_for(self, site: CallSite, kind: str) -> bool:
+        """Whether a path runs the call at `site` in its caller's thread and its callee's body
+        there, for the events of `kind`: a bump or clear of a kept `@contextmanager` generator's
+        body is made where a `with` enters the manager (see `_kept_manager`)."""
+        return self._runs_with_locks(site) and (kind == ACQUIRE or not self._kept_manager(site))
 
     def bumps_reached(self, fid: str) -> Iterator[Event]:
         """Every bump `fid` can make, itself or through any call, hand-offs included."""
@@ -728,7 +810,9 @@ class LockOrder:
         if event.chain:
             steps.append((event.target_function, event.target.pos, -1))
         for index, (fid, pos, awaited) in enumerate(steps):
-            on_exit = self._entered_on_exit(event, pos) if index == 0 else None
+            # A generator split at its `yield`: only its awaits on the side that runs between the events.
+            split = index == 0 and self.entered_item(event.chain[0]) is not None
+            on_exit = self._after_yield(fid, pos) if split else None
             for point in self.symbols.function(fid).awaits:
                 if (point.call >= 0 and point.call == awaited) or point.runs_inside(pos):
                     continue
@@ -738,15 +822,14 @@ class LockOrder:
                     return True
         return False
 
-    def _entered_on_exit(self, event: Event, pos: Pos) -> bool | None:
-        """Where the event's first call is a `@contextmanager` generator entered by a `with` item
-        of the function (split at its `yield`, see `events`), whether it goes on from `pos` when
-        the item is exited; None for another call."""
-        site = event.chain[0]
-        entered = self._entered_generators(site.caller)
-        if site.call_id not in entered or not self.symbols.is_context_manager(site.callee):
-            return None
-        return self._after_yield(site.callee, pos)
+
+def _calls_assigned_to(function: FunctionFacts, name: str) -> list[int]:
+    """The calls of `function` whose result is assigned to its local `name` whole (`cm = self.gen()`)."""
+    return [
+        call.id
+        for call in function.calls
+        if call.flow.kind == FLOW_ASSIGN and name in call.flow.targets and not call.flow.element
+    ]
 
 
 def _called_at(site: CallSite, event: Event) -> Event:
