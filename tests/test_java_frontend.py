@@ -15,6 +15,7 @@ from jsonschema.validators import validator_for
 from epochlint import discovery
 from epochlint.cli import main
 from epochlint.frontend.java import available as java_frontend_available
+from epochlint.frontend.facts import Ref
 from epochlint.frontend.java import facts_from_java
 from tests.conftest import REPO, run_check
 
@@ -113,6 +114,32 @@ class Branching {
     }
 }
 """
+
+
+COMPOSED_TESTS = """\
+import java.util.function.BiPredicate;
+import java.util.function.Predicate;
+
+class Composed {
+    Predicate<Message> known;
+    BiPredicate<Message, Message> same;
+
+    boolean stale(Message m, Message[] batch) {
+        return known.or(x -> x.epoch() < 0).test(m) || same.and((y, z) -> y == z).test(m, batch[0]);
+    }
+}
+"""
+
+
+@needs_java
+def test_a_lambda_a_tested_predicate_composes_takes_the_arguments_of_test() -> None:
+    # Bound to nothing, `x` took no value of `m`: the value-flow rules lost what it was.
+    (stale,) = [f for f in facts_from_java(COMPOSED_TESTS.encode()).functions if f.name == "stale"]
+    binds = {bind.name: bind for bind in stale.binds if bind.name in ("x", "y", "z")}
+    assert binds["x"].kind == "assign" and binds["x"].value_ref == Ref("Composed.stale", "m")
+    assert binds["y"].kind == "assign" and binds["y"].value_ref == Ref("Composed.stale", "m")
+    # `batch[0]` is no name path: `z` takes no element of the batch, as a loop's would.
+    assert binds["z"].kind == "assign" and binds["z"].value_ref is None
 
 
 @needs_java

@@ -1250,6 +1250,9 @@ class _Extractor:
         flow = Flow() if self._inlined_depth else Flow(FLOW_RETURN)
         for child in node.named_children:
             self._with_flow(child, flow)
+            if not self._inlined_depth and (function := self._function_value(child)):
+                # A returned lambda: what `check()` of `check().and(p)` gives, run where that is tested.
+                self._fn.stored.append(Stored(None, False, value_function=function))
         self._exit(node)
 
     def _v_throw_statement(self, node: Node) -> None:
@@ -1837,7 +1840,9 @@ class _Extractor:
     def _composed_functions(self, node: Node) -> list[Node]:
         """The functions the predicate `node` composes, each run where it is tested: `known` and
         `this::isStale` of `known.or(this::isStale)`, also through `and`, `negate()` and
-        `Predicate.not(p)`, either side composed in turn; [] where `node` composes none."""
+        `Predicate.not(p)`, and those a `Consumer`'s or a `Function`'s `andThen` or `compose`
+        composes, in the order they run (`g` first of `f.compose(g)`), either side composed in
+        turn; [] where `node` composes none."""
         node = _unparenthesized(node)
         receiver = node.child_by_field_name("object") if node.type == "method_invocation" else None
         if receiver is None:
@@ -1847,8 +1852,8 @@ class _Extractor:
             operands = args
         elif method == "negate" and not args and self._holds_function(receiver):
             operands = [receiver]
-        elif method in ("and", "or") and len(args) == 1 and self._composes_functions(receiver, args[0]):
-            operands = [receiver, args[0]]
+        elif method in _COMPOSING_METHODS and len(args) == 1 and self._composes_functions(receiver, args[0]):
+            operands = [args[0], receiver] if method == "compose" else [receiver, args[0]]
         else:
             return []
         composed = (self._composed_functions(operand) or [_unparenthesized(operand)] for operand in operands)
@@ -1856,33 +1861,40 @@ class _Extractor:
 
     def _functions_of(self, node: Node) -> list[Node]:
         """The functions `node` is or composes (see `_composed_functions`). What else a composition
-        is made of (`base()` of `base().or(...)`) is read here, once, as a value."""
+        is made of is read here, once, as a value: `base()` of `base().or(...)` is called here, and
+        what it returns runs where the composition does."""
         parts = self._composed_functions(node) or [_unparenthesized(node)]
         for part in parts:
             if part.type not in _FUNCTIONS_RUN:
                 self._with_flow(part, Flow())
-        return [part for part in parts if part.type in _FUNCTIONS_RUN]
+        return [part for part in parts if part.type in _FUNCTIONS_RUN or part.type == "method_invocation"]
 
     def _run_functions(
         self, functions: list[Node], interface_method: str, arity: int, iterable: Ref | None, receiver_call: int,
-        flow: Flow,
+        flow: Flow, arguments: list[Node] | None = None,
     ) -> None:
         """Run each of `functions` here with `arity` arguments (elements of `iterable`, or of what
-        `receiver_call` gives): a lambda's body is read here; a method reference, a name holding a
-        function or an object made is called."""
-        for function in functions:
-            if function.type == "lambda_expression":
-                self._inline_lambda(function, iterable, receiver_call, flow)
+        `receiver_call` gives, or `arguments` where given): a lambda's body is read here; a method
+        reference, a name holding a function, an object made or what a call returned is called.
+        Composed by a `Function`'s `andThen` or `compose`, only the first is given the element; each
+        other takes what the one before returns."""
+        for index, function in enumerate(functions):
+            given = index == 0 or not interface_method.startswith("apply")
+            if function.type == "lambda_expression" and given:
+                self._inline_lambda(function, iterable, receiver_call, flow, arguments)
+            elif function.type == "lambda_expression":
+                self._inline_lambda(function, None, -1, flow)
             else:
                 self._element_call(function, interface_method, flow, arity)
 
     def _test_composed(self, predicate: Node, args: list[Node]) -> None:
         """`known.or(this::isStale).test(m)`: the composed predicate is tested here, so each
-        function it is made of runs here, given the arguments."""
+        function it is made of runs here, given the arguments (a lambda's parameters are bound to
+        them)."""
         functions = self._functions_of(predicate)
         for arg in args:
             self._with_flow(arg, Flow())
-        self._run_functions(functions, "test", len(args), None, -1, self._flow)
+        self._run_functions(functions, "test", len(args), None, -1, self._flow, args)
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
@@ -2168,38 +2180,51 @@ class _Extractor:
         """`batch.forEach(this::handle)`: `handle` is called on each element (on two, an accumulator
         and an element, for `reduce`), so its overload of that many parameters is. `filter(current)`
         calls `interface_method` (`test`) on what the field or the local `current` holds, a function
-        or an object, and `filter(new CurrentEpoch(this))` on the object made. With no element
+        or an object, `filter(new CurrentEpoch(this))` on the object made, and `removeIf(check().and(p))`
+        on what `check()` returned (`Call.callee_call`). With no element
         (`arity` 0), a supplier called where it is given (`cur.orElseGet(this::fallback)`), where
         call `or_of_call` gives an `Optional` if one is given (see `Call.or_of_call`)."""
         elements = tuple(Arg("", "other", text="<element>") for _ in range(arity))
         call_id = self._new_id()
-        callee, method, receiver_call = None, interface_method, -1
+        callee, method, receiver_call, callee_call = None, interface_method, -1, -1
         if node.type == "method_reference":
             callee, method = self._method_reference(node), _text(node.children[-1])
         elif node.type == "object_creation_expression":
             self._with_flow(node, Flow(FLOW_RECEIVER, call=call_id))
             receiver_call = self._call_ids.get(node.id, -1)
+        elif node.type == "method_invocation":
+            callee_call = self._call_ids.get(node.id, -1)  # what `check()` of `check().and(p)` returned
         elif (holder := self._path(node)) is not None:
             callee = holder._replace(attrs=(*holder.attrs, interface_method))
         site = self._site(node)
         self._fn.calls.append(
-            Call(call_id, callee, method, _text(node), site, elements, receiver_call, flow, or_of_call=or_of_call)
+            Call(
+                call_id, callee, method, _text(node), site, elements, receiver_call, flow, callee_call=callee_call,
+                or_of_call=or_of_call,
+            )
         )
 
-    def _inline_lambda(self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow) -> None:
-        """A lambda run on the spot, per element: its parameters and its body's locals are its own."""
+    def _inline_lambda(
+        self, node: Node, iterable: Ref | None, receiver_call: int, flow: Flow, arguments: list[Node] | None = None,
+    ) -> None:
+        """A lambda run on the spot, per element: its parameters and its body's locals are its own.
+        Given `arguments` (`p.or(x -> ...).test(m)`), each parameter is bound to its argument."""
         with self._scope():
             params = list(_lambda_parameters(node.child_by_field_name("parameters")))
-            for param in params:
+            for index, param in enumerate(params):
                 name_node = param.child_by_field_name("name") or param
                 name = _text(name_node)
                 self._declare(name)
                 annotation = self._annotation(param.child_by_field_name("type"))
+                site = self._site(name_node)
+                if arguments is not None:
+                    value_call, value_ref = self._value_of(arguments[index] if index < len(arguments) else None)
+                    self._fn.binds.append(Bind(name, site, "assign", value_call, value_ref, annotation))
+                    continue
                 kind = "iter" if len(params) == 1 else "iter_part"
-                index = -1 if len(params) == 1 else params.index(param)
                 self._fn.binds.append(
-                    Bind(name, self._site(name_node), kind, receiver_call, iterable if receiver_call < 0 else None,
-                         annotation, index)
+                    Bind(name, site, kind, receiver_call, iterable if receiver_call < 0 else None,
+                         annotation, -1 if len(params) == 1 else index)
                 )
             body = node.child_by_field_name("body")
             self._inlined_depth += 1
@@ -2626,6 +2651,9 @@ _OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet", "or"})
 _CALLED_SUPPLIERS = frozenset({"method_reference", "identifier", "field_access"})
 # The functions a call given them runs: a lambda, a method reference, what a name holds, an object made.
 _FUNCTIONS_RUN = _CALLED_SUPPLIERS | {"lambda_expression", "object_creation_expression"}
+# The methods of `java.util.function`'s interfaces composing a function of two: `Predicate`'s, and
+# `Consumer`'s and `Function`'s.
+_COMPOSING_METHODS = frozenset({"and", "or", "andThen", "compose"})
 
 
 def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
