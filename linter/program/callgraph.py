@@ -134,6 +134,14 @@ _VALUE_COLLECTORS = frozenset(
         "flatMapping", "reducing", "collectingAndThen", "teeing",
     }
 )
+# Java's stream operations that give the elements of the stream they are called on (a few, or in
+# another order, or as a list), and the collectors that do given to `collect` (`Collectors.toList()`;
+# not a count or a sum). A stream's `map(f)` and `filter(p)` are no calls: the frontend runs their
+# function there, per element (a mapping's result is what the call gives).
+_ELEMENT_KEEPING_OPERATIONS = frozenset(
+    {"distinct", "sorted", "limit", "skip", "sequential", "parallel", "unordered", "toList", "findFirst", "findAny"}
+)
+_ELEMENT_COLLECTORS = frozenset({"toList", "toSet", "toUnmodifiableList", "toUnmodifiableSet", "toCollection"})
 # Python's named constants: what a method called on one is, no import says.
 _CONSTANTS = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 
@@ -578,18 +586,37 @@ class CallGraph:
                 return sorted({function for inner in call.args for function in self._functions_passed(fid, inner)})
             wrapped = self.symbols.partial_values(fid, call)
             return sorted({value.target for value in wrapped if value.kind == "function"})
-        entity = self.symbols.argument_value(fid, arg)
-        return [entity.target] if entity.kind == "function" else []
+        return self._function_given(fid, arg)
 
-    def functions_collected(self, fid: str, call: Call) -> list[str]:
-        """The functions whose results make up what a Java `collect` call returns: those its
-        collector maps each element to (`collect(Collectors.toMap(m -> key, m -> value))`), also
-        through the collectors it is made of (`groupingBy(f, mapping(g, toList()))`)."""
-        if call.method != "collect" or not self.symbols.is_java_function(fid):
+    def functions_held(self, fid: str, call: Call) -> list[str]:
+        """The functions whose results make up what a call of no project function returns: the one
+        Python's `map(f, records)` runs on each element, and those a Java `collect` call's collector
+        maps each element to (`collect(Collectors.toMap(m -> key, m -> value))`), also through the
+        collectors it is made of (`groupingBy(f, mapping(g, toList()))`)."""
+        callee = self.symbols.callee(fid, call)
+        if callee.kind == "function":
             return []
-        if self.symbols.callee(fid, call).kind == "function":
+        if not self.symbols.is_java_function(fid):
+            mapped = call.args[:1] if callee.kind == "external" and callee.target == "map" else ()
+            return [function for arg in mapped if not arg.keyword for function in self._function_given(fid, arg)]
+        if call.method != "collect":
             return []
         return sorted({function for arg in call.args for function in self._collected_by(fid, arg)})
+
+    def keeps_elements(self, fid: str, call: Call) -> bool:
+        """Whether a Java call of no project function gives the elements of the stream it is called
+        on: `sorted()`, `toList()`, `collect(Collectors.toList())` (see `_ELEMENT_KEEPING_OPERATIONS`)."""
+        if not self.symbols.is_java_function(fid) or self.symbols.callee(fid, call).kind == "function":
+            return False
+        if call.method in _ELEMENT_KEEPING_OPERATIONS:
+            return True
+        collectors = [self.symbols.argument_call(fid, arg) for arg in call.args] if call.method == "collect" else []
+        return any(made is not None and made.method in _ELEMENT_COLLECTORS for made in collectors)
+
+    def _function_given(self, fid: str, arg: Arg) -> list[str]:
+        """The function an argument passes as it is (a lambda, a method reference), if it is one."""
+        given = self.symbols.argument_value(fid, arg)
+        return [given.target] if given.kind == "function" else []
 
     def _collected_by(self, fid: str, arg: Arg) -> set[str]:
         """The functions whose results the collector made by an argument holds (see `_VALUE_COLLECTORS`)."""
@@ -598,9 +625,8 @@ class CallGraph:
             return set()
         found: set[str] = set()
         for inner in made.args:
-            given = self.symbols.argument_value(fid, inner)
-            if given.kind == "function" and made.method in _VALUE_COLLECTORS:
-                found.add(given.target)
+            if made.method in _VALUE_COLLECTORS:
+                found.update(self._function_given(fid, inner))
             found |= self._collected_by(fid, inner)
         return found
 

@@ -1181,7 +1181,7 @@ class _Frame:
         self._callees[call.id] = list(self._resolved(call, args))
         resolved = self._returned_by(call, lambda _, summary: summary.returns) if self._callees[call.id] else None
         if resolved is None:
-            resolved = self._collected(call)
+            resolved = self._held(call, receiver)
         callee_entity = self.program.symbols.callee(self.fid, call)
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
@@ -1203,14 +1203,18 @@ class _Frame:
                 merge(result, self.analysis.instantiate(value, binding, self._enter(callee, call.site), hop))
         return result
 
-    def _collected(self, call: Call) -> dict[Label, Path] | None:
-        """What a Java `collect` call's result holds of what its collector's functions return for
-        each element (`Collectors.toMap(r -> key, r -> new OffsetAndMetadata(...))`); None for a call
-        that collects nothing so."""
-        collected = self.program.calls.functions_collected(self.fid, call)
+    def _held(self, call: Call, receiver: Value) -> dict[Label, Path] | None:
+        """What a call of no project function holds of what the functions it maps each element by
+        return (`map(f, records)`, the functions of a Java `collect`'s collector: see
+        `CallGraph.functions_held`), and of the stream it is called on, where it gives its elements
+        (`toList()`, `collect(Collectors.toList())`); None for a call that holds nothing so."""
+        held = self.program.calls.functions_held(self.fid, call)
         # Bound to nothing: what they return of their parameters, the elements, is not known here.
-        functions: list[tuple[str, dict[str, Value]]] = [(function, {}) for function in collected]
-        return self._returned_by(call, lambda _, summary: summary.returns, functions) if functions else None
+        functions: list[tuple[str, dict[str, Value]]] = [(function, {}) for function in held]
+        value = self._returned_by(call, lambda _, summary: summary.returns, functions) if functions else None
+        if self.program.calls.keeps_elements(self.fid, call):
+            value = union((value or EMPTY, receiver))
+        return value
 
     def _spread_locals(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[Label, Path]]]:
         """The elements of each local a call spreads (`f(**fields)`, `f(*args)`), under their keys

@@ -8,8 +8,9 @@ The facts mean what they mean for Python, translated where Java says things diff
 - `synchronized` methods and blocks hold the monitor of their object (the `MONITOR` attribute),
   `L.lock()` ... `finally { L.unlock(); }` holds L, `if (L.tryLock())` holds it in its branch;
 - a lambda or method reference given to `forEach` or a stream operation runs on the spot, once per
-  element: it is read as the body of a batch loop at the call; any other lambda, method reference or
-  anonymous class is a function of its own, handed off;
+  element: it is read as the body of a batch loop at the call (a mapping's, `map(f)`, gives its value
+  where the call's goes); any other lambda, method reference or anonymous class is a function of its
+  own, handed off;
 - `UPDATER.incrementAndGet(this)` on a field updater is a bump of the field the updater names (the
   program maps the updater to its field by the class that declares it), `UPDATER.get(this)` a read
   of it; `epoch.incrementAndGet()` on an `AtomicLong`/`AtomicInteger` field is a bump of that field.
@@ -512,8 +513,10 @@ class _Extractor:
         self._call_results: dict[int, tuple[str, str]] = {}
         # The calls store targets start from, by node id: visited before the stored value is.
         self._store_roots: set[int] = set()
-        # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function.
+        # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function, and
+        # its value goes where the body's would (`map(r -> { ...; return offset; })`: the stream's).
         self._inlined_depth = 0
+        self._inlined_return = Flow()
         # The `finally` clauses of the `try` statements whose other parts are being read: a
         # `return` or `throw` there runs them on its way out.
         self._finally_blocks: list[Pos] = []
@@ -1247,7 +1250,7 @@ class _Extractor:
         return self._path(receiver)
 
     def _v_return_statement(self, node: Node) -> None:
-        flow = Flow() if self._inlined_depth else Flow(FLOW_RETURN)
+        flow = self._inlined_return if self._inlined_depth else Flow(FLOW_RETURN)
         for child in node.named_children:
             self._with_flow(child, flow)
             if not self._inlined_depth and (function := self._function_value(child)):
@@ -2078,7 +2081,10 @@ class _Extractor:
         source = self._call_ids.get(_optional_chain_root(obj).id, -1) if chained else -1
         self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj), source))
         self._fn.loop_stack.append(loop_id)
+        # What the function returns is a decision, or, for a mapping (`map(f)`, `flatMap(f)`), what
+        # the call gives (the stream of what it returns): it goes where the call's value goes.
         body_flow = Flow(FLOW_CONDITION) if method in idioms.DECIDING_METHODS else Flow()
+        body_flow = self._flow if method in idioms.MAPPING_METHODS else body_flow
         for arg in args:
             if arg is not functions[0]:
                 self._with_flow(arg, Flow())
@@ -2228,10 +2234,12 @@ class _Extractor:
                 )
             body = node.child_by_field_name("body")
             self._inlined_depth += 1
+            saved_return, self._inlined_return = self._inlined_return, flow
             if body.type == "block":
                 self._block(body.named_children)
             else:
                 self._with_flow(body, flow)
+            self._inlined_return = saved_return
             self._inlined_depth -= 1
 
     def _atomic_operation(self, obj: Node | None, method: str, args: list[Node]) -> bool:

@@ -28,7 +28,9 @@ SPOT_METHODS: dict[str, str] = {**ITERATING_METHODS, **OPTIONAL_CONSUMERS}
 OPTIONAL_TYPES = frozenset({"Optional", "java.util.Optional", "OptionalInt", "OptionalLong", "OptionalDouble"})
 OPTIONAL_FACTORIES = frozenset({"of", "ofNullable", "empty"})
 OPTIONAL_CHAINS = frozenset({"filter", "map", "flatMap", "or"})
-# What an iterating method does with its function's value: a decision (kept or dropped).
+# What an iterating method does with its function's value: a decision (kept or dropped), or the
+# element of the stream it gives (`map`; a stream of them for `flatMap`, an `Optional`'s own).
+MAPPING_METHODS = frozenset({"map", "mapToObj", "flatMap"})
 DECIDING_METHODS = frozenset({"filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"})
 
 # The methods of Java's functional interfaces and of `Object` that do not run the function they are
