@@ -209,6 +209,7 @@ class FieldId:
 
 
 _GETATTR = Entity("external", "getattr")
+_NONE = Entity("external", "None")
 # The bases that make a class abstract: a receiver typed as one runs the project's implementations.
 _ABSTRACT_BASES = frozenset(
     Entity("external", name) for name in ("abc.ABC", "typing.Protocol", "typing_extensions.Protocol")
@@ -669,17 +670,49 @@ class Symbols:
 
     def _initialised_fields(self, cid: str, constructors: Iterable[str] = ("__init__",)) -> frozenset[str]:
         """The attributes the class's own `__init__` (or its other methods named `constructors`)
-        assigns on `self`."""
+        assigns on its instance, itself or in the methods it calls on `self` (`self._setup()`)."""
         own = (fid for name in constructors if (fid := self.lookup_method(cid, name)))
+        run = self._run_on_self(cid, [fid for fid in own if self.class_of_function(fid) == cid])
+        return frozenset(attr for fid in run for attr in self._attributes_written(fid, self._instances_made(fid)))
+
+    def _run_on_self(self, cid: str, methods: list[str]) -> set[str]:
+        """`methods` and the methods of class `cid` they call on their `self`, transitively."""
+        run, pending = set(methods), list(methods)
+        while pending:
+            fid = pending.pop()
+            for name in self._own_methods_called(fid):
+                called = self.lookup_method(cid, name)
+                if called and called not in run:
+                    run.add(called)
+                    pending.append(called)
+        return run
+
+    def _own_methods_called(self, fid: str) -> Iterator[str]:
+        """The names of the methods `fid` calls on its own `self` (`self._setup()`: `_setup`)."""
+        for call in self.function(fid).calls:
+            if call.callee is not None and self.calls_own_method(fid, call.id):
+                yield call.callee.attrs[0]
+
+    def _instances_made(self, fid: str) -> frozenset[str]:
+        """The names method `fid` gives the instance it sets up: its `self`, or in `__new__` the
+        locals bound to the instance it makes (`made = super().__new__(cls)`)."""
+        if self.function(fid).name != "__new__":
+            return frozenset({self.self_param(fid)})
         return frozenset(
-            attr for fid in own if self.class_of_function(fid) == cid for attr in self._self_attributes_written(fid)
+            name
+            for name, binds in self.binds(fid).items()
+            if any((call := self.call(fid, bind.value_call)) and call.method == "__new__" for bind in binds)
         )
 
     def _self_attributes_written(self, fid: str) -> Iterator[str]:
         """The attributes method `fid` assigns on its own `self` (`self.x = ...`: `x`)."""
-        self_name, function = self.self_param(fid), self.function(fid)
+        return self._attributes_written(fid, frozenset({self.self_param(fid)}))
+
+    def _attributes_written(self, fid: str, names: frozenset[str]) -> Iterator[str]:
+        """The attributes function `fid` assigns on its locals `names` (`self.x = ...`: `x`)."""
+        function = self.function(fid)
         for write in function.writes:
-            if write.ref.name == self_name and write.ref.scope == function.qualname and write.ref.attrs:
+            if write.ref.name in names and write.ref.scope == function.qualname and write.ref.attrs:
                 yield write.ref.attrs[0]
 
     def _private_to_class(self, cid: str, attr: str) -> bool:
@@ -770,10 +803,15 @@ class Symbols:
                     elif (named := self._class_named(body, bind)) is not None:
                         seen.setdefault((cid, name), {}).setdefault(cid, set()).add(named)
         # A declaration (`_state: PartitionState`, a Java field's type) types a field no store types:
-        # a typed store is the more precise (an instance of a subclass of the declared class).
+        # a typed store is the more precise (an instance of a subclass of the declared class). Its
+        # stores of `None` (`self._states: list[State] | None = None`) are what it lets the field
+        # hold besides: they type nothing.
         for key, types in declared.items():
-            if not any(_typed_only(entities) for entities in seen.get(key, {}).values()):
-                seen.setdefault(key, {}).setdefault(key[0], set()).update(types)
+            stores = seen.setdefault(key, {})
+            for entities in stores.values():
+                entities.discard(_NONE)
+            if not any(_typed_only(entities) for entities in stores.values()):
+                stores.setdefault(key[0], set()).update(types)
         # Untyped stores (`self.assignment = {}`, `= None`, a literal container passed in) do not
         # contradict a typed one.
         return {
