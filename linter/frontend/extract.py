@@ -1089,7 +1089,12 @@ class FactsExtractor(FastVisitor):
             self.walk(node.orelse)
 
     def visit_For(self, node: cst.For) -> bool:
-        self._visit_with_flow(node.iter, Flow(FLOW_ITER))
+        written_out = _written_out_elements(node.iter)
+        if written_out is None:
+            self._visit_with_flow(node.iter, Flow(FLOW_ITER))
+        for element in written_out or ():
+            # `for epoch in [record.leader_epoch, cur]:` assigns each element to the target in turn.
+            self._visit_assigned_alone(element, node.target)
         is_async = node.asynchronous is not None
         loop_id = self._new_id()
         header = self._header_pos(node)
@@ -1106,7 +1111,10 @@ class FactsExtractor(FastVisitor):
         self._fn.loop_stack.append(loop_id)
         if is_async:
             self._fn.awaits.append(Await(self._site(node.iter)))
-        self._bind_targets(node.target, self._value_of(node.iter), "iter")
+        if written_out is None:
+            self._bind_targets(node.target, self._value_of(node.iter), "iter")
+        for element in written_out or ():
+            self._store(node.target, element, node, bump=self._is_bump(node.target, element))
         self._walk_loop_body(node)
         self._fn.loop_stack.pop()
         self._loop_else(node)
@@ -1230,13 +1238,8 @@ class FactsExtractor(FastVisitor):
         return Flow(FLOW_ASSIGN, names, stores=stores)
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        pairs = _paired_elements(node)
-        if pairs:
-            # `a, *b = x, y, z`: each target takes its own values, not the whole tuple's.
-            for value, targets in pairs:
-                self._visit_with_flow(value, self._assign_flow(*targets))
-        elif len(node.targets) == 1:
-            self._visit_assigned(node.value, node.targets[0].target)
+        if len(node.targets) == 1:
+            self._visit_assigned_alone(node.value, node.targets[0].target)
         else:
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for assigned in node.targets:
@@ -1258,6 +1261,15 @@ class FactsExtractor(FastVisitor):
             bump = self._is_bump(node.target, node.value)
             self._store(node.target, node.value, node, bump=bump, annotation=annotation)
         return False
+
+    def _visit_assigned_alone(self, value: cst.BaseExpression, target: cst.BaseExpression) -> None:
+        """A value assigned to a single target (see `_visit_assigned`); `a, *b = x, y, z`: each
+        target takes its own values, not the whole tuple's."""
+        pairs = _paired_elements(target, value)
+        for element, targets in pairs:
+            self._visit_with_flow(element, self._assign_flow(*targets))
+        if not pairs:
+            self._visit_assigned(value, target)
 
     def _visit_assigned(self, value: cst.BaseExpression, target: cst.BaseExpression) -> None:
         """A value assigned to one target, with the key of the element of a local each part of it
@@ -1912,6 +1924,16 @@ def _is_empty_literal(value: cst.BaseExpression | None) -> bool:
     return isinstance(value, (cst.List, cst.Dict)) and not value.elements
 
 
+def _written_out_elements(iterable: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The elements of a list, tuple or set written out (`[self._a, self._b]`), which a loop over it
+    takes one by one; None for any other iterable, and for one that spreads another (`[*xs, x]`)."""
+    if not isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+        return None
+    if any(isinstance(element, cst.StarredElement) for element in iterable.elements):
+        return None
+    return [element.value for element in iterable.elements]
+
+
 def _iterates_collection(iterable: cst.BaseExpression, literal_of: LiteralOf) -> bool:
     """False for literals, locals that only ever hold one (`literal_of`: `pair = (a, b)`), and
     range() of a count; `range(len(batch))` iterates the batch, as a literal that unpacks one
@@ -2314,12 +2336,11 @@ def _taken(target: cst.BaseElement, sources: list[cst.BaseElement]) -> cst.BaseE
     return None
 
 
-def _paired_elements(node: cst.Assign) -> list[tuple[cst.BaseExpression, tuple[cst.BaseExpression, ...]]]:
+def _paired_elements(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, tuple[cst.BaseExpression, ...]]]:
     """(value, targets) of each element of the value of `a, *b = x, y, z`: the targets it may land
     in (see `_landings`); empty when target and value are not literal tuples that pair up."""
-    if len(node.targets) != 1:
-        return []
-    target, value = node.targets[0].target, node.value
     if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
         return []
     targets = [element.value for element in target.elements]
