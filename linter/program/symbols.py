@@ -668,11 +668,14 @@ class Symbols:
         (host,) = definers
         return host if host not in own_mro else ""
 
-    def _initialised_fields(self, cid: str, constructors: Iterable[str] = ("__init__",)) -> frozenset[str]:
+    def _initialised_fields(
+        self, cid: str, constructors: Iterable[str] = ("__init__",), instance: str = ""
+    ) -> frozenset[str]:
         """The attributes the class's own `__init__` (or its other methods named `constructors`)
-        assigns on its instance, itself or in the methods it calls on `self` (`self._setup()`)."""
+        assigns on its instance, itself or in the methods it calls on `self` (`self._setup()`), those
+        the MRO of the instance's class `instance` (default `cid`) finds: a subclass's override runs."""
         own = (fid for name in constructors if (fid := self.lookup_method(cid, name)))
-        run = self._run_on_self(cid, [fid for fid in own if self.class_of_function(fid) == cid])
+        run = self._run_on_self(instance or cid, [fid for fid in own if self.class_of_function(fid) == cid])
         return frozenset(attr for fid in run for attr in self._attributes_written(fid, self._instances_made(fid)))
 
     def _run_on_self(self, cid: str, methods: list[str]) -> set[str]:
@@ -2439,7 +2442,7 @@ class Symbols:
         hidden = (
             self._is_java_class(cid)
             or not self._class_attribute_owner(cid, attr)
-            or any(attr in self._initialised_fields(klass, CONSTRUCTORS) for klass in self.mro(cid))
+            or any(attr in self._initialised_fields(klass, CONSTRUCTORS, cid) for klass in self.mro(cid))
         )
         return frozenset() if hidden else self._bound_class_attribute_functions(cid, attr)
 
