@@ -16,7 +16,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from epochlint.frontend.facts import (
+    FLOW_ARG,
     FLOW_ASSIGN,
+    FLOW_RETURN,
     Branches,
     Call,
     Entered,
@@ -617,12 +619,19 @@ class LockOrder:
     def _kept_manager(self, site: CallSite) -> bool:
         """Whether `site` calls a `@contextmanager` generator and assigns the manager that builds
         (`cm = self.gen()`, `self._cm = self.gen()`) with no `with` of the caller entering it: none
-        of the generator's body runs there, but where a `with` enters the manager."""
+        of the generator's body runs there, but where a `with` enters the manager. A local that
+        leaves the function (returned, or handed to a call) may be entered anywhere: its manager
+        runs at the call, as `return self.gen()`'s does."""
         if site.call_id < 0 or not self.symbols.is_context_manager(site.callee):
             return False
         call = self.symbols.call(site.caller, site.call_id)
-        assigned = call is not None and call.flow.kind == FLOW_ASSIGN
-        return assigned and site.call_id not in self._entered_generators(site.caller)
+        if call is None or call.flow.kind != FLOW_ASSIGN or site.call_id in self._entered_generators(site.caller):
+            return False
+        leaving = (FLOW_RETURN, FLOW_ARG)
+        return not any(
+            access.flow.kind in leaving and not access.ref.attrs and access.ref.name in call.flow.targets
+            for access in self.symbols.function(site.caller).accesses
+        )
 
     def _empties_object_being_built(self, chain: tuple[CallSite, ...], clear: Site) -> bool:
         """Whether the clear at `clear`, reached through `chain`, empties a field of an object the
