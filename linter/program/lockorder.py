@@ -580,7 +580,7 @@ class LockOrder:
         (`cm = self.gen()`, then `with cm:`)."""
         if fid not in self._entered_generators_of:
             function = self.symbols.function(fid)
-            regions = {region.id: region for region in function.regions}
+            regions = self.locks.regions_by_id(fid)
             found: dict[int, Entered] = {}
             for item in function.entered:
                 region = regions[item.region]
@@ -596,7 +596,7 @@ class LockOrder:
         generator (`self._cm = self.gen()`, then `with self._cm:`): that generator, as called at
         the item (the call that bound it only built the manager, see `_kept_manager`)."""
         function = self.symbols.function(fid)
-        regions = {region.id: region for region in function.regions}
+        regions = self.locks.regions_by_id(fid)
         for item in function.entered:
             region = regions[item.region]
             field = self.symbols.field(fid, region.lock) if region.call < 0 and region.lock.attrs else None
@@ -790,7 +790,7 @@ class LockOrder:
         `suppress(...)` may swallow it, and the path goes on after the `with`)."""
         if not end.raised_through:
             return True
-        regions = {region.id: region for region in self.symbols.function(fid).regions}
+        regions = self.locks.regions_by_id(fid)
         return all(self.locks.region_lock(fid, regions[held]) is not None for held in end.raised_through)
 
     # -- asyncio -------------------------------------------------------------------------------------
