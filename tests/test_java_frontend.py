@@ -236,6 +236,18 @@ def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree:
     assert findings[0].message.startswith("Cannot analyse this file: syntax error at line 2")
 
 
+
+@needs_java
+def test_a_java_diamond_anywhere_but_after_new_is_a_syntax_error(write_tree: WriteTree) -> None:
+    """tree-sitter's grammar takes `List<> xs;` for an empty type argument list; javac refuses it."""
+    diamonds = "class Diamonds {\n  java.util.List<String> ok = new java.util.ArrayList<>();\n  java.util.List< > xs;\n}\n"
+    root: Path = write_tree({"Diamonds.java": diamonds, "Consumer.java": CONSUMER})
+    findings = run_check(root).findings
+    assert [(f.location.path, f.code, f.location.line, f.location.column) for f in findings] == [
+        ("Diamonds.java", "EPL900", 3, 17)
+    ]
+    assert findings[0].message.startswith("Cannot analyse this file: syntax error at line 3, column 17")
+
 ATOMIC = (REPO / "fixtures" / "java" / "EPL001" / "AtomicEpochConsumer.java").read_text(encoding="utf-8")
 
 

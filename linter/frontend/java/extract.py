@@ -117,6 +117,8 @@ def _parser() -> Any:
 # A carriage return that ends a line on its own (old Mac files): the JLS counts it as a line end,
 # tree-sitter does not.
 _LONE_CARRIAGE_RETURN = re.compile(rb"\r(?!\n)")
+# A diamond, `<>`, with any blanks inside.
+_DIAMOND = re.compile(rb"<\s*>")
 
 
 class _Columns:
@@ -150,7 +152,7 @@ def extract_java(data: bytes, text: str) -> FileFacts:
 
 def _extract(data: bytes, text: str) -> FileFacts:
     tree = _parser().parse(data)
-    error = _first_error(tree.root_node)
+    error = _first_error(tree.root_node) or _misplaced_diamond(tree.root_node, data)
     if error is not None:
         line, column = _start(error)
         return FileFacts(
@@ -214,6 +216,29 @@ def _too_deep(root: Node) -> Node | None:
     and the program's model recurse once or more per level (tree-sitter's parse does not), and
     the Python frontend lets no deeper code through either."""
     return next((node for node, depth in _descendants(root) if depth > MAX_DEPTH), None)
+
+
+def _misplaced_diamond(root: Node, data: bytes) -> Node | None:
+    """The first `<>` that stands anywhere but after `new` (`List<> x;`): tree-sitter's grammar
+    takes it as an empty type argument list, javac refuses it. Found from the text's `<>`s, as a
+    walk of the whole tree would cost more than the rest of the check of a file."""
+    for match in _DIAMOND.finditer(data):
+        node = root.descendant_for_byte_range(match.start(), match.end())
+        if node is not None and _is_diamond(node) and not _creates(node.parent):
+            return node
+    return None
+
+
+def _is_diamond(node: Node) -> bool:
+    return node.type == "type_arguments" and node.named_child_count == 0
+
+
+def _creates(generic_type: Node | None) -> bool:
+    """Whether `generic_type` is the type a `new` expression creates."""
+    creation = generic_type.parent if generic_type is not None else None
+    return creation is not None and creation.type == "object_creation_expression" and (
+        creation.child_by_field_name("type") == generic_type
+    )
 
 
 def _first_error(node: Node) -> Node | None:
