@@ -459,36 +459,93 @@ def _regex(value: object, where: str) -> re.Pattern[str]:
         raise _fail(
             where,
             f"regular expression {value!r} has more than {_MOST_UNBOUNDED_IN_A_ROW} unbounded repetitions"
-            " in a row (as `\\w*\\w*\\w*`): matching it can take time that grows as a high power of a"
-            " name's length; write it with fewer, or with a character between them",
+            " in a row that can take the same characters (as `\\w*\\w*\\w*`): matching it can take time that"
+            " grows as a high power of a name's length; write it with fewer, or with a character between them",
         )
     return compiled
 
 
-# Each unbounded repetition in a row multiplies the ways a failing match is tried again by the
-# name's length: two are quadratic, harmless on names; more hang on long ones. A character written
-# out between two (`.*leader.*epoch`) ends the row: only where it occurs can the next one start.
+# Each unbounded repetition in a row that can take the characters of the one before multiplies the
+# ways a failing match is tried again by the name's length: two are quadratic, harmless on names;
+# more hang on long ones. A character written out between two (`.*leader.*epoch`) ends the row:
+# only where it occurs can the next one start. Repetitions of characters no other one takes
+# (`b*c*d*`) share out a name one way only, however many stand in a row.
 _MOST_UNBOUNDED_IN_A_ROW = 2
 
+# The characters a repetition takes, case-folded (patterns are matched ignoring case), or None
+# where it may take any (`.`, `\\w`, a range, a negated class).
+_Characters = frozenset[str] | None
 
-def _unbounded_in_a_row(parsed: Iterable[tuple[Any, Any]], row: int = 0) -> tuple[int, int]:
+
+def _unbounded_in_a_row(
+    parsed: Iterable[tuple[Any, Any]], row: tuple[_Characters, ...] = ()
+) -> tuple[tuple[_Characters, ...], int]:
     """The unbounded repetitions (`*`, `+`, `{2,}`) that follow one another in the expression with
     no character written out between them (`_`, or a class of such characters, `[_.]`), counting
-    on from `row` before it: the row at its end, and the longest row on the way."""
-    most = row
+    on from `row` before it: the row at its end (the characters each repetition takes), and the
+    most of a row's repetitions on the way that can share out one stretch of a name."""
+    most = _sharing(row)
     for op, argument in parsed:
         if op is _constants.LITERAL or (op is _constants.IN and _written_out(argument)):
-            row = 0
-        elif op in _REPEATS:
-            row += argument[1] == _constants.MAXREPEAT
+            row = ()
+        elif op in _REPEATS and argument[1] == _constants.MAXREPEAT:
+            row = (*row, _characters_of(argument[2]))
+        elif op in _REPEATS and argument[1] == 1:  # optional: its body, or nothing
+            row, most = _alternatives_in_a_row([argument[2], []], row, most)
         elif op is _constants.BRANCH:
-            rows = [_unbounded_in_a_row(branch, row) for branch in argument[1]]
-            row, most = max(end for end, _ in rows), max(most, *(longest for _, longest in rows))
+            row, most = _alternatives_in_a_row(argument[1], row, most)
+        elif op is _constants.GROUPREF_EXISTS:
+            row, most = _alternatives_in_a_row([branch or [] for branch in argument[1:]], row, most)
         elif op is _constants.SUBPATTERN:
             row, longest = _unbounded_in_a_row(argument[-1], row)
             most = max(most, longest)
-        most = max(most, row)
+        elif op in (_constants.ASSERT, _constants.ASSERT_NOT):  # tried at each place of the name
+            most = max(most, _unbounded_in_a_row(argument[1])[1])
+        most = max(most, _sharing(row))
     return row, most
+
+
+def _alternatives_in_a_row(
+    alternatives: Iterable[Iterable[tuple[Any, Any]]], row: tuple[_Characters, ...], most: int
+) -> tuple[tuple[_Characters, ...], int]:
+    """The row after one of `alternatives`, taken as if each alternative's repetitions came one
+    after the other (more than any one path has, never fewer), and the most on the way."""
+    after = row
+    for alternative in alternatives:
+        end, longest = _unbounded_in_a_row(alternative, row)
+        after = (*after, *(end[len(row) :] if end[: len(row)] == row else end))
+        most = max(most, longest)
+    return after, most
+
+
+def _sharing(row: tuple[_Characters, ...]) -> int:
+    """The longest run of `row`'s repetitions, in order, each able to take a character that the
+    next takes too: those between may match nothing, so these can share out one stretch of a
+    name in as many ways as its length to the power of one less than their number."""
+    longest: list[int] = []
+    for index, characters in enumerate(row):
+        before = [longest[earlier] for earlier in range(index) if _overlap(row[earlier], characters)]
+        longest.append(1 + max(before, default=0))
+    return max(longest, default=0)
+
+
+def _overlap(first: _Characters, second: _Characters) -> bool:
+    return first is None or second is None or not first.isdisjoint(second)
+
+
+def _characters_of(body: Iterable[tuple[Any, Any]]) -> _Characters:
+    """The characters a repetition's body takes, if all are written out (`a`, `[_.]`, `(ab)`)."""
+    characters: set[str] = set()
+    for op, argument in body:
+        if op is _constants.LITERAL:
+            characters.add(chr(argument).casefold())
+        elif op is _constants.IN and _written_out(argument):
+            characters.update(chr(code).casefold() for _, code in argument)
+        elif op is _constants.SUBPATTERN and (inner := _characters_of(argument[-1])) is not None:
+            characters.update(inner)
+        else:
+            return None
+    return frozenset(characters)
 
 
 def _written_out(members: Iterable[tuple[Any, Any]]) -> bool:

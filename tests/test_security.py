@@ -576,6 +576,9 @@ HANGING_PATTERNS = [
     pytest.param("exclude", 'exclude = ["*a*a*a*a*a*a*a*a*b"]', id="exclude"),
     # Polynomial, of high degree: still running after 120 s on a 120-character name.
     pytest.param("epoch-pattern", 'epoch-pattern = "\\\\w*\\\\w*\\\\w*\\\\w*\\\\w*\\\\w*!"', id="epoch-pattern-in-a-row"),
+    # Let through before: a row inside an optional group (89 s on a 400-character name), and in a lookahead.
+    pytest.param("lock-pattern", 'lock-pattern = "(?:\\\\w*\\\\w*\\\\w*)?!"', id="lock-pattern-row-in-an-optional-group"),
+    pytest.param("epoch-pattern", 'epoch-pattern = "(?=\\\\w*\\\\w*\\\\w*!)epoch"', id="epoch-pattern-row-in-a-lookahead"),
 ]
 
 
@@ -592,7 +595,11 @@ def test_a_pattern_that_could_hang_is_a_configuration_error_naming_its_key(
 
 
 def test_patterns_with_ordinary_repetition_are_accepted(write_tree: WriteTree) -> None:
-    settings = 'epoch-pattern = ".*(?:leader_)?epoch.*|[a-z]+[_.][a-z]+[_.]epoch"\nlock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
+    # Repetitions of characters no other one in the row takes (`(a|b*)c*d*`) share out a name one way only.
+    settings = (
+        'epoch-pattern = ".*(?:leader_)?epoch.*|[a-z]+[_.][a-z]+[_.]epoch|q(a|b*)c*d*_epoch"\n'
+        'lock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
+    )
     root = write_tree({"consumer.py": CONSUMER}, f"[tool.epochlint]\n{settings}")
     assert codes_by_path(json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))) == {
         "consumer.py": ["EPL001"]
