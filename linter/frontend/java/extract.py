@@ -365,8 +365,10 @@ class _Function(FunctionBuilder):
     arrays: set[str] = field(default_factory=set)
     # Locals and parameters by name: whether the latest declaration gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
-    # Locals and parameters by name: the primitive type of the latest declaration (`long`), or "".
-    primitives: dict[str, str] = field(default_factory=dict)
+    # Locals and parameters by name: the type the latest declaration writes, a primitive (`long`) or
+    # an annotation (`Map[K, V]`), "" where it writes none (`var`, a `catch` parameter): the one in
+    # scope, as a sibling block's local of the name is gone.
+    types: dict[str, str] = field(default_factory=dict)
     # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
     declarators: dict[str, Node] = field(default_factory=dict)
     # The names of the locals and parameters in scope where the body is being read, by the block
@@ -580,20 +582,23 @@ class _Extractor:
         self._visit(node)
         self._flow = saved
 
-    def _declare(self, name: str, scalar: bool = False, primitive: str = "") -> None:
+    def _declare(self, name: str, scalar: bool = False, declared: str = "", scoped: bool = True) -> None:
         """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`), of the
-        `primitive` type it is declared with, if any."""
+        type it is `declared` with, if any; in scope to the end of the block around unless not
+        `scoped` (a pattern variable in scope where its test holds: `_pattern_variables`)."""
         self._fn.locals = self._fn.locals | {name}
-        self._fn.scopes[-1].add(name)
+        if scoped:
+            self._fn.scopes[-1].add(name)
         self._fn.scalars[name] = scalar
-        self._fn.primitives[name] = primitive
+        self._fn.types[name] = declared
         self._fn.declarators.pop(name, None)
 
     @contextmanager
-    def _scope(self) -> Iterator[None]:
-        """The locals declared inside are in scope to its end only (Java's block scope)."""
+    def _scope(self, names: set[str] | None = None) -> Iterator[None]:
+        """The locals declared inside are in scope to its end only (Java's block scope), and so are
+        `names` (pattern variables where their test holds)."""
         scopes = self._fn.scopes
-        scopes.append(set())
+        scopes.append(set(names or ()))
         try:
             yield
         finally:
@@ -1030,7 +1035,7 @@ class _Extractor:
         annotation = self._annotation(type_node)
         is_array = param.type == "spread_parameter" or type_node is not None and type_node.type == "array_type"
         primitive = _primitive_written(type_node)
-        self._declare(name, not is_array and _is_scalar_type(type_node), primitive)
+        self._declare(name, not is_array and _is_scalar_type(type_node), primitive or annotation)
         if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
@@ -1252,7 +1257,7 @@ class _Extractor:
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             # `var n = 2 * size;` is a number as its value is.
             inferred = _text(type_node) == "var" and value is not None and self._is_scalar(value)
-            self._declare(name, _is_scalar_type(type_node) or inferred, _primitive_written(type_node))
+            self._declare(name, _is_scalar_type(type_node) or inferred, _primitive_written(type_node) or declared)
             if value is not None:
                 self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
@@ -1442,7 +1447,8 @@ class _Extractor:
         if arm == 2:
             # `if (epoch == null)` or `if (!epoch.isPresent())`: the body runs only when it holds nothing.
             self._fn.fallbacks.append(Fallback(local, _pos(consequence)))
-        self._visit(consequence)
+        with self._scope(_pattern_variables(condition, holds=True)):
+            self._visit(consequence)
         if region is not None and region in self._fn.region_stack:
             self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
@@ -1457,7 +1463,9 @@ class _Extractor:
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
-            self._visit(alternative)
+            with self._scope(_pattern_variables(condition, holds=False)):
+                self._visit(alternative)
+        self._fn.scopes[-1] |= _patterns_after(node)
 
     def _loop(self, kind: str, header: Node, batch: bool, iterable: str = "") -> int:
         """A `while`, `do` or `for` statement (`header`, the whole of it) being walked."""
@@ -1507,12 +1515,10 @@ class _Extractor:
         self._fn.loop_stack.append(loop_id)
         name = _text(name_node)
         type_node = node.child_by_field_name("type")
-        self._declare(name, _is_scalar_type(type_node), _primitive_written(type_node))
+        annotation = self._annotation(type_node)
+        self._declare(name, _is_scalar_type(type_node), _primitive_written(type_node) or annotation)
         value_call, value_ref = self._value_of(value)
-        self._fn.binds.append(
-            Bind(name, self._site(name_node), "iter", value_call, value_ref,
-                 annotation=self._annotation(node.child_by_field_name("type")))
-        )
+        self._fn.binds.append(Bind(name, self._site(name_node), "iter", value_call, value_ref, annotation=annotation))
         self._visit(body)
         self._fn.loop_stack.pop()
 
@@ -1561,7 +1567,9 @@ class _Extractor:
             kind = "and" if operator == "&&" else "or"
             self._fn.choices.append(Choice(kind, _pos(node), (_pos(left), _pos(right)), self._flow))
             self._visit(left)
-            self._visit(right)
+            # The right operand runs where the left holds (`&&`) or fails (`||`).
+            with self._scope(_pattern_variables(left, holds=kind == "and")):
+                self._visit(right)
             return
         flow = self._flow
         if operator in _COMPARISONS:
@@ -1581,8 +1589,10 @@ class _Extractor:
         # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback;
         # of `cur.isPresent()`, the `Optional` is read as a comparison's operands are.
         self._visit(tested if tested is not None else condition)
-        self._visit(node.child_by_field_name("consequence"))
-        self._visit(node.child_by_field_name("alternative"))
+        with self._scope(_pattern_variables(condition, holds=True)):
+            self._visit(node.child_by_field_name("consequence"))
+        with self._scope(_pattern_variables(condition, holds=False)):
+            self._visit(node.child_by_field_name("alternative"))
 
     def _v_cast_expression(self, node: Node) -> None:
         self._visit(node.child_by_field_name("value"))
@@ -1592,8 +1602,8 @@ class _Extractor:
         name = node.child_by_field_name("name")
         if name is not None:
             # `o instanceof C c`: a local of the type tested, the object `o` is.
-            self._declare(_text(name))
             declared = self._type(node.child_by_field_name("right"))
+            self._declare(_text(name), declared=declared, scoped=not _is_flow_scoped(node))
             value_call, value_ref = self._value_of(node.child_by_field_name("left"))
             self._fn.binds.append(Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared))
 
@@ -2184,19 +2194,14 @@ class _Extractor:
             return ""
         if path.scope and path.name != THIS:
             declaring = self._declaring(path.name)
-            return self._local_type(declaring, path.name) if declaring is not None and not path.attrs else ""
+            if declaring is None or path.attrs:
+                return ""
+            return declaring.types.get(path.name, "").split("[", 1)[0]
         cls = self._class_of_field(path)
         if cls is None:
             return ""
         declared = cls.field_types.get(path.attrs[-1]) or cls.primitive_fields.get(path.attrs[-1])
         return (declared or "").split("<", 1)[0]
-
-    @staticmethod
-    def _local_type(function: _Function, name: str) -> str:
-        """The type local or parameter `name` of `function` is declared with, or ""."""
-        annotated = [bind.annotation for bind in function.binds if bind.name == name and bind.annotation]
-        primitive = function.primitives.get(name, "")
-        return primitive or (annotated[-1].split("[", 1)[0] if annotated else "")
 
     def _class_of_field(self, path: Ref) -> _Class | None:
         """Of the classes around, the one whose field `path` names (`this.f`, `f`, `Outer.this.f`, a
@@ -2245,8 +2250,8 @@ class _Extractor:
             for index, param in enumerate(params):
                 name_node = param.child_by_field_name("name") or param
                 name = _text(name_node)
-                self._declare(name)
                 annotation = self._annotation(param.child_by_field_name("type"))
+                self._declare(name, declared=annotation)
                 site = self._site(name_node)
                 if arguments is not None:
                     value_call, value_ref = self._value_of(arguments[index] if index < len(arguments) else None)
@@ -2515,6 +2520,56 @@ def _assignment_of(statement: Node) -> tuple[Node, Node | None] | None:
         assignment = statement.named_children[0]
         return assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
     return None
+
+
+def _pattern_variables(condition: Node, holds: bool) -> set[str]:
+    """The pattern variables (`o instanceof C c`) in scope where `condition` `holds`, or where it
+    fails: Java's flow scoping through `!`, `&&` and `||`."""
+    condition = _unparenthesized(condition)
+    operator = condition.child_by_field_name("operator")
+    if condition.type == "instanceof_expression":
+        name = condition.child_by_field_name("name")
+        return {_text(name)} if holds and name is not None else set()
+    if condition.type == "unary_expression" and _text(operator) == "!":
+        return _pattern_variables(condition.child_by_field_name("operand"), not holds)
+    # `a && b` holds where both hold, `a || b` fails where both fail.
+    if condition.type == "binary_expression" and _text(operator) == ("&&" if holds else "||"):
+        left, right = condition.child_by_field_name("left"), condition.child_by_field_name("right")
+        return _pattern_variables(left, holds) | _pattern_variables(right, holds)
+    return set()
+
+
+def _patterns_after(statement: Node) -> set[str]:
+    """The pattern variables an `if` statement leaves in scope to the end of its block: where one
+    arm leaves the block and the other does not, those of the test as it is in the other
+    (`if (!(o instanceof C c)) return;`)."""
+    condition = statement.child_by_field_name("condition")
+    consequence, alternative = (statement.child_by_field_name(f) for f in ("consequence", "alternative"))
+    alternative_leaves = alternative is not None and _leaves(alternative)
+    if _leaves(consequence) == alternative_leaves:
+        return set()
+    return _pattern_variables(condition, holds=alternative_leaves)
+
+
+def _is_flow_scoped(pattern: Node) -> bool:
+    """Whether the variable of `pattern` is in scope where its test holds alone (see
+    `_pattern_variables`); not where a loop's condition tests it (in its body, or after it), which
+    leaves the variable in scope to the end of the block around, as any local."""
+    tested = pattern
+    while tested.parent is not None and _passes_patterns(tested.parent):
+        tested = tested.parent
+    holder = tested.parent
+    return holder is None or holder.type not in _LOOPS or holder.child_by_field_name("condition") != tested
+
+
+def _passes_patterns(node: Node) -> bool:
+    """Whether `node` gives the pattern variables of its operands on (`( )`, `!`, `&&`, `||`)."""
+    if node.type == "parenthesized_expression":
+        return True
+    operator = node.child_by_field_name("operator")
+    if node.type == "unary_expression":
+        return _text(operator) == "!"
+    return node.type == "binary_expression" and _text(operator) in ("&&", "||")
 
 
 def _leaves(body: Node) -> bool:
