@@ -1611,7 +1611,7 @@ class Symbols:
                 return frozenset()
             called_inside = self.callees(fid, inner, depth + 1)
             returned = frozenset(
-                value
+                self._object_run(value, call.method)
                 for called in called_inside
                 if called.kind == "function"
                 for value in self.return_values(called.target, depth + 1)
@@ -1626,6 +1626,15 @@ class Symbols:
         if not found:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         return found
+
+    def _object_run(self, value: Entity, interface_method: str) -> Entity:
+        """What a call of `value`, which a call returned, runs: a Java object given where its
+        interface's method is called (`removeIf(stale())`, `test`) runs that method of its class;
+        anything else is called itself (a Python object by its `__call__`: `f()()` names no method)."""
+        if value.kind != "instance" or not interface_method:
+            return value
+        method = self.lookup_method(value.target, interface_method)
+        return Entity("function", method) if method else value
 
     def path_values(
         self,
@@ -2741,8 +2750,13 @@ class Symbols:
 
     def _return_entity(self, fid: str, depth: int) -> Entity:
         function = self.function(fid)
+        module = self.module_of(fid)
         if function.returns:
-            return self._annotation_entity(self.module_of(fid), function.returns, self.class_of_function(fid))
+            declared = self._annotation_entity(module, function.returns, self.class_of_function(fid))
+            # A Java method declared as a type of no project class (`Predicate<Message>`, an
+            # interface of the JDK) returns the class its `return`s agree on (`new StaleCheck(this)`).
+            if declared != UNKNOWN or not is_java(module.rel):
+                return declared
         results = set()
         for call in function.calls:
             if call.flow.kind == "return":

@@ -1775,8 +1775,8 @@ class _Extractor:
         args = node.child_by_field_name("arguments").named_children
         if self._atomic_operation(obj, method, args):
             return
-        if method == "test" and obj is not None and self._composed_functions(obj):
-            self._test_composed(obj, args)
+        if method in _COMPOSED_RUNNERS and obj is not None and self._composed_functions(obj):
+            self._run_composed(obj, method, args)
             return
         composes = method == "or" and obj is not None and len(args) == 1 and self._composes_functions(obj, args[0])
         if method in _OPTIONAL_FALLBACKS and obj is not None and len(args) == 1 and not composes:
@@ -1880,7 +1880,9 @@ class _Extractor:
         `this::isStale` of `known.or(this::isStale)`, also through `and`, `negate()` and
         `Predicate.not(p)`, and those a `Consumer`'s or a `Function`'s `andThen` or `compose`
         composes, in the order they run (`g` first of `f.compose(g)`), either side composed in
-        turn; [] where `node` composes none."""
+        turn; [] where `node` composes none. `node` is used as a function (given to an iterating
+        method, or its interface's method called on it), so `check().or(this::isStale)` is a
+        `Predicate`'s `or`, not an `Optional`'s, whatever `check()` is declared to return."""
         node = _unparenthesized(node)
         receiver = node.child_by_field_name("object") if node.type == "method_invocation" else None
         if receiver is None:
@@ -1888,9 +1890,9 @@ class _Extractor:
         method, args = _method_called(node), node.child_by_field_name("arguments").named_children
         if method == "not" and len(args) == 1 and idioms.FUNCTION_TYPES.fullmatch(_text(receiver)):
             operands = args
-        elif method == "negate" and not args and self._holds_function(receiver):
+        elif method == "negate" and not args:
             operands = [receiver]
-        elif method in _COMPOSING_METHODS and len(args) == 1 and self._composes_functions(receiver, args[0]):
+        elif method in _COMPOSING_METHODS and len(args) == 1:
             operands = [args[0], receiver] if method == "compose" else [receiver, args[0]]
         else:
             return []
@@ -1925,14 +1927,14 @@ class _Extractor:
             else:
                 self._element_call(function, interface_method, flow, arity)
 
-    def _test_composed(self, predicate: Node, args: list[Node]) -> None:
-        """`known.or(this::isStale).test(m)`: the composed predicate is tested here, so each
-        function it is made of runs here, given the arguments (a lambda's parameters are bound to
-        them)."""
-        functions = self._functions_of(predicate)
+    def _run_composed(self, composed: Node, interface_method: str, args: list[Node]) -> None:
+        """`known.or(this::isStale).test(m)`, `log.andThen(this::deliver).accept(m)`: the composed
+        function runs here, so each function it is made of runs here, given the arguments (a
+        lambda's parameters are bound to them; of a `Function`'s, only the first is given them)."""
+        functions = self._functions_of(composed)
         for arg in args:
             self._with_flow(arg, Flow())
-        self._run_functions(functions, "test", len(args), None, -1, self._flow, args)
+        self._run_functions(functions, interface_method, len(args), None, -1, self._flow, args)
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
@@ -2093,10 +2095,11 @@ class _Extractor:
             # `reduce(identity, accumulator, combiner)`: the combiner joins partial results, not elements.
             functions = functions[:1] if functions and functions[0] is args[1] else []
         if not functions and len(args) == 1 and method != "reduce" and (
-            self._is_function_object(args[0]) or self._composed_functions(args[0])
+            self._is_function_object(args[0]) or _unparenthesized(args[0]).type == "method_invocation"
         ):
             # `filter(current)`, `filter(new CurrentEpoch(this))`: an object to call;
-            # `removeIf(known.or(this::isStale))`: a composed predicate, whose functions each run.
+            # `removeIf(known.or(this::isStale))`: a composed predicate, whose functions each run;
+            # `removeIf(stale())`: what the call returns, a lambda or an object, run per element.
             functions = args
         if len(functions) != 1:
             return False
@@ -2742,6 +2745,8 @@ _FUNCTIONS_RUN = _CALLED_SUPPLIERS | {"lambda_expression", "object_creation_expr
 # The methods of `java.util.function`'s interfaces composing a function of two: `Predicate`'s, and
 # `Consumer`'s and `Function`'s.
 _COMPOSING_METHODS = frozenset({"and", "or", "andThen", "compose"})
+# The methods running a function those compose: a `Predicate`'s, a `Consumer`'s, a `Function`'s.
+_COMPOSED_RUNNERS = frozenset({"test", "accept", "apply"})
 
 
 def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
