@@ -1885,6 +1885,7 @@ class FactsExtractor(FastVisitor):
                 self._site(clause)._replace(pos=self._comprehension_header(clause)),
                 batch=self._iterates_collection(clause.iter),
                 iterable=self._code(clause.iter).strip(),
+                body=(*self._pos(results[0])[:2], *self._pos(results[-1])[2:]),
             )
         )
         self._fn.loop_stack.append(loop_id)

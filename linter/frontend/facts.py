@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 123
+FACTS_FORMAT = 124
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -276,8 +276,10 @@ class Loop(NamedTuple):
     # `holder.find(tp).map(...)`): that call's id. No batch loop where its method is declared to
     # return an `Optional`, which the program knows once it resolves the call; -1 otherwise.
     source_call: int = -1
-    # A `for` or `while` statement's body (None for a comprehension, or a Java stream's function),
-    # and whether the loop runs it at least once (`while True:`, `for (;;)`, `do ... while`).
+    # What the loop runs per turn: a `for` or `while` statement's body, a comprehension's element
+    # (a dict comprehension's key and value), the function given to a Java stream operation or to
+    # an `Optional`'s `ifPresent`; and whether the loop runs it at least once (`while True:`,
+    # `for (;;)`, `do ... while`).
     body: Pos | None = None
     runs_once: bool = False
 
@@ -333,6 +335,9 @@ class Branches(NamedTuple):
     arms: tuple[Pos, ...]
     exhaustive: bool = False
     ends_in_else: bool = False
+    # Java: the rest of an arm from each `case:` group the group before falls into (`case 1: a();
+    # case 2: b(); break;`: from `case 2`), where a pass entering at that label starts.
+    fallen_into: tuple[Pos, ...] = ()
 
 
 class Fallback(NamedTuple):

@@ -841,7 +841,8 @@ class _ReturnPaths:
     # run no turn: a pass may skip all of one, also where it is an `elif` that fills its parent's arm.
     skippable: tuple[Pos, ...]
     # Where a pass runs one of the arms, or leaves by a `raise`, before it goes on: an exhaustive
-    # branching (`if` ... `else`, a `match` ending in `case _:`, a `switch` with a `default`), and
+    # branching (`if` ... `else`, a `match` ending in `case _:`, a `switch` with a `default`, also
+    # each rest of an arm from a `case:` group fallen into, where a pass may enter), and
     # a `try` with handlers, whose body runs to its end or else one of its handlers runs; a loop
     # that runs its body at least once (`while True:`, `for (;;)`, `do`), left by its `break`s.
     splits: tuple[tuple[Pos, tuple[Pos, ...]], ...]
@@ -851,7 +852,12 @@ class _ReturnPaths:
     @classmethod
     def of(cls, function: FunctionFacts) -> _ReturnPaths:
         arms = tuple(arm for branches in function.branches for arm in branches.arms)
-        exhaustive = [(branches.pos, branches.arms) for branches in function.branches if branches.exhaustive]
+        # A pass entering an arm at a `case` fallen into runs the rest only: that rest is one more arm.
+        exhaustive = [
+            (branches.pos, (*branches.arms, *branches.fallen_into))
+            for branches in function.branches
+            if branches.exhaustive
+        ]
         once = [(loop.site.pos, (loop.body,)) for loop in function.loops if loop.body is not None and loop.runs_once]
         split = {pos for pos, _ in (*exhaustive, *once)}
         skippable = (

@@ -467,21 +467,21 @@ def _statements(block: Node) -> list[Node]:
     return [child for child in block.named_children if child.type not in _COMMENTS]
 
 
-def _switch_arms(body: Node) -> list[tuple[Node, Node]]:
-    """The arms of a switch, each from its first case to its last: a `case ->` rule is an arm of
-    its own; `case:` groups fall through to the next until one ends in a jump (`break`, `return`,
-    `throw`, `yield`, `continue`), which ends the arm."""
-    arms: list[tuple[Node, Node]] = []
-    first = None
+def _switch_arms(body: Node) -> list[list[Node]]:
+    """The arms of a switch, each its groups, from its first case to its last: a `case ->` rule is
+    an arm of its own; `case:` groups fall through to the next until one ends in a jump (`break`,
+    `return`, `throw`, `yield`, `continue`), which ends the arm."""
+    arms: list[list[Node]] = []
+    arm: list[Node] = []
     groups = [child for child in body.named_children if child.type in ("switch_rule", "switch_block_statement_group")]
     for group in groups:
-        first = first or group
+        arm.append(group)
         statements = _statements(group)
         if group.type == "switch_rule" or (statements and statements[-1].type in _JUMPS):
-            arms.append((first, group))
-            first = None
-    if first is not None:
-        arms.append((first, groups[-1]))
+            arms.append(arm)
+            arm = []
+    if arm:
+        arms.append(arm)
     return arms
 
 
@@ -1410,8 +1410,10 @@ class _Extractor:
         body = node.child_by_field_name("body")
         arms = _switch_arms(body) if body is not None else []
         if arms:
-            spans = tuple(_span(first, last) for first, last in arms)
-            self._fn.branches.append(Branches(_pos(node), spans, exhaustive=_has_default(body)))
+            spans = tuple(_span(groups[0], groups[-1]) for groups in arms)
+            # A pass may also enter an arm at a group the one before falls into, and run the rest.
+            entered = tuple(_span(group, groups[-1]) for groups in arms for group in groups[1:])
+            self._fn.branches.append(Branches(_pos(node), spans, _has_default(body), fallen_into=entered))
         # The value switched on picks the arm: a decision, as a `match`'s subject is in Python (or,
         # where the switch gives a value, as a conditional expression's test, a compared value).
         is_statement = node.parent is not None and node.parent.type in _STATEMENT_HOLDERS
@@ -2117,7 +2119,9 @@ class _Extractor:
         # program resolves the call: an `Optional` there makes this no batch loop either.
         chained = batch and method in idioms.OPTIONAL_CHAINS
         source = self._call_ids.get(_optional_chain_root(obj).id, -1) if chained else -1
-        self._fn.loops.append(Loop(loop_id, "for", self._site(node)._replace(pos=header), batch, _text(obj), source))
+        # Its body is the function, run per element: on no element (no value), it runs no time.
+        site = self._site(node)._replace(pos=header)
+        self._fn.loops.append(Loop(loop_id, "for", site, batch, _text(obj), source, body=_pos(functions[0])))
         self._fn.loop_stack.append(loop_id)
         # What the function returns is a decision, or, for a mapping (`map(f)`, `flatMap(f)`), what
         # the call gives (the stream of what it returns): it goes where the call's value goes.
