@@ -589,19 +589,28 @@ class CallGraph:
         return self._function_given(fid, arg)
 
     def functions_held(self, fid: str, call: Call) -> list[str]:
-        """The functions whose results make up what a call of no project function returns: the one
-        Python's `map(f, records)` runs on each element, and those a Java `collect` call's collector
-        maps each element to (`collect(Collectors.toMap(m -> key, m -> value))`), also through the
-        collectors it is made of (`groupingBy(f, mapping(g, toList()))`)."""
-        callee = self.symbols.callee(fid, call)
-        if callee.kind == "function":
+        """The functions whose results make up what a Java `collect` call returns: those its
+        collector maps each element to (`collect(Collectors.toMap(m -> key, m -> value))`), also
+        through the collectors it is made of (`groupingBy(f, mapping(g, toList()))`)."""
+        if call.method != "collect" or not self.symbols.is_java_function(fid):
             return []
-        if not self.symbols.is_java_function(fid):
-            mapped = call.args[:1] if callee.kind == "external" and callee.target == "map" else ()
-            return [function for arg in mapped if not arg.keyword for function in self._function_given(fid, arg)]
-        if call.method != "collect":
+        if self.symbols.callee(fid, call).kind == "function":
             return []
         return sorted({function for arg in call.args for function in self._collected_by(fid, arg)})
+
+    def functions_mapped(self, fid: str, call: Call) -> list[tuple[str, int, Call]]:
+        """The function Python's builtin `map(f, *iterables)` runs, and whose results make up what
+        it returns, with the positional arguments bound ahead of its own (see `bound_ahead`) and the
+        call as it binds its parameters: `f(*elements)`, one element of each iterable."""
+        callee = self.symbols.callee(fid, call)
+        if callee.kind != "external" or callee.target != "map" or self.symbols.is_java_function(fid):
+            return []
+        if not call.args or call.args[0].keyword or call.args[0].star:
+            return []
+        given = self.symbols.argument_value(fid, call.args[0])
+        if given.kind != "function":
+            return []
+        return [(given.target, bound_ahead(given), call._replace(args=call.args[1:]))]
 
     def keeps_elements(self, fid: str, call: Call) -> bool:
         """Whether a Java call of no project function gives the elements of the stream it is called
@@ -834,7 +843,7 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
             if instance:
                 classes.setdefault((target, symbols.first_parameter(target)), set()).add(instance)
     _bind_decorated(symbols, fid, values)
-    _bind_elements(symbols, fid, counts, classes)
+    _bind_elements(symbols, fid, counts, classes, values)
     return classes, values
 
 
@@ -850,11 +859,16 @@ _ELEMENT_FUNCTIONS: dict[str, tuple[tuple[int | None, str], tuple[int | None, st
 
 
 def _bind_elements(
-    symbols: Symbols, fid: str, counts: Callable[[str, str], bool], classes: dict[tuple[str, str], set[str]]
+    symbols: Symbols,
+    fid: str,
+    counts: Callable[[str, str], bool],
+    classes: dict[tuple[str, str], set[str]],
+    values: dict[tuple[str, str], set[Entity]],
 ) -> None:
     """`max(self._states, key=lambda state: state.epoch)`, `filter(is_current, batch)`: the function
-    is called with each element of the iterable, so its first parameter holds the elements' class
-    where they are instances of one class."""
+    is called with each element of the iterable, so its first parameter holds the elements, as a
+    loop's target would: their class where they are instances of one class, and each value a
+    parameter learns (`map(lambda check: check(m), self._checks)` calls the functions kept there)."""
     for call in symbols.function(fid).calls:
         callee = symbols.callee(fid, call) if call.method in _ELEMENT_FUNCTIONS else UNKNOWN
         places = _ELEMENT_FUNCTIONS.get(callee.target) if callee.kind == "external" else None
@@ -864,13 +878,15 @@ def _bind_elements(
             continue
         iterated = symbols.iterated_argument_values(fid, iterable)
         elements = {value.target for value in iterated if value.kind == "instance"}
-        if len(elements) != 1:
-            continue
         for value in symbols.argument_values(fid, function):
             target = value.target if value.kind == "function" else ""
             params = symbols.function(target).params if target in symbols.functions else ()
-            if params and symbols.function(target).kind in ("function", "lambda") and counts(fid, target):
-                classes.setdefault((target, params[0].name), set()).update(elements)
+            if not (params and symbols.function(target).kind in ("function", "lambda") and counts(fid, target)):
+                continue
+            key = (target, params[0].name)
+            values.setdefault(key, set()).update(element for element in iterated if _passes_on(element))
+            if len(elements) == 1:
+                classes.setdefault(key, set()).update(elements)
 
 
 def _bindings(symbols: Symbols, fid: str, call: Call) -> Iterator[tuple[str, Entity, Call]]:

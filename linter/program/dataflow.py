@@ -1181,7 +1181,7 @@ class _Frame:
         self._callees[call.id] = list(self._resolved(call, args))
         resolved = self._returned_by(call, lambda _, summary: summary.returns) if self._callees[call.id] else None
         if resolved is None:
-            resolved = self._held(call, receiver)
+            resolved = self._held(call, args, receiver)
         callee_entity = self.program.symbols.callee(self.fid, call)
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
@@ -1203,16 +1203,22 @@ class _Frame:
                 merge(result, self.analysis.instantiate(value, binding, self._enter(callee, call.site), hop))
         return result
 
-    def _held(self, call: Call, receiver: Value) -> dict[Label, Path] | None:
+    def _held(self, call: Call, args: Mapping[str, Value], receiver: Value) -> dict[Label, Path] | None:
         """What a call of no project function holds of what the functions it maps each element by
-        return (`map(f, records)`, the functions of a Java `collect`'s collector: see
-        `CallGraph.functions_held`), and of the stream it is called on, where it gives its elements
-        (`toList()`, `collect(Collectors.toList())`); None for a call that holds nothing so."""
-        held = self.program.calls.functions_held(self.fid, call)
-        # Bound to nothing: what they return of their parameters, the elements, is not known here.
-        functions: list[tuple[str, dict[str, Value]]] = [(function, {}) for function in held]
+        return, and of the stream it is called on, where it gives its elements (`toList()`,
+        `collect(Collectors.toList())`); None for a call that holds nothing so. Python's
+        `map(f, records)` binds `f`'s parameters to the elements, as a loop over `records` would
+        (see `CallGraph.functions_mapped`); the functions of a Java `collect`'s collector (see
+        `CallGraph.functions_held`) are bound to nothing: the stream's elements are not known here."""
+        calls = self.program.calls
+        functions: list[tuple[str, dict[str, Value]]] = [
+            (function, {}) for function in calls.functions_held(self.fid, call)
+        ]
+        for function, ahead, as_bound in calls.functions_mapped(self.fid, call):
+            keys = self.flow.bound_argument_keys(function, self.fid, call, ahead, as_bound)
+            functions.append((function, self._binding(args, keys, function)))
         value = self._returned_by(call, lambda _, summary: summary.returns, functions) if functions else None
-        if self.program.calls.keeps_elements(self.fid, call):
+        if calls.keeps_elements(self.fid, call):
             value = union((value or EMPTY, receiver))
         return value
 

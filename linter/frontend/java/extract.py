@@ -2105,7 +2105,8 @@ class _Extractor:
             functions = args
         if len(functions) != 1:
             return False
-        self._with_flow(obj, Flow(FLOW_ITER))
+        # `stream.map(f).filter(p)` gives what `map` gives (a filter, a peek): where the call's value goes.
+        self._with_flow(obj, self._flow if method in idioms.PASSING_METHODS else Flow(FLOW_ITER))
         # A composed predicate is made once, before the loop; the functions it composes run per element.
         run = self._functions_of(functions[0])
         iterable = self._path(obj)

@@ -32,6 +32,9 @@ OPTIONAL_CHAINS = frozenset({"filter", "map", "flatMap", "or"})
 # element of the stream it gives (`map`; a stream of them for `flatMap`, an `Optional`'s own).
 MAPPING_METHODS = frozenset({"map", "mapToObj", "flatMap"})
 DECIDING_METHODS = frozenset({"filter", "anyMatch", "allMatch", "noneMatch", "removeIf", "takeWhile", "dropWhile"})
+# The iterating methods that give the elements they are called on, some of them (a stream's, an
+# `Optional`'s value): what the receiver holds goes where the call's value goes.
+PASSING_METHODS = frozenset({"filter", "peek", "takeWhile", "dropWhile"})
 
 # The methods of Java's functional interfaces and of `Object` that do not run the function they are
 # called on (a combinator makes another function of it: `p.negate()`, `f.andThen(g)`). Any other
