@@ -1421,7 +1421,8 @@ class FactsExtractor(FastVisitor):
         # `self.x = stack.enter_context(cm)`: what `cm.__enter__()` returns, as `with cm as self.x:`.
         entered_call, entered_ref = self._manager_entered(value) or (-1, None)
         write = Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
-        self._fn.writes.append(write._replace(entered_call=entered_call, entered_ref=entered_ref))
+        sliced = write_kind == "item" and _is_slice(target)
+        self._fn.writes.append(write._replace(entered_call=entered_call, entered_ref=entered_ref, sliced=sliced))
         # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
         for field_name, field_bump in _copy_sets(self._code, target, value):
             field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 125
+FACTS_FORMAT = 126
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -142,6 +142,8 @@ class Write(NamedTuple):
     # stack.enter_context(cm)`), as a `with` binds a local: the call or the name path `cm` is.
     entered_call: int = -1
     entered_ref: Ref | None = None
+    # An "item" store into a slice (`self.pair[:1] = []`): it may move the items after the slice.
+    sliced: bool = False
 
 
 @dataclass(frozen=True)

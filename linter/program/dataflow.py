@@ -468,8 +468,8 @@ def _reordered_paths(function: FunctionFacts) -> Iterator[Ref]:
     element is no longer at the position it was written at: a reordering method called on one
     (`epochs.sort()`, `epochs.pop(0)`, not `epochs.pop()` nor `fields.pop("k")`), a reordering
     function given one first (`random.shuffle(epochs)`), a removal of an item not at a key of a
-    dict (`del epochs[0]`, a local's slice store), or a store into an item of a field (a slice or
-    a position: the frontend keeps no key of a field's item)."""
+    dict (`del epochs[0]`), or a slice store (`epochs[:1] = []`, `self.pair[1:] = []`); a store
+    at a position or a key (`self.pair[1] = e`, `self.offsets[tp] = o`) moves no element."""
     for call in function.calls:
         receiver = receiver_path(call)
         if receiver is not None and call.method in REORDERING_METHODS and (call.method != "pop" or _pops_at(call)):
@@ -480,7 +480,7 @@ def _reordered_paths(function: FunctionFacts) -> Iterator[Ref]:
     for write in function.writes:
         if write.kind == "delete" and write.ref.attrs[-1:] == ("[]",) and not write.key.isidentifier():
             yield write.ref._replace(attrs=write.ref.attrs[:-1])
-        elif write.kind == "item":
+        elif write.kind == "item" and write.sliced:
             yield write.ref
 
 
@@ -1690,7 +1690,7 @@ class _Frame:
                 value, site = union(self.values[p] for p in producers), index.producers[producers[0]].site
                 for target, stored in self._store(dest[1], value, site):  # type: ignore[arg-type]
                     yield target, stored
-                    yield from self._element_stores(target, producers, stored)
+                    yield from self._element_stores(dest[1], target, producers, stored)  # type: ignore[arg-type]
         for call_id, dest in index.writers:
             if dest[0] == "store":
                 yield from self._store(dest[1], self._written(call_id), index.calls[call_id].site)  # type: ignore[arg-type]
@@ -1704,11 +1704,16 @@ class _Frame:
             yield from self._copy_stores(ctx)
 
     def _element_stores(
-        self, target: FieldId, producers: Sequence[int], stored: Value
+        self, ref: Ref, target: FieldId, producers: Sequence[int], stored: Value
     ) -> Iterator[tuple[FieldId, Value]]:
-        """What the function stores into field `target` by element (see `element_field`), where
-        it stores a tuple or list written out (`self.pair = (cur, offset)`), with the paths of
-        the whole store, `stored`."""
+        """What the function stores into field `target`, by the name path `ref`, by element (see
+        `element_field`), where it stores a tuple or list written out (`self.pair = (cur, offset)`),
+        with the paths of the whole store, `stored`. A store into an item (`self.pair[1] = e`) is
+        one into any element: the frontend keeps no position of a field's item, and what is
+        stored is one element, not a tuple of them."""
+        if ref.attrs[-1:] == ("[]",):
+            yield element_field(target, ""), stored
+            return
         parts: dict[str, set[Label]] = {}
         for position in producers:
             parts.setdefault(self.index.producers[position].flow.element, set()).update(self.values[position])
