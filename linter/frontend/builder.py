@@ -80,6 +80,9 @@ class FunctionBuilder:
     # L.acquire(timeout=1)`, `boolean got = l.tryLock();`), with the lock and the call: testing the
     # local tests the acquire.
     acquire_results: dict[str, tuple[Ref, object]] = field(default_factory=dict)
+    # The enclosing loops where each of those locals was assigned: a `while got:` at another depth
+    # may be entered again by an outer loop's pass after the lock was released.
+    acquire_result_loops: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # The lock each lock expression through a call's result names, by its text (`self.state().lock`):
     # each call's result is a local of its own, so without this the release of a lock would name
     # another lock than its acquire.

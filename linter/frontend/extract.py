@@ -49,7 +49,7 @@ from epochlint.frontend.facts import (
 )
 from epochlint.frontend.positions import Positions, code_and_positions
 from epochlint.frontend.scopes import all_params, function_bindings, values_bound_once
-from epochlint.frontend.walk import FastVisitor
+from epochlint.frontend.walk import FastVisitor, child_nodes
 
 _EMPTY_MODULE = cst.Module(body=[])
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
@@ -717,6 +717,7 @@ class FactsExtractor(FastVisitor):
         if acquired is None or _acquire_kind(acquired[1]) == "acquire":
             return acquired
         self._fn.acquire_results[target.value] = acquired
+        self._fn.acquire_result_loops[target.value] = tuple(self._fn.loop_stack)
         return None
 
     def _tested_acquire(self, test: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
@@ -734,6 +735,31 @@ class FactsExtractor(FastVisitor):
         if isinstance(expression, cst.Name):
             return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
         return self._lock_method_call(expression, "acquire")
+
+    def _acquire_on_every_pass(self, node: cst.While) -> tuple[Ref, cst.Call] | None:
+        """The acquire whose success lets each pass of a `while` loop into its body: `L.acquire(...)`
+        in the test (alone, kept by a walrus, or an operand of an `and` chain), or a local holding
+        its result that every path into the test leaves holding it (`_acquire_kept_each_pass`)."""
+        for operand in _and_operands(node.test):
+            if isinstance(operand, cst.Name):
+                acquired = self._acquire_kept_each_pass(operand.value, node.body)
+            else:
+                called = operand.value if isinstance(operand, cst.NamedExpr) else operand
+                acquired = self._lock_method_call(called, "acquire")
+            if acquired is not None:
+                return acquired
+        return None
+
+    def _acquire_kept_each_pass(self, local: str, body: cst.BaseSuite) -> tuple[Ref, cst.Call] | None:
+        """The acquire whose result `local` holds at a `while local:` loop, where it was assigned
+        in the loop's own pass of every enclosing loop (a pass of one back to the `while` may come
+        after a release) and every path through `body` back to the test (its end, a `continue`)
+        assigns `local` an acquire of that lock again, with no release after."""
+        acquired = self._fn.acquire_results.get(local)
+        if acquired is None or self._fn.acquire_result_loops.get(local) != tuple(self._fn.loop_stack):
+            return None
+        kept = _AcquireKept(local, acquired[0], self._lock_ref, self._lock_method_call)
+        return acquired if kept.through_each_pass(body) else None  # type: ignore[return-value]
 
     def _entered_context(self, statement: cst.CSTNode) -> tuple[cst.BaseExpression, cst.Call, OpenStack] | None:
         """`stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) as a statement, its
@@ -1068,10 +1094,15 @@ class FactsExtractor(FastVisitor):
         loop_id = self._new_id()
         body, runs_once = self._pos(node.body), _always_true(node.test)
         self._fn.loops.append(Loop(loop_id, "while", self._site(node), False, body=body, runs_once=runs_once))
+        tested = self._acquire_on_every_pass(node)
         self._fn.loop_stack.append(loop_id)
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
+        # The body runs only where the test's acquire succeeded (RULES.md, Held region).
+        region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], node.body) if tested else None
         self._walk_loop_body(node)
+        if region_id is not None:
+            self._drop_region(region_id)
         self._fn.loop_stack.pop()
         self._loop_else(node)
         return False
@@ -2498,17 +2529,111 @@ def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
     return last
 
 
-def _breaks_out(node: cst.CSTNode) -> bool:
-    """Whether a loop's body holds a `break` of that loop (not of a loop, or in a function,
-    nested in it)."""
+def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Break) -> bool:
+    """Whether a loop's body holds a `break` (or `continue`) of that loop (not of a loop, or in a
+    function, nested in it)."""
     for child in node.children:
-        if isinstance(child, cst.Break):
+        if isinstance(child, jump):
             return True
         if isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        if _breaks_out(child):
+        if _breaks_out(child, jump):
             return True
     return False
+
+
+def _and_operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands of an `and` chain (the test itself for another test), unparenthesized."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _and_operands(test.left)
+        yield from _and_operands(test.right)
+    else:
+        yield test
+
+
+def _subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(child_nodes(current))
+
+
+@dataclass
+class _AcquireKept:
+    """Whether each path through the body of `while local:` back to its test leaves `local`
+    holding the result of an acquire of the loop's lock with no release after: a walk of the body
+    from its start (True there: the test let the pass in), True or False after a statement, None
+    where no path goes on (it left by `break`, `return`, `raise` or `continue`). Statements other
+    than an `if` and a simple statement (loops, `try`, `with`, `match`) are not followed: after
+    one that names `local` or releases the lock, False."""
+
+    local: str
+    lock: Ref
+    # The lock a lock expression names, None where it cannot tell (then it may be `lock`).
+    lock_of: Callable[[cst.BaseExpression], Ref | None]
+    # The lock and the call of `L.acquire(...)` (or another method of a lock), None for another value.
+    lock_call: Callable[[cst.BaseExpression, str], tuple[Ref, cst.Call] | None]
+    passes_back: list[bool] = field(default_factory=list)
+
+    def through_each_pass(self, body: cst.BaseSuite) -> bool:
+        return self._through(body.body, True) is not False and all(self.passes_back)
+
+    def _through(self, statements: Sequence[cst.CSTNode], kept: bool | None) -> bool | None:
+        for statement in _one_by_one(statements):
+            if kept is None:
+                break
+            kept = self._after(statement, kept)
+        return kept
+
+    def _after(self, statement: cst.CSTNode, kept: bool) -> bool | None:
+        if isinstance(statement, cst.Continue):
+            self.passes_back.append(kept)
+            return None
+        if isinstance(statement, (cst.Break, cst.Return, cst.Raise)):
+            return None
+        if isinstance(statement, cst.If):
+            return self._after_if(statement, kept)
+        assigned = self._assigned_value(statement)
+        if assigned is not None:
+            return self._is_acquire(assigned)
+        kept = kept and not self._touches(statement)
+        if _breaks_out(statement, cst.Continue):
+            self.passes_back.append(kept)
+        return kept
+
+    def _after_if(self, node: cst.If, kept: bool) -> bool | None:
+        kept = kept and not self._touches(node.test)
+        arms = [self._through(node.body.body, kept)]
+        if isinstance(node.orelse, cst.If):
+            arms.append(self._after_if(node.orelse, kept))
+        else:
+            arms.append(self._through(node.orelse.body.body, kept) if node.orelse is not None else kept)
+        going_on = [arm for arm in arms if arm is not None]
+        return all(going_on) if going_on else None
+
+    def _assigned_value(self, statement: cst.CSTNode) -> cst.BaseExpression | None:
+        """The value of `local = value` where nothing else in the statement names `local`."""
+        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+            return None
+        target = statement.targets[0].target
+        named = isinstance(target, cst.Name) and target.value == self.local
+        return statement.value if named and not self._touches(statement.value) else None
+
+    def _is_acquire(self, value: cst.BaseExpression) -> bool:
+        called = self.lock_call(value, "acquire")
+        return called is not None and called[0] == self.lock
+
+    def _touches(self, node: cst.CSTNode) -> bool:
+        """Whether `node` names `local` or the lock's `release` (called, or handed on)."""
+        for inner in _subtree(node):
+            if isinstance(inner, cst.Name) and inner.value == self.local:
+                return True
+            if isinstance(inner, cst.Attribute) and inner.attr.value == "release":
+                if self.lock_of(inner.value) in (self.lock, None):
+                    return True
+        return False
 
 
 def _assigned_names(statement: cst.BaseSmallStatement) -> Iterator[str]:

@@ -1099,10 +1099,11 @@ class _Extractor:
     def _v_constructor_body(self, node: Node) -> None:
         self._block(node.named_children)
 
-    def _block(self, statements: list[Node]) -> None:
+    def _block(self, statements: list[Node], held: tuple[tuple[Ref, int], ...] = ()) -> None:
         """Visit a block, opening a held region at `L.lock()` and closing it at `L.unlock()` (or at
-        the end of a `try` whose `finally` unlocks L)."""
-        opened: list[tuple[Ref, int]] = []
+        the end of a `try` whose `finally` unlocks L); `held`, regions of locks held from the
+        block's start, end the same way."""
+        opened: list[tuple[Ref, int]] = list(held)
         suspended: list[tuple[int, int]] = []
         for statement in statements:
             released = self._released_by(statement)
@@ -1139,6 +1140,7 @@ class _Extractor:
         tried = _try_lock_call(value) if value is not None else None
         if tried is not None:
             self._fn.acquire_results[name] = tried  # type: ignore[assignment]
+            self._fn.acquire_result_loops[name] = tuple(self._fn.loop_stack)
 
     def _forget_try_lock_results(self, lock: Ref | None) -> None:
         """`lock` is unlocked: a later test of a local that held its `tryLock`'s result is stale."""
@@ -1481,10 +1483,56 @@ class _Extractor:
         return loop_id
 
     def _v_while_statement(self, node: Node) -> None:
+        condition, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
+        # A `do` loop's body runs once before its condition is tested.
+        tested = self._try_lock_on_every_pass(condition, body) if node.type == "while_statement" else None
         self._loop("while", node, batch=False)
-        self._with_flow(node.child_by_field_name("condition"), Flow(FLOW_CONDITION))
-        self._visit(node.child_by_field_name("body"))
+        self._with_flow(condition, Flow(FLOW_CONDITION))
+        if tested is None:
+            self._visit(body)
+        else:
+            self._visit_held(body, *tested)
         self._fn.loop_stack.pop()
+
+    def _visit_held(self, body: Node, lock: Ref, call: Node) -> None:
+        """Visit the body of a loop whose test is a successful `tryLock` of `lock` (RULES.md, Held
+        region): held from its start up to an unlock in it (not one in a nested block, which
+        leaves the block or takes the lock again)."""
+        region = self._open_region(lock, "try_acquire", call, body)
+        if body.type == "block":
+            with self._scope():
+                self._block(body.named_children, held=((lock, region),))
+        else:
+            self._visit(body)
+        if region in self._fn.region_stack:
+            self._fn.region_stack.remove(region)
+
+    def _try_lock_on_every_pass(self, condition: Node, body: Node) -> tuple[Ref, Node] | None:
+        """The lock, and the call, whose successful `tryLock` lets each pass of a `while` loop into
+        its body: `L.tryLock(...)` in the condition (alone or an operand of `&&`), or a local
+        holding its result that every path into the condition leaves holding it
+        (`_try_lock_kept_each_pass`)."""
+        for operand in _and_operands(_unparenthesized(condition)):
+            if operand.type == "identifier":
+                tried = self._try_lock_kept_each_pass(_text(operand), body)
+            else:
+                tried = _try_lock_call(operand)
+            lock = self._lock_ref(tried[0]) if tried is not None else None
+            if tried is not None and lock is not None:
+                return lock, tried[1]
+        return None
+
+    def _try_lock_kept_each_pass(self, local: str, body: Node) -> tuple[Node, Node] | None:
+        """The `tryLock` whose result `local` holds at a `while (local)` loop, where it was assigned
+        in the loop's own pass of every enclosing loop (a pass of one back to the `while` may come
+        after an unlock) and every path through `body` back to the condition (its end, a
+        `continue`) assigns `local` a `tryLock` of that lock again, with no unlock after."""
+        tried = self._try_lock_results().get(local)
+        if tried is None or self._fn.acquire_result_loops.get(local) != tuple(self._fn.loop_stack):
+            return None
+        lock = self._lock_ref(tried[0])
+        kept = lock is not None and _TryLockKept(local, lock, self._lock_ref).through_each_pass(body)
+        return tried if kept else None
 
     def _v_do_statement(self, node: Node) -> None:
         self._v_while_statement(node)
@@ -2652,21 +2700,114 @@ def _runs_once(loop: Node) -> bool:
 
 _LOOPS = frozenset({"for_statement", "enhanced_for_statement", "while_statement", "do_statement"})
 _BREAK_SCOPES = frozenset({*_LOOPS, "switch_expression", "lambda_expression", "class_body"})
+_CONTINUE_SCOPES = frozenset({*_LOOPS, "lambda_expression", "class_body"})
 
 
-def _breaks_out(body: Node | None) -> bool:
-    """Whether a loop's body holds a `break` of that loop: one not in a loop, `switch`, lambda or
-    class nested in it, or one naming a label."""
+def _breaks_out(body: Node | None, jump: str = "break_statement", scopes: frozenset[str] = _BREAK_SCOPES) -> bool:
+    """Whether a loop's body holds a `break` (or another `jump`: `continue`) of that loop: one not
+    in a loop, `switch`, lambda or class nested in it (the jump's `scopes`), or one naming a label."""
     for child in body.named_children if body is not None else ():
-        if child.type == "break_statement":
+        if child.type == jump:
             return True
-        if child.type in _BREAK_SCOPES:
-            if any(inner.type == "break_statement" and inner.named_children for inner, _ in _descendants(child)):
+        if child.type in scopes:
+            if any(inner.type == jump and inner.named_children for inner, _ in _descendants(child)):
                 return True
             continue
-        if _breaks_out(child):
+        if _breaks_out(child, jump, scopes):
             return True
     return False
+
+
+def _and_operands(condition: Node) -> Iterator[Node]:
+    """The operands of a `&&` chain (the condition itself for another one), unparenthesized."""
+    if condition.type == "binary_expression" and _text(condition.child_by_field_name("operator")) == "&&":
+        for side in ("left", "right"):
+            yield from _and_operands(_unparenthesized(condition.child_by_field_name(side)))
+    else:
+        yield condition
+
+
+@dataclass
+class _TryLockKept:
+    """Whether each path through the body of `while (local)` back to its condition leaves `local`
+    holding the result of a `tryLock` of the loop's lock with no unlock after: a walk of the body
+    from its start (True there: the condition let the pass in), True or False after a statement,
+    None where no path goes on (it left by `break`, `return`, `throw` or `continue`). Statements
+    other than a block, an `if` and an assignment (loops, `try`, `switch`, ...) are not followed:
+    after one that names `local` or unlocks the lock, False."""
+
+    local: str
+    lock: Ref
+    # The lock a lock expression names, None where it cannot tell (then it may be `lock`).
+    lock_of: Callable[[Node], Ref | None]
+    passes_back: list[bool] = field(default_factory=list)
+
+    def through_each_pass(self, body: Node) -> bool:
+        return self._after(body, True) is not False and all(self.passes_back)
+
+    def _after(self, statement: Node, kept: bool) -> bool | None:
+        if statement.type == "block":
+            return self._through(statement.named_children, kept)
+        if statement.type in _COMMENTS:
+            return kept
+        if statement.type == "continue_statement":
+            self.passes_back.append(kept)
+            return None
+        if statement.type in (*_EXITS, "break_statement"):
+            return None
+        if statement.type == "if_statement":
+            return self._after_if(statement, kept)
+        assigned = self._assigned_value(statement)
+        if assigned is not None:
+            tried = _try_lock_call(assigned)
+            return tried is not None and self.lock_of(tried[0]) == self.lock
+        kept = kept and not self._touches(statement)
+        if _breaks_out(statement, "continue_statement", _CONTINUE_SCOPES):
+            self.passes_back.append(kept)
+        return kept
+
+    def _through(self, statements: list[Node], kept: bool | None) -> bool | None:
+        for statement in statements:
+            if kept is None:
+                break
+            kept = self._after(statement, kept)
+        return kept
+
+    def _after_if(self, node: Node, kept: bool) -> bool | None:
+        kept = kept and not self._touches(node.child_by_field_name("condition"))
+        alternative = node.child_by_field_name("alternative")
+        arms = [
+            self._after(node.child_by_field_name("consequence"), kept),
+            self._after(alternative, kept) if alternative is not None else kept,
+        ]
+        going_on = [arm for arm in arms if arm is not None]
+        return all(going_on) if going_on else None
+
+    def _assigned_value(self, statement: Node) -> Node | None:
+        """The value of `local = value;` where nothing else in the statement names `local`."""
+        if statement.type != "expression_statement" or statement.named_children[0].type != "assignment_expression":
+            return None
+        assignment = statement.named_children[0]
+        left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        plain = _text(assignment.child_by_field_name("operator")) == "="
+        named = left.type == "identifier" and _text(left) == self.local
+        return value if plain and named and not self._touches(value) else None
+
+    def _touches(self, node: Node) -> bool:
+        """Whether `node` names `local` or unlocks the lock (called, or a method reference)."""
+        for inner, _ in _descendants(node):
+            if inner.type == "identifier" and _text(inner) == self.local:
+                return True
+            if inner.type in ("method_invocation", "method_reference") and self._may_unlock(inner):
+                return True
+        return False
+
+    def _may_unlock(self, node: Node) -> bool:
+        names = idioms.UNLOCK_METHODS | idioms.STAMP_UNLOCK_METHODS
+        if node.type == "method_reference":
+            return _text(node.named_children[-1]) in names
+        receiver = node.child_by_field_name("object")
+        return _method_called(node) in names and (receiver is None or self.lock_of(receiver) in (self.lock, None))
 
 
 def _try_lock_call(node: Node) -> tuple[Node, Node] | None:
