@@ -1179,11 +1179,12 @@ class Symbols:
                 built = self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
                 if built.kind == "instance" and declared.target in self.mro(built.target):
                     return built
-            if declared.kind != "instance" and bind.kind == "assign" and bind.value_ref is not None:
+            if declared.kind != "instance" and bind.kind == "assign":
                 # `Predicate<Msg> p = this::isCurrent`: the function bound, which an annotation
-                # naming no class of the project (an interface of the JDK, `Callable`) leaves out.
-                bound = self.entity(fid, bind.value_ref, depth + 1)
-                if bound.kind == "function":
+                # naming no class of the project (an interface of the JDK, `Callable`) leaves out;
+                # `Predicate<Msg> p = stale();`: the lambda, or the object, the call returns.
+                bound = self._assigned_entity(fid, bind, depth)
+                if bound.kind == "function" or bound.kind == "instance" and bind.value_call >= 0:
                     return bound
             return declared
         if bind.kind == "import":
@@ -2764,7 +2765,19 @@ class Symbols:
         for access in function.accesses:
             if access.flow.kind == "return":
                 results.add(self.entity(fid, access.ref, depth + 1))
+        results.update(self._returned_lambdas(fid))
         return next(iter(results)) if len(results) == 1 else UNKNOWN
+
+    def _returned_lambdas(self, fid: str) -> frozenset[Entity]:
+        """The Java lambdas function `fid` returns (`return m -> m.epoch() == epoch;`): what
+        `current().test(m)` runs, as `current()` is called through its interface."""
+        if not is_java(self.module_of(fid).rel):
+            return frozenset()
+        return frozenset(
+            Entity("function", function_id(self.module_of(fid).name, stored.value_function))
+            for _, stored in self._stored_index.get((fid, ""), ())
+            if stored.value_function and not stored.element
+        )
 
     # -- fields ---------------------------------------------------------------------------------
 
