@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 127
+FACTS_FORMAT = 128
 
 
 def within(inner: Pos, outer: Pos) -> bool:

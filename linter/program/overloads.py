@@ -33,6 +33,7 @@ _BOXES = {
     "float": "Float", "double": "Double", "boolean": "Boolean",
 }
 _OBJECT_SUPERTYPES = ("Object", "Serializable", "Comparable")
+_ARRAY_SUPERTYPES = ("Object", "Serializable", "Cloneable")
 
 
 def _box_supertypes(primitive: str) -> tuple[str, ...]:
@@ -84,6 +85,8 @@ def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
     if argument.name == parameter.name:
         return EXACT
     variable = _TYPE_VARIABLE.fullmatch(parameter.name) is not None and not parameter.project
+    if _is_array(argument.name) or _is_array(parameter.name):
+        return _array_conversion(argument.name, parameter.name, variable)
     closed = _CLOSED.get(argument.name)
     if closed is not None and not variable:
         return closed.get(parameter.name, NO_FIT)
@@ -97,6 +100,23 @@ def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
         return NO_FIT
     # A library's type: only a project class whose supertypes are all known is known not to be one.
     return NO_FIT if argument.project and not argument.open_ended else UNSURE
+
+
+def _is_array(name: str) -> bool:
+    return name.endswith("[]")
+
+
+def _array_conversion(argument: str, parameter: str, variable: bool) -> int:
+    """How an argument converts to a parameter, either an array (`long[]`, `Msg[]`) and of another
+    type: an array is an `Object`, `Cloneable` and `Serializable` only, and no other type is an
+    array but `null`; an array of a primitive is no other array, one of a class may be one of its
+    supertypes (`Integer[]` is a `Number[]`), unsure where these are not known."""
+    if not _is_array(parameter):
+        return WIDER if variable or parameter in _ARRAY_SUPERTYPES else NO_FIT
+    if not _is_array(argument):
+        return WIDER if argument == "null" else NO_FIT
+    elements = (argument.removesuffix("[]"), parameter.removesuffix("[]"))
+    return NO_FIT if any(element in _WIDENINGS for element in elements) else UNSURE
 
 
 class Overload(NamedTuple):

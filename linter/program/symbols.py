@@ -40,7 +40,15 @@ from epochlint.frontend.facts import (
 from epochlint.frontend.java import is_java
 from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, OPTIONAL_TYPES
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
-from epochlint.program.overloads import ArgumentType, Overload, ParameterType, conversion, most_specific
+from epochlint.program.overloads import (
+    EXACT,
+    WIDER,
+    ArgumentType,
+    Overload,
+    ParameterType,
+    conversion,
+    most_specific,
+)
 from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
@@ -94,6 +102,10 @@ _MAPPING_ANNOTATIONS = frozenset(
 OVERLOAD_TAIL = re.compile(r"(?:~\d+)+$")
 # The entities whose elements (a container's, a mapping's values) are instances of their target.
 _HOLDING_KINDS = ("container", "mapping")
+# The entities of a Java map that may know the class of its keys (see `Entity.keys`).
+_KEYED_KINDS = ("mapping", "entries", "entry")
+# What a Java map's entries give their own entries by: a stream of them, an iterator over them.
+_ENTRY_VIEWS = frozenset({*_STREAMS, "iterator"})
 # What an entered region's value runs by its kind, where the region opens and where it ends.
 _CONTEXT_METHODS = {
     "with": ("__enter__", "__exit__"),
@@ -116,11 +128,12 @@ class Entity:
     kind: "module", "class" (the class object), "instance", "container" (of instances of
     `target`), "mapping" (a declared map whose values are instances of `target`: iterated, it gives
     its keys), "entries" (a Java map's `entrySet()`) and "entry" (one of them, a `Map.Entry`, whose
-    value is an instance of `target`), "function", "property", "external" (a dotted name outside
-    the project), "super" (what `super()` gives in a method of class `target`: its methods are
-    looked up above that class), or "unknown". For "elements" (the stored elements of a named
-    container), `keys` are the constant keys already taken into it (`d["a"]` of `d = {"a": {"b":
-    f}}` is the container at "'a'");
+    value is an instance of `target`; for these three, `keys` holds the class of the map's keys
+    where it is one of the project, and `target` is "" where only that one is), "function",
+    "property", "external" (a dotted name outside the project), "super" (what `super()` gives in a
+    method of class `target`: its methods are looked up above that class), or "unknown". For
+    "elements" (the stored elements of a named container), `keys` are the constant keys already
+    taken into it (`d["a"]` of `d = {"a": {"b": f}}` is the container at "'a'");
     "element_pairs" are its `.items()`, whose second halves are those elements.
     For a "function" or "class" wrapped by `functools.partial`, `keys` holds how many positional
     arguments the partial binds ahead of a call's own (see `bound_ahead`), where it binds any.
@@ -986,18 +999,13 @@ class Symbols:
             return Entity("elements_view", entity.target, entity.keys)
         if entity.kind == "elements" and attr == "items":
             return Entity("elements_items", entity.target, entity.keys)
-        if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_VIEW_METHODS:
+        if _holds_instances(entity) and attr in _CONTAINER_VIEW_METHODS:
             return Entity("container_method", entity.target)
-        if entity.kind in _HOLDING_KINDS and attr == "items":
+        if _holds_instances(entity) and attr == "items":
             return Entity("items_method", entity.target)
-        if entity.kind in _HOLDING_KINDS and attr in _CONTAINER_ELEMENT_METHODS:
+        if _holds_instances(entity) and attr in _CONTAINER_ELEMENT_METHODS:
             return Entity("element_method", entity.target)
-        # Java: `map.entrySet()` (and its stream), and `entry.getValue()` of one of its entries.
-        if entity.kind == "mapping" and attr == "entrySet" or entity.kind == "entries" and attr in _STREAMS:
-            return Entity("entries_method", entity.target)
-        if entity.kind == "entry" and attr == "getValue":
-            return Entity("element_method", entity.target)
-        return UNKNOWN
+        return _java_collection_member(entity, attr)
 
     def _instance_field(self, cid: str, attr: str) -> Entity:
         """What the field `attr` of an instance of class `cid` holds, by its stores."""
@@ -1066,7 +1074,7 @@ class Symbols:
             if entity.kind == "property":
                 # `self.state.epoch` with `state` a property: what the getter returns.
                 entity = self.return_entity(entity.target, depth + 1)
-            if attr == "[]" and entity.kind in _HOLDING_KINDS:
+            if attr == "[]" and _holds_instances(entity):
                 entity = Entity("instance", entity.target)
             elif attr == "[]":
                 # An element of a container the value flow follows (`by_topic[topic]` of a local
@@ -1208,12 +1216,13 @@ class Symbols:
             if bind.kind == "iter" and iterable.kind == "container":
                 return Entity("instance", iterable.target)
             if bind.kind == "iter" and iterable.kind == "entries":
-                return Entity("entry", iterable.target)
-            # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name; so
-            # is a Java map's `forEach((key, value) -> ...)`.
-            if bind.kind == "iter_part" and bind.index == 1 and (
-                iterable.kind == "pairs" or iterable.kind == "mapping" and is_java(self.module_of(fid).rel)
-            ):
+                return Entity("entry", iterable.target, iterable.keys)
+            if bind.kind == "iter_part" and iterable.kind == "mapping" and is_java(self.module_of(fid).rel):
+                # A Java map's `forEach((key, value) -> ...)`: of its keys' class, of its values'.
+                held = (_key_class(iterable), iterable.target)[bind.index] if bind.index in (0, 1) else ""
+                return Entity("instance", held) if held else UNKNOWN
+            # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name.
+            if bind.kind == "iter_part" and bind.index == 1 and iterable.kind == "pairs":
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
@@ -1372,10 +1381,13 @@ class Symbols:
         or around it (or in their bases) is named by its own name (`State state;` in `C`). A
         declared collection of instances of one class (`list[State]`, `Map<String, State>`) holds
         them as a container filled with them does."""
-        element, kind = _collection_element(annotation)
+        element, kind, key = _collection_element(annotation)
         if element:
             held = self._annotation_entity(module, element, within)
-            return Entity(kind, held.target) if held.kind == "instance" else UNKNOWN
+            target = held.target if held.kind == "instance" else ""
+            keyed = self._annotation_entity(module, key, within) if key else UNKNOWN
+            keys = (keyed.target,) if keyed.kind == "instance" else ()
+            return Entity(kind, target, keys) if target or keys else UNKNOWN
         origin = _generic_origin(annotation)
         first, _, rest = origin.partition(".")
         nested = self._java_nested_class(module, within, first)
@@ -1418,42 +1430,60 @@ class Symbols:
         """The Java overloads of the resolved method (the one of the most parameters, named
         plainly; the Java frontend names the others `name~n`, `name~n~2`...), and those its class
         inherits (see `_overloads_in_reach`), that a call in `fid` with `args` may run: of those
-        taking that many parameters, else of those whose last parameter takes any number of
-        arguments (`String... topics`) and whose others are no more, the ones the arguments' types
-        fit (see `overloads.most_specific`); where their types fit none, the first taking that
-        many; the method found where none does."""
+        taking that many parameters (one whose last parameter takes any number of arguments,
+        `long... offsets`, given an array there), else of those that spread the arguments into that
+        parameter and have no more others, the ones the arguments' types fit (see
+        `overloads.most_specific`); where their types fit none, the first taking that many; the
+        method found where none does."""
         overloads = self._overloads_in_reach(callee.target) if callee.kind == "function" else ()
         if len(overloads) < 2:
             return (callee,)
         arity = len(args)
-        exact = [overload for overload in overloads if self._parameter_count(overload) == (arity, False)]
+        # Java tries the overloads of that many parameters first, a `T... rest` one given an array
+        # `T[]` there (JLS 15.12.2.2-3), and the ones spreading the arguments only where none fits.
+        fixed = [overload for overload in overloads if self._parameter_count(overload)[0] == arity]
         spread = [
             overload
             for overload in overloads
             if (taken := self._parameter_count(overload))[1] and taken[0] - 1 <= arity
         ]
-        types = [self._type_named(fid, arg.static_type) for arg in args] if len(exact or spread) > 1 else []
-        fitting = most_specific([self._overload_taking(overload, types) for overload in exact or spread])
+        types = [self._type_named(fid, arg.static_type) for arg in args] if len(fixed) + len(spread) > 1 else []
+        given = [self._overload_taking(overload, types, False) for overload in fixed]
+        fitting = most_specific([overload for overload in given if self._given_as_written(overload)]) or (
+            most_specific([self._overload_taking(overload, types, True) for overload in spread])
+        )
+        exact = [overload for overload in fixed if not self._parameter_count(overload)[1]]
         return tuple(Entity("function", overload) for overload in fitting or [*exact, *spread, callee.target][:1])
 
-    def _overload_taking(self, fid: str, types: list[ArgumentType]) -> Overload:
-        """Overload `fid` given arguments of `types`: each with its parameter (those beyond the last
-        one's are a `T... rest` parameter's element type) and how it converts to it."""
-        params = [
-            (self._type_named(fid, param.primitive or param.annotation), self._parameter_type(fid, param))
-            for param in self._declared_params(fid)
-        ]
+    def _given_as_written(self, overload: Overload) -> bool:
+        """Whether a call gives `overload` its arguments as they are: it has no `T... rest`
+        parameter, or the last argument surely is an array (or `null`) it takes. An argument of no
+        known type is taken for no array: `sensor(name, level)` runs `sensor(String, Level)`, not
+        `sensor(String, Sensor...)`."""
+        spreads = self._parameter_count(overload.name)[1]
+        return not spreads or bool(overload.levels) and overload.levels[-1] in (EXACT, WIDER)
+
+    def _overload_taking(self, fid: str, types: list[ArgumentType], spreading: bool) -> Overload:
+        """Overload `fid` given arguments of `types`: each with its parameter and how it converts to
+        it. Its `T... rest` parameter takes each argument from its position on as a `T` where they
+        are `spreading`, else one array, a `T[]`."""
+        params = []
+        for param in self._declared_params(fid):
+            written = param.primitive or param.annotation
+            if param.kind == "vararg" and written and not spreading:
+                written = f"{written}[]"
+            as_argument = self._type_named(fid, written)
+            params.append((as_argument, ParameterType(as_argument.name, as_argument.project)))
         taken = [params[min(index, len(params) - 1)] for index in range(len(types))]
         return Overload(fid, [conversion(argument, param) for argument, (_, param) in zip(types, taken)], taken)
 
-    def _parameter_type(self, fid: str, param: Param) -> ParameterType:
-        if param.primitive or not param.annotation:
-            return ParameterType(param.primitive)
-        return ParameterType(_simple_name(param.annotation), bool(self._project_class_named(fid, param.annotation)))
-
     def _type_named(self, fid: str, written: str) -> ArgumentType:
         """A type written in function `fid` (an argument's static type, a parameter's), with its
-        supertypes where it is a class of the project."""
+        supertypes where it is a class of the project; an array by its elements' simple name
+        (`Msg[]`), a class of none."""
+        if "[]" in written:
+            dimensions = written.index("[]")
+            return ArgumentType(_simple_name(written[:dimensions]) + written[dimensions:])
         name = _simple_name(written)
         cid = self._project_class_named(fid, written) if name else ""
         if not cid:
@@ -2321,10 +2351,10 @@ class Symbols:
         if attr == "[]":
             if entity.kind == "elements":
                 return self._element_values(entity, key, depth, at)
-            if entity.kind in _HOLDING_KINDS:
+            if _holds_instances(entity):
                 return frozenset({Entity("instance", entity.target)})
             if entity.kind == "entries":
-                return frozenset({Entity("entry", entity.target)})
+                return frozenset({Entity("entry", entity.target, entity.keys)})
             return frozenset()
         if entity.kind in ("class", "instance") and f"{entity.target}.{attr}" in self.classes:
             return frozenset({Entity("class", f"{entity.target}.{attr}")})
@@ -2698,7 +2728,9 @@ class Symbols:
         if callee.kind == "container_method":
             return Entity("container", callee.target)
         if callee.kind == "entries_method":
-            return Entity("entries", callee.target)
+            return Entity("entries", callee.target, callee.keys)
+        if callee.kind == "entry_method":
+            return Entity("entry", callee.target, callee.keys)
         if callee == PARTIAL:
             wrapped = self._wrapped_by_partial(fid, call, depth + 1)
             return next(iter(wrapped)) if len(wrapped) == 1 else UNKNOWN
@@ -2834,7 +2866,7 @@ class Symbols:
             # A module-level singleton (`CURRENT = Generation()`): its fields are its class's; so
             # are those of an element of a declared container (`STATES: dict[str, State]`).
             root = value
-            if root.kind in _HOLDING_KINDS and attrs[0] == "[]":
+            if _holds_instances(root) and attrs[0] == "[]":
                 root, attrs = Entity("instance", root.target), attrs[1:]
         if root.kind == "module":
             entity = self.module_member(root.target, attrs[0])
@@ -2866,9 +2898,9 @@ class Symbols:
             return FieldId(owner, (first,))
         holder = self.field_type(owner, first, cls)
         if holder is not None:
-            if rest[0] == "[]" and holder.kind in _HOLDING_KINDS:
+            if rest[0] == "[]" and _holds_instances(holder):
                 rest = rest[1:]
-            if rest and rest[0] != "[]" and (holder.kind == "instance" or holder.kind in _HOLDING_KINDS):
+            if rest and rest[0] != "[]" and (holder.kind == "instance" or _holds_instances(holder)):
                 nested = self._field_on(Entity("instance", holder.target), rest, fields_first)
                 if nested is not None:
                     return nested
@@ -3227,24 +3259,51 @@ def _generic_origin(text: str) -> str:
     return _unwrap_annotation(text).partition("[")[0]
 
 
-def _collection_element(annotation: str) -> tuple[str, str]:
+def _collection_element(annotation: str) -> tuple[str, str, str]:
     """The annotation of the elements of a declared collection, with the kind of entity that holds
-    them: "container" for `Sub` of `list[Sub]` (and `tuple[Sub, ...]`), "mapping" for the values
-    of `dict[str, Sub]` and of Java's `Map<String, Sub>`; ("", "") for another annotation."""
+    them and the annotation of a map's keys: "container" for `Sub` of `list[Sub]` (and
+    `tuple[Sub, ...]`), "mapping" for the values of `dict[str, Sub]` and of Java's
+    `Map<String, Sub>` (keys `str`, `String`); ("", "", "") for another annotation."""
     head, bracket, inside = _unwrap_annotation(annotation).partition("[")
     if not bracket or not inside.endswith("]"):
-        return "", ""
+        return "", "", ""
     name = head.strip().rsplit(".", 1)[-1]
     arguments = _top_level_split(inside[:-1], ",")
     if name in ("tuple", "Tuple") and len(arguments) == 2 and arguments[1] == "...":
         arguments = arguments[:1]  # `tuple[State, ...]`; a `tuple[A, B]` holds two classes
     if name in _SEQUENCE_ANNOTATIONS and len(arguments) == 1:
-        return arguments[0], "container"
+        return arguments[0], "container", ""
     if name in _MAPPING_ANNOTATIONS and len(arguments) == 2:
-        return arguments[1], "mapping"
+        return arguments[1], "mapping", arguments[0]
     if name == "Entry" and len(arguments) == 2:  # Java's `Map.Entry<K, V>`
-        return arguments[1], "entry"
-    return "", ""
+        return arguments[1], "entry", arguments[0]
+    return "", "", ""
+
+
+def _holds_instances(entity: Entity) -> bool:
+    """Whether `entity` is a declared container or map whose elements (values) are of a known class."""
+    return entity.kind in _HOLDING_KINDS and bool(entity.target)
+
+
+def _key_class(entity: Entity) -> str:
+    """The class of the keys of a declared map, of its entries or of one of them, "" if unknown."""
+    return entity.keys[0] if entity.kind in _KEYED_KINDS and entity.keys else ""
+
+
+def _java_collection_member(entity: Entity, attr: str) -> Entity:
+    """What `entity.attr` denotes on a Java collection of declared types: a collection's
+    `iterator()` and the iterator's `next()`, a map's `keySet()`, `entrySet()`, the entries'
+    stream or iterator, `entry.getKey()` and `entry.getValue()` of one of them."""
+    if _holds_instances(entity) and entity.kind == "container" and attr in ("iterator", "next"):
+        return Entity("container_method" if attr == "iterator" else "element_method", entity.target)
+    if entity.kind == "mapping" and attr == "keySet" and _key_class(entity):
+        return Entity("container_method", _key_class(entity))
+    if entity.kind == "mapping" and attr == "entrySet" or entity.kind == "entries" and attr in _ENTRY_VIEWS:
+        return Entity("entries_method", entity.target, entity.keys)
+    if entity.kind == "entries" and attr == "next":
+        return Entity("entry_method", entity.target, entity.keys)
+    held = {"getKey": _key_class(entity), "getValue": entity.target}.get(attr, "") if entity.kind == "entry" else ""
+    return Entity("element_method", held) if held else UNKNOWN
 
 
 def _unwrap_annotation(text: str) -> str:

@@ -365,9 +365,9 @@ class _Function(FunctionBuilder):
     arrays: set[str] = field(default_factory=set)
     # Locals and parameters by name: whether the latest declaration gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
-    # Locals and parameters by name: the type the latest declaration writes, a primitive (`long`) or
-    # an annotation (`Map[K, V]`), "" where it writes none (`var`, a `catch` parameter): the one in
-    # scope, as a sibling block's local of the name is gone.
+    # Locals and parameters by name: the type the latest declaration writes, a primitive or an array
+    # (`long`, `long[]`, `Msg[]` of `Msg... batch`) or an annotation (`Map[K, V]`), "" where it writes
+    # none (`var`, a `catch` parameter): the one in scope, as a sibling block's local of the name is gone.
     types: dict[str, str] = field(default_factory=dict)
     # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
     declarators: dict[str, Node] = field(default_factory=dict)
@@ -508,7 +508,8 @@ class _Class:
     updaters: dict[str, str] = field(default_factory=dict)
     # The fields declared as numbers or flags (`int`, `long`, `Integer`, `boolean`...).
     scalar_fields: set[str] = field(default_factory=set)
-    # The fields declared with a primitive type, which `field_types` leaves out, with that type.
+    # The fields declared with a primitive or array type, which `field_types` leaves out, with that
+    # type (`long`, `long[]`).
     primitive_fields: dict[str, str] = field(default_factory=dict)
     # A record's components, which its canonical constructor, written compact or not, stores.
     components: list[Node] = field(default_factory=list)
@@ -820,7 +821,7 @@ class _Extractor:
             component_type = component.child_by_field_name("type")
             component_name = component.child_by_field_name("name")
             cls.field_types[_text(component_name)] = self._type(component_type)
-            cls.primitive_fields[_text(component_name)] = _primitive_written(component_type)
+            cls.primitive_fields[_text(component_name)] = _value_type_written(component_type)
             if _is_scalar_type(component_type):
                 cls.scalar_fields.add(_text(component_name))
         self._class_stack.append(cls)
@@ -917,7 +918,7 @@ class _Extractor:
             static = "static" in _modifiers(member) or member.type == "constant_declaration"
             declared = self._type(member.child_by_field_name("type"))
             scalar = _is_scalar_type(member.child_by_field_name("type"))
-            primitive = _primitive_written(member.child_by_field_name("type"))
+            primitive = _value_type_written(member.child_by_field_name("type"))
             for declarator in member.children_by_field_name("declarator"):
                 name = _text(declarator.child_by_field_name("name"))
                 cls.field_types[name] = declared
@@ -1026,22 +1027,29 @@ class _Extractor:
     def _parameter(self, param: Node) -> Param:
         name_node = param.child_by_field_name("name")
         type_node = param.child_by_field_name("type")
-        if param.type == "spread_parameter":  # `Msg... batch`: an array, named in its declarator
+        spread = param.type == "spread_parameter"
+        if spread:  # `Msg... batch`: an array of the type written first, named in its declarator
             declarator = next((c for c in param.named_children if c.type == "variable_declarator"), param)
             name_node = declarator.child_by_field_name("name")
+            type_node = param.named_children[0]
         if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
             name_node = param
         name = _text(name_node)
-        annotation = self._annotation(type_node)
-        is_array = param.type == "spread_parameter" or type_node is not None and type_node.type == "array_type"
-        primitive = _primitive_written(type_node)
-        self._declare(name, not is_array and _is_scalar_type(type_node), primitive or annotation)
+        # The local `batch` of `Msg... batch` is an array, of no class; its elements are `Msg`s.
+        annotation = "" if spread else self._annotation(type_node)
+        is_array = spread or type_node is not None and type_node.type == "array_type"
+        written = _value_type_written(type_node)
+        declared = f"{written}[]" if spread and written else written
+        self._declare(name, not is_array and _is_scalar_type(type_node), declared or annotation)
         if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
-        # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does.
-        kind = "vararg" if param.type == "spread_parameter" else "positional"
-        return Param(name, annotation, kind, primitive=primitive, type_variable=self._is_type_variable(type_node))
+        if spread:
+            # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does, each
+            # of the type written: the parameter's, as an overload's arguments fit it.
+            return Param(name, self._annotation(type_node), "vararg", primitive=_primitive_written(type_node))
+        return Param(name, annotation, primitive=_primitive_written(type_node),
+                     type_variable=self._is_type_variable(type_node))
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
@@ -1259,7 +1267,7 @@ class _Extractor:
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             # `var n = 2 * size;` is a number as its value is.
             inferred = _text(type_node) == "var" and value is not None and self._is_scalar(value)
-            self._declare(name, _is_scalar_type(type_node) or inferred, _primitive_written(type_node) or declared)
+            self._declare(name, _is_scalar_type(type_node) or inferred, _value_type_written(type_node) or declared)
             if value is not None:
                 self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
@@ -2252,7 +2260,8 @@ class _Extractor:
             declaring = self._declaring(path.name)
             if declaring is None or path.attrs:
                 return ""
-            return declaring.types.get(path.name, "").split("[", 1)[0]
+            written = declaring.types.get(path.name, "")
+            return written if written.endswith("[]") else written.split("[", 1)[0]  # `Map` of `Map[K, V]`
         cls = self._class_of_field(path)
         if cls is None:
             return ""
@@ -2420,6 +2429,17 @@ def _block_ended(jump: Node) -> Node:
 def _type_written(node: Node | None) -> str:
     """The type a `new` or a cast names, type arguments dropped; a primitive's name too."""
     return _primitive_written(node) or type_name(node)
+
+
+def _value_type_written(node: Node | None) -> str:
+    """The type a declaration names where no class annotation does: a primitive (`long`), an array
+    of a primitive or of a class, type arguments dropped (`long[]`, `Msg[][]`); "" for a class."""
+    if node is None or node.type != "array_type":
+        return _primitive_written(node)
+    element = node.child_by_field_name("element")
+    dimensions = node.child_by_field_name("dimensions")
+    written = _type_written(element)
+    return written + "[]" * _text(dimensions).count("[") if written and dimensions is not None else ""
 
 
 def _primitive_written(node: Node | None) -> str:
