@@ -599,18 +599,19 @@ class CallGraph:
         return sorted({function for arg in call.args for function in self._collected_by(fid, arg)})
 
     def functions_mapped(self, fid: str, call: Call) -> list[tuple[str, int, Call]]:
-        """The function Python's builtin `map(f, *iterables)` runs, and whose results make up what
-        it returns, with the positional arguments bound ahead of its own (see `bound_ahead`) and the
-        call as it binds its parameters: `f(*elements)`, one element of each iterable."""
+        """The functions Python's builtin `map(f, *iterables)` runs (each one `f` may hold), and
+        whose results make up what it returns, with the positional arguments bound ahead of its own
+        (see `bound_ahead`) and the call as it binds their parameters: `f(*elements)`, one element
+        of each iterable."""
         callee = self.symbols.callee(fid, call)
         if callee.kind != "external" or callee.target != "map" or self.symbols.is_java_function(fid):
             return []
         if not call.args or call.args[0].keyword or call.args[0].star:
             return []
-        given = self.symbols.argument_value(fid, call.args[0])
-        if given.kind != "function":
-            return []
-        return [(given.target, bound_ahead(given), call._replace(args=call.args[1:]))]
+        as_bound = call._replace(args=call.args[1:])
+        given = [value for value in self.symbols.argument_values(fid, call.args[0]) if value.kind == "function"]
+        given.sort(key=lambda e: (e.target, e.keys))
+        return [(value.target, bound_ahead(value), as_bound) for value in given]
 
     def keeps_elements(self, fid: str, call: Call) -> bool:
         """Whether a Java call of no project function gives the elements of the stream it is called
@@ -623,9 +624,11 @@ class CallGraph:
         return any(made is not None and made.method in _ELEMENT_COLLECTORS for made in collectors)
 
     def _function_given(self, fid: str, arg: Arg) -> list[str]:
-        """The function an argument passes as it is (a lambda, a method reference), if it is one."""
-        given = self.symbols.argument_value(fid, arg)
-        return [given.target] if given.kind == "function" else []
+        """The functions an argument passes as they are (a lambda, a method reference), each one a
+        name may hold, as a call of the name runs each: `check` of `for check in [self._a,
+        self._b]: map(check, batch)`, a parameter bound to two functions."""
+        given = self.symbols.argument_values(fid, arg)
+        return sorted({value.target for value in given if value.kind == "function"})
 
     def _collected_by(self, fid: str, arg: Arg) -> set[str]:
         """The functions whose results the collector made by an argument holds (see `_VALUE_COLLECTORS`)."""

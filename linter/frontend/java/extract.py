@@ -2161,8 +2161,7 @@ class _Extractor:
             functions = args
         if len(functions) != 1:
             return False
-        # `stream.map(f).filter(p)` gives what `map` gives (a filter, a peek): where the call's value goes.
-        self._with_flow(obj, self._flow if method in idioms.PASSING_METHODS else Flow(FLOW_ITER))
+        self._with_flow(obj, self._receiver_flow(obj, method, functions[0]))
         # A composed predicate is made once, before the loop; the functions it composes run per element.
         run = self._functions_of(functions[0])
         iterable = self._path(obj)
@@ -2192,6 +2191,24 @@ class _Extractor:
         self._run_functions(run, idioms.SPOT_METHODS[method], 2 if pairs else 1, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
         return True
+
+    def _receiver_flow(self, obj: Node, method: str, function: Node) -> Flow:
+        """Where the stream an iterating call is made on goes. `stream.map(f).filter(p)` gives what
+        `map` gives (a filter, a peek): where the call's value goes. The elements of a `map`,
+        `filter` or `peek` run here (no call to iterate) go into the parameters of the lambda run
+        on each, as `for (var e : mapped)` assigns them: `map(r -> r.leaderEpoch()).forEach(e ->
+        ...)`; a filter's or peek's own lambda takes them too where its stream is assigned so."""
+        flow = self._flow if method in idioms.PASSING_METHODS else Flow(FLOW_ITER)
+        inlined = _unparenthesized(obj)
+        params = function.child_by_field_name("parameters") if function.type == "lambda_expression" else None
+        if inlined.type != "method_invocation" or _method_called(inlined) not in _STREAM_STEPS or params is None:
+            return flow
+        names = tuple(_text(param.child_by_field_name("name") or param) for param in _lambda_parameters(params))
+        if flow.kind == FLOW_ITER:
+            return Flow(FLOW_ASSIGN, names)
+        if flow.kind == FLOW_ASSIGN:
+            return flow._replace(targets=(*flow.targets, *(name for name in names if name not in flow.targets)))
+        return flow
 
     def _walks_no_batch(self, node: Node) -> bool:
         """Whether a loop over `node`, or a stream operation on it, walks no batch (see `_iterates_no_batch`)."""
@@ -2913,6 +2930,9 @@ _FUNCTIONS_RUN = _CALLED_SUPPLIERS | {"lambda_expression", "object_creation_expr
 _COMPOSING_METHODS = frozenset({"and", "or", "andThen", "compose"})
 # The methods running a function those compose: a `Predicate`'s, a `Consumer`'s, a `Function`'s.
 _COMPOSED_RUNNERS = frozenset({"test", "accept", "apply"})
+# The stream operations run where they are called whose elements are those their function gives
+# (`map`) or some of those they are called on (`filter`): no call yields them (see `_receiver_flow`).
+_STREAM_STEPS = idioms.MAPPING_METHODS | idioms.PASSING_METHODS
 
 
 def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
