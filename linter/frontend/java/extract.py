@@ -1435,17 +1435,34 @@ class _Extractor:
 
     def _switch_expression_body(self, body: Node) -> None:
         """The arms of a switch expression: `case 1 -> value;` gives its value where the switch's
-        goes (as `yield value;` does), not to a statement of its own."""
+        goes (as `yield value;` does), not to a statement of its own. The variables of a label's
+        pattern are in scope in its arm alone (`_v_switch_label`)."""
         for group in body.named_children:
             if group.type != "switch_rule":
                 self._visit(group)
-                continue
-            for part in group.named_children:
-                if part.type == "expression_statement":
-                    for expression in part.named_children:
-                        self._visit(expression)
-                else:
-                    self._visit(part)
+            else:
+                for part in group.named_children:
+                    if part.type == "expression_statement":
+                        for expression in part.named_children:
+                            self._visit(expression)
+                    else:
+                        self._visit(part)
+            labels = [label for label in group.named_children if label.type == "switch_label"]
+            self._fn.scopes[-1] -= {name for label in labels for name in _case_variables(label)}
+
+    def _v_switch_label(self, node: Node) -> None:
+        """`case Long epoch when epoch > 0`: the pattern's variables, of the switch's subject, in
+        scope in the guard and the arm, and those the guard tests where it holds, in the arm; all
+        in the switch's block, to be gone at the arm's end (`_switch_expression_body`)."""
+        switch = node.parent.parent.parent if node.parent and node.parent.parent else None
+        subject = switch.child_by_field_name("condition") if switch is not None else None
+        for child in node.named_children:
+            if child.type == "pattern":
+                self._declare_pattern(child, _unparenthesized(subject) if subject is not None else None)
+                self._fn.scopes[-1] |= _pattern_names(child)
+            else:
+                self._visit(child)
+        self._fn.scopes[-1] |= _case_variables(node)
 
     def _v_if_statement(self, node: Node) -> None:
         condition = node.child_by_field_name("condition")
@@ -1496,11 +1513,15 @@ class _Extractor:
         tested = self._try_lock_on_every_pass(condition, body) if node.type == "while_statement" else None
         self._loop("while", node, batch=False)
         self._with_flow(condition, Flow(FLOW_CONDITION))
-        if tested is None:
-            self._visit(body)
-        else:
-            self._visit_held(body, *tested)
+        # A `do` body runs before its test: none of its pattern variables is in scope there.
+        tested_patterns = node.type == "while_statement" and condition is not None
+        with self._scope(_pattern_variables(condition, holds=True) if tested_patterns else set()):
+            if tested is None:
+                self._visit(body)
+            else:
+                self._visit_held(body, *tested)
         self._fn.loop_stack.pop()
+        self._fn.scopes[-1] |= _patterns_after_loop(node)
 
     def _visit_held(self, body: Node, lock: Ref, call: Node) -> None:
         """Visit the body of a loop whose test is a successful `tryLock` of `lock` (RULES.md, Held
@@ -1555,9 +1576,10 @@ class _Extractor:
         counts_collection = any(_walks_collection(part) for part in header)
         self._loop("for", node, batch=counts_collection, iterable=_text(condition) if condition else "")
         self._with_flow(condition, Flow(FLOW_CONDITION))
-        self._visit(node.child_by_field_name("body"))
-        for update in node.children_by_field_name("update"):
-            self._with_flow(update, Flow())
+        with self._scope(_pattern_variables(condition, holds=True) if condition is not None else set()):
+            self._visit(node.child_by_field_name("body"))
+            for update in node.children_by_field_name("update"):
+                self._with_flow(update, Flow())
         self._fn.loop_stack.pop()
 
     def _v_enhanced_for_statement(self, node: Node) -> None:
@@ -1582,8 +1604,14 @@ class _Extractor:
 
     def _v_catch_formal_parameter(self, node: Node) -> None:
         name = node.child_by_field_name("name")
-        if name is not None:
-            self._declare(_text(name))
+        if name is None:
+            return
+        caught: list[Node] = next((c.named_children for c in node.named_children if c.type == "catch_type"), [])
+        # A multi-catch parameter is of its alternatives' common supertype, which a file does not tell.
+        declared = self._annotation(caught[0]) if len(caught) == 1 else ""
+        self._declare(_text(name), declared=declared)
+        if declared:
+            self._fn.binds.append(Bind(_text(name), self._site(name), "assign", -1, None, annotation=declared))
 
     def _v_resource(self, node: Node) -> None:
         name = node.child_by_field_name("name")
@@ -1657,13 +1685,19 @@ class _Extractor:
 
     def _v_instanceof_expression(self, node: Node) -> None:
         self._visit(node.child_by_field_name("left"))
-        name = node.child_by_field_name("name")
-        if name is not None:
-            # `o instanceof C c`: a local of the type tested, the object `o` is.
-            declared = self._type(node.child_by_field_name("right"))
-            self._declare(_text(name), declared=declared, scoped=not _is_flow_scoped(node))
-            value_call, value_ref = self._value_of(node.child_by_field_name("left"))
-            self._fn.binds.append(Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared))
+        self._declare_pattern(node, node.child_by_field_name("left"))
+
+    def _declare_pattern(self, pattern: Node, subject: Node | None) -> None:
+        """The variables of `pattern` (see `_pattern_bindings`), in scope where their test holds
+        (`_pattern_variables`): `o instanceof C c`'s, of the type tested, the object `subject` is;
+        a record pattern's components, of the types they write (none for `var`)."""
+        for name, written in _pattern_bindings(pattern):
+            declared = self._type(written) if written is not None and _text(written) != "var" else ""
+            self._declare(_text(name), declared=declared, scoped=False)
+            whole = name.parent is None or name.parent.type != "record_pattern_component"
+            value_call, value_ref = self._value_of(subject) if whole else (-1, None)
+            bind = Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared)
+            self._fn.binds.append(bind)
 
     def _v_lambda_expression(self, node: Node) -> None:
         self._lambda(node)
@@ -2621,8 +2655,7 @@ def _pattern_variables(condition: Node, holds: bool) -> set[str]:
     condition = _unparenthesized(condition)
     operator = condition.child_by_field_name("operator")
     if condition.type == "instanceof_expression":
-        name = condition.child_by_field_name("name")
-        return {_text(name)} if holds and name is not None else set()
+        return _pattern_names(condition) if holds else set()
     if condition.type == "unary_expression" and _text(operator) == "!":
         return _pattern_variables(condition.child_by_field_name("operand"), not holds)
     # `a && b` holds where both hold, `a || b` fails where both fail.
@@ -2644,25 +2677,49 @@ def _patterns_after(statement: Node) -> set[str]:
     return _pattern_variables(condition, holds=alternative_leaves)
 
 
-def _is_flow_scoped(pattern: Node) -> bool:
-    """Whether the variable of `pattern` is in scope where its test holds alone (see
-    `_pattern_variables`); not where a loop's condition tests it (in its body, or after it), which
-    leaves the variable in scope to the end of the block around, as any local."""
-    tested = pattern
-    while tested.parent is not None and _passes_patterns(tested.parent):
-        tested = tested.parent
-    holder = tested.parent
-    return holder is None or holder.type not in _LOOPS or holder.child_by_field_name("condition") != tested
+def _patterns_after_loop(loop: Node) -> set[str]:
+    """The pattern variables a `while` or `do` statement leaves in scope to the end of its block:
+    those of its test where it fails, unless a `break` may leave the loop
+    (`while (!(o instanceof C c)) ...`)."""
+    condition = loop.child_by_field_name("condition")
+    if condition is None or _breaks_out(loop.child_by_field_name("body")):
+        return set()
+    return _pattern_variables(condition, holds=False)
 
 
-def _passes_patterns(node: Node) -> bool:
-    """Whether `node` gives the pattern variables of its operands on (`( )`, `!`, `&&`, `||`)."""
-    if node.type == "parenthesized_expression":
-        return True
-    operator = node.child_by_field_name("operator")
-    if node.type == "unary_expression":
-        return _text(operator) == "!"
-    return node.type == "binary_expression" and _text(operator) in ("&&", "||")
+def _pattern_bindings(pattern: Node | None) -> list[tuple[Node, Node | None]]:
+    """The variables a pattern declares (an `instanceof`'s, a `case` label's), each with the type
+    it writes: `Long epoch`, each component of a record pattern `Stamp(long epoch, var topic)`."""
+    if pattern is None:
+        return []
+    if pattern.type == "instanceof_expression":
+        name = pattern.child_by_field_name("name")
+        if name is not None:
+            return [(name, pattern.child_by_field_name("right"))]
+        return _pattern_bindings(pattern.child_by_field_name("pattern"))
+    if pattern.type in ("type_pattern", "record_pattern_component") and pattern.named_children:
+        *written, name = pattern.named_children
+        if name.type == "identifier":
+            return [(name, written[-1] if written else None)]
+    # A `pattern`, a record pattern, its body, a component that is a record pattern.
+    return [binding for child in pattern.named_children for binding in _pattern_bindings(child)]
+
+
+def _pattern_names(pattern: Node) -> set[str]:
+    """The names of the variables `pattern` declares (see `_pattern_bindings`)."""
+    return {_text(name) for name, _ in _pattern_bindings(pattern)}
+
+
+def _case_variables(label: Node) -> set[str]:
+    """The pattern variables a `case` label puts in scope in its arm: its pattern's, and those its
+    guard tests where it holds (`case Message m when m.payload() instanceof Long epoch`)."""
+    names: set[str] = set()
+    for child in label.named_children:
+        if child.type == "pattern":
+            names |= _pattern_names(child)
+        elif child.type == "guard" and child.named_children:
+            names |= _pattern_variables(child.named_children[0], holds=True)
+    return names
 
 
 def _leaves(body: Node) -> bool:
