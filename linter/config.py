@@ -475,47 +475,59 @@ _MOST_UNBOUNDED_IN_A_ROW = 2
 # The characters a repetition takes, case-folded (patterns are matched ignoring case), or None
 # where it may take any (`.`, `\\w`, a range, a negated class).
 _Characters = frozenset[str] | None
+# The rows of repetitions that may end where the expression has been read, one per way there.
+_Rows = frozenset[tuple[_Characters, ...]]
+# Ways through alternatives kept apart: `(a|b)(c|d)...` doubles them at each group.
+_MOST_ROWS = 64
 
 
-def _unbounded_in_a_row(
-    parsed: Iterable[tuple[Any, Any]], row: tuple[_Characters, ...] = ()
-) -> tuple[tuple[_Characters, ...], int]:
+def _unbounded_in_a_row(parsed: Iterable[tuple[Any, Any]], rows: _Rows = frozenset({()})) -> tuple[_Rows, int]:
     """The unbounded repetitions (`*`, `+`, `{2,}`) that follow one another in the expression with
     no character written out between them (`_`, or a class of such characters, `[_.]`), counting
-    on from `row` before it: the row at its end (the characters each repetition takes), and the
-    most of a row's repetitions on the way that can share out one stretch of a name."""
-    most = _sharing(row)
+    on from `rows` before it (one per way of getting there): the rows at its end (the characters
+    each repetition takes), and the most of a row's repetitions on the way that can share out one
+    stretch of a name."""
+    most = max(map(_sharing, rows))
     for op, argument in parsed:
         if op is _constants.LITERAL or (op is _constants.IN and _written_out(argument)):
-            row = ()
+            rows = frozenset({()})
         elif op in _REPEATS and argument[1] == _constants.MAXREPEAT:
-            row = (*row, _characters_of(argument[2]))
+            characters = _characters_of(argument[2])
+            rows = frozenset((*row, characters) for row in rows)
         elif op in _REPEATS and argument[1] == 1:  # optional: its body, or nothing
-            row, most = _alternatives_in_a_row([argument[2], []], row, most)
+            rows, most = _alternatives_in_a_row([argument[2], []], rows, most)
         elif op is _constants.BRANCH:
-            row, most = _alternatives_in_a_row(argument[1], row, most)
+            rows, most = _alternatives_in_a_row(argument[1], rows, most)
         elif op is _constants.GROUPREF_EXISTS:
-            row, most = _alternatives_in_a_row([branch or [] for branch in argument[1:]], row, most)
+            rows, most = _alternatives_in_a_row([branch or [] for branch in argument[1:]], rows, most)
         elif op is _constants.SUBPATTERN:
-            row, longest = _unbounded_in_a_row(argument[-1], row)
+            rows, longest = _unbounded_in_a_row(argument[-1], rows)
             most = max(most, longest)
         elif op in (_constants.ASSERT, _constants.ASSERT_NOT):  # tried at each place of the name
             most = max(most, _unbounded_in_a_row(argument[1])[1])
-        most = max(most, _sharing(row))
-    return row, most
+        most = max(most, *map(_sharing, rows))
+    return rows, most
 
 
 def _alternatives_in_a_row(
-    alternatives: Iterable[Iterable[tuple[Any, Any]]], row: tuple[_Characters, ...], most: int
-) -> tuple[tuple[_Characters, ...], int]:
-    """The row after one of `alternatives`, taken as if each alternative's repetitions came one
-    after the other (more than any one path has, never fewer), and the most on the way."""
-    after = row
+    alternatives: Iterable[Iterable[tuple[Any, Any]]], rows: _Rows, most: int
+) -> tuple[_Rows, int]:
+    """The rows after one of `alternatives`, and the most on the way. Past `_MOST_ROWS` ways, the
+    rows are joined into one, each after the other: more than any one way has, never fewer."""
+    after: set[tuple[_Characters, ...]] = set()
     for alternative in alternatives:
-        end, longest = _unbounded_in_a_row(alternative, row)
-        after = (*after, *(end[len(row) :] if end[: len(row)] == row else end))
+        ends, longest = _unbounded_in_a_row(alternative, rows)
+        after |= ends
         most = max(most, longest)
-    return after, most
+    if len(after) > _MOST_ROWS:
+        joined = (characters for row in sorted(after, key=_row_order) for characters in row)
+        return frozenset({tuple(joined)}), most
+    return frozenset(after), most
+
+
+def _row_order(row: tuple[_Characters, ...]) -> str:
+    """An order of rows that does not depend on how sets of strings iterate (their hashes vary by run)."""
+    return repr([None if characters is None else sorted(characters) for characters in row])
 
 
 def _sharing(row: tuple[_Characters, ...]) -> int:

@@ -595,9 +595,10 @@ def test_a_pattern_that_could_hang_is_a_configuration_error_naming_its_key(
 
 
 def test_patterns_with_ordinary_repetition_are_accepted(write_tree: WriteTree) -> None:
-    # Repetitions of characters no other one in the row takes (`(a|b*)c*d*`) share out a name one way only.
+    # Repetitions of characters no other one in the row takes (`(a|b*)c*d*`) share out a name one way only;
+    # the repetitions of two alternatives are on no one way together.
     settings = (
-        'epoch-pattern = ".*(?:leader_)?epoch.*|[a-z]+[_.][a-z]+[_.]epoch|q(a|b*)c*d*_epoch"\n'
+        'epoch-pattern = ".*(?:leader_)?epoch.*|[a-z]+[_.][a-z]+[_.]epoch|q(a|b*)c*d*_epoch|(?:qa.*|qb.*).*_epoch"\n'
         'lock-pattern = "lock|mutex(_\\\\w+)?"\nexclude = ["*_pb2*.py"]\n'
     )
     root = write_tree({"consumer.py": CONSUMER}, f"[tool.epochlint]\n{settings}")
