@@ -1028,10 +1028,10 @@ class _Extractor:
         name_node = param.child_by_field_name("name")
         type_node = param.child_by_field_name("type")
         spread = param.type == "spread_parameter"
-        if spread:  # `Msg... batch`: an array of the type written first, named in its declarator
+        if spread:  # `final Msg... batch`: an array of the type written after any modifier, named in its declarator
             declarator = next((c for c in param.named_children if c.type == "variable_declarator"), param)
             name_node = declarator.child_by_field_name("name")
-            type_node = param.named_children[0]
+            type_node = next((c for c in param.named_children if c.type != "modifiers"), None)
         if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
             name_node = param
         name = _text(name_node)
