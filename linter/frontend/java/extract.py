@@ -2618,10 +2618,10 @@ def _lock_statement(statement: Node, *methods: str) -> Node | None:
 
 
 def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
-    """`if (!L.tryLock(...)) { ...; return; }` with no `else`, whose body leaves the block (return,
-    throw, continue, break), or `while (!L.tryLock(1, SECONDS)) { ... }` (or `while (!got)`, the
-    body trying into `got`) with no `break` out of it; `got` a local in `results` that holds a
-    `tryLock`'s result: (the receiver L, the call)."""
+    """`if (!L.tryLock(...)) { ...; return; }` with no `else`, whose body cannot complete normally
+    (`_leaves`: return, throw, continue, break, a loop with no end), or `while (!L.tryLock(1,
+    SECONDS)) { ... }` (or `while (!got)`, the body trying into `got`) with no `break` out of it;
+    `got` a local in `results` that holds a `tryLock`'s result: (the receiver L, the call)."""
     if statement.type == "while_statement" and not _breaks_out(statement.child_by_field_name("body")):
         pass
     elif statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
@@ -2667,8 +2667,8 @@ def _pattern_variables(condition: Node, holds: bool) -> set[str]:
 
 def _patterns_after(statement: Node) -> set[str]:
     """The pattern variables an `if` statement leaves in scope to the end of its block: where one
-    arm leaves the block and the other does not, those of the test as it is in the other
-    (`if (!(o instanceof C c)) return;`)."""
+    arm cannot complete normally (`_leaves`) and the other can, those of the test as it is in the
+    other (`if (!(o instanceof C c)) return;`, `... { while (true) ... }` with no `break`)."""
     condition = statement.child_by_field_name("condition")
     consequence, alternative = (statement.child_by_field_name(f) for f in ("consequence", "alternative"))
     alternative_leaves = alternative is not None and _leaves(alternative)
@@ -2722,9 +2722,36 @@ def _case_variables(label: Node) -> set[str]:
     return names
 
 
-def _leaves(body: Node) -> bool:
-    """Whether a statement (a block: its last) leaves the block (return, throw, continue, break)."""
-    return _last_statement(body).type in (*_EXITS, *_LOOP_JUMPS)
+def _leaves(statement: Node) -> bool:
+    """Whether a statement cannot complete normally (JLS 14.22), so that the rest of its block runs
+    only where it does not: a jump (`return`, `throw`, `break`, `continue`, `yield`), a block whose
+    last statement cannot, an `if` and its `else` neither of which can, a `switch` with a `default`
+    none of whose arms can and no `break` out of it, a loop testing nothing or `true` with no
+    `break` out of it, a labelled statement that cannot with no labelled `break` in it. Any other
+    statement may complete, as far as a file tells (a `try`, a `switch` exhaustive by its patterns)."""
+    if statement.type == "block":
+        statements = _statements(statement)
+        return bool(statements) and _leaves(statements[-1])
+    if statement.type == "if_statement":
+        arms = [statement.child_by_field_name(arm) for arm in ("consequence", "alternative")]
+        return all(arm is not None and _leaves(arm) for arm in arms)
+    if statement.type == "switch_expression":
+        return _switch_leaves(statement.child_by_field_name("body"))
+    if statement.type in ("while_statement", "do_statement", "for_statement"):
+        return _tests_true(statement) and not _breaks_out(statement.child_by_field_name("body"))
+    if statement.type == "labeled_statement":
+        labelled = statement.named_children[-1]
+        breaks = (node for node, _ in _descendants(labelled) if node.type == "break_statement")
+        return _leaves(labelled) and not any(jump.named_children for jump in breaks)
+    return statement.type in _JUMPS
+
+
+def _switch_leaves(body: Node) -> bool:
+    """Whether a `switch` statement of `body` cannot complete normally: it has a `default`, each of
+    its arms (see `_switch_arms`) ends in a statement that cannot, and no `break` leaves it."""
+    arms = _switch_arms(body)
+    ends = [_statements(arm[-1])[-1] for arm in arms]
+    return _has_default(body) and bool(arms) and all(_leaves(end) for end in ends) and not _breaks_out(body)
 
 
 def _last_statement(body: Node) -> Node:
@@ -2786,8 +2813,11 @@ def _jumped_to(jump: Node, scopes: frozenset[str]) -> Node | None:
 def _runs_once(loop: Node) -> bool:
     """Whether a `while`, `do` or `for` statement runs its body at least once: a `do`, or a test
     that is missing (`for (;;)`) or `true`."""
-    if loop.type == "do_statement":
-        return True
+    return loop.type == "do_statement" or _tests_true(loop)
+
+
+def _tests_true(loop: Node) -> bool:
+    """Whether a `while`, `do` or `for` statement's test is missing (`for (;;)`) or `true`."""
     condition = loop.child_by_field_name("condition")
     return condition is None or _unparenthesized(condition).type == "true"
 
