@@ -1876,6 +1876,8 @@ class _Extractor:
                 return
         if method in idioms.SPOT_METHODS and obj is not None and self._iterating_call(node, obj, method, args):
             return
+        if method in idioms.OPTIONAL_EITHER and obj is not None and self._either_call(node, obj, method, args):
+            return
         call_id = self._new_id()
         self._call_ids[node.id] = call_id
         flow = self._flow
@@ -2224,6 +2226,23 @@ class _Extractor:
         pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
         self._run_functions(run, idioms.SPOT_METHODS[method], 2 if pairs else 1, iterable, receiver_call, body_flow)
         self._fn.loop_stack.pop()
+        return True
+
+    def _either_call(self, node: Node, obj: Node, method: str, args: list[Node]) -> bool:
+        """`opt.ifPresentOrElse(v -> ..., () -> ...)`: one of the two functions runs on the spot, the
+        first given the value if there is one, else the second: the arms of an exhaustive branching
+        at the call (an unlock in both runs on every path; in one only, it may not). False unless
+        both are lambdas or method references: an ordinary call then, handing them off."""
+        functions = [_unparenthesized(arg) for arg in args]
+        if len(functions) != 2 or any(f.type not in ("lambda_expression", "method_reference") for f in functions):
+            return False
+        present, absent = functions
+        self._with_flow(obj, self._receiver_flow(obj, method, present))
+        receiver_call = self._call_ids.get(_unparenthesized(obj).id, -1)
+        self._fn.branches.append(Branches(_pos(node), (_pos(present), _pos(absent)), exhaustive=True))
+        accept, run = idioms.OPTIONAL_EITHER[method]
+        self._run_functions([present], accept, 1, self._path(obj), receiver_call, Flow())
+        self._run_functions([absent], run, 0, None, -1, Flow())
         return True
 
     def _receiver_flow(self, obj: Node, method: str, function: Node) -> Flow:

@@ -23,6 +23,9 @@ OPTIONAL_CONSUMERS: dict[str, str] = {"ifPresent": "accept"}
 # The methods that call their function argument on the spot: on an `Optional`, at most once, which
 # is no batch loop (one value is no collection).
 SPOT_METHODS: dict[str, str] = {**ITERATING_METHODS, **OPTIONAL_CONSUMERS}
+# `Optional`'s method that runs one of its two functions on the spot: the first with the value it
+# holds, or else the second (each with its interface's method, as above).
+OPTIONAL_EITHER: dict[str, tuple[str, str]] = {"ifPresentOrElse": ("accept", "run")}
 # `Optional` and its primitive kin; the factories that make one (`Optional.ofNullable(m)`) and the
 # methods of one that give another (`opt.filter(...)`, `opt.map(...)`).
 OPTIONAL_TYPES = frozenset({"Optional", "java.util.Optional", "OptionalInt", "OptionalLong", "OptionalDouble"})
