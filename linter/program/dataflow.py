@@ -1511,14 +1511,17 @@ class _Frame:
 
     def _replaced(self, earlier: Site, read: Site, later_sites: Sequence[Site]) -> bool:
         """Whether one of `later_sites` (or each arm of a branching, by one of them) replaces what
-        is assigned at `earlier` before the read at `read`."""
+        is assigned at `earlier` before the read at `read`. A later assignment in nothing that may skip
+        it but what holds the read too runs before the read on every path to it, whether or not
+        those hold `earlier`: `e` declared again in a second loop, read there, holds none of what
+        the first loop gave it."""
         enclosing = self._conditions(earlier) & self._conditions(read)
         between = [
             later
             for later in later_sites
             if later is not earlier and earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2]
         ]
-        if any(self._conditions(later) <= enclosing for later in between):
+        if any(self._conditions(later) <= self._conditions(read) for later in between):
             return True
         return any(
             self._every_arm_assigns(branches, enclosing, between)
