@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 
 from epochlint.findings import ChainStep, RelatedLocation
+from epochlint.frontend.facts import Pos
 from epochlint.program.callgraph import CallSite
 from epochlint.program.lockorder import Acquisition
 from epochlint.program.model import Program
@@ -20,6 +21,11 @@ def call_steps(program: Program, chain: Iterable[CallSite]) -> Iterator[ChainSte
             program.display_function(site.caller),
             f"calls `{program.display_function(site.callee)}`",
         )
+
+
+def chain_order(program: Program, chain: Iterable[CallSite]) -> tuple[tuple[str, Pos], ...]:
+    """A chain's calls as places in the source, to order chains that tie otherwise."""
+    return tuple((program.rel_path(site.caller), site.pos) for site in chain)
 
 
 def via(program: Program, chain: Iterable[CallSite]) -> str:

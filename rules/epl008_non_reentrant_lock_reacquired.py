@@ -9,7 +9,7 @@ from epochlint.program.lockorder import Acquisition, OrderSite
 from epochlint.program.locks import NON_REENTRANT
 from epochlint.program.model import Program
 from epochlint.rules.base import Example, Rule
-from epochlint.rules.chains import acquisition_step, call_steps, unique, via
+from epochlint.rules.chains import acquisition_step, call_steps, chain_order, unique, via
 
 
 class NonReentrantLockReacquired(Rule):
@@ -196,7 +196,12 @@ class Consumer:
         for inner, sites in by_inner.items():
             first = min(
                 sites,
-                key=lambda s: (len(s.chain), program.rel_path(s.outer.function), s.outer.pos),
+                key=lambda s: (
+                    len(s.chain),
+                    program.rel_path(s.outer.function),
+                    s.outer.pos,
+                    chain_order(program, s.bound_by),
+                ),
             )
             yield self._finding(program, first, sites)
 
@@ -214,6 +219,7 @@ class Consumer:
             for s in sorted(sites, key=lambda s: (program.rel_path(s.outer.function), s.outer.pos))
         ]
         chain = [
+            *call_steps(program, site.bound_by),
             acquisition_step(program, site.outer, f"acquires `{lock}`"),
             *call_steps(program, site.chain),
             acquisition_step(program, site.inner, f"acquires `{lock}` again"),

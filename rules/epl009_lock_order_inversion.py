@@ -11,7 +11,7 @@ from epochlint.program.lockorder import OrderSite
 from epochlint.program.model import Program
 from epochlint.program.symbols import FieldId
 from epochlint.rules.base import Example, Rule
-from epochlint.rules.chains import acquisition_step, call_steps, unique
+from epochlint.rules.chains import acquisition_step, call_steps, chain_order, unique
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
     import networkx as nx
@@ -29,7 +29,10 @@ one of the acquisitions that make the group's edges; the others are related loca
 not makes no difference. A non-blocking or timed acquire whose result is tested never waits for its
 lock, so it makes no edge (trying the second lock is the classic way out of a cycle; `if
 L.acquire():`, which waits as long as it takes, makes one), and neither does taking a reentrant lock
-that the path already holds (it waits for nothing). The locks of a container (`self._locks[tp]`) are
+that the path already holds (it waits for nothing). A lock passed to a helper is the lock each
+call passes: `both(self._in, self._out)` and `both(self._out, self._in)`, of one `def both(first,
+second)` nesting `with first:` and `with second:`, take the two locks in both orders, and the chain
+shows the call that passed them. The locks of a container (`self._locks[tp]`) are
 one element lock whose instances the graph cannot tell apart: it is never part of a reported cycle.
 Taking the same lock twice is EPL008's business, not this rule's.
 """
@@ -199,6 +202,7 @@ class Consumer:
             ),
         )
         chain = [
+            *call_steps(program, first.bound_by),
             acquisition_step(program, first.outer, f"acquires `{held.display()}`"),
             *call_steps(program, first.chain),
             acquisition_step(program, first.inner, f"acquires `{taken.display()}`"),
@@ -215,12 +219,17 @@ class Consumer:
         )
 
 
-def _order(program: Program, site: OrderSite) -> tuple[str, Pos, int, str, Pos]:
-    """Findings land at the first inner acquisition in the source, reached most directly."""
+def _order(program: Program, site: OrderSite) -> tuple[str, Pos, int, str, Pos, str, str, tuple[tuple[str, Pos], ...]]:
+    """Findings land at the first inner acquisition in the source, reached most directly; the
+    locks, then the calls that bound them, tell apart the pairs that one helper makes at the same
+    places with the locks each call passes it."""
     return (
         program.rel_path(site.inner.function),
         site.inner.pos,
         len(site.chain),
         program.rel_path(site.outer.function),
         site.outer.pos,
+        site.outer.lock.display(),
+        site.inner.lock.display(),
+        chain_order(program, site.bound_by),
     )

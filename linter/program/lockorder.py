@@ -55,6 +55,9 @@ BUMP, CLEAR, ACQUIRE = "bump", "clear", "acquire"
 # locks on a chain, n*n/2 pairs with chains of up to n calls: 1,000,000 steps at 142 nested
 # calls. The projects measured spend at most a few hundred.
 LOCK_ORDER_STEPS = 1_000_000
+# How many callers up the locks bound to parameters are followed, where each hands its own
+# parameter on (`def take(a, b): both(a, b)`): code hands a lock down a few helpers.
+MAX_BINDING_HOPS = 16
 # Steps the bumps and clears made through calls may take in one unit: each call on each event's
 # chain counts one. Along a chain of n calls ending in a bump, every function has that bump as an
 # event with the rest of the chain: n*n/2 calls, 1,000,000 at about 1,400 functions.
@@ -98,6 +101,26 @@ class Acquisition:
     # The region's kind ("with", "async_with", "acquire", "try_acquire"), or DECORATOR.
     kind: str
     region: int = -1
+    # The parameter of `function` whose lock it takes, where the calls of `function` bind it
+    # different locks: `lock` is then the one that the calls of `OrderSite.bound_by` (or the call
+    # chain of the pair) bind. "" for a lock known wherever `function` runs.
+    parameter: str = ""
+
+
+@dataclass(frozen=True)
+class TakenParameter:
+    """A held region of the lock a parameter of `function` holds, where the calls of `function`
+    bind it different locks (`def both(first, second): with first: ...`): each call takes its own
+    lock there, so the region becomes an acquisition only once a call's lock is bound to it."""
+
+    parameter: str
+    function: str
+    pos: Pos
+    kind: str
+    region: int
+
+    def bound(self, lock: FieldId) -> Acquisition:
+        return Acquisition(lock, self.function, self.pos, self.kind, self.region, self.parameter)
 
 
 @dataclass(frozen=True)
@@ -105,12 +128,15 @@ class OrderSite:
     """`inner` is acquired while `outer` is held: in one function, or through `chain`.
 
     `chain` holds the call sites from the function of `outer` down to the function of `inner`,
-    outermost first; it is empty when both are in the same function.
+    outermost first; it is empty when both are in the same function. `bound_by` holds the calls,
+    outermost first, down to the function of `outer`, that bound the locks of parameters the pair
+    takes (see `Acquisition.parameter`); it is empty when no parameter's lock was bound there.
     """
 
     outer: Acquisition
     inner: Acquisition
     chain: tuple[CallSite, ...] = ()
+    bound_by: tuple[CallSite, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +167,12 @@ class Event:
 # A function as a search meets it: with what its path parameters hold on the path that
 # reached it (what the calls along the path passed decides where it goes on).
 _State = tuple[str, Passed]
+# The locks one call binds to parameters of a function, by parameter, and the calls that bind
+# them, outermost first (see `LockOrder._bindings`).
+_Binding = tuple[dict[str, FieldId], tuple[CallSite, ...]]
+# An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
+# lock the chain binds to it, or the parameter of the function the chain starts in that it hands on.
+_TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | str]
 
 
 @dataclass(frozen=True)
@@ -178,6 +210,8 @@ class LockOrder:
         self.locks = program.locks
         self._reach: dict[tuple[_State, bool, FieldId | None, str], Reached] = {}
         self._acquired_from: dict[tuple[_State, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
+        self._taken_of: dict[tuple[_State, FieldId | None], list[_TakenThrough]] = {}
+        self._bindings_of: dict[tuple[str, frozenset[str]], list[_Binding]] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
@@ -267,18 +301,35 @@ class LockOrder:
                 found[fid] = tuple(mine)
         return found
 
+    @cached_property
+    def taken_parameters(self) -> dict[str, tuple[TakenParameter, ...]]:
+        """The held regions of the locks parameters hold where the calls bind them different locks,
+        by function (see `Locks.lock_parameter`). No `with` of theirs enters a context manager
+        that takes a lock itself: that would be the region's lock, wherever it runs."""
+        found: dict[str, tuple[TakenParameter, ...]] = {}
+        for fid, (_, function) in sorted(self.symbols.functions.items()):
+            mine = tuple(
+                TakenParameter(parameter, fid, region.pos, region.kind, region.id)
+                for region in function.regions
+                if (parameter := self.locks.lock_parameter(fid, region))
+            )
+            if mine:
+                found[fid] = mine
+        return found
+
     def acquired_from(
-        self, site: CallSite, free: FieldId | None = None
+        self, site: CallSite, free: FieldId | None = None, passed: Passed = ()
     ) -> dict[Acquisition, tuple[CallSite, ...]]:
         """Blocking acquisitions made by the callee of `site` and what it calls (no hand-off), with
-        the chains; with `free`, only on paths that can run while that lock is held (see `reach`).
-        The work is spent from the lock order's budget, at `site`."""
-        passed = self.calls.passed_on(site, ())
-        key = ((site.callee, passed), free)
+        the chains; with `free`, only on paths that can run while that lock is held (see `reach`);
+        the path parameters of the caller of `site` holding `passed`. The work is spent from the
+        lock order's budget, at `site`."""
+        state = (site.callee, self.calls.passed_on(site, passed))
+        key = (state, free)
         cached = self._acquired_from.get(key)
         if cached is None:
             cached = {}
-            reached = self.reach(site.callee, free=free, passed=passed, toward=ACQUIRE)
+            reached = self.reach(site.callee, free=free, passed=state[1], toward=ACQUIRE)
             self._budget.spend(len(reached.via), site.caller, site.pos)
             for fid in reached:
                 for acquisition in self.acquisitions.get(fid, ()):
@@ -287,6 +338,108 @@ class LockOrder:
                         self._budget.spend(1 + len(chain), site.caller, site.pos)
             self._acquired_from[key] = cached
         return cached
+
+    def _taken_through(self, site: CallSite, free: FieldId | None, passed: Passed) -> Iterator[_TakenThrough]:
+        """The blocking acquisitions of parameters' locks that the callee of `site` makes, itself
+        or through calls (as `acquired_from` finds the others), each with the chain from `site`
+        and what the chain binds to it: a lock, or a parameter of the caller of `site` it hands on.
+        Each call that can reach one (`g` calling `helper(self._b)` and `helper(self._c)`) binds
+        its own."""
+        call = self._binding_call(site)
+        for taken, chain, handed in self._taken_from(site, free, passed):
+            bound = handed if isinstance(handed, FieldId) else self._bound_at(site, call, handed)
+            if bound is not None:
+                yield taken, (site, *chain), bound
+
+    def _taken_from(self, site: CallSite, free: FieldId | None, passed: Passed) -> list[_TakenThrough]:
+        """`_taken_through`, from the callee of `site` on: the parameter the chain hands on is one
+        of the callee's."""
+        state = (site.callee, self.calls.passed_on(site, passed))
+        key = (state, free)
+        cached = self._taken_of.get(key)
+        if cached is None:
+            cached = []
+            seen: set[tuple[TakenParameter, FieldId | str]] = set()
+            reached = self.reach(site.callee, free=free, passed=state[1], toward=ACQUIRE)
+            for fid in reached:
+                waiting = [taken for taken in self.taken_parameters.get(fid, ()) if taken.kind not in NOT_WAITING]
+                for chain in self._chains_into(reached, fid, free) if waiting else ():
+                    self._budget.spend(1 + len(chain), site.caller, site.pos)
+                    for taken in waiting:
+                        bound = self._pulled_back(chain, taken.parameter)
+                        if bound is not None and (taken, bound) not in seen:
+                            seen.add((taken, bound))
+                            cached.append((taken, chain, bound))
+            self._taken_of[key] = cached
+        return cached
+
+    def _chains_into(self, reached: Reached, fid: str, free: FieldId | None) -> Iterator[tuple[CallSite, ...]]:
+        """The chains from the start of `reached` to `fid` through each call of `fid` that a
+        function reached makes (where the search would go on through it), each call's own."""
+        start = next(iter(reached))
+        if fid == start:
+            yield ()
+        for site in sorted(self.calls.sites_to.get(fid, ()), key=_place):
+            state = reached.first.get(site.caller)
+            if state is None or not site.inherits_locks or not self.calls.runs_after(state[1], site):
+                continue
+            if self.unreachable(site.caller, site.pos) or (free is not None and self._probed(site, free)):
+                continue
+            yield (*reached.chain(site.caller), site)
+
+    def _pulled_back(self, chain: tuple[CallSite, ...], parameter: str) -> FieldId | str | None:
+        """The lock the calls of `chain` bind to `parameter` of the function it ends in, or the
+        parameter of the function it starts in that they hand on to it (`parameter` itself for no
+        call); None where a call binds it something else."""
+        handed: FieldId | str | None = parameter
+        for site in reversed(chain):
+            if not isinstance(handed, str):
+                break
+            handed = self._bound_at(site, self._binding_call(site), handed)
+        return handed
+
+    def _binding_call(self, site: CallSite) -> Call | None:
+        """The call made at `site`, as it binds its callee's parameters (None: it binds none)."""
+        return self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 and not site.via_argument else None
+
+    def _bound_at(self, site: CallSite, call: Call | None, parameter: str) -> FieldId | str | None:
+        return self.locks.lock_bound_at(site, call, parameter) if call is not None else None
+
+    def _bindings(self, fid: str, parameters: frozenset[str], hops: int = 0) -> list[_Binding]:
+        """The locks that the calls of `fid` bind to `parameters`, one binding per different set
+        of locks, each with the calls that first bind it so; a call handing on a parameter of its
+        own (`def take(a, b): both(a, b)`) binds the locks its own callers bind, up to
+        MAX_BINDING_HOPS callers up. A call binding none of them locks adds nothing."""
+        key = (fid, parameters)
+        cached = self._bindings_of.get(key)
+        if cached is not None:
+            return cached
+        self._bindings_of[key] = []  # a call handing them on to `fid` itself binds nothing more
+        found: dict[tuple[tuple[str, FieldId], ...], tuple[CallSite, ...]] = {}
+        # In source order: the calls that first bind a set of locks are the same in any part.
+        for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: _place(bound[0])):
+            self._budget.spend(1, site.caller, site.pos)
+            bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in sorted(parameters)}
+            handed = frozenset(lock for lock in bound.values() if isinstance(lock, str))
+            above = self._bindings(site.caller, handed, hops + 1) if handed and hops < MAX_BINDING_HOPS else []
+            for outer_locks, chain in above or [({}, ())]:
+                locks = {
+                    parameter: outer_locks.get(lock) if isinstance(lock, str) else lock
+                    for parameter, lock in bound.items()
+                }
+                binding = tuple((parameter, lock) for parameter, lock in locks.items() if lock is not None)
+                if binding and binding not in found:
+                    found[binding] = (*chain, site)
+                    self._budget.spend(1 + len(chain), site.caller, site.pos)
+        result = self._bindings_of[key] = [(dict(binding), chain) for binding, chain in found.items()]
+        return result
+
+    def _passed_along(self, chain: tuple[CallSite, ...]) -> Passed:
+        """What the path parameters of the function `chain` ends in hold on the path it takes."""
+        passed: Passed = ()
+        for site in chain:
+            passed = self.calls.passed_on(site, passed)
+        return passed
 
     def hands_off_to_acquire(self, sites: Iterable[CallSite], lock: FieldId) -> bool:
         """Whether one of `sites`, or a call they make there and then, hands work to another thread
@@ -313,11 +466,7 @@ class LockOrder:
 
     def _held(self, fid: str, region_ids: Iterable[int]) -> list[Acquisition]:
         """The acquisitions of `fid` that hold at a point inside `region_ids` (and its decorators)."""
-        mine = self.acquisitions.get(fid, ())
-        by_region = {a.region: a for a in mine if a.region >= 0}
-        held = [a for a in mine if a.kind == DECORATOR]
-        held.extend(by_region[r] for r in region_ids if r in by_region)
-        return held
+        return _held_of(self.acquisitions.get(fid, ()), region_ids)
 
     @property
     def order_sites(self) -> tuple[OrderSite, ...]:
@@ -325,6 +474,8 @@ class LockOrder:
 
         A non-blocking acquire never waits, so it is never the acquired side of a pair; nor is a
         reentrant lock that the path already holds, for any lock but itself: it waits for nothing.
+        A parameter's lock that the calls bind different locks to makes a pair with the locks each
+        call binds (`both(self._in, self._out)` and `both(self._out, self._in)`: both orders).
         Raises WorkLimitReached, every time it is asked, when the pairs take more than the budget.
         """
         found = self._order_sites_or_limit
@@ -341,20 +492,31 @@ class LockOrder:
 
     def _all_order_sites(self) -> tuple[OrderSite, ...]:
         found: list[OrderSite] = []
-        for fid, mine in self.acquisitions.items():
-            regions = self.locks.regions_by_id(fid)
-            for inner in mine:
-                if inner.kind != DECORATOR and inner.kind not in NOT_WAITING:
-                    outers = self._held(fid, regions[inner.region].outer)
-                    held = {a.lock for a in outers} | self.locks.entry.get(fid, frozenset())
-                    found.extend(
-                        OrderSite(outer, inner) for outer in outers if self._waits(outer, inner, held)
-                    )
+        for fid in sorted(self.acquisitions.keys() | self.taken_parameters.keys()):
+            own = self.acquisitions.get(fid, ())
+            found.extend(self._order_sites_in(fid, own))
+            taken = self.taken_parameters.get(fid, ())
+            for locks, bound_by in self._bindings(fid, frozenset(t.parameter for t in taken)) if taken else ():
+                mine = (*own, *_bound(taken, locks))
+                pairs = self._order_sites_in(fid, mine, bound_by)
+                found.extend(pair for pair in pairs if pair.outer.parameter or pair.inner.parameter)
         for fid in sorted(self.calls.sites_from):
             for site in self.calls.sites_from[fid]:
                 if site.inherits_locks:
                     found.extend(self._order_sites_through(site))
         return tuple(found)
+
+    def _order_sites_in(
+        self, fid: str, mine: tuple[Acquisition, ...], bound_by: tuple[CallSite, ...] = ()
+    ) -> Iterator[OrderSite]:
+        """The pairs that the acquisitions `mine` of `fid` make in `fid` itself."""
+        regions = self.locks.regions_by_id(fid)
+        for inner in mine:
+            if inner.kind != DECORATOR and inner.kind not in NOT_WAITING:
+                outers = _held_of(mine, regions[inner.region].outer)
+                held = {a.lock for a in outers} | self.locks.entry.get(fid, frozenset())
+                waiting = (outer for outer in outers if self._waits(outer, inner, held))
+                yield from (OrderSite(outer, inner, (), bound_by) for outer in waiting)
 
     def _waits(self, outer: Acquisition, inner: Acquisition, held: AbstractSet[FieldId]) -> bool:
         """Whether taking `inner` can wait while `outer` is held, on a path that holds `held`."""
@@ -363,20 +525,68 @@ class LockOrder:
         return not (self.locks.kind(inner.lock) == REENTRANT and inner.lock in held)
 
     def _order_sites_through(self, site: CallSite) -> Iterator[OrderSite]:
-        outers = self._held(site.caller, site.site.regions)
+        """The pairs of a lock held around `site` and one taken through it: with the locks the
+        caller holds wherever it runs; then, where it holds a parameter's lock around `site` or
+        hands one on to what takes it, with those each call of the caller binds (see `_bindings`),
+        each on the paths that call takes."""
+        own = self.acquisitions.get(site.caller, ())
+        yield from self._order_sites_around(site, own)
+        taken = [t for t in self.taken_parameters.get(site.caller, ()) if t.region in site.site.regions]
+        # The searches the locks held around `site` made already; where it holds only parameters'
+        # locks, one that frees none.
+        frees = {free for _, free in self._runs_under(site, _held_of(own, site.site.regions))}
+        if taken and not frees:
+            frees.add(None)
+        held_parameters = {t.parameter for t in taken}
+        handed = {lock for free in frees for *_, lock in self._taken_through(site, free, ()) if isinstance(lock, str)}
+        if not (held_parameters or handed):
+            return
+        for locks, bound_by in self._bindings(site.caller, frozenset(held_parameters | handed)):
+            passed = self._passed_along(bound_by)
+            if self.calls.runs_after(passed, site):
+                yield from self._order_sites_around(site, (*own, *_bound(taken, locks)), (locks, bound_by), passed)
+
+    def _order_sites_around(
+        self, site: CallSite, mine: tuple[Acquisition, ...], binding: _Binding | None = None, passed: Passed = ()
+    ) -> Iterator[OrderSite]:
+        """The pairs of the acquisitions `mine` of the caller of `site`, held around it, and those
+        made through it. With the `binding` of the caller's parameters, only the pairs that take a
+        lock it binds: the others are those made without it."""
+        outers = _held_of(mine, site.site.regions)
         if not outers:
             return
         held_here = {a.lock for a in outers} | self.locks.entry.get(site.caller, frozenset())
-        for outer in outers:
-            # A non-reentrant lock that is held fails every non-blocking acquire of itself.
-            free = outer.lock if self.locks.kind(outer.lock) == NON_REENTRANT else None
-            if free is not None and self._probed(site, free, outer.region):
-                continue
-            for inner, chain in self.acquired_from(site, free).items():
+        for outer, free in self._runs_under(site, outers):
+            for inner, chain in self._acquired_around(site, free, binding, passed, bool(outer.parameter)):
                 held = held_here | self._held_along(chain, inner)
                 if self._waits(outer, inner, held):
                     self._budget.spend(2 + len(chain), site.caller, site.pos)
-                    yield OrderSite(outer, inner, (site, *chain))
+                    yield OrderSite(outer, inner, (site, *chain), binding[1] if binding else ())
+
+    def _runs_under(
+        self, site: CallSite, outers: list[Acquisition]
+    ) -> Iterator[tuple[Acquisition, FieldId | None]]:
+        """The acquisitions of `outers` (held around `site`) that can be held where `site` runs,
+        each with the lock the searches through `site` keep free (see `reach`): a non-reentrant
+        lock that is held fails every non-blocking acquire of itself."""
+        for outer in outers:
+            free = outer.lock if self.locks.kind(outer.lock) == NON_REENTRANT else None
+            if free is None or not self._probed(site, free, outer.region):
+                yield outer, free
+
+    def _acquired_around(
+        self, site: CallSite, free: FieldId | None, binding: _Binding | None, passed: Passed, outer_bound: bool
+    ) -> Iterator[tuple[Acquisition, tuple[CallSite, ...]]]:
+        """The blocking acquisitions made through `site` (see `_order_sites_around`), with the
+        chains from the callee of `site`."""
+        if binding is None or outer_bound:
+            yield from self.acquired_from(site, free, passed).items()
+        locks = binding[0] if binding is not None else {}
+        for taken, chain, bound in self._taken_through(site, free, passed):
+            if isinstance(bound, FieldId) and (binding is None or outer_bound):
+                yield taken.bound(bound), chain[1:]
+            elif isinstance(bound, str) and bound in locks:
+                yield taken.bound(locks[bound]), chain[1:]
 
     def _held_along(self, chain: tuple[CallSite, ...], inner: Acquisition) -> set[FieldId]:
         """Locks the callees of a chain hold on the way down to `inner`, and around it."""
@@ -706,7 +916,11 @@ class LockOrder:
         (ACQUIRE)."""
         if kind not in self._makers_of:
             if kind == ACQUIRE:
-                made = {fid for fid, mine in self.acquisitions.items() if any(a.kind not in NOT_WAITING for a in mine)}
+                taking: list[tuple[str, tuple[Acquisition | TakenParameter, ...]]] = [
+                    *self.acquisitions.items(),
+                    *self.taken_parameters.items(),
+                ]
+                made = {fid for fid, mine in taking if any(a.kind not in NOT_WAITING for a in mine)}
             else:
                 direct = self.bumps_in if kind == BUMP else self.clears_in
                 made = {fid for fid in self.symbols.functions if direct(fid)}
@@ -830,6 +1044,24 @@ class LockOrder:
                 if (point.site.pos[:2] >= pos[2:]) if after else (point.site.pos[:2] < pos[:2]):
                     return True
         return False
+
+
+def _held_of(mine: tuple[Acquisition, ...], region_ids: Iterable[int]) -> list[Acquisition]:
+    """The acquisitions of `mine` (one function's) that hold at a point inside `region_ids`, and
+    its lock decorators."""
+    by_region = {a.region: a for a in mine if a.region >= 0}
+    held = [a for a in mine if a.kind == DECORATOR]
+    held.extend(by_region[r] for r in region_ids if r in by_region)
+    return held
+
+
+def _place(site: CallSite) -> tuple[str, Pos]:
+    return site.caller, site.pos
+
+
+def _bound(taken: Iterable[TakenParameter], locks: dict[str, FieldId]) -> tuple[Acquisition, ...]:
+    """The acquisitions `taken` makes where a call binds `locks` to its parameters."""
+    return tuple(t.bound(locks[t.parameter]) for t in taken if t.parameter in locks)
 
 
 def _calls_assigned_to(function: FunctionFacts, name: str) -> list[int]:

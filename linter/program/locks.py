@@ -23,7 +23,15 @@ from epochlint.frontend.facts import (
     Site,
     within,
 )
-from epochlint.program.callgraph import CALL, CallGraph, CallSite, bound_for_later, call_targets, runs_while_built
+from epochlint.program.callgraph import (
+    CALL,
+    HANDOFF,
+    CallGraph,
+    CallSite,
+    bound_for_later,
+    call_targets,
+    runs_while_built,
+)
 from epochlint.frontend.java.idioms import LOCK_METHODS, READ_WRITE_VIEWS, UNLOCK_METHODS
 from epochlint.program.symbols import (
     Entity,
@@ -301,10 +309,10 @@ class Locks:
         that builds the object with a lock of its own does not make the product's lock another."""
         passed: set[FieldId | None] = set()
         function = self.symbols.function(fid)
-        for caller, call, ahead in self._calls_binding(fid):
-            for name, arg in bound_arguments(function, call, ahead):
+        for site, call in self.calls_binding(fid):
+            for name, arg in bound_arguments(function, call, site.bound_ahead):
                 if name == param:
-                    lock = self.lock_of(caller, arg.ref) if arg.ref is not None else None
+                    lock = self.lock_of(site.caller, arg.ref) if arg.ref is not None else None
                     passed.add(lock)
         return frozenset() if None in passed else frozenset(lock for lock in passed if lock is not None)
 
@@ -314,11 +322,11 @@ class Locks:
         else (a semaphore too: its count is not followed here)."""
         built: set[str] = set()
         function = self.symbols.function(fid)
-        for caller, call, ahead in self._calls_binding(fid):
-            for name, arg in bound_arguments(function, call, ahead):
+        for site, call in self.calls_binding(fid):
+            for name, arg in bound_arguments(function, call, site.bound_ahead):
                 if name != param:
                     continue
-                values = self.symbols.argument_values(caller, arg)
+                values = self.symbols.argument_values(site.caller, arg)
                 made = next(iter(values)) if len(values) == 1 else None
                 if made is None or made.kind != "external_instance" or made.target not in _LOCK_CONSTRUCTORS:
                     return set()
@@ -327,16 +335,42 @@ class Locks:
                 built.add(made.target)
         return built
 
-    def _calls_binding(self, fid: str) -> Iterator[tuple[str, Call, int]]:
-        """The calls that bind `fid`'s parameters, each with its caller, the call as it binds them
-        and the positional arguments a partial binds ahead of it; test code's left out."""
+    def calls_binding(self, fid: str) -> Iterator[tuple[CallSite, Call]]:
+        """The calls that bind `fid`'s parameters, each with its site (its `bound_ahead`: the
+        positional arguments a partial binds ahead of the call's own) and the call as it binds
+        them; test code's left out."""
         for site in self.calls.sites_to.get(fid, ()):
             call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 else None
             if call is not None and not site.via_argument and self.shapes_model(site.caller, fid):
-                yield site.caller, call, site.bound_ahead
+                yield site, call
         for caller, call, ahead in self._bound_for_later.get(fid, ()):
             if self.shapes_model(caller, fid):
-                yield caller, call, ahead
+                yield CallSite(caller, fid, HANDOFF, call.site, call.id, via_argument=True, bound_ahead=ahead), call
+
+    def lock_bound_at(self, site: CallSite, call: Call, param: str) -> FieldId | str | None:
+        """What `call`, made at `site`, binds to parameter `param` of its callee as a lock: the
+        caller's own parameter it hands on, by name (whose lock the caller's callers bind, each
+        its own); or the lock its argument denotes in the caller; None for anything else."""
+        for name, arg in bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead):
+            if name == param and arg.ref is not None:
+                return self._parameter_named(site.caller, arg.ref) or self.lock_of(site.caller, arg.ref)
+        return None
+
+    def lock_parameter(self, fid: str, region: Region) -> str:
+        """The parameter of `fid` whose lock `region` holds where its callers bind it different
+        locks (`def both(first, second): with first: ...`), so that each call holds its own; ""
+        where the region's lock is known wherever `fid` runs, or is no parameter's."""
+        if region.call >= 0 or self.region_lock(fid, region) is not None:
+            return ""
+        return self._parameter_named(fid, region.lock)
+
+    def _parameter_named(self, fid: str, ref: Ref) -> str:
+        """The parameter of `fid` that `ref` names, through simple local aliases; "" for another."""
+        function = self.symbols.function(fid)
+        param = self.symbols.expand_alias(fid, ref)
+        if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
+            return ""
+        return param.name
 
     @cached_property
     def _bound_for_later(self) -> dict[str, list[tuple[str, Call, int]]]:
@@ -546,11 +580,10 @@ class Locks:
     def _lock_bound_to(self, fid: str, ref: Ref) -> FieldId | None:
         """The lock that every resolved call binds to a parameter of `fid` that `ref` names
         (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`), if they agree."""
-        function = self.symbols.function(fid)
-        param = self.symbols.expand_alias(fid, ref)
-        if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
+        param = self._parameter_named(fid, ref)
+        if not param:
             return None
-        passed = self._followed(f"{fid}\0{param.name}", partial(self._locks_passed, fid, param.name))
+        passed = self._followed(f"{fid}\0{param}", partial(self._locks_passed, fid, param))
         return next(iter(passed)) if passed is not None and len(passed) == 1 else None
 
     def _condition_built_here(self, fid: str, ref: Ref) -> FieldId | None:
