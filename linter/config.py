@@ -506,6 +506,8 @@ def _unbounded_in_a_row(parsed: Iterable[tuple[Any, Any]], rows: _Rows = frozens
         elif op in (_constants.ASSERT, _constants.ASSERT_NOT):  # tried at each place of the name
             most = max(most, _unbounded_in_a_row(argument[1])[1])
         most = max(most, *map(_sharing, rows))
+        if most > _MOST_UNBOUNDED_IN_A_ROW:  # refused already: joined rows would only grow on
+            break
     return rows, most
 
 
@@ -519,6 +521,8 @@ def _alternatives_in_a_row(
         ends, longest = _unbounded_in_a_row(alternative, rows)
         after |= ends
         most = max(most, longest)
+        if most > _MOST_UNBOUNDED_IN_A_ROW:
+            break
     if len(after) > _MOST_ROWS:
         joined = (characters for row in sorted(after, key=_row_order) for characters in row)
         return frozenset({tuple(joined)}), most

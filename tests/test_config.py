@@ -389,6 +389,12 @@ def test_configured_lock_pattern_matches_whole_words() -> None:
     assert not config.lock_name("_lock") and not config.lock_name("safeguard")
 
 
+def test_a_pattern_of_many_groups_of_alternatives_is_refused(tmp_path: Path) -> None:
+    # Each group doubles the ways through the pattern; past 64 they are joined into one row.
+    groups = "(?:[ab]*|[cd]*)" * 13
+    assert "high power" in error_of(tmp_path, f'[tool.epochlint]\nepoch-pattern = "{groups}epoch"\n')
+
+
 @pytest.mark.parametrize("name", ["_epoch", "epoch", "self._state.epoch", "_leader_epochs", "producer_id_and_epoch",
                                   "consumerEpoch", "EPOCH"])
 def test_epoch_names_from_the_spec_match(name: str) -> None:
