@@ -1511,22 +1511,32 @@ class _Frame:
 
     def _replaced(self, earlier: Site, read: Site, later_sites: Sequence[Site]) -> bool:
         """Whether one of `later_sites` (or each arm of a branching, by one of them) replaces what
-        is assigned at `earlier` before the read at `read`. A later assignment in nothing that may skip
-        it but what holds the read too runs before the read on every path to it, whether or not
-        those hold `earlier`: `e` declared again in a second loop, read there, holds none of what
-        the first loop gave it."""
+        is assigned at `earlier` before the read at `read`. A later assignment in nothing that may
+        skip it but what holds the read too runs before the read on every path to it, whether or
+        not those hold `earlier`: `e` declared again in a second loop, read there, holds none of
+        what the first loop gave it (unless a pass may enter past it, see `_entered_past`)."""
         enclosing = self._conditions(earlier) & self._conditions(read)
         between = [
             later
             for later in later_sites
             if later is not earlier and earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2]
         ]
-        if any(self._conditions(later) <= self._conditions(read) for later in between):
+        read_in = self._conditions(read)
+        if any(self._conditions(later) <= read_in and not self._entered_past(later, read) for later in between):
             return True
         return any(
             self._every_arm_assigns(branches, enclosing, between)
             for branches in self.program.symbols.function(self.fid).branches
             if branches.exhaustive and earlier.pos[2:] <= branches.pos[:2] and branches.pos[2:] <= read.pos[:2]
+        )
+
+    def _entered_past(self, later: Site, read: Site) -> bool:
+        """Whether a pass may enter a Java `switch` at a `case:` group fallen into that holds `read`
+        but not `later` (`case 1: e = cur; case 2: commit(e);`), and so skip `later`."""
+        return any(
+            within(read.pos, entered) and not within(later.pos, entered)
+            for branches in self.program.symbols.function(self.fid).branches
+            for entered in branches.fallen_into
         )
 
     def _every_arm_assigns(self, branches: Branches, enclosing: frozenset[object], assigned: Sequence[Site]) -> bool:
