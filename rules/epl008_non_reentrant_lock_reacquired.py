@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from epochlint.findings import Finding, RelatedLocation
-from epochlint.program.lockorder import Acquisition, OrderSite
+from epochlint.frontend.facts import Pos
+from epochlint.program.lockorder import OrderSite
 from epochlint.program.locks import NON_REENTRANT
 from epochlint.program.model import Program
 from epochlint.rules.base import Example, Rule
@@ -187,13 +188,15 @@ class Consumer:
     )
 
     def check(self, program: Program) -> Iterable[Finding]:
-        by_inner: dict[Acquisition, list[OrderSite]] = {}
+        # By the inner acquisition's place: a helper's lock parameter, bound to other locks by
+        # other calls, is one place however many locks re-taken there (RULES.md: one finding per site).
+        by_inner: dict[tuple[str, Pos], list[OrderSite]] = {}
         for site in program.lock_order.reacquisitions():
             # An element lock stands for many locks: re-taking "it" may be taking another one.
             lock = site.inner.lock
             if program.locks.kind(lock) == NON_REENTRANT and not program.locks.is_element(lock):
-                by_inner.setdefault(site.inner, []).append(site)
-        for inner, sites in by_inner.items():
+                by_inner.setdefault((site.inner.function, site.inner.pos), []).append(site)
+        for sites in by_inner.values():
             first = min(
                 sites,
                 key=lambda s: (
@@ -201,6 +204,7 @@ class Consumer:
                     program.rel_path(s.outer.function),
                     s.outer.pos,
                     chain_order(program, s.bound_by),
+                    s.inner.lock.display(),
                 ),
             )
             yield self._finding(program, first, sites)
@@ -214,9 +218,9 @@ class Consumer:
         )
         related = [
             RelatedLocation(
-                program.location(s.outer.function, s.outer.pos), f"`{lock}` is already held here"
+                program.location(s.outer.function, s.outer.pos), f"`{s.inner.lock.display()}` is already held here"
             )
-            for s in sorted(sites, key=lambda s: (program.rel_path(s.outer.function), s.outer.pos))
+            for s in sorted(sites, key=lambda s: _outer_order(program, s))
         ]
         chain = [
             *call_steps(program, site.bound_by),
@@ -234,3 +238,7 @@ class Consumer:
             chain=tuple(chain),
             fingerprint_key=lock,
         )
+
+
+def _outer_order(program: Program, site: OrderSite) -> tuple[str, Pos, str]:
+    return program.rel_path(site.outer.function), site.outer.pos, site.inner.lock.display()
