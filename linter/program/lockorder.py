@@ -252,11 +252,7 @@ class LockOrder:
             state = pending.popleft()
             fid, passed = state
             for site in self.calls.sites_from.get(fid, ()):
-                if not (handoffs or site.inherits_locks) or not self.calls.runs_after(passed, site):
-                    continue
-                if self.unreachable(fid, site.pos):
-                    continue  # left after a return: no path makes the call
-                if free is not None and self._probed(site, free):
+                if not self._goes_on(site, passed, free, handoffs):
                     continue
                 if within is not None and site.callee not in within:
                     continue
@@ -270,6 +266,14 @@ class LockOrder:
                 pending.append(next_state)
         reached = self._reach[key] = Reached(first, via)
         return reached
+
+    def _goes_on(self, site: CallSite, passed: Passed, free: FieldId | None, handoffs: bool = False) -> bool:
+        """Whether a search whose path parameters hold `passed` goes on through `site` (see `reach`)."""
+        if not (handoffs or site.inherits_locks) or not self.calls.runs_after(passed, site):
+            return False
+        if self.unreachable(site.caller, site.pos):
+            return False  # left after a return: no path makes the call
+        return free is None or not self._probed(site, free)
 
     def _probed(self, site: CallSite, lock: FieldId, held: int = -1) -> bool:
         """Whether `site` runs only in the branch where a tested acquire of `lock` succeeded
@@ -381,11 +385,8 @@ class LockOrder:
             yield ()
         for site in sorted(self.calls.sites_to.get(fid, ()), key=_place):
             state = reached.first.get(site.caller)
-            if state is None or not site.inherits_locks or not self.calls.runs_after(state[1], site):
-                continue
-            if self.unreachable(site.caller, site.pos) or (free is not None and self._probed(site, free)):
-                continue
-            yield (*reached.chain(site.caller), site)
+            if state is not None and self._goes_on(site, state[1], free):
+                yield (*reached.chain(site.caller), site)
 
     def _pulled_back(self, chain: tuple[CallSite, ...], parameter: str) -> FieldId | str | None:
         """The lock the calls of `chain` bind to `parameter` of the function it ends in, or the
