@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 133
+FACTS_FORMAT = 134
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -284,6 +284,9 @@ class Loop(NamedTuple):
     # `for (;;)`, `do ... while`).
     body: Pos | None = None
     runs_once: bool = False
+    # A Java `for` statement's update (`i++, epoch = current()`), which runs after the body on each
+    # pass though it is written before it; None for any other loop.
+    update: Pos | None = None
 
 
 class Await(NamedTuple):

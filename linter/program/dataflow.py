@@ -1514,12 +1514,16 @@ class _Frame:
         is assigned at `earlier` before the read at `read`. A later assignment in nothing that may
         skip it but what holds the read too runs before the read on every path to it, whether or
         not those hold `earlier`: `e` declared again in a second loop, read there, holds none of
-        what the first loop gave it (unless a pass may enter past it, see `_entered_past`)."""
+        what the first loop gave it (unless a pass may enter past it, see `_entered_past`, or it
+        runs after the read, see `_updated_after`)."""
         enclosing = self._conditions(earlier) & self._conditions(read)
         between = [
             later
             for later in later_sites
-            if later is not earlier and earlier.pos[2:] <= later.pos[:2] and later.pos[2:] <= read.pos[:2]
+            if later is not earlier
+            and earlier.pos[2:] <= later.pos[:2]
+            and later.pos[2:] <= read.pos[:2]
+            and not self._updated_after(later, earlier, read)
         ]
         read_in = self._conditions(read)
         if any(self._conditions(later) <= read_in and not self._entered_past(later, read) for later in between):
@@ -1537,6 +1541,20 @@ class _Frame:
             within(read.pos, entered) and not within(later.pos, entered)
             for branches in self.program.symbols.function(self.fid).branches
             for entered in branches.fallen_into
+        )
+
+    def _updated_after(self, later: Site, earlier: Site, read: Site) -> bool:
+        """Whether `later` lies in the update of a Java `for` statement whose body holds `read`, and
+        `earlier` does not: written before the body, the update runs after it on each pass, so the
+        first pass reads what reached the loop (`e = hist;` then `for (...; i++, e = cur)
+        commit(e);`); `earlier` in the update before it is replaced, on the pass before."""
+        return any(
+            loop.update is not None
+            and loop.body is not None
+            and within(later.pos, loop.update)
+            and within(read.pos, loop.body)
+            and not within(earlier.pos, loop.update)
+            for loop in self.program.symbols.function(self.fid).loops
         )
 
     def _every_arm_assigns(self, branches: Branches, enclosing: frozenset[object], assigned: Sequence[Site]) -> bool:

@@ -1501,8 +1501,19 @@ class _Extractor:
         loop_id = self._new_id()
         body = header.child_by_field_name("body")
         body_pos = _pos(body) if body is not None else None
+        updates = header.children_by_field_name("update")
+        update = _span(updates[0], updates[-1]) if updates else None
         self._fn.loops.append(
-            Loop(loop_id, kind, self._site(header), batch, iterable, body=body_pos, runs_once=_runs_once(header))
+            Loop(
+                loop_id,
+                kind,
+                self._site(header),
+                batch,
+                iterable,
+                body=body_pos,
+                runs_once=_runs_once(header),
+                update=update,
+            )
         )
         self._fn.loop_stack.append(loop_id)
         return loop_id
