@@ -90,8 +90,9 @@ _LOOP_JUMPS = ("continue_statement", "break_statement")
 _JUMPS = frozenset({*_EXITS, *_LOOP_JUMPS, "yield_statement"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
 # The nodes whose locals are theirs alone, in scope from their declaration to the node's end: a
-# block, a `for` statement (its header's), a `catch` clause (its parameter).
-_SCOPES = frozenset({"block", "for_statement", "enhanced_for_statement", "catch_clause"})
+# block, an enhanced `for` statement (its variable), a `catch` clause (its parameter); a basic `for`
+# statement's header opens its own (`_v_for_statement`).
+_SCOPES = frozenset({"block", "enhanced_for_statement", "catch_clause"})
 # What holds a statement: a `switch` there gives no value.
 _STATEMENT_HOLDERS = _BLOCKS | frozenset(
     {
@@ -1578,20 +1579,24 @@ class _Extractor:
         self._v_while_statement(node)
 
     def _v_for_statement(self, node: Node) -> None:
-        for init in node.children_by_field_name("init"):
-            self._visit(init)
-        condition = node.child_by_field_name("condition")
-        # `for (i = 0; i < batch.size(); i++)`, `for (i = batch.size() - 1; i >= 0; i--)` and
-        # `for (it = batch.iterator(); it.hasNext();)` walk a collection; `i < 3` or `i < retries` counts.
-        header = [*node.children_by_field_name("init"), *([condition] if condition is not None else [])]
-        counts_collection = any(_walks_collection(part) for part in header)
-        self._loop("for", node, batch=counts_collection, iterable=_text(condition) if condition else "")
-        self._with_flow(condition, Flow(FLOW_CONDITION))
-        with self._scope(_pattern_variables(condition, holds=True) if condition is not None else set()):
-            self._visit(node.child_by_field_name("body"))
-            for update in node.children_by_field_name("update"):
-                self._with_flow(update, Flow())
-        self._fn.loop_stack.pop()
+        # The locals its header declares are in scope in the loop alone; the pattern variables its
+        # test leaves where it fails, after it too.
+        with self._scope():
+            for init in node.children_by_field_name("init"):
+                self._visit(init)
+            condition = node.child_by_field_name("condition")
+            # `for (i = 0; i < batch.size(); i++)`, `for (i = batch.size() - 1; i >= 0; i--)` and
+            # `for (it = batch.iterator(); it.hasNext();)` walk a collection; `i < 3` or `i < retries` counts.
+            header = [*node.children_by_field_name("init"), *([condition] if condition is not None else [])]
+            counts_collection = any(_walks_collection(part) for part in header)
+            self._loop("for", node, batch=counts_collection, iterable=_text(condition) if condition else "")
+            self._with_flow(condition, Flow(FLOW_CONDITION))
+            with self._scope(_pattern_variables(condition, holds=True) if condition is not None else set()):
+                self._visit(node.child_by_field_name("body"))
+                for update in node.children_by_field_name("update"):
+                    self._with_flow(update, Flow())
+            self._fn.loop_stack.pop()
+        self._fn.scopes[-1] |= _patterns_after_loop(node)
 
     def _v_enhanced_for_statement(self, node: Node) -> None:
         value = node.child_by_field_name("value")
@@ -2708,9 +2713,9 @@ def _patterns_after(statement: Node) -> set[str]:
 
 
 def _patterns_after_loop(loop: Node) -> set[str]:
-    """The pattern variables a `while` or `do` statement leaves in scope to the end of its block:
-    those of its test where it fails, unless a `break` may leave the loop
-    (`while (!(o instanceof C c)) ...`)."""
+    """The pattern variables a `while`, `do` or basic `for` statement leaves in scope to the end of
+    its block (JLS 6.3.2.3-5): those of its test where it fails, unless a `break` may leave the loop
+    (`while (!(o instanceof C c)) ...`, `for (; !(o instanceof C c); o = next()) ...`)."""
     condition = loop.child_by_field_name("condition")
     if condition is None or _breaks_out(loop.child_by_field_name("body")):
         return set()
@@ -2757,8 +2762,9 @@ def _leaves(statement: Node) -> bool:
     only where it does not: a jump (`return`, `throw`, `break`, `continue`, `yield`), a block whose
     last statement cannot, an `if` and its `else` neither of which can, a `switch` with a `default`
     none of whose arms can and no `break` out of it, a loop testing nothing or `true` with no
-    `break` out of it, a labelled statement that cannot with no labelled `break` in it. Any other
-    statement may complete, as far as a file tells (a `try`, a `switch` exhaustive by its patterns)."""
+    `break` out of it, a labelled statement that cannot with no labelled `break` in it, a `try`
+    whose `finally` cannot or whose body and `catch` blocks all cannot (`_try_leaves`). Any other
+    statement may complete, as far as a file tells (a `switch` exhaustive by its patterns)."""
     if statement.type == "block":
         statements = _statements(statement)
         return bool(statements) and _leaves(statements[-1])
@@ -2769,11 +2775,25 @@ def _leaves(statement: Node) -> bool:
         return _switch_leaves(statement.child_by_field_name("body"))
     if statement.type in ("while_statement", "do_statement", "for_statement"):
         return _tests_true(statement) and not _breaks_out(statement.child_by_field_name("body"))
+    if statement.type in ("try_statement", "try_with_resources_statement"):
+        return _try_leaves(statement)
     if statement.type == "labeled_statement":
         labelled = statement.named_children[-1]
         breaks = (node for node, _ in _descendants(labelled) if node.type == "break_statement")
         return _leaves(labelled) and not any(jump.named_children for jump in breaks)
     return statement.type in _JUMPS
+
+
+def _try_leaves(statement: Node) -> bool:
+    """Whether a `try` statement (with resources or not) cannot complete normally: its `finally`
+    block cannot, or neither its body nor any of its `catch` blocks can (`try { return x; } finally
+    { log(); }`)."""
+    clauses = statement.named_children
+    final = next((clause for clause in clauses if clause.type == "finally_clause"), None)
+    if final is not None and _leaves(final.named_children[-1]):
+        return True
+    catches = [clause.child_by_field_name("body") for clause in clauses if clause.type == "catch_clause"]
+    return all(block is not None and _leaves(block) for block in (statement.child_by_field_name("body"), *catches))
 
 
 def _switch_leaves(body: Node) -> bool:
