@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 135
+FACTS_FORMAT = 136
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -422,6 +422,10 @@ class Param(NamedTuple):
     # Java: the primitive type the parameter is declared with (`long`), which `annotation`, naming
     # only classes, leaves out.
     primitive: str = ""
+    # Java: the array type the parameter is declared with (`long[]`, `Msg[]`), which `annotation`
+    # and `primitive` leave out; of a `T... rest` parameter, that of each argument it takes (`Msg[]`
+    # of `Msg[]... rest`).
+    array: str = ""
     # Java: declared with a type variable of its method or class (`K key` in `Store<K, V>`), which
     # an override may declare as any class (`put(Bytes key)` in `S implements Store<Bytes, ...>`).
     type_variable: bool = False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 # How an argument converts to a parameter's type: `EXACT` (the same type), `WIDER` (a supertype, a
 # wider primitive), `UNSURE` (a type unknown or not known to differ: it may fit), `BOXED` (boxing or
@@ -62,7 +62,8 @@ _TYPE_VARIABLE = re.compile(r"[A-Z][A-Z0-9]?")
 class ArgumentType(NamedTuple):
     """An argument's static type by its simple name ("" where unknown, "null" for `null`); for a
     class of the project, the simple names of its supertypes (itself among them), and whether one
-    of them is a class outside the project, whose own supertypes are unknown."""
+    of them is a class outside the project, whose own supertypes are unknown. An array (`Msg[]`)
+    tells these of its elements' class."""
 
     name: str
     project: bool = False
@@ -72,10 +73,13 @@ class ArgumentType(NamedTuple):
 
 class ParameterType(NamedTuple):
     """A parameter's declared type by its simple name ("" where unknown), and whether it is a
-    class of the project."""
+    class of the project (for an array, whether its elements' class is)."""
 
     name: str
     project: bool = False
+
+
+_Type = TypeVar("_Type", ArgumentType, ParameterType)
 
 
 def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
@@ -86,7 +90,7 @@ def conversion(argument: ArgumentType, parameter: ParameterType) -> int:
         return EXACT
     variable = _TYPE_VARIABLE.fullmatch(parameter.name) is not None and not parameter.project
     if _is_array(argument.name) or _is_array(parameter.name):
-        return _array_conversion(argument.name, parameter.name, variable)
+        return _array_conversion(argument, parameter, variable)
     closed = _CLOSED.get(argument.name)
     if closed is not None and not variable:
         return closed.get(parameter.name, NO_FIT)
@@ -106,17 +110,25 @@ def _is_array(name: str) -> bool:
     return name.endswith("[]")
 
 
-def _array_conversion(argument: str, parameter: str, variable: bool) -> int:
+def _array_conversion(argument: ArgumentType, parameter: ParameterType, variable: bool) -> int:
     """How an argument converts to a parameter, either an array (`long[]`, `Msg[]`) and of another
     type: an array is an `Object`, `Cloneable` and `Serializable` only, and no other type is an
-    array but `null`; an array of a primitive is no other array, one of a class may be one of its
-    supertypes (`Integer[]` is a `Number[]`), unsure where these are not known."""
-    if not _is_array(parameter):
-        return WIDER if variable or parameter in _ARRAY_SUPERTYPES else NO_FIT
-    if not _is_array(argument):
-        return WIDER if argument == "null" else NO_FIT
-    elements = (argument.removesuffix("[]"), parameter.removesuffix("[]"))
-    return NO_FIT if any(element in _WIDENINGS for element in elements) else UNSURE
+    array but `null`; an array of a primitive is no other array, one of references is an array of
+    their supertypes (JLS 4.10.3: `Integer[]` is a `Number[]`, `Msg[]` an `Object[]` and a `T[]`),
+    unsure where these are not known."""
+    if not _is_array(parameter.name):
+        return WIDER if variable or parameter.name in _ARRAY_SUPERTYPES else NO_FIT
+    if not _is_array(argument.name):
+        return WIDER if argument.name == "null" else NO_FIT
+    elements = (_element(argument), _element(parameter))
+    if any(element.name in _WIDENINGS for element in elements):
+        return NO_FIT  # the same type is `EXACT`, a primitive's array no other one
+    return conversion(*elements)
+
+
+def _element(array: _Type) -> _Type:
+    """The type of an array's elements: its name one `[]` shorter, what it tells of their class."""
+    return array._replace(name=array.name.removesuffix("[]"))
 
 
 class Overload(NamedTuple):

@@ -1469,7 +1469,7 @@ class Symbols:
         are `spreading`, else one array, a `T[]`."""
         params = []
         for param in self._declared_params(fid):
-            written = param.primitive or param.annotation
+            written = param.primitive or param.array or param.annotation
             if param.kind == "vararg" and written and not spreading:
                 written = f"{written}[]"
             as_argument = self._type_named(fid, written)
@@ -1480,10 +1480,11 @@ class Symbols:
     def _type_named(self, fid: str, written: str) -> ArgumentType:
         """A type written in function `fid` (an argument's static type, a parameter's), with its
         supertypes where it is a class of the project; an array by its elements' simple name
-        (`Msg[]`), a class of none."""
+        (`Msg[]`), with their class's supertypes."""
         if "[]" in written:
             dimensions = written.index("[]")
-            return ArgumentType(_simple_name(written[:dimensions]) + written[dimensions:])
+            element = self._type_named(fid, written[:dimensions])
+            return element._replace(name=element.name + written[dimensions:])
         name = _simple_name(written)
         cid = self._project_class_named(fid, written) if name else ""
         if not cid:

@@ -1038,18 +1038,21 @@ class _Extractor:
         name = _text(name_node)
         # The local `batch` of `Msg... batch` is an array, of no class; its elements are `Msg`s.
         annotation = "" if spread else self._annotation(type_node)
-        is_array = spread or type_node is not None and type_node.type == "array_type"
+        written_array = type_node is not None and type_node.type == "array_type"
+        is_array = spread or written_array
+        # `long`, `Msg[]`: a type `annotation` leaves out; `Msg... batch` is a `Msg[]` as `Msg[] batch` is.
         written = _value_type_written(type_node)
-        declared = f"{written}[]" if spread and written else written
-        self._declare(name, not is_array and _is_scalar_type(type_node), declared or annotation)
+        declared = _array_of(type_node) if spread else written or annotation
+        self._declare(name, not is_array and _is_scalar_type(type_node), declared)
         if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
+        primitive, array = _primitive_written(type_node), written if written_array else ""
         if spread:
             # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does, each
             # of the type written: the parameter's, as an overload's arguments fit it.
-            return Param(name, self._annotation(type_node), "vararg", primitive=_primitive_written(type_node))
-        return Param(name, annotation, primitive=_primitive_written(type_node),
+            return Param(name, self._annotation(type_node), "vararg", primitive=primitive, array=array)
+        return Param(name, annotation, primitive=primitive, array=array,
                      type_variable=self._is_type_variable(type_node))
 
     def _initializer(self, node: Node) -> None:
@@ -2526,6 +2529,13 @@ def _value_type_written(node: Node | None) -> str:
     dimensions = node.child_by_field_name("dimensions")
     written = _type_written(element)
     return written + "[]" * _text(dimensions).count("[") if written and dimensions is not None else ""
+
+
+def _array_of(node: Node | None) -> str:
+    """The array a `T... rest` parameter holds, of the type `node` writes (`long[]`, `Msg[]`,
+    `Msg[][]` of `Msg[]... rest`), "" where it writes none."""
+    element = _value_type_written(node) or _type_written(node)
+    return f"{element}[]" if element else ""
 
 
 def _primitive_written(node: Node | None) -> str:
