@@ -1181,12 +1181,10 @@ class Symbols:
         module = self.module_of(fid)
         if bind.annotation:
             declared = self._annotation_entity(module, bind.annotation, self.class_of_function(fid))
-            if declared.kind == "instance" and declared.target in self._abstract_classes and bind.value_call >= 0:
-                # `Source source = new ConstantSource();`: the class built, not every implementation.
-                call = self._bound_call(fid, bind)
-                built = self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
-                if built.kind == "instance" and declared.target in self.mro(built.target):
-                    return built
+            if declared.kind == "instance" and declared.target in self._abstract_classes:
+                bound = self._bound_implementation(fid, bind, declared.target, depth)
+                if bound != UNKNOWN:
+                    return bound
             if declared.kind != "instance" and bind.kind == "assign":
                 # `Predicate<Msg> p = this::isCurrent`: the function bound, which an annotation
                 # naming no class of the project (an interface of the JDK, `Callable`) leaves out;
@@ -1226,6 +1224,18 @@ class Symbols:
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
+
+    def _bound_implementation(self, fid: str, bind: Bind, abstract: str, depth: int) -> Entity:
+        """What a name declared as the project's abstract class or interface `abstract` is bound
+        to, where that says more than every implementation: the class built (`Source source = new
+        ConstantSource();`), the method referenced (`Handler h = this::drainSlow;`, which runs where
+        `h.handle(m)` is called); else unknown."""
+        if bind.value_call >= 0:
+            call = self._bound_call(fid, bind)
+            built = self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
+            return built if built.kind == "instance" and abstract in self.mro(built.target) else UNKNOWN
+        referenced = self._assigned_entity(fid, bind, depth) if bind.kind == "assign" else UNKNOWN
+        return referenced if referenced.kind == "function" else UNKNOWN
 
     def _assigned_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         """The value an assignment (`x = f()`, `x = self.state`) binds."""
@@ -2095,13 +2105,14 @@ class Symbols:
         return frozenset(found)
 
     def _stored_values(self, scope: str, name: str, depth: int) -> frozenset[Entity]:
-        """Lambdas bound to local `name` of `scope`, and the container its elements make."""
+        """Lambdas bound to local `name` of `scope` (and the methods a Java conditional's arms
+        name), and the container its elements make."""
         values: set[Entity] = set()
         for fid, stored in self._stored_index.get((scope, name), ()):
             if stored.element:
                 values.add(Entity("elements", f"{scope}|{name}"))
-            elif stored.value_function:
-                values.add(Entity("function", function_id(self.module_of(fid).name, stored.value_function)))
+            else:
+                values.update(self._stored_value(fid, stored, depth + 1))
         return frozenset(values)
 
     @property

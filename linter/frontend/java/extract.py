@@ -978,7 +978,7 @@ class _Extractor:
                 value_call, value_ref = self._value_of(value)
                 # `static final Consumer<Msg> HANDLER = m -> ...;`: a lambda kept in the class, as a
                 # class attribute bound to one is in Python, called where `HANDLER.accept(m)` is.
-                self._store_function(Ref(self._fn.qualname, name), self._function_value(value))
+                self._store_functions(Ref(self._fn.qualname, name), value)
             ref = self._class_ref((name,))
             if ref is not None:
                 self._fn.writes.append(Write(ref, self._site(declarator), "assign", False, value_call, value_ref))
@@ -1280,7 +1280,7 @@ class _Extractor:
                 Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared,
                      literal=_is_literal(value))
             )
-            self._store_function(Ref(self._fn.qualname, name), self._function_value(value))
+            self._store_functions(Ref(self._fn.qualname, name), value)
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -1805,12 +1805,18 @@ class _Extractor:
             self._fn.binds.append(
                 Bind(ref.name, self._site(target), "assign", value_call, value_ref, literal=_is_literal(value))
             )
-            self._store_function(ref, function)
+            self._store_functions(ref, value)
 
-    def _store_function(self, local: Ref, function: str) -> None:
-        """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is."""
-        if function:
-            self._fn.stored.append(Stored(local, False, value_function=function))
+    def _store_functions(self, local: Ref, value: Node | None) -> None:
+        """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is. Of
+        a conditional (`fast ? this::drainFast : m -> drainSlow(m)`), each arm's lambda or method
+        reference, either of which the local may hold: its bind names no one value."""
+        arms = _conditional_arms(value) if value is not None else []
+        for arm in arms:
+            if function := self._function_value(arm):
+                self._fn.stored.append(Stored(local, False, value_function=function))
+            elif len(arms) > 1 and _is_function(arm) and (method := self._value_of(arm)[1]) is not None:
+                self._fn.stored.append(Stored(local, False, value_ref=method))
 
     def _is_new_empty(self, value: Node | None) -> bool:
         """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
@@ -2491,6 +2497,16 @@ def _uncast(value: Node) -> Node:
     """`value` without the parentheses and casts around it."""
     value = _unparenthesized(value)
     return _uncast(value.child_by_field_name("value")) if value.type == "cast_expression" else value
+
+
+def _conditional_arms(value: Node) -> list[Node]:
+    """The values a conditional may give, its arms' (nested conditionals' too): `value` itself
+    where it is no conditional."""
+    value = _uncast(value)
+    if value.type != "ternary_expression":
+        return [value]
+    sides = (value.child_by_field_name("consequence"), value.child_by_field_name("alternative"))
+    return [arm for side in sides for arm in _conditional_arms(side)]
 
 
 def _is_function(value: Node) -> bool:
