@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 137
+FACTS_FORMAT = 138
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -157,7 +157,8 @@ class Bind:
     # element at `index` of what the item enters), "unpack" (one name of a tuple target assigned
     # a call's result or a name path's value, `a, b = f()`, `a, b = self.pair`: its element at
     # `index`), "annotation", "param", "import" (an import in a function's body: the module's
-    # import at `index`)
+    # import at `index`), "component" (Java: a `var` component of a record pattern, `Held(var
+    # mark, var topic)`: the component at `index` of the record class `annotation` names)
     kind: str
     value_call: int = -1
     value_ref: Ref | None = None
@@ -496,6 +497,8 @@ class ClassFacts:
     abstract: bool = False
     # A Java interface: its static methods are no member of what implements or extends it.
     interface: bool = False
+    # A Java record's components in order, which a record pattern's components take by place.
+    components: tuple[str, ...] = ()
 
 
 class Import(NamedTuple):

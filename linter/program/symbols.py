@@ -1179,8 +1179,11 @@ class Symbols:
 
     def _bind_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         module = self.module_of(fid)
+        if bind.kind == "component":
+            return self._component_entity(fid, bind)
         if bind.annotation:
-            declared = self._annotation_entity(module, bind.annotation, self.class_of_function(fid))
+            # A lambda's parameters and locals name the classes nested in the class around it, too.
+            declared = self._annotation_entity(module, bind.annotation, self._own_class(fid))
             if declared.kind == "instance" and declared.target in self._abstract_classes:
                 bound = self._bound_implementation(fid, bind, declared.target, depth)
                 if bound != UNKNOWN:
@@ -1236,6 +1239,13 @@ class Symbols:
             return built if built.kind == "instance" and abstract in self.mro(built.target) else UNKNOWN
         referenced = self._assigned_entity(fid, bind, depth) if bind.kind == "assign" else UNKNOWN
         return referenced if referenced.kind == "function" else UNKNOWN
+
+    def _component_entity(self, fid: str, bind: Bind) -> Entity:
+        """What a `var` component of a Java record pattern holds (`mark` of `Held(var mark, var
+        topic)`): the record's component at its place, of the class the record declares it."""
+        record = self._annotation_entity(self.module_of(fid), bind.annotation, self._own_class(fid))
+        components = self.classes[record.target][1].components if record.kind == "instance" else ()
+        return self._instance_field(record.target, components[bind.index]) if bind.index < len(components) else UNKNOWN
 
     def _assigned_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
         """The value an assignment (`x = f()`, `x = self.state`) binds."""
@@ -1398,6 +1408,8 @@ class Symbols:
             keyed = self._annotation_entity(module, key, within) if key else UNKNOWN
             keys = (keyed.target,) if keyed.kind == "instance" else ()
             return Entity(kind, target, keys) if target or keys else UNKNOWN
+        if "|" in annotation and is_java(module.rel):
+            return self._caught_class(module, annotation, within)
         origin = _generic_origin(annotation)
         first, _, rest = origin.partition(".")
         nested = self._java_nested_class(module, within, first)
@@ -1406,6 +1418,17 @@ class Symbols:
         else:
             entity = self.resolve_dotted(module, origin)
         return Entity("instance", entity.target) if entity.kind == "class" else UNKNOWN
+
+    def _caught_class(self, module: ModuleInfo, annotation: str, within: str) -> Entity:
+        """The class of a Java multi-catch parameter (`StaleFetch | FencedFetch e`): the first of
+        the first alternative's classes, in the order of its bases, that every other derives
+        from; unknown where an alternative is no class of the project, or where they share none."""
+        alternatives = [self._annotation_entity(module, part, within) for part in _top_level_split(annotation, "|")]
+        if any(alternative.kind != "instance" for alternative in alternatives):
+            return UNKNOWN
+        first, *others = (alternative.target for alternative in alternatives)
+        common = next((cid for cid in self.mro(first) if all(cid in self.mro(other) for other in others)), "")
+        return Entity("instance", common) if common else UNKNOWN
 
     def _java_nested_class(self, module: ModuleInfo, within: str, name: str) -> str:
         """In Java, the class nested in class `within`, or in a class around it (or in their

@@ -859,6 +859,7 @@ class _Extractor:
                 updaters=tuple(sorted(cls.updaters.items())),
                 abstract=node.type == "interface_declaration" or "abstract" in _modifiers(node),
                 interface=cls.interface,
+                components=tuple(_text(component.child_by_field_name("name")) for component in components),
             )
         )
 
@@ -1626,9 +1627,11 @@ class _Extractor:
         if name is None:
             return
         caught: list[Node] = next((c.named_children for c in node.named_children if c.type == "catch_type"), [])
-        # A multi-catch parameter is of its alternatives' common supertype, which a file does not tell.
-        declared = self._annotation(caught[0]) if len(caught) == 1 else ""
-        self._declare(_text(name), declared=declared)
+        alternatives = [self._annotation(alternative) for alternative in caught]
+        # A multi-catch parameter is of its alternatives' common supertype, which a file does not
+        # tell: written `A | B`, the program finds the one among the project's classes, if any.
+        declared = " | ".join(alternatives) if all(alternatives) else ""
+        self._declare(_text(name), declared=declared if len(caught) == 1 else "")
         if declared:
             self._fn.binds.append(Bind(_text(name), self._site(name), "assign", -1, None, annotation=declared))
 
@@ -1709,14 +1712,33 @@ class _Extractor:
     def _declare_pattern(self, pattern: Node, subject: Node | None) -> None:
         """The variables of `pattern` (see `_pattern_bindings`), in scope where their test holds
         (`_pattern_variables`): `o instanceof C c`'s, of the type tested, the object `subject` is;
-        a record pattern's components, of the types they write (none for `var`)."""
+        a record pattern's components, of the types they write, a `var` one of its record's
+        component at its place (which the program finds: the record may be another file's)."""
         for name, written in _pattern_bindings(pattern):
-            declared = self._type(written) if written is not None and _text(written) != "var" else ""
+            is_var = written is not None and _text(written) == "var"
+            declared = self._type(written) if written is not None and not is_var else ""
             self._declare(_text(name), declared=declared, scoped=False)
-            whole = name.parent is None or name.parent.type != "record_pattern_component"
-            value_call, value_ref = self._value_of(subject) if whole else (-1, None)
-            bind = Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared)
+            component = name.parent
+            if component is None or component.type != "record_pattern_component":
+                value_call, value_ref = self._value_of(subject)
+                bind = Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared)
+            elif is_var:
+                record, index = self._component_place(component)
+                bind = Bind(_text(name), self._site(name), "component", annotation=record, index=index)
+            else:
+                bind = Bind(_text(name), self._site(name), "assign", annotation=declared)
             self._fn.binds.append(bind)
+
+    def _component_place(self, component: Node) -> tuple[str, int]:
+        """The record class a record pattern's component is of (`Held` of `Held(var mark, var
+        topic)`, written plainly or with type arguments), and the component's place in it."""
+        body = component.parent
+        record = body.parent.named_children[0]
+        index = next(place for place, child in enumerate(body.named_children) if child.id == component.id)
+        if record.type == "identifier":  # tree-sitter reads a record pattern's plain class name so
+            self._used_types.add(_text(record))
+            return _text(record), index
+        return self._type(record), index
 
     def _v_lambda_expression(self, node: Node) -> None:
         self._lambda(node)
