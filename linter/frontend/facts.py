@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 138
+FACTS_FORMAT = 139
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -370,7 +370,8 @@ class Exit(NamedTuple):
     A `break` or `continue` (`leaves_loop`) ends its block too, but its path goes on after the loop
     or at the loop's next turn; a `break` ends the loop statement `ended_loop`, its `else` included;
     a `continue` ends the turn of the loop whose body is `continued`: nothing more of that body runs
-    on the turn, but the loop's next turn, and what follows the loop, do.
+    on the turn, but the loop's next turn, and what follows the loop, do. A Java `return` in a
+    lambda run on the spot ends the lambda's run so (`continued` is the lambda).
     A `raise` that innermost `try` catches with a handler ending in `break` or `continue` leaves
     its loop so too (`caught_by` is then None where no handler of it falls through).
     `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`; one

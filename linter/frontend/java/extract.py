@@ -542,9 +542,10 @@ class _Extractor:
         self._call_results: dict[int, tuple[str, str]] = {}
         # The calls store targets start from, by node id: visited before the stored value is.
         self._store_roots: set[int] = set()
-        # Inlined batch-loop bodies: a `return` there ends one element's turn, not the function, and
+        # The lambdas read in place (a batch loop's body, an arm of `ifPresentOrElse`), innermost
+        # last: a `return` there ends that lambda's run (one element's turn), not the function, and
         # its value goes where the body's would (`map(r -> { ...; return offset; })`: the stream's).
-        self._inlined_depth = 0
+        self._inlined: list[Pos] = []
         self._inlined_return = Flow()
         # The `finally` clauses of the `try` statements whose other parts are being read: a
         # `return` or `throw` there runs them on its way out.
@@ -1295,10 +1296,10 @@ class _Extractor:
         return self._path(receiver)
 
     def _v_return_statement(self, node: Node) -> None:
-        flow = self._inlined_return if self._inlined_depth else Flow(FLOW_RETURN)
+        flow = self._inlined_return if self._inlined else Flow(FLOW_RETURN)
         for child in node.named_children:
             self._with_flow(child, flow)
-            if not self._inlined_depth and (function := self._function_value(child)):
+            if not self._inlined and (function := self._function_value(child)):
                 # A returned lambda: what `check()` of `check().and(p)` gives, run where that is tested.
                 self._fn.stored.append(Stored(None, False, value_function=function))
         self._exit(node)
@@ -1311,14 +1312,23 @@ class _Extractor:
     def _exit(self, node: Node, thrown: bool = False) -> None:
         """A `return` or `throw`: nothing after it in its block runs on its path (but the `finally`
         clauses around it, and for a `throw` the `catch` clauses of the `try` statements whose body
-        holds it). In an inlined loop body it ends one element's turn: no exit."""
-        if self._inlined_depth:
-            return
+        holds it). A `throw` in a lambda read in place leaves the call running it, as one there
+        would; a `return` there ends the lambda's run (see `_lambda_returned`)."""
         block = _block_ended(node)
+        if self._inlined and not thrown:
+            self._fn.exits.append(self._lambda_returned(node, block, self._inlined[-1]))
+            return
         catches = tuple(self._catch_blocks) if thrown else ()
         finals = tuple(self._finally_blocks)
         end = Exit(_pos(node), _pos(block), finals, handler_blocks=catches, raised=thrown)
         self._fn.exits.append(self._catching[-1].goes_on(end) if thrown and self._catching else end)
+
+    def _lambda_returned(self, node: Node, block: Node, function: Pos) -> Exit:
+        """A `return` in the lambda `function` read in place: nothing more of the lambda runs on its
+        path, as a `continue` ends a loop's turn (of a batch loop's body, the element's; of an arm of
+        `ifPresentOrElse`, the arm), but the `finally` clauses inside it; the path goes on after."""
+        finals = tuple(final for final in self._finally_blocks if within(final, function))
+        return Exit(_pos(node), _pos(block), finals, leaves_loop=True, continued=function)
 
     def _v_try_statement(self, node: Node) -> None:
         catches = [child for child in node.named_children if child.type == "catch_clause"]
@@ -1405,10 +1415,8 @@ class _Extractor:
 
     def _jump(self, node: Node, left: Pos, ends_it: bool) -> None:
         """The exit of a `break` (`ends_it`: the statement `left`) or `continue` (the turn of the
-        loop whose body is `left`), through the `finally` clauses inside `left`. In an inlined loop
-        body it ends nothing of the method: no exit."""
-        if self._inlined_depth:
-            return
+        loop whose body is `left`), through the `finally` clauses inside `left` (in a lambda, a
+        statement inside it)."""
         block = _block_ended(node)
         finals = tuple(final for final in self._finally_blocks if within(final, left))
         ended, continued = (left, None) if ends_it else (None, left)
@@ -2208,12 +2216,12 @@ class _Extractor:
         params_node = params_node if params_node is not None else node.child_by_field_name("parameters")
         function.params = tuple(self._parameter(p) for p in _lambda_parameters(params_node))
         body = body if body is not None else node.child_by_field_name("body")
-        saved_depth, self._inlined_depth = self._inlined_depth, 0
+        saved_inlined, self._inlined = self._inlined, []
         if body.type == "block":
             self._block(body.named_children)
         else:
             self._with_flow(body, Flow(FLOW_RETURN))
-        self._inlined_depth = saved_depth
+        self._inlined = saved_inlined
         self._stack.pop()
         self.functions.append(function.freeze())
         return qualname
@@ -2445,14 +2453,14 @@ class _Extractor:
                          annotation, -1 if len(params) == 1 else index)
                 )
             body = node.child_by_field_name("body")
-            self._inlined_depth += 1
+            self._inlined.append(_pos(node))
             saved_return, self._inlined_return = self._inlined_return, flow
             if body.type == "block":
                 self._block(body.named_children)
             else:
                 self._with_flow(body, flow)
             self._inlined_return = saved_return
-            self._inlined_depth -= 1
+            self._inlined.pop()
 
     def _atomic_operation(self, obj: Node | None, method: str, args: list[Node]) -> bool:
         """`UPDATER.incrementAndGet(this)` (a field updater) or `epoch.incrementAndGet()` (an atomic
