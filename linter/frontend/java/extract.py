@@ -2083,7 +2083,17 @@ class _Extractor:
         functions = self._functions_of(composed)
         for arg in args:
             self._with_flow(arg, Flow())
+        self._lambda_arms(composed, functions, interface_method)
         self._run_functions(functions, interface_method, len(args), None, -1, self._flow, args)
+
+    def _lambda_arms(self, composed: Node, functions: list[Node], interface_method: str) -> None:
+        """Each lambda of the function `composed` run here, an arm of its own at `composed`, which
+        its `return` may leave part-way: every pass runs it, but a predicate's after the first, which
+        the `and` or `or` before it may skip (`known.or(m -> ...)` runs it only where `known` fails)."""
+        for index, function in enumerate(functions):
+            if function.type == "lambda_expression":
+                runs = index == 0 or interface_method != "test"
+                self._fn.branches.append(Branches(_pos(composed), (_pos(function),), exhaustive=runs))
 
     def _super_call(self, node: Node) -> int:
         """`super.m()`: a call of `super` whose result receives `m`, as Python's `super().m()`."""
