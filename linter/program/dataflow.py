@@ -39,6 +39,7 @@ from epochlint.frontend.facts import (
     Choice,
     Flow,
     FunctionFacts,
+    Loop,
     Pos,
     Ref,
     Site,
@@ -1467,7 +1468,8 @@ class _Frame:
         second's value, which the first reaches through the read inside it). An assignment replaces
         an earlier one for a read when it ends before the read starts and lies in nothing that may
         skip it or cut it short (see `_conditions`) but what holds both; an assignment after the
-        read reaches it only in a loop around both. A store into an item of the local adds to what it holds (see
+        read reaches it only in a loop around both, where one in that loop before the read may
+        replace it (see `_replaced`). A store into an item of the local adds to what it holds (see
         `_held_from`)."""
         assigned = self._assigned.get(name, ())
         if len(assigned) < 2:
@@ -1515,23 +1517,56 @@ class _Frame:
         skip it but what holds the read too runs before the read on every path to it, whether or
         not those hold `earlier`: `e` declared again in a second loop, read there, holds none of
         what the first loop gave it (unless a pass may enter past it, see `_entered_past`, or it
-        runs after the read, see `_updated_after`)."""
+        runs after the read, see `_updated_after`). Where `earlier` reaches the read only on a
+        later pass of a loop (see `_passed_round`), an assignment in that loop before the read
+        runs on each pass before it (`while batch: e = cur; commit(e); e = hist`); a Java `for`
+        update may run between them too (see `_updated_before`)."""
+        loop = self._passed_round(earlier, read)
         enclosing = self._conditions(earlier) & self._conditions(read)
-        between = [
-            later
-            for later in later_sites
-            if later is not earlier
-            and earlier.pos[2:] <= later.pos[:2]
-            and later.pos[2:] <= read.pos[:2]
-            and not self._updated_after(later, earlier, read)
-        ]
+        between = [later for later in later_sites if self._runs_before(later, earlier, read, loop)]
         read_in = self._conditions(read)
         if any(self._conditions(later) <= read_in and not self._entered_past(later, read) for later in between):
+            return True
+        if any(self._updated_before(later, earlier, read) for later in later_sites):
             return True
         return any(
             self._every_arm_assigns(branches, enclosing, between)
             for branches in self.program.symbols.function(self.fid).branches
-            if branches.exhaustive and earlier.pos[2:] <= branches.pos[:2] and branches.pos[2:] <= read.pos[:2]
+            if branches.exhaustive
+            and branches.pos[2:] <= read.pos[:2]
+            and self._branching_after(branches.pos, earlier, loop)
+        )
+
+    def _passed_round(self, earlier: Site, read: Site) -> Loop | None:
+        """The innermost loop around both `earlier` and the read at `read` where `earlier` is written
+        after the read, and so reaches it only on a later pass; None where there is none. A read in
+        a Java `for` update after an assignment in the body reads it on the same pass."""
+        shared = [loop_id for loop_id in read.loops if loop_id in earlier.loops]
+        if not shared or earlier.pos[:2] < read.pos[2:]:
+            return None
+        loops = self.program.symbols.function(self.fid).loops
+        loop = next((loop for loop in loops if loop.id == shared[-1]), None)
+        if loop is None or loop.update is not None and within(read.pos, loop.update) and _in_body(earlier.pos, loop):
+            return None
+        return loop
+
+    @staticmethod
+    def _branching_after(statement: Pos, earlier: Site, loop: Loop | None) -> bool:
+        """Whether a branching at `statement` starts after `earlier`, or, where `earlier` reaches
+        the read only on a later pass of `loop`, lies in that loop's body."""
+        return earlier.pos[2:] <= statement[:2] if loop is None else _in_body(statement, loop)
+
+    def _runs_before(self, later: Site, earlier: Site, read: Site, loop: Loop | None) -> bool:
+        """Whether `later` is written before the read at `read` and after `earlier`, or, where
+        `earlier` reaches the read only on a later pass of `loop`, anywhere in that loop: what runs
+        before the read on that pass (a `for` update of an inner loop whose body holds the read
+        runs there only from its second pass on: see `_updated_after`)."""
+        after = earlier.pos[2:] <= later.pos[:2] if loop is None else loop.id in later.loops
+        return (
+            later is not earlier
+            and after
+            and later.pos[2:] <= read.pos[:2]
+            and not self._updated_after(later, earlier, read)
         )
 
     def _entered_past(self, later: Site, read: Site) -> bool:
@@ -1545,16 +1580,49 @@ class _Frame:
 
     def _updated_after(self, later: Site, earlier: Site, read: Site) -> bool:
         """Whether `later` lies in the update of a Java `for` statement whose body holds `read`, and
-        `earlier` does not: written before the body, the update runs after it on each pass, so the
-        first pass reads what reached the loop (`e = hist;` then `for (...; i++, e = cur)
-        commit(e);`); `earlier` in the update before it is replaced, on the pass before."""
+        `earlier` lies outside the loop's update and body: written before the body, the update runs
+        after it on each pass, so the first pass reads what reached the loop (`e = hist;` then
+        `for (...; i++, e = cur) commit(e);`); `earlier` in the update before it is replaced, on
+        the pass before, and one in the body, on its way round to the read (see
+        `_passed_round`)."""
         return any(
             loop.update is not None
-            and loop.body is not None
             and within(later.pos, loop.update)
-            and within(read.pos, loop.body)
+            and _in_body(read.pos, loop)
             and not within(earlier.pos, loop.update)
+            and not _in_body(earlier.pos, loop)
             for loop in self.program.symbols.function(self.fid).loops
+        )
+
+    def _updated_before(self, later: Site, earlier: Site, read: Site) -> bool:
+        """Whether `later` lies in the update of a Java `for` statement whose body holds `earlier`,
+        which runs it on every way from there to the read at `read` in the loop's condition or
+        after the loop: the body's end and its `continue`s go on to the update, and the loop ends
+        past it only where a jump leaves the body (see `_jumps_out`). Nothing else but what holds
+        the read may skip the update (`for (; i < n; i++, e = cur) e = hist;` then `commit(e)`)."""
+        return any(
+            loop.update is not None
+            and within(later.pos, loop.update)
+            and _in_body(earlier.pos, loop)
+            and (_in_condition(read, loop) or self._after_the_update(loop, read))
+            and self._conditions(later) <= self._conditions(read) | {("loop", loop.id)}
+            for loop in self.program.symbols.function(self.fid).loops
+        )
+
+    def _after_the_update(self, loop: Loop, read: Site) -> bool:
+        """Whether the read at `read` comes after `loop`, which ends only past its update."""
+        return loop.site.pos[2:] <= read.pos[:2] and loop.body is not None and not self._jumps_out(loop.body)
+
+    def _jumps_out(self, body: Pos) -> bool:
+        """Whether a `break` or `continue` in a loop's `body` goes on outside it: a `break` of the
+        loop or of a statement around it, a `continue` of an outer loop."""
+        return any(
+            within(jump.pos, body)
+            and (
+                jump.ended_loop is not None and not within(jump.ended_loop, body)
+                or jump.continued is not None and not within(jump.continued, body)
+            )
+            for jump in self.program.symbols.function(self.fid).exits
         )
 
     def _every_arm_assigns(self, branches: Branches, enclosing: frozenset[object], assigned: Sequence[Site]) -> bool:
@@ -1843,6 +1911,18 @@ def _comes_after(assignment: Site, read: Site) -> bool:
     """Whether an assignment at `assignment` starts after a read at `read` ends, in no loop around
     both that could run it before the read on a later turn."""
     return read.pos[2:] <= assignment.pos[:2] and not set(assignment.loops) & set(read.loops)
+
+
+def _in_body(pos: Pos, loop: Loop) -> bool:
+    """Whether the span `pos` lies in the body of `loop` (what it runs per turn)."""
+    return loop.body is not None and within(pos, loop.body)
+
+
+def _in_condition(site: Site, loop: Loop) -> bool:
+    """Whether `site` lies in the condition of a Java `for` statement `loop`: in the loop (its init
+    is not), but not in its body or update."""
+    in_update = loop.update is not None and within(site.pos, loop.update)
+    return loop.id in site.loops and not in_update and not _in_body(site.pos, loop)
 
 
 def _still_aliased(alias: Site, store: Site, rebinds: Sequence[Site]) -> bool:
