@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 140
+FACTS_FORMAT = 141
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -198,9 +198,9 @@ class Arg(NamedTuple):
     # a function walking it once per element (`sorted((a, b), key=f)`) walks no batch.
     walks_no_batch: bool = False
     # Java: the type the argument's expression is known to have, by its name as written (a
-    # literal's, `String`, `long`, `null`...; a `new`'s or a cast's class; a declared local's,
-    # parameter's or field's class or primitive type; `this`'s class), "" where unknown: the
-    # overload a call runs is the one these types fit.
+    # literal's, `String`, `long`, `null`...; a `new`'s or a cast's class or array; a declared
+    # local's, parameter's or field's class, primitive type or array; `this`'s class), "" where
+    # unknown: the overload a call runs is the one these types fit.
     static_type: str = ""
 
 
@@ -429,7 +429,8 @@ class Param(NamedTuple):
     # of `Msg[]... rest`).
     array: str = ""
     # Java: declared with a type variable of its method or class (`K key` in `Store<K, V>`), which
-    # an override may declare as any class (`put(Bytes key)` in `S implements Store<Bytes, ...>`).
+    # an override may declare as any class (`put(Bytes key)` in `S implements Store<Bytes, ...>`),
+    # or with an array of one (`K[] keys`, `K... keys`; `put(Bytes[] keys)` overrides it there).
     type_variable: bool = False
 
 

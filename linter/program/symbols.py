@@ -1515,9 +1515,9 @@ class Symbols:
         supertypes where it is a class of the project; an array by its elements' simple name
         (`Msg[]`), with their class's supertypes."""
         if "[]" in written:
-            dimensions = written.index("[]")
-            element = self._type_named(fid, written[:dimensions])
-            return element._replace(name=element.name + written[dimensions:])
+            element_written, dimensions = _array_parts(written)
+            element = self._type_named(fid, element_written)
+            return element._replace(name=element.name + dimensions)
         name = _simple_name(written)
         cid = self._project_class_named(fid, written) if name else ""
         if not cid:
@@ -1584,8 +1584,10 @@ class Symbols:
 
     def _overrides(self, method: str, inherited: str) -> bool:
         """Whether Java method `method` overrides (or repeats) `inherited`, a base's of its name: its
-        parameters are of the same kinds and types, any class where `inherited` declares a type
-        variable (`put(Bytes key)` of `S implements Store<Bytes>` overrides `Store<K>`'s `put(K key)`)."""
+        parameters are of the same kinds and types, arrays of the same elements (`f(String[])` does
+        not override `f(long[])`), any class where `inherited` declares a type variable (`put(Bytes
+        key)` of `S implements Store<Bytes>` overrides `Store<K>`'s `put(K key)`, `put(Bytes[] keys)`
+        its `put(K[] keys)`)."""
         mine, theirs = self._declared_params(method), self._declared_params(inherited)
         return len(mine) == len(theirs) and all(map(_overrides_param, mine, theirs))
 
@@ -3271,16 +3273,27 @@ def _string_literal(arg: Arg) -> str:
 
 def _overrides_param(own: Param, base: Param) -> bool:
     """Whether a Java override's parameter `own` stands for a base's `base`: of its kind, and of its
-    type or, where `base` is of a type variable, of any class (a type argument for it)."""
+    type or, where `base` is of a type variable, of any class or array (a type argument for it),
+    and where `base` is of an array of one (`K[] keys`), of any array."""
     return own.kind == base.kind and (
-        _type_of_param(own) == _type_of_param(base) or base.type_variable and not own.primitive
+        _type_of_param(own) == _type_of_param(base)
+        or base.type_variable and not own.primitive and (bool(own.array) or not base.array)
     )
 
 
 def _type_of_param(param: Param) -> str:
-    """The type a Java parameter is declared with, as an override repeats it: its primitive, or
-    its class's simple name ("" for an array)."""
+    """The type a Java parameter is declared with, as an override repeats it: its primitive, its
+    class's simple name, or an array of either (`long[]`, `String[]` of `java.lang.String[]`)."""
+    if param.array:
+        element, dimensions = _array_parts(param.array)
+        return _simple_name(element) + dimensions
     return param.primitive or _simple_name(param.annotation)
+
+
+def _array_parts(written: str) -> tuple[str, str]:
+    """An array type written (`Msg[][]`) as its elements' type and its dimensions (`Msg`, `[][]`)."""
+    dimensions = written.index("[]")
+    return written[:dimensions], written[dimensions:]
 
 
 def _simple_name(annotation: str) -> str:

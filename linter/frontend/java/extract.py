@@ -721,7 +721,10 @@ class _Extractor:
         return node if bound is None or bound is node else bound
 
     def _is_type_variable(self, node: Node | None) -> bool:
-        """Whether a declared type is a type variable of the classes and methods around (`K`)."""
+        """Whether a declared type is a type variable of the classes and methods around (`K`), or an
+        array of one (`K[]`)."""
+        if node is not None and node.type == "array_type":
+            node = node.child_by_field_name("element")
         return node is not None and node.type == "type_identifier" and any(
             _text(node) in declared for declared in self._type_variables)
 
@@ -1050,12 +1053,13 @@ class _Extractor:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
         primitive, array = _primitive_written(type_node), written if written_array else ""
+        type_variable = self._is_type_variable(type_node)
         if spread:
             # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does, each
             # of the type written: the parameter's, as an overload's arguments fit it.
-            return Param(name, self._annotation(type_node), "vararg", primitive=primitive, array=array)
-        return Param(name, annotation, primitive=primitive, array=array,
-                     type_variable=self._is_type_variable(type_node))
+            return Param(name, self._annotation(type_node), "vararg", primitive=primitive, array=array,
+                         type_variable=type_variable)
+        return Param(name, annotation, primitive=primitive, array=array, type_variable=type_variable)
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
@@ -1624,7 +1628,10 @@ class _Extractor:
         name = _text(name_node)
         type_node = node.child_by_field_name("type")
         annotation = self._annotation(type_node)
-        self._declare(name, _is_scalar_type(type_node), _primitive_written(type_node) or annotation)
+        # `for (Msg[] group : groups)`: `group` is a `Msg[]`, as a local declared so is.
+        self._declare(name, _is_scalar_type(type_node), _value_type_written(type_node) or annotation)
+        if type_node is not None and type_node.type == "array_type":
+            self._fn.arrays.add(name)
         value_call, value_ref = self._value_of(value)
         self._fn.binds.append(Bind(name, self._site(name_node), "iter", value_call, value_ref, annotation=annotation))
         self._visit(body)
@@ -2183,10 +2190,13 @@ class _Extractor:
         return Arg("", "other", text=text, adds_to=self._added_to(value))
 
     def _static_type(self, value: Node) -> str:
-        """The type an argument's expression is known to have (see `Arg.static_type`), "" where
-        unknown: a call's result, an operation's, an anonymous class's `this`."""
+        """The type an argument's expression is known to have (see `Arg.static_type`; `Msg[]` of
+        `new Msg[] {m}` and `(Msg[]) o`), "" where unknown: a call's result, an operation's, an
+        anonymous class's `this`."""
         if value.type in ("object_creation_expression", "cast_expression"):
-            return _type_written(value.child_by_field_name("type"))
+            return _any_type_written(value.child_by_field_name("type"))
+        if value.type == "array_creation_expression":
+            return _array_created(value)
         if value.type == "this":
             return self._class_stack[-1].name if self._class_stack and not self._anonymous_fields else ""
         if value.type in ("identifier", "field_access"):
@@ -2587,11 +2597,28 @@ def _value_type_written(node: Node | None) -> str:
     return written + "[]" * _text(dimensions).count("[") if written and dimensions is not None else ""
 
 
+def _any_type_written(node: Node | None) -> str:
+    """The type a declaration, a `new` or a cast names, a class (type arguments dropped), a
+    primitive or an array of either (`Msg`, `long`, `Msg[]`); "" where it names none of these."""
+    return _value_type_written(node) or _type_written(node)
+
+
 def _array_of(node: Node | None) -> str:
     """The array a `T... rest` parameter holds, of the type `node` writes (`long[]`, `Msg[]`,
     `Msg[][]` of `Msg[]... rest`), "" where it writes none."""
-    element = _value_type_written(node) or _type_written(node)
+    element = _any_type_written(node)
     return f"{element}[]" if element else ""
+
+
+def _array_created(creation: Node) -> str:
+    """The array an array creation expression makes, of as many dimensions as it writes, sized
+    (`new Msg[n]`, `new long[n][]`) or not (`new Msg[] {m}`); "" where its elements' type is unknown."""
+    element = _type_written(creation.child_by_field_name("type"))
+    dimensions = sum(
+        1 if part.type == "dimensions_expr" else _text(part).count("[")
+        for part in creation.children_by_field_name("dimensions")
+    )
+    return element + "[]" * dimensions if element else ""
 
 
 def _primitive_written(node: Node | None) -> str:
