@@ -2854,10 +2854,11 @@ def _leaves(statement: Node) -> bool:
     """Whether a statement cannot complete normally (JLS 14.22), so that the rest of its block runs
     only where it does not: a jump (`return`, `throw`, `break`, `continue`, `yield`), a block whose
     last statement cannot, an `if` and its `else` neither of which can, a `switch` with a `default`
-    none of whose arms can and no `break` out of it, a loop testing nothing or `true` with no
-    `break` out of it, a labelled statement that cannot with no labelled `break` in it, a `try`
-    whose `finally` cannot or whose body and `catch` blocks all cannot (`_try_leaves`). Any other
-    statement may complete, as far as a file tells (a `switch` exhaustive by its patterns)."""
+    none of whose arms can and no `break` leaving it, a loop testing nothing or `true` with no
+    `break` leaving it, a labelled statement that cannot with no `break` leaving it (`_left_by_break`),
+    a `synchronized` statement whose block cannot, a `try` whose `finally` cannot or whose body and
+    `catch` blocks all cannot (`_try_leaves`). Any other statement may complete, as far as a file
+    tells (a `switch` exhaustive by its patterns)."""
     if statement.type == "block":
         statements = _statements(statement)
         return bool(statements) and _leaves(statements[-1])
@@ -2865,15 +2866,15 @@ def _leaves(statement: Node) -> bool:
         arms = [statement.child_by_field_name(arm) for arm in ("consequence", "alternative")]
         return all(arm is not None and _leaves(arm) for arm in arms)
     if statement.type == "switch_expression":
-        return _switch_leaves(statement.child_by_field_name("body"))
+        return _switch_leaves(statement)
     if statement.type in ("while_statement", "do_statement", "for_statement"):
-        return _tests_true(statement) and not _breaks_out(statement.child_by_field_name("body"))
+        return _tests_true(statement) and not _left_by_break(statement)
     if statement.type in ("try_statement", "try_with_resources_statement"):
         return _try_leaves(statement)
     if statement.type == "labeled_statement":
-        labelled = statement.named_children[-1]
-        breaks = (node for node, _ in _descendants(labelled) if node.type == "break_statement")
-        return _leaves(labelled) and not any(jump.named_children for jump in breaks)
+        return _leaves(statement.named_children[-1]) and not _left_by_break(statement)
+    if statement.type == "synchronized_statement":
+        return _leaves(statement.child_by_field_name("body"))
     return statement.type in _JUMPS
 
 
@@ -2881,20 +2882,49 @@ def _try_leaves(statement: Node) -> bool:
     """Whether a `try` statement (with resources or not) cannot complete normally: its `finally`
     block cannot, or neither its body nor any of its `catch` blocks can (`try { return x; } finally
     { log(); }`)."""
-    clauses = statement.named_children
-    final = next((clause for clause in clauses if clause.type == "finally_clause"), None)
-    if final is not None and _leaves(final.named_children[-1]):
+    if _finally_stops(statement):
         return True
+    clauses = statement.named_children
     catches = [clause.child_by_field_name("body") for clause in clauses if clause.type == "catch_clause"]
     return all(block is not None and _leaves(block) for block in (statement.child_by_field_name("body"), *catches))
 
 
-def _switch_leaves(body: Node) -> bool:
-    """Whether a `switch` statement of `body` cannot complete normally: it has a `default`, each of
-    its arms (see `_switch_arms`) ends in a statement that cannot, and no `break` leaves it."""
+def _finally_stops(statement: Node) -> bool:
+    """Whether a `try` statement has a `finally` block that cannot complete normally: whatever its
+    body and `catch` blocks do (return, jump, throw, complete), it goes on as that block does."""
+    final = next((clause for clause in statement.named_children if clause.type == "finally_clause"), None)
+    return final is not None and _leaves(final.named_children[-1])
+
+
+def _left_by_break(statement: Node) -> bool:
+    """Whether a `break` leaves a loop, `switch` or labelled statement (JLS 14.22): one whose
+    target it is (`break inner;` of a label inside it is not), on whose way out no `try` stops it
+    by a `finally` that cannot complete normally (`try { break; } finally { return; }`)."""
+    return any(
+        node.type == "break_statement" and _broken_by(node) == statement and not _stopped_on_the_way(node, statement)
+        for node, _ in _descendants(statement)
+    )
+
+
+def _stopped_on_the_way(jump: Node, target: Node) -> bool:
+    """Whether a `try` between a jump and its target, the jump in its body or a `catch` (not in
+    its `finally`), has a `finally` that cannot complete normally (`_finally_stops`)."""
+    inside, around = jump, jump.parent
+    while around is not None and around != target:
+        is_try = around.type in ("try_statement", "try_with_resources_statement")
+        if is_try and inside.type != "finally_clause" and _finally_stops(around):
+            return True
+        inside, around = around, around.parent
+    return False
+
+
+def _switch_leaves(switch: Node) -> bool:
+    """Whether a `switch` statement cannot complete normally: it has a `default`, each of its arms
+    (see `_switch_arms`) ends in a statement that cannot, and no `break` leaves it."""
+    body = switch.child_by_field_name("body")
     arms = _switch_arms(body)
     ends = [_statements(arm[-1])[-1] for arm in arms]
-    return _has_default(body) and bool(arms) and all(_leaves(end) for end in ends) and not _breaks_out(body)
+    return _has_default(body) and bool(arms) and all(_leaves(end) for end in ends) and not _left_by_break(switch)
 
 
 def _last_statement(body: Node) -> Node:
