@@ -884,7 +884,8 @@ class FactsExtractor(FastVisitor):
             self._fn.popped_stacks[stack.popped_to] = kept
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
-        """`if not L.acquire(...):` whose body leaves the block (return, raise, continue, break), or
+        """`if not L.acquire(...):` whose body no path goes on after (`_leaves`: a return, raise,
+        continue or break, or a `with`, `try`, `if`-`else`, `while True:` that leaves), or
         `while not L.acquire(timeout=1):` (or `while not got:`, the body acquiring into `got`) with
         no `break` out of it: what follows runs once the acquire succeeded."""
         if isinstance(statement, cst.While) and statement.orelse is None and not _breaks_out(statement.body):
@@ -1007,7 +1008,7 @@ class FactsExtractor(FastVisitor):
             if isinstance(node.orelse, cst.If):
                 self._elifs.add(id(node.orelse))
             self.walk(node.orelse)
-        elif (present := _tested_present(node.test)) is not None and self._blocks and _suite_exits(node.body):
+        elif (present := _tested_present(node.test)) is not None and self._blocks and _leaves(node.body):
             # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing.
             self._fn.fallbacks.append(Fallback(present, self._pos(node)[2:] + self._blocks[-1][2:]))
         if id(node) not in self._elifs and _every_arm_exits(node):
@@ -2516,9 +2517,54 @@ def _one_by_one(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             yield statement
 
 
-def _leaves(body: cst.BaseSuite) -> bool:
-    """Whether a suite ends by leaving its block (return, raise, continue, break)."""
-    return isinstance(_last_statement(body), (cst.Return, cst.Raise, cst.Continue, cst.Break))
+def _leaves(body: cst.BaseSuite, raising: bool = True) -> bool:
+    """Whether no path through a suite goes on after it (Java's "cannot complete normally"): its
+    last statement does not (`_statement_leaves`); a `raise` counts only where `raising`."""
+    last = _last_statement(body)
+    return last is not None and _statement_leaves(last, raising)
+
+
+def _statement_leaves(statement: cst.CSTNode, raising: bool) -> bool:
+    """Whether no path through a statement goes on after it: a `return`, `continue`, `break` or
+    (where `raising`) `raise`; an `if` with an `else` whose every arm leaves; a `with` whose body
+    leaves by no `raise` (an `__exit__` may swallow an exception, never a `return`, `break` or
+    `continue`); a `try` that leaves (`_try_leaves`); a `while True:` that no `break` leaves; a
+    `match` whose last case matches anything and whose every case leaves."""
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        if orelse is None or not _leaves(statement.body, raising):
+            return False
+        return _statement_leaves(orelse, raising) if isinstance(orelse, cst.If) else _leaves(orelse.body, raising)
+    if isinstance(statement, cst.With):
+        return _leaves(statement.body, raising=False)
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        return _try_leaves(statement, raising)
+    if isinstance(statement, cst.While):
+        return _always_true(statement.test) and not _breaks_out(statement.body)
+    if isinstance(statement, cst.Match):
+        cases = statement.cases
+        return bool(cases) and _matches_anything(cases[-1]) and all(_leaves(case.body, raising) for case in cases)
+    if isinstance(statement, cst.Raise):
+        return raising
+    return isinstance(statement, (cst.Return, cst.Continue, cst.Break))
+
+
+def _try_leaves(statement: cst.Try | cst.TryStar, raising: bool) -> bool:
+    """Whether no path through a `try` statement goes on after it: its `finally` leaves (it runs
+    last, whatever the rest did), or each handler leaves and so does its body or, after that, its
+    `else` (`try: return x` / `finally: log()`)."""
+    if _leaving_finally(statement, raising) is not None:
+        return True
+    orelse = statement.orelse
+    ran_through = _leaves(statement.body, raising) or (orelse is not None and _leaves(orelse.body, raising))
+    return ran_through and all(_leaves(handler.body, raising) for handler in statement.handlers)
+
+
+def _leaving_finally(statement: cst.CSTNode, raising: bool = True) -> cst.Finally | None:
+    """The `finally` of a `try` statement that no path goes on after: whatever the body and the
+    handlers did (returned, broke out, raised), the statement leaves as it does; None for another."""
+    final = statement.finalbody if isinstance(statement, (cst.Try, cst.TryStar)) else None
+    return final if final is not None and _leaves(final.body, raising) else None
 
 
 def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
@@ -2531,13 +2577,15 @@ def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
 
 def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Break) -> bool:
     """Whether a loop's body holds a `break` (or `continue`) of that loop (not of a loop, or in a
-    function, nested in it)."""
+    function, nested in it) that a `finally` on its way does not stop (`try: break` / `finally:
+    raise`: the `finally` leaves instead)."""
     for child in node.children:
         if isinstance(child, jump):
             return True
         if isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        if _breaks_out(child, jump):
+        final = _leaving_finally(child)
+        if _breaks_out(child if final is None else final, jump):
             return True
     return False
 
