@@ -607,6 +607,19 @@ class _Extractor:
         finally:
             scopes.pop()
 
+    @contextmanager
+    def _own_exits(self) -> Iterator[None]:
+        """A lambda's body (an anonymous class's method's too) or a class's, read with exits of its
+        own: a `return` there ends that function, not a lambda read in place around it, and the
+        `finally` and `catch` clauses of the `try` statements around are on no way out of it. It
+        runs where it is called, which they need not surround."""
+        saved = self._inlined, self._finally_blocks, self._catch_blocks, self._catching
+        self._inlined, self._finally_blocks, self._catch_blocks, self._catching = [], [], [], []
+        try:
+            yield
+        finally:
+            self._inlined, self._finally_blocks, self._catch_blocks, self._catching = saved
+
     def _scope_of(self, name: str) -> str | None:
         """The function that declares local `name`, None when it is not a local."""
         function = self._declaring(name)
@@ -834,19 +847,20 @@ class _Extractor:
         cls.optional_methods = _optional_methods(members)
         body_fn = _function(f"{qualname}.<body>", "<body>", "classbody", _pos(node), class_name=qualname,
                             parent=self._fn.qualname if in_function else "")
-        self._stack.append(body_fn)
-        for member in members:
-            if member.type == "field_declaration":
-                self._field_declaration(member)
-        self._stack.pop()
-        self.functions.append(body_fn.freeze())
-        for member in members:
-            if member.type in _METHOD_TYPES:
-                self._method(member, methods[member.id])
-            elif member.type in _CLASS_TYPES:
-                self._class(member)
-            elif member.type in ("static_initializer", "block"):
-                self._initializer(member)
+        with self._own_exits():
+            self._stack.append(body_fn)
+            for member in members:
+                if member.type == "field_declaration":
+                    self._field_declaration(member)
+            self._stack.pop()
+            self.functions.append(body_fn.freeze())
+            for member in members:
+                if member.type in _METHOD_TYPES:
+                    self._method(member, methods[member.id])
+                elif member.type in _CLASS_TYPES:
+                    self._class(member)
+                elif member.type in ("static_initializer", "block"):
+                    self._initializer(member)
         declared = set(methods.values())
         if components:
             declared |= self._record_members(components, members, declared)
@@ -2236,12 +2250,11 @@ class _Extractor:
         params_node = params_node if params_node is not None else node.child_by_field_name("parameters")
         function.params = tuple(self._parameter(p) for p in _lambda_parameters(params_node))
         body = body if body is not None else node.child_by_field_name("body")
-        saved_inlined, self._inlined = self._inlined, []
-        if body.type == "block":
-            self._block(body.named_children)
-        else:
-            self._with_flow(body, Flow(FLOW_RETURN))
-        self._inlined = saved_inlined
+        with self._own_exits():
+            if body.type == "block":
+                self._block(body.named_children)
+            else:
+                self._with_flow(body, Flow(FLOW_RETURN))
         self._stack.pop()
         self.functions.append(function.freeze())
         return qualname
