@@ -1463,15 +1463,19 @@ class FactsExtractor(FastVisitor):
     def _store_values(
         self, name: str, attrs: tuple[str, ...], value: cst.BaseExpression | None, keys: tuple[str, ...]
     ) -> None:
-        """Stored facts: a lambda bound to a name, the elements of a literal container bound to a
-        name or to a field (`self.handlers = {"a": f}`), and a value stored into an element of a
-        named container or of a field's (`d["a"]["b"] = f`, `self.handlers["b"] = f`)."""
+        """Stored facts: a lambda bound to a name, each arm of a conditional bound to a name or to a
+        field, the elements of a literal container bound to a name or to a field (`self.handlers =
+        {"a": f}`), and a value stored into an element of a named container or of a field's
+        (`d["a"]["b"] = f`, `self.handlers["b"] = f`)."""
         field = attrs[:1] if attrs[:1] != ("[]",) else ()
         subscripts = attrs[len(field) :]
         if value is None or any(attr != "[]" for attr in subscripts):
             return
         target = self._ref(name, field)
-        if isinstance(value, cst.Lambda) and not attrs:
+        arms = _conditional_arms(value)
+        if len(arms) > 1 and not subscripts and self._value_of(value) == (-1, None):
+            self._store_arms(target, arms)
+        elif isinstance(value, cst.Lambda) and not attrs:
             self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
         elif _is_empty_literal(value) and not attrs:
             # `handlers = []`: a container, whose methods' additions (`handlers.append(f)`) count.
@@ -1480,6 +1484,15 @@ class FactsExtractor(FastVisitor):
             self._store_element(target, value, keys)
         else:
             self._store_elements(target, value, ())
+
+    def _store_arms(self, target: Ref, arms: list[cst.BaseExpression]) -> None:
+        """The arms of a conditional (`self.a if fast else self.b`, `a or b`) bound to a name or a
+        field, either of which it may hold: its bind or write names no one value."""
+        for arm in arms:
+            function = self.lambda_qualname(arm) if isinstance(arm, cst.Lambda) else ""
+            value_call, value_ref = (-1, None) if function else self._value_of(arm)
+            if function or value_call >= 0 or value_ref is not None:
+                self._fn.stored.append(Stored(target, False, value_ref, value_call, function))
 
     def _store_elements(self, target: Ref | None, container: cst.BaseExpression, keys: tuple[str, ...]) -> None:
         """The elements of a literal container, each at its own key below `keys` (of the function's
@@ -2104,6 +2117,16 @@ def _default_call(value: cst.BaseExpression) -> cst.Call | None:
             if isinstance(call, cst.Call) and name_path(other) is not None:
                 return call
     return None
+
+
+def _conditional_arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a conditional may give, its arms' (nested conditionals' too): the body and the
+    `else` of `a if x else b`, each operand of `a or b`; `value` itself where it is no conditional."""
+    if isinstance(value, cst.IfExp):
+        return [*_conditional_arms(value.body), *_conditional_arms(value.orelse)]
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        return [*_conditional_arms(value.left), *_conditional_arms(value.right)]
+    return [value]
 
 
 def _unless_empty(value: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 144
+FACTS_FORMAT = 145
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -393,8 +393,10 @@ class Exit(NamedTuple):
 
 class Stored(NamedTuple):
     """A value kept where code can call it later, beyond what binds and writes say: a lambda bound
-    to a name (`x = lambda: ...`) or returned, or a value kept as an element of a container named
-    by `target` (`d = {"a": f}`, `handlers = [f, g]`, `d["b"] = f`).
+    to a name (`x = lambda: ...`) or returned, each arm of a conditional bound to a name or stored
+    into a field (`f = self.a if fast else self.b`, `self.f = a or b`), whose bind or write names
+    no one value, or a value kept as an element of a container named by `target` (`d = {"a": f}`,
+    `handlers = [f, g]`, `d["b"] = f`).
 
     `target` is None for the function's return value: a returned lambda, or an element of a
     returned tuple or list written out (`return self._consumer, self._epoch`). `keys` are the

@@ -1186,7 +1186,7 @@ class Symbols:
             declared = self._annotation_entity(module, bind.annotation, self._own_class(fid))
             if declared.kind == "instance" and declared.target in self._abstract_classes:
                 bound = self._bound_implementation(fid, bind, declared.target, depth)
-                if bound != UNKNOWN:
+                if bound != UNKNOWN or self._given_functions(fid, bind, depth):
                     return bound
             if declared.kind != "instance" and bind.kind == "assign":
                 # `Predicate<Msg> p = this::isCurrent`: the function bound, which an annotation
@@ -1239,6 +1239,14 @@ class Symbols:
             return built if built.kind == "instance" and abstract in self.mro(built.target) else UNKNOWN
         referenced = self._assigned_entity(fid, bind, depth) if bind.kind == "assign" else UNKNOWN
         return referenced if referenced.kind == "function" else UNKNOWN
+
+    def _given_functions(self, fid: str, bind: Bind, depth: int) -> bool:
+        """Whether a local declared as the project's abstract class or interface, by a bind of no
+        one value of its own (`Handler h = m -> drainFast(m);`, `Handler h;` then `h =
+        this::drainFast;`), is given functions: it holds those, not each implementation."""
+        if bind.kind != "assign" or bind.value_call >= 0 or bind.value_ref is not None:
+            return False
+        return any(value.kind == "function" for value in self._assigned_values(fid, bind.name, depth + 1))
 
     def _component_entity(self, fid: str, bind: Bind) -> Entity:
         """What a `var` component of a Java record pattern holds (`mark` of `Held(var mark, var
@@ -1692,7 +1700,21 @@ class Symbols:
             found = self.path_values(fid, call.callee, depth, call.callee_keys, at, called=True)
         if not found:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
+        if not found and call.receiver_call >= 0:
+            found = self._returned_functions_run(fid, call, depth)
         return found
+
+    def _returned_functions_run(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+        """What a method called on a call's result runs where that call returns functions its
+        returns disagree on (`pick(fast).accept(m)` of `return fast ? this::a : this::b;`, or of two
+        `return`s): each function, called through its interface's method (see `member`)."""
+        receiver = self.call(fid, call.receiver_call)
+        returned = self.call_values(fid, receiver, depth + 1) if receiver is not None else frozenset()
+        return frozenset(
+            run
+            for value in returned
+            if value.kind == "function" and (run := self.member(value, call.method)).kind == "function"
+        )
 
     def _object_run(self, value: Entity, interface_method: str) -> Entity:
         """What a call of `value`, which a call returned, runs: a Java object given where its
@@ -1988,6 +2010,10 @@ class Symbols:
         values.update(self._default_values(scope, name, depth))
         for bind in self.binds(scope).get(name, ()):
             if bind.annotation:
+                # `Consumer<Msg> c = pick(fast);`: every function the value may be, which the one
+                # value of its bind (see `_bind_entity`) leaves out where they are several.
+                if bind.kind == "assign":
+                    values.update(v for v in self._bound_source_values(scope, bind, depth) if v.kind == "function")
                 continue
             if bind.kind == "assign":
                 values.update(self._bound_source_values(scope, bind, depth))
@@ -2170,11 +2196,12 @@ class Symbols:
         return index
 
     def _stored_key(self, fid: str, module: str, qualname: str, stored: Stored) -> tuple[str, str] | None:
-        """Where `_stored_index` keeps a value stored in function `fid` (None: nowhere)."""
+        """Where `_stored_index` keeps a value stored in function `fid` (None: nowhere; an arm of a
+        conditional stored into a field is what its write stores: see `_stored_arms`)."""
         if stored.target is None:
             return (fid, "")
         if stored.target.attrs:
-            return self._field_elements_key(fid, qualname, stored.target)
+            return self._field_elements_key(fid, qualname, stored.target) if stored.element else None
         return (function_id(module, stored.target.scope), stored.target.name)
 
     @property
@@ -2582,12 +2609,24 @@ class Symbols:
                 found = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
             elif write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
                 found = {v for v in self.call_values(fid, call) if v.kind in ("function", "class")}
+            elif arms := self._stored_arms(fid, write.ref):
+                found = {v for v in arms if v.kind in ("function", "class")}
             else:
                 continue
             if found:
                 key = (self.defining_class(cls, write.ref.attrs[-1]), write.ref.attrs[-1])
                 seen.setdefault(key, {}).setdefault(cls, set()).update(found)
         return {key: {cls: frozenset(found) for cls, found in by_class.items()} for key, by_class in seen.items()}
+
+    def _stored_arms(self, fid: str, field: Ref) -> frozenset[Entity]:
+        """What the arms of a conditional `fid` stores into `field` hold (`self._handler = self.a if
+        fast else self.b`, Java's `drain = fast ? this::a : this::b;`): its write names no one value."""
+        return frozenset(
+            value
+            for stored in self.function(fid).stored
+            if stored.target == field and not stored.element
+            for value in self._stored_value(fid, stored, 0)
+        )
 
     def _stores_into_other_objects(self) -> Iterator[tuple[str, str, Write, Entity]]:
         """(function, class, write, value stored) of every store into a field of another object

@@ -997,7 +997,7 @@ class _Extractor:
                 value_call, value_ref = self._value_of(value)
                 # `static final Consumer<Msg> HANDLER = m -> ...;`: a lambda kept in the class, as a
                 # class attribute bound to one is in Python, called where `HANDLER.accept(m)` is.
-                self._store_functions(Ref(self._fn.qualname, name), value)
+                self._store_values(Ref(self._fn.qualname, name), value)
             ref = self._class_ref((name,))
             if ref is not None:
                 self._fn.writes.append(Write(ref, self._site(declarator), "assign", False, value_call, value_ref))
@@ -1300,7 +1300,7 @@ class _Extractor:
                 Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared,
                      literal=_is_literal(value))
             )
-            self._store_functions(Ref(self._fn.qualname, name), value)
+            self._store_values(Ref(self._fn.qualname, name), value)
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -1856,18 +1856,23 @@ class _Extractor:
             self._fn.binds.append(
                 Bind(ref.name, self._site(target), "assign", value_call, value_ref, literal=_is_literal(value))
             )
-            self._store_functions(ref, value)
+            self._store_values(ref, value)
+        elif stripped.attrs and not is_item:
+            self._store_values(stripped, value)
 
-    def _store_functions(self, local: Ref, value: Node | None) -> None:
-        """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is. Of
-        a conditional (`fast ? this::drainFast : m -> drainSlow(m)`), each arm's lambda or method
-        reference, either of which the local may hold: its bind names no one value."""
+    def _store_values(self, target: Ref, value: Node | None) -> None:
+        """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is (a
+        field's write keeps its own). Of a conditional (`fast ? this::drainFast : m ->
+        drainSlow(m)`) bound to a local or a field, each arm's value, a lambda, a method reference,
+        a call or a name path, either of which it may hold: its bind or write names no one value."""
         arms = _conditional_arms(value) if value is not None else []
+        if len(arms) < 2 and target.attrs:
+            return
         for arm in arms:
             if function := self._function_value(arm):
-                self._fn.stored.append(Stored(local, False, value_function=function))
-            elif len(arms) > 1 and _is_function(arm) and (method := self._value_of(arm)[1]) is not None:
-                self._fn.stored.append(Stored(local, False, value_ref=method))
+                self._fn.stored.append(Stored(target, False, value_function=function))
+            elif len(arms) > 1 and (known := self._value_of(arm)) != (-1, None):
+                self._fn.stored.append(Stored(target, False, known[1], known[0]))
 
     def _is_new_empty(self, value: Node | None) -> bool:
         """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
