@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from epochlint.frontend.facts import (
     FLOW_ARG,
@@ -30,7 +30,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.budget import WorkBudget, WorkLimitReached
-from epochlint.program.callgraph import CallSite, Contexts, Passed
+from epochlint.program.callgraph import MAX_CONTEXTS, CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
@@ -55,9 +55,6 @@ BUMP, CLEAR, ACQUIRE = "bump", "clear", "acquire"
 # locks on a chain, n*n/2 pairs with chains of up to n calls: 1,000,000 steps at 142 nested
 # calls. The projects measured spend at most a few hundred.
 LOCK_ORDER_STEPS = 1_000_000
-# How many callers up the locks bound to parameters are followed, where each hands its own
-# parameter on (`def take(a, b): both(a, b)`): code hands a lock down a few helpers.
-MAX_BINDING_HOPS = 16
 # Steps the bumps and clears made through calls may take in one unit: each call on each event's
 # chain counts one. Along a chain of n calls ending in a bump, every function has that bump as an
 # event with the rest of the chain: n*n/2 calls, 1,000,000 at about 1,400 functions.
@@ -167,9 +164,30 @@ class Event:
 # A function as a search meets it: with what its path parameters hold on the path that
 # reached it (what the calls along the path passed decides where it goes on).
 _State = tuple[str, Passed]
-# The locks one call binds to parameters of a function, by parameter, and the calls that bind
-# them, outermost first (see `LockOrder._bindings`).
-_Binding = tuple[dict[str, FieldId], tuple[CallSite, ...]]
+# A question `LockOrder._bindings` answers: a function, and the parameters whose locks its calls bind.
+_Question = tuple[str, frozenset[str]]
+
+
+class _Binding(NamedTuple):
+    """The locks one call binds to parameters of a function, by parameter; the calls that bind
+    them, outermost first; and what the function's path parameters hold on that path of calls (a
+    path that passes another callback runs other code: see `CallGraph.passed_on`)."""
+
+    locks: dict[str, FieldId]
+    calls: tuple[CallSite, ...]
+    passed: Passed
+
+
+# A call that binds parameters of the function a question asks about: its site, what it binds to
+# each (a lock, or a parameter of its caller that it hands on) and the question its caller's
+# callers answer for those it hands on (None: it hands none on).
+_BindingCall = tuple[CallSite, dict[str, FieldId | str | None], _Question | None]
+# The locks a binding binds, by parameter, as a key.
+_BoundLocks = tuple[tuple[str, FieldId], ...]
+# The bindings of a question found so far, by the locks they bind and what their path passes.
+_Found = dict[tuple[_BoundLocks, Passed], _Binding]
+# A call whose caller's callers bind none of the parameters it hands on binds its own locks alone.
+_UNBOUND = _Binding({}, (), ())
 # An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
 # lock the chain binds to it, or the parameter of the function the chain starts in that it hands on.
 _TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | str]
@@ -211,7 +229,7 @@ class LockOrder:
         self._reach: dict[tuple[_State, bool, FieldId | None, str], Reached] = {}
         self._acquired_from: dict[tuple[_State, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
         self._taken_of: dict[tuple[_State, FieldId | None], list[_TakenThrough]] = {}
-        self._bindings_of: dict[tuple[str, frozenset[str]], list[_Binding]] = {}
+        self._bindings_of: dict[_Question, list[_Binding]] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
@@ -349,9 +367,8 @@ class LockOrder:
         and what the chain binds to it: a lock, or a parameter of the caller of `site` it hands on.
         Each call that can reach one (`g` calling `helper(self._b)` and `helper(self._c)`) binds
         its own."""
-        call = self._binding_call(site)
         for taken, chain, handed in self._taken_from(site, free, passed):
-            bound = handed if isinstance(handed, FieldId) else self._bound_at(site, call, handed)
+            bound = handed if isinstance(handed, FieldId) else self._bound_at(site, handed)
             if bound is not None:
                 yield taken, (site, *chain), bound
 
@@ -396,51 +413,92 @@ class LockOrder:
         for site in reversed(chain):
             if not isinstance(handed, str):
                 break
-            handed = self._bound_at(site, self._binding_call(site), handed)
+            handed = self._bound_at(site, handed)
         return handed
 
-    def _binding_call(self, site: CallSite) -> Call | None:
-        """The call made at `site`, as it binds its callee's parameters (None: it binds none)."""
-        return self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 and not site.via_argument else None
-
-    def _bound_at(self, site: CallSite, call: Call | None, parameter: str) -> FieldId | str | None:
+    def _bound_at(self, site: CallSite, parameter: str) -> FieldId | str | None:
+        """What the call made at `site` binds to `parameter` of its callee (see `Locks.lock_bound_at`);
+        None where it binds nothing (it passes the callee as an argument)."""
+        call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 and not site.via_argument else None
         return self.locks.lock_bound_at(site, call, parameter) if call is not None else None
 
-    def _bindings(self, fid: str, parameters: frozenset[str], hops: int = 0) -> list[_Binding]:
-        """The locks that the calls of `fid` bind to `parameters`, one binding per different set
-        of locks, each with the calls that first bind it so; a call handing on a parameter of its
-        own (`def take(a, b): both(a, b)`) binds the locks its own callers bind, up to
-        MAX_BINDING_HOPS callers up. A call binding none of them locks adds nothing."""
-        key = (fid, parameters)
-        cached = self._bindings_of.get(key)
-        if cached is not None:
-            return cached
-        self._bindings_of[key] = []  # a call handing them on to `fid` itself binds nothing more
-        found: dict[tuple[tuple[str, FieldId], ...], tuple[CallSite, ...]] = {}
-        # In source order: the calls that first bind a set of locks are the same in any part.
-        for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: _place(bound[0])):
-            self._budget.spend(1, site.caller, site.pos)
-            bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in sorted(parameters)}
-            handed = frozenset(lock for lock in bound.values() if isinstance(lock, str))
-            above = self._bindings(site.caller, handed, hops + 1) if handed and hops < MAX_BINDING_HOPS else []
-            for outer_locks, chain in above or [({}, ())]:
+    def _bindings(self, fid: str, parameters: frozenset[str]) -> list[_Binding]:
+        """The locks that the calls of `fid` bind to `parameters`, one binding per different set of
+        locks and of what the path passes, each with the calls that first bind it so. A call
+        handing on a parameter of its own (`def take(a, b): both(a, b)`) binds the locks its own
+        callers bind; a call binding none of them locks adds nothing."""
+        question = (fid, parameters)
+        if question not in self._bindings_of:
+            self._answer_bindings(question)
+        return self._bindings_of[question]
+
+    def _answer_bindings(self, start: _Question) -> None:
+        """Answers `start` and the questions it asks of the callers that hand parameters on, callers
+        first, again and again until no call binds more: around a cycle of calls (a recursion
+        handing its locks on swapped, `both(b, a)`) each answer needs the others'."""
+        import networkx as nx
+
+        asked = self._binding_calls(start)
+        graph = nx.DiGraph()
+        graph.add_nodes_from(asked)
+        for question, calls in asked.items():
+            graph.add_edges_from((question, above) for *_, above in calls if above in asked)
+        callers_first = list(nx.dfs_postorder_nodes(graph, start))
+        found: dict[_Question, _Found] = {question: {} for question in callers_first}
+        grown = True
+        while grown:
+            grown = False
+            for question in callers_first:
+                grown = self._bind_calls(asked[question], found[question], found) or grown
+        for question in callers_first:
+            self._bindings_of[question] = list(found[question].values())
+
+    def _binding_calls(self, start: _Question) -> dict[_Question, list[_BindingCall]]:
+        """The calls that bind the parameters of each question, from `start` up the callers that
+        hand parameters on: all those not answered before."""
+        asked: dict[_Question, list[_BindingCall]] = {}
+        pending = deque([start])
+        while pending:
+            question = pending.popleft()
+            if question in asked or question in self._bindings_of:
+                continue
+            fid, parameters = question
+            calls = asked[question] = []
+            # In source order: the calls that first bind a set of locks are the same in any part.
+            for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: _place(bound[0])):
+                self._budget.spend(1, site.caller, site.pos)
+                bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in sorted(parameters)}
+                handed = frozenset(lock for lock in bound.values() if isinstance(lock, str))
+                above = (site.caller, handed) if handed else None
+                calls.append((site, bound, above))
+                if above:
+                    pending.append(above)
+        return asked
+
+    def _bind_calls(self, calls: list[_BindingCall], mine: _Found, found: dict[_Question, _Found]) -> bool:
+        """Adds to `mine` the bindings that `calls` make with those found so far above them;
+        whether one is new."""
+        added = False
+        for site, bound, above in calls:
+            for outer in self._found_above(above, found) or [_UNBOUND]:
+                self._budget.spend(1 + len(outer.calls), site.caller, site.pos)
                 locks = {
-                    parameter: outer_locks.get(lock) if isinstance(lock, str) else lock
+                    parameter: outer.locks.get(lock) if isinstance(lock, str) else lock
                     for parameter, lock in bound.items()
                 }
                 binding = tuple((parameter, lock) for parameter, lock in locks.items() if lock is not None)
-                if binding and binding not in found:
-                    found[binding] = (*chain, site)
-                    self._budget.spend(1 + len(chain), site.caller, site.pos)
-        result = self._bindings_of[key] = [(dict(binding), chain) for binding, chain in found.items()]
-        return result
+                key = (binding, _kept_passed(mine, binding, self.calls.passed_on(site, outer.passed)))
+                if binding and key not in mine:
+                    mine[key] = _Binding(dict(binding), (*outer.calls, site), key[1])
+                    added = True
+        return added
 
-    def _passed_along(self, chain: tuple[CallSite, ...]) -> Passed:
-        """What the path parameters of the function `chain` ends in hold on the path it takes."""
-        passed: Passed = ()
-        for site in chain:
-            passed = self.calls.passed_on(site, passed)
-        return passed
+    def _found_above(self, above: _Question | None, found: dict[_Question, _Found]) -> list[_Binding]:
+        """The bindings found so far for the question `above` that a call asks of its caller (a
+        copy: a recursion's call adds to the very bindings it reads)."""
+        if above is None:
+            return []
+        return list(found[above].values()) if above in found else self._bindings_of[above]
 
     def hands_off_to_acquire(self, sites: Iterable[CallSite], lock: FieldId) -> bool:
         """Whether one of `sites`, or a call they make there and then, hands work to another thread
@@ -497,10 +555,13 @@ class LockOrder:
             own = self.acquisitions.get(fid, ())
             found.extend(self._order_sites_in(fid, own))
             taken = self.taken_parameters.get(fid, ())
-            for locks, bound_by in self._bindings(fid, frozenset(t.parameter for t in taken)) if taken else ():
-                mine = (*own, *_bound(taken, locks))
-                pairs = self._order_sites_in(fid, mine, bound_by)
-                found.extend(pair for pair in pairs if pair.outer.parameter or pair.inner.parameter)
+            bound_pairs = (
+                (binding, pair)
+                for binding in (self._bindings(fid, frozenset(t.parameter for t in taken)) if taken else ())
+                for pair in self._order_sites_in(fid, (*own, *_bound(taken, binding.locks)), binding.calls)
+                if pair.outer.parameter or pair.inner.parameter
+            )
+            found.extend(_once_per_locks(bound_pairs))
         for fid in sorted(self.calls.sites_from):
             for site in self.calls.sites_from[fid]:
                 if site.inherits_locks:
@@ -539,16 +600,20 @@ class LockOrder:
         if taken and not frees:
             frees.add(None)
         held_parameters = {t.parameter for t in taken}
-        handed = {lock for free in frees for *_, lock in self._taken_through(site, free, ()) if isinstance(lock, str)}
+        taken_through = (lock for free in frees for *_, lock in self._taken_through(site, free, ()))
+        handed = {lock for lock in taken_through if isinstance(lock, str)}
         if not (held_parameters or handed):
             return
-        for locks, bound_by in self._bindings(site.caller, frozenset(held_parameters | handed)):
-            passed = self._passed_along(bound_by)
-            if self.calls.runs_after(passed, site):
-                yield from self._order_sites_around(site, (*own, *_bound(taken, locks)), (locks, bound_by), passed)
+        bindings = self._bindings(site.caller, frozenset(held_parameters | handed))
+        yield from _once_per_locks(
+            (binding, pair)
+            for binding in bindings
+            if self.calls.runs_after(binding.passed, site)
+            for pair in self._order_sites_around(site, (*own, *_bound(taken, binding.locks)), binding)
+        )
 
     def _order_sites_around(
-        self, site: CallSite, mine: tuple[Acquisition, ...], binding: _Binding | None = None, passed: Passed = ()
+        self, site: CallSite, mine: tuple[Acquisition, ...], binding: _Binding | None = None
     ) -> Iterator[OrderSite]:
         """The pairs of the acquisitions `mine` of the caller of `site`, held around it, and those
         made through it. With the `binding` of the caller's parameters, only the pairs that take a
@@ -558,11 +623,11 @@ class LockOrder:
             return
         held_here = {a.lock for a in outers} | self.locks.entry.get(site.caller, frozenset())
         for outer, free in self._runs_under(site, outers):
-            for inner, chain in self._acquired_around(site, free, binding, passed, bool(outer.parameter)):
+            for inner, chain in self._acquired_around(site, free, binding, bool(outer.parameter)):
                 held = held_here | self._held_along(chain, inner)
                 if self._waits(outer, inner, held):
                     self._budget.spend(2 + len(chain), site.caller, site.pos)
-                    yield OrderSite(outer, inner, (site, *chain), binding[1] if binding else ())
+                    yield OrderSite(outer, inner, (site, *chain), binding.calls if binding else ())
 
     def _runs_under(
         self, site: CallSite, outers: list[Acquisition]
@@ -576,13 +641,13 @@ class LockOrder:
                 yield outer, free
 
     def _acquired_around(
-        self, site: CallSite, free: FieldId | None, binding: _Binding | None, passed: Passed, outer_bound: bool
+        self, site: CallSite, free: FieldId | None, binding: _Binding | None, outer_bound: bool
     ) -> Iterator[tuple[Acquisition, tuple[CallSite, ...]]]:
         """The blocking acquisitions made through `site` (see `_order_sites_around`), with the
-        chains from the callee of `site`."""
+        chains from the callee of `site`, on the path of calls of the `binding`."""
+        locks, passed = (binding.locks, binding.passed) if binding is not None else ({}, ())
         if binding is None or outer_bound:
             yield from self.acquired_from(site, free, passed).items()
-        locks = binding[0] if binding is not None else {}
         for taken, chain, bound in self._taken_through(site, free, passed):
             if isinstance(bound, FieldId) and (binding is None or outer_bound):
                 yield taken.bound(bound), chain[1:]
@@ -1063,6 +1128,24 @@ def _place(site: CallSite) -> tuple[str, Pos]:
 def _bound(taken: Iterable[TakenParameter], locks: dict[str, FieldId]) -> tuple[Acquisition, ...]:
     """The acquisitions `taken` makes where a call binds `locks` to its parameters."""
     return tuple(t.bound(locks[t.parameter]) for t in taken if t.parameter in locks)
+
+
+def _once_per_locks(made: Iterable[tuple[_Binding, OrderSite]]) -> Iterator[OrderSite]:
+    """The pairs that bindings make, each once per set of locks bound: bindings that differ only in
+    what their paths pass (see `_Binding.passed`) make many of the same pairs."""
+    seen: set[tuple[_BoundLocks, OrderSite]] = set()
+    for binding, pair in made:
+        key = (tuple(binding.locks.items()), replace(pair, bound_by=()))
+        if key not in seen:
+            seen.add(key)
+            yield pair
+
+
+def _kept_passed(found: _Found, binding: _BoundLocks, passed: Passed) -> Passed:
+    """`passed`, what a path that makes `binding` passes, as `found` keeps it: at most MAX_CONTEXTS
+    different ones per binding (as a search keeps states, see `Contexts`); beyond, nothing known."""
+    kept = [other for locks, other in found if locks == binding]
+    return passed if passed in kept or len(kept) < MAX_CONTEXTS else ()
 
 
 def _calls_assigned_to(function: FunctionFacts, name: str) -> list[int]:
