@@ -31,7 +31,7 @@ from epochlint.frontend.facts import (
 )
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import MAX_CONTEXTS, CallSite, Contexts, Passed
-from epochlint.program.locks import NON_REENTRANT, REENTRANT
+from epochlint.program.locks import NON_REENTRANT, REENTRANT, LockParameter
 from epochlint.program.symbols import CONSTRUCTORS, FieldId
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
@@ -110,14 +110,14 @@ class TakenParameter:
     bind it different locks (`def both(first, second): with first: ...`): each call takes its own
     lock there, so the region becomes an acquisition only once a call's lock is bound to it."""
 
-    parameter: str
+    parameter: LockParameter
     function: str
     pos: Pos
     kind: str
     region: int
 
     def bound(self, lock: FieldId) -> Acquisition:
-        return Acquisition(lock, self.function, self.pos, self.kind, self.region, self.parameter)
+        return Acquisition(lock, self.function, self.pos, self.kind, self.region, self.parameter.name)
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ class Event:
 # reached it (what the calls along the path passed decides where it goes on).
 _State = tuple[str, Passed]
 # A question `LockOrder._bindings` answers: a function, and the parameters whose locks its calls bind.
-_Question = tuple[str, frozenset[str]]
+_Question = tuple[str, frozenset[LockParameter]]
 
 
 class _Binding(NamedTuple):
@@ -173,7 +173,7 @@ class _Binding(NamedTuple):
     them, outermost first; and what the function's path parameters hold on that path of calls (a
     path that passes another callback runs other code: see `CallGraph.passed_on`)."""
 
-    locks: dict[str, FieldId]
+    locks: dict[LockParameter, FieldId]
     calls: tuple[CallSite, ...]
     passed: Passed
 
@@ -181,16 +181,16 @@ class _Binding(NamedTuple):
 # A call that binds parameters of the function a question asks about: its site, what it binds to
 # each (a lock, or a parameter of its caller that it hands on) and the question its caller's
 # callers answer for those it hands on (None: it hands none on).
-_BindingCall = tuple[CallSite, dict[str, FieldId | str | None], _Question | None]
+_BindingCall = tuple[CallSite, dict[LockParameter, FieldId | LockParameter | None], _Question | None]
 # The locks a binding binds, by parameter, as a key.
-_BoundLocks = tuple[tuple[str, FieldId], ...]
+_BoundLocks = tuple[tuple[LockParameter, FieldId], ...]
 # The bindings of a question found so far, by the locks they bind and what their path passes.
 _Found = dict[tuple[_BoundLocks, Passed], _Binding]
 # A call whose caller's callers bind none of the parameters it hands on binds its own locks alone.
 _UNBOUND = _Binding({}, (), ())
 # An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
 # lock the chain binds to it, or the parameter of the function the chain starts in that it hands on.
-_TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | str]
+_TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | LockParameter]
 
 
 @dataclass(frozen=True)
@@ -380,7 +380,7 @@ class LockOrder:
         cached = self._taken_of.get(key)
         if cached is None:
             cached = []
-            seen: set[tuple[TakenParameter, FieldId | str]] = set()
+            seen: set[tuple[TakenParameter, FieldId | LockParameter]] = set()
             reached = self.reach(site.callee, free=free, passed=state[1], toward=ACQUIRE)
             for fid in reached:
                 waiting = [taken for taken in self.taken_parameters.get(fid, ()) if taken.kind not in NOT_WAITING]
@@ -405,24 +405,24 @@ class LockOrder:
             if state is not None and self._goes_on(site, state[1], free):
                 yield (*reached.chain(site.caller), site)
 
-    def _pulled_back(self, chain: tuple[CallSite, ...], parameter: str) -> FieldId | str | None:
+    def _pulled_back(self, chain: tuple[CallSite, ...], parameter: LockParameter) -> FieldId | LockParameter | None:
         """The lock the calls of `chain` bind to `parameter` of the function it ends in, or the
         parameter of the function it starts in that they hand on to it (`parameter` itself for no
         call); None where a call binds it something else."""
-        handed: FieldId | str | None = parameter
+        handed: FieldId | LockParameter | None = parameter
         for site in reversed(chain):
-            if not isinstance(handed, str):
+            if not isinstance(handed, LockParameter):
                 break
             handed = self._bound_at(site, handed)
         return handed
 
-    def _bound_at(self, site: CallSite, parameter: str) -> FieldId | str | None:
+    def _bound_at(self, site: CallSite, parameter: LockParameter) -> FieldId | LockParameter | None:
         """What the call made at `site` binds to `parameter` of its callee (see `Locks.lock_bound_at`);
         None where it binds nothing (it passes the callee as an argument)."""
         call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 and not site.via_argument else None
         return self.locks.lock_bound_at(site, call, parameter) if call is not None else None
 
-    def _bindings(self, fid: str, parameters: frozenset[str]) -> list[_Binding]:
+    def _bindings(self, fid: str, parameters: frozenset[LockParameter]) -> list[_Binding]:
         """The locks that the calls of `fid` bind to `parameters`, one binding per different set of
         locks and of what the path passes, each with the calls that first bind it so. A call
         handing on a parameter of its own (`def take(a, b): both(a, b)`) binds the locks its own
@@ -468,7 +468,7 @@ class LockOrder:
             for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: _place(bound[0])):
                 self._budget.spend(1, site.caller, site.pos)
                 bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in sorted(parameters)}
-                handed = frozenset(lock for lock in bound.values() if isinstance(lock, str))
+                handed = frozenset(lock for lock in bound.values() if isinstance(lock, LockParameter))
                 above = (site.caller, handed) if handed else None
                 calls.append((site, bound, above))
                 if above:
@@ -483,7 +483,7 @@ class LockOrder:
             for outer in self._found_above(above, found) or [_UNBOUND]:
                 self._budget.spend(1 + len(outer.calls), site.caller, site.pos)
                 locks = {
-                    parameter: outer.locks.get(lock) if isinstance(lock, str) else lock
+                    parameter: outer.locks.get(lock) if isinstance(lock, LockParameter) else lock
                     for parameter, lock in bound.items()
                 }
                 binding = tuple((parameter, lock) for parameter, lock in locks.items() if lock is not None)
@@ -601,7 +601,7 @@ class LockOrder:
             frees.add(None)
         held_parameters = {t.parameter for t in taken}
         taken_through = (lock for free in frees for *_, lock in self._taken_through(site, free, ()))
-        handed = {lock for lock in taken_through if isinstance(lock, str)}
+        handed = {lock for lock in taken_through if isinstance(lock, LockParameter)}
         if not (held_parameters or handed):
             return
         bindings = self._bindings(site.caller, frozenset(held_parameters | handed))
@@ -651,7 +651,7 @@ class LockOrder:
         for taken, chain, bound in self._taken_through(site, free, passed):
             if isinstance(bound, FieldId) and (binding is None or outer_bound):
                 yield taken.bound(bound), chain[1:]
-            elif isinstance(bound, str) and bound in locks:
+            elif isinstance(bound, LockParameter) and bound in locks:
                 yield taken.bound(locks[bound]), chain[1:]
 
     def _held_along(self, chain: tuple[CallSite, ...], inner: Acquisition) -> set[FieldId]:
@@ -1125,7 +1125,7 @@ def _place(site: CallSite) -> tuple[str, Pos]:
     return site.caller, site.pos
 
 
-def _bound(taken: Iterable[TakenParameter], locks: dict[str, FieldId]) -> tuple[Acquisition, ...]:
+def _bound(taken: Iterable[TakenParameter], locks: dict[LockParameter, FieldId]) -> tuple[Acquisition, ...]:
     """The acquisitions `taken` makes where a call binds `locks` to its parameters."""
     return tuple(t.bound(locks[t.parameter]) for t in taken if t.parameter in locks)
 

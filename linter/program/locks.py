@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from epochlint.frontend.facts import (
     FLOW_RETURN,
@@ -78,6 +78,19 @@ _FIELD_FACTORIES = {
     "attr.attrib": "factory",
     "attr.field": "factory",
 }
+
+
+class LockParameter(NamedTuple):
+    """A parameter of a function, as the lock its held regions take: the lock it holds (`with
+    first:`, `first.lock()`), or in Java the monitor of the object it holds (`synchronized
+    (first)`)."""
+
+    name: str
+    monitor: bool = False
+
+    def lock_ref(self, argument: Ref) -> Ref:
+        """The lock taken where `argument` is bound to the parameter: itself, or its monitor."""
+        return argument._replace(attrs=(*argument.attrs, MONITOR)) if self.monitor else argument
 
 
 @dataclass(frozen=True)
@@ -288,7 +301,7 @@ class Locks:
                 field = self.symbols.field(fid, write.ref)
                 if field is None or field in self.constructed:
                     continue
-                passed = self._locks_passed(fid, value.name)
+                passed = self._locks_passed(fid, LockParameter(value.name))
                 if len(passed) == 1:
                     (lock,) = passed
                     self._learn(LockInfo(field, self.kind(lock), lock))
@@ -302,18 +315,18 @@ class Locks:
         self.constructed[info.field] = info
         self._followed_whole.clear()
 
-    def _locks_passed(self, fid: str, param: str) -> frozenset[FieldId]:
+    def _locks_passed(self, fid: str, param: LockParameter) -> frozenset[FieldId]:
         """The locks bound to parameter `param` of `fid` at its resolved call sites and by the calls
         that bind its parameters for a later call (`partial(Connection, self._lock)`); a call that
         binds something else (or nothing known) adds None. Test code's calls are left out: a test
         that builds the object with a lock of its own does not make the product's lock another."""
         passed: set[FieldId | None] = set()
-        function = self.symbols.function(fid)
         for site, call in self.calls_binding(fid):
-            for name, arg in bound_arguments(function, call, site.bound_ahead):
-                if name == param:
-                    lock = self.lock_of(site.caller, arg.ref) if arg.ref is not None else None
-                    passed.add(lock)
+            arg = self._argument_bound(site, call, param)
+            if arg is not None:
+                passed.add(self.lock_of(site.caller, param.lock_ref(arg.ref)) if arg.ref is not None else None)
+            elif (default := self._default_lock(site, call, param)) is not None:
+                passed.add(default)
         return frozenset() if None in passed else frozenset(lock for lock in passed if lock is not None)
 
     def _locks_built_for(self, fid: str, param: str) -> set[str]:
@@ -347,22 +360,47 @@ class Locks:
             if self.shapes_model(caller, fid):
                 yield CallSite(caller, fid, HANDOFF, call.site, call.id, via_argument=True, bound_ahead=ahead), call
 
-    def lock_bound_at(self, site: CallSite, call: Call, param: str) -> FieldId | str | None:
+    def lock_bound_at(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
         """What `call`, made at `site`, binds to parameter `param` of its callee as a lock: the
-        caller's own parameter it hands on, by name (whose lock the caller's callers bind, each
-        its own); or the lock its argument denotes in the caller; None for anything else."""
-        for name, arg in bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead):
-            if name == param and arg.ref is not None:
-                return self._parameter_named(site.caller, arg.ref) or self.lock_of(site.caller, arg.ref)
-        return None
+        caller's own parameter it hands on (whose lock the caller's callers bind, each its own);
+        or the lock its argument denotes in the caller, or the parameter's default; None for anything
+        else."""
+        arg = self._argument_bound(site, call, param)
+        if arg is None:
+            return self._default_lock(site, call, param)
+        if arg.ref is None:
+            return None
+        handed = self._parameter_named(site.caller, arg.ref)
+        return param._replace(name=handed) if handed else self.lock_of(site.caller, param.lock_ref(arg.ref))
 
-    def lock_parameter(self, fid: str, region: Region) -> str:
+    def _argument_bound(self, site: CallSite, call: Call, param: LockParameter) -> Arg | None:
+        """The argument `call`, made at `site`, binds to parameter `param` of its callee."""
+        bound = bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead)
+        return next((arg for name, arg in bound if name == param.name), None)
+
+    def _default_lock(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | None:
+        """The lock the default value of `param` names (`def locked(action, lock=_STATE_LOCK)`), for
+        a call that binds it nothing; None where it has none, or where the call may bind it out of
+        sight: a starred argument, or a call binding the function's parameters for a later call
+        (`partial(locked, lock=_IO_LOCK)`, see `bound_for_later`)."""
+        if site.bound_ahead or site.callee in self._bound_for_later or any(arg.kind == "star" for arg in call.args):
+            return None
+        default = next((p.default for p in self.symbols.function(site.callee).params if p.name == param.name), None)
+        return self.lock_of(site.callee, param.lock_ref(default)) if default is not None else None
+
+    def lock_parameter(self, fid: str, region: Region) -> LockParameter | None:
         """The parameter of `fid` whose lock `region` holds where its callers bind it different
-        locks (`def both(first, second): with first: ...`), so that each call holds its own; ""
+        locks (`def both(first, second): with first: ...`), so that each call holds its own; None
         where the region's lock is known wherever `fid` runs, or is no parameter's."""
         if region.call >= 0 or self.region_lock(fid, region) is not None:
-            return ""
-        return self._parameter_named(fid, region.lock)
+            return None
+        return self._lock_parameter(fid, region.lock)
+
+    def _lock_parameter(self, fid: str, ref: Ref) -> LockParameter | None:
+        """The parameter of `fid` whose lock `ref` names (`synchronized (first)`: its monitor)."""
+        monitor = ref.attrs[-1:] == (MONITOR,)
+        name = self._parameter_named(fid, ref._replace(attrs=ref.attrs[:-1]) if monitor else ref)
+        return LockParameter(name, monitor) if name else None
 
     def _parameter_named(self, fid: str, ref: Ref) -> str:
         """The parameter of `fid` that `ref` names, through simple local aliases; "" for another."""
@@ -579,11 +617,12 @@ class Locks:
 
     def _lock_bound_to(self, fid: str, ref: Ref) -> FieldId | None:
         """The lock that every resolved call binds to a parameter of `fid` that `ref` names
-        (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`), if they agree."""
-        param = self._parameter_named(fid, ref)
-        if not param:
+        (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`), if they agree;
+        for a Java monitor of a parameter (`synchronized (monitor)`), the monitor of what they bind."""
+        param = self._lock_parameter(fid, ref)
+        if param is None:
             return None
-        passed = self._followed(f"{fid}\0{param}", partial(self._locks_passed, fid, param))
+        passed = self._followed(f"{fid}\0{param.name}\0{param.monitor}", partial(self._locks_passed, fid, param))
         return next(iter(passed)) if passed is not None and len(passed) == 1 else None
 
     def _condition_built_here(self, fid: str, ref: Ref) -> FieldId | None:
