@@ -204,11 +204,11 @@ def _carried(program: Program, fid: str, call: Call) -> Iterator[_Carried]:
         ref = _attribute(program, fid, arg)
         if ref is None or not _LEADER_SLOT.search(snake_name(slot)):
             continue
-        position = _position_prefix(program, fid, ref)
-        if position is None or not _advances(program, fid, offset, position):
+        carried = _position_prefix(program, fid, ref)
+        if carried is None or not _advances(program, fid, offset, carried):
             continue
         pos = _argument_pos(program, fid, call, arg, index)
-        yield _Carried(fid, pos, arg.text, position.text())
+        yield _Carried(fid, pos, arg.text, carried.text())
 
 
 def _slots(program: Program, fid: str, call: Call) -> list[tuple[Arg, str]]:

@@ -40,6 +40,7 @@ def _move(tree: SourceTree, finding: Finding) -> tuple[Container, int, int] | No
     bump = tree.statement_at(fix.location)
     if not isinstance(clear, cst.SimpleStatementLine) or not isinstance(bump, cst.SimpleStatementLine):
         return None
+    found: tuple[Container, int, int] | None
     if clear is bump:
         found = _places_in_line(tree, clear, finding.location, fix.location)
     else:

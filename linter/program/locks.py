@@ -240,7 +240,9 @@ class Locks:
                 if call is not None and bind.kind == "assign":
                     yield fid, FieldId(owner, (bind.name,)), call, False
             cached = self._cached_field(fid)
-            for call in function.calls if cached is not None else ():
+            if cached is None:
+                continue
+            for call in function.calls:
                 if call.flow.kind == FLOW_RETURN and call.flow.call < 0:
                     yield fid, cached, call, False
 
