@@ -37,6 +37,7 @@ from epochlint.frontend.facts import (
     Branches,
     Call,
     Choice,
+    Exit,
     Flow,
     FunctionFacts,
     Loop,
@@ -1119,7 +1120,7 @@ class _Frame:
     def _parts_of(self, ref: Ref, site: Site) -> Mapping[str, Value]:
         """What a name path read at `site` holds by the element of a tuple or list written out each
         part is ("": no element of its own): a local's (see `_elements_at`), with what it holds
-        besides its assignments (a loop's or a `with`'s target); a field's (see `element_field`).
+        besides its assignments (a fallback's, a container writer's); a field's (see `element_field`).
         None of a list whose elements are moved in place (see `_reordered_paths`: by this function
         for a local, `epochs.sort()`; by any for a field, `self.pair.reverse()`), which a name of a
         tuple target then takes whole."""
@@ -1354,11 +1355,9 @@ class _Frame:
         for bind in index.binds:
             bound = self._bound_value(bind)
             merge(result.setdefault(bind.name, {}), bound)
-            if bind.kind == "with":
-                # `with opener() as epoch:` assigns the local, as `epoch = ...` does.
-                self._assigned.setdefault(bind.name, []).append(_assignment(bind.site, bound))
-            else:
-                merge(besides.setdefault(bind.name, {}), bound)
+            # `with opener() as epoch:` assigns the local, as `epoch = ...` does; `for epoch in
+            # epochs:` does on each pass, before the body.
+            self._assigned.setdefault(bind.name, []).append(_assignment(bind.site, bound))
         self._assign_what_nothing_produces()
         for call_id, dest in index.writers:
             if dest[0] == "local":
@@ -1468,9 +1467,9 @@ class _Frame:
         second's value, which the first reaches through the read inside it). An assignment replaces
         an earlier one for a read when it ends before the read starts and lies in nothing that may
         skip it or cut it short (see `_conditions`) but what holds both; an assignment after the
-        read reaches it only in a loop around both, where one in that loop before the read may
-        replace it (see `_replaced`). A store into an item of the local adds to what it holds (see
-        `_held_from`)."""
+        read reaches it only in a loop around both, where one in that loop before the read, or
+        after it on the same pass, may replace it (see `_replaced`). A store into an item of the
+        local adds to what it holds (see `_held_from`)."""
         assigned = self._assigned.get(name, ())
         if len(assigned) < 2:
             return self.locals.get(name, EMPTY)
@@ -1520,7 +1519,8 @@ class _Frame:
         runs after the read, see `_updated_after`). Where `earlier` reaches the read only on a
         later pass of a loop (see `_passed_round`), an assignment in that loop before the read
         runs on each pass before it (`while batch: e = cur; commit(e); e = hist`); a Java `for`
-        update may run between them too (see `_updated_before`)."""
+        update may run between them too (see `_updated_before`). An assignment after `earlier` on
+        its pass replaces it there and after the loop (see `_replaced_later_on_the_pass`)."""
         loop = self._passed_round(earlier, read)
         enclosing = self._conditions(earlier) & self._conditions(read)
         between = [later for later in later_sites if self._runs_before(later, earlier, read, loop)]
@@ -1529,12 +1529,98 @@ class _Frame:
             return True
         if any(self._updated_before(later, earlier, read) for later in later_sites):
             return True
+        if self._replaced_later_on_the_pass(earlier, read, later_sites, loop):
+            return True
         return any(
             self._every_arm_assigns(branches, enclosing, between)
             for branches in self.program.symbols.function(self.fid).branches
             if branches.exhaustive
             and branches.pos[2:] <= read.pos[:2]
             and self._branching_after(branches.pos, earlier, loop)
+        )
+
+    def _replaced_later_on_the_pass(
+        self, earlier: Site, read: Site, later_sites: Sequence[Site], loop: Loop | None
+    ) -> bool:
+        """Whether one of `later_sites` written after `earlier` (or each arm of a branching there,
+        by one of them) runs after it on every path on to the read at `read` (see `_follows`): in
+        nothing that may skip it but what holds the read and the loops around `earlier` alone
+        (see `_each_pass`). `for r in rs: e = r.leader_epoch; e = cur()`: the read after the loop,
+        and one before them in its body on the next pass, hold `cur()` alone."""
+        following = [later for later in later_sites if self._follows(later, earlier, read, loop)]
+        if not following:
+            return False
+        each_pass = self._each_pass(earlier, read, loop)
+        if any(self._conditions(later) <= each_pass for later in following):
+            return True
+        return any(
+            self._every_arm_assigns(branches, each_pass, following)
+            for branches in self.program.symbols.function(self.fid).branches
+            if branches.exhaustive and self._on_the_way(branches.pos, earlier, read, loop)
+        )
+
+    def _follows(self, later: Site, earlier: Site, read: Site, loop: Loop | None) -> bool:
+        """Whether `later` is written after `earlier` and before the read at `read` (where
+        `earlier` reaches the read only on a later pass of `loop`, see `_passed_round`: anywhere
+        after it in that loop), and runs on every way between them: no jump skips it (see
+        `_skipped`), no pass enters past it (see `_entered_past`). Neither lies in a Java `for`
+        update, which runs after the body written after it (see `_updated_before`)."""
+        return (
+            later is not earlier
+            and self._on_the_way(later.pos, earlier, read, loop)
+            and (loop is None or loop.id in later.loops)
+            and not self._in_an_update(earlier.pos)
+            and not self._in_an_update(later.pos)
+            and not self._entered_past(later, read)
+            and not self._skipped(later, earlier)
+        )
+
+    def _in_an_update(self, pos: Pos) -> bool:
+        """Whether the span `pos` lies in the update of a Java `for` statement."""
+        loops = self.program.symbols.function(self.fid).loops
+        return any(loop.update is not None and within(pos, loop.update) for loop in loops)
+
+    @staticmethod
+    def _on_the_way(pos: Pos, earlier: Site, read: Site, loop: Loop | None) -> bool:
+        """Whether the span `pos` starts after `earlier` and ends before the read at `read`, or,
+        where `earlier` reaches the read only on a later pass of `loop`, anywhere after it (what
+        lies in the loop runs on the way)."""
+        return earlier.pos[2:] <= pos[:2] and (loop is not None or pos[2:] <= read.pos[:2])
+
+    def _each_pass(self, earlier: Site, read: Site, loop: Loop | None) -> frozenset[object]:
+        """What may skip an assignment after `earlier` that yet runs on every path from it to the
+        read at `read`: what holds the read (where `earlier` reaches it only on a later pass of
+        `loop`, what holds that loop's body: what else holds the read there may be left part-way
+        and run again; nothing for a loop with no body of its own), and the loops around `earlier`
+        but not the read, which run it whole on each pass, with the test of a `while` among them."""
+        function = self.program.symbols.function(self.fid)
+        passes = [around for around in function.loops if around.id in earlier.loops and around.id not in read.loops]
+        if loop is None:
+            held = self._conditions(read)
+        elif loop.body is not None:
+            held = self._conditions(Site(loop.body, loop.site.regions, (*loop.site.loops, loop.id)))
+        else:
+            return frozenset()
+        tests = {("governs", around.site.pos) for around in passes if around.kind == "while"}
+        return held | {("loop", around.id) for around in passes} | tests
+
+    def _skipped(self, later: Site, earlier: Site) -> bool:
+        """Whether a jump after `earlier`, before `later`, may go on past `later`: a `break` or a
+        caught `raise` that ends a statement holding `later`, a `continue` that ends a pass of a
+        loop whose body holds it. A jump in a loop around `earlier` but not `later` counts wherever
+        it lies in that loop's body: a later pass of it runs `earlier` before it."""
+        function = self.program.symbols.function(self.fid)
+        passes = [
+            around.body
+            for around in function.loops
+            if around.body is not None and around.id in earlier.loops and around.id not in later.loops
+        ]
+        start = min([earlier.pos[2:], *(body[:2] for body in passes)])
+        return any(
+            start <= jump.pos[:2]
+            and jump.pos[2:] <= later.pos[:2]
+            and any(ended is not None and within(later.pos, ended) for ended in _ends(jump))
+            for jump in function.exits
         )
 
     def _passed_round(self, earlier: Site, read: Site) -> Loop | None:
@@ -1916,6 +2002,12 @@ def _comes_after(assignment: Site, read: Site) -> bool:
 def _in_body(pos: Pos, loop: Loop) -> bool:
     """Whether the span `pos` lies in the body of `loop` (what it runs per turn)."""
     return loop.body is not None and within(pos, loop.body)
+
+
+def _ends(jump: Exit) -> tuple[Pos | None, ...]:
+    """What `jump` leaves, to go on after it or at its next pass: the statement a `break` ends,
+    the body whose pass a `continue` ends, the `try` statement that catches a `raise`."""
+    return jump.ended_loop, jump.continued, jump.caught_by
 
 
 def _in_condition(site: Site, loop: Loop) -> bool:
