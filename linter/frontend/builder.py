@@ -46,6 +46,7 @@ class FunctionBuilder:
     decorators: tuple[str, ...] = ()
     decorator_values: tuple[Arg, ...] = ()
     returns: str = ""
+    returns_array: str = ""
     stub_body: bool = False
     visibility: str = ""
     accesses: list[Access] = field(default_factory=list)
@@ -170,6 +171,7 @@ class FunctionBuilder:
             params=self.params,
             decorators=self.decorators,
             returns=self.returns,
+            returns_array=self.returns_array,
             stub_body=self.stub_body,
             visibility=self.visibility,
             globals_declared=tuple(sorted(self.globals_declared)),

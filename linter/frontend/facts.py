@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 145
+FACTS_FORMAT = 146
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -202,6 +202,10 @@ class Arg(NamedTuple):
     # local's, parameter's or field's class, primitive type or array; `this`'s class), "" where
     # unknown: the overload a call runs is the one these types fit.
     static_type: str = ""
+    # Java: for a `var` local declared with a call's result (`var ms = pending();`), that call, in
+    # the function declaring the local; -1 otherwise. Where the called method is declared to return
+    # an array, the argument is of that type, as an argument that is such a call is.
+    typed_by_call: int = -1
 
 
 class Call(NamedTuple):
@@ -452,6 +456,9 @@ class FunctionFacts:
     params: tuple[Param, ...] = ()
     decorators: tuple[str, ...] = ()
     returns: str = ""
+    # Java: the array a method is declared to return (`Msg[]` of `Msg[] pending()`, `long[]`),
+    # which `returns` leaves out; "" for any other type.
+    returns_array: str = ""
     # The body is only `...`, `pass`, a docstring or `raise NotImplementedError`: an abstract stub.
     stub_body: bool = False
     globals_declared: tuple[str, ...] = ()

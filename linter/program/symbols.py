@@ -38,7 +38,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.frontend.java import is_java
-from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, OPTIONAL_TYPES
+from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, OPTIONAL_TYPES, PRIMITIVE_TYPES
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
 from epochlint.program.overloads import (
     EXACT,
@@ -1450,7 +1450,7 @@ class Symbols:
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """What a call site calls: a function, a class (its constructor), or something external;
         the first of the Java overloads its arguments may run."""
-        return self._overloads(self._called(self._callee(fid, call, depth)), fid, call.args)[0]
+        return self._overloads(self._called(self._callee(fid, call, depth)), fid, call.args, depth)[0]
 
     def _called(self, callee: Entity) -> Entity:
         """What calling `callee` runs: for an instance of a project class, its `__call__`."""
@@ -1467,7 +1467,7 @@ class Symbols:
             return ()
         return tuple(overload.target for overload in self._overloads(Entity("function", init), fid, args))
 
-    def _overloads(self, callee: Entity, fid: str, args: tuple[Arg, ...]) -> tuple[Entity, ...]:
+    def _overloads(self, callee: Entity, fid: str, args: tuple[Arg, ...], depth: int = 0) -> tuple[Entity, ...]:
         """The Java overloads of the resolved method (the one of the most parameters, named
         plainly; the Java frontend names the others `name~n`, `name~n~2`...), and those its class
         inherits (see `_overloads_in_reach`), that a call in `fid` with `args` may run: of those
@@ -1488,7 +1488,7 @@ class Symbols:
             for overload in overloads
             if (taken := self._parameter_count(overload))[1] and taken[0] - 1 <= arity
         ]
-        types = [self._type_named(fid, arg.static_type) for arg in args] if len(fixed) + len(spread) > 1 else []
+        types = [self._argument_type(fid, arg, depth) for arg in args] if len(fixed) + len(spread) > 1 else []
         given = [self._overload_taking(overload, types, False) for overload in fixed]
         fitting = most_specific([overload for overload in given if self._given_as_written(overload)]) or (
             most_specific([self._overload_taking(overload, types, True) for overload in spread])
@@ -1517,6 +1517,32 @@ class Symbols:
             params.append((as_argument, ParameterType(as_argument.name, as_argument.project)))
         taken = [params[min(index, len(params) - 1)] for index in range(len(types))]
         return Overload(fid, [conversion(argument, param) for argument, (_, param) in zip(types, taken)], taken)
+
+    def _argument_type(self, fid: str, arg: Arg, depth: int) -> ArgumentType:
+        """A Java argument's static type (see `Arg.static_type`); where that is unknown, the array
+        the method a call runs is declared to return, of the argument's call (`note(pending())` of
+        `Msg[] pending()`) or of the one that declared the `var` local it names (`var ms =
+        pending();`, see `Arg.typed_by_call`)."""
+        if arg.static_type:
+            return self._type_named(fid, arg.static_type)
+        if arg.kind == "call":
+            return self._returned_array(fid, arg.call, depth)
+        if arg.typed_by_call >= 0 and arg.ref is not None:
+            declaring = function_id(self.module_of(fid).name, arg.ref.scope)
+            return self._returned_array(declaring, arg.typed_by_call, depth)
+        return ArgumentType("")
+
+    def _returned_array(self, fid: str, call_id: int, depth: int) -> ArgumentType:
+        """The array type each method call `call_id` of `fid` may run is declared to return, where
+        they all declare the same (an override may return an array of a subclass); unknown else."""
+        call = self.call(fid, call_id) if fid in self.functions else None
+        callees = self.callees(fid, call, depth + 1) if call is not None else frozenset()
+        returned = {
+            self._type_named(callee.target, self.function(callee.target).returns_array)
+            if callee.kind == "function" else ArgumentType("")
+            for callee in callees
+        }
+        return returned.pop() if len(returned) == 1 else ArgumentType("")
 
     def _type_named(self, fid: str, written: str) -> ArgumentType:
         """A type written in function `fid` (an argument's static type, a parameter's), with its
@@ -1672,7 +1698,7 @@ class Symbols:
             lambda: frozenset(
                 overload
                 for value in self._callees(fid, call, depth)
-                for overload in self._overloads(self._called(value), fid, call.args)
+                for overload in self._overloads(self._called(value), fid, call.args, depth)
             ),
             _NOTHING,
         )
@@ -3311,22 +3337,29 @@ def _string_literal(arg: Arg) -> str:
 
 
 def _overrides_param(own: Param, base: Param) -> bool:
-    """Whether a Java override's parameter `own` stands for a base's `base`: of its kind, and of its
-    type or, where `base` is of a type variable, of any class or array (a type argument for it),
-    and where `base` is of an array of one (`K[] keys`), of any array."""
-    return own.kind == base.kind and (
-        _type_of_param(own) == _type_of_param(base)
-        or base.type_variable and not own.primitive and (bool(own.array) or not base.array)
-    )
+    """Whether a Java override's parameter `own` stands for a base's `base`: of its type, or, where
+    `base` is of a type variable (`K key`), of any class or array (a type argument for it), and
+    where `base` is of an array of one (`K[] keys`, `K... keys`), of any array of a class or of an
+    array (`Bytes[]`, `long[][]`; not `long[]`: a type argument is never a primitive)."""
+    own_type, base_type = _type_of_param(own), _type_of_param(base)
+    if own_type == base_type:
+        return True
+    dimensions = _array_parts(base_type)[1] if "[]" in base_type else ""
+    type_argument = own_type.removesuffix(dimensions)  # `Bytes` of `Bytes[]` for `K[]`
+    return base.type_variable and own_type.endswith(dimensions) and type_argument not in PRIMITIVE_TYPES
 
 
 def _type_of_param(param: Param) -> str:
     """The type a Java parameter is declared with, as an override repeats it: its primitive, its
-    class's simple name, or an array of either (`long[]`, `String[]` of `java.lang.String[]`)."""
+    class's simple name, or an array of either (`long[]`, `String[]` of `java.lang.String[]`); a
+    `String... tags` is a `String[]` (JLS 8.4.1), so `f(String... tags)` overrides `f(String[]
+    tags)`, and the other way round."""
     if param.array:
         element, dimensions = _array_parts(param.array)
-        return _simple_name(element) + dimensions
-    return param.primitive or _simple_name(param.annotation)
+        written = _simple_name(element) + dimensions
+    else:
+        written = param.primitive or _simple_name(param.annotation)
+    return f"{written}[]" if param.kind == "vararg" else written
 
 
 def _array_parts(written: str) -> tuple[str, str]:

@@ -936,16 +936,16 @@ class _Extractor:
             if member.type not in ("field_declaration", "constant_declaration"):
                 continue
             static = "static" in _modifiers(member) or member.type == "constant_declaration"
-            declared = self._type(member.child_by_field_name("type"))
-            scalar = _is_scalar_type(member.child_by_field_name("type"))
-            primitive = _value_type_written(member.child_by_field_name("type"))
+            type_node = member.child_by_field_name("type")
+            declared = self._type(type_node)
             for declarator in member.children_by_field_name("declarator"):
                 name = _text(declarator.child_by_field_name("name"))
-                cls.field_types[name] = declared
-                cls.primitive_fields[name] = primitive
-                if member.child_by_field_name("type").type == "array_type":
+                after_name = _dimensions_written(declarator)
+                cls.field_types[name] = "" if after_name else declared
+                cls.primitive_fields[name] = _value_type_written(type_node, after_name)
+                if after_name or type_node.type == "array_type":
                     cls.array_fields.add(name)
-                if scalar:
+                if not after_name and _is_scalar_type(type_node):
                     cls.scalar_fields.add(name)
                 if static:
                     cls.static_fields.add(name)
@@ -984,7 +984,9 @@ class _Extractor:
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
             value = declarator.child_by_field_name("value")
-            self._fn.binds.append(Bind(name, self._site(declarator), "annotation", annotation=declared))
+            # `Msg all[];` declares an array, of no class, as `Msg[] all;` does.
+            annotation = "" if _dimensions_written(declarator) else declared
+            self._fn.binds.append(Bind(name, self._site(declarator), "annotation", annotation=annotation))
             value_call, value_ref = -1, None
             if value is not None and _is_function(value) and name not in self._class_stack[-1].static_fields:
                 # `Predicate<Msg> current = this::isCurrent;`: a function of the instance, as a
@@ -1012,6 +1014,9 @@ class _Extractor:
         name_node = node.child_by_field_name("name") or node
         body = node.child_by_field_name("body")
         self._type_variables.append(_type_variables(node))
+        # `Msg polled()[]` returns an array, of no class, as `Msg[] polled()` does.
+        returned = node.child_by_field_name("type")
+        returns = "" if is_constructor or _dimensions_written(node) else self._annotation(returned)
         function = _function(
             qualname,
             CONSTRUCTOR if is_constructor else _method_name(node),
@@ -1019,7 +1024,8 @@ class _Extractor:
             _span(name_node, node),
             class_name=cls.qualname,
             parent=self._fn.qualname if self._fn.kind not in ("module", "classbody") else "",
-            returns="" if is_constructor else self._annotation(node.child_by_field_name("type")),
+            returns=returns,
+            returns_array="" if is_constructor else _array_written(node),
             this_scope="" if static else qualname,
             visibility=next((v for v in _VISIBILITIES if v in modifiers), _default_visibility(cls)),
             stub_body=not is_constructor and _is_stub_body(body),
@@ -1055,18 +1061,21 @@ class _Extractor:
         if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
             name_node = param
         name = _text(name_node)
+        after_name = _dimensions_written(param)
         # The local `batch` of `Msg... batch` is an array, of no class; its elements are `Msg`s.
         annotation = "" if spread else self._annotation(type_node)
-        written_array = type_node is not None and type_node.type == "array_type"
+        if after_name:  # `Msg batch[]` is one too (`Msg` is used all the same)
+            annotation = ""
+        written_array = after_name > 0 or type_node is not None and type_node.type == "array_type"
         is_array = spread or written_array
         # `long`, `Msg[]`: a type `annotation` leaves out; `Msg... batch` is a `Msg[]` as `Msg[] batch` is.
-        written = _value_type_written(type_node)
+        written = _value_type_written(type_node, after_name)
         declared = _array_of(type_node) if spread else written or annotation
         self._declare(name, not is_array and _is_scalar_type(type_node), declared)
         if is_array:
             self._fn.arrays.add(name)
         self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
-        primitive, array = _primitive_written(type_node), written if written_array else ""
+        primitive, array = "" if after_name else _primitive_written(type_node), written if written_array else ""
         type_variable = self._is_type_variable(type_node)
         if spread:
             # `Msg... batch` takes the arguments beyond the others, as Python's `*batch` does, each
@@ -1283,24 +1292,36 @@ class _Extractor:
     def _v_local_variable_declaration(self, node: Node) -> None:
         type_node = node.child_by_field_name("type")
         declared = self._annotation(type_node)
+        inferred = _text(type_node) == "var"
         for declarator in node.children_by_field_name("declarator"):
             name = _text(declarator.child_by_field_name("name"))
-            if node.child_by_field_name("type").type == "array_type":
-                self._fn.arrays.add(name)
             value = declarator.child_by_field_name("value")
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
-            # `var n = 2 * size;` is a number as its value is.
-            inferred = _text(type_node) == "var" and value is not None and self._is_scalar(value)
-            self._declare(name, _is_scalar_type(type_node) or inferred, _value_type_written(type_node) or declared)
+            after_name = _dimensions_written(declarator)
+            if inferred:  # `var n = 2 * size;` is a number as its value is, `var ms = new Msg[] {m};` an array
+                written, scalar = self._inferred_array(value), value is not None and self._is_scalar(value)
+            else:
+                written = _value_type_written(type_node, after_name)
+                scalar = not after_name and _is_scalar_type(type_node)
+            if written.endswith("[]"):
+                self._fn.arrays.add(name)
+            self._declare(name, scalar, written or ("" if after_name else declared))
             if value is not None:
                 self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
             value_call, value_ref = (-1, viewed) if viewed is not None else self._value_of(value)
             self._fn.binds.append(
-                Bind(name, self._site(declarator), "assign", value_call, value_ref, annotation=declared,
-                     literal=_is_literal(value))
+                Bind(name, self._site(declarator), "assign", value_call, value_ref,
+                     annotation="" if after_name else declared, literal=_is_literal(value))
             )
             self._store_values(Ref(self._fn.qualname, name), value)
+
+    def _inferred_array(self, value: Node | None) -> str:
+        """The array type a `var` local takes from its value where that shows it (`Msg[]` of `new
+        Msg[] {m}`, of `(Msg[]) o`, of an array `ms`), "" otherwise (a call's result: see
+        `Arg.typed_by_call`)."""
+        written = self._static_type(_unparenthesized(value)) if value is not None else ""
+        return written if written.endswith("[]") else ""
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -1642,9 +1663,13 @@ class _Extractor:
         name = _text(name_node)
         type_node = node.child_by_field_name("type")
         annotation = self._annotation(type_node)
-        # `for (Msg[] group : groups)`: `group` is a `Msg[]`, as a local declared so is.
-        self._declare(name, _is_scalar_type(type_node), _value_type_written(type_node) or annotation)
-        if type_node is not None and type_node.type == "array_type":
+        # `for (Msg[] group : groups)` (or `Msg group[]`): `group` is a `Msg[]`, as a local declared so is.
+        after_name = _dimensions_written(node)
+        if after_name:  # an array, of no class (`Msg` is used all the same)
+            annotation = ""
+        written = _value_type_written(type_node, after_name)
+        self._declare(name, not after_name and _is_scalar_type(type_node), written or annotation)
+        if written.endswith("[]"):
             self._fn.arrays.add(name)
         value_call, value_ref = self._value_of(value)
         self._fn.binds.append(Bind(name, self._site(name_node), "iter", value_call, value_ref, annotation=annotation))
@@ -2181,7 +2206,18 @@ class _Extractor:
             self._fn.calls.append(Call(call_id, None, CONSTRUCTOR, "super", site, call_args, super_id, Flow()))
 
     def _arg(self, node: Node, call_id: int, index: int) -> Arg:
-        return self._untyped_arg(node, call_id, index)._replace(static_type=self._static_type(_unparenthesized(node)))
+        value = _unparenthesized(node)
+        return self._untyped_arg(node, call_id, index)._replace(
+            static_type=self._static_type(value), typed_by_call=self._declaring_call(value))
+
+    def _declaring_call(self, value: Node) -> int:
+        """The call whose result declared the `var` local `value` names (`pending()` of `var ms =
+        pending();`, see `Arg.typed_by_call`), -1 for anything else."""
+        function = self._declaring(_text(value)) if value.type == "identifier" else None
+        declarator = function.declarators.get(_text(value)) if function is not None else None
+        if declarator is None or _text(declarator.parent.child_by_field_name("type")) != "var":
+            return -1
+        return self._call_ids.get(_unparenthesized(declarator.child_by_field_name("value")).id, -1)
 
     def _untyped_arg(self, node: Node, call_id: int, index: int) -> Arg:
         text = _text(node)
@@ -2604,15 +2640,32 @@ def _type_written(node: Node | None) -> str:
     return _primitive_written(node) or type_name(node)
 
 
-def _value_type_written(node: Node | None) -> str:
+def _value_type_written(node: Node | None, after_name: int = 0) -> str:
     """The type a declaration names where no class annotation does: a primitive (`long`), an array
-    of a primitive or of a class, type arguments dropped (`long[]`, `Msg[][]`); "" for a class."""
-    if node is None or node.type != "array_type":
+    of a primitive or of a class, type arguments dropped (`long[]`, `Msg[][]`), of as many more
+    dimensions as the declaration writes `after_name` (`Msg[]` of `Msg ms[]`); "" for a class."""
+    element, dimensions = node, after_name
+    if node is not None and node.type == "array_type":
+        element, dimensions = node.child_by_field_name("element"), dimensions + _dimensions_written(node)
+    if not dimensions:
         return _primitive_written(node)
-    element = node.child_by_field_name("element")
-    dimensions = node.child_by_field_name("dimensions")
     written = _type_written(element)
-    return written + "[]" * _text(dimensions).count("[") if written and dimensions is not None else ""
+    return written + "[]" * dimensions if written else ""
+
+
+def _array_written(declaration: Node) -> str:
+    """The array type a declaration gives the name it declares (`Msg[]` of `Msg[] ms`, `Msg ms[]`
+    and `Msg[] pending()`), "" where it declares no array."""
+    written = _value_type_written(declaration.child_by_field_name("type"), _dimensions_written(declaration))
+    return written if written.endswith("[]") else ""
+
+
+def _dimensions_written(node: Node) -> int:
+    """How many `[]` an array type writes (`Msg[][]`), or a declaration after the name it declares
+    (after a method's parameters), as C does and Java allows: each makes the type declared one
+    more dimension of array (`Msg ms[]` a `Msg[]`, `b` of `Msg[] a, b[]` a `Msg[][]`)."""
+    dimensions = node.child_by_field_name("dimensions")
+    return _text(dimensions).count("[") if dimensions is not None else 0
 
 
 def _any_type_written(node: Node | None) -> str:
