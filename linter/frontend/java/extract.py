@@ -1623,7 +1623,7 @@ class _Extractor:
         if tried is None or self._fn.acquire_result_loops.get(local) != tuple(self._fn.loop_stack):
             return None
         lock = self._lock_ref(tried[0])
-        kept = lock is not None and _TryLockKept(local, lock, self._lock_ref).through_each_pass(body)
+        kept = lock is not None and _TryLockKept(local, lock, self._lock_ref, body).through_each_pass()
         return tried if kept else None
 
     def _v_do_statement(self, node: Node) -> None:
@@ -2819,9 +2819,10 @@ def _lock_statement(statement: Node, *methods: str) -> Node | None:
 def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
     """`if (!L.tryLock(...)) { ...; return; }` with no `else`, whose body cannot complete normally
     (`_leaves`: return, throw, continue, break, a loop with no end), or `while (!L.tryLock(1,
-    SECONDS)) { ... }` (or `while (!got)`, the body trying into `got`) with no `break` out of it;
+    SECONDS)) { ... }` (or `while (!got)`, the body trying into `got`) that no `break` leaves
+    (`_left_by_break`: one of a loop inside, or to a label around it, goes elsewhere);
     `got` a local in `results` that holds a `tryLock`'s result: (the receiver L, the call)."""
-    if statement.type == "while_statement" and not _breaks_out(statement.child_by_field_name("body")):
+    if statement.type == "while_statement" and not _left_by_break(statement):
         pass
     elif statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None:
         return None
@@ -2878,12 +2879,20 @@ def _patterns_after(statement: Node) -> set[str]:
 
 def _patterns_after_loop(loop: Node) -> set[str]:
     """The pattern variables a `while`, `do` or basic `for` statement leaves in scope to the end of
-    its block (JLS 6.3.2.3-5): those of its test where it fails, unless a `break` may leave the loop
-    (`while (!(o instanceof C c)) ...`, `for (; !(o instanceof C c); o = next()) ...`)."""
-    condition = loop.child_by_field_name("condition")
-    if condition is None or _breaks_out(loop.child_by_field_name("body")):
+    its block (JLS 6.3.2.3-5): those of its test where it fails, unless its body holds a `break`
+    whose target contains the body: the loop or a statement around it, whatever `finally` is on
+    its way (`while (!(o instanceof C c)) ...`, `for (; !(o instanceof C c); o = next()) ...`)."""
+    condition, body = loop.child_by_field_name("condition"), loop.child_by_field_name("body")
+    if condition is None or any(_breaks_around(node, body) for node, _ in _descendants(body)):
         return set()
     return _pattern_variables(condition, holds=False)
+
+
+def _breaks_around(jump: Node, body: Node) -> bool:
+    """Whether `jump` is a `break` whose target contains `body`: one around it starts before it,
+    one inside it (`break inner;`) does not."""
+    target = _broken_by(jump)
+    return target is not None and target.start_byte < body.start_byte
 
 
 def _pattern_bindings(pattern: Node | None) -> list[tuple[Node, Node | None]]:
@@ -2938,8 +2947,10 @@ def _leaves(statement: Node) -> bool:
         return all(arm is not None and _leaves(arm) for arm in arms)
     if statement.type == "switch_expression":
         return _switch_leaves(statement)
-    if statement.type in ("while_statement", "do_statement", "for_statement"):
+    if statement.type in ("while_statement", "for_statement"):
         return _tests_true(statement) and not _left_by_break(statement)
+    if statement.type == "do_statement":
+        return _do_leaves(statement)
     if statement.type in ("try_statement", "try_with_resources_statement"):
         return _try_leaves(statement)
     if statement.type == "labeled_statement":
@@ -2947,6 +2958,15 @@ def _leaves(statement: Node) -> bool:
     if statement.type == "synchronized_statement":
         return _leaves(statement.child_by_field_name("body"))
     return statement.type in _JUMPS
+
+
+def _do_leaves(statement: Node) -> bool:
+    """Whether a `do` statement cannot complete normally: no `break` leaves it, and its test is
+    `true` or never reached: its body cannot complete normally and no `continue` goes back to the
+    test (`do { return; } while (retry);`)."""
+    body = statement.child_by_field_name("body")
+    tested = not _leaves(body) or _continued(body, body)
+    return (_tests_true(statement) or not tested) and not _left_by_break(statement)
 
 
 def _try_leaves(statement: Node) -> bool:
@@ -2971,9 +2991,20 @@ def _left_by_break(statement: Node) -> bool:
     """Whether a `break` leaves a loop, `switch` or labelled statement (JLS 14.22): one whose
     target it is (`break inner;` of a label inside it is not), on whose way out no `try` stops it
     by a `finally` that cannot complete normally (`try { break; } finally { return; }`)."""
+    return _jumps_to(statement, _broken_by, statement)
+
+
+def _continued(inside: Node, body: Node) -> bool:
+    """Whether a `continue` in `inside` goes back to the test of the loop whose body is `body` (of
+    no loop inside it, nor to a label around it), no `finally` on its way stopping it."""
+    return _jumps_to(inside, _continued_body, body)
+
+
+def _jumps_to(inside: Node, target_of: Callable[[Node], Node | None], target: Node) -> bool:
+    """Whether a jump in `inside` whose target (`target_of`: `_broken_by`, `_continued_body`) is
+    `target` gets there: no `try` on its way stops it by a `finally` that cannot complete normally."""
     return any(
-        node.type == "break_statement" and _broken_by(node) == statement and not _stopped_on_the_way(node, statement)
-        for node, _ in _descendants(statement)
+        target_of(node) == target and not _stopped_on_the_way(node, target) for node, _ in _descendants(inside)
     )
 
 
@@ -3068,22 +3099,6 @@ def _tests_true(loop: Node) -> bool:
 
 _LOOPS = frozenset({"for_statement", "enhanced_for_statement", "while_statement", "do_statement"})
 _BREAK_SCOPES = frozenset({*_LOOPS, "switch_expression", "lambda_expression", "class_body"})
-_CONTINUE_SCOPES = frozenset({*_LOOPS, "lambda_expression", "class_body"})
-
-
-def _breaks_out(body: Node | None, jump: str = "break_statement", scopes: frozenset[str] = _BREAK_SCOPES) -> bool:
-    """Whether a loop's body holds a `break` (or another `jump`: `continue`) of that loop: one not
-    in a loop, `switch`, lambda or class nested in it (the jump's `scopes`), or one naming a label."""
-    for child in body.named_children if body is not None else ():
-        if child.type == jump:
-            return True
-        if child.type in scopes:
-            if any(inner.type == jump and inner.named_children for inner, _ in _descendants(child)):
-                return True
-            continue
-        if _breaks_out(child, jump, scopes):
-            return True
-    return False
 
 
 def _and_operands(condition: Node) -> Iterator[Node]:
@@ -3108,10 +3123,12 @@ class _TryLockKept:
     lock: Ref
     # The lock a lock expression names, None where it cannot tell (then it may be `lock`).
     lock_of: Callable[[Node], Ref | None]
+    # The loop's body, where a `continue` of the loop goes on from.
+    body: Node
     passes_back: list[bool] = field(default_factory=list)
 
-    def through_each_pass(self, body: Node) -> bool:
-        return self._after(body, True) is not False and all(self.passes_back)
+    def through_each_pass(self) -> bool:
+        return self._after(self.body, True) is not False and all(self.passes_back)
 
     def _after(self, statement: Node, kept: bool) -> bool | None:
         if statement.type == "block":
@@ -3119,7 +3136,9 @@ class _TryLockKept:
         if statement.type in _COMMENTS:
             return kept
         if statement.type == "continue_statement":
-            self.passes_back.append(kept)
+            # `continue outer;` leaves the loop for the next pass of one around it.
+            if _continued_body(statement) == self.body:
+                self.passes_back.append(kept)
             return None
         if statement.type in (*_EXITS, "break_statement"):
             return None
@@ -3130,7 +3149,7 @@ class _TryLockKept:
             tried = _try_lock_call(assigned)
             return tried is not None and self.lock_of(tried[0]) == self.lock
         kept = kept and not self._touches(statement)
-        if _breaks_out(statement, "continue_statement", _CONTINUE_SCOPES):
+        if _continued(statement, self.body):
             self.passes_back.append(kept)
         return kept
 
