@@ -885,7 +885,8 @@ class FactsExtractor(FastVisitor):
 
     def _acquired_unless(self, statement: cst.CSTNode) -> tuple[Ref, cst.Call] | None:
         """`if not L.acquire(...):` whose body no path goes on after (`_leaves`: a return, raise,
-        continue or break, or a `with`, `try`, `if`-`else`, `while True:` that leaves), or
+        continue or break, or a `with`, `try`, `if`-`else`, `while True:` or a loop whose `else`
+        leaves), or
         `while not L.acquire(timeout=1):` (or `while not got:`, the body acquiring into `got`) with
         no `break` out of it: what follows runs once the acquire succeeded."""
         if isinstance(statement, cst.While) and statement.orelse is None and not _breaks_out(statement.body):
@@ -1011,10 +1012,11 @@ class FactsExtractor(FastVisitor):
         elif (present := _tested_present(node.test)) is not None and self._blocks and _leaves(node.body):
             # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing.
             self._fn.fallbacks.append(Fallback(present, self._pos(node)[2:] + self._blocks[-1][2:]))
-        if id(node) not in self._elifs and _every_arm_exits(node):
-            # No path goes on after the statement: as a `return` at its end.
+        if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
+            # No path goes on after the statement but to the caller: as a `return` at its end, or
+            # a `raise` where one may end a path through it.
             end = self._pos(node)[2:]
-            self._exit(end + end, raised=_some_arm_raises(node))
+            self._exit(end + end, raised=not _statement_leaves(node, _RETURNS))
         return False
 
     def visit_Match(self, node: cst.Match) -> bool:
@@ -1080,9 +1082,12 @@ class FactsExtractor(FastVisitor):
     visit_TryStar = visit_Try
 
     def _catch(self, node: cst.Try | cst.TryStar) -> Catch | None:
-        """Where a `raise` in the body goes on after the handlers that do not return or raise;
-        None where every handler does."""
-        endings = {type(_last_statement(handler.body)) for handler in node.handlers if not _suite_exits(handler.body)}
+        """Where a `raise` in the body goes on after the handlers that may not leave the function
+        (`_leaves` by a `return` or `raise`: `try: return` / `finally: log()` does); None where
+        every handler leaves it."""
+        endings = {
+            type(_last_statement(handler.body)) for handler in node.handlers if not _leaves(handler.body, _EXITS)
+        }
         loop, body = self._loops[-1] if self._loops else (None, None)
         falls_through = bool(endings - {cst.Break, cst.Continue})
         broken = loop if cst.Break in endings else None
@@ -2453,36 +2458,6 @@ def _fits(place: _Place, position: int) -> bool:
     return least == position if exact else least <= position
 
 
-def _every_arm_exits(node: cst.If) -> bool:
-    """Whether every arm of an `if` statement (an `else` included) ends in a `return` or `raise`."""
-    if not _suite_exits(node.body) or node.orelse is None:
-        return False
-    return _every_arm_exits(node.orelse) if isinstance(node.orelse, cst.If) else _suite_exits(node.orelse.body)
-
-
-def _some_arm_raises(node: cst.If) -> bool:
-    """Whether an arm of an `if` statement (an `elif` or `else` included) may end in a `raise`."""
-    if _suite_raises(node.body):
-        return True
-    if isinstance(node.orelse, cst.If):
-        return _some_arm_raises(node.orelse)
-    return node.orelse is not None and _suite_raises(node.orelse.body)
-
-
-def _suite_raises(suite: cst.BaseSuite) -> bool:
-    """Whether a path through a suite may end in a `raise` at its end."""
-    last = _last_statement(suite)
-    return _some_arm_raises(last) if isinstance(last, cst.If) else isinstance(last, cst.Raise)
-
-
-def _suite_exits(suite: cst.BaseSuite) -> bool:
-    """Whether every path through a suite ends in a `return` or `raise` at its end."""
-    last = _last_statement(suite)
-    if isinstance(last, cst.If):
-        return _every_arm_exits(last)
-    return isinstance(last, (cst.Return, cst.Raise))
-
-
 def _tested_missing(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is None:` or `if not name:` tests for missing (also where the
     test assigns it: `if (name := lookup()) is None:`); `not` turns a test for holding something
@@ -2540,54 +2515,75 @@ def _one_by_one(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             yield statement
 
 
-def _leaves(body: cst.BaseSuite, raising: bool = True) -> bool:
-    """Whether no path through a suite goes on after it (Java's "cannot complete normally"): its
-    last statement does not (`_statement_leaves`); a `raise` counts only where `raising`."""
+# The statements that end a path through a suite, as a question about it counts them: any (the
+# code after `if not L.acquire(...):` runs where its arm goes on), those that leave the function
+# (no code after an `if` runs where each of its arms does), a `return` alone (none of them raises).
+_Jumps: TypeAlias = tuple[type[cst.CSTNode], ...]
+_JUMPS: _Jumps = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+_EXITS: _Jumps = (cst.Return, cst.Raise)
+_RETURNS: _Jumps = (cst.Return,)
+
+
+def _leaves(body: cst.BaseSuite, jumps: _Jumps = _JUMPS) -> bool:
+    """Whether no path through a suite goes on after it (Java's "cannot complete normally"), each
+    ending in one of `jumps`: its last statement does not (`_statement_leaves`)."""
     last = _last_statement(body)
-    return last is not None and _statement_leaves(last, raising)
+    return last is not None and _statement_leaves(last, jumps)
 
 
-def _statement_leaves(statement: cst.CSTNode, raising: bool) -> bool:
-    """Whether no path through a statement goes on after it: a `return`, `continue`, `break` or
-    (where `raising`) `raise`; an `if` with an `else` whose every arm leaves; a `with` whose body
-    leaves by no `raise` (an `__exit__` may swallow an exception, never a `return`, `break` or
-    `continue`); a `try` that leaves (`_try_leaves`); a `while True:` that no `break` leaves; a
-    `match` whose last case matches anything and whose every case leaves."""
+def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
+    """Whether no path through a statement goes on after it, each ending in one of `jumps`: one of
+    them; an `if` with an `else` whose every arm leaves; a `with` whose body leaves by no `raise`
+    (an `__exit__` may swallow an exception, never a `return`, `break` or `continue`); a `try` that
+    leaves (`_try_leaves`); a loop that leaves (`_loop_leaves`); a `match` whose last case matches
+    anything and whose every case leaves."""
     if isinstance(statement, cst.If):
         orelse = statement.orelse
-        if orelse is None or not _leaves(statement.body, raising):
+        if orelse is None or not _leaves(statement.body, jumps):
             return False
-        return _statement_leaves(orelse, raising) if isinstance(orelse, cst.If) else _leaves(orelse.body, raising)
+        return _statement_leaves(orelse, jumps) if isinstance(orelse, cst.If) else _leaves(orelse.body, jumps)
     if isinstance(statement, cst.With):
-        return _leaves(statement.body, raising=False)
+        return _leaves(statement.body, tuple(jump for jump in jumps if jump is not cst.Raise))
     if isinstance(statement, (cst.Try, cst.TryStar)):
-        return _try_leaves(statement, raising)
-    if isinstance(statement, cst.While):
-        return _always_true(statement.test) and not _breaks_out(statement.body)
+        return _try_leaves(statement, jumps)
+    if isinstance(statement, (cst.For, cst.While)):
+        return _loop_leaves(statement, jumps)
     if isinstance(statement, cst.Match):
         cases = statement.cases
-        return bool(cases) and _matches_anything(cases[-1]) and all(_leaves(case.body, raising) for case in cases)
-    if isinstance(statement, cst.Raise):
-        return raising
-    return isinstance(statement, (cst.Return, cst.Continue, cst.Break))
+        return bool(cases) and _matches_anything(cases[-1]) and all(_leaves(case.body, jumps) for case in cases)
+    return isinstance(statement, jumps)
 
 
-def _try_leaves(statement: cst.Try | cst.TryStar, raising: bool) -> bool:
-    """Whether no path through a `try` statement goes on after it: its `finally` leaves (it runs
-    last, whatever the rest did), or each handler leaves and so does its body or, after that, its
-    `else` (`try: return x` / `finally: log()`)."""
-    if _leaving_finally(statement, raising) is not None:
-        return True
+def _loop_leaves(loop: cst.For | cst.While, jumps: _Jumps) -> bool:
+    """Whether no path goes on after a loop that no `break` leaves: a `while True:` (left only by
+    a `return` or `raise` in it, where a `raise` is one of `jumps` or it holds none), or one whose
+    `else`, which runs where the loop ends without a `break`, leaves (`for p in peers: ...` /
+    `else: return`)."""
+    if isinstance(loop, cst.While) and _always_true(loop.test):
+        ends = cst.Raise in jumps or not any(isinstance(node, cst.Raise) for node in _subtree(loop.body))
+    else:
+        ends = loop.orelse is not None and _leaves(loop.orelse.body, jumps)
+    return ends and not _breaks_out(loop.body)
+
+
+def _try_leaves(statement: cst.Try | cst.TryStar, jumps: _Jumps) -> bool:
+    """Whether no path through a `try` statement goes on after it, each ending in one of `jumps`:
+    where its `finally` leaves, as that does (it runs last, whatever the rest did: `try: return` /
+    `finally: break` goes on after the loop); else where each handler leaves and so does its body
+    or, after that, its `else` (`try: return x` / `finally: log()`)."""
+    final = _leaving_finally(statement)
+    if final is not None:
+        return _leaves(final.body, jumps)
     orelse = statement.orelse
-    ran_through = _leaves(statement.body, raising) or (orelse is not None and _leaves(orelse.body, raising))
-    return ran_through and all(_leaves(handler.body, raising) for handler in statement.handlers)
+    ran_through = _leaves(statement.body, jumps) or (orelse is not None and _leaves(orelse.body, jumps))
+    return ran_through and all(_leaves(handler.body, jumps) for handler in statement.handlers)
 
 
-def _leaving_finally(statement: cst.CSTNode, raising: bool = True) -> cst.Finally | None:
+def _leaving_finally(statement: cst.CSTNode) -> cst.Finally | None:
     """The `finally` of a `try` statement that no path goes on after: whatever the body and the
     handlers did (returned, broke out, raised), the statement leaves as it does; None for another."""
     final = statement.finalbody if isinstance(statement, (cst.Try, cst.TryStar)) else None
-    return final if final is not None and _leaves(final.body, raising) else None
+    return final if final is not None and _leaves(final.body) else None
 
 
 def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
@@ -2599,18 +2595,18 @@ def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
 
 
 def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Break) -> bool:
-    """Whether a loop's body holds a `break` (or `continue`) of that loop (not of a loop, or in a
-    function, nested in it) that a `finally` on its way does not stop (`try: break` / `finally:
-    raise`: the `finally` leaves instead)."""
-    for child in node.children:
-        if isinstance(child, jump):
-            return True
-        if isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        final = _leaving_finally(child)
-        if _breaks_out(child if final is None else final, jump):
-            return True
-    return False
+    """Whether `node`, a loop's body or a statement in it, holds a `break` (or `continue`) of that
+    loop that a `finally` on its way does not stop (`try: break` / `finally: raise`: the `finally`
+    leaves instead): not one of a loop nested in it, but one in that loop's `else`, which runs
+    after it (`for p in peers: ...` / `else: break`); none in a function nested in it."""
+    if isinstance(node, jump):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return False
+    if isinstance(node, (cst.For, cst.While)):
+        return node.orelse is not None and _breaks_out(node.orelse, jump)
+    final = _leaving_finally(node)
+    return any(_breaks_out(child, jump) for child in (node if final is None else final).children)
 
 
 def _and_operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

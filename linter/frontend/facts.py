@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 147
+FACTS_FORMAT = 148
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -378,10 +378,10 @@ class Exit(NamedTuple):
     lambda run on the spot ends the lambda's run so (`continued` is the lambda).
     A `raise` that innermost `try` catches with a handler ending in `break` or `continue` leaves
     its loop so too (`caught_by` is then None where no handler of it falls through).
-    `raised`: the exit is (or, for an `if` every arm of which leaves, may be) a `raise`; one
-    copied to the end of the `with` statements whose bodies it leaves holds their items' regions
-    (`raised_through`): it ends the paths there only where each holds a lock, whose `__exit__`
-    swallows no exception."""
+    `raised`: the exit is (or, for an `if` no path through which goes on but out of the function,
+    may be) a `raise`; one copied to the end of the `with` statements whose bodies it leaves holds
+    their items' regions (`raised_through`): it ends the paths there only where each holds a lock,
+    whose `__exit__` swallows no exception."""
 
     pos: Pos
     block: Pos

@@ -896,9 +896,19 @@ def _delegates_set_up(call: Call) -> bool:
 
 
 def _ends_in_a_raise(site: Site, exits: tuple[Exit, ...]) -> bool:
-    """Whether the code at `site` lies in a block a `raise` ends (`except: lock.release(); raise`):
-    undoing a set-up that failed, on a path that never returns."""
-    return any(exit.raised and within(site.pos, exit.block) for exit in exits)
+    """Whether the code at `site` lies in a block a `raise` ends (`except: lock.release(); raise`)
+    and no exit that goes on (a `return`, `break` or `continue`) lies between them (`if closed:
+    raise ...` / `else: return self` ends its block by a `raise` on one path only): undoing a
+    set-up that failed, on a path that never returns."""
+    return any(
+        end.raised
+        and within(site.pos, end.block)
+        and not any(
+            not other.raised and within(other.pos, end.block) and site.pos[2:] <= other.pos[:2] <= end.pos[:2]
+            for other in exits
+        )
+        for end in exits
+    )
 
 
 @dataclass(frozen=True)
