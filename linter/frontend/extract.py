@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypeGuard, cast
 
@@ -425,7 +426,8 @@ class FactsExtractor(FastVisitor):
         class_builder.attributes.extend(sorted(names))
         self._class_stack.append(class_builder)
         self._function_stack.append(body)
-        self.walk(node.body)
+        with self._own_exits():
+            self.walk(node.body)
         self._function_stack.pop()
         self._class_stack.pop()
         self.functions.append(body.freeze())
@@ -556,15 +558,26 @@ class FactsExtractor(FastVisitor):
                 builder.binds.append(
                     Bind(param.name, Site(builder.pos), "param", annotation=param.annotation)
                 )
-        if isinstance(body, cst.BaseExpression):
-            self._flow = Flow(FLOW_RETURN)
-            self.walk(body)
-        else:
-            self._flow = Flow()
+        self._flow = Flow(FLOW_RETURN) if isinstance(body, cst.BaseExpression) else Flow()
+        with self._own_exits():
             self.walk(body)
         self._function_stack.pop()
         self._flow = saved_flow
         self.functions.append(builder.freeze())
+
+    @contextmanager
+    def _own_exits(self) -> Iterator[None]:
+        """A function's body (a lambda's, a class's) read with exits of its own: the `finally`
+        suites, the ends of the `with` statements and the `except` handlers of the `try` statements
+        around where it is written are on no way out of it. A function runs where it is called,
+        which they need not surround; a class body is a function of its own in the model, whose
+        `raise` ends its paths."""
+        saved = self._finally_blocks, self._handler_blocks, self._catching
+        self._finally_blocks, self._handler_blocks, self._catching = [], [], []
+        try:
+            yield
+        finally:
+            self._finally_blocks, self._handler_blocks, self._catching = saved
 
     def _param_facts(self, params: cst.Parameters) -> list[Param]:
         facts = []
