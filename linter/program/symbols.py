@@ -1425,6 +1425,9 @@ class Symbols:
             entity = self.member(Entity("class", nested), rest) if rest else Entity("class", nested)
         else:
             entity = self.resolve_dotted(module, origin)
+        if entity.kind != "class" and is_java(module.rel) and function_id(module.name, origin) in self.classes:
+            # A local class, which the Java frontend names by its qualified name (`Consumer.run.Judge`).
+            entity = Entity("class", function_id(module.name, origin))
         return Entity("instance", entity.target) if entity.kind == "class" else UNKNOWN
 
     def _caught_class(self, module: ModuleInfo, annotation: str, within: str) -> Entity:

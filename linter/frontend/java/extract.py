@@ -375,10 +375,19 @@ class _Function(FunctionBuilder):
     # The names of the locals and parameters in scope where the body is being read, by the block
     # (or statement) declaring them, innermost last: past its end, the name is a field's again.
     scopes: list[set[str]] = field(default_factory=lambda: [set()])
+    # The local classes declared in the body, by name, each with the scope of the block declaring
+    # it (one of `scopes` while that block is being read).
+    local_classes: dict[str, set[str]] = field(default_factory=dict)
 
     def sees(self, name: str) -> bool:
         """Whether local or parameter `name` is in scope here."""
         return any(name in scope for scope in self.scopes)
+
+    def sees_class(self, name: str) -> bool:
+        """Whether a local class `name` is in scope here: from its declaration to the end of the
+        block declaring it (JLS 6.3), its own body included."""
+        block = self.local_classes.get(name)
+        return block is not None and any(scope is block for scope in self.scopes)
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -628,6 +637,13 @@ class _Extractor:
     def _declaring(self, name: str) -> _Function | None:
         return next((function for function in reversed(self._stack) if function.sees(name)), None)
 
+    def _local_class_ref(self, name: str, attrs: tuple[str, ...] = ()) -> Ref | None:
+        """The local class `name` in scope here (`attrs` on it), named as a local of the function
+        declaring it is: the class's qualified name is that function's and its own. None where no
+        local class of the name is in scope."""
+        function = next((function for function in reversed(self._stack) if function.sees_class(name)), None)
+        return Ref(function.qualname, name, attrs) if function is not None else None
+
     def _own_this(self, attrs: tuple[str, ...]) -> Ref | None:
         """`this` (and `attrs` on it) where it is written: inside an anonymous class's method, the
         anonymous object, of no class the analysis knows (a name nothing binds); elsewhere the
@@ -663,6 +679,8 @@ class _Extractor:
         scope = self._scope_of(name)
         if scope is not None:
             return Ref(scope, name, attrs)
+        if (local_class := self._local_class_ref(name, attrs)) is not None:
+            return local_class
         if self._anonymous_fields and name in self._anonymous_fields[-1]:
             return self._own_this((name, *attrs))
         cls = self._class_stack[-1] if self._class_stack else None
@@ -717,9 +735,16 @@ class _Extractor:
                 return None
 
     def _type(self, node: Node | None) -> str:
-        """The class a declared type names (a type variable's bound), noted as used (it may be a
-        class of this package)."""
-        name = type_name(self._bounded(node))
+        """The class a declared type names (a type variable's bound), as `_type_named` names it."""
+        return self._type_named(type_name(self._bounded(node)))
+
+    def _type_named(self, name: str) -> str:
+        """A type's name as the program finds its class: a local class in scope (and a class nested
+        in it) by its qualified name (`Consumer.run.Judge`), any other as written, noted as used (it
+        may be a class of this package)."""
+        local_class = self._local_class_ref(name.split(".")[0])
+        if local_class is not None:
+            return f"{local_class.scope}.{name}"
         if name:
             self._used_types.add(name.split(".")[0])
         return name
@@ -742,11 +767,9 @@ class _Extractor:
             _text(node) in declared for declared in self._type_variables)
 
     def _annotation(self, node: Node | None) -> str:
-        """A declared type with its type arguments (see `annotation_of`), each class noted as used."""
-        annotation = annotation_of(node, self._bounded)
-        for name in re.findall(r"[\w.]+", annotation):
-            self._used_types.add(name.split(".")[0])
-        return annotation
+        """A declared type with its type arguments (see `annotation_of`), each class named as
+        `_type_named` names it."""
+        return re.sub(r"[\w.]+", lambda name: self._type_named(name.group()), annotation_of(node, self._bounded))
 
     def _visit_indices(self, node: Node) -> None:
         """Visit the index expressions inside a name path (`a[i].b` visits i), and what a chain
@@ -823,12 +846,16 @@ class _Extractor:
                 name = dotted.rsplit(".", 1)[-1]
                 self._explicit_imports.append(Import(name, dotted, name, 0, _pos(node)))
 
-    def _class(self, node: Node) -> None:
+    def _class(self, node: Node, in_class_body: bool = False) -> None:
+        """A class declared in a file, in a class body or in a block (a local class)."""
         name = _text(node.child_by_field_name("name"))
         outer = self._class_stack[-1].qualname if self._class_stack else ""
-        in_function = self._fn.kind not in ("module", "classbody")
+        # A local class's members are read while the function around it is.
+        in_function = not in_class_body and self._fn.kind not in ("module", "classbody")
         qualname = f"{self._fn.qualname}.{name}" if in_function else f"{outer}.{name}" if outer else name
         self._defined_types.add(name)
+        if in_function:
+            self._fn.local_classes[name] = self._fn.scopes[-1]
         body = node.child_by_field_name("body")
         components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
         cls = _Class(qualname, name, components=components, interface=node.type == "interface_declaration")
@@ -858,7 +885,7 @@ class _Extractor:
                 if member.type in _METHOD_TYPES:
                     self._method(member, methods[member.id])
                 elif member.type in _CLASS_TYPES:
-                    self._class(member)
+                    self._class(member, in_class_body=True)
                 elif member.type in ("static_initializer", "block"):
                     self._initializer(member)
         declared = set(methods.values())
@@ -2161,10 +2188,13 @@ class _Extractor:
         callee = None
         if name:
             first, *rest = name.split(".")
-            callee = self._resolve(first, tuple(rest)) if first[:1].isupper() else None
-            if callee is None or callee.scope or (callee.attrs and callee.attrs != tuple(rest)):
-                self._used_types.add(first)
-                callee = Ref("", first, tuple(rest))
+            # A type is named here: a local class in scope, not a local of its name.
+            callee = self._local_class_ref(first, tuple(rest))
+            if callee is None:
+                callee = self._resolve(first, tuple(rest)) if first[:1].isupper() else None
+                if callee is None or callee.scope or (callee.attrs and callee.attrs != tuple(rest)):
+                    self._used_types.add(first)
+                    callee = Ref("", first, tuple(rest))
         args = node.child_by_field_name("arguments").named_children
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
         body = next((c for c in node.named_children if c.type == "class_body"), None)
