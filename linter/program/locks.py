@@ -980,9 +980,13 @@ class _ReturnPaths:
     @staticmethod
     def _may_skip(exit: Exit, start: Pos, end: Pos) -> bool:
         """Whether `exit`, between `start` and `end`, may leave a path that goes on, skipping `end`:
-        any but a `raise` nothing catches, which ends the path."""
+        any but a `raise` nothing catches, which ends the path, and but a jump out of a statement
+        that lies between them, whose path goes on after it, before `end` (a `break` or `continue`
+        of a loop there, a `return` of a lambda run there on the spot)."""
         ends_the_path = exit.raised and exit.caught_by is None and not exit.leaves_loop
-        return not ends_the_path and start[2:] <= exit.pos[:2] and exit.pos[2:] <= end[:2]
+        left = exit.ended_loop or exit.continued
+        goes_on_before = left is not None and start[2:] <= left[:2] and left[2:] <= end[:2]
+        return not ends_the_path and not goes_on_before and start[2:] <= exit.pos[:2] and exit.pos[2:] <= end[:2]
 
     def _passes(self, span: Pos | None, sites: list[Pos], until: Pos | None = None) -> bool:
         """Whether one of `sites` runs on every path through `span` to its end (`until`: to that

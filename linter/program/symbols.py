@@ -1238,7 +1238,34 @@ class Symbols:
             built = self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
             return built if built.kind == "instance" and abstract in self.mro(built.target) else UNKNOWN
         referenced = self._assigned_entity(fid, bind, depth) if bind.kind == "assign" else UNKNOWN
-        return referenced if referenced.kind == "function" else UNKNOWN
+        if referenced.kind != "function" or self._has_default_methods(abstract):
+            return UNKNOWN
+        return referenced
+
+    def _has_default_methods(self, interface: str) -> bool:
+        """Whether a project interface declares, or takes from one it extends, an instance method
+        besides the one a lambda or a method reference given to it implements: a `default` one,
+        which, called on a name holding such a function (`h.label()`), runs its own body, not the
+        function. A name declared as such an interface keeps it, its implementations and its
+        methods, as one given a lambda does."""
+        methods: set[str] = set()
+        for cid in self.mro(interface):
+            module, cls = self.classes[cid]
+            declared = (function_id(module.name, f"{cls.qualname}.{name}") for name in cls.methods)
+            methods.update(fid for fid in declared if fid in self.functions and self.function(fid).kind != "staticmethod")
+        return len(methods) > 1
+
+    def _declared_with_default_methods(self, scope: str, name: str) -> bool:
+        """Whether local `name` of `scope` is declared as a project interface with a `default`
+        method (see `_has_default_methods`)."""
+        module, within = self.module_of(scope), self._own_class(scope)
+        return any(
+            (declared := self._annotation_entity(module, bind.annotation, within)).kind == "instance"
+            and declared.target in self._abstract_classes
+            and self._has_default_methods(declared.target)
+            for bind in self.binds(scope).get(name, ())
+            if bind.annotation
+        )
 
     def _given_functions(self, fid: str, bind: Bind, depth: int) -> bool:
         """Whether a local declared as the project's abstract class or interface, by a bind of no
@@ -2040,8 +2067,9 @@ class Symbols:
         for bind in self.binds(scope).get(name, ()):
             if bind.annotation:
                 # `Consumer<Msg> c = pick(fast);`: every function the value may be, which the one
-                # value of its bind (see `_bind_entity`) leaves out where they are several.
-                if bind.kind == "assign":
+                # value of its bind (see `_bind_entity`) leaves out where they are several; not one
+                # declared as an interface with a `default` method, which keeps the interface.
+                if bind.kind == "assign" and not self._declared_with_default_methods(scope, name):
                     values.update(v for v in self._bound_source_values(scope, bind, depth) if v.kind == "function")
                 continue
             if bind.kind == "assign":
@@ -2191,7 +2219,7 @@ class Symbols:
         for fid, stored in self._stored_index.get((scope, name), ()):
             if stored.element:
                 values.add(Entity("elements", f"{scope}|{name}"))
-            else:
+            elif stored.value_ref is None or not self._declared_with_default_methods(scope, name):
                 values.update(self._stored_value(fid, stored, depth + 1))
         return frozenset(values)
 
