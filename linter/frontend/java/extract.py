@@ -298,11 +298,15 @@ def type_name(node: Node | None) -> str:
     return ""
 
 
+# What a type's node stands for: a type variable's bound (`Msg` of `<E extends Msg>`), else itself.
+_Bounded = Callable[[Node | None], Node | None]
+
+
 def _unbounded(node: Node | None) -> Node | None:
     return node
 
 
-def annotation_of(node: Node | None, bounded: Callable[[Node | None], Node | None] = _unbounded) -> str:
+def annotation_of(node: Node | None, bounded: _Bounded = _unbounded) -> str:
     """A declared type as an annotation keeps its type arguments, written as Python's
     (`Map<String, Sub>` -> `Map[String, Sub]`): a collection's element class is read there. A
     wildcard argument stands for its bound (`? extends Sub` -> `Sub`); without one, or with a
@@ -866,7 +870,7 @@ class _Extractor:
             component_type = component.child_by_field_name("type")
             component_name = component.child_by_field_name("name")
             cls.field_types[_text(component_name)] = self._type(component_type)
-            cls.primitive_fields[_text(component_name)] = _value_type_written(component_type)
+            cls.primitive_fields[_text(component_name)] = _value_type_written(component_type, 0, self._bounded)
             if _is_scalar_type(component_type):
                 cls.scalar_fields.add(_text(component_name))
         self._class_stack.append(cls)
@@ -969,7 +973,7 @@ class _Extractor:
                 name = _text(declarator.child_by_field_name("name"))
                 after_name = _dimensions_written(declarator)
                 cls.field_types[name] = "" if after_name else declared
-                cls.primitive_fields[name] = _value_type_written(type_node, after_name)
+                cls.primitive_fields[name] = _value_type_written(type_node, after_name, self._bounded)
                 if after_name or type_node.type == "array_type":
                     cls.array_fields.add(name)
                 if not after_name and _is_scalar_type(type_node):
@@ -1052,7 +1056,7 @@ class _Extractor:
             class_name=cls.qualname,
             parent=self._fn.qualname if self._fn.kind not in ("module", "classbody") else "",
             returns=returns,
-            returns_array="" if is_constructor else _array_written(node),
+            returns_array="" if is_constructor else _array_written(node, self._bounded),
             this_scope="" if static else qualname,
             visibility=next((v for v in _VISIBILITIES if v in modifiers), _default_visibility(cls)),
             stub_body=not is_constructor and _is_stub_body(body),
@@ -1096,8 +1100,8 @@ class _Extractor:
         written_array = after_name > 0 or type_node is not None and type_node.type == "array_type"
         is_array = spread or written_array
         # `long`, `Msg[]`: a type `annotation` leaves out; `Msg... batch` is a `Msg[]` as `Msg[] batch` is.
-        written = _value_type_written(type_node, after_name)
-        declared = _array_of(type_node) if spread else written or annotation
+        written = _value_type_written(type_node, after_name, self._bounded)
+        declared = _array_of(type_node, self._bounded) if spread else written or annotation
         self._declare(name, not is_array and _is_scalar_type(type_node), declared)
         if is_array:
             self._fn.arrays.add(name)
@@ -1328,7 +1332,7 @@ class _Extractor:
             if inferred:  # `var n = 2 * size;` is a number as its value is, `var ms = new Msg[] {m};` an array
                 written, scalar = self._inferred_array(value), value is not None and self._is_scalar(value)
             else:
-                written = _value_type_written(type_node, after_name)
+                written = _value_type_written(type_node, after_name, self._bounded)
                 scalar = not after_name and _is_scalar_type(type_node)
             if written.endswith("[]"):
                 self._fn.arrays.add(name)
@@ -1694,7 +1698,7 @@ class _Extractor:
         after_name = _dimensions_written(node)
         if after_name:  # an array, of no class (`Msg` is used all the same)
             annotation = ""
-        written = _value_type_written(type_node, after_name)
+        written = _value_type_written(type_node, after_name, self._bounded)
         self._declare(name, not after_name and _is_scalar_type(type_node), written or annotation)
         if written.endswith("[]"):
             self._fn.arrays.add(name)
@@ -2670,23 +2674,25 @@ def _type_written(node: Node | None) -> str:
     return _primitive_written(node) or type_name(node)
 
 
-def _value_type_written(node: Node | None, after_name: int = 0) -> str:
+def _value_type_written(node: Node | None, after_name: int = 0, bounded: _Bounded | None = None) -> str:
     """The type a declaration names where no class annotation does: a primitive (`long`), an array
     of a primitive or of a class, type arguments dropped (`long[]`, `Msg[][]`), of as many more
-    dimensions as the declaration writes `after_name` (`Msg[]` of `Msg ms[]`); "" for a class."""
+    dimensions as the declaration writes `after_name` (`Msg[]` of `Msg ms[]`); "" for a class. An
+    array of a type variable is one of what `bounded` gives for it, as an annotation is (`E[]` of
+    `<E extends Msg>` is a `Msg[]`, as javac erases it)."""
     element, dimensions = node, after_name
     if node is not None and node.type == "array_type":
         element, dimensions = node.child_by_field_name("element"), dimensions + _dimensions_written(node)
     if not dimensions:
         return _primitive_written(node)
-    written = _type_written(element)
+    written = _type_written(bounded(element) if bounded is not None else element)
     return written + "[]" * dimensions if written else ""
 
 
-def _array_written(declaration: Node) -> str:
+def _array_written(declaration: Node, bounded: _Bounded) -> str:
     """The array type a declaration gives the name it declares (`Msg[]` of `Msg[] ms`, `Msg ms[]`
     and `Msg[] pending()`), "" where it declares no array."""
-    written = _value_type_written(declaration.child_by_field_name("type"), _dimensions_written(declaration))
+    written = _value_type_written(declaration.child_by_field_name("type"), _dimensions_written(declaration), bounded)
     return written if written.endswith("[]") else ""
 
 
@@ -2704,10 +2710,11 @@ def _any_type_written(node: Node | None) -> str:
     return _value_type_written(node) or _type_written(node)
 
 
-def _array_of(node: Node | None) -> str:
+def _array_of(node: Node | None, bounded: _Bounded) -> str:
     """The array a `T... rest` parameter holds, of the type `node` writes (`long[]`, `Msg[]`,
-    `Msg[][]` of `Msg[]... rest`), "" where it writes none."""
-    element = _any_type_written(node)
+    `Msg[][]` of `Msg[]... rest`, `Msg[]` of `E... rest` where `bounded` gives `Msg` for `E`), ""
+    where it writes none."""
+    element = _value_type_written(node, 0, bounded) or _type_written(bounded(node))
     return f"{element}[]" if element else ""
 
 
