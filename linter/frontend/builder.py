@@ -46,7 +46,7 @@ class FunctionBuilder:
     decorators: tuple[str, ...] = ()
     decorator_values: tuple[Arg, ...] = ()
     returns: str = ""
-    returns_array: str = ""
+    returns_type: str = ""
     stub_body: bool = False
     visibility: str = ""
     accesses: list[Access] = field(default_factory=list)
@@ -171,7 +171,7 @@ class FunctionBuilder:
             params=self.params,
             decorators=self.decorators,
             returns=self.returns,
-            returns_array=self.returns_array,
+            returns_type=self.returns_type,
             stub_body=self.stub_body,
             visibility=self.visibility,
             globals_declared=tuple(sorted(self.globals_declared)),

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 151
+FACTS_FORMAT = 152
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -199,12 +199,14 @@ class Arg(NamedTuple):
     walks_no_batch: bool = False
     # Java: the type the argument's expression is known to have, by its name as written (a
     # literal's, `String`, `long`, `null`...; a `new`'s or a cast's class or array; a declared
-    # local's, parameter's or field's class, primitive type or array; `this`'s class), "" where
-    # unknown: the overload a call runs is the one these types fit.
+    # local's, parameter's or field's class, primitive type or array, a `var` local's value's where
+    # that shows it; `this`'s class), "" where unknown: the overload a call runs is the one these
+    # types fit.
     static_type: str = ""
     # Java: for a `var` local declared with a call's result (`var ms = pending();`), that call, in
-    # the function declaring the local; -1 otherwise. Where the called method is declared to return
-    # an array, the argument is of that type, as an argument that is such a call is.
+    # the function declaring the local; -1 otherwise. Where the methods the call may run are all
+    # declared to return one type (`FunctionFacts.returns_type`), the argument is of that type, as an
+    # argument that is such a call is.
     typed_by_call: int = -1
 
 
@@ -456,9 +458,11 @@ class FunctionFacts:
     params: tuple[Param, ...] = ()
     decorators: tuple[str, ...] = ()
     returns: str = ""
-    # Java: the array a method is declared to return (`Msg[]` of `Msg[] pending()`, `long[]`),
-    # which `returns` leaves out; "" for any other type.
-    returns_array: str = ""
+    # Java: the type a method is declared to return, as `Arg.static_type` names one: a class, type
+    # arguments dropped (`Msg`), a primitive or an array (`Msg[]` of `Msg[] pending()`, `long[]`:
+    # `returns` leaves these two out); "" for `void`, a constructor and a type variable (`T`, `T[]`:
+    # of the type argument a call gives it, unknown).
+    returns_type: str = ""
     # The body is only `...`, `pass`, a docstring or `raise NotImplementedError`: an abstract stub.
     stub_body: bool = False
     globals_declared: tuple[str, ...] = ()

@@ -1549,26 +1549,27 @@ class Symbols:
         return Overload(fid, [conversion(argument, param) for argument, (_, param) in zip(types, taken)], taken)
 
     def _argument_type(self, fid: str, arg: Arg, depth: int) -> ArgumentType:
-        """A Java argument's static type (see `Arg.static_type`); where that is unknown, the array
+        """A Java argument's static type (see `Arg.static_type`); where that is unknown, the type
         the method a call runs is declared to return, of the argument's call (`note(pending())` of
-        `Msg[] pending()`) or of the one that declared the `var` local it names (`var ms =
-        pending();`, see `Arg.typed_by_call`)."""
+        `Msg[] pending()`) or of the one that declared the `var` local it names (`var m =
+        polled();`, see `Arg.typed_by_call`)."""
         if arg.static_type:
             return self._type_named(fid, arg.static_type)
         if arg.kind == "call":
-            return self._returned_array(fid, arg.call, depth)
+            return self._returned_type(fid, arg.call, depth)
         if arg.typed_by_call >= 0 and arg.ref is not None:
             declaring = function_id(self.module_of(fid).name, arg.ref.scope)
-            return self._returned_array(declaring, arg.typed_by_call, depth)
+            return self._returned_type(declaring, arg.typed_by_call, depth)
         return ArgumentType("")
 
-    def _returned_array(self, fid: str, call_id: int, depth: int) -> ArgumentType:
-        """The array type each method call `call_id` of `fid` may run is declared to return, where
-        they all declare the same (an override may return an array of a subclass); unknown else."""
+    def _returned_type(self, fid: str, call_id: int, depth: int) -> ArgumentType:
+        """The type each method call `call_id` of `fid` may run is declared to return (see
+        `FunctionFacts.returns_type`), where they all declare the same (an override may return a
+        subclass); unknown else."""
         call = self.call(fid, call_id) if fid in self.functions else None
         callees = self.callees(fid, call, depth + 1) if call is not None else frozenset()
         returned = {
-            self._type_named(callee.target, self.function(callee.target).returns_array)
+            self._type_named(callee.target, self.function(callee.target).returns_type)
             if callee.kind == "function" else ArgumentType("")
             for callee in callees
         }

@@ -371,8 +371,9 @@ class _Function(FunctionBuilder):
     # Locals and parameters by name: whether the latest declaration gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
     # Locals and parameters by name: the type the latest declaration writes, a primitive or an array
-    # (`long`, `long[]`, `Msg[]` of `Msg... batch`) or an annotation (`Map[K, V]`), "" where it writes
-    # none (`var`, a `catch` parameter): the one in scope, as a sibling block's local of the name is gone.
+    # (`long`, `long[]`, `Msg[]` of `Msg... batch`) or an annotation (`Map[K, V]`), a `var` local's
+    # value's where that shows it (`Msg` of `new Msg(1)`), "" where none does (a `catch` parameter,
+    # `var` of a call): the one in scope, as a sibling block's local of the name is gone.
     types: dict[str, str] = field(default_factory=dict)
     # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
     declarators: dict[str, Node] = field(default_factory=dict)
@@ -1056,7 +1057,9 @@ class _Extractor:
             class_name=cls.qualname,
             parent=self._fn.qualname if self._fn.kind not in ("module", "classbody") else "",
             returns=returns,
-            returns_array="" if is_constructor else _array_written(node, self._bounded),
+            returns_type=(
+                "" if is_constructor or self._is_type_variable(returned) else _type_declared(node, self._bounded)
+            ),
             this_scope="" if static else qualname,
             visibility=next((v for v in _VISIBILITIES if v in modifiers), _default_visibility(cls)),
             stub_body=not is_constructor and _is_stub_body(body),
@@ -1329,8 +1332,9 @@ class _Extractor:
             value = declarator.child_by_field_name("value")
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             after_name = _dimensions_written(declarator)
-            if inferred:  # `var n = 2 * size;` is a number as its value is, `var ms = new Msg[] {m};` an array
-                written, scalar = self._inferred_array(value), value is not None and self._is_scalar(value)
+            if inferred:  # `var n = 2 * size;` is a number as its value is, `var m = new Msg(1);` a `Msg`
+                written = self._static_type(_unparenthesized(value)) if value is not None else ""
+                scalar = value is not None and self._is_scalar(value)
             else:
                 written = _value_type_written(type_node, after_name, self._bounded)
                 scalar = not after_name and _is_scalar_type(type_node)
@@ -1346,13 +1350,6 @@ class _Extractor:
                      annotation="" if after_name else declared, literal=_is_literal(value))
             )
             self._store_values(Ref(self._fn.qualname, name), value)
-
-    def _inferred_array(self, value: Node | None) -> str:
-        """The array type a `var` local takes from its value where that shows it (`Msg[]` of `new
-        Msg[] {m}`, of `(Msg[]) o`, of an array `ms`), "" otherwise (a call's result: see
-        `Arg.typed_by_call`)."""
-        written = self._static_type(_unparenthesized(value)) if value is not None else ""
-        return written if written.endswith("[]") else ""
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -2689,11 +2686,12 @@ def _value_type_written(node: Node | None, after_name: int = 0, bounded: _Bounde
     return written + "[]" * dimensions if written else ""
 
 
-def _array_written(declaration: Node, bounded: _Bounded) -> str:
-    """The array type a declaration gives the name it declares (`Msg[]` of `Msg[] ms`, `Msg ms[]`
-    and `Msg[] pending()`), "" where it declares no array."""
-    written = _value_type_written(declaration.child_by_field_name("type"), _dimensions_written(declaration), bounded)
-    return written if written.endswith("[]") else ""
+def _type_declared(declaration: Node, bounded: _Bounded) -> str:
+    """The type a declaration gives the name it declares, as `Arg.static_type` names one (`Msg[]`
+    of `Msg[] ms`, `Msg ms[]` and `Msg[] pending()`, `Msg` of `Msg polled()`, `long`), "" where it
+    names none (`void`)."""
+    declared = declaration.child_by_field_name("type")
+    return _value_type_written(declared, _dimensions_written(declaration), bounded) or _type_written(declared)
 
 
 def _dimensions_written(node: Node) -> int:
