@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypeGuard, cast
@@ -553,6 +553,12 @@ class FactsExtractor(FastVisitor):
         self._literal_locals.pop(qualname, None)  # an earlier def of the same name
         saved_flow = self._flow
         self._function_stack.append(builder)
+        # Read in the body: the names of the path are the function's own locals, or what it sees.
+        fallbacks = _parameter_fallbacks(body, {param.name for param in builder.params})
+        builder.params = tuple(
+            param._replace(fallback=self._ref(*fallbacks[param.name])) if param.name in fallbacks else param
+            for param in builder.params
+        )
         for param in builder.params:
             if param.annotation:
                 builder.binds.append(
@@ -2048,6 +2054,62 @@ def _matches_anything(case: cst.MatchCase) -> bool:
     alternatives = [element.pattern for element in pattern.patterns] if isinstance(pattern, cst.MatchOr) else [pattern]
     irrefutable = any(isinstance(each, cst.MatchAs) and each.pattern is None for each in alternatives)
     return case.guard is None and irrefutable
+
+
+def _parameter_fallbacks(body: cst.CSTNode, params: AbstractSet[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The name path a statement of a function's `body` itself (not one nested in another) puts in
+    each parameter of `params` where it holds None, by parameter: the first such statement's (see
+    `_fallback_assigned`)."""
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for statement in _one_by_one(body.body) if isinstance(body, cst.BaseSuite) else ():
+        fallback = _fallback_assigned(statement)
+        if fallback is not None and fallback[0] in params:
+            found.setdefault(*fallback)
+    return found
+
+
+def _fallback_assigned(statement: cst.CSTNode) -> tuple[str, tuple[str, tuple[str, ...]]] | None:
+    """The local a statement gives a name path where it holds None, and that path: `name = name or
+    path`, `name = path if name is None else name` (either way round), `if name is None: name =
+    path`. None for another statement."""
+    if isinstance(statement, cst.If):
+        inner = list(_one_by_one(statement.body.body)) if statement.orelse is None else []
+        assigned = _one_name_assigned(inner[0]) if len(inner) == 1 else None
+        if assigned is None or assigned[0] != _tested_missing(statement.test):
+            return None
+        name, value = assigned
+    else:
+        assigned = _one_name_assigned(statement)
+        given = _given_where_none(*assigned) if assigned is not None else None
+        if assigned is None or given is None:
+            return None
+        name, value = assigned[0], given
+    path = name_path(value)
+    return (name, path) if path is not None else None
+
+
+def _one_name_assigned(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """The name and the value of `name = value` (`name: T = value`); None for another statement."""
+    target, value = _statement_target(statement), _statement_value(statement)
+    return (target.value, value) if isinstance(target, cst.Name) and value is not None else None
+
+
+def _given_where_none(name: str, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What `value` gives where the local `name` holds None, where it gives `name` itself otherwise:
+    `other` of `name or other`, `name if name is not None else other`, `other if name is None else
+    name`. None for another value."""
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        return value.right if _is_name(value.left, name) else None
+    if isinstance(value, cst.IfExp):
+        if _tested_present(value.test) == name and _is_name(value.body, name):
+            return value.orelse
+        if _tested_missing(value.test) == name and _is_name(value.orelse, name):
+            return value.body
+    return None
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _is_stub_body(body: cst.CSTNode) -> bool:

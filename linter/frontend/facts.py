@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 152
+FACTS_FORMAT = 153
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -440,6 +440,9 @@ class Param(NamedTuple):
     # an override may declare as any class (`put(Bytes key)` in `S implements Store<Bytes, ...>`),
     # or with an array of one (`K[] keys`, `K... keys`; `put(Bytes[] keys)` overrides it there).
     type_variable: bool = False
+    # Python: the name path a statement of the body itself puts in the parameter where it holds
+    # None (`lock = lock or self._lock`, `if lock is None: lock = self._lock`), read in the body.
+    fallback: Ref | None = None
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,8 @@ _MAX_LOCK_HOPS = 16
 # through their interfaces) none is, and the steps multiply with each hop; real code asks a few
 # dozen at most.
 MAX_FOLLOWED_STEPS = 2_000
+# The name path of `None`, as an argument or a default value.
+_NONE = Ref("", "None")
 # `functools.cached_property`, by the decorator's last name.
 _CACHED_PROPERTY = re.compile(r"(?:^|\.)cached_property$")
 
@@ -326,7 +328,7 @@ class Locks:
         for site, call in self.calls_binding(fid):
             arg = self._argument_bound(site, call, param)
             if arg is not None:
-                passed.add(self.lock_of(site.caller, param.lock_ref(arg.ref)) if arg.ref is not None else None)
+                passed.add(self._argument_lock(site, param, arg))
             elif (default := self._default_lock(site, call, param)) is not None:
                 passed.add(default)
         return frozenset() if None in passed else frozenset(lock for lock in passed if lock is not None)
@@ -365,30 +367,47 @@ class Locks:
     def lock_bound_at(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
         """What `call`, made at `site`, binds to parameter `param` of its callee as a lock: the
         caller's own parameter it hands on (whose lock the caller's callers bind, each its own);
-        or the lock its argument denotes in the caller, or the parameter's default; None for anything
-        else."""
+        or the lock its argument denotes in the caller (see `_argument_lock`), or the parameter's
+        default; None for anything else. The object the caller runs on (`hold(this)`) is no
+        parameter it hands on: its class is the caller's, as for its own regions."""
         arg = self._argument_bound(site, call, param)
         if arg is None:
             return self._default_lock(site, call, param)
-        if arg.ref is None:
-            return None
-        handed = self._parameter_named(site.caller, arg.ref)
-        return param._replace(name=handed) if handed else self.lock_of(site.caller, param.lock_ref(arg.ref))
+        handed = ""
+        if arg.ref is not None and arg.ref.name != self.symbols.self_param(site.caller):
+            handed = self._parameter_named(site.caller, arg.ref)
+        return param._replace(name=handed) if handed else self._argument_lock(site, param, arg)
 
     def _argument_bound(self, site: CallSite, call: Call, param: LockParameter) -> Arg | None:
         """The argument `call`, made at `site`, binds to parameter `param` of its callee."""
         bound = bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead)
         return next((arg for name, arg in bound if name == param.name), None)
 
+    def _argument_lock(self, site: CallSite, param: LockParameter, arg: Arg) -> FieldId | None:
+        """The lock an argument bound to `param` at `site` denotes in the caller; for `None`, the
+        lock the callee's body puts in the parameter then (see `_fallback_lock`)."""
+        if arg.ref == _NONE:
+            return self._fallback_lock(site.callee, param)
+        return self.lock_of(site.caller, param.lock_ref(arg.ref)) if arg.ref is not None else None
+
     def _default_lock(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | None:
         """The lock the default value of `param` names (`def locked(action, lock=_STATE_LOCK)`), for
-        a call that binds it nothing; None where it has none, or where the call may bind it out of
+        a call that binds it nothing: for a default of None, the lock the body puts in the parameter
+        then (see `_fallback_lock`). None where it has none, or where the call may bind it out of
         sight: a starred argument, or a call binding the function's parameters for a later call
         (`partial(locked, lock=_IO_LOCK)`, see `bound_for_later`)."""
         if site.bound_ahead or site.callee in self._bound_for_later or any(arg.kind == "star" for arg in call.args):
             return None
         default = next((p.default for p in self.symbols.function(site.callee).params if p.name == param.name), None)
+        if default == _NONE:
+            return self._fallback_lock(site.callee, param)
         return self.lock_of(site.callee, param.lock_ref(default)) if default is not None else None
+
+    def _fallback_lock(self, fid: str, param: LockParameter) -> FieldId | None:
+        """The lock `fid` puts in parameter `param` where it is given None (`lock = lock or
+        self._lock`, `if lock is None: lock = self._lock`: `Param.fallback`), if any."""
+        fallback = next((p.fallback for p in self.symbols.function(fid).params if p.name == param.name), None)
+        return self.lock_of(fid, param.lock_ref(fallback)) if fallback is not None else None
 
     def lock_parameter(self, fid: str, region: Region) -> LockParameter | None:
         """The parameter of `fid` whose lock `region` holds where its callers bind it different
@@ -405,8 +424,14 @@ class Locks:
         return LockParameter(name, monitor) if name else None
 
     def _parameter_named(self, fid: str, ref: Ref) -> str:
-        """The parameter of `fid` that `ref` names, through simple local aliases; "" for another."""
+        """The parameter of `fid` that `ref` names, through simple local aliases; "" for another. A
+        parameter given a fallback where it holds None (`if lock is None: lock = self._lock`) is
+        still the parameter: the fallback is no alias, but what a call passing None binds."""
         function = self.symbols.function(fid)
+        if not ref.attrs and ref.scope == function.qualname and any(
+            p.name == ref.name and p.fallback is not None for p in function.params
+        ):
+            return ref.name
         param = self.symbols.expand_alias(fid, ref)
         if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
             return ""
@@ -460,7 +485,10 @@ class Locks:
         return info.kind if info is not None else UNKNOWN_KIND
 
     def lock_of(self, fid: str, ref: Ref) -> FieldId | None:
-        """The lock a name path denotes in `fid`: a field, or what a property's getter returns."""
+        """The lock a name path denotes in `fid`: a field, or what a property's getter returns; the
+        lock of a parameter that calls bind, the one they all bind (see `_bound_by_calls`)."""
+        if self._bound_by_calls(fid, ref):
+            return self._lock_bound_to(fid, ref)
         field = self.symbols.field(fid, ref, objects_only=False)
         if field is None:
             getter = self.symbols.property_read(fid, ref)
@@ -473,6 +501,16 @@ class Locks:
         if not self.is_lock(field):
             return None
         return self.canonical(field)
+
+    def _bound_by_calls(self, fid: str, ref: Ref) -> bool:
+        """Whether `ref` names the lock of a parameter of `fid` that calls bind: it is the lock each
+        call binds, whatever the class typing the parameter (`hold(this)` types `Object monitor`, and
+        would make the class's monitor that of `hold(stats)` too) or its fallback's alias (`if lock
+        is None: lock = self._lock`) would make it wherever `fid` runs. Not the object's own `self`
+        (`this`): its class is the method's."""
+        if ref.attrs not in ((), (MONITOR,)) or ref.name == self.symbols.self_param(fid):
+            return False
+        return self._lock_parameter(fid, ref) is not None and next(self.calls_binding(fid), None) is not None
 
     def region_lock(self, fid: str, region: Region) -> FieldId | None:
         key = (fid, region.id)
