@@ -400,7 +400,7 @@ class LockOrder:
         start = next(iter(reached))
         if fid == start:
             yield ()
-        for site in sorted(self.calls.sites_to.get(fid, ()), key=_place):
+        for site in sorted(self.calls.sites_to.get(fid, ()), key=self._source_place):
             state = reached.first.get(site.caller)
             if state is not None and self._goes_on(site, state[1], free):
                 yield (*reached.chain(site.caller), site)
@@ -421,6 +421,11 @@ class LockOrder:
         None where it binds nothing (it passes the callee as an argument)."""
         call = self.symbols.call(site.caller, site.call_id) if site.call_id >= 0 and not site.via_argument else None
         return self.locks.lock_bound_at(site, call, parameter) if call is not None else None
+
+    def _source_place(self, site: CallSite) -> tuple[str, Pos, str]:
+        """Where the call at `site` is in the source: its file, then its place there (then its
+        caller, for the calls that share a place: the clones of a decorated function's)."""
+        return self.program.rel_path(site.caller), site.pos, site.caller
 
     def _bindings(self, fid: str, parameters: frozenset[LockParameter]) -> list[_Binding]:
         """The locks that the calls of `fid` bind to `parameters`, one binding per different set of
@@ -465,7 +470,7 @@ class LockOrder:
             fid, parameters = question
             calls = asked[question] = []
             # In source order: the calls that first bind a set of locks are the same in any part.
-            for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: _place(bound[0])):
+            for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: self._source_place(bound[0])):
                 self._budget.spend(1, site.caller, site.pos)
                 bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in sorted(parameters)}
                 handed = frozenset(lock for lock in bound.values() if isinstance(lock, LockParameter))
@@ -1119,10 +1124,6 @@ def _held_of(mine: tuple[Acquisition, ...], region_ids: Iterable[int]) -> list[A
     held = [a for a in mine if a.kind == DECORATOR]
     held.extend(by_region[r] for r in region_ids if r in by_region)
     return held
-
-
-def _place(site: CallSite) -> tuple[str, Pos]:
-    return site.caller, site.pos
 
 
 def _bound(taken: Iterable[TakenParameter], locks: dict[LockParameter, FieldId]) -> tuple[Acquisition, ...]:
