@@ -1186,7 +1186,7 @@ class Symbols:
             declared = self._annotation_entity(module, bind.annotation, self._own_class(fid))
             if declared.kind == "instance" and declared.target in self._abstract_classes:
                 bound = self._bound_implementation(fid, bind, declared.target, depth)
-                if bound != UNKNOWN or self._given_functions(fid, bind, depth):
+                if bound != UNKNOWN or self._given_functions(fid, bind, declared.target, depth):
                     return bound
             if declared.kind != "instance" and bind.kind == "assign":
                 # `Predicate<Msg> p = this::isCurrent`: the function bound, which an annotation
@@ -1267,13 +1267,32 @@ class Symbols:
             if bind.annotation
         )
 
-    def _given_functions(self, fid: str, bind: Bind, depth: int) -> bool:
-        """Whether a local declared as the project's abstract class or interface, by a bind of no
-        one value of its own (`Handler h = m -> drainFast(m);`, `Handler h;` then `h =
-        this::drainFast;`), is given functions: it holds those, not each implementation."""
+    def _given_functions(self, fid: str, bind: Bind, abstract: str, depth: int) -> bool:
+        """Whether a local declared as the project's abstract class or interface `abstract`, by a
+        bind of no one value of its own (`Handler h = m -> drainFast(m);`, `Handler h;` then `h =
+        this::drainFast;`), is given functions, and besides them only objects of that type: it
+        holds those, not each implementation. A value of no class known (`h = factory.get();`, `h =
+        (Handler) o;`) may be any implementation, as its declaration says."""
         if bind.kind != "assign" or bind.value_call >= 0 or bind.value_ref is not None:
             return False
-        return any(value.kind == "function" for value in self._assigned_values(fid, bind.name, depth + 1))
+        given = list(self._values_given(fid, bind.name, depth + 1))
+        values = [value for each in given for value in each]
+        known = all(given) and all(
+            value.kind == "function" or value.kind == "instance" and value.target in self.classes
+            and abstract in self.mro(value.target)
+            for value in values
+        )
+        return known and any(value.kind == "function" for value in values)
+
+    def _values_given(self, fid: str, name: str, depth: int) -> Iterator[frozenset[Entity]]:
+        """What each assignment of a value to local `name` of `fid` (`h = f();`, `h = other;`) and
+        each function or arm of a conditional stored under it may give, one set for each."""
+        for bind in self.binds(fid).get(name, ()):
+            if bind.kind == "assign" and (bind.value_call >= 0 or bind.value_ref is not None):
+                yield self._bound_source_values(fid, bind, depth)
+        for stored_in, stored in self._stored_index.get((fid, name), ()):
+            if not stored.element:
+                yield self._stored_value(stored_in, stored, depth)
 
     def _component_entity(self, fid: str, bind: Bind) -> Entity:
         """What a `var` component of a Java record pattern holds (`mark` of `Held(var mark, var
