@@ -196,6 +196,32 @@ def nested_lock_chain(length: int) -> Files:
     return {"held.py": "import threading\n\n" + locks + "\n" + "\n".join(functions)}
 
 
+# The callers that enter `lock_ring`, each with two locks of its own.
+LOCK_RING_ENTRIES = 8
+
+
+def lock_ring(helpers: int) -> Files:
+    # A call cycle of helpers (made odd-sized), each handing the two locks and the callback it is
+    # given on to the next with the locks swapped; h0 holds the first around the second. Each of
+    # LOCK_RING_ENTRIES callers enters the ring at its own place with two locks of its own (shared
+    # with the next caller's) and a callback: every helper is bound each caller's locks in both
+    # orders, found round after round of the ring, and the locks make one cycle of lock order.
+    length = helpers | 1
+    locks = "".join(f"LOCK_{j} = threading.Lock()\n" for j in range(LOCK_RING_ENTRIES + 1))
+    head = "    with first:\n        with second:\n            callback()\n"
+    ring = [
+        f"def h{i}(first, second, callback):\n{head if i == 0 else ''}    h{(i + 1) % length}(second, first, callback)\n"
+        for i in range(length)
+    ]
+    entries = [
+        f"def noop{j}():\n    pass\n\n\n"
+        f"def enter{j}():\n    h{j * length // LOCK_RING_ENTRIES}(LOCK_{j}, LOCK_{j + 1}, noop{j})\n"
+        for j in range(LOCK_RING_ENTRIES)
+    ]
+    functions = ring + entries
+    return {"ring.py": "import threading\n\n" + locks + "\n\n" + "\n\n".join(functions)}
+
+
 def batch_loops_with_lambdas(loops: int) -> Files:
     body = "".join(
         f"        for m{i} in batch:\n            key{i} = lambda m: m.epoch >= self._epoch\n" for i in range(loops)
@@ -267,6 +293,7 @@ INPUTS = (
     Input("forking_lock_parameters", forking_lock_parameters, (4, 8, 15), "levels"),
     Input("forking_lock_cycle", forking_lock_cycle, (4, 8, 15), "levels"),
     Input("nested_lock_chain", nested_lock_chain, (100, 200, 400), "nested calls"),
+    Input("lock_ring", lock_ring, (101, 201, 401), "helpers"),
     Input("import_chain", import_chain, (250, 500, 1000), "modules"),
     Input("batch_loops_with_lambdas", batch_loops_with_lambdas, (125, 250, 500), "loops"),
     Input("guarded_writes_and_loops", guarded_writes_and_loops, (150, 300, 600), "writes and loops"),

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,7 @@ from epochlint.report import RunResult
 from epochlint.rules.epl004_epoch_bump_after_queue_clear import EpochBumpAfterQueueClear
 from bench.pathological import (
     CONSUMER,
+    LOCK_RING_ENTRIES,
     bump_chain,
     call_chain,
     factory_chain,
@@ -32,6 +34,7 @@ from bench.pathological import (
     forking_lock_cycle,
     forking_lock_parameters,
     forwarded_callbacks,
+    lock_ring,
     loops_into_a_forking_cycle,
     identity_decorated,
     method_chain,
@@ -276,6 +279,28 @@ def test_nested_lock_holding_calls_stop_at_the_work_limit_with_epl900_where_it_w
     # At the call whose chains went past the limit, in the function that makes it.
     caller = int(limit.function.removeprefix("held.f"))
     assert limit.location.line == _line_of(root / "held.py", f"        f{caller + 1}()")
+
+
+def test_locks_handed_around_a_ring_of_helpers_bind_each_binding_of_a_caller_once(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The locks bound to parameters around a call cycle are found round after round of it; each
+    # round went through every binding found above each call again, new or not: rounds times the
+    # work, and 201 helpers handing their locks on swapped went past the lock order's work limit
+    # (an EPL900 in place of the cycle).
+    helpers = 201
+    made: Counter[str] = Counter()
+    kept_passed = lockorder._kept_passed
+
+    def counted(*args: Any) -> Any:
+        made["bindings"] += 1
+        return kept_passed(*args)
+
+    monkeypatch.setattr(lockorder, "_kept_passed", counted)
+    assert codes(fresh_check(write_tree(lock_ring(helpers)))) == [("ring.py", "EPL009")]
+    # Each call of a helper binds the locks of each entry once, in both orders (and the entries
+    # their own).
+    assert made["bindings"] <= (2 * LOCK_RING_ENTRIES + 1) * helpers
 
 
 def _line_of(path: Path, text: str) -> int:

@@ -450,11 +450,12 @@ class LockOrder:
             graph.add_edges_from((question, above) for *_, above in calls if above in asked)
         callers_first = list(nx.dfs_postorder_nodes(graph, start))
         found: dict[_Question, _Found] = {question: {} for question in callers_first}
+        used = {question: [0] * len(asked[question]) for question in callers_first}
         grown = True
         while grown:
             grown = False
             for question in callers_first:
-                grown = self._bind_calls(asked[question], found[question], found) or grown
+                grown = self._bind_calls(asked[question], found[question], found, used[question]) or grown
         for question in callers_first:
             self._bindings_of[question] = list(found[question].values())
 
@@ -480,12 +481,20 @@ class LockOrder:
                     pending.append(above)
         return asked
 
-    def _bind_calls(self, calls: list[_BindingCall], mine: _Found, found: dict[_Question, _Found]) -> bool:
+    def _bind_calls(
+        self, calls: list[_BindingCall], mine: _Found, found: dict[_Question, _Found], used: list[int]
+    ) -> bool:
         """Adds to `mine` the bindings that `calls` make with those found so far above them;
-        whether one is new."""
+        whether one is new. `used` counts, by call, the bindings above it that it has bound with
+        already: they would bind nothing new again (found bindings are only ever added to), and
+        going through them again on each round of a cycle would cost rounds times as much. Each
+        call looked at counts one step on each round, so that the budget bounds the rounds too."""
         added = False
-        for site, bound, above in calls:
-            for outer in self._found_above(above, found) or [_UNBOUND]:
+        for index, (site, bound, above) in enumerate(calls):
+            self._budget.spend(1, site.caller, site.pos)
+            outers = self._found_above(above, found)
+            fresh, used[index] = (outers[used[index] :], len(outers)) if outers else ([_UNBOUND], 0)
+            for outer in fresh:
                 self._budget.spend(1 + len(outer.calls), site.caller, site.pos)
                 locks = {
                     parameter: outer.locks.get(lock) if isinstance(lock, LockParameter) else lock
