@@ -1102,15 +1102,15 @@ class FactsExtractor(FastVisitor):
 
     def _catch(self, node: cst.Try | cst.TryStar) -> Catch | None:
         """Where a `raise` in the body goes on after the handlers that may not leave the function
-        (`_leaves` by a `return` or `raise`: `try: return` / `finally: log()` does); None where
-        every handler leaves it."""
-        endings = {
-            type(_last_statement(handler.body)) for handler in node.handlers if not _leaves(handler.body, _EXITS)
-        }
+        (`_leaves` by a `return` or `raise`: `try: return` / `finally: log()` does): after the
+        statement where one may go on past its end, after the loop around it where one may
+        `break` out (`with lock: break` does), at the loop's next turn where one may `continue`;
+        None where every handler leaves the function."""
+        going_on = [handler.body for handler in node.handlers if not _leaves(handler.body, _EXITS)]
         loop, body = self._loops[-1] if self._loops else (None, None)
-        falls_through = bool(endings - {cst.Break, cst.Continue})
-        broken = loop if cst.Break in endings else None
-        continued = body if cst.Continue in endings else None
+        falls_through = not all(_leaves(handler) for handler in going_on)
+        broken = loop if any(_breaks_out(handler) for handler in going_on) else None
+        continued = body if any(_breaks_out(handler, cst.Continue) for handler in going_on) else None
         if not (falls_through or broken or continued):
             return None
         return Catch(self._pos(node) if falls_through else None, broken, continued)
@@ -2601,9 +2601,9 @@ _RETURNS: _Jumps = (cst.Return,)
 
 def _leaves(body: cst.BaseSuite, jumps: _Jumps = _JUMPS) -> bool:
     """Whether no path through a suite goes on after it (Java's "cannot complete normally"), each
-    ending in one of `jumps`: its last statement does not (`_statement_leaves`)."""
-    last = _last_statement(body)
-    return last is not None and _statement_leaves(last, jumps)
+    ending in one of `jumps`: one of its statements does not (`_statement_leaves`), the rest of the
+    suite after it never running (`return` / `log.info("busy")`)."""
+    return any(_statement_leaves(statement, jumps) for statement in _one_by_one(body.body))
 
 
 def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
@@ -2631,11 +2631,11 @@ def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
 
 def _loop_leaves(loop: cst.For | cst.While, jumps: _Jumps) -> bool:
     """Whether no path goes on after a loop that no `break` leaves: a `while True:` (left only by
-    a `return` or `raise` in it, where a `raise` is one of `jumps` or it holds none), or one whose
-    `else`, which runs where the loop ends without a `break`, leaves (`for p in peers: ...` /
-    `else: return`)."""
+    a `return` or `raise` in it, where a `raise` is one of `jumps` or it holds none, one in a
+    function defined there not counting: `_raises_in`), or one whose `else`, which runs where the
+    loop ends without a `break`, leaves (`for p in peers: ...` / `else: return`)."""
     if isinstance(loop, cst.While) and _always_true(loop.test):
-        ends = cst.Raise in jumps or not any(isinstance(node, cst.Raise) for node in _subtree(loop.body))
+        ends = cst.Raise in jumps or not _raises_in(loop.body)
     else:
         ends = loop.orelse is not None and _leaves(loop.orelse.body, jumps)
     return ends and not _breaks_out(loop.body)
@@ -2661,12 +2661,14 @@ def _leaving_finally(statement: cst.CSTNode) -> cst.Finally | None:
     return final if final is not None and _leaves(final.body) else None
 
 
-def _last_statement(suite: cst.BaseSuite) -> cst.CSTNode | None:
-    """A suite's last statement, the last small one of a line (`x = 1; return x`: the `return`)."""
-    last = suite.body[-1] if suite.body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return last.body[-1] if last.body else None
-    return last
+def _raises_in(node: cst.CSTNode) -> bool:
+    """Whether `node` holds a `raise` that runs where it is written: none in a function or lambda
+    defined in it, which runs where it is called (a class body runs where it is written)."""
+    if isinstance(node, cst.Raise):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        return False
+    return any(_raises_in(child) for child in child_nodes(node))
 
 
 def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Break) -> bool:

@@ -3064,24 +3064,18 @@ def _switch_leaves(switch: Node) -> bool:
     return _has_default(body) and bool(arms) and all(_leaves(end) for end in ends) and not _left_by_break(switch)
 
 
-def _last_statement(body: Node) -> Node:
-    """A block's last statement (an empty block itself); another statement is its own."""
-    statements = _statements(body) if body.type == "block" else []
-    return statements[-1] if statements else body
-
-
 def _catch(statement: Node, catches: list[Node]) -> Catch | None:
-    """Where a `throw` in the body of the `try` statement goes on after its `catch` clauses that
-    neither return nor throw; None where each of them does."""
-    endings = [_last_statement(body) for catch in catches if (body := catch.child_by_field_name("body"))]
-    going_on = [ending for ending in endings if ending.type not in _EXITS]
-    falls_through = any(ending.type not in _LOOP_JUMPS for ending in going_on)
+    """Where a `throw` in the body of the `try` statement goes on after its `catch` clauses, as
+    JLS 14.22 judges them (`_leaves`): after the statement where one may complete normally, after
+    the innermost statement a `break` out of one ends, at the next turn of the innermost loop a
+    `continue` out of one goes back to; None where each of them returns or throws (`try { return;
+    } finally { log(); }` does)."""
+    bodies = [body for catch in catches if (body := catch.child_by_field_name("body"))]
+    falls_through = not all(_leaves(body) for body in bodies)
     # Of several statements `break`s end, the innermost: the path goes on after it.
-    broken = max((target for e in going_on if (target := _broken_by(e))), key=lambda n: n.start_byte, default=None)
+    broken = max(_jumped_out_to(bodies, _broken_by), key=lambda node: node.start_byte, default=None)
     # Of the loops `continue`s go back to, the innermost: the rest of its body is all they skip.
-    continued = max(
-        (body for ending in going_on if (body := _continued_body(ending))), key=lambda n: n.start_byte, default=None
-    )
+    continued = max(_jumped_out_to(bodies, _continued_body), key=lambda node: node.start_byte, default=None)
     if not (falls_through or broken or continued):
         return None
     return Catch(
@@ -3089,6 +3083,17 @@ def _catch(statement: Node, catches: list[Node]) -> Catch | None:
         _pos(broken) if broken else None,
         _pos(continued) if continued else None,
     )
+
+
+def _jumped_out_to(bodies: list[Node], target_of: Callable[[Node], Node | None]) -> Iterator[Node]:
+    """The targets (`target_of`: `_broken_by`, `_continued_body`) around `bodies` that the jumps in
+    them get to, no `finally` on their way stopping them: not those of a loop or `switch` inside."""
+    for body in bodies:
+        for node, _ in _descendants(body):
+            target = target_of(node)
+            inside = target is not None and body.start_byte <= target.start_byte < body.end_byte
+            if target is not None and not inside and not _stopped_on_the_way(node, target):
+                yield target
 
 
 def _broken_by(jump: Node) -> Node | None:
