@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 154
+FACTS_FORMAT = 155
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -517,6 +517,9 @@ class ClassFacts:
     interface: bool = False
     # A Java record's components in order, which a record pattern's components take by place.
     components: tuple[str, ...] = ()
+    # A Java generic class's type parameters in order (`T` of `Box<T>`), which a receiver's declared
+    # type arguments (`Box<Message> box`) stand for in what its methods return.
+    type_parameters: tuple[str, ...] = ()
 
 
 class Import(NamedTuple):

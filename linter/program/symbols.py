@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import partial
@@ -491,6 +491,8 @@ class Symbols:
         bases of those around are left out, as looking there needs their MRO."""
         around = list(_enclosing_classes(function_id(module.name, cls.qualname)))[1:] if is_java(module.rel) else []
         nested = next((nested for outer in around if (nested := f"{outer}.{name}") in self.classes), "")
+        if not nested and is_java(module.rel) and function_id(module.name, name) in self.classes:
+            nested = function_id(module.name, name)  # a local class, named by its qualified name
         return Entity("class", nested) if nested else self.resolve_dotted(module, name, classes_as_namespaces=False)
 
     def generated_init_parameters(self, cid: str) -> tuple[str, ...]:
@@ -1450,21 +1452,26 @@ class Symbols:
         call = self.argument_call(fid, arg)
         return self.call_result(fid, call, depth) if call is not None else UNKNOWN
 
-    def _annotation_entity(self, module: ModuleInfo, annotation: str, within: str = "") -> Entity:
+    def _annotation_entity(
+        self, module: ModuleInfo, annotation: str, within: str = "", bound: Mapping[str, Entity] | None = None
+    ) -> Entity:
         """The class a declared type names, in `module`; in Java, a class nested in class `within`
         or around it (or in their bases) is named by its own name (`State state;` in `C`). A
         declared collection of instances of one class (`list[State]`, `Map<String, State>`) holds
-        them as a container filled with them does."""
+        them as a container filled with them does. A type variable of `bound` stands for what it
+        gives (`T` of `List<T>`, of a `Box<Message>`: a `Message`)."""
         element, kind, key = _collection_element(annotation)
         if element:
-            held = self._annotation_entity(module, element, within)
+            held = self._annotation_entity(module, element, within, bound)
             target = held.target if held.kind == "instance" else ""
-            keyed = self._annotation_entity(module, key, within) if key else UNKNOWN
+            keyed = self._annotation_entity(module, key, within, bound) if key else UNKNOWN
             keys = (keyed.target,) if keyed.kind == "instance" else ()
             return Entity(kind, target, keys) if target or keys else UNKNOWN
         if "|" in annotation and is_java(module.rel):
             return self._caught_class(module, annotation, within)
         origin = _generic_origin(annotation)
+        if bound and origin in bound:
+            return bound[origin]
         first, _, rest = origin.partition(".")
         nested = self._java_nested_class(module, within, first)
         if nested:
@@ -2890,7 +2897,9 @@ class Symbols:
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
-            returned = self.return_entity(callee.target, depth + 1)
+            returned = self._returned_for_receiver(fid, call, callee.target)
+            if returned == UNKNOWN:
+                returned = self.return_entity(callee.target, depth + 1)
             return next(iter(self._as_built_for(fid, call, callee.target, frozenset({returned}))))
         if callee.kind == "external" and callee.target == "next" and call.args:
             # An element taken from a container the value flow follows: of the one class they agree on.
@@ -2929,6 +2938,48 @@ class Symbols:
             return UNKNOWN
         copied = self._argument_entity(fid, call.args[0], depth + 1)
         return copied if copied.kind in ("pairs", "container") else UNKNOWN
+
+    def _returned_for_receiver(self, fid: str, call: Call, method: str) -> Entity:
+        """What a Java method declared to return a type variable of its class, or a type made of
+        one (`T get()`, `List<T> all()` of `Box<T>`), returns where `call` in `fid` runs it on a
+        receiver declared as that class with type arguments (`Box<Message> box`): its return type
+        with those arguments in place of the class's variables (a `Message`, a `List<Message>`);
+        unknown for any other call (a generic method's own variables are not inferred)."""
+        cid, returns = self.class_of_function(method), self.function(method).returns
+        variables = self.classes[cid][1].type_parameters if cid in self.classes else ()
+        receiver = receiver_path(call)
+        if not variables or receiver is None or not set(variables) & set(re.findall(r"\w+", returns)):
+            return UNKNOWN
+        scope, declared = self._declared_annotation(fid, receiver)
+        module, within = self.module_of(scope or fid), self._own_class(scope or fid)
+        if self._annotation_entity(module, declared, within) != Entity("instance", cid):
+            return UNKNOWN
+        arguments = _top_level_split(_unwrap_annotation(declared).partition("[")[2][:-1], ",")
+        if len(arguments) != len(variables):
+            return UNKNOWN  # a raw type, or a diamond
+        bound = {variable: self._annotation_entity(module, argument, within) for variable, argument in
+                 zip(variables, arguments)}
+        return self._annotation_entity(self.module_of(method), returns, cid, bound)
+
+    def _declared_annotation(self, fid: str, ref: Ref) -> tuple[str, str]:
+        """The type a Java local or parameter (`box`), or a field of the object's own (`this.box`),
+        is declared with, its type arguments kept (`Box[Message]`), where its declarations agree,
+        with the function declaring it (a class body for a field); ("", "") for another path."""
+        module = self.module_of(fid)
+        scope = function_id(module.name, ref.scope) if ref.scope else ""
+        if scope not in self.functions or len(ref.attrs) > 1:
+            return "", ""
+        name = ref.name
+        if ref.attrs and ref.name == self.self_param(scope):
+            owner = self.defining_class(self.class_of_function(scope), ref.attrs[0])
+            if owner not in self.classes:
+                return "", ""
+            owner_module, cls = self.classes[owner]
+            scope, name = function_id(owner_module.name, f"{cls.qualname}.<body>"), ref.attrs[0]
+        elif ref.attrs:
+            return "", ""
+        declared = {bind.annotation for bind in self.binds(scope).get(name, ()) if bind.annotation}
+        return (scope, declared.pop()) if len(declared) == 1 else ("", "")
 
     def return_entity(self, fid: str, depth: int = 0) -> Entity:
         """The class of what function `fid` returns, where every return agrees."""

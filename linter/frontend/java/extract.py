@@ -380,19 +380,27 @@ class _Function(FunctionBuilder):
     # The names of the locals and parameters in scope where the body is being read, by the block
     # (or statement) declaring them, innermost last: past its end, the name is a field's again.
     scopes: list[set[str]] = field(default_factory=lambda: [set()])
-    # The local classes declared in the body, by name, each with the scope of the block declaring
-    # it (one of `scopes` while that block is being read).
-    local_classes: dict[str, set[str]] = field(default_factory=dict)
+    # The local classes declared in the body, by name: for each declaration, the scope of the block
+    # declaring it (one of `scopes` while that block is being read) and the class's name in the
+    # function, `Judge`, then `Judge<2>`... for one of a sibling block (javac names them apart too).
+    local_classes: dict[str, list[tuple[set[str], str]]] = field(default_factory=dict)
 
     def sees(self, name: str) -> bool:
         """Whether local or parameter `name` is in scope here."""
         return any(name in scope for scope in self.scopes)
 
-    def sees_class(self, name: str) -> bool:
-        """Whether a local class `name` is in scope here: from its declaration to the end of the
-        block declaring it (JLS 6.3), its own body included."""
-        block = self.local_classes.get(name)
-        return block is not None and any(scope is block for scope in self.scopes)
+    def class_in_scope(self, name: str) -> str:
+        """The name in the function of the local class `name` in scope here, from its declaration to
+        the end of the block declaring it (JLS 6.3), its own body included; "" where none is."""
+        declared = reversed(self.local_classes.get(name, []))
+        return next((local for block, local in declared if any(scope is block for scope in self.scopes)), "")
+
+    def declare_class(self, name: str) -> str:
+        """A local class `name` declared in the innermost block: its name in the function."""
+        declared = self.local_classes.setdefault(name, [])
+        local = f"{name}<{len(declared) + 1}>" if declared else name
+        declared.append((self.scopes[-1], local))
+        return local
 
 
 def _is_stub_body(body: Node | None) -> bool:
@@ -646,8 +654,9 @@ class _Extractor:
         """The local class `name` in scope here (`attrs` on it), named as a local of the function
         declaring it is: the class's qualified name is that function's and its own. None where no
         local class of the name is in scope."""
-        function = next((function for function in reversed(self._stack) if function.sees_class(name)), None)
-        return Ref(function.qualname, name, attrs) if function is not None else None
+        found = ((function, local) for function in reversed(self._stack) if (local := function.class_in_scope(name)))
+        function, local = next(found, (None, ""))
+        return Ref(function.qualname, local, attrs) if function is not None else None
 
     def _own_this(self, attrs: tuple[str, ...]) -> Ref | None:
         """`this` (and `attrs` on it) where it is written: inside an anonymous class's method, the
@@ -747,9 +756,10 @@ class _Extractor:
         """A type's name as the program finds its class: a local class in scope (and a class nested
         in it) by its qualified name (`Consumer.run.Judge`), any other as written, noted as used (it
         may be a class of this package)."""
-        local_class = self._local_class_ref(name.split(".")[0])
+        first, *rest = name.split(".")
+        local_class = self._local_class_ref(first, tuple(rest))
         if local_class is not None:
-            return f"{local_class.scope}.{name}"
+            return ".".join((local_class.scope, local_class.name, *local_class.attrs))
         if name:
             self._used_types.add(name.split(".")[0])
         return name
@@ -857,15 +867,17 @@ class _Extractor:
         outer = self._class_stack[-1].qualname if self._class_stack else ""
         # A local class's members are read while the function around it is.
         in_function = not in_class_body and self._fn.kind not in ("module", "classbody")
-        qualname = f"{self._fn.qualname}.{name}" if in_function else f"{outer}.{name}" if outer else name
-        self._defined_types.add(name)
         if in_function:
-            self._fn.local_classes[name] = self._fn.scopes[-1]
+            qualname = f"{self._fn.qualname}.{self._fn.declare_class(name)}"
+        else:
+            qualname = f"{outer}.{name}" if outer else name
+        self._defined_types.add(name)
         body = node.child_by_field_name("body")
         components = _parameters(node.child_by_field_name("parameters")) if node.type == "record_declaration" else []
         cls = _Class(qualname, name, components=components, interface=node.type == "interface_declaration")
         members = _members(body)
-        self._type_variables.append(_type_variables(node))
+        type_parameters = _type_variables(node)
+        self._type_variables.append(type_parameters)
         self._declare_fields(cls, members)
         for component in components:
             component_type = component.child_by_field_name("type")
@@ -910,6 +922,7 @@ class _Extractor:
                 abstract=node.type == "interface_declaration" or "abstract" in _modifiers(node),
                 interface=cls.interface,
                 components=tuple(_text(component.child_by_field_name("name")) for component in components),
+                type_parameters=tuple(type_parameters),
             )
         )
 
@@ -958,9 +971,9 @@ class _Extractor:
         for child in node.named_children:
             if child.type in ("superclass", "super_interfaces", "extends_interfaces"):
                 for base in _type_nodes(child):
-                    name = type_name(base)
+                    # A local class in scope by its qualified name: not one of a sibling block.
+                    name = self._type_named(type_name(base))
                     if name:
-                        self._used_types.add(name.split(".")[0])
                         yield name
 
     def _declare_fields(self, cls: _Class, members: list[Node]) -> None:
@@ -1332,15 +1345,7 @@ class _Extractor:
             value = declarator.child_by_field_name("value")
             self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
             after_name = _dimensions_written(declarator)
-            if inferred:  # `var n = 2 * size;` is a number as its value is, `var m = new Msg(1);` a `Msg`
-                written = self._static_type(_unparenthesized(value)) if value is not None else ""
-                scalar = value is not None and self._is_scalar(value)
-            else:
-                written = _value_type_written(type_node, after_name, self._bounded)
-                scalar = not after_name and _is_scalar_type(type_node)
-            if written.endswith("[]"):
-                self._fn.arrays.add(name)
-            self._declare(name, scalar, written or ("" if after_name else declared))
+            self._declare_local(name, type_node, declared, value, after_name)
             if value is not None:
                 self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
@@ -1350,6 +1355,20 @@ class _Extractor:
                      annotation="" if after_name else declared, literal=_is_literal(value))
             )
             self._store_values(Ref(self._fn.qualname, name), value)
+
+    def _declare_local(self, name: str, type_node: Node, declared: str, value: Node | None, after_name: int) -> None:
+        """A local declared with `type_node` (the class `declared`, `after_name` more dimensions of
+        array) and given `value`: `var n = 2 * size;` is a number as its value is, `var m = new
+        Msg(1);` a `Msg`."""
+        if _text(type_node) == "var":
+            written = self._static_type(_unparenthesized(value)) if value is not None else ""
+            scalar = value is not None and self._is_scalar(value)
+        else:
+            written = _value_type_written(type_node, after_name, self._bounded)
+            scalar = not after_name and _is_scalar_type(type_node)
+        if written.endswith("[]"):
+            self._fn.arrays.add(name)
+        self._declare(name, scalar, written or ("" if after_name else declared))
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -1696,13 +1715,30 @@ class _Extractor:
         if after_name:  # an array, of no class (`Msg` is used all the same)
             annotation = ""
         written = _value_type_written(type_node, after_name, self._bounded)
-        self._declare(name, not after_name and _is_scalar_type(type_node), written or annotation)
+        scalar = not after_name and _is_scalar_type(type_node)
+        if _text(type_node) == "var":  # of the elements of the array it walks, where it is declared so
+            written, annotation, scalar = self._element_of_array(value)
+        self._declare(name, scalar, written or annotation)
         if written.endswith("[]"):
             self._fn.arrays.add(name)
         value_call, value_ref = self._value_of(value)
         self._fn.binds.append(Bind(name, self._site(name_node), "iter", value_call, value_ref, annotation=annotation))
         self._visit(body)
         self._fn.loop_stack.pop()
+
+    def _element_of_array(self, iterable: Node) -> tuple[str, str, bool]:
+        """The type of the elements of `iterable` where it is a local, a parameter or a field
+        declared as an array (`Msg[] batch`, `Msg... batch`): as a declaration writes it, a
+        primitive or an array (`long`, `Msg[]` of a `Msg[][]`), or a class as an annotation names
+        it, and whether it is a number or a flag; ("", "", False) for another iterable (a
+        collection's elements, by its type arguments, are the program's to find)."""
+        declared = self._declared_type(iterable)
+        if not declared.endswith("[]"):
+            return "", "", False
+        element = declared[:-2]
+        if element.endswith("[]") or element in idioms.PRIMITIVE_TYPES:
+            return element, "", element in idioms.SCALAR_TYPES
+        return "", self._type_named(element), element in idioms.SCALAR_TYPES
 
     def _v_catch_formal_parameter(self, node: Node) -> None:
         name = node.child_by_field_name("name")
@@ -1722,9 +1758,13 @@ class _Extractor:
         value = node.child_by_field_name("value")
         if name is not None:
             self._with_flow(value, Flow(FLOW_ASSIGN, (_text(name),)))
-            self._declare(_text(name))
+            type_node = node.child_by_field_name("type")
+            # `try (var r = new Res())` is of the class made, `try (Res r = open())` of the one declared.
+            declared = self._annotation(type_node)
+            self._declare_local(_text(name), type_node, declared, value, _dimensions_written(node))
             value_call, value_ref = self._value_of(value)
-            self._fn.binds.append(Bind(_text(name), self._site(name), "with", value_call, value_ref))
+            bind = Bind(_text(name), self._site(name), "with", value_call, value_ref, annotation=declared)
+            self._fn.binds.append(bind)
         else:
             for child in node.named_children:
                 self._with_flow(child, Flow())
