@@ -1117,8 +1117,9 @@ class FactsExtractor(FastVisitor):
 
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
-        body, runs_once = self._pos(node.body), _always_true(node.test)
-        self._fn.loops.append(Loop(loop_id, "while", self._site(node), False, body=body, runs_once=runs_once))
+        body, runs_once, test = self._pos(node.body), _always_true(node.test), self._pos(node.test)
+        loop = Loop(loop_id, "while", self._site(node), False, body=body, runs_once=runs_once, test=test)
+        self._fn.loops.append(loop)
         tested = self._acquire_on_every_pass(node)
         self._fn.loop_stack.append(loop_id)
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 155
+FACTS_FORMAT = 156
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -294,6 +294,10 @@ class Loop(NamedTuple):
     # A Java `for` statement's update (`i++, epoch = current()`), which runs after the body on each
     # pass though it is written before it; None for any other loop.
     update: Pos | None = None
+    # The test of a `while` or `do` statement, or of a Java `for` statement: it runs on every pass
+    # (before the body, but for `do`) and once more where the loop ends by failing it, so an
+    # assignment in it runs whether or not a pass does; None for any other loop.
+    test: Pos | None = None
 
 
 class Await(NamedTuple):

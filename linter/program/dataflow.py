@@ -1626,9 +1626,10 @@ class _Frame:
     def _passed_round(self, earlier: Site, read: Site) -> Loop | None:
         """The innermost loop around both `earlier` and the read at `read` where `earlier` is written
         after the read, and so reaches it only on a later pass; None where there is none. A read in
-        a Java `for` update after an assignment in the body reads it on the same pass."""
+        a Java `for` update after an assignment in the body reads it on the same pass, as does one
+        in a comprehension's element after an assignment in its clauses (see `_in_a_clause_before`)."""
         shared = [loop_id for loop_id in read.loops if loop_id in earlier.loops]
-        if not shared or earlier.pos[:2] < read.pos[2:]:
+        if not shared or earlier.pos[:2] < read.pos[2:] or self._in_a_clause_before(earlier, read):
             return None
         loops = self.program.symbols.function(self.fid).loops
         loop = next((loop for loop in loops if loop.id == shared[-1]), None)
@@ -1643,7 +1644,8 @@ class _Frame:
         return earlier.pos[2:] <= statement[:2] if loop is None else _in_body(statement, loop)
 
     def _runs_before(self, later: Site, earlier: Site, read: Site, loop: Loop | None) -> bool:
-        """Whether `later` is written before the read at `read` and after `earlier`, or, where
+        """Whether `later` is written before the read at `read` (or in a clause of a comprehension
+        whose element holds the read, see `_in_a_clause_before`) and after `earlier`, or, where
         `earlier` reaches the read only on a later pass of `loop`, anywhere in that loop: what runs
         before the read on that pass (a `for` update of an inner loop whose body holds the read
         runs there only from its second pass on: see `_updated_after`)."""
@@ -1651,8 +1653,20 @@ class _Frame:
         return (
             later is not earlier
             and after
-            and later.pos[2:] <= read.pos[:2]
+            and (later.pos[2:] <= read.pos[:2] or self._in_a_clause_before(later, read))
             and not self._updated_after(later, earlier, read)
+        )
+
+    def _in_a_clause_before(self, site: Site, read: Site) -> bool:
+        """Whether `site` lies in a clause of a comprehension (its `for` and `if` clauses) whose
+        element holds the read at `read`: written after the element, each clause runs before it
+        on each pass (`[commit(e) for p in ps if (e := cur(p))]` commits what the `if` gave)."""
+        return any(
+            _runs_its_body_last(loop)
+            and loop.id in site.loops
+            and _in_body(read.pos, loop)
+            and not _in_body(site.pos, loop)
+            for loop in self.program.symbols.function(self.fid).loops
         )
 
     def _entered_past(self, later: Site, read: Site) -> bool:
@@ -1683,20 +1697,26 @@ class _Frame:
     def _updated_before(self, later: Site, earlier: Site, read: Site) -> bool:
         """Whether `later` lies in the update of a Java `for` statement whose body holds `earlier`,
         which runs it on every way from there to the read at `read` in the loop's condition or
-        after the loop: the body's end and its `continue`s go on to the update, and the loop ends
-        past it only where a jump leaves the body (see `_jumps_out`). Nothing else but what holds
-        the read may skip the update (`for (; i < n; i++, e = cur) e = hist;` then `commit(e)`)."""
+        after the loop, or in the test of a loop whose body holds `earlier`, which runs it on every
+        way from there to a read after the loop: the body's end and its `continue`s go on to the
+        update and the test, and the loop ends past them only where a jump leaves the body (see
+        `_jumps_out`). Nothing else but what holds the read may skip them (`for (; i < n; i++, e =
+        cur) e = hist;` or `while ((e = cur) == null) e = hist;`, then `commit(e)`)."""
         return any(
-            loop.update is not None
-            and within(later.pos, loop.update)
-            and _in_body(earlier.pos, loop)
-            and (_in_condition(read, loop) or self._after_the_update(loop, read))
+            _in_body(earlier.pos, loop)
+            and (
+                loop.update is not None
+                and within(later.pos, loop.update)
+                and (_in_condition(read, loop) or self._after_the_update(loop, read))
+                or loop.test is not None and within(later.pos, loop.test) and self._after_the_update(loop, read)
+            )
             and self._conditions(later) <= self._conditions(read) | {("loop", loop.id)}
             for loop in self.program.symbols.function(self.fid).loops
         )
 
     def _after_the_update(self, loop: Loop, read: Site) -> bool:
-        """Whether the read at `read` comes after `loop`, which ends only past its update."""
+        """Whether the read at `read` comes after `loop`, which ends only past its update and its
+        test."""
         return loop.site.pos[2:] <= read.pos[:2] and loop.body is not None and not self._jumps_out(loop.body)
 
     def _jumps_out(self, body: Pos) -> bool:
@@ -1731,18 +1751,20 @@ class _Frame:
         """The loops, the `if` and `while` statements, the arms (see `Branches`: of an `if`, a
         `match`, a `switch`, a `try`, a loop's `else`...) and the operands evaluated only on a
         condition (of `and`, `or`, a conditional expression) that `site` lies in: what may not run,
-        or run to its end, on a path through it."""
+        or run to its end, on a path through it. A statement's test runs wherever the statement
+        does: neither a loop nor an `if` or `while` statement skips its own test."""
         found = self._conditions_at.get(site)
         if found is None:
             function = self.program.symbols.function(self.fid)
+            tested = {loop.id for loop in function.loops if loop.test is not None and within(site.pos, loop.test)}
             # Tagged: an `elif` arm and the `if` statement that fills it have the same position.
             found = frozenset(
                 (
-                    *(("loop", loop) for loop in site.loops),
+                    *(("loop", loop) for loop in site.loops if loop not in tested),
                     *(
                         ("governs", governed.statement)
                         for governed in function.governs
-                        if within(site.pos, governed.statement)
+                        if within(site.pos, governed.statement) and not within(site.pos, governed.test)
                     ),
                     *(("arm", arm) for branches in function.branches for arm in branches.arms if within(site.pos, arm)),
                     *(
@@ -2002,6 +2024,12 @@ def _comes_after(assignment: Site, read: Site) -> bool:
 def _in_body(pos: Pos, loop: Loop) -> bool:
     """Whether the span `pos` lies in the body of `loop` (what it runs per turn)."""
     return loop.body is not None and within(pos, loop.body)
+
+
+def _runs_its_body_last(loop: Loop) -> bool:
+    """Whether `loop` is a comprehension's `for` clause: its body, the element, is written before
+    the clause, yet runs after it (and after the clauses that follow it) on each pass."""
+    return loop.body is not None and loop.body[:2] < loop.site.pos[:2]
 
 
 def _ends(jump: Exit) -> tuple[Pos | None, ...]:

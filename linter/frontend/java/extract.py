@@ -1602,6 +1602,7 @@ class _Extractor:
         body_pos = _pos(body) if body is not None else None
         updates = header.children_by_field_name("update")
         update = _span(updates[0], updates[-1]) if updates else None
+        condition = header.child_by_field_name("condition")
         self._fn.loops.append(
             Loop(
                 loop_id,
@@ -1612,6 +1613,7 @@ class _Extractor:
                 body=body_pos,
                 runs_once=_runs_once(header),
                 update=update,
+                test=_pos(condition) if condition is not None else None,
             )
         )
         self._fn.loop_stack.append(loop_id)
