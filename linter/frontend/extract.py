@@ -1529,12 +1529,16 @@ class FactsExtractor(FastVisitor):
         if isinstance(element, (*_LITERALS, cst.Dict)):
             self._store_elements(target, element, keys)
             return
-        function = self.lambda_qualname(element) if isinstance(element, cst.Lambda) else ""
-        value_call, value_ref = (-1, None) if function else self._value_of(element)
-        if function or value_call >= 0 or value_ref is not None:
-            self._fn.stored.append(
-                Stored(target, True, value_ref, value_call, function, keys, self._pos(element), self._block())
-            )
+        arms = _conditional_arms(element)
+        # `[a if fast else b]`: either arm may be the element, each stored at the element's place
+        # (a later store at the same keys replaces an earlier, not one arm the other).
+        for arm in arms if len(arms) > 1 and self._value_of(element) == (-1, None) else [element]:
+            function = self.lambda_qualname(arm) if isinstance(arm, cst.Lambda) else ""
+            value_call, value_ref = (-1, None) if function else self._value_of(arm)
+            if function or value_call >= 0 or value_ref is not None:
+                self._fn.stored.append(
+                    Stored(target, True, value_ref, value_call, function, keys, self._pos(element), self._block())
+                )
 
     def _block(self) -> Pos:
         return self._blocks[-1] if self._blocks else (0, 0, 0, 0)

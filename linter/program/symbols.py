@@ -801,10 +801,12 @@ class Symbols:
         (a field is typed where they agree on one: see `_one_type`)."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
         declared: dict[tuple[str, str], set[Entity]] = {}
+        given: dict[tuple[str, str], list[frozenset[Entity]]] = {}
         for fid, storer, write, entity in self._field_stores():
+            key = (self.defining_class(storer, write.ref.attrs[0]), write.ref.attrs[0])
+            given.setdefault(key, []).append(self._stored_functions(fid, write, entity))
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
-            key = (self.defining_class(storer, write.ref.attrs[0]), write.ref.attrs[0])
             seen.setdefault(key, {}).setdefault(storer, set()).add(entity)
             if write.annotation:  # `self.state: State = make()`
                 declared.setdefault(key, set()).add(self._annotation_entity(self.module_of(fid), write.annotation, storer))
@@ -824,11 +826,16 @@ class Symbols:
         # a typed store is the more precise (an instance of a subclass of the declared class). Its
         # stores of `None` (`self._states: list[State] | None = None`) are what it lets the field
         # hold besides: they type nothing.
+        for _, owner, write, entity in self._stores_into_other_objects():
+            key = (self.defining_class(owner, write.ref.attrs[-1]), write.ref.attrs[-1])
+            given.setdefault(key, []).append(frozenset({entity}) - {UNKNOWN})
         for key, types in declared.items():
             stores = seen.setdefault(key, {})
             for entities in stores.values():
                 entities.discard(_NONE)
-            if not any(_typed_only(entities) for entities in stores.values()):
+            if not any(_typed_only(entities) for entities in stores.values()) and not self._declared_given_functions(
+                types, given.get(key, [])
+            ):
                 stores.setdefault(key[0], set()).update(types)
         # Untyped stores (`self.assignment = {}`, `= None`, a literal container passed in) do not
         # contradict a typed one.
@@ -836,6 +843,22 @@ class Symbols:
             key: {cls: typed for cls, entities in by_class.items() if (typed := _typed_only(entities))}
             for key, by_class in seen.items()
         }
+
+    def _declared_given_functions(self, declared: set[Entity], given: list[frozenset[Entity]]) -> bool:
+        """Whether a field declared as the project's interface (`private final Handler h = m ->
+        check(m);`) is given functions, and besides them only objects of that interface, by every
+        store: it holds those, not each implementation, as such a local does (see
+        `_given_functions`). Not one with a `default` method, which keeps the interface (see
+        `_has_default_methods`)."""
+        if len(declared) != 1:
+            return False
+        (interface,) = declared
+        return (
+            interface.kind == "instance"
+            and interface.target in self._abstract_classes
+            and not self._has_default_methods(interface.target)
+            and self._functions_and_implementations(given, interface.target)
+        )
 
     def _built_at_declaration(self, body: str, name: str, bind: Bind) -> Entity | None:
         """The instance of a project class a declaration initialises its field with (`x: Source =
@@ -1260,13 +1283,31 @@ class Symbols:
     def _declared_with_default_methods(self, scope: str, name: str) -> bool:
         """Whether local `name` of `scope` is declared as a project interface with a `default`
         method (see `_has_default_methods`)."""
+        return any(self._has_default_methods(interface) for interface in self._declared_interfaces(scope, name))
+
+    def _declared_interfaces(self, scope: str, name: str) -> Iterator[str]:
+        """The project's abstract classes and interfaces local `name` of `scope` is declared as."""
         module, within = self.module_of(scope), self._own_class(scope)
-        return any(
-            (declared := self._annotation_entity(module, bind.annotation, within)).kind == "instance"
-            and declared.target in self._abstract_classes
-            and self._has_default_methods(declared.target)
-            for bind in self.binds(scope).get(name, ())
-            if bind.annotation
+        for bind in self.binds(scope).get(name, ()):
+            declared = self._annotation_entity(module, bind.annotation, within) if bind.annotation else UNKNOWN
+            if declared.kind == "instance" and declared.target in self._abstract_classes:
+                yield declared.target
+
+    def _default_method_runner(self, fid: str, ref: Ref) -> str:
+        """The project interface whose `default` method a local's path names (`h.label` of `Handler
+        h = m -> drain(m);`), where the local is declared as it: that method runs its own body, not
+        the lambda or method the local holds, which implements the interface's abstract one. ""
+        for any other path."""
+        scope = function_id(self.module_of(fid).name, ref.scope)
+        if not ref.scope or not ref.attrs or scope not in self.functions or not self.is_java_function(scope):
+            return ""
+        return next(
+            (
+                interface
+                for interface in self._declared_interfaces(scope, ref.name)
+                if (method := self.lookup_method(interface, ref.attrs[0])) and not self.function(method).stub_body
+            ),
+            "",
         )
 
     def _given_functions(self, fid: str, bind: Bind, abstract: str, depth: int) -> bool:
@@ -1277,7 +1318,11 @@ class Symbols:
         (Handler) o;`) may be any implementation, as its declaration says."""
         if bind.kind != "assign" or bind.value_call >= 0 or bind.value_ref is not None:
             return False
-        given = list(self._values_given(fid, bind.name, depth + 1))
+        return self._functions_and_implementations(list(self._values_given(fid, bind.name, depth + 1)), abstract)
+
+    def _functions_and_implementations(self, given: list[frozenset[Entity]], abstract: str) -> bool:
+        """Whether each of `given` (what each assignment may give) is known and holds functions or
+        objects of `abstract`, and some give functions."""
         values = [value for each in given for value in each]
         known = all(given) and all(
             value.kind == "function" or value.kind == "instance" and value.target in self.classes
@@ -1835,6 +1880,8 @@ class Symbols:
         if self._cut_short(depth):
             return frozenset()
         values = self._name_values(fid, ref, depth)
+        if interface := self._default_method_runner(fid, ref):
+            values = frozenset(value for value in values if value.kind != "function") | {Entity("instance", interface)}
         subscripts = iter(keys) if keys else None
         fields_within = self._fields_within(fid, ref, called)
         for index, attr in enumerate(ref.attrs):
@@ -2683,24 +2730,26 @@ class Symbols:
         returns (`self.Lock = partial(Lock, self)`): by the class whose method stores them."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
         for fid, cls, write, entity in chain(self._field_stores(), self._stores_into_other_objects()):
-            if write.kind != "assign":
-                continue
-            if entity.kind != "unknown":
-                found = {entity}
-            elif write.value_function:
-                found = {Entity("function", function_id(self.module_of(fid).name, write.value_function))}
-            elif write.value_ref is not None and not write.value_ref.attrs:
-                found = {v for v in self.path_values(fid, write.value_ref) if v.kind == "function"}
-            elif write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
-                found = {v for v in self.call_values(fid, call) if v.kind in ("function", "class")}
-            elif arms := self._stored_arms(fid, write.ref):
-                found = {v for v in arms if v.kind in ("function", "class")}
-            else:
-                continue
+            found = self._stored_functions(fid, write, entity)
             if found:
                 key = (self.defining_class(cls, write.ref.attrs[-1]), write.ref.attrs[-1])
                 seen.setdefault(key, {}).setdefault(cls, set()).update(found)
         return {key: {cls: frozenset(found) for cls, found in by_class.items()} for key, by_class in seen.items()}
+
+    def _stored_functions(self, fid: str, write: Write, entity: Entity) -> frozenset[Entity]:
+        """What an assignment of a field stores (`entity`, where resolved), or else the functions
+        and classes it may store: a lambda, a name or a call giving them, a conditional's arms."""
+        if write.kind != "assign":
+            return frozenset()
+        if entity.kind != "unknown":
+            return frozenset({entity})
+        if write.value_function:
+            return frozenset({Entity("function", function_id(self.module_of(fid).name, write.value_function))})
+        if write.value_ref is not None and not write.value_ref.attrs:
+            return frozenset(v for v in self.path_values(fid, write.value_ref) if v.kind == "function")
+        if write.value_call >= 0 and (call := self.call(fid, write.value_call)) is not None:
+            return frozenset(v for v in self.call_values(fid, call) if v.kind in ("function", "class"))
+        return frozenset(v for v in self._stored_arms(fid, write.ref) if v.kind in ("function", "class"))
 
     def _stored_arms(self, fid: str, field: Ref) -> frozenset[Entity]:
         """What the arms of a conditional `fid` stores into `field` hold (`self._handler = self.a if

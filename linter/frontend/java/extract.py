@@ -1034,8 +1034,8 @@ class _Extractor:
             self._fn.binds.append(Bind(name, self._site(declarator), "annotation", annotation=annotation))
             value_call, value_ref = -1, None
             if value is not None and _is_function(value) and name not in self._class_stack[-1].static_fields:
-                # `Predicate<Msg> current = this::isCurrent;`: a function of the instance, as a
-                # constructor would store it (read there, `this` is the instance).
+                # `Predicate<Msg> current = this::isCurrent;`, or a conditional of such: a function of
+                # the instance, as a constructor would store it (read there, `this` is the instance).
                 label = ":".join(map(str, _start(declarator)))
                 store = partial(self._store_initial_value, declarator, name, value)
                 self._in_initializer(declarator, label, False, store)
@@ -1868,6 +1868,7 @@ class _Extractor:
         self._lambda(node)
 
     def _v_method_reference(self, node: Node) -> None:
+        self._hold_reference_receiver(node)
         ref = self._method_reference(node)
         if ref is not None:
             self._fn.accesses.append(Access(ref, self._site(node), self._flow))
@@ -2345,13 +2346,24 @@ class _Extractor:
         found = [path for path in paths if path is not None]
         return found[0] if len(found) == 1 else None
 
+    def _hold_reference_receiver(self, node: Node) -> None:
+        """`helper()::check`: the call is made where the reference is, and its result held (see
+        `_hold_call_result`), so that the reference names the method of the class the call returns."""
+        receiver = _unparenthesized(node.named_children[0]) if node.named_children else None
+        if receiver is not None and receiver.type in _CALL_RECEIVERS and receiver.id not in self._call_results:
+            self._with_flow(receiver, Flow())
+            self._hold_call_result(receiver)
+
     def _method_reference(self, node: Node) -> Ref | None:
-        """`this::m`, `obj::m`, `Type::m` as the name path of the method (`new` refers to no method)."""
+        """`this::m`, `obj::m`, `Type::m`, `helper()::m` (its result held) as the name path of the
+        method (`new` refers to no method)."""
         parts = node.named_children
         method = _text(node.children[-1])
         if method == "new" or not parts:
             return None
-        target = parts[0]
+        target = _unparenthesized(parts[0])
+        if target.id in self._call_results:
+            return Ref(*self._call_results[target.id], (method,))
         base = self._path(target) if target.type != "super" else self._this_ref(())
         return base._replace(attrs=(*base.attrs, method)) if base is not None else None
 
@@ -2561,6 +2573,7 @@ class _Extractor:
         call_id = self._new_id()
         callee, method, receiver_call, callee_call = None, interface_method, -1, -1
         if node.type == "method_reference":
+            self._hold_reference_receiver(node)
             callee, method = self._method_reference(node), _text(node.children[-1])
         elif node.type == "object_creation_expression":
             self._with_flow(node, Flow(FLOW_RECEIVER, call=call_id))
@@ -2687,8 +2700,9 @@ def _conditional_arms(value: Node) -> list[Node]:
 
 
 def _is_function(value: Node) -> bool:
-    """A lambda or a method reference (`m -> ...`, `this::isCurrent`), cast or not."""
-    return _uncast(value).type in ("lambda_expression", "method_reference")
+    """A lambda or a method reference (`m -> ...`, `this::isCurrent`), cast or not, or a conditional
+    one of whose arms is one (`fast ? this::a : this::b`)."""
+    return any(arm.type in ("lambda_expression", "method_reference") for arm in _conditional_arms(value))
 
 
 # Literals of numbers and flags, and the operators of arithmetic on them.
@@ -3355,6 +3369,8 @@ _OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
 _OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet", "or"})
 # The suppliers `orElseGet` calls where it is given them: a method reference, or what a name holds.
 _CALLED_SUPPLIERS = frozenset({"method_reference", "identifier", "field_access"})
+# A method reference's receivers whose result holds the method (`helper()::check`, `new Audit()::run`).
+_CALL_RECEIVERS = frozenset({"method_invocation", "object_creation_expression"})
 # The functions a call given them runs: a lambda, a method reference, what a name holds, an object made.
 _FUNCTIONS_RUN = _CALLED_SUPPLIERS | {"lambda_expression", "object_creation_expression"}
 # The methods of `java.util.function`'s interfaces composing a function of two: `Predicate`'s, and
