@@ -171,11 +171,14 @@ _Question = tuple[str, frozenset[LockParameter]]
 class _Binding(NamedTuple):
     """The locks one call binds to parameters of a function, by parameter; the calls that bind
     them, outermost first; and what the function's path parameters hold on that path of calls (a
-    path that passes another callback runs other code: see `CallGraph.passed_on`)."""
+    path that passes another callback runs other code: see `CallGraph.passed_on`); and the
+    reentrant locks held where those calls are made, which the function, taking one again on that
+    path, waits for nothing to take (`with R: both(L, R)` makes no edge L -> R)."""
 
     locks: dict[LockParameter, FieldId]
     calls: tuple[CallSite, ...]
     passed: Passed
+    held: frozenset[FieldId] = frozenset()
 
 
 # A call that binds parameters of the function a question asks about: its site, what it binds to
@@ -184,8 +187,9 @@ class _Binding(NamedTuple):
 _BindingCall = tuple[CallSite, dict[LockParameter, FieldId | LockParameter | None], _Question | None]
 # The locks a binding binds, by parameter, as a key.
 _BoundLocks = tuple[tuple[LockParameter, FieldId], ...]
-# The bindings of a question found so far, by the locks they bind and what their path passes.
-_Found = dict[tuple[_BoundLocks, Passed], _Binding]
+# The bindings of a question found so far, by the locks they bind, what their path passes and the
+# reentrant locks held along it.
+_Found = dict[tuple[_BoundLocks, Passed, frozenset[FieldId]], _Binding]
 # A call whose caller's callers bind none of the parameters it hands on binds its own locks alone.
 _UNBOUND = _Binding({}, (), ())
 # An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
@@ -501,11 +505,22 @@ class LockOrder:
                     for parameter, lock in bound.items()
                 }
                 binding = tuple((parameter, lock) for parameter, lock in locks.items() if lock is not None)
-                key = (binding, _kept_passed(mine, binding, self.calls.passed_on(site, outer.passed)))
+                passed = _kept_passed(mine, binding, self.calls.passed_on(site, outer.passed))
+                key = (binding, passed, outer.held | self._reentrant_held_at(site, outer.locks))
                 if binding and key not in mine:
-                    mine[key] = _Binding(dict(binding), (*outer.calls, site), key[1])
+                    mine[key] = _Binding(dict(binding), (*outer.calls, site), passed, key[2])
                     added = True
         return added
+
+    def _reentrant_held_at(self, site: CallSite, locks: dict[LockParameter, FieldId]) -> frozenset[FieldId]:
+        """The reentrant locks held where the call at `site` is made: its caller's own and entry
+        locks, and the locks of its caller's parameters held around it that `locks` binds."""
+        held = self.locks.held(site.caller, site.site) | {a.lock for a in _bound(self._taken_around(site), locks)}
+        return frozenset(lock for lock in held if self.locks.kind(lock) == REENTRANT)
+
+    def _taken_around(self, site: CallSite) -> list[TakenParameter]:
+        """The held regions of its parameters' locks that the caller of `site` holds around it."""
+        return [t for t in self.taken_parameters.get(site.caller, ()) if t.region in site.site.regions]
 
     def _found_above(self, above: _Question | None, found: dict[_Question, _Found]) -> list[_Binding]:
         """The bindings found so far for the question `above` that a call asks of its caller (a
@@ -572,7 +587,7 @@ class LockOrder:
             bound_pairs = (
                 (binding, pair)
                 for binding in (self._bindings(fid, frozenset(t.parameter for t in taken)) if taken else ())
-                for pair in self._order_sites_in(fid, (*own, *_bound(taken, binding.locks)), binding.calls)
+                for pair in self._order_sites_in(fid, (*own, *_bound(taken, binding.locks)), binding)
                 if pair.outer.parameter or pair.inner.parameter
             )
             found.extend(_once_per_locks(bound_pairs))
@@ -583,16 +598,17 @@ class LockOrder:
         return tuple(found)
 
     def _order_sites_in(
-        self, fid: str, mine: tuple[Acquisition, ...], bound_by: tuple[CallSite, ...] = ()
+        self, fid: str, mine: tuple[Acquisition, ...], binding: _Binding = _UNBOUND
     ) -> Iterator[OrderSite]:
-        """The pairs that the acquisitions `mine` of `fid` make in `fid` itself."""
+        """The pairs that the acquisitions `mine` of `fid` make in `fid` itself, on the path of
+        calls of `binding` (none: wherever `fid` runs)."""
         regions = self.locks.regions_by_id(fid)
         for inner in mine:
             if inner.kind != DECORATOR and inner.kind not in NOT_WAITING:
                 outers = _held_of(mine, regions[inner.region].outer)
-                held = {a.lock for a in outers} | self.locks.entry.get(fid, frozenset())
+                held = {a.lock for a in outers} | self.locks.entry.get(fid, frozenset()) | binding.held
                 waiting = (outer for outer in outers if self._waits(outer, inner, held))
-                yield from (OrderSite(outer, inner, (), bound_by) for outer in waiting)
+                yield from (OrderSite(outer, inner, (), binding.calls) for outer in waiting)
 
     def _waits(self, outer: Acquisition, inner: Acquisition, held: AbstractSet[FieldId]) -> bool:
         """Whether taking `inner` can wait while `outer` is held, on a path that holds `held`."""
@@ -607,7 +623,7 @@ class LockOrder:
         each on the paths that call takes."""
         own = self.acquisitions.get(site.caller, ())
         yield from self._order_sites_around(site, own)
-        taken = [t for t in self.taken_parameters.get(site.caller, ()) if t.region in site.site.regions]
+        taken = self._taken_around(site)
         # The searches the locks held around `site` made already; where it holds only parameters'
         # locks, one that frees none.
         frees = {free for _, free in self._runs_under(site, _held_of(own, site.site.regions))}
@@ -636,6 +652,7 @@ class LockOrder:
         if not outers:
             return
         held_here = {a.lock for a in outers} | self.locks.entry.get(site.caller, frozenset())
+        held_here |= binding.held if binding is not None else frozenset()
         for outer, free in self._runs_under(site, outers):
             for inner, chain in self._acquired_around(site, free, binding, bool(outer.parameter)):
                 held = held_here | self._held_along(chain, inner)
@@ -1154,7 +1171,7 @@ def _once_per_locks(made: Iterable[tuple[_Binding, OrderSite]]) -> Iterator[Orde
 def _kept_passed(found: _Found, binding: _BoundLocks, passed: Passed) -> Passed:
     """`passed`, what a path that makes `binding` passes, as `found` keeps it: at most MAX_CONTEXTS
     different ones per binding (as a search keeps states, see `Contexts`); beyond, nothing known."""
-    kept = [other for locks, other in found if locks == binding]
+    kept = [other for locks, other, _ in found if locks == binding]
     return passed if passed in kept or len(kept) < MAX_CONTEXTS else ()
 
 

@@ -366,17 +366,25 @@ class Locks:
 
     def lock_bound_at(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
         """What `call`, made at `site`, binds to parameter `param` of its callee as a lock: the
-        caller's own parameter it hands on (whose lock the caller's callers bind, each its own);
-        or the lock its argument denotes in the caller (see `_argument_lock`), or the parameter's
-        default; None for anything else. The object the caller runs on (`hold(this)`) is no
-        parameter it hands on: its class is the caller's, as for its own regions."""
+        caller's own parameter it hands on (whose lock the caller's callers bind, each its own, see
+        `_handed_on`); or the lock its argument denotes in the caller (see `_argument_lock`), or
+        the parameter's default; None for anything else. The object the caller runs on
+        (`hold(this)`) is no parameter it hands on: its class is the caller's, as for its own
+        regions."""
         arg = self._argument_bound(site, call, param)
         if arg is None:
-            return self._default_lock(site, call, param)
+            return self._default_bound(site, call, param)
         handed = ""
         if arg.ref is not None and arg.ref.name != self.symbols.self_param(site.caller):
-            handed = self._parameter_named(site.caller, arg.ref)
+            handed = self._handed_on(site.caller, arg.ref)
         return param._replace(name=handed) if handed else self._argument_lock(site, param, arg)
+
+    def _handed_on(self, fid: str, ref: Ref) -> str:
+        """The parameter of `fid` that `ref` names, where calls bind `fid`'s parameters: the lock
+        each binds is its own. "" where no call does: the parameter's lock is then what `fid`
+        knows of it (its declared class's monitor for `void check(Pair other)`), as in its own
+        regions (see `lock_of`)."""
+        return self._parameter_named(fid, ref) if next(self.calls_binding(fid), None) is not None else ""
 
     def _argument_bound(self, site: CallSite, call: Call, param: LockParameter) -> Arg | None:
         """The argument `call`, made at `site`, binds to parameter `param` of its callee."""
@@ -390,18 +398,37 @@ class Locks:
             return self._fallback_lock(site.callee, param)
         return self.lock_of(site.caller, param.lock_ref(arg.ref)) if arg.ref is not None else None
 
+    def _default_bound(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
+        """What the default value of `param` binds for a call that binds it nothing: where the call
+        is made by the function whose code runs the callee's `def`, the parameter of its own that
+        the default names, handed on (`def outer(lock): def inner(held=lock): ...` called in `outer`);
+        else the lock the default names (see `_default_lock`)."""
+        default = self._default_given(site, call, param)
+        where = self.symbols.defining_scope(site.callee)
+        handed = self._handed_on(where, default) if default is not None and where == site.caller else ""
+        return param._replace(name=handed) if handed else self._default_lock(site, call, param)
+
     def _default_lock(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | None:
-        """The lock the default value of `param` names (`def locked(action, lock=_STATE_LOCK)`), for
-        a call that binds it nothing: for a default of None, the lock the body puts in the parameter
-        then (see `_fallback_lock`). None where it has none, or where the call may bind it out of
-        sight: a starred argument, or a call binding the function's parameters for a later call
-        (`partial(locked, lock=_IO_LOCK)`, see `bound_for_later`)."""
-        if site.bound_ahead or site.callee in self._bound_for_later or any(arg.kind == "star" for arg in call.args):
-            return None
-        default = next((p.default for p in self.symbols.function(site.callee).params if p.name == param.name), None)
+        """The lock the default value of `param` names, read where the callee's `def` runs
+        (`def locked(action, lock=_STATE_LOCK)`, a class attribute `_lock` named in its class body,
+        a parameter of the function around it), for a call that binds it nothing: for a default of
+        None, the lock the body puts in the parameter then (see `_fallback_lock`)."""
+        default = self._default_given(site, call, param)
         if default == _NONE:
             return self._fallback_lock(site.callee, param)
-        return self.lock_of(site.callee, param.lock_ref(default)) if default is not None else None
+        where = self.symbols.defining_scope(site.callee)
+        if default is None or where not in self.symbols.functions:
+            return None
+        return self.lock_of(where, param.lock_ref(default))
+
+    def _default_given(self, site: CallSite, call: Call, param: LockParameter) -> Ref | None:
+        """The default value of `param` where the call made at `site` binds it nothing. None where
+        it has none, or where the call may bind it out of sight: a starred argument, or a call
+        binding the function's parameters for a later call (`partial(locked, lock=_IO_LOCK)`, see
+        `bound_for_later`)."""
+        if site.bound_ahead or site.callee in self._bound_for_later or any(arg.kind == "star" for arg in call.args):
+            return None
+        return next((p.default for p in self.symbols.function(site.callee).params if p.name == param.name), None)
 
     def _fallback_lock(self, fid: str, param: LockParameter) -> FieldId | None:
         """The lock `fid` puts in parameter `param` where it is given None (`lock = lock or
@@ -489,7 +516,7 @@ class Locks:
         lock of a parameter that calls bind, the one they all bind (see `_bound_by_calls`)."""
         if self._bound_by_calls(fid, ref):
             return self._lock_bound_to(fid, ref)
-        field = self.symbols.field(fid, ref, objects_only=False)
+        field = self.symbols.field(fid, ref, objects_only=False) or self._class_attribute(fid, ref)
         if field is None:
             getter = self.symbols.property_read(fid, ref)
             if not getter:
@@ -501,6 +528,14 @@ class Locks:
         if not self.is_lock(field):
             return None
         return self.canonical(field)
+
+    def _class_attribute(self, fid: str, ref: Ref) -> FieldId | None:
+        """The class attribute a name of a class body `fid` denotes there (`_lock`, read by a
+        method's default `lock=_lock`); None for any other name path or function."""
+        owner = self._class_of_body(fid)
+        if not owner or ref.attrs or ref.scope != self.symbols.function(fid).qualname:
+            return None
+        return FieldId(owner, (ref.name,))
 
     def _bound_by_calls(self, fid: str, ref: Ref) -> bool:
         """Whether `ref` names the lock of a parameter of `fid` that calls bind: it is the lock each

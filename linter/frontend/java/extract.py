@@ -1326,11 +1326,13 @@ class _Extractor:
 
     def _monitor(self, target: Node) -> Ref | None:
         """The monitor `synchronized (target)` holds: an object's, or a class's own (`C.class`)."""
-        if target.type == "class_literal":
-            path = self._path(target.named_children[0]) if target.named_children else None
-            return None if path is None else path._replace(attrs=(*path.attrs, CLASS_OBJECT, MONITOR))
-        path = self._path(target)
+        path = self._class_object(target) if target.type == "class_literal" else self._path(target)
         return None if path is None else path._replace(attrs=(*path.attrs, MONITOR))
+
+    def _class_object(self, literal: Node) -> Ref | None:
+        """The path of the class object a class literal (`C.class`) is."""
+        path = self._path(literal.named_children[0]) if literal.named_children else None
+        return None if path is None else path._replace(attrs=(*path.attrs, CLASS_OBJECT))
 
     def _v_expression_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -2312,6 +2314,9 @@ class _Extractor:
         if value.type == "cast_expression":
             value = _unparenthesized(value.child_by_field_name("value"))
         ref = self._path(value) if value.type in ("identifier", "field_access", "this", "array_access") else None
+        if value.type == "class_literal":
+            # `guard(C.class)`: the class's own object, whose monitor `synchronized (C.class)` holds.
+            ref = self._class_object(value)
         if ref is not None:
             return Arg("", "ref", ref=ref, text=text, names_value=True)
         if _is_literal(value):
