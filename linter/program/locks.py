@@ -329,9 +329,18 @@ class Locks:
             arg = self._argument_bound(site, call, param)
             if arg is not None:
                 passed.add(self._argument_lock(site, param, arg))
-            elif (default := self._default_lock(site, call, param)) is not None:
-                passed.add(default)
+            elif self._may_run_default(site, call, param):
+                # Where a keyword partial may bind the parameter in its place, the partial adds that.
+                passed.add(self._default_value_lock(site.callee, param))
         return frozenset() if None in passed else frozenset(lock for lock in passed if lock is not None)
+
+    def _may_run_default(self, site: CallSite, call: Call, param: LockParameter) -> bool:
+        """Whether `call`, made at `site` and binding `param` no argument, may run its callee with the
+        parameter's default: it has one, and the call is no partial's (which binds it for its later
+        calls) nor one of a partial that bound arguments ahead, nor starred (binding what it holds)."""
+        if site.via_argument or site.bound_ahead > 0 or any(arg.kind == "star" for arg in call.args):
+            return False
+        return any(p.name == param.name and p.default is not None for p in self.symbols.function(site.callee).params)
 
     def _locks_built_for(self, fid: str, param: str) -> set[str]:
         """The lock constructors whose new locks the resolved calls bind to parameter `param` of
@@ -409,17 +418,12 @@ class Locks:
         return param._replace(name=handed) if handed else self._default_lock(site, call, param)
 
     def _default_lock(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | None:
-        """The lock the default value of `param` names, read where the callee's `def` runs
-        (`def locked(action, lock=_STATE_LOCK)`, a class attribute `_lock` named in its class body,
-        a parameter of the function around it), for a call that binds it nothing: for a default of
-        None, the lock the body puts in the parameter then (see `_fallback_lock`)."""
-        default = self._default_given(site, call, param)
-        if default == _NONE:
-            return self._fallback_lock(site.callee, param)
-        where = self.symbols.defining_scope(site.callee)
-        if default is None or where not in self.symbols.functions:
+        """The lock the default value of `param` names (see `_default_value_lock`), for a call that
+        binds it nothing; None where it has none, or where the call may bind it out of sight (see
+        `_default_given`)."""
+        if self._default_given(site, call, param) is None:
             return None
-        return self.lock_of(where, param.lock_ref(default))
+        return self._default_value_lock(site.callee, param)
 
     def _default_given(self, site: CallSite, call: Call, param: LockParameter) -> Ref | None:
         """The default value of `param` where the call made at `site` binds it nothing. None where
@@ -429,6 +433,19 @@ class Locks:
         if site.bound_ahead or site.callee in self._bound_for_later or any(arg.kind == "star" for arg in call.args):
             return None
         return next((p.default for p in self.symbols.function(site.callee).params if p.name == param.name), None)
+
+    def _default_value_lock(self, fid: str, param: LockParameter) -> FieldId | None:
+        """The lock the default value of `param` of `fid` names, read where `fid`'s `def` runs
+        (`def locked(action, lock=_STATE_LOCK)`, a class attribute `_lock` named in its class body,
+        a parameter of the function around it); for a default of None, the lock the body puts in
+        the parameter then (see `_fallback_lock`); None for no default, or no lock."""
+        default = next((p.default for p in self.symbols.function(fid).params if p.name == param.name), None)
+        if default == _NONE:
+            return self._fallback_lock(fid, param)
+        where = self.symbols.defining_scope(fid)
+        if default is None or where not in self.symbols.functions:
+            return None
+        return self.lock_of(where, param.lock_ref(default))
 
     def _fallback_lock(self, fid: str, param: LockParameter) -> FieldId | None:
         """The lock `fid` puts in parameter `param` where it is given None (`lock = lock or
