@@ -190,7 +190,8 @@ _BoundLocks = tuple[tuple[LockParameter, FieldId], ...]
 # The bindings of a question found so far, by the locks they bind, what their path passes and the
 # reentrant locks held along it.
 _Found = dict[tuple[_BoundLocks, Passed, frozenset[FieldId]], _Binding]
-# A call whose caller's callers bind none of the parameters it hands on binds its own locks alone.
+# A path that binds no lock to the parameters a call hands on and passes nothing known: the call
+# binds its own locks alone.
 _UNBOUND = _Binding({}, (), ())
 # An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
 # lock the chain binds to it, or the parameter of the function the chain starts in that it hands on.
@@ -435,11 +436,12 @@ class LockOrder:
         """The locks that the calls of `fid` bind to `parameters`, one binding per different set of
         locks and of what the path passes, each with the calls that first bind it so. A call
         handing on a parameter of its own (`def take(a, b): both(a, b)`) binds the locks its own
-        callers bind; a call binding none of them locks adds nothing."""
+        callers bind. The paths binding none of them locks are kept for the calls `fid` makes
+        (those hand on what such a path passes, with locks of their own), not given here."""
         question = (fid, parameters)
         if question not in self._bindings_of:
             self._answer_bindings(question)
-        return self._bindings_of[question]
+        return [binding for binding in self._bindings_of[question] if binding.locks]
 
     def _answer_bindings(self, start: _Question) -> None:
         """Answers `start` and the questions it asks of the callers that hand parameters on, callers
@@ -497,6 +499,8 @@ class LockOrder:
         for index, (site, bound, above) in enumerate(calls):
             self._budget.spend(1, site.caller, site.pos)
             outers = self._found_above(above, found)
+            # Before the bindings above are found (a call cycle's first round), or where none is
+            # (no caller), the call binds its own locks alone: a path only where it binds one.
             fresh, used[index] = (outers[used[index] :], len(outers)) if outers else ([_UNBOUND], 0)
             for outer in fresh:
                 self._budget.spend(1 + len(outer.calls), site.caller, site.pos)
@@ -507,7 +511,7 @@ class LockOrder:
                 binding = tuple((parameter, lock) for parameter, lock in locks.items() if lock is not None)
                 passed = _kept_passed(mine, binding, self.calls.passed_on(site, outer.passed))
                 key = (binding, passed, outer.held | self._reentrant_held_at(site, outer.locks))
-                if binding and key not in mine:
+                if (binding or outers) and key not in mine:
                     mine[key] = _Binding(dict(binding), (*outer.calls, site), passed, key[2])
                     added = True
         return added
@@ -524,9 +528,10 @@ class LockOrder:
 
     def _found_above(self, above: _Question | None, found: dict[_Question, _Found]) -> list[_Binding]:
         """The bindings found so far for the question `above` that a call asks of its caller (a
-        copy: a recursion's call adds to the very bindings it reads)."""
+        copy: a recursion's call adds to the very bindings it reads); for a call handing none on,
+        the path that binds nothing."""
         if above is None:
-            return []
+            return [_UNBOUND]
         return list(found[above].values()) if above in found else self._bindings_of[above]
 
     def hands_off_to_acquire(self, sites: Iterable[CallSite], lock: FieldId) -> bool:
