@@ -50,7 +50,8 @@ def unique(related: Iterable[RelatedLocation]) -> tuple[RelatedLocation, ...]:
 def unlocked_caller_chain(program: Program, fid: str, locks: frozenset[FieldId]) -> tuple[CallSite, ...]:
     """The shortest chain of calls into `fid` along which none of `locks` is held, from a caller
     that itself runs without them (no caller of its own holds them, or it is handed off): the
-    caller that leaves `fid` unguarded. Empty when every path into `fid` holds them.
+    caller that leaves `fid` unguarded; of chains as short, the one whose call nearest `fid` comes
+    first in the source. Empty when every path into `fid` holds them.
     """
     locksets = program.locks
     paths: deque[tuple[str, tuple[CallSite, ...]]] = deque([(fid, ())])
@@ -59,7 +60,9 @@ def unlocked_caller_chain(program: Program, fid: str, locks: frozenset[FieldId])
         callee, chain = paths.popleft()
         # A constructor's call of a method of the object it builds runs before the object is shared.
         called = (site for site in program.calls.sites_to.get(callee, ()) if not program.runs_while_built(site))
-        sites = sorted(called, key=lambda s: (s.caller, s.pos))
+        # By place in the source (module, then position), as the other chains are chosen: the
+        # chain shown starts from the first unlocked caller in the file, not the first by name.
+        sites = sorted(called, key=lambda s: (program.rel_path(s.caller), s.pos, s.caller))
         if chain and (not sites or any(not site.inherits_locks for site in sites)):
             return chain
         for site in sites:

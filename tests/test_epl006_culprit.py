@@ -85,6 +85,41 @@ def test_the_chain_goes_up_to_the_caller_without_the_lock(write_tree) -> None:  
     assert "because `consumer.Consumer.reset` calls `consumer.Consumer._bump` without it (via consumer.Consumer._reset_position)" in finding.message
 
 
+# Two unlocked callers of `_bump`: `zap`, first in the file, and `apply`, first by name.
+TWO_CALLERS = """\
+import threading
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._epoch = 0
+
+    def zap(self):
+        self._bump()
+
+    def _bump(self):
+        self._epoch += 1
+
+    def rewind(self):
+        with self._lock:
+            self._epoch += 1
+
+    def redeliver(self):
+        with self._lock:
+            self._epoch += 1
+
+    def apply(self):
+        self._bump()
+"""
+
+
+def test_the_chain_starts_at_the_first_unlocked_caller_in_source(write_tree) -> None:  # type: ignore[no-untyped-def]
+    (finding,) = run_check(write_tree({"consumer.py": TWO_CALLERS})).findings
+    assert [step.function for step in finding.chain] == ["consumer.Consumer.zap", "consumer.Consumer._bump"]
+    assert "because `consumer.Consumer.zap` calls `consumer.Consumer._bump` without it" in finding.message
+
+
 def test_a_write_in_its_own_unlocked_function_carries_no_chain() -> None:
     findings = run_check(FIXTURES / "EPL006" / "handoff_from_held_region.py").findings
     assert [(f.code, f.chain) for f in findings] == [("EPL006", ())]

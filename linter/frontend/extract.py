@@ -330,6 +330,13 @@ class FactsExtractor(FastVisitor):
     def _pos(self, node: cst.CSTNode) -> Pos:
         return self._positions[id(node)]
 
+    def _with_fallback(self, param: Param, fallback: tuple[str, tuple[str, ...], cst.CSTNode] | None) -> Param:
+        """`param` with the name path its fallback statement gives it, and where that statement ends."""
+        if fallback is None:
+            return param
+        name, attrs, statement = fallback
+        return param._replace(fallback=self._ref(name, attrs), fallback_at=self._pos(statement))
+
     def _code(self, node: cst.BaseExpression) -> str:
         return code_of(node, self._positions)
 
@@ -555,10 +562,7 @@ class FactsExtractor(FastVisitor):
         self._function_stack.append(builder)
         # Read in the body: the names of the path are the function's own locals, or what it sees.
         fallbacks = _parameter_fallbacks(body, {param.name for param in builder.params})
-        builder.params = tuple(
-            param._replace(fallback=self._ref(*fallbacks[param.name])) if param.name in fallbacks else param
-            for param in builder.params
-        )
+        builder.params = tuple(self._with_fallback(param, fallbacks.get(param.name)) for param in builder.params)
         for param in builder.params:
             if param.annotation:
                 builder.binds.append(
@@ -2061,15 +2065,17 @@ def _matches_anything(case: cst.MatchCase) -> bool:
     return case.guard is None and irrefutable
 
 
-def _parameter_fallbacks(body: cst.CSTNode, params: AbstractSet[str]) -> dict[str, tuple[str, tuple[str, ...]]]:
+def _parameter_fallbacks(
+    body: cst.CSTNode, params: AbstractSet[str]
+) -> dict[str, tuple[str, tuple[str, ...], cst.CSTNode]]:
     """The name path a statement of a function's `body` itself (not one nested in another) puts in
-    each parameter of `params` where it holds None, by parameter: the first such statement's (see
-    `_fallback_assigned`)."""
-    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    each parameter of `params` where it holds None, with that statement, by parameter: the first
+    such statement's (see `_fallback_assigned`)."""
+    found: dict[str, tuple[str, tuple[str, ...], cst.CSTNode]] = {}
     for statement in _one_by_one(body.body) if isinstance(body, cst.BaseSuite) else ():
         fallback = _fallback_assigned(statement)
         if fallback is not None and fallback[0] in params:
-            found.setdefault(*fallback)
+            found.setdefault(fallback[0], (*fallback[1], statement))
     return found
 
 

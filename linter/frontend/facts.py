@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 158
+FACTS_FORMAT = 159
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -447,6 +447,9 @@ class Param(NamedTuple):
     # Python: the name path a statement of the body itself puts in the parameter where it holds
     # None (`lock = lock or self._lock`, `if lock is None: lock = self._lock`), read in the body.
     fallback: Ref | None = None
+    # Where the statement giving that fallback is: a use of the parameter on a line before it ends
+    # holds what the call passed only.
+    fallback_at: Pos | None = None
 
 
 @dataclass(frozen=True)

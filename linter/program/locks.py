@@ -87,6 +87,9 @@ class LockParameter(NamedTuple):
 
     name: str
     monitor: bool = False
+    # Whether it is used after the statement giving it a fallback (`lock = lock or self._lock`): there a call
+    # passing None holds the fallback's lock; before it, what the call passed only (see `Param.fallback_at`).
+    after_fallback: bool = True
 
     def lock_ref(self, argument: Ref) -> Ref:
         """The lock taken where `argument` is bound to the parameter: itself, or its monitor."""
@@ -383,17 +386,17 @@ class Locks:
         arg = self._argument_bound(site, call, param)
         if arg is None:
             return self._default_bound(site, call, param)
-        handed = ""
+        handed = None
         if arg.ref is not None and arg.ref.name != self.symbols.self_param(site.caller):
-            handed = self._handed_on(site.caller, arg.ref)
-        return param._replace(name=handed) if handed else self._argument_lock(site, param, arg)
+            handed = self._handed_on(site.caller, arg.ref, site.pos[0])
+        return handed._replace(monitor=param.monitor) if handed else self._argument_lock(site, param, arg)
 
-    def _handed_on(self, fid: str, ref: Ref) -> str:
-        """The parameter of `fid` that `ref` names, where calls bind `fid`'s parameters: the lock
-        each binds is its own. "" where no call does: the parameter's lock is then what `fid`
-        knows of it (its declared class's monitor for `void check(Pair other)`), as in its own
-        regions (see `lock_of`)."""
-        return self._parameter_named(fid, ref) if next(self.calls_binding(fid), None) is not None else ""
+    def _handed_on(self, fid: str, ref: Ref, line: int | None = None) -> LockParameter | None:
+        """The parameter of `fid` that `ref`, used on `line`, names, where calls bind `fid`'s
+        parameters: the lock each binds is its own. None where no call does: the parameter's lock
+        is then what `fid` knows of it (its declared class's monitor for `void check(Pair other)`),
+        as in its own regions (see `lock_of`)."""
+        return self._parameter_named(fid, ref, line) if next(self.calls_binding(fid), None) is not None else None
 
     def _argument_bound(self, site: CallSite, call: Call, param: LockParameter) -> Arg | None:
         """The argument `call`, made at `site`, binds to parameter `param` of its callee."""
@@ -405,7 +408,7 @@ class Locks:
         lock the callee's body puts in the parameter then (see `_fallback_lock`)."""
         if arg.ref == _NONE:
             return self._fallback_lock(site.callee, param)
-        return self.lock_of(site.caller, param.lock_ref(arg.ref)) if arg.ref is not None else None
+        return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0]) if arg.ref is not None else None
 
     def _default_bound(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
         """What the default value of `param` binds for a call that binds it nothing: where the call
@@ -414,8 +417,8 @@ class Locks:
         else the lock the default names (see `_default_lock`)."""
         default = self._default_given(site, call, param)
         where = self.symbols.defining_scope(site.callee)
-        handed = self._handed_on(where, default) if default is not None and where == site.caller else ""
-        return param._replace(name=handed) if handed else self._default_lock(site, call, param)
+        handed = self._handed_on(where, default) if default is not None and where == site.caller else None
+        return handed._replace(monitor=param.monitor) if handed else self._default_lock(site, call, param)
 
     def _default_lock(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | None:
         """The lock the default value of `param` names (see `_default_value_lock`), for a call that
@@ -449,7 +452,10 @@ class Locks:
 
     def _fallback_lock(self, fid: str, param: LockParameter) -> FieldId | None:
         """The lock `fid` puts in parameter `param` where it is given None (`lock = lock or
-        self._lock`, `if lock is None: lock = self._lock`: `Param.fallback`), if any."""
+        self._lock`, `if lock is None: lock = self._lock`: `Param.fallback`), if any, and if `param`
+        is used after that statement (a use before it holds no lock where it is given None)."""
+        if not param.after_fallback:
+            return None
         fallback = next((p.fallback for p in self.symbols.function(fid).params if p.name == param.name), None)
         return self.lock_of(fid, param.lock_ref(fallback)) if fallback is not None else None
 
@@ -459,27 +465,31 @@ class Locks:
         where the region's lock is known wherever `fid` runs, or is no parameter's."""
         if region.call >= 0 or self.region_lock(fid, region) is not None:
             return None
-        return self._lock_parameter(fid, region.lock)
+        return self._lock_parameter(fid, region.lock, region.pos[0])
 
-    def _lock_parameter(self, fid: str, ref: Ref) -> LockParameter | None:
-        """The parameter of `fid` whose lock `ref` names (`synchronized (first)`: its monitor)."""
+    def _lock_parameter(self, fid: str, ref: Ref, line: int | None = None) -> LockParameter | None:
+        """The parameter of `fid` whose lock `ref`, used on `line`, names (`synchronized (first)`:
+        its monitor)."""
         monitor = ref.attrs[-1:] == (MONITOR,)
-        name = self._parameter_named(fid, ref._replace(attrs=ref.attrs[:-1]) if monitor else ref)
-        return LockParameter(name, monitor) if name else None
+        param = self._parameter_named(fid, ref._replace(attrs=ref.attrs[:-1]) if monitor else ref, line)
+        return param._replace(monitor=monitor) if param else None
 
-    def _parameter_named(self, fid: str, ref: Ref) -> str:
-        """The parameter of `fid` that `ref` names, through simple local aliases; "" for another. A
-        parameter given a fallback where it holds None (`if lock is None: lock = self._lock`) is
-        still the parameter: the fallback is no alias, but what a call passing None binds."""
+    def _parameter_named(self, fid: str, ref: Ref, line: int | None = None) -> LockParameter | None:
+        """The parameter of `fid` that `ref`, used on `line` (None: anywhere), names, through simple
+        local aliases; None for another. A parameter given a fallback where it holds None (`if lock
+        is None: lock = self._lock`) is still the parameter: the fallback is no alias, but what a
+        call passing None binds from where that statement ends; a use before it, or an alias made
+        before it (`guard = lock`), holds what the call passed only."""
         function = self.symbols.function(fid)
-        if not ref.attrs and ref.scope == function.qualname and any(
-            p.name == ref.name and p.fallback is not None for p in function.params
-        ):
-            return ref.name
-        param = self.symbols.expand_alias(fid, ref)
-        if param.attrs or param.scope != function.qualname or all(p.name != param.name for p in function.params):
-            return ""
-        return param.name
+        params = {param.name: param for param in function.params}
+        for named, alias in self.symbols.alias_steps(fid, ref):
+            line = alias.pos[0] if alias is not None else line
+            param = params.get(named.name) if not named.attrs and named.scope == function.qualname else None
+            if param is not None and param.fallback_at is not None:
+                return LockParameter(param.name, after_fallback=line is None or line > param.fallback_at[2])
+        if named.attrs or named.scope != function.qualname or named.name not in params:
+            return None
+        return LockParameter(named.name)
 
     @cached_property
     def _bound_for_later(self) -> dict[str, list[tuple[str, Call, int]]]:
@@ -528,11 +538,12 @@ class Locks:
         info = self.constructed.get(lock)
         return info.kind if info is not None else UNKNOWN_KIND
 
-    def lock_of(self, fid: str, ref: Ref) -> FieldId | None:
-        """The lock a name path denotes in `fid`: a field, or what a property's getter returns; the
-        lock of a parameter that calls bind, the one they all bind (see `_bound_by_calls`)."""
-        if self._bound_by_calls(fid, ref):
-            return self._lock_bound_to(fid, ref)
+    def lock_of(self, fid: str, ref: Ref, line: int | None = None) -> FieldId | None:
+        """The lock a name path denotes in `fid`, used on `line` (None: anywhere): a field, a class
+        attribute named in a class body, or what a property's getter returns; the lock of a
+        parameter that calls bind, the one they all bind (see `_bound_by_calls`)."""
+        if self._bound_by_calls(fid, ref, line):
+            return self._lock_bound_to(fid, ref, line)
         field = self.symbols.field(fid, ref, objects_only=False) or self._class_attribute(fid, ref)
         if field is None:
             getter = self.symbols.property_read(fid, ref)
@@ -554,15 +565,19 @@ class Locks:
             return None
         return FieldId(owner, (ref.name,))
 
-    def _bound_by_calls(self, fid: str, ref: Ref) -> bool:
-        """Whether `ref` names the lock of a parameter of `fid` that calls bind: it is the lock each
-        call binds, whatever the class typing the parameter (`hold(this)` types `Object monitor`, and
-        would make the class's monitor that of `hold(stats)` too) or its fallback's alias (`if lock
-        is None: lock = self._lock`) would make it wherever `fid` runs. Not the object's own `self`
-        (`this`): its class is the method's."""
+    def _bound_by_calls(self, fid: str, ref: Ref, line: int | None) -> bool:
+        """Whether `ref`, used on `line`, names the lock of a parameter of `fid` that calls bind, or
+        that has a fallback: it is the lock each call binds, whatever the class typing the parameter
+        (`hold(this)` types `Object monitor`, and would make the class's monitor that of
+        `hold(stats)` too) or its fallback's alias (`if lock is None: lock = self._lock`) would make
+        it wherever `fid` runs. Not the object's own `self` (`this`): its class is the method's."""
         if ref.attrs not in ((), (MONITOR,)) or ref.name == self.symbols.self_param(fid):
             return False
-        return self._lock_parameter(fid, ref) is not None and next(self.calls_binding(fid), None) is not None
+        param = self._lock_parameter(fid, ref, line)
+        return param is not None and (self._has_fallback(fid, param) or next(self.calls_binding(fid), None) is not None)
+
+    def _has_fallback(self, fid: str, param: LockParameter) -> bool:
+        return any(p.name == param.name and p.fallback is not None for p in self.symbols.function(fid).params)
 
     def region_lock(self, fid: str, region: Region) -> FieldId | None:
         key = (fid, region.id)
@@ -570,7 +585,7 @@ class Locks:
             self._region_locks[key] = (
                 self._lock_called(fid, region)
                 if region.call >= 0
-                else self.lock_of(fid, region.lock) or self._lock_entered(fid, region)
+                else self.lock_of(fid, region.lock, region.pos[0]) or self._lock_entered(fid, region)
             )
         return self._region_locks[key]
 
@@ -707,14 +722,18 @@ class Locks:
                 params.update(arg.ref.name for name, arg in bound if name in inner and arg.ref and not arg.ref.attrs)
         return params
 
-    def _lock_bound_to(self, fid: str, ref: Ref) -> FieldId | None:
-        """The lock that every resolved call binds to a parameter of `fid` that `ref` names
-        (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`), if they agree;
-        for a Java monitor of a parameter (`synchronized (monitor)`), the monitor of what they bind."""
-        param = self._lock_parameter(fid, ref)
+    def _lock_bound_to(self, fid: str, ref: Ref, line: int | None = None) -> FieldId | None:
+        """The lock that every resolved call binds to a parameter of `fid` that `ref`, used on
+        `line`, names (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`),
+        if they agree; for a Java monitor of a parameter (`synchronized (monitor)`), the monitor of
+        what they bind. Where no call binds it, a call from outside passing nothing: its fallback's."""
+        param = self._lock_parameter(fid, ref, line)
         if param is None:
             return None
-        passed = self._followed(f"{fid}\0{param.name}\0{param.monitor}", partial(self._locks_passed, fid, param))
+        if next(self.calls_binding(fid), None) is None:
+            return self._fallback_lock(fid, param)
+        key = f"{fid}\0{param.name}\0{param.monitor}\0{param.after_fallback}"
+        passed = self._followed(key, partial(self._locks_passed, fid, param))
         return next(iter(passed)) if passed is not None and len(passed) == 1 else None
 
     def _condition_built_here(self, fid: str, ref: Ref) -> FieldId | None:

@@ -33,6 +33,7 @@ from epochlint.frontend.facts import (
     Pos,
     Ref,
     Region,
+    Site,
     Stored,
     Write,
     within,
@@ -3161,18 +3162,27 @@ class Symbols:
 
     def expand_alias(self, fid: str, ref: Ref) -> Ref:
         """Follow simple local aliases: with `lock = self._lock`, `lock` is `self._lock`."""
+        *_, (alias_of, _) = self.alias_steps(fid, ref)
+        return alias_of
+
+    def alias_steps(self, fid: str, ref: Ref) -> Iterator[tuple[Ref, Site | None]]:
+        """`ref`, then each name path a simple local alias of the one before stands for (`lock`, then
+        `self._lock` with `lock = self._lock`), each with the site of the alias's assignment (None
+        for `ref` itself)."""
+        site: Site | None = None
         for _ in range(_MAX_ALIASES):
+            yield ref, site
             if not ref.scope:
-                return ref
+                return
             scope = function_id(self.module_of(fid).name, ref.scope)
             if scope not in self.functions or ref.name == self.self_param(scope):
-                return ref
+                return
             binds = self.binds(scope).get(ref.name, [])
             if len(binds) != 1 or binds[0].kind != "assign" or binds[0].value_ref is None:
-                return ref
-            target = binds[0].value_ref
+                return
+            target, site = binds[0].value_ref, binds[0].site
             ref = Ref(target.scope, target.name, target.attrs + ref.attrs)
-        return ref
+        yield ref, site
 
 
 def _field_elements(owner: str, attr: str) -> tuple[str, str]:
