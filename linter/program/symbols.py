@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import partial
@@ -53,6 +53,7 @@ from epochlint.program.overloads import (
 from epochlint.program.resolutions import Resolutions
 
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
+_INIT = frozenset({"__init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
 _STREAMS = frozenset({"stream", "parallelStream"})
@@ -318,6 +319,10 @@ class Symbols:
         # Method lookups depend only on the class hierarchy, which learning never changes: kept
         # across the value flow's rounds (asked about a hundred thousand times per round).
         self._method_cache: dict[tuple[str, str, str], str] = {}
+        # The same for the class owning each field and the fields constructors set: asked for each
+        # store and member read in every round of the value flow and every pass typing fields.
+        self._defining_class_cache: dict[tuple[str, str], str] = {}
+        self._initialised_cache: dict[tuple[str, frozenset[str], str], frozenset[str]] = {}
         # Wrappers cloned per decoration, by clone id; a clone is not in `functions` (it is no
         # function of its own to report on), but is one wherever a call reaches it.
         self.clones: dict[str, Clone] = {}
@@ -643,6 +648,13 @@ class Symbols:
         class's instead: Python renames `self.__epoch` after the class whose code writes it
         (`_Sub__epoch`, `_Base__epoch`), so each class that writes one has its own.
         """
+        key = (cid, attr)
+        found = self._defining_class_cache.get(key)
+        if found is None:
+            found = self._defining_class_cache[key] = self._find_defining_class(cid, attr)
+        return found
+
+    def _find_defining_class(self, cid: str, attr: str) -> str:
         mro = self.mro(cid)
         if self._private_to_class(cid, attr):
             return next((klass for klass in mro if attr in self._class_fields.get(klass, ())), cid)
@@ -685,11 +697,18 @@ class Symbols:
         return host if host not in own_mro else ""
 
     def _initialised_fields(
-        self, cid: str, constructors: Iterable[str] = ("__init__",), instance: str = ""
+        self, cid: str, constructors: frozenset[str] = _INIT, instance: str = ""
     ) -> frozenset[str]:
         """The attributes the class's own `__init__` (or its other methods named `constructors`)
         assigns on its instance, itself or in the methods it calls on `self` (`self._setup()`), those
         the MRO of the instance's class `instance` (default `cid`) finds: a subclass's override runs."""
+        key = (cid, constructors, instance)
+        found = self._initialised_cache.get(key)
+        if found is None:
+            found = self._initialised_cache[key] = self._find_initialised_fields(cid, constructors, instance)
+        return found
+
+    def _find_initialised_fields(self, cid: str, constructors: frozenset[str], instance: str) -> frozenset[str]:
         own = (fid for name in constructors if (fid := self.lookup_method(cid, name)))
         run = self._run_on_self(instance or cid, [fid for fid in own if self.class_of_function(fid) == cid])
         return frozenset(attr for fid in run for attr in self._attributes_written(fid, self._instances_made(fid)))
