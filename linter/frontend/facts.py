@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 159
+FACTS_FORMAT = 160
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -413,7 +413,9 @@ class Stored(NamedTuple):
     constant keys leading to an element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where
     a key is not a constant.
     An element with no value and no keys marks an empty literal container bound to a name
-    (`handlers = []`), which its methods fill (`handlers.append(f)`).
+    (`handlers = []`), which its methods fill (`handlers.append(f)`). An arm with no value (Java:
+    `fast ? m -> drainFast(m) : handlers[0]`) is one of no value known here, which may be anything
+    the name's declaration allows.
     An element's `pos` is where its value is, `block` the innermost block holding it (as a call's).
     """
 

@@ -1335,7 +1335,8 @@ class Symbols:
         bind of no one value of its own (`Handler h = m -> drainFast(m);`, `Handler h;` then `h =
         this::drainFast;`), is given functions, and besides them only objects of that type: it
         holds those, not each implementation. A value of no class known (`h = factory.get();`, `h =
-        (Handler) o;`) may be any implementation, as its declaration says."""
+        (Handler) o;`, an arm kept with no value, `fast ? m -> a(m) : handlers[0]`) may be any
+        implementation, as its declaration says."""
         if bind.kind != "assign" or bind.value_call >= 0 or bind.value_ref is not None:
             return False
         return self._functions_and_implementations(list(self._values_given(fid, bind.name, depth + 1)), abstract)

@@ -1962,7 +1962,9 @@ class _Extractor:
         """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is (a
         field's write keeps its own). Of a conditional (`fast ? this::drainFast : m ->
         drainSlow(m)`) bound to a local or a field, each arm's value, a lambda, a method reference,
-        a call or a name path, either of which it may hold: its bind or write names no one value."""
+        a call or a name path, either of which it may hold: its bind or write names no one value.
+        An arm of none of those (`handlers[0]`, a `switch`), `null` aside, is kept with no value:
+        it may hold anything its declaration allows."""
         arms = _conditional_arms(value) if value is not None else []
         if len(arms) < 2 and target.attrs:
             return
@@ -1971,6 +1973,8 @@ class _Extractor:
                 self._fn.stored.append(Stored(target, False, value_function=function))
             elif len(arms) > 1 and (known := self._value_of(arm)) != (-1, None):
                 self._fn.stored.append(Stored(target, False, known[1], known[0]))
+            elif len(arms) > 1 and not _is_literal(arm):
+                self._fn.stored.append(Stored(target, False))
 
     def _is_new_empty(self, value: Node | None) -> bool:
         """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
