@@ -115,6 +115,9 @@ class TakenParameter:
     pos: Pos
     kind: str
     region: int
+    # The function whose calls bind the parameter: `function`, or for a closure holding a
+    # parameter of the function around it, that function (its calls, not the closure's, bind it).
+    binder: str
 
     def bound(self, lock: FieldId) -> Acquisition:
         return Acquisition(lock, self.function, self.pos, self.kind, self.region, self.parameter.name)
@@ -336,9 +339,9 @@ class LockOrder:
         found: dict[str, tuple[TakenParameter, ...]] = {}
         for fid, (_, function) in sorted(self.symbols.functions.items()):
             mine = tuple(
-                TakenParameter(parameter, fid, region.pos, region.kind, region.id)
+                TakenParameter(bound[1], fid, region.pos, region.kind, region.id, bound[0])
                 for region in function.regions
-                if (parameter := self.locks.lock_parameter(fid, region))
+                if (bound := self.locks.lock_parameter(fid, region))
             )
             if mine:
                 found[fid] = mine
@@ -388,7 +391,7 @@ class LockOrder:
             seen: set[tuple[TakenParameter, FieldId | LockParameter]] = set()
             reached = self.reach(site.callee, free=free, passed=state[1], toward=ACQUIRE)
             for fid in reached:
-                waiting = [taken for taken in self.taken_parameters.get(fid, ()) if taken.kind not in NOT_WAITING]
+                waiting = [taken for taken in self._taken_by_calls_of(fid) if taken.kind not in NOT_WAITING]
                 for chain in self._chains_into(reached, fid, free) if waiting else ():
                     self._budget.spend(1 + len(chain), site.caller, site.pos)
                     for taken in waiting:
@@ -524,7 +527,12 @@ class LockOrder:
 
     def _taken_around(self, site: CallSite) -> list[TakenParameter]:
         """The held regions of its parameters' locks that the caller of `site` holds around it."""
-        return [t for t in self.taken_parameters.get(site.caller, ()) if t.region in site.site.regions]
+        return [t for t in self._taken_by_calls_of(site.caller) if t.region in site.site.regions]
+
+    def _taken_by_calls_of(self, fid: str) -> list[TakenParameter]:
+        """The held regions of `fid`'s parameters' locks that the calls of `fid` bind: not those of
+        a closure's enclosing function, whose calls are on no chain through `fid`."""
+        return [t for t in self.taken_parameters.get(fid, ()) if t.binder == fid]
 
     def _found_above(self, above: _Question | None, found: dict[_Question, _Found]) -> list[_Binding]:
         """The bindings found so far for the question `above` that a call asks of its caller (a
@@ -588,14 +596,14 @@ class LockOrder:
         for fid in sorted(self.acquisitions.keys() | self.taken_parameters.keys()):
             own = self.acquisitions.get(fid, ())
             found.extend(self._order_sites_in(fid, own))
-            taken = self.taken_parameters.get(fid, ())
-            bound_pairs = (
-                (binding, pair)
-                for binding in (self._bindings(fid, frozenset(t.parameter for t in taken)) if taken else ())
-                for pair in self._order_sites_in(fid, (*own, *_bound(taken, binding.locks)), binding)
-                if pair.outer.parameter or pair.inner.parameter
-            )
-            found.extend(_once_per_locks(bound_pairs))
+            for binder, taken in _by_binder(self.taken_parameters.get(fid, ())):
+                bound_pairs = (
+                    (binding, pair)
+                    for binding in self._bindings(binder, frozenset(t.parameter for t in taken))
+                    for pair in self._order_sites_in(fid, (*own, *_bound(taken, binding.locks)), binding)
+                    if pair.outer.parameter or pair.inner.parameter
+                )
+                found.extend(_once_per_locks(bound_pairs))
         for fid in sorted(self.calls.sites_from):
             for site in self.calls.sites_from[fid]:
                 if site.inherits_locks:
@@ -1160,6 +1168,14 @@ def _held_of(mine: tuple[Acquisition, ...], region_ids: Iterable[int]) -> list[A
 def _bound(taken: Iterable[TakenParameter], locks: dict[LockParameter, FieldId]) -> tuple[Acquisition, ...]:
     """The acquisitions `taken` makes where a call binds `locks` to its parameters."""
     return tuple(t.bound(locks[t.parameter]) for t in taken if t.parameter in locks)
+
+
+def _by_binder(taken: Iterable[TakenParameter]) -> Iterator[tuple[str, list[TakenParameter]]]:
+    """`taken` (one function's), grouped by the function whose calls bind their parameters."""
+    groups: dict[str, list[TakenParameter]] = {}
+    for one in taken:
+        groups.setdefault(one.binder, []).append(one)
+    yield from sorted(groups.items())
 
 
 def _once_per_locks(made: Iterable[tuple[_Binding, OrderSite]]) -> Iterator[OrderSite]:

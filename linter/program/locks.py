@@ -41,6 +41,7 @@ from epochlint.program.symbols import (
     bound_arguments,
     function_id,
     receiver_path,
+    spread_arguments,
 )
 
 REENTRANT = "reentrant"
@@ -83,13 +84,16 @@ _FIELD_FACTORIES = {
 class LockParameter(NamedTuple):
     """A parameter of a function, as the lock its held regions take: the lock it holds (`with
     first:`, `first.lock()`), or in Java the monitor of the object it holds (`synchronized
-    (first)`)."""
+    (first)`); or an element of a `*args` or `**kwargs` parameter that a function forwards to
+    one holding it (`def mid(**kw): both(**kw)`: the element `first` of `kw`)."""
 
     name: str
     monitor: bool = False
     # Whether it is used after the statement giving it a fallback (`lock = lock or self._lock`): there a call
     # passing None holds the fallback's lock; before it, what the call passed only (see `Param.fallback_at`).
     after_fallback: bool = True
+    # The element of the star parameter `name` (its position or keyword); "" for the parameter.
+    element: str = ""
 
     def lock_ref(self, argument: Ref) -> Ref:
         """The lock taken where `argument` is bound to the parameter: itself, or its monitor."""
@@ -273,7 +277,10 @@ class Locks:
         wrapped = _lock_of_condition(call) if constructor in _CONDITIONS else None
         if wrapped is None:
             return LockInfo(field, kind)
-        same_as = self.symbols.field(fid, wrapped.ref) if wrapped.ref is not None else None
+        same_as = None
+        if wrapped.ref is not None:
+            # A class body's own name (`Condition(_lock)`) is its class attribute.
+            same_as = self.symbols.field(fid, wrapped.ref) or self._class_attribute(fid, wrapped.ref)
         if same_as is not None:
             # The field's kind, once every field's is known (a threading.Condition's own is reentrant).
             return LockInfo(field, UNKNOWN_KIND if constructor == "threading.Condition" else kind, same_as)
@@ -329,9 +336,9 @@ class Locks:
         that builds the object with a lock of its own does not make the product's lock another."""
         passed: set[FieldId | None] = set()
         for site, call in self.calls_binding(fid):
-            arg = self._argument_bound(site, call, param)
-            if arg is not None:
-                passed.add(self._argument_lock(site, param, arg))
+            bound = self._argument_bound(site, call, param)
+            if bound is not None:
+                passed.add(self._argument_lock(site, param, *bound))
             elif self._may_run_default(site, call, param):
                 # Where a keyword partial may bind the parameter in its place, the partial adds that.
                 passed.add(self._default_value_lock(site.callee, param))
@@ -383,13 +390,17 @@ class Locks:
         the parameter's default; None for anything else. The object the caller runs on
         (`hold(this)`) is no parameter it hands on: its class is the caller's, as for its own
         regions."""
-        arg = self._argument_bound(site, call, param)
-        if arg is None:
+        bound = self._argument_bound(site, call, param)
+        if bound is None:
             return self._default_bound(site, call, param)
+        arg, element = bound
         handed = None
-        if arg.ref is not None and arg.ref.name != self.symbols.self_param(site.caller):
-            handed = self._handed_on(site.caller, arg.ref, site.pos[0])
-        return handed._replace(monitor=param.monitor) if handed else self._argument_lock(site, param, arg)
+        ref = self._path_of(site.caller, arg)
+        if ref is not None and ref.name != self.symbols.self_param(site.caller):
+            handed = self._handed_on(site.caller, ref, site.pos[0])
+        if handed:
+            return handed._replace(monitor=param.monitor, element=element)
+        return self._argument_lock(site, param, arg, element)
 
     def _handed_on(self, fid: str, ref: Ref, line: int | None = None) -> LockParameter | None:
         """The parameter of `fid` that `ref`, used on `line`, names, where calls bind `fid`'s
@@ -398,14 +409,41 @@ class Locks:
         as in its own regions (see `lock_of`)."""
         return self._parameter_named(fid, ref, line) if next(self.calls_binding(fid), None) is not None else None
 
-    def _argument_bound(self, site: CallSite, call: Call, param: LockParameter) -> Arg | None:
-        """The argument `call`, made at `site`, binds to parameter `param` of its callee."""
-        bound = bound_arguments(self.symbols.function(site.callee), call, site.bound_ahead)
-        return next((arg for name, arg in bound if name == param.name), None)
+    def _argument_bound(self, site: CallSite, call: Call, param: LockParameter) -> tuple[Arg, str] | None:
+        """The argument `call`, made at `site`, binds to parameter `param` of its callee (or to its
+        element), with the element of that argument that lands there ("" for the argument itself):
+        a starred argument forwards the elements of the caller's star parameter (`both(**kw)`,
+        `both(*args)`). None where it binds nothing, or only for some lengths of a `*` argument."""
+        for spread in spread_arguments(self.symbols.function(site.callee), call, site.bound_ahead):
+            if spread.param != param.name or spread.maybe:
+                continue
+            if spread.first < 0 and spread.param_element == param.element:
+                return spread.arg, spread.arg_element
+            if spread.first >= 0 and param.element:
+                # A star parameter taking on a starred argument: its elements from `first` on.
+                if not param.element.isdigit():
+                    return spread.arg, param.element
+                if int(param.element) >= spread.first:
+                    return spread.arg, str(int(param.element) + spread.shift)
+        return None
 
-    def _argument_lock(self, site: CallSite, param: LockParameter, arg: Arg) -> FieldId | None:
-        """The lock an argument bound to `param` at `site` denotes in the caller; for `None`, the
-        lock the callee's body puts in the parameter then (see `_fallback_lock`)."""
+    def _path_of(self, fid: str, arg: Arg) -> Ref | None:
+        """The name path an argument of a call in `fid` is: its own, or for a starred name (`**kw`),
+        that name of `fid`."""
+        if arg.ref is None and arg.star and arg.text.isidentifier():
+            return Ref(self.symbols.function(fid).qualname, arg.text)
+        return arg.ref
+
+    def _argument_lock(self, site: CallSite, param: LockParameter, arg: Arg, element: str = "") -> FieldId | None:
+        """The lock an argument bound to `param` at `site` denotes in the caller (its `element`, for
+        a starred argument: that element of the caller's star parameter it names, see
+        `_lock_bound_to`); for `None`, the lock the callee's body puts in the parameter then (see
+        `_fallback_lock`)."""
+        if element:
+            ref = self._path_of(site.caller, arg)
+            named = self._parameter_named(site.caller, ref, site.pos[0]) if ref is not None else None
+            forwarded = named._replace(monitor=param.monitor, element=element) if named else None
+            return self._lock_of_parameter(site.caller, forwarded) if forwarded else None
         if arg.ref == _NONE:
             return self._fallback_lock(site.callee, param)
         return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0]) if arg.ref is not None else None
@@ -459,13 +497,26 @@ class Locks:
         fallback = next((p.fallback for p in self.symbols.function(fid).params if p.name == param.name), None)
         return self.lock_of(fid, param.lock_ref(fallback)) if fallback is not None else None
 
-    def lock_parameter(self, fid: str, region: Region) -> LockParameter | None:
-        """The parameter of `fid` whose lock `region` holds where its callers bind it different
-        locks (`def both(first, second): with first: ...`), so that each call holds its own; None
-        where the region's lock is known wherever `fid` runs, or is no parameter's."""
+    def lock_parameter(self, fid: str, region: Region) -> tuple[str, LockParameter] | None:
+        """The parameter whose lock `region` of `fid` holds where the calls binding it bind different
+        locks (`def both(first, second): with first: ...`), so that each call holds its own, with
+        the function those calls call: `fid`, or for a closure, the function around it whose
+        parameter it holds (`def make(first): def run(): with first: ...`). None where the
+        region's lock is known wherever `fid` runs, or is no parameter's."""
         if region.call >= 0 or self.region_lock(fid, region) is not None:
             return None
-        return self._lock_parameter(fid, region.lock, region.pos[0])
+        binder = self._enclosing_binder(fid, region.lock) or fid
+        param = self._lock_parameter(binder, region.lock, region.pos[0])
+        return (binder, param) if param is not None else None
+
+    def _enclosing_binder(self, fid: str, ref: Ref) -> str:
+        """The function around `fid` whose parameter `ref` names, where `fid` is a closure reading
+        it (`first` in `def make(first): def run(): with first: ...`); "" for any other name."""
+        function = self.symbols.function(fid)
+        if not ref.scope or ref.scope == function.qualname or ref.attrs not in ((), (MONITOR,)):
+            return ""
+        around = function_id(self.symbols.module_of(fid).name, ref.scope)
+        return around if around in self.symbols.functions and self._lock_parameter(around, ref) else ""
 
     def _lock_parameter(self, fid: str, ref: Ref, line: int | None = None) -> LockParameter | None:
         """The parameter of `fid` whose lock `ref`, used on `line`, names (`synchronized (first)`:
@@ -541,7 +592,11 @@ class Locks:
     def lock_of(self, fid: str, ref: Ref, line: int | None = None) -> FieldId | None:
         """The lock a name path denotes in `fid`, used on `line` (None: anywhere): a field, a class
         attribute named in a class body, or what a property's getter returns; the lock of a
-        parameter that calls bind, the one they all bind (see `_bound_by_calls`)."""
+        parameter that calls bind, the one they all bind (see `_bound_by_calls`), also where a
+        closure reads it."""
+        binder = self._enclosing_binder(fid, ref)
+        if binder:
+            return self.lock_of(binder, ref, line)
         if self._bound_by_calls(fid, ref, line):
             return self._lock_bound_to(fid, ref, line)
         field = self.symbols.field(fid, ref, objects_only=False) or self._class_attribute(fid, ref)
@@ -726,13 +781,16 @@ class Locks:
         """The lock that every resolved call binds to a parameter of `fid` that `ref`, used on
         `line`, names (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`),
         if they agree; for a Java monitor of a parameter (`synchronized (monitor)`), the monitor of
-        what they bind. Where no call binds it, a call from outside passing nothing: its fallback's."""
+        what they bind."""
         param = self._lock_parameter(fid, ref, line)
-        if param is None:
-            return None
+        return self._lock_of_parameter(fid, param) if param is not None else None
+
+    def _lock_of_parameter(self, fid: str, param: LockParameter) -> FieldId | None:
+        """The lock that every resolved call binds to `param` of `fid`, if they agree. Where no call
+        binds it, a call from outside passing nothing: its fallback's."""
         if next(self.calls_binding(fid), None) is None:
             return self._fallback_lock(fid, param)
-        key = f"{fid}\0{param.name}\0{param.monitor}\0{param.after_fallback}"
+        key = f"{fid}\0{param.name}\0{param.monitor}\0{param.after_fallback}\0{param.element}"
         passed = self._followed(key, partial(self._locks_passed, fid, param))
         return next(iter(passed)) if passed is not None and len(passed) == 1 else None
 
