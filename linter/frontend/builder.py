@@ -17,6 +17,7 @@ from epochlint.frontend.facts import (
     Fallback,
     FunctionFacts,
     Governs,
+    Held,
     Loop,
     Param,
     Pos,
@@ -63,6 +64,7 @@ class FunctionBuilder:
     fallbacks: list[Fallback] = field(default_factory=list)
     comparisons: list[Pos] = field(default_factory=list)
     governs: list[Governs] = field(default_factory=list)
+    held: list[Held] = field(default_factory=list)
     is_generator: bool = False
     yields: list[Site] = field(default_factory=list)
     stored: list[Stored] = field(default_factory=list)
@@ -189,6 +191,7 @@ class FunctionBuilder:
             fallbacks=tuple(self.fallbacks),
             comparisons=tuple(self.comparisons),
             governs=tuple(self.governs),
+            held=tuple(self.held),
             is_generator=self.is_generator,
             yields=tuple(self.yields),
             stored=tuple(self.stored),

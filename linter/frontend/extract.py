@@ -32,6 +32,7 @@ from epochlint.frontend.facts import (
     Exit,
     Fallback,
     Governs,
+    Held,
     Call,
     Choice,
     ClassFacts,
@@ -1011,6 +1012,7 @@ class FactsExtractor(FastVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
+        self._held(node.test, self._pos(node.body))
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         tested = self._tested_acquire(node.test)
         region_id = None
@@ -1127,6 +1129,7 @@ class FactsExtractor(FastVisitor):
         tested = self._acquire_on_every_pass(node)
         self._fn.loop_stack.append(loop_id)
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
+        self._held(node.test, body)
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         # The body runs only where the test's acquire succeeded (RULES.md, Held region).
         region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], node.body) if tested else None
@@ -1136,6 +1139,10 @@ class FactsExtractor(FastVisitor):
         self._fn.loop_stack.pop()
         self._loop_else(node)
         return False
+
+    def _held(self, test: cst.BaseExpression, *spans: Pos) -> None:
+        """Record that `spans` run only where `test` held (see `Held`)."""
+        self._fn.held.append(Held(tuple(self._pos(operand) for operand in _and_chain(test)), spans))
 
     def _walk_loop_body(self, node: cst.For | cst.While) -> None:
         """The body, where a `break` ends this loop (in its `else`, a `break` ends an outer one)."""
@@ -1957,6 +1964,7 @@ class FactsExtractor(FastVisitor):
         flow = self._flow
         loop_id = self._new_id()
         kind = "async_for" if clause.asynchronous is not None else "comprehension"
+        element = (*self._pos(results[0])[:2], *self._pos(results[-1])[2:])
         self._fn.loops.append(
             Loop(
                 loop_id,
@@ -1964,7 +1972,7 @@ class FactsExtractor(FastVisitor):
                 self._site(clause)._replace(pos=self._comprehension_header(clause)),
                 batch=self._iterates_collection(clause.iter),
                 iterable=self._code(clause.iter).strip(),
-                body=(*self._pos(results[0])[:2], *self._pos(results[-1])[2:]),
+                body=element,
             )
         )
         self._fn.loop_stack.append(loop_id)
@@ -1976,6 +1984,8 @@ class FactsExtractor(FastVisitor):
             self._fn.bind_in_comprehension(name)
         self._bind_targets(clause.target, source, "iter")
         for condition in clause.ifs:
+            # The clauses after it, and the element, which runs after every clause, run only where it held.
+            self._held(condition.test, (*self._pos(condition)[2:], *self._pos(clause)[2:]), element)
             self._visit_with_flow(condition.test, Flow(FLOW_CONDITION))
         if clause.inner_for_in is not None:
             saved = self._flow
@@ -2695,6 +2705,15 @@ def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Br
         return node.orelse is not None and _breaks_out(node.orelse, jump)
     final = _leaving_finally(node)
     return any(_breaks_out(child, jump) for child in (node if final is None else final).children)
+
+
+def _and_chain(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """`test` and, where it is an `and` chain, each operand in it at any depth (`a and (b and c)`
+    gives `b and c` as well as `b` and `c`): each has run wherever `test` held."""
+    yield test
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _and_chain(test.left)
+        yield from _and_chain(test.right)
 
 
 def _and_operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

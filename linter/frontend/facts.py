@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 160
+FACTS_FORMAT = 161
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -370,6 +370,19 @@ class Governs(NamedTuple):
     statement: Pos
 
 
+class Held(NamedTuple):
+    """A test (of an `if`, `while` or Java `for` statement, of a comprehension's `if` clause) and
+    the code that runs only where it held: there, each operand of an `and` chain that is the test
+    has run (`if ok and (e := cur()):` runs its body past the walrus).
+
+    `operands`: the test and, where it is an `and` chain, each operand in it at any depth.
+    `spans`: the statement's body; a comprehension's element and its clauses after the `if` clause.
+    """
+
+    operands: tuple[Pos, ...]
+    spans: tuple[Pos, ...]
+
+
 class Exit(NamedTuple):
     """A `return` or `raise`: no statement after it in `block`, the suite it ends, runs on its path,
     but those of the `finally` suites of the `try` statements it lies in (`finally_blocks`; also
@@ -496,6 +509,7 @@ class FunctionFacts:
     # The spans of comparisons (`a != b`, `x < y <= z`): which values are compared with which.
     comparisons: tuple[Pos, ...] = ()
     governs: tuple[Governs, ...] = ()
+    held: tuple[Held, ...] = ()
     # A generator function: its body runs where its result is iterated, not where it is called.
     is_generator: bool = False
     # Where it yields, with the locks held there (a `@contextmanager` holds them for its user).

@@ -1524,7 +1524,7 @@ class _Frame:
         loop = self._passed_round(earlier, read)
         enclosing = self._conditions(earlier) & self._conditions(read)
         between = [later for later in later_sites if self._runs_before(later, earlier, read, loop)]
-        read_in = self._conditions(read)
+        read_in = self._conditions(read) | self._ran_where_held(read)
         if any(self._conditions(later) <= read_in and not self._entered_past(later, read) for later in between):
             return True
         if any(self._updated_before(later, earlier, read) for later in later_sites):
@@ -1777,6 +1777,18 @@ class _Frame:
             )
             self._conditions_at[site] = found
         return found
+
+    def _ran_where_held(self, site: Site) -> frozenset[object]:
+        """The operands evaluated only on a condition (see `_conditions`) that have run wherever
+        `site` runs: those of an `and` chain tested by what holds it (see `Held`). `if ok and (e
+        := cur()):` runs its body past the walrus, which replaces what `e` held before there."""
+        function = self.program.symbols.function(self.fid)
+        return frozenset(
+            ("part", operand)
+            for held in function.held
+            if any(within(site.pos, span) for span in held.spans)
+            for operand in held.operands
+        )
 
     def _fallback_bodies(self, name: str | None, producers: Sequence[int]) -> list[Pos]:
         """The bodies whose `producers` (the assignments to local `name`, or the returns when

@@ -45,6 +45,7 @@ from epochlint.frontend.facts import (
     Choice,
     Entered,
     Fallback,
+    Held,
     ClassFacts,
     Exit,
     FileFacts,
@@ -359,6 +360,16 @@ def _unparenthesized(node: Node) -> Node:
     while node.type == "parenthesized_expression":
         node = node.named_children[0]
     return node
+
+
+def _and_chain(condition: Node) -> Iterator[Node]:
+    """`condition` and, where it is a `&&` chain, each operand in it at any depth, as written and
+    without its parentheses: each has run wherever `condition` held."""
+    inner = _unparenthesized(condition)
+    yield from (condition, inner)
+    if inner.type == "binary_expression" and _text(inner.child_by_field_name("operator")) == "&&":
+        yield from _and_chain(inner.child_by_field_name("left"))
+        yield from _and_chain(inner.child_by_field_name("right"))
 
 
 @dataclass
@@ -1569,6 +1580,7 @@ class _Extractor:
         condition = node.child_by_field_name("condition")
         self._with_flow(condition, Flow(FLOW_CONDITION))
         consequence = node.child_by_field_name("consequence")
+        self._held(condition, consequence)
         tested = _tested_lock(_unparenthesized(condition), self._try_lock_results())
         region = None
         if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
@@ -1619,7 +1631,13 @@ class _Extractor:
             )
         )
         self._fn.loop_stack.append(loop_id)
+        if header.type != "do_statement" and condition is not None and body is not None:
+            self._held(condition, body)
         return loop_id
+
+    def _held(self, condition: Node, body: Node) -> None:
+        """Record that `body` runs only where `condition` held (see `Held`)."""
+        self._fn.held.append(Held(tuple(_pos(operand) for operand in _and_chain(condition)), (_pos(body),)))
 
     def _v_while_statement(self, node: Node) -> None:
         condition, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
