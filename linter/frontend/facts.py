@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 161
+FACTS_FORMAT = 162
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -543,6 +543,9 @@ class ClassFacts:
     # A Java generic class's type parameters in order (`T` of `Box<T>`), which a receiver's declared
     # type arguments (`Box<Message> box`) stand for in what its methods return.
     type_parameters: tuple[str, ...] = ()
+    # A Java class's bases as annotations, with the type arguments each gives (`Box[Item]` of
+    # `extends Box<Item>`), in the order of `bases`: what the base's type parameters stand for here.
+    base_annotations: tuple[str, ...] = ()
 
 
 class Import(NamedTuple):

@@ -1252,13 +1252,7 @@ class Symbols:
             unpacked = self._unpacked_values(fid, bind, depth)
             return next(iter(unpacked)) if len(unpacked) == 1 else UNKNOWN
         if bind.kind in ("iter", "iter_part"):
-            iterable = UNKNOWN
-            if bind.value_call >= 0:
-                call = self._bound_call(fid, bind)
-                if call is not None:
-                    iterable = self.call_result(fid, call, depth + 1)
-            elif bind.value_ref is not None:
-                iterable = self.entity(fid, bind.value_ref, depth + 1)
+            iterable = self._iterable_entity(fid, bind, depth)
             if bind.kind == "iter" and iterable.kind == "container":
                 return Entity("instance", iterable.target)
             if bind.kind == "iter" and iterable.kind == "entries":
@@ -1272,6 +1266,13 @@ class Symbols:
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
         return UNKNOWN
+
+    def _iterable_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
+        """What a loop variable's (or a lambda's parameter's run per element) binding walks."""
+        if bind.value_call >= 0:
+            call = self._bound_call(fid, bind)
+            return self.call_result(fid, call, depth + 1) if call is not None else UNKNOWN
+        return self.entity(fid, bind.value_ref, depth + 1) if bind.value_ref is not None else UNKNOWN
 
     def _bound_implementation(self, fid: str, bind: Bind, abstract: str, depth: int) -> Entity:
         """What a name declared as the project's abstract class or interface `abstract` is bound
@@ -1644,28 +1645,52 @@ class Symbols:
         """A Java argument's static type (see `Arg.static_type`); where that is unknown, the type
         the method a call runs is declared to return, of the argument's call (`note(pending())` of
         `Msg[] pending()`) or of the one that declared the `var` local it names (`var m =
-        polled();`, see `Arg.typed_by_call`)."""
+        polled();`, see `Arg.typed_by_call`), or of the elements of what the `var` loop variable
+        or the lambda's parameter of no declared type it names walks (`for (var m : batch)` of a
+        `List<Msg> batch`)."""
         if arg.static_type:
             return self._type_named(fid, arg.static_type)
         if arg.kind == "call":
             return self._returned_type(fid, arg.call, depth)
-        if arg.typed_by_call >= 0 and arg.ref is not None:
-            declaring = function_id(self.module_of(fid).name, arg.ref.scope)
+        if arg.ref is None or arg.ref.attrs:
+            return ArgumentType("")
+        declaring = function_id(self.module_of(fid).name, arg.ref.scope)
+        if arg.typed_by_call >= 0:
             return self._returned_type(declaring, arg.typed_by_call, depth)
-        return ArgumentType("")
+        return self._element_type(declaring, arg.ref.name, depth)
+
+    def _element_type(self, fid: str, name: str, depth: int) -> ArgumentType:
+        """The type of local `name` of `fid` where each of its bindings is a `var` loop variable's,
+        or a lambda's parameter of no declared type run per element, over a collection declared
+        with the class of its elements (`List<Msg>`): javac infers it so. Unknown else."""
+        binds = self.binds(fid).get(name, ()) if fid in self.functions else ()
+        if not binds or any(bind.kind != "iter" or bind.annotation for bind in binds):
+            return ArgumentType("")
+        walked = {self._iterable_entity(fid, bind, depth) for bind in binds}
+        iterable = walked.pop() if len(walked) == 1 else UNKNOWN
+        return self._class_type(iterable.target) if iterable.kind == "container" else ArgumentType("")
 
     def _returned_type(self, fid: str, call_id: int, depth: int) -> ArgumentType:
         """The type each method call `call_id` of `fid` may run is declared to return (see
         `FunctionFacts.returns_type`), where they all declare the same (an override may return a
         subclass); unknown else."""
         call = self.call(fid, call_id) if fid in self.functions else None
-        callees = self.callees(fid, call, depth + 1) if call is not None else frozenset()
-        returned = {
-            self._type_named(callee.target, self.function(callee.target).returns_type)
-            if callee.kind == "function" else ArgumentType("")
-            for callee in callees
-        }
+        if call is None:
+            return ArgumentType("")
+        returned = {self._declared_return(fid, call, callee) for callee in self.callees(fid, call, depth + 1)}
         return returned.pop() if len(returned) == 1 else ArgumentType("")
+
+    def _declared_return(self, fid: str, call: Call, callee: Entity) -> ArgumentType:
+        """The type `callee`, which `call` in `fid` may run, is declared to return; for a type
+        variable of its class, the class the call's receiver's type arguments put in its place
+        (`box.get()` of a `Box<Msg> box`, see `_returned_for_receiver`)."""
+        if callee.kind != "function":
+            return ArgumentType("")
+        written = self.function(callee.target).returns_type
+        if written:
+            return self._type_named(callee.target, written)
+        returned = self._returned_for_receiver(fid, call, callee.target)
+        return self._class_type(returned.target) if returned.kind == "instance" else ArgumentType("")
 
     def _type_named(self, fid: str, written: str) -> ArgumentType:
         """A type written in function `fid` (an argument's static type, a parameter's), with its
@@ -1677,10 +1702,15 @@ class Symbols:
             return element._replace(name=element.name + dimensions)
         name = _simple_name(written)
         cid = self._project_class_named(fid, written) if name else ""
-        if not cid:
-            return ArgumentType(name)
+        return self._class_type(cid) if cid else ArgumentType(name)
+
+    def _class_type(self, cid: str) -> ArgumentType:
+        """Class `cid` of the project as an argument's type, with its supertypes; unknown for
+        another class."""
+        if cid not in self.classes:
+            return ArgumentType("")
         supertypes, open_ended = self._supertypes(cid)
-        return ArgumentType(name, True, supertypes, open_ended)
+        return ArgumentType(_simple_name(self.classes[cid][1].name), True, supertypes, open_ended)
 
     def _project_class_named(self, fid: str, annotation: str) -> str:
         """The class of the project a type declared in function `fid` names, or ""."""
@@ -3012,9 +3042,11 @@ class Symbols:
     def _returned_for_receiver(self, fid: str, call: Call, method: str) -> Entity:
         """What a Java method declared to return a type variable of its class, or a type made of
         one (`T get()`, `List<T> all()` of `Box<T>`), returns where `call` in `fid` runs it on a
-        receiver declared as that class with type arguments (`Box<Message> box`): its return type
-        with those arguments in place of the class's variables (a `Message`, a `List<Message>`);
-        unknown for any other call (a generic method's own variables are not inferred)."""
+        receiver declared as that class with type arguments (`Box<Message> box`), or as a class
+        whose bases give them (`Inbox inbox` of `class Inbox extends Box<Message>`): its return
+        type with those arguments in place of the class's variables (a `Message`, a
+        `List<Message>`); unknown for any other call (a generic method's own variables are not
+        inferred)."""
         cid, returns = self.class_of_function(method), self.function(method).returns
         variables = self.classes[cid][1].type_parameters if cid in self.classes else ()
         receiver = receiver_path(call)
@@ -3022,14 +3054,38 @@ class Symbols:
             return UNKNOWN
         scope, declared = self._declared_annotation(fid, receiver)
         module, within = self.module_of(scope or fid), self._own_class(scope or fid)
-        if self._annotation_entity(module, declared, within) != Entity("instance", cid):
-            return UNKNOWN
-        arguments = _top_level_split(_unwrap_annotation(declared).partition("[")[2][:-1], ",")
-        if len(arguments) != len(variables):
-            return UNKNOWN  # a raw type, or a diamond
-        bound = {variable: self._annotation_entity(module, argument, within) for variable, argument in
-                 zip(variables, arguments)}
-        return self._annotation_entity(self.module_of(method), returns, cid, bound)
+        bound = self._type_arguments_for(cid, module, declared, within, {}, frozenset())
+        return self._annotation_entity(self.module_of(method), returns, cid, bound) if bound else UNKNOWN
+
+    def _type_arguments_for(
+        self, cid: str, module: ModuleInfo, annotation: str, within: str, bound: Mapping[str, Entity],
+        seen: frozenset[str],
+    ) -> Mapping[str, Entity]:
+        """What each type variable of Java class `cid` stands for in a value of the type
+        `annotation` declares, written in `module` in class `within`, where the variables of
+        `bound` stand for what it gives: its type arguments where it names `cid` (`Box<Item>`),
+        else those its bases give `cid` (`Inbox` of `class Inbox extends Box<Item>`, or of `class
+        Inbox<U> extends Box<U>` as `Inbox<Item>`); none where they give none (a raw type, a
+        diamond, a class not deriving from `cid`)."""
+        declared = self._annotation_entity(module, annotation, within, bound)
+        if declared.kind != "instance" or declared.target not in self.classes or declared.target in seen:
+            return {}
+        declared_module, cls = self.classes[declared.target]
+        written = _unwrap_annotation(annotation).partition("[")[2][:-1]
+        arguments = _top_level_split(written, ",") if written else []
+        if len(arguments) != len(cls.type_parameters):
+            return {}  # a raw type, or a diamond
+        given = {
+            variable: self._annotation_entity(module, argument, within, bound)
+            for variable, argument in zip(cls.type_parameters, arguments)
+        }
+        if declared.target == cid:
+            return given
+        through_bases = (
+            self._type_arguments_for(cid, declared_module, base, declared.target, given, seen | {declared.target})
+            for base in cls.base_annotations
+        )
+        return next((found for found in through_bases if found), {})
 
     def _declared_annotation(self, fid: str, ref: Ref) -> tuple[str, str]:
         """The type a Java local or parameter (`box`), or a field of the object's own (`this.box`),

@@ -62,6 +62,7 @@ from epochlint.frontend.facts import (
     Stored,
     Write,
     within,
+    written_name,
 )
 from epochlint.frontend.java import idioms
 from epochlint.frontend.nesting import MAX_DEPTH
@@ -379,15 +380,22 @@ class _Function(FunctionBuilder):
     this_scope: str = ""
     # The locals and parameters declared as arrays (`Msg[] batch`, `Msg... batch`).
     arrays: set[str] = field(default_factory=set)
-    # Locals and parameters by name: whether the latest declaration gives a number or a flag.
+    # Locals and parameters by their name in the function (`local_name`): whether the declaration
+    # gives a number or a flag.
     scalars: dict[str, bool] = field(default_factory=dict)
-    # Locals and parameters by name: the type the latest declaration writes, a primitive or an array
-    # (`long`, `long[]`, `Msg[]` of `Msg... batch`) or an annotation (`Map[K, V]`), a `var` local's
-    # value's where that shows it (`Msg` of `new Msg(1)`), "" where none does (a `catch` parameter,
-    # `var` of a call): the one in scope, as a sibling block's local of the name is gone.
+    # Locals and parameters by their name in the function: the type the declaration writes, a
+    # primitive or an array (`long`, `long[]`, `Msg[]` of `Msg... batch`) or an annotation (`Map[K,
+    # V]`), a `var` local's value's where that shows it (`Msg` of `new Msg(1)`), "" where none does
+    # (a `catch` parameter, `var` of a call).
     types: dict[str, str] = field(default_factory=dict)
-    # Locals by name: the declarator of the latest declaration that gives one a value (`s = Stream.of(a)`).
+    # Locals by their name in the function: the declarator giving one a value (`s = Stream.of(a)`).
     declarators: dict[str, Node] = field(default_factory=dict)
+    # Locals and parameters by name as written: where each declaration of the name is (the offset of
+    # its name), in the order read. javac lets no local shadow another, so a name declared again is
+    # one of a block beside the first's, a local of its own, named apart in the function (`h<2>`).
+    declarations: dict[str, list[int]] = field(default_factory=dict)
+    # Locals by name as written: the function's name for the one declared last, the one in scope.
+    declared_last: dict[str, str] = field(default_factory=dict)
     # The names of the locals and parameters in scope where the body is being read, by the block
     # (or statement) declaring them, innermost last: past its end, the name is a field's again.
     scopes: list[set[str]] = field(default_factory=lambda: [set()])
@@ -399,6 +407,20 @@ class _Function(FunctionBuilder):
     def sees(self, name: str) -> bool:
         """Whether local or parameter `name` is in scope here."""
         return any(name in scope for scope in self.scopes)
+
+    def local_name(self, name: str) -> str:
+        """The function's name for the local or parameter `name` in scope here."""
+        return self.declared_last.get(name, name)
+
+    def name_declared_at(self, name: str, at: Node) -> str:
+        """The function's name for the local `name` whose declaration names it at `at`: `name` for
+        the first declaration read, `name<2>`... for one of a sibling block; the same each time a
+        declaration is read again (a `finally` block is read on each way out)."""
+        sites = self.declarations.setdefault(name, [])
+        if at.start_byte not in sites:
+            sites.append(at.start_byte)
+        index = sites.index(at.start_byte)
+        return f"{name}<{index + 1}>" if index else name
 
     def class_in_scope(self, name: str) -> str:
         """The name in the function of the local class `name` in scope here, from its declaration to
@@ -618,16 +640,21 @@ class _Extractor:
         self._visit(node)
         self._flow = saved
 
-    def _declare(self, name: str, scalar: bool = False, declared: str = "", scoped: bool = True) -> None:
-        """A local declared, `scalar` when declared a number or a flag (see `_is_scalar`), of the
-        type it is `declared` with, if any; in scope to the end of the block around unless not
-        `scoped` (a pattern variable in scope where its test holds: `_pattern_variables`)."""
-        self._fn.locals = self._fn.locals | {name}
+    def _declare(self, name_node: Node, scalar: bool = False, declared: str = "", scoped: bool = True) -> str:
+        """A local declared, named by `name_node`, `scalar` when declared a number or a flag (see
+        `_is_scalar`), of the type it is `declared` with, if any; in scope to the end of the block
+        around unless not `scoped` (a pattern variable in scope where its test holds:
+        `_pattern_variables`). Its name in the function (`Function.name_declared_at`)."""
+        name = _text(name_node)
+        local = self._fn.name_declared_at(name, name_node)
+        self._fn.declared_last[name] = local
+        self._fn.locals = self._fn.locals | {local}
         if scoped:
             self._fn.scopes[-1].add(name)
-        self._fn.scalars[name] = scalar
-        self._fn.types[name] = declared
-        self._fn.declarators.pop(name, None)
+        self._fn.scalars[local] = scalar
+        self._fn.types[local] = declared
+        self._fn.declarators.pop(local, None)
+        return local
 
     @contextmanager
     def _scope(self, names: set[str] | None = None) -> Iterator[None]:
@@ -652,11 +679,6 @@ class _Extractor:
             yield
         finally:
             self._inlined, self._finally_blocks, self._catch_blocks, self._catching = saved
-
-    def _scope_of(self, name: str) -> str | None:
-        """The function that declares local `name`, None when it is not a local."""
-        function = self._declaring(name)
-        return function.qualname if function is not None else None
 
     def _declaring(self, name: str) -> _Function | None:
         return next((function for function in reversed(self._stack) if function.sees(name)), None)
@@ -701,9 +723,9 @@ class _Extractor:
 
     def _resolve(self, name: str, attrs: tuple[str, ...] = ()) -> Ref | None:
         """What a name path starting with a simple name denotes: a local, a field, or a class."""
-        scope = self._scope_of(name)
-        if scope is not None:
-            return Ref(scope, name, attrs)
+        function = self._declaring(name)
+        if function is not None:
+            return Ref(function.qualname, function.local_name(name), attrs)
         if (local_class := self._local_class_ref(name, attrs)) is not None:
             return local_class
         if self._anonymous_fields and name in self._anonymous_fields[-1]:
@@ -921,12 +943,14 @@ class _Extractor:
             declared |= self._record_members(components, members, declared)
         self._class_stack.pop()
         self._type_variables.pop()
+        bases = list(self._bases(node))
         self.classes.append(
             ClassFacts(
                 qualname=qualname,
                 name=name,
                 pos=_pos(node),
-                bases=tuple(self._bases(node)),
+                bases=tuple(name for name, _ in bases),
+                base_annotations=tuple(annotation for _, annotation in bases),
                 methods=tuple(sorted(declared)),
                 attributes=tuple(sorted(cls.field_types)),
                 updaters=tuple(sorted(cls.updaters.items())),
@@ -978,14 +1002,16 @@ class _Extractor:
             # The value flows into the field, as in a constructor that writes the store out.
             constructor.accesses.append(Access(Ref(qualname, name), site, Flow(FLOW_ASSIGN, stores=(field_ref,))))
 
-    def _bases(self, node: Node) -> Iterator[str]:
+    def _bases(self, node: Node) -> Iterator[tuple[str, str]]:
+        """Each base a class declares: the class it names, and it as an annotation, with the type
+        arguments it gives (`Box[Item]` of `extends Box<Item>`)."""
         for child in node.named_children:
             if child.type in ("superclass", "super_interfaces", "extends_interfaces"):
                 for base in _type_nodes(child):
                     # A local class in scope by its qualified name: not one of a sibling block.
                     name = self._type_named(type_name(base))
                     if name:
-                        yield name
+                        yield name, self._annotation(base)
 
     def _declare_fields(self, cls: _Class, members: list[Node]) -> None:
         for member in members:
@@ -1129,10 +1155,10 @@ class _Extractor:
         # `long`, `Msg[]`: a type `annotation` leaves out; `Msg... batch` is a `Msg[]` as `Msg[] batch` is.
         written = _value_type_written(type_node, after_name, self._bounded)
         declared = _array_of(type_node, self._bounded) if spread else written or annotation
-        self._declare(name, not is_array and _is_scalar_type(type_node), declared)
+        local = self._declare(name_node, not is_array and _is_scalar_type(type_node), declared)
         if is_array:
-            self._fn.arrays.add(name)
-        self._fn.binds.append(Bind(name, Site(self._fn.pos), "param", annotation=annotation))
+            self._fn.arrays.add(local)
+        self._fn.binds.append(Bind(local, Site(self._fn.pos), "param", annotation=annotation))
         primitive, array = "" if after_name else _primitive_written(type_node), written if written_array else ""
         type_variable = self._is_type_variable(type_node)
         if spread:
@@ -1354,11 +1380,11 @@ class _Extractor:
         declared = self._annotation(type_node)
         inferred = _text(type_node) == "var"
         for declarator in node.children_by_field_name("declarator"):
-            name = _text(declarator.child_by_field_name("name"))
+            name_node = declarator.child_by_field_name("name")
             value = declarator.child_by_field_name("value")
-            self._with_flow(value, Flow(FLOW_ASSIGN, (name,)))
+            self._with_flow(value, Flow(FLOW_ASSIGN, (self._fn.name_declared_at(_text(name_node), name_node),)))
             after_name = _dimensions_written(declarator)
-            self._declare_local(name, type_node, declared, value, after_name)
+            name = self._declare_local(name_node, type_node, declared, value, after_name)
             if value is not None:
                 self._fn.declarators[name] = declarator
             viewed = self._lock_viewed(value)
@@ -1369,19 +1395,22 @@ class _Extractor:
             )
             self._store_values(Ref(self._fn.qualname, name), value)
 
-    def _declare_local(self, name: str, type_node: Node, declared: str, value: Node | None, after_name: int) -> None:
+    def _declare_local(
+        self, name_node: Node, type_node: Node, declared: str, value: Node | None, after_name: int
+    ) -> str:
         """A local declared with `type_node` (the class `declared`, `after_name` more dimensions of
         array) and given `value`: `var n = 2 * size;` is a number as its value is, `var m = new
-        Msg(1);` a `Msg`."""
+        Msg(1);` a `Msg`. Its name in the function."""
         if _text(type_node) == "var":
             written = self._static_type(_unparenthesized(value)) if value is not None else ""
             scalar = value is not None and self._is_scalar(value)
         else:
             written = _value_type_written(type_node, after_name, self._bounded)
             scalar = not after_name and _is_scalar_type(type_node)
+        local = self._declare(name_node, scalar, written or ("" if after_name else declared))
         if written.endswith("[]"):
-            self._fn.arrays.add(name)
-        self._declare(name, scalar, written or ("" if after_name else declared))
+            self._fn.arrays.add(local)
+        return local
 
     def _lock_viewed(self, value: Node | None) -> Ref | None:
         """The read-write lock whose view `value` takes (`rw.readLock()`, not a `StampedLock`'s,
@@ -1729,7 +1758,6 @@ class _Extractor:
         batch = not self._walks_no_batch(value)
         self._fn.loops.append(Loop(loop_id, "for", site, batch, _text(value), body=_pos(body) if body else None))
         self._fn.loop_stack.append(loop_id)
-        name = _text(name_node)
         type_node = node.child_by_field_name("type")
         annotation = self._annotation(type_node)
         # `for (Msg[] group : groups)` (or `Msg group[]`): `group` is a `Msg[]`, as a local declared so is.
@@ -1740,11 +1768,11 @@ class _Extractor:
         scalar = not after_name and _is_scalar_type(type_node)
         if _text(type_node) == "var":  # of the elements of the array it walks, where it is declared so
             written, annotation, scalar = self._element_of_array(value)
-        self._declare(name, scalar, written or annotation)
+        local = self._declare(name_node, scalar, written or annotation)
         if written.endswith("[]"):
-            self._fn.arrays.add(name)
+            self._fn.arrays.add(local)
         value_call, value_ref = self._value_of(value)
-        self._fn.binds.append(Bind(name, self._site(name_node), "iter", value_call, value_ref, annotation=annotation))
+        self._fn.binds.append(Bind(local, self._site(name_node), "iter", value_call, value_ref, annotation=annotation))
         self._visit(body)
         self._fn.loop_stack.pop()
 
@@ -1771,21 +1799,21 @@ class _Extractor:
         # A multi-catch parameter is of its alternatives' common supertype, which a file does not
         # tell: written `A | B`, the program finds the one among the project's classes, if any.
         declared = " | ".join(alternatives) if all(alternatives) else ""
-        self._declare(_text(name), declared=declared if len(caught) == 1 else "")
+        local = self._declare(name, declared=declared if len(caught) == 1 else "")
         if declared:
-            self._fn.binds.append(Bind(_text(name), self._site(name), "assign", -1, None, annotation=declared))
+            self._fn.binds.append(Bind(local, self._site(name), "assign", -1, None, annotation=declared))
 
     def _v_resource(self, node: Node) -> None:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is not None:
-            self._with_flow(value, Flow(FLOW_ASSIGN, (_text(name),)))
+            self._with_flow(value, Flow(FLOW_ASSIGN, (self._fn.name_declared_at(_text(name), name),)))
             type_node = node.child_by_field_name("type")
             # `try (var r = new Res())` is of the class made, `try (Res r = open())` of the one declared.
             declared = self._annotation(type_node)
-            self._declare_local(_text(name), type_node, declared, value, _dimensions_written(node))
+            local = self._declare_local(name, type_node, declared, value, _dimensions_written(node))
             value_call, value_ref = self._value_of(value)
-            bind = Bind(_text(name), self._site(name), "with", value_call, value_ref, annotation=declared)
+            bind = Bind(local, self._site(name), "with", value_call, value_ref, annotation=declared)
             self._fn.binds.append(bind)
         else:
             for child in node.named_children:
@@ -1861,16 +1889,16 @@ class _Extractor:
         for name, written in _pattern_bindings(pattern):
             is_var = written is not None and _text(written) == "var"
             declared = self._type(written) if written is not None and not is_var else ""
-            self._declare(_text(name), declared=declared, scoped=False)
+            local = self._declare(name, declared=declared, scoped=False)
             component = name.parent
             if component is None or component.type != "record_pattern_component":
                 value_call, value_ref = self._value_of(subject)
-                bind = Bind(_text(name), self._site(name), "assign", value_call, value_ref, annotation=declared)
+                bind = Bind(local, self._site(name), "assign", value_call, value_ref, annotation=declared)
             elif is_var:
                 record, index = self._component_place(component)
-                bind = Bind(_text(name), self._site(name), "component", annotation=record, index=index)
+                bind = Bind(local, self._site(name), "component", annotation=record, index=index)
             else:
-                bind = Bind(_text(name), self._site(name), "assign", annotation=declared)
+                bind = Bind(local, self._site(name), "assign", annotation=declared)
             self._fn.binds.append(bind)
 
     def _component_place(self, component: Node) -> tuple[str, int]:
@@ -2040,7 +2068,7 @@ class _Extractor:
         name = _text(node)
         scope = self._declaring(name)
         if scope is not None:
-            return scope.scalars.get(name, False)
+            return scope.scalars.get(scope.local_name(name), False)
         declaring = next((cls for cls in reversed(self._class_stack) if name in cls.field_types), None)
         if declaring is not None:
             return name in declaring.scalar_fields
@@ -2312,7 +2340,7 @@ class _Extractor:
         """The call whose result declared the `var` local `value` names (`pending()` of `var ms =
         pending();`, see `Arg.typed_by_call`), -1 for anything else."""
         function = self._declaring(_text(value)) if value.type == "identifier" else None
-        declarator = function.declarators.get(_text(value)) if function is not None else None
+        declarator = function.declarators.get(function.local_name(_text(value))) if function is not None else None
         if declarator is None or _text(declarator.parent.child_by_field_name("type")) != "var":
             return -1
         return self._call_ids.get(_unparenthesized(declarator.child_by_field_name("value")).id, -1)
@@ -2497,7 +2525,8 @@ class _Extractor:
         params = function.child_by_field_name("parameters") if function.type == "lambda_expression" else None
         if inlined.type != "method_invocation" or _method_called(inlined) not in _STREAM_STEPS or params is None:
             return flow
-        names = tuple(_text(param.child_by_field_name("name") or param) for param in _lambda_parameters(params))
+        name_nodes = (param.child_by_field_name("name") or param for param in _lambda_parameters(params))
+        names = tuple(self._fn.name_declared_at(_text(name), name) for name in name_nodes)
         if flow.kind == FLOW_ITER:
             return Flow(FLOW_ASSIGN, names)
         if flow.kind == FLOW_ASSIGN:
@@ -2516,7 +2545,7 @@ class _Extractor:
             return None
         name = _text(node)
         function = self._declaring(name)
-        declarator = function.declarators.get(name) if function is not None else None
+        declarator = function.declarators.get(function.local_name(name)) if function is not None else None
         if declarator is None:
             return None
         scope = declarator.parent.parent
@@ -2568,7 +2597,7 @@ class _Extractor:
         if path is None:
             return ""
         if path.scope and path.name != THIS:
-            declaring = self._declaring(path.name)
+            declaring = self._declaring(written_name(path.name))
             if declaring is None or path.attrs:
                 return ""
             written = declaring.types.get(path.name, "")
@@ -2626,9 +2655,8 @@ class _Extractor:
             params = list(_lambda_parameters(node.child_by_field_name("parameters")))
             for index, param in enumerate(params):
                 name_node = param.child_by_field_name("name") or param
-                name = _text(name_node)
                 annotation = self._annotation(param.child_by_field_name("type"))
-                self._declare(name, declared=annotation)
+                name = self._declare(name_node, declared=annotation)
                 site = self._site(name_node)
                 if arguments is not None:
                     value_call, value_ref = self._value_of(arguments[index] if index < len(arguments) else None)
