@@ -1924,7 +1924,9 @@ class FactsExtractor(FastVisitor):
             isinstance(value, cst.Name) and value.value in ("None", "True", "False")
         ):
             return Arg(keyword, "const", text=text)
-        return Arg(keyword, "other", text=text, adds_to=self._added_to(value))
+        arms = _conditional_arms(value)
+        arm_args = tuple(self._argument(keyword, arm) for arm in arms) if len(arms) > 1 else ()
+        return Arg(keyword, "other", text=text, adds_to=self._added_to(value), arms=arm_args)
 
     def _added_to(self, value: cst.BaseExpression) -> Ref | None:
         """The name path an addition adds to (`self._epoch` of `self._epoch + 1` or `1 + self._epoch`)."""

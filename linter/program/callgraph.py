@@ -546,8 +546,10 @@ class CallGraph:
             return True
         if site.on_parameter:
             return self._method_of_any(site.callee, values)
+        # A function from outside the project (`print`) runs none of the project's code.
         return any(
-            value.kind != "function" or (value.target, bound_ahead(value)) == (site.callee, site.bound_ahead)
+            value.kind not in ("function", "external")
+            or (value.target, bound_ahead(value)) == (site.callee, site.bound_ahead)
             for value in values
         )
 
@@ -567,11 +569,12 @@ class CallGraph:
     def _values_passed(self, fid: str, arg: Arg) -> frozenset[Entity] | None:
         """What an argument of a call in `fid` passes; None unless all of it is known: every value
         a plain function of the project (not a class, a decorated function's clone, anything
-        unresolved), or every value an instance of one of the project's classes."""
+        unresolved) or a function from outside it (`print`, `time.sleep`), or every value an
+        instance of one of the project's classes."""
         key = (fid, arg)
         if key not in self._values_cache:
             values = self.symbols.argument_values(fid, arg)
-            functions = all(v.kind == "function" and v.target in self.symbols.functions for v in values)
+            functions = all(_is_plain_function(self.symbols, v) for v in values)
             instances = all(v.kind == "instance" and v.target in self.symbols.classes for v in values)
             self._values_cache[key] = values if values and (functions or instances) else None
         return self._values_cache[key]
@@ -984,6 +987,11 @@ def _instance_passed(symbols: Symbols, fid: str, arg: Arg, passed: frozenset[Ent
     else:
         return ""
     return entity.target if entity.kind == "instance" else ""
+
+
+def _is_plain_function(symbols: Symbols, value: Entity) -> bool:
+    """Whether `value` is a plain function of the project or a function from outside it."""
+    return value.kind == "external" or (value.kind == "function" and value.target in symbols.functions)
 
 
 def _passes_on(value: Entity) -> bool:

@@ -2367,10 +2367,10 @@ class Symbols:
                 if key is not None:
                     index.setdefault(key, []).append((fid, stored))
             for call in function.calls:
-                adding = _added_element(call)
-                key = self._stored_key(fid, module.name, function.qualname, adding) if adding else None
-                if adding is not None and key is not None:
-                    added.append((key, fid, adding))
+                for adding in _added_elements(call):
+                    key = self._stored_key(fid, module.name, function.qualname, adding)
+                    if key is not None:
+                        added.append((key, fid, adding))
         containers = set(index) | self._empty_container_fields
         for key, fid, adding in added:
             if key in containers:
@@ -3442,31 +3442,35 @@ def _positionals_bound(call: Call) -> int | None:
     return sum(1 for arg in call.args[1:] if not arg.keyword)
 
 
-def _added_element(call: Call) -> Stored | None:
+def _added_elements(call: Call) -> list[Stored]:
     """What a call that adds to a named container (`listeners.append(f)`, `self._callbacks.add(f)`)
-    stores there, at no known key."""
+    stores there, at no known key: either arm of a conditional it adds (`append(a if fast else b)`)."""
     callee = call.callee
     if callee is None or not callee.attrs or callee.attrs[-1] not in _ADDING_METHODS:
-        return None
+        return []
     container = callee.attrs[:-1]
     position = _ADDING_METHODS[callee.attrs[-1]]
     # `listeners.append(f)`, or into an item of a field: `self._listeners[topic].append(f)`.
     inner = container[1:] == ("[]",) and container[0] != "[]"
     if (len(container) > 1 and not inner) or container == ("[]",) or len(call.args) <= position:
-        return None
+        return []
     arg = call.args[position]
-    if arg.keyword or arg.kind not in ("ref", "call", "lambda"):
-        return None
-    return Stored(
-        Ref(callee.scope, callee.name, container[:1] if inner else container),
-        element=True,
-        value_ref=arg.ref,
-        value_call=arg.call,
-        value_function=arg.function,
-        keys=("", "") if inner else ("",),
-        pos=call.site.pos,
-        block=call.block,
-    )
+    if arg.keyword:
+        return []
+    return [
+        Stored(
+            Ref(callee.scope, callee.name, container[:1] if inner else container),
+            element=True,
+            value_ref=value.ref,
+            value_call=value.call,
+            value_function=value.function,
+            keys=("", "") if inner else ("",),
+            pos=call.site.pos,
+            block=call.block,
+        )
+        for value in arg.arms or (arg,)
+        if value.kind in ("ref", "call", "lambda")
+    ]
 
 
 def _live_at(
