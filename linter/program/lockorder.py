@@ -482,7 +482,10 @@ class LockOrder:
             # In source order: the calls that first bind a set of locks are the same in any part.
             for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: self._source_place(bound[0])):
                 self._budget.spend(1, site.caller, site.pos)
-                bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in sorted(parameters)}
+                bound = {
+                    parameter: self.locks.lock_bound_at(site, call, parameter)
+                    for parameter in sorted(parameters, key=_in_order)
+                }
                 handed = frozenset(lock for lock in bound.values() if isinstance(lock, LockParameter))
                 above = (site.caller, handed) if handed else None
                 calls.append((site, bound, above))
@@ -1187,6 +1190,12 @@ def _once_per_locks(made: Iterable[tuple[_Binding, OrderSite]]) -> Iterator[Orde
         if key not in seen:
             seen.add(key)
             yield pair
+
+
+def _in_order(parameter: LockParameter) -> tuple[str, str, bool, bool, tuple[FieldId, ...]]:
+    """A key ordering parameters, by `none_holds` too: that may be None, which no lock compares with."""
+    held = (parameter.none_holds,) if parameter.none_holds is not None else ()
+    return parameter.name, parameter.element, parameter.monitor, parameter.after_fallback, held
 
 
 def _kept_passed(found: _Found, binding: _BoundLocks, passed: Passed) -> Passed:

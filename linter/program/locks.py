@@ -94,6 +94,10 @@ class LockParameter(NamedTuple):
     after_fallback: bool = True
     # The element of the star parameter `name` (its position or keyword); "" for the parameter.
     element: str = ""
+    # Where it is handed on to a function that gives the parameter there a fallback (`def outer(lock=None):
+    # self.inner(lock)`, `inner` running `lock = lock or self._lock`): the lock a call passing None holds
+    # there, the None going on to that fallback (see `Locks._fallback_lock`).
+    none_holds: FieldId | None = None
 
     def lock_ref(self, argument: Ref) -> Ref:
         """The lock taken where `argument` is bound to the parameter: itself, or its monitor."""
@@ -399,8 +403,17 @@ class Locks:
         if ref is not None and ref.name != self.symbols.self_param(site.caller):
             handed = self._handed_on(site.caller, ref, site.pos[0])
         if handed:
-            return handed._replace(monitor=param.monitor, element=element)
+            return self._handed_to(site, handed, param, element)
         return self._argument_lock(site, param, arg, element)
+
+    def _handed_to(
+        self, site: CallSite, handed: LockParameter, param: LockParameter, element: str = ""
+    ) -> LockParameter:
+        """The caller's parameter `handed` (its `element`, for a starred argument), as the call made at
+        `site` hands it on to `param` of its callee: taken as `param` is, and holding where the
+        caller's callers pass None what the callee puts in `param` then."""
+        none_holds = self._fallback_lock(site.callee, param)
+        return handed._replace(monitor=param.monitor, element=element, none_holds=none_holds)
 
     def _handed_on(self, fid: str, ref: Ref, line: int | None = None) -> LockParameter | None:
         """The parameter of `fid` that `ref`, used on `line`, names, where calls bind `fid`'s
@@ -438,15 +451,18 @@ class Locks:
         """The lock an argument bound to `param` at `site` denotes in the caller (its `element`, for
         a starred argument: that element of the caller's star parameter it names, see
         `_lock_bound_to`); for `None`, the lock the callee's body puts in the parameter then (see
-        `_fallback_lock`)."""
+        `_fallback_lock`), which is also what a parameter of the caller handed on holds where the
+        caller's own callers pass None."""
         if element:
             ref = self._path_of(site.caller, arg)
             named = self._parameter_named(site.caller, ref, site.pos[0]) if ref is not None else None
-            forwarded = named._replace(monitor=param.monitor, element=element) if named else None
-            return self._lock_of_parameter(site.caller, forwarded) if forwarded else None
+            return self._lock_of_parameter(site.caller, self._handed_to(site, named, param, element)) if named else None
+        if arg.ref is None:
+            return None
+        none_holds = self._fallback_lock(site.callee, param)
         if arg.ref == _NONE:
-            return self._fallback_lock(site.callee, param)
-        return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0]) if arg.ref is not None else None
+            return none_holds
+        return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0], none_holds)
 
     def _default_bound(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
         """What the default value of `param` binds for a call that binds it nothing: where the call
@@ -456,7 +472,7 @@ class Locks:
         default = self._default_given(site, call, param)
         where = self.symbols.defining_scope(site.callee)
         handed = self._handed_on(where, default) if default is not None and where == site.caller else None
-        return handed._replace(monitor=param.monitor) if handed else self._default_lock(site, call, param)
+        return self._handed_to(site, handed, param) if handed else self._default_lock(site, call, param)
 
     def _default_lock(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | None:
         """The lock the default value of `param` names (see `_default_value_lock`), for a call that
@@ -491,11 +507,13 @@ class Locks:
     def _fallback_lock(self, fid: str, param: LockParameter) -> FieldId | None:
         """The lock `fid` puts in parameter `param` where it is given None (`lock = lock or
         self._lock`, `if lock is None: lock = self._lock`: `Param.fallback`), if any, and if `param`
-        is used after that statement (a use before it holds no lock where it is given None)."""
-        if not param.after_fallback:
-            return None
+        is used after that statement. A use before it, or in a function giving it none, holds None
+        there: no lock, or where it is handed on, what the function it goes to puts in it then
+        (`param.none_holds`)."""
         fallback = next((p.fallback for p in self.symbols.function(fid).params if p.name == param.name), None)
-        return self.lock_of(fid, param.lock_ref(fallback)) if fallback is not None else None
+        if fallback is None or not param.after_fallback:
+            return param.none_holds
+        return self.lock_of(fid, param.lock_ref(fallback))
 
     def lock_parameter(self, fid: str, region: Region) -> tuple[str, LockParameter] | None:
         """The parameter whose lock `region` of `fid` holds where the calls binding it bind different
@@ -589,21 +607,23 @@ class Locks:
         info = self.constructed.get(lock)
         return info.kind if info is not None else UNKNOWN_KIND
 
-    def lock_of(self, fid: str, ref: Ref, line: int | None = None) -> FieldId | None:
+    def lock_of(
+        self, fid: str, ref: Ref, line: int | None = None, none_holds: FieldId | None = None
+    ) -> FieldId | None:
         """The lock a name path denotes in `fid`, used on `line` (None: anywhere): a field, a class
         attribute named in a class body, or what a property's getter returns; the lock of a
         parameter that calls bind, the one they all bind (see `_bound_by_calls`), also where a
-        closure reads it."""
+        closure reads it, where one passing None binds `none_holds` (see `LockParameter.none_holds`)."""
         binder = self._enclosing_binder(fid, ref)
         if binder:
-            return self.lock_of(binder, ref, line)
+            return self.lock_of(binder, ref, line, none_holds)
         if self._bound_by_calls(fid, ref, line):
-            return self._lock_bound_to(fid, ref, line)
+            return self._lock_bound_to(fid, ref, line, none_holds)
         field = self.symbols.field(fid, ref, objects_only=False) or self._class_attribute(fid, ref)
         if field is None:
             getter = self.symbols.property_read(fid, ref)
             if not getter:
-                return self._lock_bound_to(fid, ref) or self._condition_built_here(fid, ref)
+                return self._lock_bound_to(fid, ref, none_holds=none_holds) or self._condition_built_here(fid, ref)
             cached = self._cached_field(getter)
             if cached is not None and cached in self.constructed:
                 return self.canonical(cached)
@@ -777,20 +797,23 @@ class Locks:
                 params.update(arg.ref.name for name, arg in bound if name in inner and arg.ref and not arg.ref.attrs)
         return params
 
-    def _lock_bound_to(self, fid: str, ref: Ref, line: int | None = None) -> FieldId | None:
+    def _lock_bound_to(
+        self, fid: str, ref: Ref, line: int | None = None, none_holds: FieldId | None = None
+    ) -> FieldId | None:
         """The lock that every resolved call binds to a parameter of `fid` that `ref`, used on
         `line`, names (`def locked(lock, fn): with lock: ...` called as `locked(self._lock, ...)`),
-        if they agree; for a Java monitor of a parameter (`synchronized (monitor)`), the monitor of
-        what they bind."""
+        if they agree, a call passing None binding `none_holds` where `fid` gives it no fallback;
+        for a Java monitor of a parameter (`synchronized (monitor)`), the monitor of what they
+        bind."""
         param = self._lock_parameter(fid, ref, line)
-        return self._lock_of_parameter(fid, param) if param is not None else None
+        return self._lock_of_parameter(fid, param._replace(none_holds=none_holds)) if param is not None else None
 
     def _lock_of_parameter(self, fid: str, param: LockParameter) -> FieldId | None:
         """The lock that every resolved call binds to `param` of `fid`, if they agree. Where no call
         binds it, a call from outside passing nothing: its fallback's."""
         if next(self.calls_binding(fid), None) is None:
             return self._fallback_lock(fid, param)
-        key = f"{fid}\0{param.name}\0{param.monitor}\0{param.after_fallback}\0{param.element}"
+        key = f"{fid}\0{param.name}\0{param.monitor}\0{param.after_fallback}\0{param.element}\0{param.none_holds}"
         passed = self._followed(key, partial(self._locks_passed, fid, param))
         return next(iter(passed)) if passed is not None and len(passed) == 1 else None
 
