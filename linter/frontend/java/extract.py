@@ -1567,8 +1567,7 @@ class _Extractor:
             self._fn.branches.append(Branches(_pos(node), spans, _has_default(body), fallen_into=entered))
         # The value switched on picks the arm: a decision, as a `match`'s subject is in Python (or,
         # where the switch gives a value, as a conditional expression's test, a compared value).
-        is_statement = node.parent is not None and node.parent.type in _STATEMENT_HOLDERS
-        decision = Flow(FLOW_CONDITION) if is_statement else self._flow._replace(compared=True)
+        decision = Flow(FLOW_CONDITION) if _is_switch_statement(node) else self._flow._replace(compared=True)
         self._with_flow(node.child_by_field_name("condition"), decision)
         if body is not None:
             with self._scope():  # its groups share one block
@@ -2007,10 +2006,10 @@ class _Extractor:
     def _store_values(self, target: Ref, value: Node | None) -> None:
         """A lambda bound to a local (`Predicate<Msg> p = m -> ...`): called where the local is (a
         field's write keeps its own). Of a conditional (`fast ? this::drainFast : m ->
-        drainSlow(m)`) bound to a local or a field, each arm's value, a lambda, a method reference,
-        a call or a name path, either of which it may hold: its bind or write names no one value.
-        An arm of none of those (`handlers[0]`, a `switch`), `null` aside, is kept with no value:
-        it may hold anything its declaration allows."""
+        drainSlow(m)`) or a `switch` expression (`case 0 -> this::drainFast;`) bound to a local or
+        a field, each arm's value, a lambda, a method reference, a call or a name path, any of which
+        it may hold: its bind or write names no one value. An arm of none of those (`handlers[0]`),
+        `null` aside, is kept with no value: it may hold anything its declaration allows."""
         arms = _conditional_arms(value) if value is not None else []
         if len(arms) < 2 and target.attrs:
             return
@@ -2745,18 +2744,50 @@ def _uncast(value: Node) -> Node:
 
 
 def _conditional_arms(value: Node) -> list[Node]:
-    """The values a conditional may give, its arms' (nested conditionals' too): `value` itself
-    where it is no conditional."""
+    """The values a conditional or a `switch` expression may give, its arms' (nested ones' too):
+    `value` itself where it is neither."""
     value = _uncast(value)
-    if value.type != "ternary_expression":
+    if value.type == "ternary_expression":
+        sides = [value.child_by_field_name("consequence"), value.child_by_field_name("alternative")]
+    elif value.type == "switch_expression" and not _is_switch_statement(value):
+        sides = _switch_values(value)
+    else:
         return [value]
-    sides = (value.child_by_field_name("consequence"), value.child_by_field_name("alternative"))
     return [arm for side in sides for arm in _conditional_arms(side)]
+
+
+def _is_switch_statement(switch: Node) -> bool:
+    """Whether a `switch` stands as a statement, where it gives no value."""
+    return switch.parent is not None and switch.parent.type in _STATEMENT_HOLDERS
+
+
+def _switch_values(switch: Node) -> list[Node]:
+    """The values a `switch` expression gives: each `case ... -> value;` rule's, and each `yield
+    value;`'s of a block arm or a `case ...:` group (not one of a `switch` expression inside it,
+    nor of a lambda or a class). An arm that throws gives none."""
+    body = switch.child_by_field_name("body")
+    if body is None:
+        return []
+    rules = [part for rule in body.named_children if rule.type == "switch_rule" for part in rule.named_children]
+    given = [rule.named_children[0] for rule in rules if rule.type == "expression_statement"]
+    yields = [node for node, _ in _descendants(body) if node.type == "yield_statement" and node.named_children]
+    return given + [node.named_children[0] for node in yields if _yielded_from(node) == switch]
+
+
+def _yielded_from(jump: Node) -> Node | None:
+    """The `switch` expression a `yield` gives its value to: the innermost one around it that is no
+    statement (not beyond a lambda or a class)."""
+    around = jump.parent
+    while around is not None and around.type not in ("lambda_expression", "class_body"):
+        if around.type == "switch_expression" and not _is_switch_statement(around):
+            return around
+        around = around.parent
+    return None
 
 
 def _is_function(value: Node) -> bool:
     """A lambda or a method reference (`m -> ...`, `this::isCurrent`), cast or not, or a conditional
-    one of whose arms is one (`fast ? this::a : this::b`)."""
+    or a `switch` expression one of whose arms is one (`fast ? this::a : this::b`)."""
     return any(arm.type in ("lambda_expression", "method_reference") for arm in _conditional_arms(value))
 
 
