@@ -1582,6 +1582,15 @@ class Symbols:
         method = self.lookup_method(callee.target, "__call__")
         return Entity("function", method) if method else callee
 
+    def _all_called(self, callee: Entity, fid: str) -> frozenset[Entity]:
+        """Everything calling `callee` in `fid` may run: its `__call__` (see `_called`), and for an
+        instance of an abstract class (a `Protocol`, an ABC) each implementation's, as a method
+        called on it runs them (RULES.md, calls)."""
+        called = self._called(callee)
+        if called == callee or callee.target not in self._abstract_classes:
+            return frozenset({called})
+        return frozenset({called}) | self._overrides_seen_from(callee.target, "__call__", called.kind, fid)
+
     def constructors(self, cid: str, fid: str, args: tuple[Arg, ...]) -> tuple[str, ...]:
         """The constructors a call of class `cid` in `fid` with `args` may run (`__init__`; in Java
         the overloads these fit), none where the class has none of its own or inherited."""
@@ -1851,7 +1860,8 @@ class Symbols:
             lambda: frozenset(
                 overload
                 for value in self._callees(fid, call, depth)
-                for overload in self._overloads(self._called(value), fid, call.args, depth)
+                for called in self._all_called(value, fid)
+                for overload in self._overloads(called, fid, call.args, depth)
             ),
             _NOTHING,
         )
@@ -2623,12 +2633,17 @@ class Symbols:
         abstract = entity.kind == "instance" and entity.target in self._abstract_classes
         if abstract and member.kind in ("function", "property"):
             # A receiver typed as an abstract class runs the project's implementations.
-            return frozenset({member}) | {
-                Entity(member.kind, override)
-                for sub in self.subclasses_seen_from(entity.target, seen_from)
-                if (override := self.lookup_method(sub, attr))
-            }
+            return frozenset({member}) | self._overrides_seen_from(entity.target, attr, member.kind, seen_from)
         return frozenset({member})
+
+    def _overrides_seen_from(self, cid: str, attr: str, kind: str, seen_from: str) -> frozenset[Entity]:
+        """Method `attr` (a `kind` entity: a function or a property) of each subclass of `cid` that
+        code in `seen_from` may run on (see `subclasses_seen_from`), where it has one."""
+        return frozenset(
+            Entity(kind, override)
+            for sub in self.subclasses_seen_from(cid, seen_from)
+            if (override := self.lookup_method(sub, attr))
+        )
 
     def _class_attribute_values(self, cid: str, attr: str) -> frozenset[Entity]:
         """What class attribute `attr` of class `cid` holds, read through the class, whose calls run
