@@ -603,9 +603,19 @@ class FactsExtractor(FastVisitor):
                 kind = "positional"
             annotation = dotted(param.annotation.annotation) if param.annotation else ""
             path = name_path(param.default) if param.default is not None else None
-            default = self._ref(*path) if path is not None else None
+            default = self._default_ref(*path) if path is not None else None
             facts.append(Param(param.name.value, annotation, kind, default))
         return facts
+
+    def _default_ref(self, name: str, attrs: tuple[str, ...]) -> Ref:
+        """A parameter default's name path, read where the `def` runs: a name a class body binds
+        only below the `def` is not the class's there yet (`lock=_lock` above `_lock = Lock()` is
+        the module's `_lock`)."""
+        ref = self._ref(name, attrs)
+        body = self._fn
+        if body.kind == "classbody" and ref.scope == body.qualname and all(bind.name != name for bind in body.binds):
+            return ref._replace(scope="")
+        return ref
 
     # -- statements and held regions ---------------------------------------------------------
 
