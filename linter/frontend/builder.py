@@ -48,6 +48,7 @@ class FunctionBuilder:
     decorator_values: tuple[Arg, ...] = ()
     returns: str = ""
     returns_type: str = ""
+    type_parameters: tuple[str, ...] = ()
     stub_body: bool = False
     visibility: str = ""
     accesses: list[Access] = field(default_factory=list)
@@ -174,6 +175,7 @@ class FunctionBuilder:
             decorators=self.decorators,
             returns=self.returns,
             returns_type=self.returns_type,
+            type_parameters=self.type_parameters,
             stub_body=self.stub_body,
             visibility=self.visibility,
             globals_declared=tuple(sorted(self.globals_declared)),

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 165
+FACTS_FORMAT = 166
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -491,6 +491,9 @@ class FunctionFacts:
     # `returns` leaves these two out); "" for `void`, a constructor and a type variable (`T`, `T[]`:
     # of the type argument a call gives it, unknown).
     returns_type: str = ""
+    # Java: a generic method's own type variables (`R` of `<R> R pick(Box<R> b)`), for which the
+    # arguments of a call give the classes they stand for in what it returns.
+    type_parameters: tuple[str, ...] = ()
     # The body is only `...`, `pass`, a docstring or `raise NotImplementedError`: an abstract stub.
     stub_body: bool = False
     globals_declared: tuple[str, ...] = ()

@@ -1253,18 +1253,26 @@ class Symbols:
             return next(iter(unpacked)) if len(unpacked) == 1 else UNKNOWN
         if bind.kind in ("iter", "iter_part"):
             iterable = self._iterable_entity(fid, bind, depth)
-            if bind.kind == "iter" and iterable.kind == "container":
-                return Entity("instance", iterable.target)
-            if bind.kind == "iter" and iterable.kind == "entries":
-                return Entity("entry", iterable.target, iterable.keys)
-            if bind.kind == "iter_part" and iterable.kind == "mapping" and is_java(self.module_of(fid).rel):
-                # A Java map's `forEach((key, value) -> ...)`: of its keys' class, of its values'.
-                held = (_key_class(iterable), iterable.target)[bind.index] if bind.index in (0, 1) else ""
-                return Entity("instance", held) if held else UNKNOWN
+            element = self._declared_element(fid, bind, iterable)
+            if element != UNKNOWN:
+                return element
             # `for key, value in d.items()` and `for i, x in enumerate(xs)`: the second name.
             if bind.kind == "iter_part" and bind.index == 1 and iterable.kind == "pairs":
                 return Entity("instance", iterable.target)
             return self._iterated_instance(fid, bind, depth)
+        return UNKNOWN
+
+    def _declared_element(self, fid: str, bind: Bind, iterable: Entity) -> Entity:
+        """What a loop variable's binding (or a lambda's parameter's run per element) takes of the
+        declared collection `iterable` it walks: an element, an entry of a map's `entrySet()`, a
+        key or a value of a Java map's `forEach((key, value) -> ...)`; unknown for anything else."""
+        if bind.kind == "iter" and iterable.kind == "container":
+            return Entity("instance", iterable.target)
+        if bind.kind == "iter" and iterable.kind == "entries":
+            return Entity("entry", iterable.target, iterable.keys)
+        if bind.kind == "iter_part" and iterable.kind == "mapping" and is_java(self.module_of(fid).rel):
+            held = (_key_class(iterable), iterable.target)[bind.index] if bind.index in (0, 1) else ""
+            return Entity("instance", held) if held else UNKNOWN
         return UNKNOWN
 
     def _iterable_entity(self, fid: str, bind: Bind, depth: int) -> Entity:
@@ -1671,13 +1679,15 @@ class Symbols:
     def _element_type(self, fid: str, name: str, depth: int) -> ArgumentType:
         """The type of local `name` of `fid` where each of its bindings is a `var` loop variable's,
         or a lambda's parameter of no declared type run per element, over a collection declared
-        with the class of its elements (`List<Msg>`): javac infers it so. Unknown else."""
+        with the class of its elements (`List<Msg>`), or over a map declared with the classes of
+        its keys and values (`(key, value) ->` of `Map<String, Msg>`'s `forEach`): javac infers
+        it so. Unknown else."""
         binds = self.binds(fid).get(name, ()) if fid in self.functions else ()
-        if not binds or any(bind.kind != "iter" or bind.annotation for bind in binds):
+        if not binds or any(bind.kind not in ("iter", "iter_part") or bind.annotation for bind in binds):
             return ArgumentType("")
-        walked = {self._iterable_entity(fid, bind, depth) for bind in binds}
-        iterable = walked.pop() if len(walked) == 1 else UNKNOWN
-        return self._class_type(iterable.target) if iterable.kind == "container" else ArgumentType("")
+        taken = {self._declared_element(fid, bind, self._iterable_entity(fid, bind, depth)) for bind in binds}
+        element = taken.pop() if len(taken) == 1 else UNKNOWN
+        return self._class_type(element.target) if element.kind == "instance" else ArgumentType("")
 
     def _returned_type(self, fid: str, call_id: int, depth: int) -> ArgumentType:
         """The type each method call `call_id` of `fid` may run is declared to return (see
@@ -1691,14 +1701,18 @@ class Symbols:
 
     def _declared_return(self, fid: str, call: Call, callee: Entity) -> ArgumentType:
         """The type `callee`, which `call` in `fid` may run, is declared to return; for a type
-        variable of its class, the class the call's receiver's type arguments put in its place
-        (`box.get()` of a `Box<Msg> box`, see `_returned_for_receiver`)."""
+        variable, the class the call's receiver's type arguments, or its arguments, put in its place
+        (`box.get()` of a `Box<Msg> box`, see `_returned_for_call`); for a method of a declared
+        collection returning one of its elements, their class (`entry.getValue()` of a
+        `Map.Entry<String, Msg>`, see `_java_collection_member`)."""
+        if callee.kind == "element_method":
+            return self._class_type(callee.target)
         if callee.kind != "function":
             return ArgumentType("")
         written = self.function(callee.target).returns_type
         if written:
             return self._type_named(callee.target, written)
-        returned = self._returned_for_receiver(fid, call, callee.target)
+        returned = self._returned_for_call(fid, call, callee.target)
         return self._class_type(returned.target) if returned.kind == "instance" else ArgumentType("")
 
     def _type_named(self, fid: str, written: str) -> ArgumentType:
@@ -3012,7 +3026,7 @@ class Symbols:
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
-            returned = self._returned_for_receiver(fid, call, callee.target)
+            returned = self._returned_for_call(fid, call, callee.target)
             if returned == UNKNOWN:
                 returned = self.return_entity(callee.target, depth + 1)
             return next(iter(self._as_built_for(fid, call, callee.target, frozenset({returned}))))
@@ -3054,23 +3068,74 @@ class Symbols:
         copied = self._argument_entity(fid, call.args[0], depth + 1)
         return copied if copied.kind in ("pairs", "container") else UNKNOWN
 
-    def _returned_for_receiver(self, fid: str, call: Call, method: str) -> Entity:
-        """What a Java method declared to return a type variable of its class, or a type made of
-        one (`T get()`, `List<T> all()` of `Box<T>`), returns where `call` in `fid` runs it on a
-        receiver declared as that class with type arguments (`Box<Message> box`), or as a class
-        whose bases give them (`Inbox inbox` of `class Inbox extends Box<Message>`): its return
-        type with those arguments in place of the class's variables (a `Message`, a
-        `List<Message>`); unknown for any other call (a generic method's own variables are not
-        inferred)."""
-        cid, returns = self.class_of_function(method), self.function(method).returns
-        variables = self.classes[cid][1].type_parameters if cid in self.classes else ()
+    def _returned_for_call(self, fid: str, call: Call, method: str) -> Entity:
+        """What a Java method declared to return a type variable, or a type made of one, returns
+        where `call` in `fid` runs it: its return type with the classes the call gives in place of
+        the variables (a `Message`, a `List<Message>`), a variable of its class by the receiver's
+        type arguments (`T get()`, `List<T> all()` of `Box<T>` on a `Box<Message> box`, or on an
+        `Inbox inbox` of `class Inbox extends Box<Message>`), one of its own by the arguments
+        (`<R> R pick(Box<R> b)` given that `box`, see `_inferred_type_arguments`); unknown for any
+        other call."""
+        cid, facts = self.class_of_function(method), self.function(method)
+        named = set(re.findall(r"\w+", facts.returns))
+        own = set(facts.type_parameters) & named
+        # A method's own variable hides its class's of that name.
+        of_class = set(self.classes[cid][1].type_parameters if cid in self.classes else ()) & named - own
+        bound = {
+            **(self._receiver_type_arguments(fid, call, cid) if of_class else {}),
+            **(self._inferred_type_arguments(fid, call, method) if own else {}),
+        }
+        bound = {variable: entity for variable, entity in bound.items() if variable in own | of_class}
+        return self._annotation_entity(self.module_of(method), facts.returns, cid, bound) if bound else UNKNOWN
+
+    def _receiver_type_arguments(self, fid: str, call: Call, cid: str) -> Mapping[str, Entity]:
+        """What each type variable of Java class `cid` stands for on the receiver of `call` in
+        `fid`, by the type arguments it is declared with (see `_type_arguments_for`)."""
         receiver = receiver_path(call)
-        if not variables or receiver is None or not set(variables) & set(re.findall(r"\w+", returns)):
-            return UNKNOWN
+        if receiver is None:
+            return {}
         scope, declared = self._declared_annotation(fid, receiver)
         module, within = self.module_of(scope or fid), self._own_class(scope or fid)
-        bound = self._type_arguments_for(cid, module, declared, within, {}, frozenset())
-        return self._annotation_entity(self.module_of(method), returns, cid, bound) if bound else UNKNOWN
+        return self._type_arguments_for(cid, module, declared, within, {}, frozenset())
+
+    def _inferred_type_arguments(self, fid: str, call: Call, method: str) -> dict[str, Entity]:
+        """What each of generic method `method`'s own type variables stands for where `call` in
+        `fid` runs it, as javac infers it from the arguments declared with a type: the class of one
+        given a parameter declared as the variable (`R r`), or the type argument given in its
+        place to one declared with it (`Box<R> b` given a `Box<Item> box`, or an `Inbox` of `class
+        Inbox extends Box<Item>`). None for a variable the arguments give two classes (javac takes
+        a supertype of both)."""
+        variables = self.function(method).type_parameters
+        found: dict[str, set[Entity]] = {}
+        for param, arg in zip(self._declared_params(method), call.args):
+            if param.kind == "vararg" or arg.ref is None:
+                continue
+            for variable, entity in self._type_arguments_given(fid, arg.ref, method, param.annotation).items():
+                if variable in variables:
+                    found.setdefault(variable, set()).add(entity)
+        return {variable: entities.pop() for variable, entities in found.items() if len(entities) == 1}
+
+    def _type_arguments_given(self, fid: str, ref: Ref, method: str, annotation: str) -> dict[str, Entity]:
+        """What the value `ref` in `fid` names, by the type it is declared with, gives each type
+        variable a parameter of `method` declared with `annotation` names, as itself (`R`) or as a
+        type argument of a class of the project (`Box[R]`)."""
+        scope, declared = self._declared_annotation(fid, ref)
+        if not declared:
+            return {}
+        module, within = self.module_of(scope), self._own_class(scope)
+        head, bracket, inside = annotation.partition("[")
+        if not bracket:
+            return {annotation: self._annotation_entity(module, declared, within)}
+        parameter_class = self._annotation_entity(self.module_of(method), head, self.class_of_function(method))
+        if parameter_class.kind != "instance" or parameter_class.target not in self.classes:
+            return {}
+        given = self._type_arguments_for(parameter_class.target, module, declared, within, {}, frozenset())
+        variables = self.classes[parameter_class.target][1].type_parameters
+        return {
+            written: given[variable]
+            for variable, written in zip(variables, _top_level_split(inside[:-1], ","))
+            if variable in given
+        }
 
     def _type_arguments_for(
         self, cid: str, module: ModuleInfo, annotation: str, within: str, bound: Mapping[str, Entity],

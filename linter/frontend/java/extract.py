@@ -1095,7 +1095,8 @@ class _Extractor:
         params = [] if static else [Param(THIS)]
         name_node = node.child_by_field_name("name") or node
         body = node.child_by_field_name("body")
-        self._type_variables.append(_type_variables(node))
+        type_parameters = _type_variables(node)
+        self._type_variables.append(type_parameters)
         # `Msg polled()[]` returns an array, of no class, as `Msg[] polled()` does.
         returned = node.child_by_field_name("type")
         returns = "" if is_constructor or _dimensions_written(node) else self._annotation(returned)
@@ -1110,6 +1111,7 @@ class _Extractor:
             returns_type=(
                 "" if is_constructor or self._is_type_variable(returned) else _type_declared(node, self._bounded)
             ),
+            type_parameters=tuple(type_parameters),
             this_scope="" if static else qualname,
             visibility=next((v for v in _VISIBILITIES if v in modifiers), _default_visibility(cls)),
             stub_body=not is_constructor and _is_stub_body(body),
