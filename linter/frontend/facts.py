@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 166
+FACTS_FORMAT = 167
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -208,8 +208,9 @@ class Arg(NamedTuple):
     # declared to return one type (`FunctionFacts.returns_type`), the argument is of that type, as an
     # argument that is such a call is.
     typed_by_call: int = -1
-    # Python: the arms of a conditional argument (`self.a if fast else self.b`, `a or b`), each an
-    # argument of its own, where it has more than one: a container it is added to holds either.
+    # The arms of a conditional argument (`self.a if fast else self.b`, `a or b`, Java's `fast ?
+    # this::a : this::b`), each an argument of its own, where it has more than one: the argument
+    # passes either (a callback runs either; a container it is added to holds either).
     arms: tuple[Arg, ...] = ()
 
 

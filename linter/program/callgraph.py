@@ -583,7 +583,10 @@ class CallGraph:
         """The functions an argument passes as they are: a function, bound method or lambda, or
         what a `functools.partial` made there wraps (`map(partial(self._deliver, topic), batch)`),
         or a comparator, a sort key or a collector made of (`Comparator.comparingLong(m -> ...)`,
-        `cmp_to_key(f)`, `Collectors.toMap(m -> ..., m -> ...)`), which calls them where it is used."""
+        `cmp_to_key(f)`, `Collectors.toMap(m -> ..., m -> ...)`), which calls them where it is used;
+        those of each arm of a conditional (`map(a if fast else b, batch)`)."""
+        if arg.arms:
+            return sorted({function for arm in arg.arms for function in self._functions_passed(fid, arm)})
         if (call := self.symbols.argument_call(fid, arg)) is not None:
             if self._is_maker(self.symbols.callee(fid, call), call, self._library_calls(fid)):
                 return sorted({function for inner in call.args for function in self._functions_passed(fid, inner)})

@@ -2148,7 +2148,9 @@ class Symbols:
         return UNKNOWN
 
     def argument_values(self, fid: str, arg: Arg, depth: int = 0) -> frozenset[Entity]:
-        """Every value an argument may pass."""
+        """Every value an argument may pass: each arm's of a conditional (`a if fast else b`, `a or b`)."""
+        if arg.arms:
+            return frozenset(value for arm in arg.arms for value in self.argument_values(fid, arm, depth))
         if arg.kind == "ref" and arg.ref is not None:
             return self.path_values(fid, arg.ref, depth, called=may_name_a_method(arg))
         if arg.kind == "call":

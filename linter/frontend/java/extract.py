@@ -2357,6 +2357,13 @@ class _Extractor:
             self._flow = saved
             return Arg("", "lambda", function=qualname, text=text)
         self._with_flow(node, flow)
+        return self._visited_arg(value, text)
+
+    def _visited_arg(self, value: Node, text: str) -> Arg:
+        """What an argument (or an arm of one) passes, once its expression has been visited: of a
+        conditional (`fast ? this::a : this::b`), each arm as an argument of its own."""
+        if value.type == "lambda_expression":
+            return Arg("", "lambda", function=self._function_value(value), text=text)
         if value.type == "method_reference":
             ref = self._method_reference(value)
             return Arg("", "ref", ref=ref, text=text) if ref is not None else Arg("", "other", text=text)
@@ -2372,7 +2379,9 @@ class _Extractor:
             return Arg("", "ref", ref=ref, text=text, names_value=True)
         if _is_literal(value):
             return Arg("", "const", text=text)
-        return Arg("", "other", text=text, adds_to=self._added_to(value))
+        arms = _conditional_arms(value)
+        arm_args = tuple(self._visited_arg(_uncast(arm), _text(arm)) for arm in arms) if len(arms) > 1 else ()
+        return Arg("", "other", text=text, adds_to=self._added_to(value), arms=arm_args)
 
     def _static_type(self, value: Node) -> str:
         """The type an argument's expression is known to have (see `Arg.static_type`; `Msg[]` of
