@@ -1023,6 +1023,9 @@ class FactsExtractor(FastVisitor):
     def visit_If(self, node: cst.If) -> bool:
         self._fn.governs.append(Governs(self._pos(node.test), self._pos(node)))
         self._held(node.test, self._pos(node.body))
+        if node.orelse is not None:
+            # An `else` or `elif` runs only where the test failed.
+            self._held(node.test, self._pos(node.orelse), held=False)
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         tested = self._tested_acquire(node.test)
         region_id = None
@@ -1150,9 +1153,9 @@ class FactsExtractor(FastVisitor):
         self._loop_else(node)
         return False
 
-    def _held(self, test: cst.BaseExpression, *spans: Pos) -> None:
-        """Record that `spans` run only where `test` held (see `Held`)."""
-        self._fn.held.append(Held(tuple(self._pos(operand) for operand in _and_chain(test)), spans))
+    def _held(self, test: cst.BaseExpression, *spans: Pos, held: bool = True) -> None:
+        """Record that `spans` run only where `test` held (or, not `held`, failed: see `Held`)."""
+        self._fn.held.append(Held(tuple(self._pos(operand) for operand in _ran_operands(test, held)), spans))
 
     def _walk_loop_body(self, node: cst.For | cst.While) -> None:
         """The body, where a `break` ends this loop (in its `else`, a `break` ends an outer one)."""
@@ -1718,6 +1721,8 @@ class FactsExtractor(FastVisitor):
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         parts = (self._pos(node.test), self._pos(node.body), self._pos(node.orelse))
         self._fn.choices.append(Choice("if", self._pos(node), parts, self._flow, _present_arm(node.test)))
+        self._held(node.test, self._pos(node.body))
+        self._held(node.test, self._pos(node.orelse), held=False)
         # The test decides which arm is the value: a decision, as `if`'s test is.
         self.walk(node.body)
         self._visit_with_flow(node.test, self._flow._replace(compared=True))
@@ -2719,13 +2724,16 @@ def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Br
     return any(_breaks_out(child, jump) for child in (node if final is None else final).children)
 
 
-def _and_chain(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    """`test` and, where it is an `and` chain, each operand in it at any depth (`a and (b and c)`
-    gives `b and c` as well as `b` and `c`): each has run wherever `test` held."""
+def _ran_operands(test: cst.BaseExpression, held: bool) -> Iterator[cst.BaseExpression]:
+    """`test` and the operands in it that have run wherever it `held` (or, not `held`, failed): each
+    operand of an `and` chain that held, or of an `or` chain that failed, at any depth (`a and (b
+    and c)` gives `b and c` as well as `b` and `c`), also under `not`, which swaps the two."""
     yield test
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        yield from _and_chain(test.left)
-        yield from _and_chain(test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        yield from _ran_operands(test.expression, not held)
+    elif isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if held else cst.Or):
+        yield from _ran_operands(test.left, held)
+        yield from _ran_operands(test.right, held)
 
 
 def _and_operands(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 167
+FACTS_FORMAT = 168
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -375,12 +375,16 @@ class Governs(NamedTuple):
 
 
 class Held(NamedTuple):
-    """A test (of an `if`, `while` or Java `for` statement, of a comprehension's `if` clause) and
-    the code that runs only where it held: there, each operand of an `and` chain that is the test
-    has run (`if ok and (e := cur()):` runs its body past the walrus).
+    """A test (of an `if`, `while` or Java `for` statement, of a conditional expression, of a
+    comprehension's `if` clause) and the code that runs only where it held, or only where it
+    failed: there, each operand of an `and` chain that held, or of an `or` chain that failed, has
+    run (`if ok and (e := cur()):` runs its body past the walrus, `if ok or (e := cur()) is None:`
+    its `else`; `not` swaps the two).
 
-    `operands`: the test and, where it is an `and` chain, each operand in it at any depth.
-    `spans`: the statement's body; a comprehension's element and its clauses after the `if` clause.
+    `operands`: the test and the operands in it that have run there, at any depth.
+    `spans`: where the test held, the statement's body, a conditional expression's body, a
+    comprehension's element and its clauses after the `if` clause; where it failed, the `else` (or
+    `elif`) of an `if` statement, a conditional expression's `orelse`.
     """
 
     operands: tuple[Pos, ...]

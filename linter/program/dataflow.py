@@ -1496,9 +1496,11 @@ class _Frame:
     ) -> Mapping[str, dict[Label, Path]]:
         """The parts of `assignment` by key (see `_Assignment.parts`) that still reach a read at
         `read` (see `_held_from`): its own `parts` where nothing later replaces any of them; none
-        where it comes only after the read (`kw = fields` before `fields = {...}` again)."""
+        where it comes only after the read (`kw = fields` before `fields = {...}` again; not one
+        that runs first all the same, see `_runs_first`)."""
         rebinds = [later.site for later in assigned if later.assigns]
-        if _comes_after(assignment.site, read) or self._replaced(assignment.site, read, rebinds):
+        only_after = _comes_after(assignment.site, read) and not self._runs_first(assignment.site, read)
+        if only_after or self._replaced(assignment.site, read, rebinds):
             return {}
         stores = [later for later in assigned if not later.assigns]
         replaced = {
@@ -1627,9 +1629,9 @@ class _Frame:
         """The innermost loop around both `earlier` and the read at `read` where `earlier` is written
         after the read, and so reaches it only on a later pass; None where there is none. A read in
         a Java `for` update after an assignment in the body reads it on the same pass, as does one
-        in a comprehension's element after an assignment in its clauses (see `_in_a_clause_before`)."""
+        before an assignment written after it that runs first all the same (see `_runs_first`)."""
         shared = [loop_id for loop_id in read.loops if loop_id in earlier.loops]
-        if not shared or earlier.pos[:2] < read.pos[2:] or self._in_a_clause_before(earlier, read):
+        if not shared or earlier.pos[:2] < read.pos[2:] or self._runs_first(earlier, read):
             return None
         loops = self.program.symbols.function(self.fid).loops
         loop = next((loop for loop in loops if loop.id == shared[-1]), None)
@@ -1644,17 +1646,29 @@ class _Frame:
         return earlier.pos[2:] <= statement[:2] if loop is None else _in_body(statement, loop)
 
     def _runs_before(self, later: Site, earlier: Site, read: Site, loop: Loop | None) -> bool:
-        """Whether `later` is written before the read at `read` (or in a clause of a comprehension
-        whose element holds the read, see `_in_a_clause_before`) and after `earlier`, or, where
-        `earlier` reaches the read only on a later pass of `loop`, anywhere in that loop: what runs
-        before the read on that pass (a `for` update of an inner loop whose body holds the read
-        runs there only from its second pass on: see `_updated_after`)."""
+        """Whether `later` is written before the read at `read` (or runs before it all the same, see
+        `_runs_first`) and after `earlier`, or, where `earlier` reaches the read only on a later
+        pass of `loop`, anywhere in that loop: what runs before the read on that pass (a `for`
+        update of an inner loop whose body holds the read runs there only from its second pass on:
+        see `_updated_after`)."""
         after = earlier.pos[2:] <= later.pos[:2] if loop is None else loop.id in later.loops
         return (
             later is not earlier
             and after
-            and (later.pos[2:] <= read.pos[:2] or self._in_a_clause_before(later, read))
+            and (later.pos[2:] <= read.pos[:2] or self._runs_first(later, read))
             and not self._updated_after(later, earlier, read)
+        )
+
+    def _runs_first(self, site: Site, read: Site) -> bool:
+        """Whether `site`, written after the read at `read`, runs before it all the same: in a clause
+        of a comprehension whose element holds the read (see `_in_a_clause_before`), or in the test
+        of a conditional expression whose body or `orelse` holds it (`commit(e) if (e := cur())
+        else None` commits what the test gave)."""
+        return self._in_a_clause_before(site, read) or any(
+            choice.kind == "if"
+            and within(site.pos, choice.parts[0])
+            and any(within(read.pos, arm) for arm in choice.parts[1:])
+            for choice in self.program.symbols.function(self.fid).choices
         )
 
     def _in_a_clause_before(self, site: Site, read: Site) -> bool:

@@ -363,14 +363,17 @@ def _unparenthesized(node: Node) -> Node:
     return node
 
 
-def _and_chain(condition: Node) -> Iterator[Node]:
-    """`condition` and, where it is a `&&` chain, each operand in it at any depth, as written and
-    without its parentheses: each has run wherever `condition` held."""
+def _ran_operands(condition: Node, held: bool) -> Iterator[Node]:
+    """`condition` and the operands in it, as written and without their parentheses, that have run
+    wherever it `held` (or, not `held`, failed): each operand of a `&&` chain that held, or of a
+    `||` chain that failed, at any depth, also under `!`, which swaps the two."""
     inner = _unparenthesized(condition)
     yield from (condition, inner)
-    if inner.type == "binary_expression" and _text(inner.child_by_field_name("operator")) == "&&":
-        yield from _and_chain(inner.child_by_field_name("left"))
-        yield from _and_chain(inner.child_by_field_name("right"))
+    if inner.type == "unary_expression" and _text(inner.child_by_field_name("operator")) == "!":
+        yield from _ran_operands(inner.child_by_field_name("operand"), not held)
+    elif inner.type == "binary_expression" and _text(inner.child_by_field_name("operator")) == ("&&" if held else "||"):
+        yield from _ran_operands(inner.child_by_field_name("left"), held)
+        yield from _ran_operands(inner.child_by_field_name("right"), held)
 
 
 @dataclass
@@ -1632,6 +1635,7 @@ class _Extractor:
                 self._fn.fallbacks.append(Fallback(local, _span_after(node, node.parent)))
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
+            self._held(condition, alternative, held=False)
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
@@ -1665,9 +1669,9 @@ class _Extractor:
             self._held(condition, body)
         return loop_id
 
-    def _held(self, condition: Node, body: Node) -> None:
-        """Record that `body` runs only where `condition` held (see `Held`)."""
-        self._fn.held.append(Held(tuple(_pos(operand) for operand in _and_chain(condition)), (_pos(body),)))
+    def _held(self, condition: Node, body: Node, held: bool = True) -> None:
+        """Record that `body` runs only where `condition` held (or, not `held`, failed: see `Held`)."""
+        self._fn.held.append(Held(tuple(_pos(operand) for operand in _ran_operands(condition, held)), (_pos(body),)))
 
     def _v_while_statement(self, node: Node) -> None:
         condition, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
@@ -1863,17 +1867,20 @@ class _Extractor:
     def _v_ternary_expression(self, node: Node) -> None:
         condition = node.child_by_field_name("condition")
         present_arm, tested = _present_arm(condition)
-        arms = tuple(_pos(node.child_by_field_name(n)) for n in ("consequence", "alternative"))
+        consequence, alternative = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        arms = (_pos(consequence), _pos(alternative))
         # The test's part is the value it tests: an `Optional`'s own value, not the boolean it gives.
         parts = (_pos(tested if tested is not None else condition), *arms)
         self._fn.choices.append(Choice("if", _pos(node), parts, self._flow, present_arm))  # type: ignore[arg-type]
         # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback;
         # of `cur.isPresent()`, the `Optional` is read as a comparison's operands are.
         self._visit(tested if tested is not None else condition)
+        self._held(condition, consequence)
+        self._held(condition, alternative, held=False)
         with self._scope(_pattern_variables(condition, holds=True)):
-            self._visit(node.child_by_field_name("consequence"))
+            self._visit(consequence)
         with self._scope(_pattern_variables(condition, holds=False)):
-            self._visit(node.child_by_field_name("alternative"))
+            self._visit(alternative)
 
     def _v_cast_expression(self, node: Node) -> None:
         self._visit(node.child_by_field_name("value"))
