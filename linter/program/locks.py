@@ -533,6 +533,9 @@ class Locks:
         function = self.symbols.function(fid)
         if not ref.scope or ref.scope == function.qualname or ref.attrs not in ((), (MONITOR,)):
             return ""
+        if ref.name in self.symbols.binds(fid):
+            # `nonlocal first` and `first = threading.Lock()`: what the closure holds is its own.
+            return ""
         around = function_id(self.symbols.module_of(fid).name, ref.scope)
         return around if around in self.symbols.functions and self._lock_parameter(around, ref) else ""
 
