@@ -523,18 +523,20 @@ class Locks:
         region's lock is known wherever `fid` runs, or is no parameter's."""
         if region.call >= 0 or self.region_lock(fid, region) is not None:
             return None
-        binder = self._enclosing_binder(fid, region.lock) or fid
+        binder = self._enclosing_binder(fid, region.lock, region.pos[0]) or fid
         param = self._lock_parameter(binder, region.lock, region.pos[0])
         return (binder, param) if param is not None else None
 
-    def _enclosing_binder(self, fid: str, ref: Ref) -> str:
-        """The function around `fid` whose parameter `ref` names, where `fid` is a closure reading
-        it (`first` in `def make(first): def run(): with first: ...`); "" for any other name."""
+    def _enclosing_binder(self, fid: str, ref: Ref, line: int | None = None) -> str:
+        """The function around `fid` whose parameter `ref`, used on `line` (None: anywhere), names,
+        where `fid` is a closure reading it (`first` in `def make(first): def run(): with first:
+        ...`); "" for any other name."""
         function = self.symbols.function(fid)
         if not ref.scope or ref.scope == function.qualname or ref.attrs not in ((), (MONITOR,)):
             return ""
-        if ref.name in self.symbols.binds(fid):
-            # `nonlocal first` and `first = threading.Lock()`: what the closure holds is its own.
+        if any(line is None or bind.site.pos[0] < line for bind in self.symbols.binds(fid).get(ref.name, ())):
+            # `nonlocal first` and `first = threading.Lock()`: what the closure holds from there is
+            # its own; above it, what the calls of the function around it pass.
             return ""
         around = function_id(self.symbols.module_of(fid).name, ref.scope)
         return around if around in self.symbols.functions and self._lock_parameter(around, ref) else ""
@@ -617,7 +619,7 @@ class Locks:
         attribute named in a class body, or what a property's getter returns; the lock of a
         parameter that calls bind, the one they all bind (see `_bound_by_calls`), also where a
         closure reads it, where one passing None binds `none_holds` (see `LockParameter.none_holds`)."""
-        binder = self._enclosing_binder(fid, ref)
+        binder = self._enclosing_binder(fid, ref, line)
         if binder:
             return self.lock_of(binder, ref, line, none_holds)
         if self._bound_by_calls(fid, ref, line):
