@@ -311,8 +311,8 @@ def _unbounded(node: Node | None) -> Node | None:
 def annotation_of(node: Node | None, bounded: _Bounded = _unbounded) -> str:
     """A declared type as an annotation keeps its type arguments, written as Python's
     (`Map<String, Sub>` -> `Map[String, Sub]`): a collection's element class is read there. A
-    wildcard argument stands for its bound (`? extends Sub` -> `Sub`); without one, or with a
-    primitive array among them, the arguments are dropped, as `type_name` drops them. `bounded`
+    wildcard argument stands for its upper bound (`? extends Sub` -> `Sub`); without one (`?`, `?
+    super Sub`), or with a primitive array among them, the arguments are dropped, as `type_name` drops them. `bounded`
     gives what a type variable stands for (its bound), never again inside a bound (`<T extends
     Comparable<T>>`)."""
     substituted = bounded(node)
@@ -344,9 +344,14 @@ def _type_variables(node: Node) -> dict[str, Node | None]:
 
 
 def _wildcard_bound(argument: Node) -> Node | None:
+    """The class a type argument stands for: itself, or a wildcard's upper bound. `? super Sub` has
+    none but `Object` (javac types `pick(box)` of a `Box<? super Sub> box` as a capture of it), so it
+    stands for no class, as `?` does."""
     if argument.type != "wildcard":
         return argument
     bounds = [child for child in argument.named_children if child.type != "annotation"]
+    if any(child.type == "super" for child in bounds):
+        return None
     return bounds[-1] if bounds else None
 
 
