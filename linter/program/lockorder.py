@@ -482,16 +482,36 @@ class LockOrder:
             # In source order: the calls that first bind a set of locks are the same in any part.
             for site, call in sorted(self.locks.calls_binding(fid), key=lambda bound: self._source_place(bound[0])):
                 self._budget.spend(1, site.caller, site.pos)
-                bound = {
-                    parameter: self.locks.lock_bound_at(site, call, parameter)
-                    for parameter in sorted(parameters, key=_in_order)
-                }
-                handed = frozenset(lock for lock in bound.values() if isinstance(lock, LockParameter))
-                above = (site.caller, handed) if handed else None
+                bound, above = self._bound_by_call(site, call, parameters)
                 calls.append((site, bound, above))
                 if above:
                     pending.append(above)
         return asked
+
+    def _bound_by_call(
+        self, site: CallSite, call: Call, parameters: frozenset[LockParameter]
+    ) -> tuple[dict[LockParameter, FieldId | LockParameter | None], _Question | None]:
+        """What the call made at `site` binds to `parameters` of its callee (see
+        `Locks.lock_bound_at`), with the question it asks of the function whose parameters it hands
+        on: its caller; or, for a closure handing on none of its own, the function around it whose
+        parameters it reads (see `Locks.handed_from_around`), each call of which binds its own.
+        None where it hands none on."""
+        ordered = sorted(parameters, key=_in_order)
+        bound = {parameter: self.locks.lock_bound_at(site, call, parameter) for parameter in ordered}
+        handed = frozenset(lock for lock in bound.values() if isinstance(lock, LockParameter))
+        if handed:
+            return bound, (site.caller, handed)
+        around = {
+            parameter: found
+            for parameter in ordered
+            if (found := self.locks.handed_from_around(site, call, parameter)) is not None
+        }
+        binders = {binder for binder, _ in around.values()}
+        if len(binders) != 1:
+            # None handed on, or parameters of functions at different depths: the locks their calls agree on.
+            return bound, None
+        bound.update((parameter, handed_on) for parameter, (_, handed_on) in around.items())
+        return bound, (binders.pop(), frozenset(handed_on for _, handed_on in around.values()))
 
     def _bind_calls(
         self, calls: list[_BindingCall], mine: _Found, found: dict[_Question, _Found], used: list[int]

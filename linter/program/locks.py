@@ -406,6 +406,20 @@ class Locks:
             return self._handed_to(site, handed, param, element)
         return self._argument_lock(site, param, arg, element)
 
+    def handed_from_around(
+        self, site: CallSite, call: Call, param: LockParameter
+    ) -> tuple[str, LockParameter] | None:
+        """Where the caller of `site` is a closure whose `call` hands `param` of its callee a parameter
+        of the function around it (`def outer(lock=None): def go(): self.inner(lock)`): that function,
+        with its parameter as the call hands it on (see `_handed_to`). Each call of that function binds
+        its own, as for a call it makes itself; a None its callers pass goes on to the callee's
+        fallback. None for any other argument."""
+        bound = self._argument_bound(site, call, param)
+        ref = self._path_of(site.caller, bound[0]) if bound is not None else None
+        binder = self._enclosing_binder(site.caller, ref, site.pos[0]) if ref is not None else ""
+        handed = self._handed_on(binder, ref, site.pos[0]) if binder and ref is not None else None
+        return (binder, self._handed_to(site, handed, param, bound[1])) if handed and bound else None
+
     def _handed_to(
         self, site: CallSite, handed: LockParameter, param: LockParameter, element: str = ""
     ) -> LockParameter:
