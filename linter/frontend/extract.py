@@ -1037,6 +1037,7 @@ class FactsExtractor(FastVisitor):
         self.walk(node.body)
         if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
+        rest, body_leaves = self._rest_of_block(node), _leaves(node.body)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
@@ -1047,9 +1048,12 @@ class FactsExtractor(FastVisitor):
             if isinstance(node.orelse, cst.If):
                 self._elifs.add(id(node.orelse))
             self.walk(node.orelse)
-        elif (present := _tested_present(node.test)) is not None and self._blocks and _leaves(node.body):
+        elif (present := _tested_present(node.test)) is not None and rest is not None and body_leaves:
             # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing.
-            self._fn.fallbacks.append(Fallback(present, self._pos(node)[2:] + self._blocks[-1][2:]))
+            self._fn.fallbacks.append(Fallback(present, rest))
+        if id(node) not in self._elifs and rest is not None and body_leaves:
+            # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed.
+            self._held(node.test, rest, held=False)
         if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
             # No path goes on after the statement but to the caller: as a `return` at its end, or
             # a `raise` where one may end a path through it.
@@ -1151,7 +1155,21 @@ class FactsExtractor(FastVisitor):
             self._drop_region(region_id)
         self._fn.loop_stack.pop()
         self._loop_else(node)
+        self._held_after_loop(node)
         return False
+
+    def _held_after_loop(self, node: cst.While) -> None:
+        """Record that a `while` loop's `else`, and the rest of the block where no `break` leaves the
+        loop, run only where its test failed: the last time it ran."""
+        rest = self._rest_of_block(node)
+        ended = (self._pos(node.orelse),) if node.orelse is not None else ()
+        after = (rest,) if rest is not None and not _breaks_out(node.body) else ()
+        if ended or after:
+            self._held(node.test, *ended, *after, held=False)
+
+    def _rest_of_block(self, statement: cst.CSTNode) -> Pos | None:
+        """The rest of the block after `statement`, where one holds it (a function's, a loop's...)."""
+        return self._pos(statement)[2:] + self._blocks[-1][2:] if self._blocks else None
 
     def _held(self, test: cst.BaseExpression, *spans: Pos, held: bool = True) -> None:
         """Record that `spans` run only where `test` held (or, not `held`, failed: see `Held`)."""

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 169
+FACTS_FORMAT = 170
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -375,8 +375,8 @@ class Governs(NamedTuple):
 
 
 class Held(NamedTuple):
-    """A test (of an `if`, `while` or Java `for` statement, of a conditional expression, of a
-    comprehension's `if` clause) and the code that runs only where it held, or only where it
+    """A test (of an `if`, `while` or Java `do` or `for` statement, of a conditional expression, of
+    a comprehension's `if` clause) and the code that runs only where it held, or only where it
     failed: there, each operand of an `and` chain that held, or of an `or` chain that failed, has
     run (`if ok and (e := cur()):` runs its body past the walrus, `if ok or (e := cur()) is None:`
     its `else`; `not` swaps the two).
@@ -384,7 +384,9 @@ class Held(NamedTuple):
     `operands`: the test and the operands in it that have run there, at any depth.
     `spans`: where the test held, the statement's body, a conditional expression's body, a
     comprehension's element and its clauses after the `if` clause; where it failed, the `else` (or
-    `elif`) of an `if` statement, a conditional expression's `orelse`.
+    `elif`) of an `if` statement, a conditional expression's `orelse`, the rest of the block after
+    an `if` statement whose body cannot go on after it, a `while` loop's `else`, and the rest of
+    the block after a loop that no `break` leaves (its test failed the last time it ran).
     """
 
     operands: tuple[Pos, ...]

@@ -1618,7 +1618,7 @@ class _Extractor:
         condition = node.child_by_field_name("condition")
         self._with_flow(condition, Flow(FLOW_CONDITION))
         consequence = node.child_by_field_name("consequence")
-        self._held(condition, consequence)
+        self._held(condition, _pos(consequence))
         tested = _tested_lock(_unparenthesized(condition), self._try_lock_results())
         region = None
         if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
@@ -1632,6 +1632,9 @@ class _Extractor:
         if region is not None and region in self._fn.region_stack:
             self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
+        if node.parent is not None and node.parent.type in _BLOCKS and _leaves(consequence):
+            # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed.
+            self._held(condition, _span_after(node, node.parent), held=False)
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
@@ -1640,7 +1643,7 @@ class _Extractor:
                 self._fn.fallbacks.append(Fallback(local, _span_after(node, node.parent)))
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
-            self._held(condition, alternative, held=False)
+            self._held(condition, _pos(alternative), held=False)
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
@@ -1671,12 +1674,16 @@ class _Extractor:
         )
         self._fn.loop_stack.append(loop_id)
         if header.type != "do_statement" and condition is not None and body is not None:
-            self._held(condition, body)
+            self._held(condition, _pos(body))
+        if condition is not None and header.parent is not None and header.parent.type in _BLOCKS:
+            if not _left_by_break(header):
+                # The rest of the block runs only where the test failed, the last time it ran.
+                self._held(condition, _span_after(header, header.parent), held=False)
         return loop_id
 
-    def _held(self, condition: Node, body: Node, held: bool = True) -> None:
-        """Record that `body` runs only where `condition` held (or, not `held`, failed: see `Held`)."""
-        self._fn.held.append(Held(tuple(_pos(operand) for operand in _ran_operands(condition, held)), (_pos(body),)))
+    def _held(self, condition: Node, *spans: Pos, held: bool = True) -> None:
+        """Record that `spans` run only where `condition` held (or, not `held`, failed: see `Held`)."""
+        self._fn.held.append(Held(tuple(_pos(operand) for operand in _ran_operands(condition, held)), spans))
 
     def _v_while_statement(self, node: Node) -> None:
         condition, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
@@ -1880,8 +1887,8 @@ class _Extractor:
         # The condition is a part of the choice, as in Python: `cur != null ? cur : hist` is a fallback;
         # of `cur.isPresent()`, the `Optional` is read as a comparison's operands are.
         self._visit(tested if tested is not None else condition)
-        self._held(condition, consequence)
-        self._held(condition, alternative, held=False)
+        self._held(condition, _pos(consequence))
+        self._held(condition, _pos(alternative), held=False)
         with self._scope(_pattern_variables(condition, holds=True)):
             self._visit(consequence)
         with self._scope(_pattern_variables(condition, holds=False)):
