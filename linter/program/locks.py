@@ -17,6 +17,7 @@ from epochlint.frontend.facts import (
     Call,
     Exit,
     FunctionFacts,
+    Param,
     Pos,
     Ref,
     Region,
@@ -354,7 +355,8 @@ class Locks:
         calls) nor one of a partial that bound arguments ahead, nor starred (binding what it holds)."""
         if site.via_argument or site.bound_ahead > 0 or any(arg.kind == "star" for arg in call.args):
             return False
-        return any(p.name == param.name and p.default is not None for p in self.symbols.function(site.callee).params)
+        declared = self._declared(site.callee, param)
+        return declared is not None and declared.default is not None
 
     def _locks_built_for(self, fid: str, param: str) -> set[str]:
         """The lock constructors whose new locks the resolved calls bind to parameter `param` of
@@ -503,14 +505,20 @@ class Locks:
         `bound_for_later`)."""
         if site.bound_ahead or site.callee in self._bound_for_later or any(arg.kind == "star" for arg in call.args):
             return None
-        return next((p.default for p in self.symbols.function(site.callee).params if p.name == param.name), None)
+        declared = self._declared(site.callee, param)
+        return declared.default if declared is not None else None
+
+    def _declared(self, fid: str, param: LockParameter) -> Param | None:
+        """The declaration of `param` among the parameters of `fid`: its default and fallback."""
+        return next((declared for declared in self.symbols.function(fid).params if declared.name == param.name), None)
 
     def _default_value_lock(self, fid: str, param: LockParameter) -> FieldId | None:
         """The lock the default value of `param` of `fid` names, read where `fid`'s `def` runs
         (`def locked(action, lock=_STATE_LOCK)`, a class attribute `_lock` named in its class body,
         a parameter of the function around it); for a default of None, the lock the body puts in
         the parameter then (see `_fallback_lock`); None for no default, or no lock."""
-        default = next((p.default for p in self.symbols.function(fid).params if p.name == param.name), None)
+        declared = self._declared(fid, param)
+        default = declared.default if declared is not None else None
         if default == _NONE:
             return self._fallback_lock(fid, param)
         where = self.symbols.defining_scope(fid)
@@ -524,7 +532,8 @@ class Locks:
         is used after that statement. A use before it, or in a function giving it none, holds None
         there: no lock, or where it is handed on, what the function it goes to puts in it then
         (`param.none_holds`)."""
-        fallback = next((p.fallback for p in self.symbols.function(fid).params if p.name == param.name), None)
+        declared = self._declared(fid, param)
+        fallback = declared.fallback if declared is not None else None
         if fallback is None or not param.after_fallback:
             return param.none_holds
         return self.lock_of(fid, param.lock_ref(fallback))
@@ -668,10 +677,11 @@ class Locks:
         if ref.attrs not in ((), (MONITOR,)) or ref.name == self.symbols.self_param(fid):
             return False
         param = self._lock_parameter(fid, ref, line)
-        return param is not None and (self._has_fallback(fid, param) or next(self.calls_binding(fid), None) is not None)
-
-    def _has_fallback(self, fid: str, param: LockParameter) -> bool:
-        return any(p.name == param.name and p.fallback is not None for p in self.symbols.function(fid).params)
+        if param is None:
+            return False
+        declared = self._declared(fid, param)
+        has_fallback = declared is not None and declared.fallback is not None
+        return has_fallback or next(self.calls_binding(fid), None) is not None
 
     def region_lock(self, fid: str, region: Region) -> FieldId | None:
         key = (fid, region.id)
