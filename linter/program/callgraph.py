@@ -544,13 +544,21 @@ class CallGraph:
         values = next((held for param, held in passed if param == site.through_parameter), None)
         if values is None:
             return True
-        if site.on_parameter:
+        if site.on_parameter and not self._java_functions(values):
             return self._method_of_any(site.callee, values)
-        # A function from outside the project (`print`) runs none of the project's code.
+        # A function from outside the project (`print`) runs none of the project's code; a Java
+        # function called through its interface's method (`action.accept(m)`) runs only itself.
         return any(
             value.kind not in ("function", "external")
             or (value.target, bound_ahead(value)) == (site.callee, site.bound_ahead)
             for value in values
+        )
+
+    def _java_functions(self, values: frozenset[Entity]) -> bool:
+        """Whether `values` are functions of which some are Java lambdas or method references, the
+        others from outside the project: what a method called on them runs is one of them."""
+        return all(value.kind in ("function", "external") for value in values) and any(
+            value.kind == "function" and self.symbols.is_java_function(value.target) for value in values
         )
 
     def _method_of_any(self, method: str, values: frozenset[Entity]) -> bool:
