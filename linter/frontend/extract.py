@@ -1240,11 +1240,13 @@ class FactsExtractor(FastVisitor):
     def visit_Return(self, node: cst.Return) -> bool:
         self._exit(self._pos(node))
         self._visit_returned(node.value, FLOW_RETURN)
-        if isinstance(node.value, cst.Lambda):
-            self._fn.stored.append(Stored(None, False, value_function=self.lambda_qualname(node.value)))
-        elif isinstance(node.value, (cst.Tuple, cst.List)):
+        if isinstance(node.value, (cst.Tuple, cst.List)):
             # `return self._consumer, self._epoch`: the elements a tuple target of the result takes.
             self._store_elements(None, node.value, ())
+        elif node.value is not None:
+            # A returned lambda, or one an arm of a returned conditional gives.
+            lambdas = [arm for arm in _conditional_arms(node.value) if isinstance(arm, cst.Lambda)]
+            self._fn.stored.extend(Stored(None, False, value_function=self.lambda_qualname(arm)) for arm in lambdas)
         return False
 
     def _visit_returned(self, returned: cst.BaseExpression | None, kind: str) -> None:

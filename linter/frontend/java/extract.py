@@ -1437,9 +1437,10 @@ class _Extractor:
         flow = self._inlined_return if self._inlined else Flow(FLOW_RETURN)
         for child in node.named_children:
             self._with_flow(child, flow)
-            if not self._inlined and (function := self._function_value(child)):
-                # A returned lambda: what `check()` of `check().and(p)` gives, run where that is tested.
-                self._fn.stored.append(Stored(None, False, value_function=function))
+            # A returned lambda, or one an arm of a returned conditional or `switch` gives: what
+            # `check()` of `check().and(p)` gives, run where that is tested.
+            functions = [self._function_value(arm) for arm in _conditional_arms(child)] if not self._inlined else []
+            self._fn.stored.extend(Stored(None, False, value_function=function) for function in functions if function)
         self._exit(node)
 
     def _v_throw_statement(self, node: Node) -> None:
