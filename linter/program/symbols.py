@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import partial
@@ -39,7 +39,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.frontend.java import is_java
-from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, OPTIONAL_TYPES, PRIMITIVE_TYPES
+from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, LITERAL_COLLECTIONS, OPTIONAL_TYPES, PRIMITIVE_TYPES
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
 from epochlint.program.overloads import (
     EXACT,
@@ -1563,9 +1563,18 @@ class Symbols:
         the first alternative's classes, in the order of its bases, that every other derives
         from; unknown where an alternative is no class of the project, or where they share none."""
         alternatives = [self._annotation_entity(module, part, within) for part in _top_level_split(annotation, "|")]
-        if any(alternative.kind != "instance" for alternative in alternatives):
+        return self._common_supertype(alternatives)
+
+    def _common_supertype(self, instances: Sequence[Entity]) -> Entity:
+        """What `instances` all are: the one value they agree on, else an instance of the first of
+        the first one's classes, in the order of its bases, that every other one's class derives
+        from (of a multi-catch parameter's alternatives, of the arguments a type variable is given);
+        unknown where one is of no class of the project, or where they share none."""
+        if len(set(instances)) == 1:
+            return instances[0]
+        if any(instance.kind != "instance" or instance.target not in self.classes for instance in instances):
             return UNKNOWN
-        first, *others = (alternative.target for alternative in alternatives)
+        first, *others = (instance.target for instance in instances)
         common = next((cid for cid in self.mro(first) if all(cid in self.mro(other) for other in others)), "")
         return Entity("instance", common) if common else UNKNOWN
 
@@ -1696,10 +1705,11 @@ class Symbols:
         call = self.call(fid, call_id) if fid in self.functions else None
         if call is None:
             return ArgumentType("")
-        returned = {self._declared_return(fid, call, callee) for callee in self.callees(fid, call, depth + 1)}
+        callees = self.callees(fid, call, depth + 1)
+        returned = {self._declared_return(fid, call, callee, depth + 1) for callee in callees}
         return returned.pop() if len(returned) == 1 else ArgumentType("")
 
-    def _declared_return(self, fid: str, call: Call, callee: Entity) -> ArgumentType:
+    def _declared_return(self, fid: str, call: Call, callee: Entity, depth: int) -> ArgumentType:
         """The type `callee`, which `call` in `fid` may run, is declared to return; for a type
         variable, the class the call's receiver's type arguments, or its arguments, put in its place
         (`box.get()` of a `Box<Msg> box`, see `_returned_for_call`); for a method of a declared
@@ -1712,7 +1722,7 @@ class Symbols:
         written = self.function(callee.target).returns_type
         if written:
             return self._type_named(callee.target, written)
-        returned = self._returned_for_call(fid, call, callee.target)
+        returned = self._returned_for_call(fid, call, callee.target, depth)
         return self._class_type(returned.target) if returned.kind == "instance" else ArgumentType("")
 
     def _type_named(self, fid: str, written: str) -> ArgumentType:
@@ -3028,7 +3038,7 @@ class Symbols:
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
-            returned = self._returned_for_call(fid, call, callee.target)
+            returned = self._returned_for_call(fid, call, callee.target, depth + 1)
             if returned == UNKNOWN:
                 returned = self.return_entity(callee.target, depth + 1)
             return next(iter(self._as_built_for(fid, call, callee.target, frozenset({returned}))))
@@ -3070,7 +3080,7 @@ class Symbols:
         copied = self._argument_entity(fid, call.args[0], depth + 1)
         return copied if copied.kind in ("pairs", "container") else UNKNOWN
 
-    def _returned_for_call(self, fid: str, call: Call, method: str) -> Entity:
+    def _returned_for_call(self, fid: str, call: Call, method: str, depth: int) -> Entity:
         """What a Java method declared to return a type variable, or a type made of one, returns
         where `call` in `fid` runs it: its return type with the classes the call gives in place of
         the variables (a `Message`, a `List<Message>`), a variable of its class by the receiver's
@@ -3085,7 +3095,7 @@ class Symbols:
         of_class = set(self.classes[cid][1].type_parameters if cid in self.classes else ()) & named - own
         bound = {
             **(self._receiver_type_arguments(fid, call, cid) if of_class else {}),
-            **(self._inferred_type_arguments(fid, call, method) if own else {}),
+            **(self._inferred_type_arguments(fid, call, method, depth) if own else {}),
         }
         bound = {variable: entity for variable, entity in bound.items() if variable in own | of_class}
         return self._annotation_entity(self.module_of(method), facts.returns, cid, bound) if bound else UNKNOWN
@@ -3100,34 +3110,81 @@ class Symbols:
         module, within = self.module_of(scope or fid), self._own_class(scope or fid)
         return self._type_arguments_for(cid, module, declared, within, {}, frozenset())
 
-    def _inferred_type_arguments(self, fid: str, call: Call, method: str) -> dict[str, Entity]:
+    def _inferred_type_arguments(self, fid: str, call: Call, method: str, depth: int) -> dict[str, Entity]:
         """What each of generic method `method`'s own type variables stands for where `call` in
-        `fid` runs it, as javac infers it from the arguments declared with a type: the class of one
-        given a parameter declared as the variable (`R r`), or the type argument given in its
-        place to one declared with it (`Box<R> b` given a `Box<Item> box`, or an `Inbox` of `class
-        Inbox extends Box<Item>`). None for a variable the arguments give two classes (javac takes
-        a supertype of both)."""
+        `fid` runs it, as javac infers it from the arguments: the class of one given a parameter
+        declared as the variable (`R r`, each argument a `R... rest` spreads), or the type argument
+        given in its place to one declared with it (`Box<R> b` given a `Box<Item> box`, or an
+        `Inbox` of `class Inbox extends Box<Item>`; `List<R> rs` given `List.of(new Item())`). Of
+        the classes the arguments give a variable, the first they all derive from, as javac takes
+        their least common supertype; none where they share none."""
         variables = self.function(method).type_parameters
-        found: dict[str, set[Entity]] = {}
-        for param, arg in zip(self._declared_params(method), call.args):
-            if param.kind == "vararg" or arg.ref is None:
-                continue
-            for variable, entity in self._type_arguments_given(fid, arg.ref, method, param.annotation).items():
+        found: dict[str, list[Entity]] = {}
+        for param, arg in self._arguments_taken(fid, call, method, depth):
+            for variable, entity in self._type_arguments_of_argument(fid, arg, method, param.annotation, depth).items():
                 if variable in variables:
-                    found.setdefault(variable, set()).add(entity)
-        return {variable: entities.pop() for variable, entities in found.items() if len(entities) == 1}
+                    found.setdefault(variable, []).append(entity)
+        inferred = {variable: self._common_supertype(entities) for variable, entities in found.items()}
+        return {variable: entity for variable, entity in inferred.items() if entity != UNKNOWN}
+
+    def _arguments_taken(self, fid: str, call: Call, method: str, depth: int) -> Iterator[tuple[Param, Arg]]:
+        """Each argument of `call` in `fid` with the parameter of `method` taking it, its `T...
+        rest` parameter each argument from its position on, but one array given there alone."""
+        params = self._declared_params(method)
+        spreads = bool(params) and params[-1].kind == "vararg"
+        for index, arg in enumerate(call.args):
+            if index < len(params) - int(spreads):
+                yield params[index], arg
+            elif spreads and not (len(call.args) == len(params) and self._is_array_argument(fid, arg, depth)):
+                yield params[-1], arg
+
+    def _is_array_argument(self, fid: str, arg: Arg, depth: int) -> bool:
+        """Whether Java argument `arg` in `fid` surely is an array (`Msg[] pending`)."""
+        return self._argument_type(fid, arg, depth + 1).name.endswith("]")
+
+    def _type_arguments_of_argument(
+        self, fid: str, arg: Arg, method: str, annotation: str, depth: int
+    ) -> dict[str, Entity]:
+        """What argument `arg` of a call in `fid` gives each type variable a parameter of `method`
+        declared with `annotation` names: by the type it is declared with where it names a local,
+        a parameter or a field (see `_type_arguments_given`), by what it is where it is a call or
+        an object made (`new Item()`, `make()` of `Item make()`, `List.of(new Item())`)."""
+        if arg.ref is not None:
+            return self._type_arguments_given(fid, arg.ref, method, annotation)
+        if arg.kind != "call":
+            return {}
+        element, kind, _ = _collection_element(annotation)
+        written = self._elements_written(fid, arg, depth) if kind == "container" and "[" not in element else ()
+        if written:
+            # `List<R> rs` given `List.of(a, b)`: each element is given to `R`, as javac infers it.
+            given = [self._type_arguments_of_argument(fid, each, method, element, depth + 1) for each in written]
+            return {element: self._common_supertype([each.get(element, UNKNOWN) for each in given])}
+        return _type_arguments_of_value(annotation, self._argument_entity(fid, arg, depth + 1))
+
+    def _elements_written(self, fid: str, arg: Arg, depth: int) -> tuple[Arg, ...]:
+        """The elements of a collection Java argument `arg` in `fid` writes out one by one
+        (`List.of(a, b)`, `Arrays.asList(a, b)`); none for another argument, or one array given."""
+        call = self.argument_call(fid, arg)
+        receiver = receiver_path(call) if call is not None else None
+        if call is None or receiver is None or receiver.scope or receiver.attrs:
+            return ()
+        if (receiver.name, call.method) not in LITERAL_COLLECTIONS:
+            return ()
+        one_array = len(call.args) == 1 and self._is_array_argument(fid, call.args[0], depth)
+        return () if one_array else call.args
 
     def _type_arguments_given(self, fid: str, ref: Ref, method: str, annotation: str) -> dict[str, Entity]:
         """What the value `ref` in `fid` names, by the type it is declared with, gives each type
-        variable a parameter of `method` declared with `annotation` names, as itself (`R`) or as a
-        type argument of a class of the project (`Box[R]`)."""
+        variable a parameter of `method` declared with `annotation` names, as itself (`R`), as a
+        declared collection's elements (`List[R]`) or as a type argument of a class of the project
+        (`Box[R]`)."""
         scope, declared = self._declared_annotation(fid, ref)
         if not declared:
             return {}
         module, within = self.module_of(scope), self._own_class(scope)
         head, bracket, inside = annotation.partition("[")
-        if not bracket:
-            return {annotation: self._annotation_entity(module, declared, within)}
+        if not bracket or _collection_element(annotation)[0]:
+            return _type_arguments_of_value(annotation, self._annotation_entity(module, declared, within))
         parameter_class = self._annotation_entity(self.module_of(method), head, self.class_of_function(method))
         if parameter_class.kind != "instance" or parameter_class.target not in self.classes:
             return {}
@@ -3721,6 +3778,18 @@ def _collection_element(annotation: str) -> tuple[str, str, str]:
     if name == "Entry" and len(arguments) == 2:  # Java's `Map.Entry<K, V>`
         return arguments[1], "entry", arguments[0]
     return "", "", ""
+
+
+def _type_arguments_of_value(annotation: str, value: Entity) -> dict[str, Entity]:
+    """What a value (`value`) gives each type variable a parameter declared with `annotation` names:
+    itself to the variable itself (`R r`), the class of its elements to the variable of a declared
+    collection of them (`List[R]` given a list of `Item`s); nothing to another annotation."""
+    if "[" not in annotation:
+        return {annotation: value}
+    element, kind, _ = _collection_element(annotation)
+    if not element or "[" in element or value.kind != kind or not value.target:
+        return {}
+    return {element: Entity("instance", value.target)}
 
 
 def _holds_instances(entity: Entity) -> bool:
