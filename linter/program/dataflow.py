@@ -1533,6 +1533,8 @@ class _Frame:
             return True
         if self._replaced_later_on_the_pass(earlier, read, later_sites, loop):
             return True
+        if any(self._refreshed_before_each_exit(later, earlier, read) for later in later_sites):
+            return True
         return any(
             self._every_arm_assigns(branches, enclosing, between)
             for branches in self.program.symbols.function(self.fid).branches
@@ -1711,20 +1713,28 @@ class _Frame:
     def _updated_before(self, later: Site, earlier: Site, read: Site) -> bool:
         """Whether `later` lies in the update of a Java `for` statement whose body holds `earlier`,
         which runs it on every way from there to the read at `read` in the loop's condition or
-        after the loop, or in the test of a loop whose body holds `earlier`, which runs it on every
-        way from there to a read after the loop: the body's end and its `continue`s go on to the
-        update and the test, and the loop ends past them only where a jump leaves the body (see
-        `_jumps_out`). Nothing else but what holds the read may skip them (`for (; i < n; i++, e =
-        cur) e = hist;` or `while ((e = cur) == null) e = hist;`, then `commit(e)`)."""
+        after the loop, or in the test of a loop whose body (or update, see
+        `_tested_after_the_update`) holds `earlier`, which runs it on every way from there to a
+        read after the loop: the body's end and its `continue`s go on to the update and the test,
+        and the loop ends past them only where a jump leaves the body (see `_jumps_out`). Nothing
+        else but what holds the read may skip them (`for (; i < n; i++, e = cur) e = hist;` or
+        `while ((e = cur) == null) e = hist;`, then `commit(e)`): where the loop ends by failing
+        its test, an operand of `||` in it has run (see `Held`)."""
+        read_in = self._conditions(read) | self._ran_where_held(read)
         return any(
-            _in_body(earlier.pos, loop)
-            and (
-                loop.update is not None
+            (
+                _in_body(earlier.pos, loop)
+                and loop.update is not None
                 and within(later.pos, loop.update)
                 and (_in_condition(read, loop) or self._after_the_update(loop, read))
-                or loop.test is not None and within(later.pos, loop.test) and self._after_the_update(loop, read)
+                or loop.test is not None
+                and within(later.pos, loop.test)
+                and (
+                    _in_body(earlier.pos, loop) and self._after_the_update(loop, read)
+                    or _tested_after_the_update(loop, earlier, read)
+                )
             )
-            and self._conditions(later) <= self._conditions(read) | {("loop", loop.id)}
+            and self._conditions(later) <= read_in | {("loop", loop.id)}
             for loop in self.program.symbols.function(self.fid).loops
         )
 
@@ -1734,15 +1744,49 @@ class _Frame:
         return loop.site.pos[2:] <= read.pos[:2] and loop.body is not None and not self._jumps_out(loop.body)
 
     def _jumps_out(self, body: Pos) -> bool:
-        """Whether a `break` or `continue` in a loop's `body` goes on outside it: a `break` of the
+        """Whether a `break` or `continue` in a loop's `body` goes on outside it."""
+        return bool(self._jumps_leaving(body))
+
+    def _jumps_leaving(self, body: Pos) -> list[Exit]:
+        """The `break`s and `continue`s in a loop's `body` that go on outside it: a `break` of the
         loop or of a statement around it, a `continue` of an outer loop."""
-        return any(
-            within(jump.pos, body)
+        return [
+            jump
+            for jump in self.program.symbols.function(self.fid).exits
+            if within(jump.pos, body)
             and (
                 jump.ended_loop is not None and not within(jump.ended_loop, body)
                 or jump.continued is not None and not within(jump.continued, body)
             )
-            for jump in self.program.symbols.function(self.fid).exits
+        ]
+
+    def _refreshed_before_each_exit(self, later: Site, earlier: Site, read: Site) -> bool:
+        """Whether `later` lies in the body of a loop that ends by a jump alone (see
+        `_ends_by_jumps_alone`) that the read at `read` follows (`earlier` not between them), and
+        runs on every way to each jump leaving it (see `_jumps_leaving`, `_runs_before_the_jump`):
+        the read runs only past one of those jumps (`while True: if (e := cur()) is
+        not None: break`, then `commit(e)`)."""
+        for loop in self.program.symbols.function(self.fid).loops:
+            if loop.body is None or not _ends_by_jumps_alone(loop) or not _in_body(later.pos, loop):
+                continue
+            if read.pos[:2] < loop.site.pos[2:] or _between(earlier.pos, loop.site.pos, read.pos):
+                continue
+            leaving = self._jumps_leaving(loop.body)
+            if leaving and all(self._runs_before_the_jump(later, earlier, jump) for jump in leaving):
+                return True
+        return False
+
+    def _runs_before_the_jump(self, later: Site, earlier: Site, jump: Exit) -> bool:
+        """Whether `later`, written before `jump`, runs on every way to it (nothing that may skip
+        `later` but what holds the jump too, or an operand that has run there), `earlier` not
+        written between them."""
+        loops = self.program.symbols.function(self.fid).loops
+        at = Site(jump.pos, loops=tuple(loop.id for loop in loops if _in_body(jump.pos, loop)))
+        return (
+            later is not earlier
+            and later.pos[2:] <= jump.pos[:2]
+            and not _between(earlier.pos, later.pos, jump.pos)
+            and self._conditions(later) <= self._conditions(at) | self._ran_where_held(at)
         )
 
     def _every_arm_assigns(self, branches: Branches, enclosing: frozenset[object], assigned: Sequence[Site]) -> bool:
@@ -2062,6 +2106,26 @@ def _ends(jump: Exit) -> tuple[Pos | None, ...]:
     """What `jump` leaves, to go on after it or at its next pass: the statement a `break` ends,
     the body whose pass a `continue` ends, the `try` statement that catches a `raise`."""
     return jump.ended_loop, jump.continued, jump.caught_by
+
+
+def _ends_by_jumps_alone(loop: Loop) -> bool:
+    """Whether `loop` never ends by failing its test, so what follows it runs only past a jump
+    that leaves it: `while True:`, `for (;;)`; not a `do` statement, which runs its body once
+    before a test written after it."""
+    return loop.runs_once and loop.body is not None and (loop.test is None or loop.test[:2] < loop.body[:2])
+
+
+def _tested_after_the_update(loop: Loop, earlier: Site, read: Site) -> bool:
+    """Whether `earlier` lies in the update of the Java `for` statement `loop`, which the read at
+    `read` follows: every way from the update to the read runs the test, also one through a jump
+    leaving the body, which the test ran before on that pass (`for (; (e = cur) == null && i < n;
+    i++, e = hist)`, then `commit(e)`)."""
+    return loop.update is not None and within(earlier.pos, loop.update) and loop.site.pos[2:] <= read.pos[:2]
+
+
+def _between(pos: Pos, first: Pos, last: Pos) -> bool:
+    """Whether the span `pos` lies after the span `first` and before the span `last`."""
+    return first[2:] <= pos[:2] and pos[2:] <= last[:2]
 
 
 def _in_condition(site: Site, loop: Loop) -> bool:

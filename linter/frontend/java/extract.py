@@ -1563,8 +1563,11 @@ class _Extractor:
         self._fn.exits.append(end)
 
     def _v_labeled_statement(self, node: Node) -> None:
-        """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own."""
-        self._fn.branches.append(Branches(_pos(node), (_pos(node),)))
+        """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own.
+        Not a labelled loop: `break label;` leaves it as a `break` in its body does, and its test
+        and init run wherever the statement does."""
+        if node.named_children[-1].type not in _LOOPS:
+            self._fn.branches.append(Branches(_pos(node), (_pos(node),)))
         for child in node.named_children:
             self._visit(child)
 
@@ -1676,10 +1679,11 @@ class _Extractor:
         self._fn.loop_stack.append(loop_id)
         if header.type != "do_statement" and condition is not None and body is not None:
             self._held(condition, _pos(body))
-        if condition is not None and header.parent is not None and header.parent.type in _BLOCKS:
-            if not _left_by_break(header):
+        statement = _labelled_as(header)
+        if condition is not None and statement.parent is not None and statement.parent.type in _BLOCKS:
+            if not _left_by_break(header) and not _left_by_break(statement):
                 # The rest of the block runs only where the test failed, the last time it ran.
-                self._held(condition, _span_after(header, header.parent), held=False)
+                self._held(condition, _span_after(statement, statement.parent), held=False)
         return loop_id
 
     def _held(self, condition: Node, *spans: Pos, held: bool = True) -> None:
@@ -3296,6 +3300,14 @@ def _jumped_to(jump: Node, scopes: frozenset[str]) -> Node | None:
             return around
         around = around.parent
     return None
+
+
+def _labelled_as(statement: Node) -> Node:
+    """The labelled statement that is `statement` with its labels (`outer: while (...) ...`), or
+    `statement` itself where it has none."""
+    while statement.parent is not None and statement.parent.type == "labeled_statement":
+        statement = statement.parent
+    return statement
 
 
 def _runs_once(loop: Node) -> bool:
