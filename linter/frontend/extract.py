@@ -308,7 +308,8 @@ class FactsExtractor(FastVisitor):
         # one a `break` ends, whose turn a `continue` ends.
         self._loops: list[tuple[Pos, Pos]] = []
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
-        self._elifs: set[int] = set()
+        # Each with whether no arm before it goes on after the statement.
+        self._elifs: dict[int, bool] = {}
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
         self._element_calls: dict[tuple[str, str], tuple[Arg, ...]] = {}
@@ -1046,11 +1047,13 @@ class FactsExtractor(FastVisitor):
                 # `if cur is not None: ... else: <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(present, self._pos(node.orelse)))
             if isinstance(node.orelse, cst.If):
-                self._elifs.add(id(node.orelse))
+                self._elifs[id(node.orelse)] = body_leaves and self._elifs.get(id(node), True)
             self.walk(node.orelse)
         elif (present := _tested_present(node.test)) is not None and rest is not None and body_leaves:
-            # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing.
-            self._fn.fallbacks.append(Fallback(present, rest))
+            # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing;
+            # after an `elif`, also where an arm before it went on (`if flag: pass elif cur ...`).
+            if self._elifs.get(id(node), True):
+                self._fn.fallbacks.append(Fallback(present, rest))
         if id(node) not in self._elifs and rest is not None and body_leaves:
             # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed.
             self._held(node.test, rest, held=False)
