@@ -332,12 +332,15 @@ class FactsExtractor(FastVisitor):
     def _pos(self, node: cst.CSTNode) -> Pos:
         return self._positions[id(node)]
 
-    def _with_fallback(self, param: Param, fallback: tuple[str, tuple[str, ...], cst.CSTNode] | None) -> Param:
-        """`param` with the name path its fallback statement gives it, and where that statement ends."""
+    def _with_fallback(
+        self, param: Param, fallback: tuple[tuple[str, tuple[str, ...]] | None, cst.CSTNode] | None
+    ) -> Param:
+        """`param` with the name path its fallback statement gives it (none for another value, such
+        as `threading.Lock()`), and where that statement ends."""
         if fallback is None:
             return param
-        name, attrs, statement = fallback
-        return param._replace(fallback=self._ref(name, attrs), fallback_at=self._pos(statement))
+        path, statement = fallback
+        return param._replace(fallback=self._ref(*path) if path else None, fallback_at=self._pos(statement))
 
     def _code(self, node: cst.BaseExpression) -> str:
         return code_of(node, self._positions)
@@ -2117,22 +2120,23 @@ def _matches_anything(case: cst.MatchCase) -> bool:
 
 def _parameter_fallbacks(
     body: cst.CSTNode, params: AbstractSet[str]
-) -> dict[str, tuple[str, tuple[str, ...], cst.CSTNode]]:
+) -> dict[str, tuple[tuple[str, tuple[str, ...]] | None, cst.CSTNode]]:
     """The name path a statement of a function's `body` itself (not one nested in another) puts in
-    each parameter of `params` where it holds None, with that statement, by parameter: the first
-    such statement's (see `_fallback_assigned`)."""
-    found: dict[str, tuple[str, tuple[str, ...], cst.CSTNode]] = {}
+    each parameter of `params` where it holds None (None for a value that is no name path), with
+    that statement, by parameter: the first such statement's (see `_fallback_assigned`)."""
+    found: dict[str, tuple[tuple[str, tuple[str, ...]] | None, cst.CSTNode]] = {}
     for statement in _one_by_one(body.body) if isinstance(body, cst.BaseSuite) else ():
         fallback = _fallback_assigned(statement)
         if fallback is not None and fallback[0] in params:
-            found.setdefault(fallback[0], (*fallback[1], statement))
+            found.setdefault(fallback[0], (fallback[1], statement))
     return found
 
 
-def _fallback_assigned(statement: cst.CSTNode) -> tuple[str, tuple[str, tuple[str, ...]]] | None:
-    """The local a statement gives a name path where it holds None, and that path: `name = name or
-    path`, `name = path if name is None else name` (either way round), `if name is None: name =
-    path`. None for another statement."""
+def _fallback_assigned(statement: cst.CSTNode) -> tuple[str, tuple[str, tuple[str, ...]] | None] | None:
+    """The local a statement gives a value where it holds None, and that value's name path (None
+    for another value: `lock = lock or threading.Lock()` keeps what the call passed otherwise all
+    the same): `name = name or path`, `name = path if name is None else name` (either way round),
+    `if name is None: name = path`. None for another statement."""
     if isinstance(statement, cst.If):
         inner = list(_one_by_one(statement.body.body)) if statement.orelse is None else []
         assigned = _one_name_assigned(inner[0]) if len(inner) == 1 else None
@@ -2145,8 +2149,7 @@ def _fallback_assigned(statement: cst.CSTNode) -> tuple[str, tuple[str, tuple[st
         if assigned is None or given is None:
             return None
         name, value = assigned[0], given
-    path = name_path(value)
-    return (name, path) if path is not None else None
+    return name, name_path(value)
 
 
 def _one_name_assigned(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 173
+FACTS_FORMAT = 174
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -470,7 +470,8 @@ class Param(NamedTuple):
     # or with an array of one (`K[] keys`, `K... keys`; `put(Bytes[] keys)` overrides it there).
     type_variable: bool = False
     # Python: the name path a statement of the body itself puts in the parameter where it holds
-    # None (`lock = lock or self._lock`, `if lock is None: lock = self._lock`), read in the body.
+    # None (`lock = lock or self._lock`, `if lock is None: lock = self._lock`), read in the body;
+    # None where that statement puts another value there (`lock = lock or threading.Lock()`).
     fallback: Ref | None = None
     # Where the statement giving that fallback is: a use of the parameter on a line before it ends
     # holds what the call passed only.

@@ -533,10 +533,11 @@ class Locks:
         there: no lock, or where it is handed on, what the function it goes to puts in it then
         (`param.none_holds`)."""
         declared = self._declared(fid, param)
-        fallback = declared.fallback if declared is not None else None
-        if fallback is None or not param.after_fallback:
+        if declared is None or declared.fallback_at is None or not param.after_fallback:
             return param.none_holds
-        return self.lock_of(fid, param.lock_ref(fallback))
+        if declared.fallback is None:
+            return None  # a value of its own (`lock = lock or threading.Lock()`): a new lock, no field's
+        return self.lock_of(fid, param.lock_ref(declared.fallback))
 
     def lock_parameter(self, fid: str, region: Region) -> tuple[str, LockParameter] | None:
         """The parameter whose lock `region` of `fid` holds where the calls binding it bind different
@@ -582,11 +583,24 @@ class Locks:
         for named, alias in self.symbols.alias_steps(fid, ref):
             line = alias.pos[0] if alias is not None else line
             param = params.get(named.name) if not named.attrs and named.scope == function.qualname else None
+            if param is not None and self._rebound_before(fid, param, line):
+                return None
             if param is not None and param.fallback_at is not None:
                 return LockParameter(param.name, after_fallback=line is None or line > param.fallback_at[2])
         if named.attrs or named.scope != function.qualname or named.name not in params:
             return None
         return LockParameter(named.name)
+
+    def _rebound_before(self, fid: str, param: Param, line: int | None) -> bool:
+        """Whether `fid` puts a value of its own in `param` above `line` (None: anywhere), by a
+        statement other than its fallback (`lock = threading.Lock()`): from there the name holds
+        that value, not what the calls pass."""
+        return any(
+            bind.kind != "param"
+            and (line is None or bind.site.pos[0] < line)
+            and not (param.fallback_at is not None and within(bind.site.pos, param.fallback_at))
+            for bind in self.symbols.binds(fid).get(param.name, ())
+        )
 
     @cached_property
     def _bound_for_later(self) -> dict[str, list[tuple[str, Call, int]]]:
@@ -680,7 +694,7 @@ class Locks:
         if param is None:
             return False
         declared = self._declared(fid, param)
-        has_fallback = declared is not None and declared.fallback is not None
+        has_fallback = declared is not None and declared.fallback_at is not None
         return has_fallback or next(self.calls_binding(fid), None) is not None
 
     def region_lock(self, fid: str, region: Region) -> FieldId | None:
