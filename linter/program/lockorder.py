@@ -30,9 +30,9 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.budget import WorkBudget, WorkLimitReached
-from epochlint.program.callgraph import MAX_CONTEXTS, CallSite, Contexts, Passed
+from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT, LockParameter
-from epochlint.program.symbols import CONSTRUCTORS, FieldId
+from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, FieldId
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
     import networkx as nx
@@ -238,6 +238,7 @@ class LockOrder:
         self._acquired_from: dict[tuple[_State, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
         self._taken_of: dict[tuple[_State, FieldId | None], list[_TakenThrough]] = {}
         self._bindings_of: dict[_Question, list[_Binding]] = {}
+        self._passed_later_of: dict[tuple[str, int, str], Passed] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
@@ -535,12 +536,69 @@ class LockOrder:
                     for parameter, lock in bound.items()
                 }
                 binding = tuple((parameter, lock) for parameter, lock in locks.items() if lock is not None)
-                passed = _kept_passed(mine, binding, self.calls.passed_on(site, outer.passed))
+                passed = _kept_passed(mine, binding, self._passed_binding(site, outer.passed))
                 key = (binding, passed, outer.held | self._reentrant_held_at(site, outer.locks))
                 if (binding or outers) and key not in mine:
                     mine[key] = _Binding(dict(binding), (*outer.calls, site), passed, key[2])
                     added = True
         return added
+
+    def _passed_binding(self, site: CallSite, passed: Passed) -> Passed:
+        """What the path parameters of the callee of `site` hold on a path through that call binding
+        its parameters, when those its caller sees hold `passed` (see `CallGraph.passed_on`); for a
+        `functools.partial`, those it leaves to the calls of its value hold what those calls pass
+        (see `_passed_later`)."""
+        own = self.calls.passed_on(site, passed)
+        if not site.via_argument:
+            return own
+        later = dict(self._passed_later(site))
+        return tuple(sorted({**later, **dict(own)}.items())) if later else own
+
+    def _passed_later(self, site: CallSite) -> Passed:
+        """For `site`, a `functools.partial` binding arguments of its callee: what the path
+        parameters of the callee hold on the calls that may call that partial's value, each
+        parameter to which every one of those calls passes something known (`a = partial(locked,
+        self._x)` then `a(self.take_y)`: `take_y`, and not what the calls of another partial of
+        `locked`, `b(self.take_z)`, pass). Nothing for another call, or one whose value no call calls."""
+        made = (site.caller, site.call_id)
+        key = (*made, site.callee)
+        if key not in self._passed_later_of:
+            partial = self._makes_a_partial(*made)
+            self._passed_later_of[key] = self._passed_by_calls_of(made, site.callee) if partial else ()
+        return self._passed_later_of[key]
+
+    def _passed_by_calls_of(self, made: tuple[str, int], fid: str) -> Passed:
+        """What the path parameters of `fid` hold on the calls of `fid` that may call the value of the
+        partial call `made`, each parameter to which every one of them passes something known."""
+        passing = [
+            dict(self.calls.passed_on(later, ()))
+            for later in self.calls.sites_to.get(fid, ())
+            if later.kind == CALL and not later.via_argument and self._may_call(later, made)
+        ]
+        known = set.intersection(*(set(each) for each in passing)) if passing else set()
+        return tuple(sorted((param, frozenset().union(*(each[param] for each in passing))) for param in known))
+
+    def _may_call(self, site: CallSite, made: tuple[str, int]) -> bool:
+        """Whether the call at `site` may call the value of the `functools.partial` call `made`
+        (function, call id): not where it calls a local or a field only ever assigned other
+        partials (`b = partial(...)`, `self.b = partial(...)`)."""
+        call = self.symbols.call(site.caller, site.call_id)
+        called = call.callee if call is not None else None
+        if called is None:
+            return True
+        if not called.attrs and called.scope == self.symbols.function(site.caller).qualname:
+            binds = self.symbols.binds(site.caller).get(called.name, [])
+            makers = [(site.caller, bind.value_call if bind.kind == "assign" else -1) for bind in binds]
+        else:
+            field = self.symbols.field(site.caller, called)
+            writes = self.program.field_writes.get(field, []) if field is not None else []
+            makers = [(write.function, write.write.value_call) for write in writes]
+        return made in makers or not makers or not all(self._makes_a_partial(*maker) for maker in makers)
+
+    def _makes_a_partial(self, fid: str, call_id: int) -> bool:
+        """Whether the call `call_id` of `fid` is one of `functools.partial`."""
+        call = self.symbols.call(fid, call_id) if call_id >= 0 else None
+        return call is not None and self.symbols.callee(fid, call) == PARTIAL
 
     def _reentrant_held_at(self, site: CallSite, locks: dict[LockParameter, FieldId]) -> frozenset[FieldId]:
         """The reentrant locks held where the call at `site` is made: its caller's own and entry
