@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any, NamedTuple, TypeVar, cast
@@ -160,6 +160,7 @@ class Locks:
         # The answers of steps followed to their end: none of the steps below them was cut short.
         self._followed_whole: dict[str, Any] = {}
         self._cuts = 0
+        self._regions: dict[str, Mapping[int, Region]] = {}
         self._find_constructed()
         self._region_locks: dict[tuple[str, int], FieldId | None] = {}
         self._decorator_locks: dict[str, frozenset[FieldId]] = {}
@@ -993,8 +994,12 @@ class Locks:
 
     # -- held locks ---------------------------------------------------------------------------
 
-    def regions_by_id(self, fid: str) -> dict[int, Region]:
-        return {region.id: region for region in self.symbols.function(fid).regions}
+    def regions_by_id(self, fid: str) -> Mapping[int, Region]:
+        # Asked per call site and per lock acquired: made once per function.
+        found = self._regions.get(fid)
+        if found is None:
+            found = self._regions[fid] = {region.id: region for region in self.symbols.function(fid).regions}
+        return found
 
     def local_locks(self, fid: str, site: Site) -> frozenset[FieldId]:
         """Locks held at `site` by the function itself: its held regions and lock decorators."""
@@ -1024,20 +1029,23 @@ class Locks:
         for component in nx.topological_sort(condensed):
             members = sorted(condensed.nodes[component]["members"])
             state: dict[str, frozenset[FieldId] | None] = {fid: top for fid in members}
+            # What each call contributes besides its caller's entry lockset is the same every pass.
+            callers = {fid: self._callers_handing_locks(fid) for fid in members}
             changed = True
             while changed:
                 changed = False
                 for fid in members:
-                    value = self._entry_from_callers(fid, state)
+                    value = self._entry_from_callers(callers[fid], state)
                     if value != state[fid]:
                         state[fid] = value
                         changed = True
             for fid in members:
                 self.entry[fid] = state[fid] or frozenset()
 
-    def _entry_from_callers(
-        self, fid: str, state: dict[str, frozenset[FieldId] | None]
-    ) -> frozenset[FieldId] | None:
+    def _callers_handing_locks(self, fid: str) -> list[tuple[CallSite, frozenset[FieldId]]]:
+        """The calls of `fid` that its entry lockset is the intersection over, each with the
+        caller's own locks where `fid` runs; none where `fid` has no such call or one of them
+        does not pass its locks on (its entry lockset is empty)."""
         # A constructor's call of a method of the object it builds (`self.reset()`) runs before
         # the object is shared: the locks held there say nothing of what the method needs.
         sites = [
@@ -1045,14 +1053,21 @@ class Locks:
             for site in self.calls.sites_to.get(fid, [])
             if self.shapes_model(site.caller, site.callee) and not runs_while_built(self.symbols, site)
         ]
-        if not sites or any(not site.inherits_locks for site in sites):
+        if any(not site.inherits_locks for site in sites):
+            return []
+        return [(site, self._locks_where_run(site)) for site in sites]
+
+    def _entry_from_callers(
+        self, callers: list[tuple[CallSite, frozenset[FieldId]]], state: dict[str, frozenset[FieldId] | None]
+    ) -> frozenset[FieldId] | None:
+        if not callers:
             return frozenset()
         result: frozenset[FieldId] | None = None
-        for site in sites:
+        for site, where_run in callers:
             caller_entry = state.get(site.caller, self.entry.get(site.caller, frozenset()))
             if caller_entry is None:
                 continue  # not yet known in this cycle: the top element
-            at_site = self._locks_where_run(site) | caller_entry
+            at_site = where_run | caller_entry
             result = at_site if result is None else result & at_site
         return result
 

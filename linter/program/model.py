@@ -216,7 +216,7 @@ class Program:
 
     def call_shapes_model(self, caller: str, callee: str) -> bool:
         """`shapes_model` for a call from function `caller` to function `callee`."""
-        return self.is_test(callee) or not self.is_test(caller)
+        return self.symbols.is_test(callee) or not self.symbols.is_test(caller)
 
     # -- configuration-driven names ----------------------------------------------------------------
 
@@ -839,14 +839,19 @@ class Program:
     def _async_context(self) -> dict[str, bool]:
         """Coroutines, and plain functions reached only from coroutines, follow asyncio's model."""
         result = {fid: self.symbols.function(fid).is_async for fid in self.calls.graph}
+        # The calls that count are the same on every pass: found once.
+        callers = {
+            fid: [s for s in self.calls.sites_to.get(fid, []) if self.shapes_model(s)]
+            for fid, is_async in result.items()
+            if not is_async
+        }
         changed = True
         while changed:
             changed = False
             for fid, is_async in result.items():
                 if is_async:
                     continue
-                callers = [s for s in self.calls.sites_to.get(fid, []) if self.shapes_model(s)]
-                if callers and all(s.inherits_locks and result[s.caller] for s in callers):
+                if callers[fid] and all(s.inherits_locks and result[s.caller] for s in callers[fid]):
                     result[fid] = True
                     changed = True
         return result

@@ -295,6 +295,10 @@ class Symbols:
             self._class_of[fid] = function_id(module.name, function.class_name) if function.class_name else ""
             has_self = function.kind in ("method", "classmethod") and function.params
             self._self_of[fid] = function.params[0].name if has_self else ""
+        # Asked for both ends of every call that may shape the model: a set lookup.
+        self._test_functions = frozenset(
+            fid for fid, (module, _) in self.functions.items() if module.name in test_modules
+        )
         # Parameter classes learnt from the arguments at resolved call sites.
         self.param_types: dict[tuple[str, str], str] = {}
         # Functions and classes passed as arguments, by (function id, parameter).
@@ -340,8 +344,8 @@ class Symbols:
         return self.function_entry(fid)[0]
 
     def is_test(self, fid: str) -> bool:
-        """Whether function `fid` is test code."""
-        return self.module_of(fid).name in self.test_modules
+        """Whether function `fid` (or the wrapper a clone `fid` was made of) is test code."""
+        return (fid if fid in self.functions else self.clones[fid].wrapper) in self._test_functions
 
     def function_entry(self, fid: str) -> tuple[ModuleInfo, FunctionFacts]:
         """The module and facts of a function, or of the wrapper a clone was made of."""
@@ -764,8 +768,11 @@ class Symbols:
         for _ in range(2):
             stores = self._infer_field_types()
             types = {key: typed for key, by_class in stores.items() if (typed := _one_type(_all_stored(by_class)))}
-            self._forget_fields(_changed(self._field_types, types), _changed_apart(self._typed_stores, stores))
+            changes = (_changed(self._field_types, types), _changed_apart(self._typed_stores, stores))
+            self._forget_fields(*changes)
             self._field_types, self._typed_stores = types, stores
+            if not any(changes):
+                break  # a second pass would read the very types this one did
         stores = self._infer_field_values()
         values = {key: _all_stored(by_class) for key, by_class in stores.items()}
         self._forget_fields(_changed(self._field_values, values), _changed_apart(self._value_stores, stores))
