@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 174
+FACTS_FORMAT = 175
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -469,9 +469,11 @@ class Param(NamedTuple):
     # an override may declare as any class (`put(Bytes key)` in `S implements Store<Bytes, ...>`),
     # or with an array of one (`K[] keys`, `K... keys`; `put(Bytes[] keys)` overrides it there).
     type_variable: bool = False
-    # Python: the name path a statement of the body itself puts in the parameter where it holds
-    # None (`lock = lock or self._lock`, `if lock is None: lock = self._lock`), read in the body;
-    # None where that statement puts another value there (`lock = lock or threading.Lock()`).
+    # The name path a statement of the body itself puts in the parameter where it holds None (Java:
+    # null): `lock = lock or self._lock`, `if lock is None: lock = self._lock`; Java's `if (lock ==
+    # null) lock = this.lock;`, `lock = lock != null ? lock : this.lock;`,
+    # `Objects.requireNonNullElse(lock, this.lock)`. Read in the body; None where that statement
+    # puts another value there (`lock = lock or threading.Lock()`).
     fallback: Ref | None = None
     # Where the statement giving that fallback is: a use of the parameter on a line before it ends
     # holds what the call passed only.

@@ -469,16 +469,16 @@ class Locks:
         a starred argument: that element of the caller's star parameter it names, see
         `_lock_bound_to`); for `None`, the lock the callee's body puts in the parameter then (see
         `_fallback_lock`), which is also what a parameter of the caller handed on holds where the
-        caller's own callers pass None."""
+        caller's own callers pass None (Java: null)."""
         if element:
             ref = self._path_of(site.caller, arg)
             named = self._parameter_named(site.caller, ref, site.pos[0]) if ref is not None else None
             return self._lock_of_parameter(site.caller, self._handed_to(site, named, param, element)) if named else None
+        none_holds = self._fallback_lock(site.callee, param)
+        if _passes_none(arg):
+            return none_holds
         if arg.ref is None:
             return None
-        none_holds = self._fallback_lock(site.callee, param)
-        if arg.ref == _NONE:
-            return none_holds
         return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0], none_holds)
 
     def _default_bound(self, site: CallSite, call: Call, param: LockParameter) -> FieldId | LockParameter | None:
@@ -1313,3 +1313,8 @@ def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...], Pos 
         if body is not None and body[2:] <= branches.arms[0][:2]:
             handlers = branches.arms[:-1] if branches.ends_in_else else branches.arms
             yield branches.pos, (body, *handlers), branches.arms[-1] if branches.ends_in_else else None
+
+
+def _passes_none(arg: Arg) -> bool:
+    """Whether an argument is None (Java: `null`, its static type)."""
+    return arg.ref == _NONE or arg.static_type == "null"

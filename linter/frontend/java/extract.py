@@ -411,6 +411,9 @@ class _Function(FunctionBuilder):
     # declaring it (one of `scopes` while that block is being read) and the class's name in the
     # function, `Judge`, then `Judge<2>`... for one of a sibling block (javac names them apart too).
     local_classes: dict[str, list[tuple[set[str], str]]] = field(default_factory=dict)
+    # The statements of the body itself giving a parameter a value where it holds null (`if (held ==
+    # null) held = this.lock;`), by node id: the parameter and that value, read where the statement is.
+    fallback_statements: dict[int, tuple[str, Node]] = field(default_factory=dict)
 
     def sees(self, name: str) -> bool:
         """Whether local or parameter `name` is in scope here."""
@@ -1131,6 +1134,7 @@ class _Extractor:
             params.append(self._parameter(param))
         function.params = tuple(params)
         if body is not None:
+            function.fallback_statements = _parameter_fallbacks(body, {param.name for param in params})
             region = None
             if "synchronized" in modifiers:
                 lock = Ref(qualname, THIS, (MONITOR,)) if not static else self._class_ref((CLASS_OBJECT, MONITOR))
@@ -1177,6 +1181,20 @@ class _Extractor:
             return Param(name, self._annotation(type_node), "vararg", primitive=primitive, array=array,
                          type_variable=type_variable)
         return Param(name, annotation, primitive=primitive, array=array, type_variable=type_variable)
+
+    def _note_fallback(self, statement: Node) -> None:
+        """Where `statement` is the first of the body to give a parameter a value where it holds null,
+        that parameter's fallback (`Param.fallback`): the value's name path, read here (None for
+        another value, `new Semaphore(1)`), and where the statement is."""
+        noted = self._fn.fallback_statements.pop(statement.id, None)
+        if noted is None:
+            return
+        name, value = noted
+        path = self._path(value)
+        self._fn.params = tuple(
+            param._replace(fallback=path, fallback_at=_pos(statement)) if param.name == name else param
+            for param in self._fn.params
+        )
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
@@ -1242,6 +1260,7 @@ class _Extractor:
         suspended: list[tuple[int, int]] = []
         for statement in statements:
             released = self._released_by(statement)
+            self._note_fallback(statement)
             self._visit(statement)
             self._note_try_lock_result(statement)
             acquired = _lock_statement(statement, *idioms.LOCK_METHODS) or self._stamp_taken(statement)
@@ -3552,6 +3571,71 @@ def _tested_null(condition: Node | None, operator: str) -> str | None:
         if name is not None and other is not None and name.type == "identifier" and other.type == "null_literal":
             return _text(name)
     return None
+
+
+def _parameter_fallbacks(body: Node, params: set[str]) -> dict[int, tuple[str, Node]]:
+    """The statements of a method's `body` itself (not one nested in another) giving a parameter of
+    `params` a value where it holds null, the first for each, by node id: the parameter and that
+    value (see `_fallback_assigned`)."""
+    found: dict[int, tuple[str, Node]] = {}
+    for statement in body.named_children:
+        fallback = _fallback_assigned(statement)
+        if fallback is not None and fallback[0] in params - {param for param, _ in found.values()}:
+            found[statement.id] = fallback
+    return found
+
+
+def _fallback_assigned(statement: Node) -> tuple[str, Node] | None:
+    """The local a statement gives a value where it holds null, and that value, as Python's
+    `lock = lock or self._lock` does: `if (name == null) name = value;`, `name = name != null ? name :
+    value;` (either way round), `name = Objects.requireNonNullElse(name, value);`. None for another
+    statement."""
+    if statement.type == "if_statement" and statement.child_by_field_name("alternative") is None:
+        consequence = statement.child_by_field_name("consequence")
+        inner = consequence.named_children if consequence.type == "block" else [consequence]
+        assigned = _one_name_assigned(inner[0]) if len(inner) == 1 else None
+        tested = _tested_null(statement.child_by_field_name("condition"), "==")
+        return assigned if assigned is not None and assigned[0] == tested else None
+    assigned = _one_name_assigned(statement)
+    given = _given_where_null(*assigned) if assigned is not None else None
+    return (assigned[0], given) if assigned is not None and given is not None else None
+
+
+def _one_name_assigned(statement: Node) -> tuple[str, Node] | None:
+    """The local and the value of `name = value;`; None for another statement."""
+    expression = statement.named_children[0] if statement.type == "expression_statement" else None
+    if expression is None or expression.type != "assignment_expression":
+        return None
+    target, value = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    if _text(expression.child_by_field_name("operator")) != "=" or target.type != "identifier":
+        return None
+    return _text(target), _unparenthesized(value)
+
+
+def _given_where_null(name: str, value: Node) -> Node | None:
+    """What `value` gives where the local `name` holds null, where it gives `name` itself otherwise:
+    `other` of `name != null ? name : other`, `name == null ? other : name` and
+    `Objects.requireNonNullElse(name, other)`. None for another value."""
+    if value.type == "ternary_expression":
+        condition = value.child_by_field_name("condition")
+        present, missing = value.child_by_field_name("consequence"), value.child_by_field_name("alternative")
+        if _tested_null(condition, "==") == name:
+            present, missing = missing, present
+        elif _tested_null(condition, "!=") != name:
+            return None
+        return _unparenthesized(missing) if _is_local(present, name) else None
+    if value.type != "method_invocation" or _method_called(value) != "requireNonNullElse":
+        return None
+    receiver = value.child_by_field_name("object")
+    arguments = value.child_by_field_name("arguments").named_children
+    if receiver is not None and _text(receiver) not in ("Objects", "java.util.Objects") or len(arguments) != 2:
+        return None
+    return _unparenthesized(arguments[1]) if _is_local(arguments[0], name) else None
+
+
+def _is_local(node: Node, name: str) -> bool:
+    node = _unparenthesized(node)
+    return node.type == "identifier" and _text(node) == name
 
 
 def _tested_lock(condition: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
