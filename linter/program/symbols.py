@@ -3124,30 +3124,48 @@ class Symbols:
         given in its place to one declared with it (`Box<R> b` given a `Box<Item> box`, or an
         `Inbox` of `class Inbox extends Box<Item>`; `List<R> rs` given `List.of(new Item())`). Of
         the classes the arguments give a variable, the first they all derive from, as javac takes
-        their least common supertype; none where they share none."""
+        their least common supertype; none where they share none. One array given a `R... rest`
+        parameter alone gives `R` the class of its elements (`Item[] items`)."""
         variables = self.function(method).type_parameters
         found: dict[str, list[Entity]] = {}
-        for param, arg in self._arguments_taken(fid, call, method, depth):
-            for variable, entity in self._type_arguments_of_argument(fid, arg, method, param.annotation, depth).items():
+        for param, arg, whole_array in self._arguments_taken(fid, call, method, depth):
+            given = (
+                _type_arguments_of_value(param.annotation, self._array_elements(fid, arg))
+                if whole_array
+                else self._type_arguments_of_argument(fid, arg, method, param.annotation, depth)
+            )
+            for variable, entity in given.items():
                 if variable in variables:
                     found.setdefault(variable, []).append(entity)
         inferred = {variable: self._common_supertype(entities) for variable, entities in found.items()}
         return {variable: entity for variable, entity in inferred.items() if entity != UNKNOWN}
 
-    def _arguments_taken(self, fid: str, call: Call, method: str, depth: int) -> Iterator[tuple[Param, Arg]]:
+    def _arguments_taken(self, fid: str, call: Call, method: str, depth: int) -> Iterator[tuple[Param, Arg, bool]]:
         """Each argument of `call` in `fid` with the parameter of `method` taking it, its `T...
-        rest` parameter each argument from its position on, but one array given there alone."""
+        rest` parameter each argument from its position on, and whether it is one array given
+        there alone, which that parameter takes whole."""
         params = self._declared_params(method)
         spreads = bool(params) and params[-1].kind == "vararg"
         for index, arg in enumerate(call.args):
             if index < len(params) - int(spreads):
-                yield params[index], arg
-            elif spreads and not (len(call.args) == len(params) and self._is_array_argument(fid, arg, depth)):
-                yield params[-1], arg
+                yield params[index], arg, False
+            elif spreads:
+                whole_array = len(call.args) == len(params) and self._is_array_argument(fid, arg, depth)
+                yield params[-1], arg, whole_array
 
     def _is_array_argument(self, fid: str, arg: Arg, depth: int) -> bool:
         """Whether Java argument `arg` in `fid` surely is an array (`Msg[] pending`)."""
         return self._argument_type(fid, arg, depth + 1).name.endswith("]")
+
+    def _array_elements(self, fid: str, arg: Arg) -> Entity:
+        """The class of the elements of Java array argument `arg` in `fid`, by the type its
+        expression is known to have (`Item[] items`, `var items = new Item[] {...}`); unknown for an
+        array of arrays, of no class of the project, or of a type not known there (a call's)."""
+        if not arg.static_type.endswith("[]"):
+            return UNKNOWN
+        element, dimensions = _array_parts(arg.static_type)
+        cid = self._project_class_named(fid, element) if dimensions == "[]" else ""
+        return Entity("instance", cid) if cid else UNKNOWN
 
     def _type_arguments_of_argument(
         self, fid: str, arg: Arg, method: str, annotation: str, depth: int
@@ -3155,10 +3173,12 @@ class Symbols:
         """What argument `arg` of a call in `fid` gives each type variable a parameter of `method`
         declared with `annotation` names: by the type it is declared with where it names a local,
         a parameter or a field (see `_type_arguments_given`), by what it is where it is a call or
-        an object made (`new Item()`, `make()` of `Item make()`, `List.of(new Item())`)."""
-        if arg.ref is not None:
-            return self._type_arguments_given(fid, arg.ref, method, annotation)
-        if arg.kind != "call":
+        an object made (`new Item()`, `make()` of `Item make()`, `List.of(new Item())`) or names a
+        value of no declared type (a `var` local: `var item = new Item();`)."""
+        scope, declared = self._declared_annotation(fid, arg.ref) if arg.ref is not None else ("", "")
+        if declared:
+            return self._type_arguments_given(scope, declared, method, annotation)
+        if arg.kind != "call" and not arg.names_value:
             return {}
         element, kind, _ = _collection_element(annotation)
         written = self._elements_written(fid, arg, depth) if kind == "container" and "[" not in element else ()
@@ -3180,14 +3200,11 @@ class Symbols:
         one_array = len(call.args) == 1 and self._is_array_argument(fid, call.args[0], depth)
         return () if one_array else call.args
 
-    def _type_arguments_given(self, fid: str, ref: Ref, method: str, annotation: str) -> dict[str, Entity]:
-        """What the value `ref` in `fid` names, by the type it is declared with, gives each type
-        variable a parameter of `method` declared with `annotation` names, as itself (`R`), as a
-        declared collection's elements (`List[R]`) or as a type argument of a class of the project
-        (`Box[R]`)."""
-        scope, declared = self._declared_annotation(fid, ref)
-        if not declared:
-            return {}
+    def _type_arguments_given(self, scope: str, declared: str, method: str, annotation: str) -> dict[str, Entity]:
+        """What a value declared in `scope` with type `declared` (see `_declared_annotation`) gives
+        each type variable a parameter of `method` declared with `annotation` names, as itself
+        (`R`), as a declared collection's elements (`List[R]`) or as a type argument of a class of
+        the project (`Box[R]`)."""
         module, within = self.module_of(scope), self._own_class(scope)
         head, bracket, inside = annotation.partition("[")
         if not bracket or _collection_element(annotation)[0]:
