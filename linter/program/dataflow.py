@@ -1595,10 +1595,17 @@ class _Frame:
         """What may skip an assignment after `earlier` that yet runs on every path from it to the
         read at `read`: what holds the read (where `earlier` reaches it only on a later pass of
         `loop`, what holds that loop's body: what else holds the read there may be left part-way
-        and run again; nothing for a loop with no body of its own), and the loops around `earlier`
-        but not the read, which run it whole on each pass, with the test of a `while` among them."""
+        and run again; nothing for a loop with no body of its own), the loops around `earlier`
+        but not the read, which run it whole on each pass, with the test of a `while` among them,
+        and the `do` statements the read follows, which run their body once before their test
+        (`do { if ((e = cur) != null) break; } while (ok);`, then `commit(e)`; a jump before the
+        assignment may skip it, see `_skipped`)."""
         function = self.program.symbols.function(self.fid)
-        passes = [around for around in function.loops if around.id in earlier.loops and around.id not in read.loops]
+        passes = [
+            around
+            for around in function.loops
+            if around.id in earlier.loops and around.id not in read.loops or _body_ran_before(around, earlier, read)
+        ]
         if loop is None:
             held = self._conditions(read)
         elif loop.body is not None:
@@ -2113,6 +2120,23 @@ def _ends_by_jumps_alone(loop: Loop) -> bool:
     that leaves it: `while True:`, `for (;;)`; not a `do` statement, which runs its body once
     before a test written after it."""
     return loop.runs_once and loop.body is not None and (loop.test is None or loop.test[:2] < loop.body[:2])
+
+
+def _tests_after_the_body(loop: Loop) -> bool:
+    """Whether `loop` is a `do` statement: it runs its body once before a test written after it."""
+    return loop.body is not None and loop.test is not None and loop.body[2:] <= loop.test[:2]
+
+
+def _body_ran_before(loop: Loop, earlier: Site, read: Site) -> bool:
+    """Whether `loop` is a `do` statement (see `_tests_after_the_body`) that does not hold
+    `earlier`, and so has run its body once before the read at `read` written after the body (after
+    the loop, or in its test)."""
+    return (
+        _tests_after_the_body(loop)
+        and loop.id not in earlier.loops
+        and loop.body is not None
+        and loop.body[2:] <= read.pos[:2]
+    )
 
 
 def _tested_after_the_update(loop: Loop, earlier: Site, read: Site) -> bool:

@@ -1661,9 +1661,11 @@ class _Extractor:
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
-            if arm == 1 and node.parent is not None and _leaves(consequence):
-                # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing.
-                self._fn.fallbacks.append(Fallback(local, _span_after(node, node.parent)))
+            head = _else_if_head(node)
+            if arm == 1 and head is not None and head.parent is not None and _leaves(consequence):
+                # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing
+                # (after an `else if`, the rest of the block after the whole chain).
+                self._fn.fallbacks.append(Fallback(local, _span_after(head, head.parent)))
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
             self._held(condition, _pos(alternative), held=False)
@@ -3319,6 +3321,21 @@ def _jumped_to(jump: Node, scopes: frozenset[str]) -> Node | None:
             return around
         around = around.parent
     return None
+
+
+def _else_if_head(statement: Node) -> Node | None:
+    """The `if` statement that starts the `else if` chain ending in `statement` (`statement` itself
+    where it is no `else if` arm); None where the arm before one of its `else if`s may complete
+    normally, so that the rest of the block runs there too, whatever `statement` tests (`if (flag)
+    log(); else if (cur != null) return cur;`)."""
+    while (around := statement.parent) is not None and around.type == "if_statement":
+        if around.child_by_field_name("alternative") != statement:
+            break
+        before = around.child_by_field_name("consequence")
+        if before is None or not _leaves(before):
+            return None
+        statement = around
+    return statement
 
 
 def _labelled_as(statement: Node) -> Node:
