@@ -544,10 +544,11 @@ class CallGraph:
         values = next((held for param, held in passed if param == site.through_parameter), None)
         if values is None:
             return True
-        if site.on_parameter and not self._java_functions(values):
+        if site.on_parameter and (not self._java_functions(values) or self.symbols.is_default_method(site.callee)):
             return self._method_of_any(site.callee, values)
         # A function from outside the project (`print`) runs none of the project's code; a Java
-        # function called through its interface's method (`action.accept(m)`) runs only itself.
+        # function called through its interface's method (`action.accept(m)`) runs only itself, but
+        # a `default` one (`h.checked(m)`) its own body.
         return any(
             value.kind not in ("function", "external")
             or (value.target, bound_ahead(value)) == (site.callee, site.bound_ahead)

@@ -1066,6 +1066,14 @@ class Symbols:
     def is_java_function(self, fid: str) -> bool:
         return fid in self.functions and is_java(self.module_of(fid).rel)
 
+    def is_default_method(self, fid: str) -> bool:
+        """Whether `fid` is an instance method with a body of a project interface (`default`): called
+        on a lambda or method reference given as that interface, it runs its own body."""
+        owner = self.class_of_function(fid)
+        function = self.function(fid)
+        is_interface = owner in self.classes and self.classes[owner][1].interface
+        return is_interface and not function.stub_body and function.kind == "method"
+
     def property_read(self, fid: str, ref: Ref, above: bool = False) -> str:
         """The getter of the property a name path reads in `fid`, or "". Only a path ending in a
         property's name (or a class-body alias of one) can read one: the others are not resolved.
@@ -3137,8 +3145,20 @@ class Symbols:
             for variable, entity in given.items():
                 if variable in variables:
                     found.setdefault(variable, []).append(entity)
-        inferred = {variable: self._common_supertype(entities) for variable, entities in found.items()}
+        inferred = {variable: self._least_common_supertype(entities) for variable, entities in found.items()}
         return {variable: entity for variable, entity in inferred.items() if entity != UNKNOWN}
+
+    def _least_common_supertype(self, instances: Sequence[Entity]) -> Entity:
+        """The class javac infers for a type variable given `instances` (see `_common_supertype`),
+        where it is one class: unknown where two of their common supertypes derive from neither
+        other (`Base & Drain` of a `Fast` and a `Slow` that extend `Base` and implement `Drain`),
+        whose methods a call on it may run alike."""
+        common = self._common_supertype(instances)
+        if common.kind != "instance" or len(set(instances)) == 1:
+            return common
+        first, *others = (instance.target for instance in instances)
+        shared = (cid for cid in self.mro(first) if all(cid in self.mro(other) for other in others))
+        return common if all(cid in self.mro(common.target) for cid in shared) else UNKNOWN
 
     def _arguments_taken(self, fid: str, call: Call, method: str, depth: int) -> Iterator[tuple[Param, Arg, bool]]:
         """Each argument of `call` in `fid` with the parameter of `method` taking it, its `T...
@@ -3185,7 +3205,7 @@ class Symbols:
         if written:
             # `List<R> rs` given `List.of(a, b)`: each element is given to `R`, as javac infers it.
             given = [self._type_arguments_of_argument(fid, each, method, element, depth + 1) for each in written]
-            return {element: self._common_supertype([each.get(element, UNKNOWN) for each in given])}
+            return {element: self._least_common_supertype([each.get(element, UNKNOWN) for each in given])}
         return _type_arguments_of_value(annotation, self._argument_entity(fid, arg, depth + 1))
 
     def _elements_written(self, fid: str, arg: Arg, depth: int) -> tuple[Arg, ...]:
