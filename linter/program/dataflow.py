@@ -1772,27 +1772,50 @@ class _Frame:
         `_ends_by_jumps_alone`) that the read at `read` follows (`earlier` not between them), and
         runs on every way to each jump leaving it (see `_jumps_leaving`, `_runs_before_the_jump`):
         the read runs only past one of those jumps (`while True: if (e := cur()) is
-        not None: break`, then `commit(e)`)."""
-        for loop in self.program.symbols.function(self.fid).loops:
+        not None: break`, then `commit(e)`). Not where the loop lies in something the read does not,
+        which may leave it before any jump (a `try` body whose handler the read follows)."""
+        loops = self.program.symbols.function(self.fid).loops
+        for loop in loops:
             if loop.body is None or not _ends_by_jumps_alone(loop) or not _in_body(later.pos, loop):
                 continue
             if read.pos[:2] < loop.site.pos[2:] or _between(earlier.pos, loop.site.pos, read.pos):
                 continue
-            leaving = self._jumps_leaving(loop.body)
+            if not self._conditions_around(loop, loops) <= self._conditions(read) | self._ran_where_held(read):
+                continue
+            leaving = [*self._jumps_leaving(loop.body), *self._raises_caught_outside(loop.body)]
             if leaving and all(self._runs_before_the_jump(later, earlier, jump) for jump in leaving):
                 return True
         return False
 
+    def _conditions_around(self, loop: Loop, loops: Sequence[Loop]) -> frozenset[object]:
+        """What may skip the loop statement `loop`, or leave it part-way (see `_conditions`): not
+        the `while` statement itself, which governs its own body."""
+        at_loop = Site(loop.site.pos, loops=tuple(outer.id for outer in loops if _in_body(loop.site.pos, outer)))
+        return self._conditions(at_loop) - {("governs", loop.site.pos)}
+
+    def _raises_caught_outside(self, body: Pos) -> list[Exit]:
+        """The `raise`s in a loop's `body` that a `try` statement around the loop catches: their
+        path goes on after the loop, past its handler."""
+        return [
+            exit
+            for exit in self.program.symbols.function(self.fid).exits
+            if exit.raised
+            and within(exit.pos, body)
+            and exit.caught_by is not None
+            and not within(exit.caught_by, body)
+        ]
+
     def _runs_before_the_jump(self, later: Site, earlier: Site, jump: Exit) -> bool:
         """Whether `later`, written before `jump`, runs on every way to it (nothing that may skip
         `later` but what holds the jump too, or an operand that has run there), `earlier` not
-        written between them."""
+        written between them nor in a `finally` suite the jump runs on its way out."""
         loops = self.program.symbols.function(self.fid).loops
         at = Site(jump.pos, loops=tuple(loop.id for loop in loops if _in_body(jump.pos, loop)))
         return (
             later is not earlier
             and later.pos[2:] <= jump.pos[:2]
             and not _between(earlier.pos, later.pos, jump.pos)
+            and not any(within(earlier.pos, block) for block in jump.finally_blocks)
             and self._conditions(later) <= self._conditions(at) | self._ran_where_held(at)
         )
 

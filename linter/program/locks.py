@@ -12,6 +12,7 @@ from epochlint.frontend.facts import (
     FLOW_RETURN,
     MONITOR,
     RESOURCE,
+    Access,
     Arg,
     Bind,
     Call,
@@ -594,12 +595,19 @@ class Locks:
 
     def _rebound_before(self, fid: str, param: Param, line: int | None) -> bool:
         """Whether `fid` puts a value of its own in `param` above `line` (None: anywhere), by a
-        statement other than its fallback (`lock = threading.Lock()`): from there the name holds
-        that value, not what the calls pass."""
+        statement other than its fallback (`lock = threading.Lock()`) that every pass runs and whose
+        value reads nothing of the parameter: from there the name holds that value, not what the
+        calls pass. Not one in a branch (`if fresh: lock = threading.Lock()`) or one keeping the
+        parameter (`lock = threading.Lock() if fresh else lock`), after which it may still hold it."""
+        function = self.symbols.function(fid)
+        # A read on the rebinding's own line flowing back into the name: the value may be the one passed.
+        kept_on = {access.site.pos[0] for access in function.accesses if _flows_into_itself(access, param.name)}
         return any(
             bind.kind != "param"
             and (line is None or bind.site.pos[0] < line)
             and not (param.fallback_at is not None and within(bind.site.pos, param.fallback_at))
+            and bind.site.pos[0] not in kept_on
+            and not _may_be_skipped(function, bind.site.pos)
             for bind in self.symbols.binds(fid).get(param.name, ())
         )
 
@@ -1118,6 +1126,24 @@ def _builds_no_lock(callee: Entity) -> bool:
 
 # Outside functions that build an object that is no lock, whatever the field keeping it is named.
 _NO_LOCK_FUNCTIONS = frozenset({"contextlib.nullcontext", "open", "io.open", "builtins.open"})
+
+
+def _flows_into_itself(access: Access, name: str) -> bool:
+    """Whether `access` reads local `name` into a value assigned to `name` again (`lock = new if
+    fresh else lock`)."""
+    return access.ref.name == name and not access.ref.attrs and name in access.flow.targets
+
+
+def _may_be_skipped(function: FunctionFacts, pos: Pos) -> bool:
+    """Whether code at `pos` in `function` may not run on a pass through it: in an arm of a
+    branching, in an `if` or `while` statement past its test, in a loop's body, or in an operand
+    evaluated only on a condition."""
+    return (
+        any(within(pos, arm) for branches in function.branches for arm in branches.arms)
+        or any(within(pos, governs.statement) and not within(pos, governs.test) for governs in function.governs)
+        or any(loop.body is not None and within(pos, loop.body) for loop in function.loops)
+        or any(within(pos, part) for choice in function.choices for part in choice.parts[1:])
+    )
 
 
 def _lock_of_condition(call: Call) -> Arg | None:
