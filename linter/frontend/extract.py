@@ -1547,9 +1547,8 @@ class FactsExtractor(FastVisitor):
         if value is None or any(attr != "[]" for attr in subscripts):
             return
         target = self._ref(name, field)
-        arms = _conditional_arms(value)
-        if len(arms) > 1 and not subscripts and self._value_of(value) == (-1, None):
-            self._store_arms(target, arms)
+        if _is_conditional(value) and not subscripts and self._value_of(value) == (-1, None):
+            self._store_arms(target, _conditional_arms(value))
         elif isinstance(value, cst.Lambda) and not attrs:
             self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
         elif _is_empty_literal(value) and not attrs:
@@ -1561,8 +1560,8 @@ class FactsExtractor(FastVisitor):
             self._store_elements(target, value, ())
 
     def _store_arms(self, target: Ref, arms: list[cst.BaseExpression]) -> None:
-        """The arms of a conditional (`self.a if fast else self.b`, `a or b`) bound to a name or a
-        field, either of which it may hold: its bind or write names no one value."""
+        """The arms of a conditional (`self.a if fast else self.b`, `a or b`, `fast and self.a`) bound
+        to a name or a field, any of which it may hold: its bind or write names no one value."""
         for arm in arms:
             function = self.lambda_qualname(arm) if isinstance(arm, cst.Lambda) else ""
             value_call, value_ref = (-1, None) if function else self._value_of(arm)
@@ -1579,10 +1578,10 @@ class FactsExtractor(FastVisitor):
         if isinstance(element, (*_LITERALS, cst.Dict)):
             self._store_elements(target, element, keys)
             return
-        arms = _conditional_arms(element)
+        chosen = _is_conditional(element) and self._value_of(element) == (-1, None)
         # `[a if fast else b]`: either arm may be the element, each stored at the element's place
         # (a later store at the same keys replaces an earlier, not one arm the other).
-        for arm in arms if len(arms) > 1 and self._value_of(element) == (-1, None) else [element]:
+        for arm in _conditional_arms(element) if chosen else [element]:
             function = self.lambda_qualname(arm) if isinstance(arm, cst.Lambda) else ""
             value_call, value_ref = (-1, None) if function else self._value_of(arm)
             if function or value_call >= 0 or value_ref is not None:
@@ -1965,8 +1964,8 @@ class FactsExtractor(FastVisitor):
             isinstance(value, cst.Name) and value.value in ("None", "True", "False")
         ):
             return Arg(keyword, "const", text=text)
-        arms = _conditional_arms(value)
-        arm_args = tuple(self._argument(keyword, arm) for arm in arms) if len(arms) > 1 else ()
+        arms = _conditional_arms(value) if _is_conditional(value) else []
+        arm_args = tuple(self._argument(keyword, arm) for arm in arms)
         return Arg(keyword, "other", text=text, adds_to=self._added_to(value), arms=arm_args)
 
     def _added_to(self, value: cst.BaseExpression) -> Ref | None:
@@ -2265,12 +2264,22 @@ def _default_call(value: cst.BaseExpression) -> cst.Call | None:
 
 def _conditional_arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The values a conditional may give, its arms' (nested conditionals' too): the body and the
-    `else` of `a if x else b`, each operand of `a or b`; `value` itself where it is no conditional."""
+    `else` of `a if x else b`, each operand of `a or b`, the last of `a and b`; `value` itself where
+    it is no conditional. `a` of `a and b` is the value only where it is falsy, which no function is:
+    `fast and self.drain` gives the function or a flag, never another function."""
     if isinstance(value, cst.IfExp):
         return [*_conditional_arms(value.body), *_conditional_arms(value.orelse)]
     if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
         return [*_conditional_arms(value.left), *_conditional_arms(value.right)]
+    if isinstance(value, cst.BooleanOperation):
+        return _conditional_arms(value.right)
     return [value]
+
+
+def _is_conditional(value: cst.BaseExpression) -> bool:
+    """Whether a value is chosen by a test (`a if x else b`, `a or b`, `a and b`): its arms, not
+    itself, are what it may give (see `_conditional_arms`)."""
+    return isinstance(value, (cst.IfExp, cst.BooleanOperation))
 
 
 def _unless_empty(value: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 176
+FACTS_FORMAT = 177
 
 
 def within(inner: Pos, outer: Pos) -> bool:
