@@ -299,13 +299,17 @@ class Locks:
         return LockInfo(field, kind)
 
     def _lock_constructor(self, fid: str, call: Call) -> Entity:
-        """The lock constructor a call runs: itself, or the one a project factory returns."""
+        """The lock constructor a call runs: itself, or the one every project factory it may run
+        returns. A factory typed as a `Protocol` or an ABC (`make_lock: LockFactory`) runs each
+        implementation's `__call__`, whose returns say what it makes; the abstract stub returns none."""
         callee = self.symbols.callee(fid, call)
         if callee.kind != "function":
             return callee
         returned = {
-            self.symbols.callee(callee.target, inner)
-            for inner in self.symbols.function(callee.target).calls
+            self.symbols.callee(factory.target, inner)
+            for factory in self.symbols.callees(fid, call)
+            if factory.kind == "function"
+            for inner in self.symbols.function(factory.target).calls
             if inner.flow.kind == FLOW_RETURN
         }
         return returned.pop() if len(returned) == 1 else callee
@@ -895,7 +899,8 @@ class Locks:
         are accessors of the same lock; None otherwise (or while it is being worked out: an
         accessor that returns itself returns no lock)."""
         found: set[FieldId | None] = set()
-        for target in functions:
+        # An abstract stub returns nothing of what the call gives: the implementations run with it do.
+        for target in (function for function in functions if not self.symbols.function(function).stub_body):
             returned = self._followed(target, partial(self._locks_returned, target))
             if returned is None:
                 return None
