@@ -3138,7 +3138,7 @@ class Symbols:
         found: dict[str, list[Entity]] = {}
         for param, arg, whole_array in self._arguments_taken(fid, call, method, depth):
             given = (
-                _type_arguments_of_value(param.annotation, self._array_elements(fid, arg))
+                self._type_arguments_of_array(fid, arg, param.annotation)
                 if whole_array
                 else self._type_arguments_of_argument(fid, arg, method, param.annotation, depth)
             )
@@ -3177,15 +3177,17 @@ class Symbols:
         """Whether Java argument `arg` in `fid` surely is an array (`Msg[] pending`)."""
         return self._argument_type(fid, arg, depth + 1).name.endswith("]")
 
-    def _array_elements(self, fid: str, arg: Arg) -> Entity:
-        """The class of the elements of Java array argument `arg` in `fid`, by the type its
-        expression is known to have (`Item[] items`, `var items = new Item[] {...}`); unknown for an
-        array of arrays, of no class of the project, or of a type not known there (a call's)."""
+    def _type_arguments_of_array(self, fid: str, arg: Arg, annotation: str) -> dict[str, Entity]:
+        """What Java array argument `arg` in `fid`, given alone to a parameter declared `annotation`
+        (`R... rest`), gives `R`: the class of its elements, by the type its expression is known to
+        have (`Item[] items`, `var items = new Item[] {...}`); unknown for an array of arrays or of no
+        class of the project. An array of a type not known there (a call's) gives nothing: the other
+        arguments still tell (`pick(new Item(), items())` of `<R> R pick(R first, R... rest)`)."""
         if not arg.static_type.endswith("[]"):
-            return UNKNOWN
+            return {}
         element, dimensions = _array_parts(arg.static_type)
         cid = self._project_class_named(fid, element) if dimensions == "[]" else ""
-        return Entity("instance", cid) if cid else UNKNOWN
+        return _type_arguments_of_value(annotation, Entity("instance", cid) if cid else UNKNOWN)
 
     def _type_arguments_of_argument(
         self, fid: str, arg: Arg, method: str, annotation: str, depth: int
@@ -3206,7 +3208,10 @@ class Symbols:
             # `List<R> rs` given `List.of(a, b)`: each element is given to `R`, as javac infers it.
             given = [self._type_arguments_of_argument(fid, each, method, element, depth + 1) for each in written]
             return {element: self._least_common_supertype([each.get(element, UNKNOWN) for each in given])}
-        return _type_arguments_of_value(annotation, self._argument_entity(fid, arg, depth + 1))
+        value = self._argument_entity(fid, arg, depth + 1)
+        if value == UNKNOWN and arg.kind != "call":
+            return {}  # a value the model does not know (`var x = (Item) o;`): the other arguments still tell
+        return _type_arguments_of_value(annotation, value)
 
     def _elements_written(self, fid: str, arg: Arg, depth: int) -> tuple[Arg, ...]:
         """The elements of a collection Java argument `arg` in `fid` writes out one by one
