@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 177
+FACTS_FORMAT = 178
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -208,6 +208,9 @@ class Arg(NamedTuple):
     # declared to return one type (`FunctionFacts.returns_type`), the argument is of that type, as an
     # argument that is such a call is.
     typed_by_call: int = -1
+    # Java: the argument is `null`, cast or not (`(Semaphore) null`, of static type `Semaphore`): it
+    # passes what Python's `None` does.
+    passes_null: bool = False
     # The arms of a conditional argument (`self.a if fast else self.b`, `a or b`, Java's `fast ?
     # this::a : this::b`), each an argument of its own, where it has more than one: the argument
     # passes either (a callback runs either; a container it is added to holds either).
@@ -472,8 +475,9 @@ class Param(NamedTuple):
     # The name path a statement of the body itself puts in the parameter where it holds None (Java:
     # null): `lock = lock or self._lock`, `if lock is None: lock = self._lock`; Java's `if (lock ==
     # null) lock = this.lock;`, `lock = lock != null ? lock : this.lock;`,
-    # `Objects.requireNonNullElse(lock, this.lock)`. Read in the body; None where that statement
-    # puts another value there (`lock = lock or threading.Lock()`).
+    # `Objects.requireNonNullElse(lock, this.lock)`, `Objects.requireNonNullElseGet(lock, () ->
+    # this.lock)`. Read in the body; None where that statement puts another value there (`lock =
+    # lock or threading.Lock()`).
     fallback: Ref | None = None
     # Where the statement giving that fallback is: a use of the parameter on a line before it ends
     # holds what the call passed only.

@@ -1347,5 +1347,5 @@ def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...], Pos 
 
 
 def _passes_none(arg: Arg) -> bool:
-    """Whether an argument is None (Java: `null`, its static type)."""
-    return arg.ref == _NONE or arg.static_type == "null"
+    """Whether an argument is None (Java: `null`, cast or not)."""
+    return arg.ref == _NONE or arg.passes_null

@@ -2380,7 +2380,8 @@ class _Extractor:
     def _arg(self, node: Node, call_id: int, index: int) -> Arg:
         value = _unparenthesized(node)
         return self._untyped_arg(node, call_id, index)._replace(
-            static_type=self._static_type(value), typed_by_call=self._declaring_call(value))
+            static_type=self._static_type(value), typed_by_call=self._declaring_call(value),
+            passes_null=_uncast(value).type == "null_literal")
 
     def _declaring_call(self, value: Node) -> int:
         """The call whose result declared the `var` local `value` names (`pending()` of `var ms =
@@ -3605,8 +3606,8 @@ def _parameter_fallbacks(body: Node, params: set[str]) -> dict[int, tuple[str, N
 def _fallback_assigned(statement: Node) -> tuple[str, Node] | None:
     """The local a statement gives a value where it holds null, and that value, as Python's
     `lock = lock or self._lock` does: `if (name == null) name = value;`, `name = name != null ? name :
-    value;` (either way round), `name = Objects.requireNonNullElse(name, value);`. None for another
-    statement."""
+    value;` (either way round), `name = Objects.requireNonNullElse(name, value);`,
+    `name = Objects.requireNonNullElseGet(name, () -> value);`. None for another statement."""
     if statement.type == "if_statement" and statement.child_by_field_name("alternative") is None:
         consequence = statement.child_by_field_name("consequence")
         inner = consequence.named_children if consequence.type == "block" else [consequence]
@@ -3631,8 +3632,9 @@ def _one_name_assigned(statement: Node) -> tuple[str, Node] | None:
 
 def _given_where_null(name: str, value: Node) -> Node | None:
     """What `value` gives where the local `name` holds null, where it gives `name` itself otherwise:
-    `other` of `name != null ? name : other`, `name == null ? other : name` and
-    `Objects.requireNonNullElse(name, other)`. None for another value."""
+    `other` of `name != null ? name : other`, `name == null ? other : name`,
+    `Objects.requireNonNullElse(name, other)` and `Objects.requireNonNullElseGet(name, () -> other)`
+    (see `_supplied`). None for another value."""
     if value.type == "ternary_expression":
         condition = value.child_by_field_name("condition")
         present, missing = value.child_by_field_name("consequence"), value.child_by_field_name("alternative")
@@ -3641,13 +3643,29 @@ def _given_where_null(name: str, value: Node) -> Node | None:
         elif _tested_null(condition, "!=") != name:
             return None
         return _unparenthesized(missing) if _is_local(present, name) else None
-    if value.type != "method_invocation" or _method_called(value) != "requireNonNullElse":
+    method = _method_called(value) if value.type == "method_invocation" else ""
+    if method not in ("requireNonNullElse", "requireNonNullElseGet"):
         return None
     receiver = value.child_by_field_name("object")
     arguments = value.child_by_field_name("arguments").named_children
     if receiver is not None and _text(receiver) not in ("Objects", "java.util.Objects") or len(arguments) != 2:
         return None
-    return _unparenthesized(arguments[1]) if _is_local(arguments[0], name) else None
+    if not _is_local(arguments[0], name):
+        return None
+    other = _unparenthesized(arguments[1])
+    return _supplied(other) if method == "requireNonNullElseGet" else other
+
+
+def _supplied(supplier: Node) -> Node:
+    """The value a supplier gives where it runs at once (`requireNonNullElseGet`): the body of `() ->
+    this.lock`, or what it returns (`() -> { return this.lock; }`); the supplier itself for another
+    (`this::newLock`), a value that is no name path."""
+    body = supplier.child_by_field_name("body") if supplier.type == "lambda_expression" else None
+    if body is not None and body.type == "block":
+        statements = body.named_children
+        alone = statements[0] if len(statements) == 1 and statements[0].type == "return_statement" else None
+        body = alone.named_children[0] if alone is not None and alone.named_children else None
+    return _unparenthesized(body) if body is not None else supplier
 
 
 def _is_local(node: Node, name: str) -> bool:
