@@ -1057,8 +1057,9 @@ class FactsExtractor(FastVisitor):
             # after an `elif`, also where an arm before it went on (`if flag: pass elif cur ...`).
             if self._elifs.get(id(node), True):
                 self._fn.fallbacks.append(Fallback(present, rest))
-        if id(node) not in self._elifs and rest is not None and body_leaves:
-            # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed.
+        if self._elifs.get(id(node), True) and rest is not None and body_leaves:
+            # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed;
+            # after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
             self._held(node.test, rest, held=False)
         if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
             # No path goes on after the statement but to the caller: as a `return` at its end, or

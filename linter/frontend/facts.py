@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 178
+FACTS_FORMAT = 179
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -388,8 +388,9 @@ class Held(NamedTuple):
     `spans`: where the test held, the statement's body, a conditional expression's body, a
     comprehension's element and its clauses after the `if` clause; where it failed, the `else` (or
     `elif`) of an `if` statement, a conditional expression's `orelse`, the rest of the block after
-    an `if` statement whose body cannot go on after it, a `while` loop's `else`, and the rest of
-    the block after a loop that no `break` leaves (its test failed the last time it ran).
+    an `if` statement whose body cannot go on after it (for an `elif` arm's test, the rest after
+    the whole statement, where no arm before it goes on either), a `while` loop's `else`, and the
+    rest of the block after a loop that no `break` leaves (its test failed the last time it ran).
     """
 
     operands: tuple[Pos, ...]

@@ -1868,15 +1868,18 @@ class _Frame:
 
     def _ran_where_held(self, site: Site) -> frozenset[object]:
         """The operands evaluated only on a condition (see `_conditions`) that have run wherever
-        `site` runs: those of an `and` chain tested by what holds it (see `Held`). `if ok and (e
-        := cur()):` runs its body past the walrus, which replaces what `e` held before there."""
+        `site` runs: those of an `and` chain tested by what holds it (see `Held`), and what holds
+        that test, which has run there too. `if ok and (e := cur()):` runs its body past the walrus,
+        which replaces what `e` held before there; `if ok: return` / `elif (e := cur()) is None:
+        return` runs the rest of the block past the `if` arm, and so past the walrus."""
         function = self.program.symbols.function(self.fid)
-        return frozenset(
-            ("part", operand)
-            for held in function.held
-            if any(within(site.pos, span) for span in held.spans)
-            for operand in held.operands
-        )
+        ran: set[object] = set()
+        for held in function.held:
+            if any(within(site.pos, span) for span in held.spans):
+                ran.update(("part", operand) for operand in held.operands)
+                # The first operand is the test; `site`'s loops in place of its own add only what holds `site`.
+                ran.update(self._conditions(site._replace(pos=held.operands[0])))
+        return frozenset(ran)
 
     def _fallback_bodies(self, name: str | None, producers: Sequence[int]) -> list[Pos]:
         """The bodies whose `producers` (the assignments to local `name`, or the returns when

@@ -1655,13 +1655,14 @@ class _Extractor:
         if region is not None and region in self._fn.region_stack:
             self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
-        if node.parent is not None and node.parent.type in _BLOCKS and _leaves(consequence):
-            # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed.
-            self._held(condition, _span_after(node, node.parent), held=False)
+        head = _else_if_head(node)
+        if head is not None and head.parent is not None and head.parent.type in _BLOCKS and _leaves(consequence):
+            # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed
+            # (after an `else if`, the rest of the block after the whole chain).
+            self._held(condition, _span_after(head, head.parent), held=False)
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
-            head = _else_if_head(node)
             if arm == 1 and head is not None and head.parent is not None and _leaves(consequence):
                 # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing
                 # (after an `else if`, the rest of the block after the whole chain).
