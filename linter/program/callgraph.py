@@ -466,6 +466,17 @@ class CallGraph:
             found = self._used_parameters_of[fid] = _path_parameters(self.symbols, fid)
         return found
 
+    def only_called(self, fid: str, name: str) -> bool:
+        """Whether `fid` and the functions defined inside it use its parameter `name` only as the
+        function their calls call (`fn(action)`): never read as a value (handed on, stored, returned,
+        compared), its value goes nowhere else, nor into another run of `fid`."""
+        scope = self.symbols.function(fid).qualname
+        return not any(
+            access.ref.scope == scope and access.ref.name == name
+            for each in (fid, *self._nested_in.get(fid, ()))
+            for access in self.symbols.function(each).accesses
+        )
+
     @property
     def _nested_in(self) -> dict[str, list[str]]:
         if self._nested_in_found is None:

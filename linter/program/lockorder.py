@@ -30,7 +30,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.budget import WorkBudget, WorkLimitReached
-from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, Passed
+from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, Parameter, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT, LockParameter
 from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, FieldId
 
@@ -570,13 +570,71 @@ class LockOrder:
     def _passed_by_calls_of(self, made: tuple[str, int], fid: str) -> Passed:
         """What the path parameters of `fid` hold on the calls of `fid` that may call the value of the
         partial call `made`, each parameter to which every one of them passes something known."""
-        passing = [
-            dict(self.calls.passed_on(later, ()))
-            for later in self.calls.sites_to.get(fid, ())
-            if later.kind == CALL and not later.via_argument and self._may_call(later, made)
-        ]
+        passing = [dict(self.calls.passed_on(later, held)) for later, held in self._calls_of_value(made, fid)]
         known = set.intersection(*(set(each) for each in passing)) if passing else set()
         return tuple(sorted((param, frozenset().union(*(each[param] for each in passing))) for param in known))
+
+    def _calls_of_value(self, made: tuple[str, int], fid: str) -> Iterator[tuple[CallSite, Passed]]:
+        """The calls of `fid` that may call the value of the partial call `made`, each with what the
+        path parameters of its caller hold there: where that value is handed to parameters only ever
+        called (see `_handed_to`), the calls through those, holding what the handing call passes;
+        else every call but those `_may_call` rules out, holding whatever any caller passes."""
+        handed = self._handed_to(made)
+        for later in self.calls.sites_to.get(fid, ()):
+            if later.kind != CALL or later.via_argument:
+                continue
+            if not handed:
+                if self._may_call(later, made):
+                    yield later, ()
+                continue
+            held = self._held_where_called(later, handed)
+            if held is not None:
+                yield later, held
+
+    def _handed_to(self, made: tuple[str, int]) -> dict[tuple[str, Parameter], Passed]:
+        """Where the value of the `functools.partial` call `made` goes when it is an argument of a
+        call (`call(partial(locked, self._x), self.take_y)`): the parameter each function that call
+        runs binds it to, by that function's module, with what the call passes its path parameters.
+        Only where every one of those parameters is only ever called (`def call(fn, action):
+        fn(action)`, see `CallGraph.only_called`): the value is then called through them alone, in
+        the run the handing call makes. Empty otherwise."""
+        fid, made_id = made
+        handing = [
+            call
+            for call in self.symbols.function(fid).calls
+            if any(arg.kind == "call" and arg.call == made_id for arg in call.args)
+        ]
+        if len(handing) != 1:
+            return {}
+        call = handing[0]
+        callees = self.symbols.callees(fid, call)
+        if not callees or any(callee.kind != "function" for callee in callees):
+            return {}  # a class or code outside the project may keep the value, or call it with anything
+        handed: dict[tuple[str, Parameter], Passed] = {}
+        for site in self.calls.sites_of_call.get((fid, call.id), []):
+            if site.via_argument:
+                continue  # a function the call passes, not the one it runs
+            bound = self._bound_to(site, call, made_id)
+            if site.kind != CALL or bound is None or not self.calls.only_called(site.callee, bound):
+                return {}
+            parameter = (self.symbols.function(site.callee).qualname, bound)
+            handed[(self.symbols.module_of(site.callee).name, parameter)] = self.calls.passed_on(site, ())
+        return handed
+
+    def _bound_to(self, site: CallSite, call: Call, call_id: int) -> str | None:
+        """The parameter of the function `call` runs at `site` that takes the value of the call
+        `call_id`, one of its arguments, whole; None where none does (a `*args` one)."""
+        bound = self.program.bound_arguments(site.callee, call, site.bound_ahead)
+        return next((name for name, arg in bound if arg.kind == "call" and arg.call == call_id), None)
+
+    def _held_where_called(self, later: CallSite, handed: dict[tuple[str, Parameter], Passed]) -> Passed | None:
+        """What the path parameters of the caller of `later` hold where it calls a partial's value
+        through a parameter `handed` binds that value to (see `_handed_to`): what the handing call
+        passes them (`def call(fn, action): fn(action)` passes that call's `action`). None where
+        `later` calls no such parameter: it never calls that value."""
+        if later.through_parameter is None or later.on_parameter:
+            return None
+        return handed.get((self.symbols.module_of(later.caller).name, later.through_parameter))
 
     def _may_call(self, site: CallSite, made: tuple[str, int]) -> bool:
         """Whether the call at `site` may call the value of the `functools.partial` call `made`
