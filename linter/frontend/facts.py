@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 179
+FACTS_FORMAT = 180
 
 
 def within(inner: Pos, outer: Pos) -> bool:

@@ -2242,11 +2242,13 @@ class Symbols:
         values.update(self._default_values(scope, name, depth))
         for bind in self.binds(scope).get(name, ()):
             if bind.annotation:
-                # `Consumer<Msg> c = pick(fast);`: every function the value may be, which the one
-                # value of its bind (see `_bind_entity`) leaves out where they are several; not one
-                # declared as an interface with a `default` method, which keeps the interface.
-                if bind.kind == "assign" and not self._declared_with_default_methods(scope, name):
-                    values.update(v for v in self._bound_source_values(scope, bind, depth) if v.kind == "function")
+                # `Consumer<Msg> c = pick(fast);`, `for (Consumer<Msg> c : drains)`: every function
+                # the value or the walked collection's element may be, which the one value of its
+                # bind (see `_bind_entity`) leaves out where they are several; not one declared as an
+                # interface with a `default` method, which keeps the interface.
+                if bind.kind in ("assign", "iter") and not self._declared_with_default_methods(scope, name):
+                    given = self._bound_source_values if bind.kind == "assign" else self._iterated_values
+                    values.update(v for v in given(scope, bind, depth) if v.kind == "function")
                 continue
             if bind.kind == "assign":
                 values.update(self._bound_source_values(scope, bind, depth))
@@ -2435,7 +2437,19 @@ class Symbols:
             return (fid, "")
         if stored.target.attrs:
             return self._field_elements_key(fid, qualname, stored.target) if stored.element else None
+        if stored.element and (declared := self._declared_field_elements_key(fid, stored.target.name)):
+            return declared
         return (function_id(module, stored.target.scope), stored.target.name)
+
+    def _declared_field_elements_key(self, fid: str, name: str) -> tuple[str, str] | None:
+        """Where the elements a Java class body `fid` keeps for field `name`'s declaration (`drains =
+        new ArrayList<>()`, marking a container, or `List.of(this::a, this::b)`) are indexed: as the
+        field's (`_field_elements`), as a constructor storing that value would make them; None for
+        any other function."""
+        cid = fid.removesuffix(".<body>")
+        if cid == fid or cid not in self.classes or not is_java(self.module_of(fid).rel):
+            return None
+        return _field_elements(self.defining_class(cid, name), name)
 
     @property
     def _empty_container_fields(self) -> frozenset[tuple[str, str]]:

@@ -463,6 +463,14 @@ def _is_stub_body(body: Node | None) -> bool:
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
 
 
+def _makes_a_collection(value: Node) -> bool:
+    """Whether a value made empty (see `_is_new_empty`) is a collection to add to (`List.of()`, `new
+    ArrayList<>()`, `new ArrayDeque<>(16)`), not some other object made without arguments (`new
+    Object()`, `new ReentrantLock()`)."""
+    made = value.child_by_field_name("type") if value.type == "object_creation_expression" else None
+    return made is None or _COLLECTION_CLASS.search(type_name(made)) is not None
+
+
 def _is_empty_factory(value: Node) -> bool:
     """`List.of()`, `Map.of()`, `Collections.emptyList()`: a factory called without elements."""
     value = _unparenthesized(value)
@@ -2059,6 +2067,8 @@ class _Extractor:
         it may hold: its bind or write names no one value. An arm of none of those (`handlers[0]`),
         `null` aside, is kept with no value: it may hold anything its declaration allows."""
         arms = _conditional_arms(value) if value is not None else []
+        if len(target.attrs) < 2 and value is not None:
+            self._store_elements(target, value)
         if len(arms) < 2 and target.attrs:
             return
         for arm in arms:
@@ -2068,6 +2078,31 @@ class _Extractor:
                 self._fn.stored.append(Stored(target, False, known[1], known[0]))
             elif len(arms) > 1 and not _is_literal(arm):
                 self._fn.stored.append(Stored(target, False))
+
+    def _store_elements(self, target: Ref, value: Node) -> None:
+        """A local or a field (`this.drains`, or where it is declared: kept in the class body) given
+        a collection: one made empty (`new ArrayList<>()`), marked as Python's `[]` is so that what
+        its `add` is given counts as its elements, or one written out (`List.of(this::drainSlow, m
+        -> drainFast(m))`), whose elements are each argument's value (a lambda, a method reference,
+        a call or a name path), at no known key."""
+        value = _unparenthesized(value)
+        if self._is_new_empty(value) and _makes_a_collection(value):
+            self._fn.stored.append(Stored(target, True, pos=_pos(value)))
+        else:
+            for element in self._written_out_elements(value):
+                function = self._function_value(element)
+                value_call, value_ref = (-1, None) if function else self._value_of(element)
+                if function or value_call >= 0 or value_ref is not None:
+                    self._fn.stored.append(Stored(target, True, value_ref, value_call, function, ("",), _pos(element)))
+
+    def _written_out_elements(self, value: Node) -> list[Node]:
+        """The elements of a collection written out (`List.of(a, b)`, `Arrays.asList(a, b)`): its
+        arguments, unless it is given one array, whose elements it takes (`Stream.of(batch)`)."""
+        receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
+        if receiver is None or (_text(receiver), _method_called(value)) not in idioms.LITERAL_COLLECTIONS:
+            return []
+        elements = value.child_by_field_name("arguments").named_children
+        return [] if len(elements) == 1 and self._is_array(elements[0]) else elements
 
     def _is_new_empty(self, value: Node | None) -> bool:
         """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
@@ -3536,6 +3571,8 @@ _OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
 _OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet", "or"})
 # The suppliers `orElseGet` calls where it is given them: a method reference, or what a name holds.
 _CALLED_SUPPLIERS = frozenset({"method_reference", "identifier", "field_access"})
+# The classes made empty whose `add` keeps an element (`ArrayList`, `HashSet`, `ArrayDeque`...).
+_COLLECTION_CLASS = re.compile(r"(?:List|Set|Queue|Deque|Collection)$")
 # A method reference's receivers whose result holds the method (`helper()::check`, `new Audit()::run`).
 _CALL_RECEIVERS = frozenset({"method_invocation", "object_creation_expression"})
 # The functions a call given them runs: a lambda, a method reference, what a name holds, an object made.
