@@ -3652,6 +3652,8 @@ def _added_elements(call: Call) -> list[Stored]:
         return []
     container = callee.attrs[:-1]
     position = _ADDING_METHODS[callee.attrs[-1]]
+    if callee.attrs[-1] == "add" and len(call.args) == 2:
+        position = 1  # Java's `list.add(index, element)`
     # `listeners.append(f)`, or into an item of a field: `self._listeners[topic].append(f)`.
     inner = container[1:] == ("[]",) and container[0] != "[]"
     if (len(container) > 1 and not inner) or container == ("[]",) or len(call.args) <= position:
