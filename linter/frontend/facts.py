@@ -7,6 +7,7 @@ processes. Positions are `(line, column, end_line, end_column)`, 1-based, end co
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -541,6 +542,19 @@ class FunctionFacts:
     decorator_values: tuple[Arg, ...] = ()
     # `raise E` of a name path: the exception class is constructed there.
     raised: tuple[Access, ...] = ()
+
+    def conditions_around(self, pos: Pos) -> Iterator[tuple[str, Pos]]:
+        """What the code at `pos` lies in that a pass may not run, loops aside: an `if` or `while`
+        statement past its test ("governs": a statement runs its own test), an arm of a branching
+        ("arm"), an operand evaluated only on a condition ("part": of `and`, `or`, a conditional
+        expression), each tagged, as an `elif` arm and the `if` statement filling it share a span."""
+        for governed in self.governs:
+            if within(pos, governed.statement) and not within(pos, governed.test):
+                yield "governs", governed.statement
+        for branches in self.branches:
+            yield from (("arm", arm) for arm in branches.arms if within(pos, arm))
+        for choice in self.choices:
+            yield from (("part", part) for part in choice.parts[1:] if within(pos, part))
 
 
 @dataclass(frozen=True)

@@ -1790,8 +1790,7 @@ class _Frame:
     def _conditions_around(self, loop: Loop, loops: Sequence[Loop]) -> frozenset[object]:
         """What may skip the loop statement `loop`, or leave it part-way (see `_conditions`): not
         the `while` statement itself, which governs its own body."""
-        at_loop = Site(loop.site.pos, loops=tuple(outer.id for outer in loops if _in_body(loop.site.pos, outer)))
-        return self._conditions(at_loop) - {("governs", loop.site.pos)}
+        return self._conditions(_site_in_bodies(loop.site.pos, loops)) - {("governs", loop.site.pos)}
 
     def _raises_caught_outside(self, body: Pos) -> list[Exit]:
         """The `raise`s in a loop's `body` that a `try` statement around the loop catches: their
@@ -1810,7 +1809,7 @@ class _Frame:
         `later` but what holds the jump too, or an operand that has run there), `earlier` not
         written between them nor in a `finally` suite the jump runs on its way out."""
         loops = self.program.symbols.function(self.fid).loops
-        at = Site(jump.pos, loops=tuple(loop.id for loop in loops if _in_body(jump.pos, loop)))
+        at = _site_in_bodies(jump.pos, loops)
         return (
             later is not earlier
             and later.pos[2:] <= jump.pos[:2]
@@ -1849,18 +1848,7 @@ class _Frame:
             found = frozenset(
                 (
                     *(("loop", loop) for loop in site.loops if loop not in tested),
-                    *(
-                        ("governs", governed.statement)
-                        for governed in function.governs
-                        if within(site.pos, governed.statement) and not within(site.pos, governed.test)
-                    ),
-                    *(("arm", arm) for branches in function.branches for arm in branches.arms if within(site.pos, arm)),
-                    *(
-                        ("part", part)
-                        for choice in function.choices
-                        for part in choice.parts[1:]
-                        if within(site.pos, part)
-                    ),
+                    *function.conditions_around(site.pos),
                 )
             )
             self._conditions_at[site] = found
@@ -2122,6 +2110,11 @@ def _comes_after(assignment: Site, read: Site) -> bool:
     """Whether an assignment at `assignment` starts after a read at `read` ends, in no loop around
     both that could run it before the read on a later turn."""
     return read.pos[2:] <= assignment.pos[:2] and not set(assignment.loops) & set(read.loops)
+
+
+def _site_in_bodies(pos: Pos, loops: Sequence[Loop]) -> Site:
+    """A site at `pos` in the loops whose bodies hold it (its regions aside), to ask what holds it."""
+    return Site(pos, loops=tuple(loop.id for loop in loops if _in_body(pos, loop)))
 
 
 def _in_body(pos: Pos, loop: Loop) -> bool:

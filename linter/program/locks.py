@@ -1143,11 +1143,8 @@ def _may_be_skipped(function: FunctionFacts, pos: Pos) -> bool:
     """Whether code at `pos` in `function` may not run on a pass through it: in an arm of a
     branching, in an `if` or `while` statement past its test, in a loop's body, or in an operand
     evaluated only on a condition."""
-    return (
-        any(within(pos, arm) for branches in function.branches for arm in branches.arms)
-        or any(within(pos, governs.statement) and not within(pos, governs.test) for governs in function.governs)
-        or any(loop.body is not None and within(pos, loop.body) for loop in function.loops)
-        or any(within(pos, part) for choice in function.choices for part in choice.parts[1:])
+    return next(function.conditions_around(pos), None) is not None or any(
+        loop.body is not None and within(pos, loop.body) for loop in function.loops
     )
 
 

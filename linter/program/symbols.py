@@ -1589,9 +1589,14 @@ class Symbols:
             return instances[0]
         if any(instance.kind != "instance" or instance.target not in self.classes for instance in instances):
             return UNKNOWN
-        first, *others = (instance.target for instance in instances)
-        common = next((cid for cid in self.mro(first) if all(cid in self.mro(other) for other in others)), "")
+        common = next(self._shared_supertypes(instances), "")
         return Entity("instance", common) if common else UNKNOWN
+
+    def _shared_supertypes(self, instances: Sequence[Entity]) -> Iterator[str]:
+        """The classes every one of `instances` (instances of the project's classes) is, in the
+        order of the first one's bases."""
+        first, *others = (instance.target for instance in instances)
+        return (cid for cid in self.mro(first) if all(cid in self.mro(other) for other in others))
 
     def _java_nested_class(self, module: ModuleInfo, within: str, name: str) -> str:
         """In Java, the class nested in class `within`, or in a class around it (or in their
@@ -3170,8 +3175,7 @@ class Symbols:
         common = self._common_supertype(instances)
         if common.kind != "instance" or len(set(instances)) == 1:
             return common
-        first, *others = (instance.target for instance in instances)
-        shared = (cid for cid in self.mro(first) if all(cid in self.mro(other) for other in others))
+        shared = self._shared_supertypes(instances)
         return common if all(cid in self.mro(common.target) for cid in shared) else UNKNOWN
 
     def _arguments_taken(self, fid: str, call: Call, method: str, depth: int) -> Iterator[tuple[Param, Arg, bool]]:
