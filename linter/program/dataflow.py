@@ -1535,8 +1535,9 @@ class _Frame:
             return True
         if any(self._refreshed_before_each_exit(later, earlier, read) for later in later_sites):
             return True
+        passed_over = self._arms_passed_over(read)
         return any(
-            self._every_arm_assigns(branches, enclosing, between)
+            self._every_arm_assigns(branches, enclosing, between, passed_over)
             for branches in self.program.symbols.function(self.fid).branches
             if branches.exhaustive
             and branches.pos[2:] <= read.pos[:2]
@@ -1576,7 +1577,7 @@ class _Frame:
             and not self._in_an_update(earlier.pos)
             and not self._in_an_update(later.pos)
             and not self._entered_past(later, read)
-            and not self._skipped(later, earlier)
+            and not self._skipped(later, earlier, read)
         )
 
     def _in_an_update(self, pos: Pos) -> bool:
@@ -1615,11 +1616,12 @@ class _Frame:
         tests = {("governs", around.site.pos) for around in passes if around.kind == "while"}
         return held | {("loop", around.id) for around in passes} | tests
 
-    def _skipped(self, later: Site, earlier: Site) -> bool:
-        """Whether a jump after `earlier`, before `later`, may go on past `later`: a `break` or a
-        caught `raise` that ends a statement holding `later`, a `continue` that ends a pass of a
-        loop whose body holds it. A jump in a loop around `earlier` but not `later` counts wherever
-        it lies in that loop's body: a later pass of it runs `earlier` before it."""
+    def _skipped(self, later: Site, earlier: Site, read: Site) -> bool:
+        """Whether a jump after `earlier`, before `later`, may go on past `later` to the read at
+        `read`: a `break` or a caught `raise` that ends a statement holding `later`, a `continue`
+        that ends a pass of a loop whose body holds it; not a `break` or `continue` that leaves
+        the read too (see `_left_with_the_read`). A jump in a loop around `earlier` but not `later`
+        counts wherever it lies in that loop's body: a later pass of it runs `earlier` before it."""
         function = self.program.symbols.function(self.fid)
         passes = [
             around.body
@@ -1631,6 +1633,7 @@ class _Frame:
             start <= jump.pos[:2]
             and jump.pos[2:] <= later.pos[:2]
             and any(ended is not None and within(later.pos, ended) for ended in _ends(jump))
+            and not _left_with_the_read(jump, later, read)
             for jump in function.exits
         )
 
@@ -1818,21 +1821,46 @@ class _Frame:
             and self._conditions(later) <= self._conditions(at) | self._ran_where_held(at)
         )
 
-    def _every_arm_assigns(self, branches: Branches, enclosing: frozenset[object], assigned: Sequence[Site]) -> bool:
+    def _every_arm_assigns(
+        self,
+        branches: Branches,
+        enclosing: frozenset[object],
+        assigned: Sequence[Site],
+        passed_over: frozenset[Pos] = frozenset(),
+    ) -> bool:
         """Whether each arm of `branches` (`if ... else`, a `match` ending in `case _:`) runs one of
         `assigned` on every path through it that goes on after the statement, given that
         `enclosing` is what else may skip it; an arm may do so in an exhaustive branching of its own
-        (`elif ... else`)."""
+        (`elif ... else`). The arms `passed_over` go on to no read asked about (see
+        `_arms_passed_over`)."""
         function = self.program.symbols.function(self.fid)
         for arm in branches.arms:
+            if arm in passed_over:
+                continue
             inside = enclosing | {("governs", branches.pos), ("arm", arm)}
             if not any(within(later.pos, arm) and self._conditions(later) <= inside for later in assigned) and not any(
                 inner is not branches and inner.exhaustive and within(inner.pos, arm)
-                and self._every_arm_assigns(inner, inside, assigned)
+                and self._every_arm_assigns(inner, inside, assigned, passed_over)
                 for inner in function.branches
             ):
                 return False
         return True
+
+    def _arms_passed_over(self, read: Site) -> frozenset[Pos]:
+        """The bodies of the `if` statements with an `else` (or of `elif` and `else if` arms)
+        written before the read at `read` whose test failed wherever the read runs (see `Held`: the
+        rest of the block after one whose body cannot go on): no path through them goes on to the
+        read, which runs only past the `else` (`if ok: return` / `else: e = cur()`, then
+        `commit(e)`)."""
+        function = self.program.symbols.function(self.fid)
+        failed = [held.operands[0] for held in function.held if any(within(read.pos, span) for span in held.spans)]
+        return frozenset(
+            branches.arms[0]
+            for branches in function.branches
+            if branches.exhaustive
+            and branches.pos[2:] <= read.pos[:2]
+            and any(within(test, branches.pos) and test[2:] <= branches.arms[0][:2] for test in failed)
+        )
 
     def _conditions(self, site: Site) -> frozenset[object]:
         """The loops, the `if` and `while` statements, the arms (see `Branches`: of an `if`, a
@@ -2132,6 +2160,21 @@ def _ends(jump: Exit) -> tuple[Pos | None, ...]:
     """What `jump` leaves, to go on after it or at its next pass: the statement a `break` ends,
     the body whose pass a `continue` ends, the `try` statement that catches a `raise`."""
     return jump.ended_loop, jump.continued, jump.caught_by
+
+
+def _left_with_the_read(jump: Exit, later: Site, read: Site) -> bool:
+    """Whether `jump` is a `break` or `continue` (no handler of a `raise` falls through) that
+    leaves a statement, or a pass of a body, holding `later` and the read at `read` after it: its
+    path goes on past the read, or at a pass that reaches the read only on the way through `later`
+    again (`outer: for (...) { do { if (ok) continue outer; e = cur; } while (e == null);
+    commit(e); }`)."""
+    left = jump.ended_loop if jump.ended_loop is not None else jump.continued
+    return (
+        jump.caught_by is None
+        and left is not None
+        and within(read.pos, left)
+        and later.pos[2:] <= read.pos[:2]
+    )
 
 
 def _ends_by_jumps_alone(loop: Loop) -> bool:
