@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 180
+FACTS_FORMAT = 181
 
 
 def within(inner: Pos, outer: Pos) -> bool:

@@ -58,8 +58,11 @@ _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
 _STREAMS = frozenset({"stream", "parallelStream"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *_STREAMS})
-# Methods that add their argument at this position to a container, with no key known.
-_ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
+# Methods that add their argument at this position to a container, with no key known (Java's besides
+# `add`: a `Deque`'s, a `Queue`'s, a `Stack`'s, a `Vector`'s).
+_ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1} | dict.fromkeys(
+    ("addFirst", "addLast", "offer", "offerFirst", "offerLast", "push", "addElement"), 0
+)
 # By the kind of a write into a property's name, the accessor it runs.
 _PROPERTY_ACCESSORS = {"assign": "setter", "augassign": "setter", "delete": "deleter"}
 # The functions that copy a record (a dataclass, an attrs class) with the keyword fields replaced.
@@ -2248,12 +2251,14 @@ class Symbols:
         for bind in self.binds(scope).get(name, ()):
             if bind.annotation:
                 # `Consumer<Msg> c = pick(fast);`, `for (Consumer<Msg> c : drains)`: every function
-                # the value or the walked collection's element may be, which the one value of its
-                # bind (see `_bind_entity`) leaves out where they are several; not one declared as an
-                # interface with a `default` method, which keeps the interface.
+                # the value or the walked collection's element may be (and every object, for
+                # `for (Runnable r : tasks)` of `tasks.add(new Checker())`), which the one value of
+                # its bind (see `_bind_entity`) leaves out where they are several; not one declared
+                # as an interface with a `default` method, which keeps the interface.
                 if bind.kind in ("assign", "iter") and not self._declared_with_default_methods(scope, name):
                     given = self._bound_source_values if bind.kind == "assign" else self._iterated_values
-                    values.update(v for v in given(scope, bind, depth) if v.kind == "function")
+                    kept = ("function", "instance") if bind.kind == "iter" else ("function",)
+                    values.update(v for v in given(scope, bind, depth) if v.kind in kept)
                 continue
             if bind.kind == "assign":
                 values.update(self._bound_source_values(scope, bind, depth))
@@ -2425,7 +2430,7 @@ class Symbols:
                 if key is not None:
                     index.setdefault(key, []).append((fid, stored))
             for call in function.calls:
-                for adding in _added_elements(call):
+                for adding in _added_elements(call) + self._added_written_out(fid, call):
                     key = self._stored_key(fid, module.name, function.qualname, adding)
                     if key is not None:
                         added.append((key, fid, adding))
@@ -2434,6 +2439,36 @@ class Symbols:
             if key in containers:
                 index.setdefault(key, []).append((fid, adding))
         return index
+
+    def _elements_listed(self, fid: str, call: Call) -> tuple[Arg, ...]:
+        """The arguments of a Java call in `fid` writing a collection out (`List.of(a, b)`,
+        `Arrays.asList(a, b)`); none for another call, or one of a project's class of that name.
+        (One array given alone gives its elements instead.)"""
+        receiver = receiver_path(call)
+        if receiver is None or receiver.scope or receiver.attrs:
+            return ()
+        listed = (receiver.name, call.method) in LITERAL_COLLECTIONS
+        return call.args if listed and not self._project_class_named(fid, receiver.name) else ()
+
+    def _added_written_out(self, fid: str, call: Call) -> list[Stored]:
+        """What a Java call in `fid` adding many elements at once to a named collection stores there:
+        each element of a collection written out given to its `addAll` (`plain.addAll(List.of(f,
+        g))`), or each argument after the collection given to `Collections.addAll(plain, f, g)`."""
+        receiver = receiver_path(call)
+        if receiver is None or call.method != "addAll" or not is_java(self.module_of(fid).rel):
+            return []
+        if receiver == Ref("", "Collections") and call.args and call.args[0].ref is not None:
+            container, elements = call.args[0].ref, call.args[1:]
+        elif len(call.args) == 1 and (written := self.argument_call(fid, call.args[0])) is not None:
+            container, elements = receiver, self._elements_listed(fid, written)
+            # One array given alone (`List.of(drains)`), by its declared type: its elements are
+            # unknown here, where asking for a value's type would need what this index holds.
+            if len(elements) == 1 and elements[0].static_type.endswith("]"):
+                return []
+        else:
+            return []
+        # Only into a name or a field of one, as `_added_elements` adds.
+        return _elements_stored(container, ("",), elements, call) if len(container.attrs) < 2 else []
 
     def _stored_key(self, fid: str, module: str, qualname: str, stored: Stored) -> tuple[str, str] | None:
         """Where `_stored_index` keeps a value stored in function `fid` (None: nowhere; an arm of a
@@ -3235,13 +3270,9 @@ class Symbols:
         """The elements of a collection Java argument `arg` in `fid` writes out one by one
         (`List.of(a, b)`, `Arrays.asList(a, b)`); none for another argument, or one array given."""
         call = self.argument_call(fid, arg)
-        receiver = receiver_path(call) if call is not None else None
-        if call is None or receiver is None or receiver.scope or receiver.attrs:
-            return ()
-        if (receiver.name, call.method) not in LITERAL_COLLECTIONS:
-            return ()
-        one_array = len(call.args) == 1 and self._is_array_argument(fid, call.args[0], depth)
-        return () if one_array else call.args
+        elements = self._elements_listed(fid, call) if call is not None else ()
+        one_array = len(elements) == 1 and self._is_array_argument(fid, elements[0], depth)
+        return () if one_array else elements
 
     def _type_arguments_given(self, scope: str, declared: str, method: str, annotation: str) -> dict[str, Entity]:
         """What a value declared in `scope` with type `declared` (see `_declared_annotation`) gives
@@ -3650,7 +3681,7 @@ def _positionals_bound(call: Call) -> int | None:
 
 def _added_elements(call: Call) -> list[Stored]:
     """What a call that adds to a named container (`listeners.append(f)`, `self._callbacks.add(f)`)
-    stores there, at no known key: either arm of a conditional it adds (`append(a if fast else b)`)."""
+    stores there, at no known key."""
     callee = call.callee
     if callee is None or not callee.attrs or callee.attrs[-1] not in _ADDING_METHODS:
         return []
@@ -3665,17 +3696,25 @@ def _added_elements(call: Call) -> list[Stored]:
     arg = call.args[position]
     if arg.keyword:
         return []
+    target = Ref(callee.scope, callee.name, container[:1] if inner else container)
+    return _elements_stored(target, ("", "") if inner else ("",), (arg,), call)
+
+
+def _elements_stored(container: Ref, keys: tuple[str, ...], args: Sequence[Arg], call: Call) -> list[Stored]:
+    """The elements a call adding `args` to `container` at `keys` stores there: either arm of a
+    conditional it adds (`append(a if fast else b)`)."""
     return [
         Stored(
-            Ref(callee.scope, callee.name, container[:1] if inner else container),
+            container,
             element=True,
             value_ref=value.ref,
             value_call=value.call,
             value_function=value.function,
-            keys=("", "") if inner else ("",),
+            keys=keys,
             pos=call.site.pos,
             block=call.block,
         )
+        for arg in args
         for value in arg.arms or (arg,)
         if value.kind in ("ref", "call", "lambda")
     ]

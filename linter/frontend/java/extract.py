@@ -2097,12 +2097,30 @@ class _Extractor:
 
     def _written_out_elements(self, value: Node) -> list[Node]:
         """The elements of a collection written out (`List.of(a, b)`, `Arrays.asList(a, b)`): its
-        arguments, unless it is given one array, whose elements it takes (`Stream.of(batch)`)."""
+        arguments, unless it is given one array, whose elements it takes (`Stream.of(batch)`); or
+        of an array written out (`new Runnable[] {a, b}`, `{a, b}` where one is declared)."""
+        initializer = value.child_by_field_name("value") if value.type == "array_creation_expression" else value
+        if initializer is not None and initializer.type == "array_initializer":
+            return initializer.named_children
         receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
         if receiver is None or (_text(receiver), _method_called(value)) not in idioms.LITERAL_COLLECTIONS:
             return []
+        if not self._names_a_jdk_class(_text(receiver)):
+            return []  # a class of the project's own named `List`: its `of` may keep nothing
         elements = value.child_by_field_name("arguments").named_children
         return [] if len(elements) == 1 and self._is_array(elements[0]) else elements
+
+    def _names_a_jdk_class(self, name: str) -> bool:
+        """Whether the class this file names `name` (`List` of `List.of(...)`) may be the JDK's: one
+        imported from a `java.` package, alone or with its whole package. A type the file declares,
+        one imported from elsewhere, or one not imported at all (a class of the file's own package)
+        is not."""
+        if name in self._defined_types:
+            return False
+        imported = [i.module for i in self._explicit_imports if i.alias == name]
+        if imported:
+            return all(module.startswith("java.") for module in imported)
+        return any(package.startswith("java.") for package in self._wildcards)
 
     def _is_new_empty(self, value: Node | None) -> bool:
         """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
@@ -3571,8 +3589,9 @@ _OPTIONAL_TESTS = frozenset({"isPresent", "isEmpty"})
 _OPTIONAL_FALLBACKS = frozenset({"orElse", "orElseGet", "or"})
 # The suppliers `orElseGet` calls where it is given them: a method reference, or what a name holds.
 _CALLED_SUPPLIERS = frozenset({"method_reference", "identifier", "field_access"})
-# The classes made empty whose `add` keeps an element (`ArrayList`, `HashSet`, `ArrayDeque`...).
-_COLLECTION_CLASS = re.compile(r"(?:List|Set|Queue|Deque|Collection)$")
+# The classes made empty whose `add` keeps an element (`ArrayList`, `HashSet`, `ArrayDeque`, `Vector`,
+# `Stack`...).
+_COLLECTION_CLASS = re.compile(r"(?:List|Set|Queue|Deque|Collection|Vector|Stack)$")
 # A method reference's receivers whose result holds the method (`helper()::check`, `new Audit()::run`).
 _CALL_RECEIVERS = frozenset({"method_invocation", "object_creation_expression"})
 # The functions a call given them runs: a lambda, a method reference, what a name holds, an object made.
