@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
-from epochlint.frontend.facts import Arg, Call, Pos, Ref, Site
+from epochlint.frontend.facts import FLOW_ARG, FLOW_ASSIGN, Access, Arg, Call, FunctionFacts, Pos, Ref, Site
 from epochlint.program.symbols import (
     PARTIAL,
     UNKNOWN,
@@ -192,6 +192,8 @@ class CallSite:
 # What the path parameters of a function hold on one path through calls, by parameter (see
 # `CallGraph.passed_on`); a parameter that is not there holds whatever any caller passes.
 Passed = tuple[tuple[Parameter, frozenset[Entity]], ...]
+# A call handing a value on as one of its arguments: the function making it, the call, the argument.
+HandOn = tuple[str, Call, Arg]
 
 
 class CallGraph:
@@ -466,16 +468,34 @@ class CallGraph:
             found = self._used_parameters_of[fid] = _path_parameters(self.symbols, fid)
         return found
 
-    def only_called(self, fid: str, name: str) -> bool:
-        """Whether `fid` and the functions defined inside it use its parameter `name` only as the
-        function their calls call (`fn(action)`): never read as a value (handed on, stored, returned,
-        compared), its value goes nowhere else, nor into another run of `fid`."""
+    def handed_on(self, fid: str, name: str, called: bool) -> list[HandOn] | None:
+        """The calls by which `fid` and the functions defined inside it hand the value of its
+        parameter or local `name` on, whole, as an argument (`call(fn, action)`), where every other
+        read of it is a call of it (none unless `called`: a parameter's are calls through it, see
+        `_parameter_called`), or puts it in a local bound once, to it, read only in these ways
+        (`f = fn; f(action)`). None where it is read any other way (stored, returned, compared, an
+        attribute of it read): its value may then go anywhere."""
+        # A copy of a parameter is called through it only where nothing binds the parameter again.
+        copies = not called or self.symbols.only_a_parameter(fid, name)
+        return self._hand_ons(fid, name, called, copies)
+
+    def _hand_ons(self, fid: str, name: str, called: bool, copies: bool) -> list[HandOn] | None:
+        """`handed_on`, following a copy into a local only where `copies`: no copy of a copy."""
         scope = self.symbols.function(fid).qualname
-        return not any(
-            access.ref.scope == scope and access.ref.name == name
-            for each in (fid, *self._nested_in.get(fid, ()))
-            for access in self.symbols.function(each).accesses
-        )
+        functions = (fid, *self._nested_in.get(fid, ()))
+        if not called and any(_calls_name(self.symbols.function(each), scope, name) for each in functions):
+            return None
+        found: list[HandOn] = []
+        for each in functions:
+            for access in self.symbols.function(each).accesses:
+                if access.ref.scope != scope or access.ref.name != name:
+                    continue
+                copy = _local_copied_to(self.symbols, fid, access) if copies and each == fid else None
+                more = self._hand_ons(fid, copy, called, False) if copy else _handed_on_by(self.symbols, each, access)
+                if more is None:
+                    return None
+                found.extend(hand_on for hand_on in more if hand_on not in found)
+        return found
 
     @property
     def _nested_in(self) -> dict[str, list[str]]:
@@ -761,6 +781,34 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
             ):
                 found.add(parameter)
     return frozenset(found)
+
+
+def _calls_name(function: FunctionFacts, scope: str, name: str) -> bool:
+    """Whether `function` calls the local or parameter `name` of the function `scope`, or calls
+    something on it."""
+    callees = (call.callee for call in function.calls if call.callee is not None)
+    return any(callee.scope == scope and callee.name == name for callee in callees)
+
+
+def _local_copied_to(symbols: Symbols, fid: str, access: Access) -> str | None:
+    """The local of `fid` that `access` is the whole value of, where nothing else binds it
+    (`f = fn`, and no other `f = ...`); None for any other read."""
+    flow = access.flow
+    if access.ref.attrs or flow.kind != FLOW_ASSIGN or len(flow.targets) != 1 or flow.stores:
+        return None
+    binds = symbols.binds(fid).get(flow.targets[0], [])
+    return flow.targets[0] if len(binds) == 1 and binds[0].value_ref == access.ref else None
+
+
+def _handed_on_by(symbols: Symbols, fid: str, access: Access) -> list[HandOn] | None:
+    """The call of `fid` that `access` hands the value it reads to, whole, as an argument, with
+    that argument; None where it is no such read (an attribute of it, or put in a list)."""
+    flow = access.flow
+    call = symbols.call(fid, flow.call) if flow.kind == FLOW_ARG and len(flow.targets) == 1 else None
+    if access.ref.attrs or call is None:
+        return None
+    arg = next((arg for arg in call.args if arg.kind == "ref" and arg.ref == access.ref and not arg.star), None)
+    return [(fid, call, arg)] if arg is not None else None
 
 
 def _chooses_a_class(symbols: Symbols, fid: str, call: Call) -> bool:

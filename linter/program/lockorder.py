@@ -19,6 +19,7 @@ from epochlint.frontend.facts import (
     FLOW_ARG,
     FLOW_ASSIGN,
     FLOW_RETURN,
+    Arg,
     Branches,
     Call,
     Entered,
@@ -30,7 +31,7 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.program.budget import WorkBudget, WorkLimitReached
-from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, Parameter, Passed
+from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, HandOn, Parameter, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT, LockParameter
 from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, FieldId
 
@@ -199,6 +200,10 @@ _UNBOUND = _Binding({}, (), ())
 # An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
 # lock the chain binds to it, or the parameter of the function the chain starts in that it hands on.
 _TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | LockParameter]
+# The calls handing a partial's value on, one after another, to a parameter that calls it (see
+# `LockOrder._routes_of`), and those chains by the parameter they end in, by module.
+_Route = tuple[CallSite, ...]
+_Routes = dict[tuple[str, Parameter], list[_Route]]
 
 
 @dataclass(frozen=True)
@@ -238,7 +243,8 @@ class LockOrder:
         self._acquired_from: dict[tuple[_State, FieldId | None], dict[Acquisition, tuple[CallSite, ...]]] = {}
         self._taken_of: dict[tuple[_State, FieldId | None], list[_TakenThrough]] = {}
         self._bindings_of: dict[_Question, list[_Binding]] = {}
-        self._passed_later_of: dict[tuple[str, int, str], Passed] = {}
+        self._passed_later_of: dict[tuple[str, int, str, Passed], Passed] = {}
+        self._routes_of_partial: dict[tuple[str, int], _Routes] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
@@ -551,90 +557,140 @@ class LockOrder:
         own = self.calls.passed_on(site, passed)
         if not site.via_argument:
             return own
-        later = dict(self._passed_later(site))
+        later = dict(self._passed_later(site, passed))
         return tuple(sorted({**later, **dict(own)}.items())) if later else own
 
-    def _passed_later(self, site: CallSite) -> Passed:
+    def _passed_later(self, site: CallSite, passed: Passed) -> Passed:
         """For `site`, a `functools.partial` binding arguments of its callee: what the path
         parameters of the callee hold on the calls that may call that partial's value, each
         parameter to which every one of those calls passes something known (`a = partial(locked,
         self._x)` then `a(self.take_y)`: `take_y`, and not what the calls of another partial of
-        `locked`, `b(self.take_z)`, pass). Nothing for another call, or one whose value no call calls."""
+        `locked`, `b(self.take_z)`, pass), where those the caller of `site` sees hold `passed`.
+        Nothing for another call, or one whose value no call calls."""
         made = (site.caller, site.call_id)
-        key = (*made, site.callee)
+        if not self._makes_a_partial(*made):
+            return ()
+        # What the caller's parameters hold counts only where the value is handed on from them.
+        seen = passed if self._routes_of(made) else ()
+        key = (*made, site.callee, seen)
         if key not in self._passed_later_of:
-            partial = self._makes_a_partial(*made)
-            self._passed_later_of[key] = self._passed_by_calls_of(made, site.callee) if partial else ()
+            self._passed_later_of[key] = self._passed_by_calls_of(made, site.callee, seen)
         return self._passed_later_of[key]
 
-    def _passed_by_calls_of(self, made: tuple[str, int], fid: str) -> Passed:
+    def _passed_by_calls_of(self, made: tuple[str, int], fid: str, passed: Passed) -> Passed:
         """What the path parameters of `fid` hold on the calls of `fid` that may call the value of the
-        partial call `made`, each parameter to which every one of them passes something known."""
-        passing = [dict(self.calls.passed_on(later, held)) for later, held in self._calls_of_value(made, fid)]
+        partial call `made`, each parameter to which every one of them passes something known, where
+        those the function making it sees hold `passed`."""
+        passing = [dict(self.calls.passed_on(later, held)) for later, held in self._calls_of_value(made, fid, passed)]
         known = set.intersection(*(set(each) for each in passing)) if passing else set()
         return tuple(sorted((param, frozenset().union(*(each[param] for each in passing))) for param in known))
 
-    def _calls_of_value(self, made: tuple[str, int], fid: str) -> Iterator[tuple[CallSite, Passed]]:
+    def _calls_of_value(self, made: tuple[str, int], fid: str, passed: Passed) -> Iterator[tuple[CallSite, Passed]]:
         """The calls of `fid` that may call the value of the partial call `made`, each with what the
-        path parameters of its caller hold there: where that value is handed to parameters only ever
-        called (see `_handed_to`), the calls through those, holding what the handing call passes;
-        else every call but those `_may_call` rules out, holding whatever any caller passes."""
-        handed = self._handed_to(made)
+        path parameters of its caller hold there: where that value is handed only to parameters
+        only ever called or handed on so (see `_routes_of`), the calls through those, holding what
+        the calls handing it there pass, those of the function making it holding `passed`; else
+        every call but those `_may_call` rules out, holding whatever any caller passes."""
+        routes = self._routes_of(made)
         for later in self.calls.sites_to.get(fid, ()):
             if later.kind != CALL or later.via_argument:
                 continue
-            if not handed:
+            if not routes:
                 if self._may_call(later, made):
                     yield later, ()
                 continue
-            held = self._held_where_called(later, handed)
-            if held is not None:
-                yield later, held
+            for route in self._routes_to_call(later, routes):
+                yield later, self._passed_along(route, passed)
 
-    def _handed_to(self, made: tuple[str, int]) -> dict[tuple[str, Parameter], Passed]:
-        """Where the value of the `functools.partial` call `made` goes when it is an argument of a
-        call (`call(partial(locked, self._x), self.take_y)`): the parameter each function that call
-        runs binds it to, by that function's module, with what the call passes its path parameters.
-        Only where every one of those parameters is only ever called (`def call(fn, action):
-        fn(action)`, see `CallGraph.only_called`): the value is then called through them alone, in
-        the run the handing call makes. Empty otherwise."""
-        fid, made_id = made
-        handing = [
-            call
-            for call in self.symbols.function(fid).calls
-            if any(arg.kind == "call" and arg.call == made_id for arg in call.args)
-        ]
-        if len(handing) != 1:
-            return {}
-        call = handing[0]
-        callees = self.symbols.callees(fid, call)
-        if not callees or any(callee.kind != "function" for callee in callees):
-            return {}  # a class or code outside the project may keep the value, or call it with anything
-        handed: dict[tuple[str, Parameter], Passed] = {}
-        for site in self.calls.sites_of_call.get((fid, call.id), []):
-            if site.via_argument:
-                continue  # a function the call passes, not the one it runs
-            bound = self._bound_to(site, call, made_id)
-            if site.kind != CALL or bound is None or not self.calls.only_called(site.callee, bound):
-                return {}
-            parameter = (self.symbols.function(site.callee).qualname, bound)
-            handed[(self.symbols.module_of(site.callee).name, parameter)] = self.calls.passed_on(site, ())
-        return handed
+    def _routes_of(self, made: tuple[str, int]) -> _Routes:
+        """Where the value of the `functools.partial` call `made` goes when it is handed on as an
+        argument (`call(partial(locked, self._x), self.take_y)`), itself or from a local bound once
+        to it (`g = partial(...)` then `call(g, self.take_y)`): the parameters of the functions the
+        calls handing it on run that take it, by those functions' modules, each with the chains of
+        calls that hand it there (`relay(fn, action)` handing its `fn` on to `call`). Only where
+        each of those parameters is only ever called or handed on so (`def call(fn, action):
+        fn(action)`, see `CallGraph.handed_on`): the value is then called through them alone, in the
+        runs the handing calls make. Empty otherwise."""
+        if made not in self._routes_of_partial:
+            hand_ons = self._hand_ons_of_partial(*made) or []
+            routes: _Routes = {}
+            complete = bool(hand_ons) and self._follow(hand_ons, (), frozenset(), routes)
+            self._routes_of_partial[made] = routes if complete else {}
+        return self._routes_of_partial[made]
 
-    def _bound_to(self, site: CallSite, call: Call, call_id: int) -> str | None:
-        """The parameter of the function `call` runs at `site` that takes the value of the call
-        `call_id`, one of its arguments, whole; None where none does (a `*args` one)."""
-        bound = self.program.bound_arguments(site.callee, call, site.bound_ahead)
-        return next((name for name, arg in bound if arg.kind == "call" and arg.call == call_id), None)
-
-    def _held_where_called(self, later: CallSite, handed: dict[tuple[str, Parameter], Passed]) -> Passed | None:
-        """What the path parameters of the caller of `later` hold where it calls a partial's value
-        through a parameter `handed` binds that value to (see `_handed_to`): what the handing call
-        passes them (`def call(fn, action): fn(action)` passes that call's `action`). None where
-        `later` calls no such parameter: it never calls that value."""
-        if later.through_parameter is None or later.on_parameter:
+    def _hand_ons_of_partial(self, fid: str, made_id: int) -> list[HandOn] | None:
+        """The calls handing on, as an argument, the value of the `functools.partial` call `made_id`
+        of `fid`: the one it is an argument of, or those handing on the local bound once to it."""
+        made = self.symbols.call(fid, made_id)
+        flow = made.flow if made is not None else None
+        handing = self.symbols.call(fid, flow.call) if flow is not None and flow.kind == FLOW_ARG else None
+        if handing is not None:
+            return [(fid, handing, arg) for arg in handing.args if arg.kind == "call" and arg.call == made_id] or None
+        if flow is None or flow.kind != FLOW_ASSIGN or len(flow.targets) != 1 or flow.stores:
             return None
-        return handed.get((self.symbols.module_of(later.caller).name, later.through_parameter))
+        binds = self.symbols.binds(fid).get(flow.targets[0], [])
+        if len(binds) != 1 or binds[0].value_call != made_id:
+            return None
+        return self.calls.handed_on(fid, flow.targets[0], called=False)
+
+    def _follow(
+        self, hand_ons: list[HandOn], route: _Route, through: frozenset[tuple[str, str]], routes: _Routes
+    ) -> bool:
+        """Adds to `routes` the parameters that `hand_ons`, reached by the calls `route`, hand a
+        value to, and those these hand it on to in turn; whether every one of them is only ever
+        called or handed on so, by calls that run only the project's functions. `through` holds the
+        parameters `route` hands it through: one handing it back to one of those (a recursion)
+        would call it with what no single chain passes."""
+        for caller, call, arg in hand_ons:
+            callees = self.symbols.callees(caller, call)
+            if not callees or any(callee.kind != "function" for callee in callees):
+                return False  # a class or code outside the project may keep the value, or call it with anything
+            for site in self.calls.sites_of_call.get((caller, call.id), []):
+                if site.via_argument:
+                    continue  # a function the call passes, not the one it runs
+                self._budget.spend(1, site.caller, site.pos)
+                names = self._bound_to(site, call, arg) if site.kind == CALL else []
+                if not names or not self._follow_into(site, names, (*route, site), through, routes):
+                    return False
+        return True
+
+    def _follow_into(
+        self, site: CallSite, names: list[str], route: _Route, through: frozenset[tuple[str, str]], routes: _Routes
+    ) -> bool:
+        """`_follow` for the parameters `names` of the function `site` calls, which take the value
+        that the calls `route`, ending with `site`, hand it."""
+        qualname = self.symbols.function(site.callee).qualname
+        module = self.symbols.module_of(site.callee).name
+        for name in names:
+            further = self.calls.handed_on(site.callee, name, called=True)
+            if further is None or (site.callee, name) in through:
+                return False
+            routes.setdefault((module, (qualname, name)), []).append(route)
+            if not self._follow(further, route, through | {(site.callee, name)}, routes):
+                return False
+        return True
+
+    def _bound_to(self, site: CallSite, call: Call, handed: Arg) -> list[str]:
+        """The parameters of the function `call` runs at `site` that take its argument `handed`
+        whole; none where only a `*args` one does."""
+        bound = self.program.bound_arguments(site.callee, call, site.bound_ahead)
+        return [name for name, arg in bound if arg == handed]
+
+    def _routes_to_call(self, later: CallSite, routes: _Routes) -> list[_Route]:
+        """The chains of calls that hand a partial's value to the parameter through which `later`
+        calls it (see `_routes_of`); none where `later` calls no such parameter: it never calls
+        that value."""
+        if later.through_parameter is None or later.on_parameter:
+            return []
+        return routes.get((self.symbols.module_of(later.caller).name, later.through_parameter), [])
+
+    def _passed_along(self, route: _Route, passed: Passed) -> Passed:
+        """What the path parameters of the function the last call of `route` runs hold, where those
+        of the function making its first call hold `passed` (`relay(fn, action)` handing `fn` and
+        `action` on to `call`: `call`'s `action` holds what was handed to `relay`'s)."""
+        for site in route:
+            passed = self.calls.passed_on(site, passed)
+        return passed
 
     def _may_call(self, site: CallSite, made: tuple[str, int]) -> bool:
         """Whether the call at `site` may call the value of the `functools.partial` call `made`
