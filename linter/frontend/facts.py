@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 181
+FACTS_FORMAT = 182
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -484,6 +484,10 @@ class Param(NamedTuple):
     # Where the statement giving that fallback is: a use of the parameter on a line before it ends
     # holds what the call passed only.
     fallback_at: Pos | None = None
+    # Java: where later statements of the body itself give the parameter a value where it holds null
+    # again (`held = Objects.requireNonNullElse(held, other);` after `if (held == null) held = lock;`):
+    # it holds null there no more, so they keep what it holds.
+    fallback_again_at: tuple[Pos, ...] = ()
 
 
 @dataclass(frozen=True)

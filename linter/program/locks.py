@@ -474,7 +474,7 @@ class Locks:
         a starred argument: that element of the caller's star parameter it names, see
         `_lock_bound_to`); for `None`, the lock the callee's body puts in the parameter then (see
         `_fallback_lock`), which is also what a parameter of the caller handed on holds where the
-        caller's own callers pass None (Java: null)."""
+        caller's own callers pass None (Java: null); for a conditional, the lock its arms agree on."""
         if element:
             ref = self._path_of(site.caller, arg)
             named = self._parameter_named(site.caller, ref, site.pos[0]) if ref is not None else None
@@ -482,6 +482,10 @@ class Locks:
         none_holds = self._fallback_lock(site.callee, param)
         if _passes_none(arg):
             return none_holds
+        if arg.arms:
+            # `take(flag ? null : lock)`: either arm's, where they agree.
+            arm_locks = {self._argument_lock(site, param, arm) for arm in arg.arms}
+            return arm_locks.pop() if len(arm_locks) == 1 else None
         if arg.ref is None:
             return None
         return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0], none_holds)
@@ -599,7 +603,7 @@ class Locks:
 
     def _rebound_before(self, fid: str, param: Param, line: int | None) -> bool:
         """Whether `fid` puts a value of its own in `param` above `line` (None: anywhere), by a
-        statement other than its fallback (`lock = threading.Lock()`) that every pass runs and whose
+        statement other than its fallbacks (`lock = threading.Lock()`) that every pass runs and whose
         value reads nothing of the parameter: from there the name holds that value, not what the
         calls pass. Not one in a branch (`if fresh: lock = threading.Lock()`) or one keeping the
         parameter (`lock = threading.Lock() if fresh else lock`), after which it may still hold it."""
@@ -609,7 +613,7 @@ class Locks:
         return any(
             bind.kind != "param"
             and (line is None or bind.site.pos[0] < line)
-            and not (param.fallback_at is not None and within(bind.site.pos, param.fallback_at))
+            and not any(within(bind.site.pos, at) for at in _fallbacks_of(param))
             and bind.site.pos[0] not in kept_on
             and not _may_be_skipped(function, bind.site.pos)
             for bind in self.symbols.binds(fid).get(param.name, ())
@@ -1341,6 +1345,13 @@ def _tries(function: FunctionFacts) -> Iterator[tuple[Pos, tuple[Pos, ...], Pos 
         if body is not None and body[2:] <= branches.arms[0][:2]:
             handlers = branches.arms[:-1] if branches.ends_in_else else branches.arms
             yield branches.pos, (body, *handlers), branches.arms[-1] if branches.ends_in_else else None
+
+
+def _fallbacks_of(param: Param) -> tuple[Pos, ...]:
+    """Where the statements giving `param` a value where it holds None are: its fallback's, and the
+    later ones, which keep what it holds (Java's `held = Objects.requireNonNullElse(held, other);`
+    after `if (held == null) held = lock;`)."""
+    return (param.fallback_at, *param.fallback_again_at) if param.fallback_at is not None else ()
 
 
 def _passes_none(arg: Arg) -> bool:

@@ -412,7 +412,8 @@ class _Function(FunctionBuilder):
     # function, `Judge`, then `Judge<2>`... for one of a sibling block (javac names them apart too).
     local_classes: dict[str, list[tuple[set[str], str]]] = field(default_factory=dict)
     # The statements of the body itself giving a parameter a value where it holds null (`if (held ==
-    # null) held = this.lock;`), by node id: the parameter and that value, read where the statement is.
+    # null) held = this.lock;`), by node id: the parameter and that value, read where the first for the
+    # parameter is.
     fallback_statements: dict[int, tuple[str, Node]] = field(default_factory=dict)
 
     def sees(self, name: str) -> bool:
@@ -1193,16 +1194,14 @@ class _Extractor:
     def _note_fallback(self, statement: Node) -> None:
         """Where `statement` is the first of the body to give a parameter a value where it holds null,
         that parameter's fallback (`Param.fallback`): the value's name path, read here (None for
-        another value, `new Semaphore(1)`), and where the statement is."""
+        another value, `new Semaphore(1)`), and where the statement is; where it is a later one, where
+        that is (`Param.fallback_again_at`)."""
         noted = self._fn.fallback_statements.pop(statement.id, None)
-        if noted is None:
-            return
-        name, value = noted
-        path = self._path(value)
-        self._fn.params = tuple(
-            param._replace(fallback=path, fallback_at=_pos(statement)) if param.name == name else param
-            for param in self._fn.params
-        )
+        if noted is not None:
+            self._fn.params = tuple(
+                _given_fallback(param, self._path(noted[1]), _pos(statement)) if param.name == noted[0] else param
+                for param in self._fn.params
+            )
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
@@ -2434,8 +2433,7 @@ class _Extractor:
     def _arg(self, node: Node, call_id: int, index: int) -> Arg:
         value = _unparenthesized(node)
         return self._untyped_arg(node, call_id, index)._replace(
-            static_type=self._static_type(value), typed_by_call=self._declaring_call(value),
-            passes_null=_uncast(value).type == "null_literal")
+            static_type=self._static_type(value), typed_by_call=self._declaring_call(value))
 
     def _declaring_call(self, value: Node) -> int:
         """The call whose result declared the `var` local `value` names (`pending()` of `var ms =
@@ -2478,7 +2476,7 @@ class _Extractor:
         if ref is not None:
             return Arg("", "ref", ref=ref, text=text, names_value=True)
         if _is_literal(value):
-            return Arg("", "const", text=text)
+            return Arg("", "const", text=text, passes_null=_uncast(value).type == "null_literal")
         arms = _conditional_arms(value)
         arm_args = tuple(self._visited_arg(_uncast(arm), _text(arm)) for arm in arms) if len(arms) > 1 else ()
         return Arg("", "other", text=text, adds_to=self._added_to(value), arms=arm_args)
@@ -3650,14 +3648,18 @@ def _tested_null(condition: Node | None, operator: str) -> str | None:
 
 def _parameter_fallbacks(body: Node, params: set[str]) -> dict[int, tuple[str, Node]]:
     """The statements of a method's `body` itself (not one nested in another) giving a parameter of
-    `params` a value where it holds null, the first for each, by node id: the parameter and that
-    value (see `_fallback_assigned`)."""
-    found: dict[int, tuple[str, Node]] = {}
-    for statement in body.named_children:
-        fallback = _fallback_assigned(statement)
-        if fallback is not None and fallback[0] in params - {param for param, _ in found.values()}:
-            found[statement.id] = fallback
-    return found
+    `params` a value where it holds null, by node id: the parameter and that value (see
+    `_fallback_assigned`)."""
+    fallbacks = ((statement.id, _fallback_assigned(statement)) for statement in body.named_children)
+    return {at: fallback for at, fallback in fallbacks if fallback is not None and fallback[0] in params}
+
+
+def _given_fallback(param: Param, path: Ref | None, at: Pos) -> Param:
+    """`param` given a value `path` where it holds null by the statement at `at`: its fallback for
+    the first such statement; after that it holds null no more, and a later one keeps its value."""
+    if param.fallback_at is None:
+        return param._replace(fallback=path, fallback_at=at)
+    return param._replace(fallback_again_at=(*param.fallback_again_at, at))
 
 
 def _fallback_assigned(statement: Node) -> tuple[str, Node] | None:
@@ -3715,14 +3717,25 @@ def _given_where_null(name: str, value: Node) -> Node | None:
 
 def _supplied(supplier: Node) -> Node:
     """The value a supplier gives where it runs at once (`requireNonNullElseGet`): the body of `() ->
-    this.lock`, or what it returns (`() -> { return this.lock; }`); the supplier itself for another
-    (`this::newLock`), a value that is no name path."""
+    this.lock`, or what its one `return`, its block's last statement, returns (`() -> { log();
+    return this.lock; }`); the supplier itself for another (`this::newLock`), a value that is no name
+    path."""
     body = supplier.child_by_field_name("body") if supplier.type == "lambda_expression" else None
     if body is not None and body.type == "block":
-        statements = body.named_children
-        alone = statements[0] if len(statements) == 1 and statements[0].type == "return_statement" else None
+        statements = [statement for statement in body.named_children if statement.type not in _COMMENTS]
+        returns = [node for node, _ in _descendants(body) if node.type == "return_statement"]
+        returns = [node for node in returns if _left(node) == supplier]
+        alone = returns[0] if len(returns) == 1 and statements[-1] == returns[0] else None
         body = alone.named_children[0] if alone is not None and alone.named_children else None
     return _unparenthesized(body) if body is not None else supplier
+
+
+def _left(jump: Node) -> Node | None:
+    """The lambda or the class body a `return` leaves (the method of that body): the innermost around it."""
+    around = jump.parent
+    while around is not None and around.type not in ("lambda_expression", "class_body"):
+        around = around.parent
+    return around
 
 
 def _is_local(node: Node, name: str) -> bool:
