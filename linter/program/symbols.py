@@ -58,9 +58,11 @@ _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
 _STREAMS = frozenset({"stream", "parallelStream"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *_STREAMS})
-# Methods that add their argument at this position to a container, with no key known (Java's besides
-# `add`: a `Deque`'s, a `Queue`'s, a `Stack`'s, a `Vector`'s).
-_ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1} | dict.fromkeys(
+# Methods that add their argument at this position to a container, with no key known.
+_ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
+# Java's besides `add` (a `Deque`'s, a `Queue`'s, a `Stack`'s, a `Vector`'s): in Python, no container
+# has them, so there they are only other classes' methods (`steps.push(f)` of a project's `Steps`).
+_JAVA_ADDING_METHODS = _ADDING_METHODS | dict.fromkeys(
     ("addFirst", "addLast", "offer", "offerFirst", "offerLast", "push", "addElement"), 0
 )
 # By the kind of a write into a property's name, the accessor it runs.
@@ -2429,8 +2431,9 @@ class Symbols:
                 key = self._stored_key(fid, module.name, function.qualname, stored)
                 if key is not None:
                     index.setdefault(key, []).append((fid, stored))
+            adding_methods = _JAVA_ADDING_METHODS if is_java(module.rel) else _ADDING_METHODS
             for call in function.calls:
-                for adding in _added_elements(call) + self._added_written_out(fid, call):
+                for adding in _added_elements(call, adding_methods) + self._added_written_out(fid, call):
                     key = self._stored_key(fid, module.name, function.qualname, adding)
                     if key is not None:
                         added.append((key, fid, adding))
@@ -3679,14 +3682,15 @@ def _positionals_bound(call: Call) -> int | None:
     return sum(1 for arg in call.args[1:] if not arg.keyword)
 
 
-def _added_elements(call: Call) -> list[Stored]:
+def _added_elements(call: Call, adding_methods: Mapping[str, int]) -> list[Stored]:
     """What a call that adds to a named container (`listeners.append(f)`, `self._callbacks.add(f)`)
-    stores there, at no known key."""
+    by one of `adding_methods` (the position of the argument each adds, by name) stores there, at
+    no known key."""
     callee = call.callee
-    if callee is None or not callee.attrs or callee.attrs[-1] not in _ADDING_METHODS:
+    if callee is None or not callee.attrs or callee.attrs[-1] not in adding_methods:
         return []
     container = callee.attrs[:-1]
-    position = _ADDING_METHODS[callee.attrs[-1]]
+    position = adding_methods[callee.attrs[-1]]
     if callee.attrs[-1] == "add" and len(call.args) == 2:
         position = 1  # Java's `list.add(index, element)`
     # `listeners.append(f)`, or into an item of a field: `self._listeners[topic].append(f)`.
