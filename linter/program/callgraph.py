@@ -360,20 +360,25 @@ class CallGraph:
         batch_loop = per_element and not self._walks_no_batch(fid, callee, call)
         for index, arg in enumerate(call.args):
             for function in self._functions_passed(fid, arg):
-                if index == 0 and not arg.keyword and self._decorates(callee, function):
+                if index == 0 and not arg.keyword and self._decorates(fid, call, callee, function):
                     continue
                 kind = ON_THE_SPOT if runs_on_the_spot or per_element else HANDOFF
                 sites.append(CallSite(fid, function, kind, call.site, call.id, batch_loop, via_argument=True))
         return sites
 
-    def _decorates(self, callee: Entity, function: str) -> bool:
+    def _decorates(self, fid: str, call: Call, callee: Entity, function: str) -> bool:
         """Whether a project function given `function` first is a decorator of it: it returns the
         function or a wrapper calling it (`return _wrap(func)` in a decorator that hands its function
-        to another), which runs it where the result is called, not here."""
+        to another), which runs it where the result is called, not here. An abstract stub returns
+        nothing: the implementations `call` in `fid` may run in its place decide."""
         if callee.kind != "function":
             return False
         passed = frozenset({Entity("function", function)})
-        return any(value.kind == "function" for value in self.symbols.returned_given(callee.target, passed))
+        return any(
+            value.kind == "function"
+            for decorator in {callee.target, *self.symbols.implementations_run(fid, call, callee)}
+            for value in self.symbols.returned_given(decorator, passed)
+        )
 
     def _runs_started(self, fid: str, call: Call) -> list[str]:
         """The `run` methods that a `start()` call starts, each in a thread or process of its own:

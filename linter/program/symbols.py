@@ -1915,6 +1915,18 @@ class Symbols:
             _NOTHING,
         )
 
+    def implementations_run(self, fid: str, call: Call, callee: Entity) -> frozenset[str]:
+        """The functions with a body that `call` in `fid` may run in place of `callee`, what it
+        resolves to, where that is an abstract stub (a `Protocol`'s or an ABC's method, whose body
+        is `...`): the project's implementations of it, as `callees` chooses them; none for another."""
+        if callee.kind not in ("function", "property") or not self.function(callee.target).stub_body:
+            return frozenset()
+        return frozenset(
+            run.target
+            for run in self.callees(fid, call)
+            if run.kind in ("function", "property") and not self.function(run.target).stub_body
+        )
+
     def _callees(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         if self._cut_short(depth):
             return frozenset()
@@ -3110,10 +3122,14 @@ class Symbols:
         if callee.kind == "element_method":
             return Entity("instance", callee.target)
         if callee.kind in ("function", "property"):
-            returned = self._returned_for_call(fid, call, callee.target, depth + 1)
-            if returned == UNKNOWN:
-                returned = self.return_entity(callee.target, depth + 1)
-            return next(iter(self._as_built_for(fid, call, callee.target, frozenset({returned}))))
+            returned = self._function_result(fid, call, callee.target, depth)
+            if returned != UNKNOWN:
+                return returned
+            # A stub that says nothing of what it returns: what every implementation run in its
+            # place returns, where they agree, as a function whose returns agree returns it.
+            implementations = self.implementations_run(fid, call, callee)
+            results = {self._function_result(fid, call, run, depth) for run in implementations}
+            return results.pop() if len(results) == 1 else UNKNOWN
         if callee.kind == "external" and callee.target == "next" and call.args:
             # An element taken from a container the value flow follows: of the one class they agree on.
             taken_from = self.argument_values(fid, call.args[0], depth + 1)
@@ -3128,6 +3144,14 @@ class Symbols:
             # `get` resolved to every function in it grows the call graph past the work limits.
             return self._taken_element(fid, receiver, depth)
         return UNKNOWN
+
+    def _function_result(self, fid: str, call: Call, function: str, depth: int) -> Entity:
+        """The class of what `function` (a function or a property's getter) returns where `call`
+        in `fid` runs it."""
+        returned = self._returned_for_call(fid, call, function, depth + 1)
+        if returned == UNKNOWN:
+            returned = self.return_entity(function, depth + 1)
+        return next(iter(self._as_built_for(fid, call, function, frozenset({returned}))))
 
     def copied_record(self, fid: str, call: Call, depth: int = 0) -> str:
         """The project class of the record a call copies with some fields replaced
