@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 182
+FACTS_FORMAT = 183
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -437,9 +437,10 @@ class Stored(NamedTuple):
     `handlers = [f, g]`, `d["b"] = f`).
 
     `target` is None for the function's return value: a returned lambda, or an element of a
-    returned tuple or list written out (`return self._consumer, self._epoch`). `keys` are the
-    constant keys leading to an element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where
-    a key is not a constant.
+    returned tuple or list written out (`return self._consumer, self._epoch`; Java's array or
+    collection: `return new Drain[] {d};`, `return List.of(d);`). `keys` are the constant keys
+    leading to an element (`d = {"a": {"b": f}}` keeps f at "'a'", "'b'"); "" where a key is not a
+    constant.
     An element with no value and no keys marks an empty literal container bound to a name
     (`handlers = []`), which its methods fill (`handlers.append(f)`). An arm with no value (Java:
     `fast ? m -> drainFast(m) : handlers[0]`) is one of no value known here, which may be anything

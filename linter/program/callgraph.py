@@ -18,6 +18,8 @@ from epochlint.program.symbols import (
     function_id,
     may_name_a_method,
     receiver_path,
+    star_elements,
+    star_parameter_arguments,
 )
 
 # networkx is imported where a graph is built: a run that only moves earlier findings imports the
@@ -924,6 +926,7 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                 if instance:
                     classes.setdefault(key, set()).add(instance)
                 values.setdefault(key, set()).update(value for value in passed if _passes_on(value))
+            _bind_star_parameter(symbols, fid, target, call_as_bound, bound_ahead(callee), classes)
             # `self.CURRENT(m)` of `CURRENT = lambda self, m: ...`: the first parameter is the instance.
             instance = symbols.instance_bound_to(fid, call, callee)
             if instance:
@@ -931,6 +934,26 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
     _bind_decorated(symbols, fid, values)
     _bind_elements(symbols, fid, counts, classes, values)
     return classes, values
+
+
+def _bind_star_parameter(
+    symbols: Symbols, fid: str, target: str, call: Call, ahead: int, classes: dict[tuple[str, str], set[str]]
+) -> None:
+    """A `*xs` parameter (Java's `Drain... xs`) is a container of the arguments beyond the others:
+    of their class where they are instances (`all(m, SlowDrain())`), or of the elements of what a
+    starred argument holds (`all(m, *drains)`). A lone Java argument there is the array itself
+    where it is one (`all(m, arr)` of a `Drain[] arr`), as Java passes an array to a `...`
+    parameter. As for an instance passed, the class holds where every call site agrees on it."""
+    name, elements, starred = star_parameter_arguments(symbols.function(target), call, ahead)
+    if not name:
+        return
+    if len(elements) == 1 and symbols.is_java_function(target):
+        starred.append(elements[0])
+    held = [value for arg in elements for value in symbols.argument_values(fid, arg)]
+    held += [value for arg in starred for value in symbols.iterated_argument_values(fid, arg)]
+    found = {value.target for value in held if value.kind == "instance"}
+    if found:
+        classes.setdefault((target, star_elements(name)), set()).update(found)
 
 
 # The builtins that call a function on each element of an iterable, there: the function's and the

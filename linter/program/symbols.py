@@ -1214,6 +1214,9 @@ class Symbols:
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
         candidates.update(v for v in passed if v.kind != "instance")
+        element_class, _ = self._parameter_types(scope, star_elements(name))
+        if element_class:
+            candidates.add(Entity("container", element_class))
         # A class or function given as the default (`factory=Dispatcher`) of a parameter that no
         # call passes anything known and nothing binds again: what it holds. Most locals have no
         # default: asked first, it spares the parameter check at every lookup.
@@ -1952,7 +1955,24 @@ class Symbols:
             found = frozenset({self.callee(fid, call)}) - {UNKNOWN}
         if not found and call.receiver_call >= 0:
             found = self._returned_functions_run(fid, call, depth)
+        if call.receiver_call >= 0:
+            found |= self._element_methods_run(fid, call, depth)
         return found
+
+    def _element_methods_run(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
+        """What a method called on an element taken from a container runs (`ds.get(0).drain(m)`):
+        that method of each object the container's elements may be, not only of the class its
+        declaration names (a `List<Drain>` given a `SlowDrain`)."""
+        receiver = self.call(fid, call.receiver_call)
+        taken_from = receiver_path(receiver) if receiver is not None else None
+        if receiver is None or taken_from is None or receiver.method not in _CONTAINER_ELEMENT_METHODS:
+            return frozenset()
+        elements = self.path_values(fid, taken_from._replace(attrs=(*taken_from.attrs, "[]")), depth + 1)
+        return frozenset(
+            run
+            for value in elements
+            if value.kind == "instance" and (run := self.member(value, call.method)).kind == "function"
+        )
 
     def _returned_functions_run(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         """What a method called on a call's result runs where that call returns functions its
@@ -2697,9 +2717,12 @@ class Symbols:
             if access.flow.returns_it() and not access.flow.call >= 0:
                 values.update(self.path_values(fid, access.ref, depth + 1))
         for _, stored in self._stored_index.get((fid, ""), ()):
-            # A returned lambda; not an element of a returned tuple, which is no value returned.
+            # A returned lambda; not an element of a returned Python tuple, which is no value returned.
             if not stored.element:
                 values.update(self._stored_value(fid, stored, depth + 1))
+            elif is_java(self.module_of(fid).rel):
+                # A Java array or collection written out (`return new Drain[] {d};`): its elements.
+                values.add(Entity("elements", f"{fid}|"))
         return frozenset(values)
 
     def _member_values(
@@ -3640,6 +3663,23 @@ def spread_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> Ite
             yield Spread(extra, "", arg)
             yield Spread(extra, str(extras), arg)
             extras += 1
+
+
+def star_elements(name: str) -> str:
+    """The name the class learnt for the elements of `*args` parameter `name` is kept under (see
+    `learn_parameter_types`): one no parameter can have."""
+    return f"{name}[]"
+
+
+def star_parameter_arguments(function: FunctionFacts, call: Call, ahead: int = 0) -> tuple[str, list[Arg], list[Arg]]:
+    """A call's `*args` parameter (Java's `Drain... xs`), "" where `function` has none; the
+    arguments beyond the positional parameters, each one of its elements (`all(m, a, b)`); and
+    the starred ones, whose elements it takes (`all(m, *drains)`)."""
+    extra = _parameter_of_kind(function, "vararg")
+    spreads = [spread for spread in spread_arguments(function, call, ahead) if extra and spread.param == extra]
+    elements = [spread.arg for spread in spreads if spread.param_element and not spread.arg.star]
+    starred = [spread.arg for spread in spreads if spread.arg.star == "*" and spread.first < 0]
+    return extra, elements, starred
 
 
 def _parameters_taking_arguments(function: FunctionFacts, ahead: int) -> tuple[list[str], list[str]]:

@@ -1467,6 +1467,10 @@ class _Extractor:
             # `check()` of `check().and(p)` gives, run where that is tested.
             functions = [self._function_value(arm) for arm in _conditional_arms(child)] if not self._inlined else []
             self._fn.stored.extend(Stored(None, False, value_function=function) for function in functions if function)
+            if not self._inlined:
+                # `return new Drain[] {new SlowDrain()};`, `return List.of(this::check);`: what walking
+                # the result gives, as a local given it keeps.
+                self._store_written_out(None, child)
         self._exit(node)
 
     def _v_throw_statement(self, node: Node) -> None:
@@ -2088,11 +2092,16 @@ class _Extractor:
         if self._is_new_empty(value) and _makes_a_collection(value):
             self._fn.stored.append(Stored(target, True, pos=_pos(value)))
         else:
-            for element in self._written_out_elements(value):
-                function = self._function_value(element)
-                value_call, value_ref = (-1, None) if function else self._value_of(element)
-                if function or value_call >= 0 or value_ref is not None:
-                    self._fn.stored.append(Stored(target, True, value_ref, value_call, function, ("",), _pos(element)))
+            self._store_written_out(target, value)
+
+    def _store_written_out(self, target: Ref | None, value: Node) -> None:
+        """Each element of a collection or array written out (see `_written_out_elements`), kept as
+        an element of `target` (None: of the value returned)."""
+        for element in self._written_out_elements(_unparenthesized(value)):
+            function = self._function_value(element)
+            value_call, value_ref = (-1, None) if function else self._value_of(element)
+            if function or value_call >= 0 or value_ref is not None:
+                self._fn.stored.append(Stored(target, True, value_ref, value_call, function, ("",), _pos(element)))
 
     def _written_out_elements(self, value: Node) -> list[Node]:
         """The elements of a collection written out (`List.of(a, b)`, `Arrays.asList(a, b)`): its
