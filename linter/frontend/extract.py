@@ -1967,7 +1967,9 @@ class FactsExtractor(FastVisitor):
             return Arg(keyword, "const", text=text)
         arms = _conditional_arms(value) if _is_conditional(value) else []
         arm_args = tuple(self._argument(keyword, arm) for arm in arms)
-        return Arg(keyword, "other", text=text, adds_to=self._added_to(value), arms=arm_args)
+        return Arg(
+            keyword, "other", text=text, adds_to=self._added_to(value), arms=arm_args, passes_null=_passes_falsy(value)
+        )
 
     def _added_to(self, value: cst.BaseExpression) -> Ref | None:
         """The name path an addition adds to (`self._epoch` of `self._epoch + 1` or `1 + self._epoch`)."""
@@ -2275,6 +2277,16 @@ def _conditional_arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(value, cst.BooleanOperation):
         return _conditional_arms(value.right)
     return [value]
+
+
+def _passes_falsy(value: cst.BaseExpression) -> bool:
+    """Whether a conditional may give the left operand of an `and`, which `_conditional_arms` leaves
+    out: where it gives it, it is falsy (`shared and self._lock`)."""
+    if isinstance(value, cst.IfExp):
+        return _passes_falsy(value.body) or _passes_falsy(value.orelse)
+    if isinstance(value, cst.BooleanOperation):
+        return isinstance(value.operator, cst.And) or _passes_falsy(value.left) or _passes_falsy(value.right)
+    return False
 
 
 def _is_conditional(value: cst.BaseExpression) -> bool:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 183
+FACTS_FORMAT = 184
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -210,7 +210,9 @@ class Arg(NamedTuple):
     # argument that is such a call is.
     typed_by_call: int = -1
     # Java: the argument is `null`, cast or not (`(Semaphore) null`, of static type `Semaphore`): it
-    # passes what Python's `None` does.
+    # passes what Python's `None` does. Python: a conditional argument that may pass the falsy left
+    # operand of an `and` (`shared and self._lock`), which no arm stands for: a lock parameter's
+    # fallback replaces it as it does None.
     passes_null: bool = False
     # The arms of a conditional argument (`self.a if fast else self.b`, `a or b`, Java's `fast ?
     # this::a : this::b`), each an argument of its own, where it has more than one: the argument

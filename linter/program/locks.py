@@ -480,12 +480,14 @@ class Locks:
             named = self._parameter_named(site.caller, ref, site.pos[0]) if ref is not None else None
             return self._lock_of_parameter(site.caller, self._handed_to(site, named, param, element)) if named else None
         none_holds = self._fallback_lock(site.callee, param)
+        if arg.arms:
+            # `take(flag ? null : lock)`: either arm's, where they agree; `shared and lock` may pass
+            # a falsy value, which the fallback replaces.
+            arm_locks = {self._argument_lock(site, param, arm) for arm in arg.arms}
+            arm_locks |= {none_holds} if arg.passes_null else set()
+            return arm_locks.pop() if len(arm_locks) == 1 else None
         if _passes_none(arg):
             return none_holds
-        if arg.arms:
-            # `take(flag ? null : lock)`: either arm's, where they agree.
-            arm_locks = {self._argument_lock(site, param, arm) for arm in arg.arms}
-            return arm_locks.pop() if len(arm_locks) == 1 else None
         if arg.ref is None:
             return None
         return self.lock_of(site.caller, param.lock_ref(arg.ref), site.pos[0], none_holds)
