@@ -1061,6 +1061,10 @@ class FactsExtractor(FastVisitor):
             # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed;
             # after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
             self._held(node.test, rest, held=False)
+        if self._elifs.get(id(node), True) and rest is not None and _else_leaves(node):
+            # `if (e := cur()) is not None: ...` / `else: return`: the rest of the block runs where the test
+            # held; after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
+            self._held(node.test, rest)
         if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
             # No path goes on after the statement but to the caller: as a `return` at its end, or
             # a `raise` where one may end a path through it.
@@ -1180,7 +1184,7 @@ class FactsExtractor(FastVisitor):
 
     def _held(self, test: cst.BaseExpression, *spans: Pos, held: bool = True) -> None:
         """Record that `spans` run only where `test` held (or, not `held`, failed: see `Held`)."""
-        self._fn.held.append(Held(tuple(self._pos(operand) for operand in _ran_operands(test, held)), spans))
+        self._fn.held.append(Held(tuple(self._pos(operand) for operand in _ran_operands(test, held)), spans, not held))
 
     def _walk_loop_body(self, node: cst.For | cst.While) -> None:
         """The body, where a `break` ends this loop (in its `else`, a `break` ends an outer one)."""
@@ -2690,6 +2694,14 @@ def _leaves(body: cst.BaseSuite, jumps: _Jumps = _JUMPS) -> bool:
     ending in one of `jumps`: one of its statements does not (`_statement_leaves`), the rest of the
     suite after it never running (`return` / `log.info("busy")`)."""
     return any(_statement_leaves(statement, jumps) for statement in _one_by_one(body.body))
+
+
+def _else_leaves(statement: cst.If) -> bool:
+    """Whether `statement` has an `else` (or `elif`) through which no path goes on after it."""
+    orelse = statement.orelse
+    if orelse is None:
+        return False
+    return _statement_leaves(orelse, _JUMPS) if isinstance(orelse, cst.If) else _leaves(orelse.body)
 
 
 def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:

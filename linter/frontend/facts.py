@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 184
+FACTS_FORMAT = 185
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -389,15 +389,19 @@ class Held(NamedTuple):
 
     `operands`: the test and the operands in it that have run there, at any depth.
     `spans`: where the test held, the statement's body, a conditional expression's body, a
-    comprehension's element and its clauses after the `if` clause; where it failed, the `else` (or
-    `elif`) of an `if` statement, a conditional expression's `orelse`, the rest of the block after
-    an `if` statement whose body cannot go on after it (for an `elif` arm's test, the rest after
-    the whole statement, where no arm before it goes on either), a `while` loop's `else`, and the
-    rest of the block after a loop that no `break` leaves (its test failed the last time it ran).
+    comprehension's element and its clauses after the `if` clause, the rest of the block after an
+    `if` statement whose `else` cannot go on after it (where no arm before it goes on either, as
+    below); where it failed, the `else` (or `elif`) of an `if` statement, a conditional
+    expression's `orelse`, the rest of the block after an `if` statement whose body cannot go on
+    after it (for an `elif` arm's test, the rest after the whole statement, where no arm before it
+    goes on either), a `while` loop's `else`, and the rest of the block after a loop that no
+    `break` leaves (its test failed the last time it ran).
+    `failed`: whether `spans` run where the test failed (else where it held).
     """
 
     operands: tuple[Pos, ...]
     spans: tuple[Pos, ...]
+    failed: bool = False
 
 
 class Exit(NamedTuple):

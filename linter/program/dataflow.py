@@ -1558,8 +1558,9 @@ class _Frame:
         each_pass = self._each_pass(earlier, read, loop)
         if any(self._conditions(later) <= each_pass for later in following):
             return True
+        passed_over = self._arms_passed_over(read)
         return any(
-            self._every_arm_assigns(branches, each_pass, following)
+            self._every_arm_assigns(branches, each_pass, following, passed_over)
             for branches in self.program.symbols.function(self.fid).branches
             if branches.exhaustive and self._on_the_way(branches.pos, earlier, read, loop)
         )
@@ -1848,18 +1849,18 @@ class _Frame:
 
     def _arms_passed_over(self, read: Site) -> frozenset[Pos]:
         """The bodies of the `if` statements with an `else` (or of `elif` and `else if` arms)
-        written before the read at `read` whose test failed wherever the read runs (see `Held`: the
-        rest of the block after one whose body cannot go on): no path through them goes on to the
-        read, which runs only past the `else` (`if ok: return` / `else: e = cur()`, then
-        `commit(e)`)."""
+        written before the read at `read` whose test failed wherever the read runs, and the `else`
+        blocks of those whose test held there (see `Held`: the rest of the block after one whose
+        body, or `else`, cannot go on): no path through them goes on to the read, which runs only
+        past the other arm (`if ok: return` / `else: e = cur()`, then `commit(e)`)."""
         function = self.program.symbols.function(self.fid)
-        failed = [held.operands[0] for held in function.held if any(within(read.pos, span) for span in held.spans)]
+        tested = [held for held in function.held if any(within(read.pos, span) for span in held.spans)]
         return frozenset(
-            branches.arms[0]
+            branches.arms[0 if held.failed else 1]
             for branches in function.branches
-            if branches.exhaustive
-            and branches.pos[2:] <= read.pos[:2]
-            and any(within(test, branches.pos) and test[2:] <= branches.arms[0][:2] for test in failed)
+            if branches.exhaustive and len(branches.arms) == 2 and branches.pos[2:] <= read.pos[:2]
+            for held in tested
+            if within(held.operands[0], branches.pos) and held.operands[0][2:] <= branches.arms[0][:2]
         )
 
     def _conditions(self, site: Site) -> frozenset[object]:

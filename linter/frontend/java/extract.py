@@ -1671,6 +1671,11 @@ class _Extractor:
             # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed
             # (after an `else if`, the rest of the block after the whole chain).
             self._held(condition, _span_after(head, head.parent), held=False)
+        if head is not None and head.parent is not None and head.parent.type in _BLOCKS:
+            if alternative is not None and _leaves(alternative):
+                # `if ((e = cur()) != null) { ... } else return;`: the rest of the block runs where the test
+                # held (after an `else if`, the rest of the block after the whole chain).
+                self._held(condition, _span_after(head, head.parent))
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
@@ -1721,7 +1726,7 @@ class _Extractor:
 
     def _held(self, condition: Node, *spans: Pos, held: bool = True) -> None:
         """Record that `spans` run only where `condition` held (or, not `held`, failed: see `Held`)."""
-        self._fn.held.append(Held(tuple(_pos(operand) for operand in _ran_operands(condition, held)), spans))
+        self._fn.held.append(Held(tuple(_pos(operand) for operand in _ran_operands(condition, held)), spans, not held))
 
     def _v_while_statement(self, node: Node) -> None:
         condition, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
