@@ -310,6 +310,10 @@ class FactsExtractor(FastVisitor):
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
         # Each with whether no arm before it goes on after the statement.
         self._elifs: dict[int, bool] = {}
+        # The `elif` parts, and the `if` statements that end an `else` block past arms that go on nowhere
+        # after their statement (`if ok: return` / `else: if c: return`): the rest of the block after
+        # that statement, which runs only past them.
+        self._rests_after: dict[int, Pos | None] = {}
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
         self._element_calls: dict[tuple[str, str], tuple[Arg, ...]] = {}
@@ -1041,7 +1045,8 @@ class FactsExtractor(FastVisitor):
         self.walk(node.body)
         if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
-        rest, body_leaves = self._rest_of_block(node), _leaves(node.body)
+        rest, body_leaves = self._rests_after.get(id(node), self._rest_of_block(node)), _leaves(node.body)
+        self._pass_the_rest_on(node, rest, body_leaves)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
@@ -1071,6 +1076,17 @@ class FactsExtractor(FastVisitor):
             end = self._pos(node)[2:]
             self._exit(end + end, raised=not _statement_leaves(node, _RETURNS))
         return False
+
+    def _pass_the_rest_on(self, node: cst.If, rest: Pos | None, body_leaves: bool) -> None:
+        """Give the rest of the block after `node` to its `elif` part, or to an `if` statement that
+        ends its `else` block where no arm before it goes on (see `_rests_after`)."""
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            self._rests_after[id(orelse)] = rest
+        elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+            last = orelse.body.body[-1]
+            if isinstance(last, cst.If) and body_leaves and self._elifs.get(id(node), True):
+                self._rests_after[id(last)] = rest
 
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
