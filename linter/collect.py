@@ -24,7 +24,7 @@ from epochlint.config import Config
 from epochlint.discovery import SourceFile
 from epochlint.fileio import over_size_limit, read_regular_file
 from epochlint.frontend import codec, facts_from_source, facts_without_parse
-from epochlint.frontend.facts import FileFacts
+from epochlint.frontend.facts import ClassFacts, FileFacts
 from epochlint.frontend.java import facts_from_java, is_java
 from epochlint.layout import relocated
 from epochlint.prefilter import TextFacts, Vocabulary, linked_files, read_text_facts, relevant_files
@@ -119,9 +119,12 @@ class Collected:
 
 
 def outline(facts: FileFacts) -> FileFacts:
-    """What a run needs of a file whose part of the program it does not analyse: its imports (which
-    link the parts), package, suppressions, size and error; no functions, classes or globals."""
-    return replace(facts, globals=(), functions=(), classes=())
+    """What a run needs of a file whose part of the program it does not analyse: its imports and
+    the names of its top-level classes (which link the parts: a Java class of no access modifier
+    may be declared in a file of another name), package, suppressions, size and error; no
+    functions, globals, nor classes' members."""
+    top_level = tuple(ClassFacts(cls.qualname, cls.name, cls.pos) for cls in facts.classes if cls.qualname == cls.name)
+    return replace(facts, globals=(), functions=(), classes=top_level)
 
 
 def read_source(source: SourceFile, max_size: int) -> bytes | str:

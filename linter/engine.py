@@ -42,9 +42,17 @@ from epochlint.discovery import DiscoveryProblem, SourceFile, discover
 from epochlint.findings import Finding
 from epochlint.frontend.codec import FactsDecodeError, record_classes_of, restricted_loads
 from epochlint.frontend.facts import FileFacts
+from epochlint.frontend.java import is_java
 from epochlint.layout import Relayout, relayout
 from epochlint.prefilter import Reach, text_imports
-from epochlint.program.modules import ModuleInfo, ModuleLocator, imported_names, module_names, namespace_module_names
+from epochlint.program.modules import (
+    ModuleInfo,
+    ModuleLocator,
+    imported_names,
+    java_top_level_classes,
+    module_names,
+    namespace_module_names,
+)
 from epochlint.program.parts import independent_parts
 from epochlint.report import RuleInfo, RunResult
 
@@ -369,6 +377,7 @@ def program_parts(results: Sequence[FileResult], names: Mapping[str, str]) -> li
                 names[r.source.rel],
                 _is_package(r.source.rel),
                 [(i.level, i.module, i.name) for i in r.facts.imports],
+                list(java_top_level_classes(r.facts)) if is_java(r.source.rel) else [],
             )
             for r in results
         ]

@@ -4,6 +4,7 @@ only the part it is in."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -32,6 +33,7 @@ from epochlint.engine import (
 from epochlint.findings import Finding
 from epochlint.program import lockorder
 from epochlint.frontend.facts import FileFacts
+from epochlint.frontend.java import available as java_frontend_available
 from epochlint.prefilter import TextFacts, Vocabulary
 from epochlint.program.model import Program
 from tests.conftest import FIXTURES, KNOWN_CODES
@@ -202,6 +204,22 @@ def test_an_import_between_two_parts_makes_them_one(write_tree: WriteTree, monke
     # The cached run analysed the two parts that changed (the orders base is now a part of its
     # own), the largest last.
     assert programs.built[:2] == [["orders/base.py"], ["billing/base.py", "billing/consumer.py", "orders/consumer.py"]]
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed")
+def test_a_class_declared_in_another_file_of_the_package_links_the_two(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixture = FIXTURES / "java/EPL001/drains"
+    root = write_tree({f"p/{path.name}": path.read_text() for path in fixture.glob("*.java")})
+    assert_as_from_scratch(root)
+    programs = Programs(monkeypatch)
+    direct = root / "p/Direct.java"
+    direct.write_text(direct.read_text().replace("void go(", "void walk("))
+    report = assert_as_from_scratch(root)
+    # Found from the cached outline of Drains.java, which declares `SlowDrain`: one part.
+    assert programs.built[0] == ["p/Direct.java", "p/Drains.java"]
+    assert [finding["code"] for finding in json.loads(report)["findings"]] == ["EPL001"] * 5
 
 
 def test_a_part_past_a_work_limit_leaves_the_others_checked(

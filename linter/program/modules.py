@@ -64,6 +64,17 @@ def imported_names(imports: Iterable[Import]) -> set[str]:
     return found
 
 
+def java_top_level_classes(facts: FileFacts) -> dict[str, str]:
+    """The top-level classes of a Java file's facts, by full name (`p.SlowDrain`, `SlowDrain` in the
+    default package): the qualified name of each in its file."""
+    package = facts.package
+    return {
+        f"{package}.{cls.name}" if package else cls.name: cls.qualname
+        for cls in facts.classes
+        if cls.qualname == cls.name
+    }
+
+
 def _module_name(rel: str, package_dirs: set[str]) -> str:
     # Plain string operations: this runs for every file of every run, even one that analyses nothing.
     folder, file_name = _split(rel)

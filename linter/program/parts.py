@@ -7,8 +7,10 @@ they import; a class's bases, a module-level value, a callee, a receiver's class
 bound at a call site are all found that way (RULES.md, "Reading through calls": no guessing by
 method name). Java's classes of the file's own package count as imports too (the frontend records
 them). So an import links its file to the module it names and to every module below it
-(`import kafka` reaches `kafka.errors` as `kafka.errors`); the files of each connected group are a
-part, and a part's findings are those of the whole unit on its files.
+(`import kafka` reaches `kafka.errors` as `kafka.errors`), and to each Java file declaring a
+top-level class of that full name besides the one the file is named after (`p.SlowDrain` in
+`p/Drains.java`); the files of each connected group are a part, and a part's findings are those of
+the whole unit on its files.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from epochlint.program.modules import ModuleLocator, absolute_module
 __all__ = ["FileImports", "independent_parts"]
 
 # One file of the unit: its root-relative path, its module name, whether it is a package's
-# `__init__`, and its imports as (level, module, name) triples (`from ..a import b`: (2, "a", "b")).
-FileImports = tuple[str, str, bool, Sequence[tuple[int, str, str]]]
+# `__init__`, its imports as (level, module, name) triples (`from ..a import b`: (2, "a", "b")), and
+# the full names of the Java top-level classes it declares.
+FileImports = tuple[str, str, bool, Sequence[tuple[int, str, str]], Sequence[str]]
 
 
 class _Groups:
@@ -47,13 +50,17 @@ def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
     """The parts of the unit, as indexes into `files`: each part in file order, the parts in the
     order of their first file."""
     groups = _Groups()
-    by_name = sorted((module, index) for index, (_, module, _, _) in enumerate(files))
+    by_name = sorted((module, index) for index, (_, module, _, _, _) in enumerate(files))
     names = [module for module, _ in by_name]
     # An import that names no module may lead to one where Python finds it from the file.
-    locator = ModuleLocator({rel: module for rel, module, _, _ in files})
+    locator = ModuleLocator({rel: module for rel, module, _, _, _ in files})
+    declaring: dict[str, list[int]] = {}
+    for index, (_, _, _, _, classes) in enumerate(files):
+        for full_name in classes:
+            declaring.setdefault(full_name, []).append(index)
     # Each name imported: one of the files it reaches, once all it reaches are joined (None: none).
     reaches: dict[str, int | None] = {}
-    for index, (rel, module, is_package, imports) in enumerate(files):
+    for index, (rel, module, is_package, imports, _) in enumerate(files):
         for level, target, name in imports:
             # `from . import b` in a top-level module names `b` itself.
             absolute = absolute_module(module, is_package, level, target) or name
@@ -62,7 +69,7 @@ def independent_parts(files: Sequence[FileImports]) -> list[list[int]]:
             joined = [reaches[absolute]]
             if (located := locator.located(rel, level, target)) is not None and located != absolute:
                 joined.append(_join_subtree(groups, by_name, bisect.bisect_left(names, located), located))
-            for reached in joined:
+            for reached in [*joined, *declaring.get(absolute, ())]:
                 if reached is not None:
                     groups.join(index, reached)
     parts: dict[int, list[int]] = {}

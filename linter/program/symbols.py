@@ -7,6 +7,7 @@ method name alone.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import zlib
 from collections import Counter
@@ -40,7 +41,7 @@ from epochlint.frontend.facts import (
 )
 from epochlint.frontend.java import is_java
 from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, LITERAL_COLLECTIONS, OPTIONAL_TYPES, PRIMITIVE_TYPES
-from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module
+from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module, java_top_level_classes
 from epochlint.program.overloads import (
     EXACT,
     WIDER,
@@ -280,6 +281,7 @@ class Symbols:
         self._overloads_found: dict[str, tuple[str, ...]] | None = None
         self._overloads_in_reach_cache: dict[str, tuple[str, ...]] = {}
         self._subclasses_found: dict[str, tuple[str, ...]] | None = None
+        self._java_top_level_classes_found: dict[str, tuple[str, ...]] | None = None
         self.modules: dict[str, ModuleInfo] = {m.name: m for m in modules}
         self._locator = locator or ModuleLocator({m.rel: m.name for m in modules})
         # Test code is analysed like any code, but never shapes the model of the rest: code outside
@@ -1015,9 +1017,40 @@ class Symbols:
             return entity
         if f"{absolute}.{name}" in self.modules:
             return Entity("module", f"{absolute}.{name}")
+        declared = self._java_package_class(module, absolute) if is_java(module.rel) else ""
+        if declared:
+            return Entity("class", declared)
         if is_java(module.rel) and absolute.endswith(f".{name}"):
             return Entity("external", absolute)  # Java's `import a.b.C;` names the class a.b.C
         return Entity("external", f"{absolute}.{name}" if absolute else name)
+
+    def _java_package_class(self, module: ModuleInfo, dotted: str) -> str:
+        """The top-level class that `dotted` (`p.SlowDrain`, or `SlowDrain` in the default package)
+        names where a file of `module`'s own package declares it, a file of another name: Java sees
+        its package's classes in any of its files, and one of no access modifier needs no file of
+        its name. Only the importer's package counts, as only it sees such a class (a public one is
+        in the file of its name, the module `dotted`). Where files of several folders (source sets)
+        declare it, the one in the importer's folder; "" where that leaves none or several."""
+        package, _, _ = dotted.rpartition(".")
+        if package != module.facts.package:
+            return ""
+        declared = self._java_top_level_classes.get(dotted, ())
+        folder = posixpath.dirname(module.rel)
+        beside = [cid for cid in declared if posixpath.dirname(self.classes[cid][0].rel) == folder]
+        found = beside or declared
+        return found[0] if len(found) == 1 else ""
+
+    @property
+    def _java_top_level_classes(self) -> dict[str, tuple[str, ...]]:
+        """The top-level classes of the Java files, by full name (package and class name)."""
+        if self._java_top_level_classes_found is None:
+            found: dict[str, list[str]] = {}
+            for module in self.modules.values():
+                if is_java(module.rel):
+                    for full_name, qualname in java_top_level_classes(module.facts).items():
+                        found.setdefault(full_name, []).append(function_id(module.name, qualname))
+            self._java_top_level_classes_found = {name: tuple(cids) for name, cids in found.items()}
+        return self._java_top_level_classes_found
 
     def member(self, entity: Entity, attr: str, field_first: bool = False) -> Entity:
         """What `entity.attr` denotes; with `field_first`, an instance's field before a method of
