@@ -1201,11 +1201,10 @@ class Symbols:
     def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
         if not ref.scope:
-            found = self.module_member(module.name, ref.name)
-            if found.kind not in ("unknown", "external"):
-                return found
+            # Java: a class nested in the method's class, one around it or their bases (inherited)
+            # shadows one imported or of the file's package (JLS 6.4.1), as in a declared type.
             nested = self._java_nested_class(module, self.class_of_function(fid), ref.name)
-            return Entity("class", nested) if nested else found
+            return Entity("class", nested) if nested else self.module_member(module.name, ref.name)
         scope = function_id(module.name, ref.scope)
         if scope not in self.functions:
             return UNKNOWN
