@@ -199,7 +199,9 @@ _Found = dict[tuple[_BoundLocks, Passed, frozenset[FieldId]], _Binding]
 _UNBOUND = _Binding({}, (), ())
 # An acquisition of a parameter's lock reached through calls: the chain that reaches it, and the
 # lock the chain binds to it, or the parameter of the function the chain starts in that it hands on.
-_TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | LockParameter]
+# None: a call through a parameter on the chain binds the lock nothing on the chain binds; a partial
+# handed down from before the chain may (see `_bound_by_partial`).
+_TakenThrough = tuple[TakenParameter, tuple[CallSite, ...], FieldId | LockParameter | None]
 # The calls handing a partial's value on, one after another, to a parameter that calls it (see
 # `LockOrder._routes_of`), and those chains by the parameter they end in, by module.
 _Route = tuple[CallSite, ...]
@@ -382,8 +384,15 @@ class LockOrder:
         and what the chain binds to it: a lock, or a parameter of the caller of `site` it hands on.
         Each call that can reach one (`g` calling `helper(self._b)` and `helper(self._c)`) binds
         its own."""
+        late: set[tuple[TakenParameter, FieldId | LockParameter]] = set()
         for taken, chain, handed in self._taken_from(site, free, passed):
-            bound = handed if isinstance(handed, FieldId) else self._bound_at(site, handed)
+            if handed is None:
+                bound = self._pulled_back((site, *chain), taken.parameter)
+                if bound is None or (taken, bound) in late:
+                    continue
+                late.add((taken, bound))
+            else:
+                bound = handed if isinstance(handed, FieldId) else self._bound_at(site, handed)
             if bound is not None:
                 yield taken, (site, *chain), bound
 
@@ -403,7 +412,9 @@ class LockOrder:
                     self._budget.spend(1 + len(chain), site.caller, site.pos)
                     for taken in waiting:
                         bound = self._pulled_back(chain, taken.parameter)
-                        if bound is not None and (taken, bound) not in seen:
+                        if bound is None and any(_calls_a_parameter(step) for step in chain):
+                            cached.append((taken, chain, None))  # bound by a partial handed down from above
+                        elif bound is not None and (taken, bound) not in seen:
                             seen.add((taken, bound))
                             cached.append((taken, chain, bound))
             self._taken_of[key] = cached
@@ -425,11 +436,38 @@ class LockOrder:
         parameter of the function it starts in that they hand on to it (`parameter` itself for no
         call); None where a call binds it something else."""
         handed: FieldId | LockParameter | None = parameter
-        for site in reversed(chain):
-            if not isinstance(handed, LockParameter):
-                break
-            handed = self._bound_at(site, handed)
+        end = len(chain)
+        while end and isinstance(handed, LockParameter):
+            end -= 1
+            bound = self._bound_at(chain[end], handed)
+            if bound is None:
+                # A call through a parameter (`fn(act)`) binds the lock a partial handed down to it does.
+                by_partial = self._bound_by_partial(chain[:end], chain[end], handed)
+                bound, end = by_partial if by_partial is not None else (None, 0)
+            handed = bound
         return handed
+
+    def _bound_by_partial(
+        self, before: tuple[CallSite, ...], site: CallSite, parameter: LockParameter
+    ) -> tuple[FieldId | LockParameter, int] | None:
+        """What a `functools.partial` of the function `site` calls through a parameter binds to
+        its `parameter`, where the calls `before` end with those handing that partial's value to
+        that parameter (see `_routes_of`: `call(partial(guarded, self._z), act)` then `fn(act)`),
+        with the place in `before` of the call handing it first: a lock parameter bound is one of
+        its caller's. None where no such partial binds one, or two bind different ones."""
+        if not _calls_a_parameter(site):
+            return None
+        found: set[tuple[FieldId | LockParameter, int]] = set()
+        for partial, call in self.locks.calls_binding(site.callee):
+            made = (partial.caller, partial.call_id)
+            if not partial.via_argument or not self._makes_a_partial(*made):
+                continue
+            for route in self._routes_to_call(site, self._routes_of(made)):
+                start = len(before) - len(route)
+                bound = self.locks.lock_bound_at(partial, call, parameter) if start >= 0 else None
+                if bound is not None and before[start:] == route:
+                    found.add((bound, start))
+        return found.pop() if len(found) == 1 else None
 
     def _bound_at(self, site: CallSite, parameter: LockParameter) -> FieldId | LockParameter | None:
         """What the call made at `site` binds to `parameter` of its callee (see `Locks.lock_bound_at`);
@@ -1388,6 +1426,11 @@ def _in_order(parameter: LockParameter) -> tuple[str, str, bool, bool, tuple[Fie
     """A key ordering parameters, by `none_holds` too: that may be None, which no lock compares with."""
     held = (parameter.none_holds,) if parameter.none_holds is not None else ()
     return parameter.name, parameter.element, parameter.monitor, parameter.after_fallback, held
+
+
+def _calls_a_parameter(site: CallSite) -> bool:
+    """Whether `site` calls the value of a parameter (`fn(act)`), not a method on it."""
+    return site.through_parameter is not None and not site.on_parameter
 
 
 def _kept_passed(found: _Found, binding: _BoundLocks, passed: Passed) -> Passed:
