@@ -33,7 +33,7 @@ from epochlint.frontend.facts import (
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, HandOn, Parameter, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT, LockParameter
-from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, FieldId
+from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, Entity, FieldId
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
     import networkx as nx
@@ -700,13 +700,32 @@ class LockOrder:
         qualname = self.symbols.function(site.callee).qualname
         module = self.symbols.module_of(site.callee).name
         for name in names:
+            if (site.callee, name) in through:
+                if self._loops_unchanged(route):
+                    continue  # each run of the recursion calls the value with what the first run holds
+                return False
             further = self.calls.handed_on(site.callee, name, called=True)
-            if further is None or (site.callee, name) in through:
+            if further is None:
                 return False
             routes.setdefault((module, (qualname, name)), []).append(route)
             if not self._follow(further, route, through | {(site.callee, name)}, routes):
                 return False
         return True
+
+    def _loops_unchanged(self, route: _Route) -> bool:
+        """Whether the calls of `route` since it first entered the function its last call runs
+        again (a recursion: `r1(fn, act)` calling `r2(fn, act)` calling `r1(fn, act)`) hand every
+        path parameter of that function back to itself: a run of the recursion then calls a value
+        handed round it with what the first run's parameters hold, and the routes without it say
+        all it does."""
+        again = route[-1].callee
+        loop = route[next(index for index, site in enumerate(route) if site.callee == again) + 1 :]
+        # Each parameter holds a stand-in naming it, which only handing it on whole keeps.
+        itself = tuple(
+            (param, frozenset({Entity("unknown", f"{param[0]}({param[1]})")}))
+            for param in sorted(self.calls.path_parameters(again))
+        )
+        return self._passed_along(loop, itself) == itself
 
     def _bound_to(self, site: CallSite, call: Call, handed: Arg) -> list[str]:
         """The parameters of the function `call` runs at `site` that take its argument `handed`
