@@ -926,7 +926,7 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
                 if instance:
                     classes.setdefault(key, set()).add(instance)
                 values.setdefault(key, set()).update(value for value in passed if _passes_on(value))
-            _bind_star_parameter(symbols, fid, target, call_as_bound, bound_ahead(callee), classes)
+            _bind_star_parameter(symbols, fid, target, call_as_bound, bound_ahead(callee), (classes, values))
             # `self.CURRENT(m)` of `CURRENT = lambda self, m: ...`: the first parameter is the instance.
             instance = symbols.instance_bound_to(fid, call, callee)
             if instance:
@@ -936,24 +936,28 @@ def _bound_in(symbols: Symbols, fid: str, counts: Callable[[str, str], bool]) ->
     return classes, values
 
 
-def _bind_star_parameter(
-    symbols: Symbols, fid: str, target: str, call: Call, ahead: int, classes: dict[tuple[str, str], set[str]]
-) -> None:
+def _bind_star_parameter(symbols: Symbols, fid: str, target: str, call: Call, ahead: int, bound: _Bound) -> None:
     """A `*xs` parameter (Java's `Drain... xs`) is a container of the arguments beyond the others:
     of their class where they are instances (`all(m, SlowDrain())`), or of the elements of what a
     starred argument holds (`all(m, *drains)`). A lone Java argument there is the array itself
     where it is one (`all(m, arr)` of a `Drain[] arr`), as Java passes an array to a `...`
-    parameter. As for an instance passed, the class holds where every call site agrees on it."""
+    parameter. As for an instance passed, the class holds where every call site agrees on it. A
+    Java one holds every function given too (`all(m, this::check)`), as a parameter learns them."""
     name, elements, starred = star_parameter_arguments(symbols.function(target), call, ahead)
     if not name:
         return
-    if len(elements) == 1 and symbols.is_java_function(target):
+    java = symbols.is_java_function(target)
+    if len(elements) == 1 and java:
         starred.append(elements[0])
     held = [value for arg in elements for value in symbols.argument_values(fid, arg)]
     held += [value for arg in starred for value in symbols.iterated_argument_values(fid, arg)]
+    classes, values = bound
     found = {value.target for value in held if value.kind == "instance"}
     if found:
         classes.setdefault((target, star_elements(name)), set()).update(found)
+    functions = {value for value in held if value.kind == "function"}
+    if functions and java:
+        values.setdefault((target, star_elements(name)), set()).update(functions)
 
 
 # The builtins that call a function on each element of an iterable, there: the function's and the

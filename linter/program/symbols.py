@@ -56,6 +56,11 @@ from epochlint.program.resolutions import Resolutions
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _INIT = frozenset({"__init__"})
 _CONTAINER_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+# Java's besides: a `Deque`'s, a `Queue`'s, a `LinkedList`'s, a `List`'s `remove(index)`, a `Vector`'s.
+_JAVA_ELEMENT_METHODS = _CONTAINER_ELEMENT_METHODS | {
+    "peek", "poll", "element", "remove", "take", "getFirst", "getLast", "peekFirst", "peekLast", "pollFirst",
+    "pollLast", "removeFirst", "removeLast", "firstElement", "lastElement", "elementAt",
+}
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
 _STREAMS = frozenset({"stream", "parallelStream"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *_STREAMS})
@@ -1246,9 +1251,12 @@ class Symbols:
             candidates.add(Entity("instance", learnt))
         # Instances passed are typed by param_types, where every call site agrees.
         candidates.update(v for v in passed if v.kind != "instance")
-        element_class, _ = self._parameter_types(scope, star_elements(name))
+        element_class, elements_passed = self._parameter_types(scope, star_elements(name))
         if element_class:
             candidates.add(Entity("container", element_class))
+        if elements_passed:
+            # Java's `Consumer<Msg>... cs` given functions: their container (see `_stored_elements`).
+            candidates.add(Entity("elements", f"{scope}|{star_elements(name)}"))
         # A class or function given as the default (`factory=Dispatcher`) of a parameter that no
         # call passes anything known and nothing binds again: what it holds. Most locals have no
         # default: asked first, it spares the parameter check at every lookup.
@@ -1994,16 +2002,20 @@ class Symbols:
     def _element_methods_run(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         """What a method called on an element taken from a container runs (`ds.get(0).drain(m)`):
         that method of each object the container's elements may be, not only of the class its
-        declaration names (a `List<Drain>` given a `SlowDrain`)."""
+        declaration names (a `List<Drain>` given a `SlowDrain`); in Java, each function it holds
+        too, called through its interface's method (`drains.poll().accept(m)`, see `member`)."""
         receiver = self.call(fid, call.receiver_call)
         taken_from = receiver_path(receiver) if receiver is not None else None
-        if receiver is None or taken_from is None or receiver.method not in _CONTAINER_ELEMENT_METHODS:
+        java = is_java(self.module_of(fid).rel)
+        taking = _JAVA_ELEMENT_METHODS if java else _CONTAINER_ELEMENT_METHODS
+        if receiver is None or taken_from is None or receiver.method not in taking:
             return frozenset()
         elements = self.path_values(fid, taken_from._replace(attrs=(*taken_from.attrs, "[]")), depth + 1)
+        kinds = ("instance", "function") if java else ("instance",)
         return frozenset(
             run
             for value in elements
-            if value.kind == "instance" and (run := self.member(value, call.method)).kind == "function"
+            if value.kind in kinds and (run := self.member(value, call.method)).kind == "function"
         )
 
     def _returned_functions_run(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
@@ -2378,6 +2390,10 @@ class Symbols:
             for called in self.callees(fid, call, depth + 1):
                 if called.kind == "function":
                     values.update(self._yielded_values(called.target, depth + 1))
+            # Java's collection written out (`Stream.of(this::a, this::b).forEach(...)`): its arguments.
+            listed = self._elements_of_call(fid, call, depth) if is_java(self.module_of(fid).rel) else ()
+            for element in listed:
+                values.update(self.argument_values(fid, element, depth + 1))
         for iterable in iterables:
             if iterable.kind != "mapping":  # a map gives its keys, of no class declared here
                 values.update(self._member_values(iterable, "[]", depth + 1))
@@ -2520,12 +2536,15 @@ class Symbols:
     def _added_written_out(self, fid: str, call: Call) -> list[Stored]:
         """What a Java call in `fid` adding many elements at once to a named collection stores there:
         each element of a collection written out given to its `addAll` (`plain.addAll(List.of(f,
-        g))`), or each argument after the collection given to `Collections.addAll(plain, f, g)`."""
+        g))`), or each argument after the collection given to `Collections.addAll(plain, f, g)`;
+        given a named collection (`tasks.addAll(src)`), the elements of that one."""
         receiver = receiver_path(call)
         if receiver is None or call.method != "addAll" or not is_java(self.module_of(fid).rel):
             return []
         if receiver == Ref("", "Collections") and call.args and call.args[0].ref is not None:
             container, elements = call.args[0].ref, call.args[1:]
+        elif len(call.args) == 1 and (given := call.args[0].ref) is not None and call.args[0].kind == "ref":
+            container, elements = receiver, (call.args[0]._replace(ref=given._replace(attrs=(*given.attrs, "[]"))),)
         elif len(call.args) == 1 and (written := self.argument_call(fid, call.args[0])) is not None:
             container, elements = receiver, self._elements_listed(fid, written)
             # One array given alone (`List.of(drains)`), by its declared type: its elements are
@@ -2617,6 +2636,9 @@ class Symbols:
                 values.add(Entity("elements", container.target, keys))
             elif len(stored.keys) == len(keys):
                 values.update(self._stored_value(fid, stored, depth + 1))
+        if not container.keys and name.endswith("[]"):
+            # The functions given to a Java `...` parameter (see `local_values`), at any key.
+            values.update(self._parameter_types(scope, name)[1])
         return frozenset(values)
 
     def _stored_value(self, fid: str, stored: Stored | Write, depth: int) -> frozenset[Entity]:
@@ -3352,7 +3374,11 @@ class Symbols:
         """The elements of a collection Java argument `arg` in `fid` writes out one by one
         (`List.of(a, b)`, `Arrays.asList(a, b)`); none for another argument, or one array given."""
         call = self.argument_call(fid, arg)
-        elements = self._elements_listed(fid, call) if call is not None else ()
+        return self._elements_of_call(fid, call, depth) if call is not None else ()
+
+    def _elements_of_call(self, fid: str, call: Call, depth: int) -> tuple[Arg, ...]:
+        """The elements a Java call in `fid` writes out one by one (see `_elements_written`)."""
+        elements = self._elements_listed(fid, call)
         one_array = len(elements) == 1 and self._is_array_argument(fid, elements[0], depth)
         return () if one_array else elements
 

@@ -2096,8 +2096,26 @@ class _Extractor:
         value = _unparenthesized(value)
         if self._is_new_empty(value) and _makes_a_collection(value):
             self._fn.stored.append(Stored(target, True, pos=_pos(value)))
+        elif copied := self._collection_copied(value):
+            # `new ArrayList<>(plain)`: each element of `plain`, at no known key.
+            elements = copied._replace(attrs=(*copied.attrs, "[]"))
+            self._fn.stored.append(Stored(target, True, elements, keys=("",), pos=_pos(value)))
         else:
             self._store_written_out(target, value)
+
+    def _collection_copied(self, value: Node) -> Ref | None:
+        """The named collection a JDK collection made of it copies (`plain` of `new
+        ArrayList<>(plain)`, `new ArrayDeque<>(this.drains)`); None for anything else."""
+        made = value.child_by_field_name("type") if value.type == "object_creation_expression" else None
+        if made is None or value.child_by_field_name("body") or not _makes_a_collection(value):
+            return None
+        if not self._names_a_jdk_class(type_name(made)):
+            return None  # a class of the project's own: what it keeps of its argument is its own
+        arguments = value.child_by_field_name("arguments").named_children
+        if len(arguments) != 1 or self._is_scalar(arguments[0]):
+            return None
+        _, ref = self._value_of(arguments[0])
+        return ref
 
     def _store_written_out(self, target: Ref | None, value: Node) -> None:
         """Each element of a collection or array written out (see `_written_out_elements`), kept as
