@@ -2092,30 +2092,34 @@ class _Extractor:
         a collection: one made empty (`new ArrayList<>()`), marked as Python's `[]` is so that what
         its `add` is given counts as its elements, or one written out (`List.of(this::drainSlow, m
         -> drainFast(m))`), whose elements are each argument's value (a lambda, a method reference,
-        a call or a name path), at no known key."""
+        a call or a name path), at no known key, or a copy of another (see `_collection_copied`)."""
         value = _unparenthesized(value)
         if self._is_new_empty(value) and _makes_a_collection(value):
             self._fn.stored.append(Stored(target, True, pos=_pos(value)))
-        elif copied := self._collection_copied(value):
+        elif (copied := self._collection_copied(value)) is None:
+            self._store_written_out(target, value)
+        elif (named := self._value_of(copied)[1]) is not None:
             # `new ArrayList<>(plain)`: each element of `plain`, at no known key.
-            elements = copied._replace(attrs=(*copied.attrs, "[]"))
+            elements = named._replace(attrs=(*named.attrs, "[]"))
             self._fn.stored.append(Stored(target, True, elements, keys=("",), pos=_pos(value)))
         else:
-            self._store_written_out(target, value)
+            self._store_written_out(target, copied)  # `new ArrayList<>(List.of(this::check))`
 
-    def _collection_copied(self, value: Node) -> Ref | None:
-        """The named collection a JDK collection made of it copies (`plain` of `new
-        ArrayList<>(plain)`, `new ArrayDeque<>(this.drains)`); None for anything else."""
-        made = value.child_by_field_name("type") if value.type == "object_creation_expression" else None
-        if made is None or value.child_by_field_name("body") or not _makes_a_collection(value):
-            return None
-        if not self._names_a_jdk_class(type_name(made)):
+    def _collection_copied(self, value: Node) -> Node | None:
+        """The collection a JDK collection made of it copies (`plain` of `new ArrayList<>(plain)`,
+        of `List.copyOf(plain)`, `List.of(f)` of `new ArrayDeque<>(List.of(f))`); None for anything
+        else."""
+        receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
+        if receiver is not None and _method_called(value) == "copyOf":
+            made = _text(receiver)  # `List`, `Set`: the JDK's where it is imported so
+        elif value.type == "object_creation_expression" and not value.child_by_field_name("body"):
+            made = type_name(value.child_by_field_name("type")) if _makes_a_collection(value) else ""
+        else:
+            made = ""
+        if not made or not self._names_a_jdk_class(made):
             return None  # a class of the project's own: what it keeps of its argument is its own
         arguments = value.child_by_field_name("arguments").named_children
-        if len(arguments) != 1 or self._is_scalar(arguments[0]):
-            return None
-        _, ref = self._value_of(arguments[0])
-        return ref
+        return arguments[0] if len(arguments) == 1 and not self._is_scalar(arguments[0]) else None
 
     def _store_written_out(self, target: Ref | None, value: Node) -> None:
         """Each element of a collection or array written out (see `_written_out_elements`), kept as
