@@ -462,11 +462,10 @@ class LockOrder:
             made = (partial.caller, partial.call_id)
             if not partial.via_argument or not self._makes_a_partial(*made):
                 continue
-            for route in self._routes_to_call(site, self._routes_of(made)):
-                start = len(before) - len(route)
-                bound = self.locks.lock_bound_at(partial, call, parameter) if start >= 0 else None
-                if bound is not None and before[start:] == route:
-                    found.add((bound, start))
+            starts = _starts_of_routes(before, self._routes_to_call(site, self._routes_of(made)))
+            # What the partial binds is asked only of one handed down: asking each is quadratic in partials.
+            bound = self.locks.lock_bound_at(partial, call, parameter) if starts else None
+            found.update((bound, start) for start in starts if bound is not None)
         return found.pop() if len(found) == 1 else None
 
     def _bound_at(self, site: CallSite, parameter: LockParameter) -> FieldId | LockParameter | None:
@@ -1445,6 +1444,11 @@ def _in_order(parameter: LockParameter) -> tuple[str, str, bool, bool, tuple[Fie
     """A key ordering parameters, by `none_holds` too: that may be None, which no lock compares with."""
     held = (parameter.none_holds,) if parameter.none_holds is not None else ()
     return parameter.name, parameter.element, parameter.monitor, parameter.after_fallback, held
+
+
+def _starts_of_routes(before: tuple[CallSite, ...], routes: list[_Route]) -> set[int]:
+    """The places in `before` where one of `routes` starts and runs to its end."""
+    return {len(before) - len(route) for route in routes if before[len(before) - len(route) :] == route}
 
 
 def _calls_a_parameter(site: CallSite) -> bool:
