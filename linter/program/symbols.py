@@ -2011,12 +2011,21 @@ class Symbols:
         if receiver is None or taken_from is None or receiver.method not in taking:
             return frozenset()
         elements = self.path_values(fid, taken_from._replace(attrs=(*taken_from.attrs, "[]")), depth + 1)
-        kinds = ("instance", "function") if java else ("instance",)
+        functions_run = java and not self._default_method_of_elements(fid, taken_from, call.method, depth)
+        kinds = ("instance", "function") if functions_run else ("instance",)
         return frozenset(
             run
             for value in elements
             if value.kind in kinds and (run := self.member(value, call.method)).kind == "function"
         )
+
+    def _default_method_of_elements(self, fid: str, taken_from: Ref, method: str, depth: int) -> bool:
+        """Whether `method` is a `default` method of the project interface the collection `taken_from`
+        names is declared to hold (`handlers.peek().label()` of a `Deque<Handler>`): called on a
+        function held, it runs its own body, not the function, as on a name declared so."""
+        declared = self.entity(fid, taken_from, depth + 1)
+        found = self.lookup_method(declared.target, method) if declared.kind == "container" else ""
+        return bool(found) and self.is_default_method(found)
 
     def _returned_functions_run(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:
         """What a method called on a call's result runs where that call returns functions its
