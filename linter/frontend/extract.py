@@ -311,8 +311,9 @@ class FactsExtractor(FastVisitor):
         # Each with whether no arm before it goes on after the statement.
         self._elifs: dict[int, bool] = {}
         # The `elif` parts, and the `if` statements that end an `else` block past arms that go on nowhere
-        # after their statement (`if ok: return` / `else: if c: return`): the rest of the block after
-        # that statement, which runs only past them.
+        # after their statement (`if ok: return` / `else: if c: return`), or end a body whose other arms
+        # go on nowhere (`if ok: if c: return` / `else: return`): the rest of the block after that
+        # statement, which runs only past them.
         self._rests_after: dict[int, Pos | None] = {}
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
@@ -1042,11 +1043,11 @@ class FactsExtractor(FastVisitor):
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
+        rest, body_leaves = self._rests_after.get(id(node), self._rest_of_block(node)), _leaves(node.body)
+        self._pass_the_rest_on(node, rest, body_leaves)
         self.walk(node.body)
         if region_id is not None and region_id in self._fn.region_stack:
             self._fn.region_stack.remove(region_id)
-        rest, body_leaves = self._rests_after.get(id(node), self._rest_of_block(node)), _leaves(node.body)
-        self._pass_the_rest_on(node, rest, body_leaves)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
@@ -1078,15 +1079,17 @@ class FactsExtractor(FastVisitor):
         return False
 
     def _pass_the_rest_on(self, node: cst.If, rest: Pos | None, body_leaves: bool) -> None:
-        """Give the rest of the block after `node` to its `elif` part, or to an `if` statement that
-        ends its `else` block where no arm before it goes on (see `_rests_after`)."""
+        """Give the rest of the block after `node` to its `elif` part, to an `if` statement that
+        ends its `else` block where no arm before it goes on, or to one that ends its body where
+        no arm of it but the body goes on (see `_rests_after`), before they are walked."""
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self._rests_after[id(orelse)] = rest
-        elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
-            last = orelse.body.body[-1]
-            if isinstance(last, cst.If) and body_leaves and self._elifs.get(id(node), True):
+        elif isinstance(orelse, cst.Else) and (last := _last_if(orelse.body)) is not None:
+            if body_leaves and self._elifs.get(id(node), True):
                 self._rests_after[id(last)] = rest
+        if (last := _last_if(node.body)) is not None and _else_leaves(node) and self._elifs.get(id(node), True):
+            self._rests_after[id(last)] = rest
 
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
@@ -2710,6 +2713,12 @@ def _leaves(body: cst.BaseSuite, jumps: _Jumps = _JUMPS) -> bool:
     ending in one of `jumps`: one of its statements does not (`_statement_leaves`), the rest of the
     suite after it never running (`return` / `log.info("busy")`)."""
     return any(_statement_leaves(statement, jumps) for statement in _one_by_one(body.body))
+
+
+def _last_if(body: cst.BaseSuite) -> cst.If | None:
+    """The `if` statement that ends the block `body`; None where it ends otherwise."""
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+    return last if isinstance(last, cst.If) else None
 
 
 def _else_leaves(statement: cst.If) -> bool:

@@ -1496,11 +1496,14 @@ class _Frame:
     ) -> Mapping[str, dict[Label, Path]]:
         """The parts of `assignment` by key (see `_Assignment.parts`) that still reach a read at
         `read` (see `_held_from`): its own `parts` where nothing later replaces any of them; none
-        where it comes only after the read (`kw = fields` before `fields = {...}` again; not one
-        that runs first all the same, see `_runs_first`)."""
+        where it comes only after the read, in no loop around both (`kw = fields` before `fields =
+        {...}` again, or `fields = {...}` then `return` in an arm passed over, see
+        `_after_the_read`; not one that runs first all the same, see `_runs_first`)."""
         rebinds = [later.site for later in assigned if later.assigns]
-        only_after = _comes_after(assignment.site, read) and not self._runs_first(assignment.site, read)
-        if only_after or self._replaced(assignment.site, read, rebinds):
+        site = assignment.site
+        in_a_loop_around_both = bool(set(site.loops) & set(read.loops))
+        only_after = self._after_the_read(site, read) and not in_a_loop_around_both and not self._runs_first(site, read)
+        if only_after or self._replaced(site, read, rebinds):
             return {}
         stores = [later for later in assigned if not later.assigns]
         replaced = {
@@ -1638,13 +1641,21 @@ class _Frame:
             for jump in function.exits
         )
 
+    def _after_the_read(self, site: Site, read: Site) -> bool:
+        """Whether a path from `site` reaches the read at `read` only round a loop around both, if
+        any: `site` starts after the read ends, or lies in an arm of a statement before the read
+        that goes on to no read (see `_arms_passed_over`: `if ok: e = cur()` / `else: e = hist;
+        continue`, then `commit(e)`)."""
+        return read.pos[2:] <= site.pos[:2] or any(within(site.pos, arm) for arm in self._arms_passed_over(read))
+
     def _passed_round(self, earlier: Site, read: Site) -> Loop | None:
         """The innermost loop around both `earlier` and the read at `read` where `earlier` is written
-        after the read, and so reaches it only on a later pass; None where there is none. A read in
-        a Java `for` update after an assignment in the body reads it on the same pass, as does one
-        before an assignment written after it that runs first all the same (see `_runs_first`)."""
+        after the read (or goes on to it only round a loop, see `_after_the_read`), and so reaches
+        it only on a later pass; None where there is none. A read in a Java `for` update after an
+        assignment in the body reads it on the same pass, as does one before an assignment written
+        after it that runs first all the same (see `_runs_first`)."""
         shared = [loop_id for loop_id in read.loops if loop_id in earlier.loops]
-        if not shared or earlier.pos[:2] < read.pos[2:] or self._runs_first(earlier, read):
+        if not shared or not self._after_the_read(earlier, read) or self._runs_first(earlier, read):
             return None
         loops = self.program.symbols.function(self.fid).loops
         loop = next((loop for loop in loops if loop.id == shared[-1]), None)
@@ -2133,12 +2144,6 @@ def _add_piece(
     merge(known.value, value)
     merge(known.parts.setdefault(piece.flow.element, {}), value)
     assignments[definition] = known._replace(site=definition._replace(pos=(*start, *end)))
-
-
-def _comes_after(assignment: Site, read: Site) -> bool:
-    """Whether an assignment at `assignment` starts after a read at `read` ends, in no loop around
-    both that could run it before the read on a later turn."""
-    return read.pos[2:] <= assignment.pos[:2] and not set(assignment.loops) & set(read.loops)
 
 
 def _site_in_bodies(pos: Pos, loops: Sequence[Loop]) -> Site:

@@ -3415,26 +3415,28 @@ def _jumped_to(jump: Node, scopes: frozenset[str]) -> Node | None:
 def _else_if_head(statement: Node) -> Node | None:
     """The `if` statement that starts the `else if` chain ending in `statement` (`statement` itself
     where it is no `else if` arm; an `if` statement last in an `else` block counts as one, `else {
-    log(); if (c) return; }`: the rest after the chain runs past it); None where the arm before one
-    of its `else if`s may complete normally, so that the rest of the block runs there too, whatever
-    `statement` tests (`if (flag) log(); else if (cur != null) return cur;`)."""
-    while (around := _else_around(statement)) is not None:
-        before = around.child_by_field_name("consequence")
-        if before is None or not _leaves(before):
-            return None
+    log(); if (c) return; }`, as does one last in an `if` arm whose `else` cannot complete normally,
+    `if (c) { if (d) return; } else return;`: the rest after the chain runs past it); None where the
+    arm before one of its `else if`s may complete normally, so that the rest of the block runs there
+    too, whatever `statement` tests (`if (flag) log(); else if (cur != null) return cur;`)."""
+    while (around := _arm_around(statement)) is not None:
+        consequence, alternative = around.child_by_field_name("consequence"), around.child_by_field_name("alternative")
+        if alternative is not None and within(_pos(statement), _pos(alternative)):
+            if consequence is None or not _leaves(consequence):
+                return None
+        elif alternative is None or not _leaves(alternative):
+            break
         statement = around
     return statement
 
 
-def _else_around(statement: Node) -> Node | None:
-    """The `if` statement whose `else` is `statement`, or a block that `statement` ends; None where
-    there is none."""
+def _arm_around(statement: Node) -> Node | None:
+    """The `if` statement one of whose arms is `statement`, or a block that `statement` ends; None
+    where there is none."""
     around = statement.parent
     if around is not None and around.type == "block" and _statements(around)[-1:] == [statement]:
         statement, around = around, around.parent
-    if around is None or around.type != "if_statement" or around.child_by_field_name("alternative") != statement:
-        return None
-    return around
+    return around if around is not None and around.type == "if_statement" else None
 
 
 def _labelled_as(statement: Node) -> Node:
