@@ -300,6 +300,9 @@ class FactsExtractor(FastVisitor):
         # The held regions a statement of each block being read opened, which end where the block
         # does (`L.acquire()`), innermost last.
         self._opened_in_blocks: list[list[tuple[Ref, int]]] = []
+        # The `if` bodies past which the rest of the block runs only (an `else` that cannot go on),
+        # with the held regions each left open at its end: they stay held after the statement.
+        self._left_open: dict[int, list[tuple[Ref, int]]] = {}
         # Of those `try` statements, the ones a handler of which may end without leaving the loop
         # around (it falls through, breaks or continues), innermost last: a `raise` there may go on
         # after the statement or at that loop.
@@ -636,12 +639,15 @@ class FactsExtractor(FastVisitor):
 
     def _visit_suite(self, node: cst.IndentedBlock | cst.SimpleStatementSuite) -> bool:
         self._blocks.append(self._pos(node))
-        self._visit_statements(node.body)
+        left_open = self._visit_statements(node.body)
+        if id(node) in self._left_open:
+            self._left_open[id(node)] = left_open
         self._blocks.pop()
         return False
 
-    def _visit_statements(self, body: Sequence[cst.CSTNode]) -> None:
-        """Visit a block, opening a held region at `L.acquire()` and closing it at `L.release()`."""
+    def _visit_statements(self, body: Sequence[cst.CSTNode]) -> list[tuple[Ref, int]]:
+        """Visit a block, opening a held region at `L.acquire()` and closing it at `L.release()`:
+        the regions still open at its end, which end there."""
         opened: list[tuple[Ref, int]] = []
         suspended: list[tuple[int, int]] = []
         statements = list(_one_by_one(body))
@@ -673,10 +679,11 @@ class FactsExtractor(FastVisitor):
             else:
                 self._on_stack(statement)
         self._opened_in_blocks.pop()
-        for _, region_id in reversed(opened):
-            if region_id not in self._fn.stack_kept:
-                self._drop_region(region_id)
+        left_open = [(lock, region_id) for lock, region_id in opened if region_id not in self._fn.stack_kept]
+        for _, region_id in reversed(left_open):
+            self._drop_region(region_id)
         self._fn.resume(suspended)
+        return left_open
 
     def _drop_region(self, region_id: int) -> None:
         # A release in a nested block may already have ended a tested acquire's region.
@@ -1037,17 +1044,22 @@ class FactsExtractor(FastVisitor):
             self._held(node.test, self._pos(node.orelse), held=False)
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         tested = self._tested_acquire(node.test)
-        region_id = None
+        region = None
         if tested is not None:
-            region_id = self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], node.body)
+            region = (tested[0], self._open_region(tested[0], _acquire_kind(tested[1]), tested[1], node.body))
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
         rest, body_leaves = self._rests_after.get(id(node), self._rest_of_block(node)), _leaves(node.body)
         self._pass_the_rest_on(node, rest, body_leaves)
+        goes_on_past_body_alone = self._elifs.get(id(node), True) and _else_leaves(node)
+        if goes_on_past_body_alone:
+            self._left_open[id(node.body)] = []
         self.walk(node.body)
-        if region_id is not None and region_id in self._fn.region_stack:
-            self._fn.region_stack.remove(region_id)
+        kept = self._left_open.pop(id(node.body), [])
+        if region is not None and region[1] in self._fn.region_stack:
+            self._fn.region_stack.remove(region[1])
+            kept.insert(0, region)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
@@ -1071,12 +1083,20 @@ class FactsExtractor(FastVisitor):
             # `if (e := cur()) is not None: ...` / `else: return`: the rest of the block runs where the test
             # held; after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
             self._held(node.test, rest)
+        if goes_on_past_body_alone:
+            self._keep_held(kept)
         if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
             # No path goes on after the statement but to the caller: as a `return` at its end, or
             # a `raise` where one may end a path through it.
             end = self._pos(node)[2:]
             self._exit(end + end, raised=not _statement_leaves(node, _RETURNS))
         return False
+
+    def _keep_held(self, regions: list[tuple[Ref, int]]) -> None:
+        """`if L is not None: L.acquire()` / `else: return` (or `if L.acquire(blocking=False):`): the
+        regions the body left open are held in the rest of the block, where they end."""
+        self._fn.region_stack.extend(region_id for _, region_id in regions)
+        self._opened_in_blocks[-1].extend(regions)
 
     def _pass_the_rest_on(self, node: cst.If, rest: Pos | None, body_leaves: bool) -> None:
         """Give the rest of the block after `node` to its `elif` part, to an `if` statement that

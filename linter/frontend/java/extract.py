@@ -632,6 +632,9 @@ class _Extractor:
         # loop around (it falls through, breaks or continues), innermost last: a `throw` there may
         # go on after the statement or at that loop.
         self._catching: list[Catch] = []
+        # The statements of each block being read, with the held regions a statement there opened,
+        # which end where the block does (`L.lock()`), innermost last.
+        self._opened_in_blocks: list[tuple[list[Node], list[tuple[Ref, int]]]] = []
         # The type variables of the classes and methods being read, innermost last, each with its
         # bound (`class G<S extends Source>`: `S` -> the node of `Source`), None where it has none.
         self._type_variables: list[dict[str, Node | None]] = []
@@ -1259,12 +1262,13 @@ class _Extractor:
     def _v_constructor_body(self, node: Node) -> None:
         self._block(node.named_children)
 
-    def _block(self, statements: list[Node], held: tuple[tuple[Ref, int], ...] = ()) -> None:
+    def _block(self, statements: list[Node], held: tuple[tuple[Ref, int], ...] = ()) -> list[tuple[Ref, int]]:
         """Visit a block, opening a held region at `L.lock()` and closing it at `L.unlock()` (or at
         the end of a `try` whose `finally` unlocks L); `held`, regions of locks held from the
-        block's start, end the same way."""
+        block's start, end the same way: the regions still open at its end, which end there."""
         opened: list[tuple[Ref, int]] = list(held)
         suspended: list[tuple[int, int]] = []
+        self._opened_in_blocks.append((statements, opened))
         for statement in statements:
             released = self._released_by(statement)
             self._note_fallback(statement)
@@ -1285,9 +1289,11 @@ class _Extractor:
             elif statement.type == "try_statement" and (unlocked := self._finally_unlock(statement)):
                 self._close_region(opened, unlocked)
                 self._forget_try_lock_results(unlocked)
+        self._opened_in_blocks.pop()
         for _, region_id in reversed(opened):
             self._fn.region_stack.remove(region_id)
         self._fn.resume(suspended)
+        return opened
 
     def _note_try_lock_result(self, statement: Node) -> None:
         """`boolean got = L.tryLock();` (or `got = L.tryLock(1, SECONDS);`): testing `got` later tests
@@ -1656,17 +1662,23 @@ class _Extractor:
         tested = _tested_lock(_unparenthesized(condition), self._try_lock_results())
         region = None
         if tested is not None and (lock := self._lock_ref(tested[0])) is not None:
-            region = self._open_region(lock, "try_acquire", tested[1], consequence)
+            region = (lock, self._open_region(lock, "try_acquire", tested[1], consequence))
         arm, local = _tested_local(condition)
         if arm == 2:
             # `if (epoch == null)` or `if (!epoch.isPresent())`: the body runs only when it holds nothing.
             self._fn.fallbacks.append(Fallback(local, _pos(consequence)))
-        with self._scope(_pattern_variables(condition, holds=True)):
-            self._visit(consequence)
-        if region is not None and region in self._fn.region_stack:
-            self._fn.region_stack.remove(region)
         alternative = node.child_by_field_name("alternative")
         head = _else_if_head(node)
+        kept: list[tuple[Ref, int]] | None = None
+        with self._scope(_pattern_variables(condition, holds=True)):
+            if alternative is not None and _leaves(alternative) and self._goes_on_in_this_block(head, consequence):
+                with self._scope():
+                    # Held from the body's start, so that an unlock there ends the tested region.
+                    kept = self._block(consequence.named_children, held=(region,) if region is not None else ())
+            else:
+                self._visit(consequence)
+        if region is not None and region[1] in self._fn.region_stack:
+            self._fn.region_stack.remove(region[1])
         if head is not None and head.parent is not None and head.parent.type in _BLOCKS and _leaves(consequence):
             # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed
             # (after an `else if`, the rest of the block after the whole chain).
@@ -1691,7 +1703,21 @@ class _Extractor:
                 self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
             with self._scope(_pattern_variables(condition, holds=False)):
                 self._visit(alternative)
+        if kept is not None:
+            self._keep_held(kept)
         self._fn.scopes[-1] |= _patterns_after(node)
+
+    def _goes_on_in_this_block(self, head: Node | None, consequence: Node) -> bool:
+        """Whether the block being read holds `head`, the `if` statement starting a chain whose
+        arm `consequence` is a block: the rest of that block runs after it."""
+        statements = self._opened_in_blocks[-1][0] if self._opened_in_blocks else []
+        return consequence.type == "block" and head is not None and any(each.id == head.id for each in statements)
+
+    def _keep_held(self, regions: list[tuple[Ref, int]]) -> None:
+        """`if (lock != null) { lock.lock(); } else { return; }` (or `if (lock.tryLock())`): the
+        regions the body left open are held in the rest of the block, where they end."""
+        self._fn.region_stack.extend(region_id for _, region_id in regions)
+        self._opened_in_blocks[-1][1].extend(regions)
 
     def _loop(self, kind: str, header: Node, batch: bool, iterable: str = "") -> int:
         """A `while`, `do` or `for` statement (`header`, the whole of it) being walked."""
