@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
-from epochlint.frontend.facts import FLOW_ARG, FLOW_ASSIGN, Access, Arg, Call, FunctionFacts, Pos, Ref, Site
+from epochlint.frontend.facts import FLOW_ARG, Access, Arg, Call, FunctionFacts, Pos, Ref, Site
 from epochlint.program.symbols import (
     PARTIAL,
     UNKNOWN,
@@ -800,11 +800,8 @@ def _calls_name(function: FunctionFacts, scope: str, name: str) -> bool:
 def _local_copied_to(symbols: Symbols, fid: str, access: Access) -> str | None:
     """The local of `fid` that `access` is the whole value of, where nothing else binds it
     (`f = fn`, and no other `f = ...`); None for any other read."""
-    flow = access.flow
-    if access.ref.attrs or flow.kind != FLOW_ASSIGN or len(flow.targets) != 1 or flow.stores:
-        return None
-    binds = symbols.binds(fid).get(flow.targets[0], [])
-    return flow.targets[0] if len(binds) == 1 and binds[0].value_ref == access.ref else None
+    bind = symbols.local_bound_once(fid, access.flow) if not access.ref.attrs else None
+    return bind.name if bind is not None and bind.value_ref == access.ref else None
 
 
 def _handed_on_by(symbols: Symbols, fid: str, access: Access) -> list[HandOn] | None:

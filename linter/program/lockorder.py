@@ -663,12 +663,10 @@ class LockOrder:
         handing = self.symbols.call(fid, flow.call) if flow is not None and flow.kind == FLOW_ARG else None
         if handing is not None:
             return [(fid, handing, arg) for arg in handing.args if arg.kind == "call" and arg.call == made_id] or None
-        if flow is None or flow.kind != FLOW_ASSIGN or len(flow.targets) != 1 or flow.stores:
+        bind = self.symbols.local_bound_once(fid, flow) if flow is not None else None
+        if bind is None or bind.value_call != made_id:
             return None
-        binds = self.symbols.binds(fid).get(flow.targets[0], [])
-        if len(binds) != 1 or binds[0].value_call != made_id:
-            return None
-        return self.calls.handed_on(fid, flow.targets[0], called=False)
+        return self.calls.handed_on(fid, bind.name, called=False)
 
     def _follow(
         self, hand_ons: list[HandOn], route: _Route, through: frozenset[tuple[str, str]], routes: _Routes

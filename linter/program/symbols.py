@@ -19,6 +19,7 @@ from itertools import chain
 from typing import NamedTuple, TypeVar
 
 from epochlint.frontend.facts import (
+    FLOW_ASSIGN,
     FLOW_YIELD,
     FLOW_YIELD_FROM,
     MONITOR,
@@ -28,6 +29,7 @@ from epochlint.frontend.facts import (
     Call,
     ClassFacts,
     Entered,
+    Flow,
     FunctionFacts,
     Import,
     Param,
@@ -394,6 +396,14 @@ class Symbols:
                 cached.setdefault(bind.name, []).append(bind)
             self._binds_cache[fid] = cached
         return cached
+
+    def local_bound_once(self, fid: str, flow: Flow) -> Bind | None:
+        """The one bind of the local of `fid` that `flow` assigns a value to, alone (`f = fn`, `g =
+        partial(...)`), where nothing else binds that local; None for another flow."""
+        if flow.kind != FLOW_ASSIGN or len(flow.targets) != 1 or flow.stores:
+            return None
+        binds = self.binds(fid).get(flow.targets[0], [])
+        return binds[0] if len(binds) == 1 else None
 
     def call(self, fid: str, call_id: int) -> Call | None:
         cached = self._calls_cache.get(fid)
