@@ -211,7 +211,8 @@ def test_a_class_declared_in_another_file_of_the_package_links_the_two(
     write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fixture = FIXTURES / "java/EPL001/drains"
-    root = write_tree({f"p/{path.name}": path.read_text() for path in fixture.glob("*.java")})
+    # The two files alone: the folder's others name `Drains.java`'s classes too, and would join them.
+    root = write_tree({f"p/{name}": (fixture / name).read_text() for name in ("Direct.java", "Drains.java")})
     assert_as_from_scratch(root)
     programs = Programs(monkeypatch)
     direct = root / "p/Direct.java"
