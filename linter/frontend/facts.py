@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 191
+FACTS_FORMAT = 192
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -488,9 +488,15 @@ class Param(NamedTuple):
     # this.lock)`. Read in the body; None where that statement puts another value there (`lock =
     # lock or threading.Lock()`).
     fallback: Ref | None = None
+    # Java: where that value is a call instead (`if (lock == null) lock = lock();`), the call's index
+    # in the function's calls: the parameter holds the lock the method called returns.
+    fallback_call: int = -1
     # Where the statement giving that fallback is: a use of the parameter on a line before it ends
     # holds what the call passed only.
     fallback_at: Pos | None = None
+    # Java: where that statement is nested in a block (`if (ready) { if (lock == null) lock = this.lock;
+    # ... }`), that block: a use after it may not have run the statement, and holds what the call passed.
+    fallback_within: Pos | None = None
     # Java: where later statements of the body itself give the parameter a value where it holds null
     # again (`held = Objects.requireNonNullElse(held, other);` after `if (held == null) held = lock;`):
     # it holds null there no more, so they keep what it holds.

@@ -547,9 +547,13 @@ class Locks:
         declared = self._declared(fid, param)
         if declared is None or declared.fallback_at is None or not param.after_fallback:
             return param.none_holds
-        if declared.fallback is None:
+        if declared.fallback is not None:
+            return self.lock_of(fid, param.lock_ref(declared.fallback))
+        call = self.symbols.call(fid, declared.fallback_call) if declared.fallback_call >= 0 else None
+        if call is None:
             return None  # a value of its own (`lock = lock or threading.Lock()`): a new lock, no field's
-        return self.lock_of(fid, param.lock_ref(declared.fallback))
+        # `if (held == null) held = lock();`: the one lock the method returns, however many `return`s give it.
+        return self._lock_returned_by([target for target, _ in call_targets(self.symbols, fid, call)], param)
 
     def lock_parameter(self, fid: str, region: Region) -> tuple[str, LockParameter] | None:
         """The parameter whose lock `region` of `fid` holds where the calls binding it bind different
@@ -598,7 +602,7 @@ class Locks:
             if param is not None and self._rebound_before(fid, param, line):
                 return None
             if param is not None and param.fallback_at is not None:
-                return LockParameter(param.name, after_fallback=line is None or line > param.fallback_at[2])
+                return LockParameter(param.name, after_fallback=_after(param.fallback_at, param.fallback_within, line))
         if named.attrs or named.scope != function.qualname or named.name not in params:
             return None
         return LockParameter(named.name)
@@ -900,14 +904,16 @@ class Locks:
         locks = {self.lock_of(fid, lock) for lock in wrapped}
         return locks.pop() if len(locks) == 1 else None
 
-    def _lock_returned_by(self, functions: list[str]) -> FieldId | None:
+    def _lock_returned_by(self, functions: list[str], param: LockParameter = LockParameter("")) -> FieldId | None:
         """The one lock that every function of `functions` returns (`return self._lock`), if they
         are accessors of the same lock; None otherwise (or while it is being worked out: an
-        accessor that returns itself returns no lock)."""
+        accessor that returns itself returns no lock). Taken by `param`, a Java monitor's
+        parameter, the monitor of what they return."""
         found: set[FieldId | None] = set()
         # An abstract stub returns nothing of what the call gives: the implementations run with it do.
         for target in (function for function in functions if not self.symbols.function(function).stub_body):
-            returned = self._followed(target, partial(self._locks_returned, target))
+            step = f"{target}\0{MONITOR}" if param.monitor else target
+            returned = self._followed(step, partial(self._locks_returned, target, param))
             if returned is None:
                 return None
             found.update(returned or [None])
@@ -921,14 +927,15 @@ class Locks:
             return self.lock_of(fid, region.lock) is None and self._lock_entered(fid, region) is not None
         return any(self.symbols.is_context_manager(target) for target, _ in call_targets(self.symbols, fid, call))
 
-    def _locks_returned(self, fid: str) -> list[FieldId | None]:
-        """The lock each `return` of a name path in `fid` returns (None where it is no lock); for
-        a `@contextmanager` generator, the lock held at each `yield` (`with self._lock: yield`)."""
+    def _locks_returned(self, fid: str, param: LockParameter) -> list[FieldId | None]:
+        """The lock each `return` of a name path in `fid` returns (None where it is no lock), as
+        `param` takes it; for a `@contextmanager` generator, the lock held at each `yield` (`with
+        self._lock: yield`)."""
         function = self.symbols.function(fid)
         if self.symbols.is_context_manager(fid):
             return [self._lock_held_at(fid, site) for site in function.yields]
         return [
-            self.lock_of(fid, access.ref)
+            self.lock_of(fid, param.lock_ref(access.ref))
             for access in function.accesses
             if access.flow.kind == FLOW_RETURN and access.flow.call < 0
         ]
@@ -1354,6 +1361,13 @@ def _fallbacks_of(param: Param) -> tuple[Pos, ...]:
     later ones, which keep what it holds (Java's `held = Objects.requireNonNullElse(held, other);`
     after `if (held == null) held = lock;`)."""
     return (param.fallback_at, *param.fallback_again_at) if param.fallback_at is not None else ()
+
+
+def _after(fallback_at: Pos, within: Pos | None, line: int | None) -> bool:
+    """Whether a use of a parameter on `line` (None: anywhere) comes after its fallback's statement
+    at `fallback_at`, and where that is nested in the block `within` (Java: `if (ready) { if (held ==
+    null) held = lock; ... }`), inside it: after the block, a pass may not have run the statement."""
+    return line is None or line > fallback_at[2] and (within is None or line <= within[2])
 
 
 def _passes_none(arg: Arg) -> bool:

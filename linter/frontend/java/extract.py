@@ -411,10 +411,10 @@ class _Function(FunctionBuilder):
     # declaring it (one of `scopes` while that block is being read) and the class's name in the
     # function, `Judge`, then `Judge<2>`... for one of a sibling block (javac names them apart too).
     local_classes: dict[str, list[tuple[set[str], str]]] = field(default_factory=dict)
-    # The statements of the body itself giving a parameter a value where it holds null (`if (held ==
-    # null) held = this.lock;`), by node id: the parameter and that value, read where the first for the
-    # parameter is.
-    fallback_statements: dict[int, tuple[str, Node]] = field(default_factory=dict)
+    # The statements of the body giving a parameter a value where it holds null (`if (held == null)
+    # held = this.lock;`), by node id: the parameter, that value and the block the statement is nested
+    # in (None for one of the body itself), read where the first for the parameter is.
+    fallback_statements: dict[int, tuple[str, Node, Node | None]] = field(default_factory=dict)
 
     def sees(self, name: str) -> bool:
         """Whether local or parameter `name` is in scope here."""
@@ -1197,14 +1197,19 @@ class _Extractor:
     def _note_fallback(self, statement: Node) -> None:
         """Where `statement` is the first of the body to give a parameter a value where it holds null,
         that parameter's fallback (`Param.fallback`): the value's name path, read here (None for
-        another value, `new Semaphore(1)`), and where the statement is; where it is a later one, where
-        that is (`Param.fallback_again_at`)."""
+        another value, `new Semaphore(1)`), or the call it is (`Param.fallback_call`, once the
+        statement is visited and its calls numbered), and where the statement is; where it is a
+        later one, where that is (`Param.fallback_again_at`)."""
         noted = self._fn.fallback_statements.pop(statement.id, None)
-        if noted is not None:
-            self._fn.params = tuple(
-                _given_fallback(param, self._path(noted[1]), _pos(statement)) if param.name == noted[0] else param
-                for param in self._fn.params
-            )
+        if noted is None:
+            return
+        name, value, nested_in = noted
+        call = self._call_ids.get(value.id, -1) if value.type == "method_invocation" else -1
+        within = _pos(nested_in) if nested_in is not None else None
+        self._fn.params = tuple(
+            _given_fallback(param, self._path(value), call, _pos(statement), within) if param.name == name else param
+            for param in self._fn.params
+        )
 
     def _initializer(self, node: Node) -> None:
         """A static or instance initialiser block: initial values, as a constructor's are."""
@@ -1271,8 +1276,8 @@ class _Extractor:
         self._opened_in_blocks.append((statements, opened))
         for statement in statements:
             released = self._released_by(statement)
-            self._note_fallback(statement)
             self._visit(statement)
+            self._note_fallback(statement)
             self._note_try_lock_result(statement)
             acquired = _lock_statement(statement, *idioms.LOCK_METHODS) or self._stamp_taken(statement)
             refused = _acquired_unless(statement, self._try_lock_results())
@@ -3485,6 +3490,10 @@ def _tests_true(loop: Node) -> bool:
     return condition is None or _unparenthesized(condition).type == "true"
 
 
+# The statements whose blocks run at most once as a part of them: a fallback there holds in the block.
+_BLOCK_HOLDERS = frozenset(
+    {"if_statement", "try_statement", "try_with_resources_statement", "synchronized_statement", "labeled_statement"}
+)
 _LOOPS = frozenset({"for_statement", "enhanced_for_statement", "while_statement", "do_statement"})
 _BREAK_SCOPES = frozenset({*_LOOPS, "switch_expression", "lambda_expression", "class_body"})
 
@@ -3720,19 +3729,40 @@ def _tested_null(condition: Node | None, operator: str) -> str | None:
     return None
 
 
-def _parameter_fallbacks(body: Node, params: set[str]) -> dict[int, tuple[str, Node]]:
-    """The statements of a method's `body` itself (not one nested in another) giving a parameter of
-    `params` a value where it holds null, by node id: the parameter and that value (see
-    `_fallback_assigned`)."""
-    fallbacks = ((statement.id, _fallback_assigned(statement)) for statement in body.named_children)
-    return {at: fallback for at, fallback in fallbacks if fallback is not None and fallback[0] in params}
+def _parameter_fallbacks(
+    body: Node, params: set[str], nested_in: Node | None = None
+) -> dict[int, tuple[str, Node, Node | None]]:
+    """The statements of a method's `body` giving a parameter of `params` a value where it holds null,
+    by node id: the parameter, that value (see `_fallback_assigned`) and the block `nested_in` (None
+    for the body itself). Also those of the blocks nested in the body's statements (see
+    `_nested_blocks`), but not of a loop's, a lambda's or a class's."""
+    found: dict[int, tuple[str, Node, Node | None]] = {}
+    for statement in body.named_children:
+        fallback = _fallback_assigned(statement)
+        if fallback is not None and fallback[0] in params:
+            found[statement.id] = (*fallback, nested_in)
+            continue
+        for block in _nested_blocks(statement):
+            found.update(_parameter_fallbacks(block, params, block))
+    return found
 
 
-def _given_fallback(param: Param, path: Ref | None, at: Pos) -> Param:
-    """`param` given a value `path` where it holds null by the statement at `at`: its fallback for
-    the first such statement; after that it holds null no more, and a later one keeps its value."""
+def _nested_blocks(statement: Node) -> list[Node]:
+    """The blocks a statement runs as part of itself, each at most once: itself (`{ ... }`), an `if`'s
+    arms, a `try`'s body, a `synchronized` statement's body, a labelled statement's."""
+    if statement.type == "block":
+        return [statement]
+    if statement.type not in _BLOCK_HOLDERS:
+        return []
+    return [child for child in statement.named_children if child.type == "block"]
+
+
+def _given_fallback(param: Param, path: Ref | None, call: int, at: Pos, within: Pos | None) -> Param:
+    """`param` given a value `path` (or the result of call `call`) where it holds null by the
+    statement at `at`, nested in the block `within` (None: the body itself): its fallback for the
+    first such statement; after that it holds null no more, and a later one keeps its value."""
     if param.fallback_at is None:
-        return param._replace(fallback=path, fallback_at=at)
+        return param._replace(fallback=path, fallback_call=call, fallback_at=at, fallback_within=within)
     return param._replace(fallback_again_at=(*param.fallback_again_at, at))
 
 
