@@ -40,6 +40,7 @@ from epochlint.frontend.facts import (
     Exit,
     Flow,
     FunctionFacts,
+    Held,
     Loop,
     Pos,
     Ref,
@@ -1866,12 +1867,31 @@ class _Frame:
         past the other arm (`if ok: return` / `else: e = cur()`, then `commit(e)`)."""
         function = self.program.symbols.function(self.fid)
         tested = [held for held in function.held if any(within(read.pos, span) for span in held.spans)]
-        return frozenset(
+        arms = frozenset(
             branches.arms[0 if held.failed else 1]
             for branches in function.branches
             if branches.exhaustive and len(branches.arms) == 2 and branches.pos[2:] <= read.pos[:2]
             for held in tested
             if within(held.operands[0], branches.pos) and held.operands[0][2:] <= branches.arms[0][:2]
+        )
+        return arms | self._run_where_the_test_went_otherwise(read, tested)
+
+    def _run_where_the_test_went_otherwise(self, read: Site, tested: Sequence[Held]) -> frozenset[Pos]:
+        """The spans before the read at `read` that run only where a test of `tested` (see `Held`)
+        went the other way, so that no path through them goes on to the read: also the body of an
+        `if` statement with no `else` that cannot go on (`if not ok: e = hist; continue`, then
+        `commit(e)`), which no `Branches` holds. Not a loop's body, which runs where its test held
+        before the test fails."""
+        function = self.program.symbols.function(self.fid)
+        loop_tests = {loop.test for loop in function.loops if loop.test is not None}
+        return frozenset(
+            span
+            for held in tested
+            if held.operands[0] not in loop_tests
+            for other in function.held
+            if other.operands[0] == held.operands[0] and other.failed != held.failed
+            for span in other.spans
+            if span[2:] <= read.pos[:2]
         )
 
     def _conditions(self, site: Site) -> frozenset[object]:
