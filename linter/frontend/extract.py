@@ -313,10 +313,11 @@ class FactsExtractor(FastVisitor):
         # The `elif` parts of the `if` statements walked: their paths are judged with the `if`'s.
         # Each with whether no arm before it goes on after the statement.
         self._elifs: dict[int, bool] = {}
-        # The `elif` parts, and the `if` statements that end an `else` block past arms that go on nowhere
-        # after their statement (`if ok: return` / `else: if c: return`), or end a body whose other arms
-        # go on nowhere (`if ok: if c: return` / `else: return`): the rest of the block after that
-        # statement, which runs only past them.
+        # The `elif` parts: the rest of the block after the statement, which runs only past them. The
+        # `if` and `with` statements of an `else` block past arms that go on nowhere after their
+        # statement (`if ok: return` / `else: if c: return`), of a body whose other arms go on nowhere
+        # (`if ok: if c: return` / `else: return`), or of a `with` body: the code from their end to the
+        # end of the rest of the block after the statement around, which runs only past them.
         self._rests_after: dict[int, Pos | None] = {}
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
@@ -985,6 +986,9 @@ class FactsExtractor(FastVisitor):
         swallows = any(lock_path(item.item, self._own_self()) is None for item in node.items)
         if swallows:
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
+        else:
+            # The rest of the block after the statement runs only past the body's statements.
+            self._pass_the_rest_into(node.body, self._rests_after.get(id(node), self._rest_of_block(node)))
         body = self._pos(node.body)
         stacks = [OpenStack(name, exited, body) for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
@@ -1099,17 +1103,27 @@ class FactsExtractor(FastVisitor):
         self._opened_in_blocks[-1].extend(regions)
 
     def _pass_the_rest_on(self, node: cst.If, rest: Pos | None, body_leaves: bool) -> None:
-        """Give the rest of the block after `node` to its `elif` part, to an `if` statement that
-        ends its `else` block where no arm before it goes on, or to one that ends its body where
-        no arm of it but the body goes on (see `_rests_after`), before they are walked."""
+        """Give the rest of the block after `node` to its `elif` part, and on to the `if` and `with`
+        statements of its `else` block where no arm before it goes on, or of its body where no arm
+        of it but the body goes on (see `_rests_after`), before they are walked."""
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self._rests_after[id(orelse)] = rest
-        elif isinstance(orelse, cst.Else) and (last := _last_if(orelse.body)) is not None:
-            if body_leaves and self._elifs.get(id(node), True):
-                self._rests_after[id(last)] = rest
-        if (last := _last_if(node.body)) is not None and _else_leaves(node) and self._elifs.get(id(node), True):
-            self._rests_after[id(last)] = rest
+        elif isinstance(orelse, cst.Else) and body_leaves and self._elifs.get(id(node), True):
+            self._pass_the_rest_into(orelse.body, rest)
+        if _else_leaves(node) and self._elifs.get(id(node), True):
+            self._pass_the_rest_into(node.body, rest)
+
+    def _pass_the_rest_into(self, block: cst.BaseSuite, rest: Pos | None) -> None:
+        """Give each `if` and `with` statement of `block`, a block past which alone a path goes on to
+        `rest` (an arm whose other arms go on nowhere, a `with` body), the code from its end to where
+        `rest` ends: the rest of `block` after it and `rest` both run only past it (`else: if c: e =
+        cur()` / `else: return` / `log()`, then `commit(e)`; see `_rests_after`)."""
+        if rest is None or not isinstance(block, cst.IndentedBlock):
+            return
+        for statement in block.body:
+            if isinstance(statement, (cst.If, cst.With)):
+                self._rests_after[id(statement)] = (*self._pos(statement)[2:], *rest[2:])
 
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
@@ -2733,12 +2747,6 @@ def _leaves(body: cst.BaseSuite, jumps: _Jumps = _JUMPS) -> bool:
     ending in one of `jumps`: one of its statements does not (`_statement_leaves`), the rest of the
     suite after it never running (`return` / `log.info("busy")`)."""
     return any(_statement_leaves(statement, jumps) for statement in _one_by_one(body.body))
-
-
-def _last_if(body: cst.BaseSuite) -> cst.If | None:
-    """The `if` statement that ends the block `body`; None where it ends otherwise."""
-    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
-    return last if isinstance(last, cst.If) else None
 
 
 def _else_leaves(statement: cst.If) -> bool:

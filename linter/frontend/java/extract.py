@@ -1684,22 +1684,22 @@ class _Extractor:
                 self._visit(consequence)
         if region is not None and region[1] in self._fn.region_stack:
             self._fn.region_stack.remove(region[1])
-        if head is not None and head.parent is not None and head.parent.type in _BLOCKS and _leaves(consequence):
+        rest = _rest_past(head) if head is not None else None
+        if rest is not None and _leaves(consequence):
             # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed
             # (after an `else if`, the rest of the block after the whole chain).
-            self._held(condition, _span_after(head, head.parent), held=False)
-        if head is not None and head.parent is not None and head.parent.type in _BLOCKS:
-            if alternative is not None and _leaves(alternative):
-                # `if ((e = cur()) != null) { ... } else return;`: the rest of the block runs where the test
-                # held (after an `else if`, the rest of the block after the whole chain).
-                self._held(condition, _span_after(head, head.parent))
+            self._held(condition, rest, held=False)
+        if rest is not None and alternative is not None and _leaves(alternative):
+            # `if ((e = cur()) != null) { ... } else return;`: the rest of the block runs where the test
+            # held (after an `else if`, the rest of the block after the whole chain).
+            self._held(condition, rest)
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
-            if arm == 1 and head is not None and head.parent is not None and _leaves(consequence):
+            if arm == 1 and rest is not None and _leaves(consequence):
                 # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing
                 # (after an `else if`, the rest of the block after the whole chain).
-                self._fn.fallbacks.append(Fallback(local, _span_after(head, head.parent)))
+                self._fn.fallbacks.append(Fallback(local, rest))
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
             self._held(condition, _pos(alternative), held=False)
@@ -3459,6 +3459,39 @@ def _else_if_head(statement: Node) -> Node | None:
             break
         statement = around
     return statement
+
+
+def _rest_past(head: Node) -> Pos | None:
+    """The code that runs only past `head`, the `if` statement starting an `else if` chain (see
+    `_else_if_head`): the rest of its block, on to the end of the rest of the block after each
+    statement around it that goes on only past a block holding it (see `_block_around`: `else {
+    if (c) e = cur(); else return; log(); }`, then `commit(e)`); None where no block holds it."""
+    if head.parent is None or head.parent.type not in _BLOCKS:
+        return None
+    outer = head
+    while (around := _block_around(outer)) is not None and (chain := _chain_head(around)) is not None:
+        outer = chain
+    return _span_after(head, outer.parent) if outer.parent is not None else None
+
+
+def _block_around(statement: Node) -> Node | None:
+    """The statement around the block that holds `statement`, where a path goes on after it only
+    past that block: an `if` statement whose other arm cannot complete normally, a `synchronized`
+    statement; None where there is none."""
+    block = statement.parent
+    around = block.parent if block is not None and block.type == "block" else None
+    if around is None or around.type == "synchronized_statement":
+        return around
+    if around.type != "if_statement":
+        return None
+    consequence, alternative = around.child_by_field_name("consequence"), around.child_by_field_name("alternative")
+    other = alternative if consequence == block else consequence
+    return around if other is not None and _leaves(other) else None
+
+
+def _chain_head(statement: Node) -> Node | None:
+    """`statement`, or for an `if` statement the head of its `else if` chain (see `_else_if_head`)."""
+    return _else_if_head(statement) if statement.type == "if_statement" else statement
 
 
 def _arm_around(statement: Node) -> Node | None:
