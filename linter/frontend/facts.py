@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 193
+FACTS_FORMAT = 194
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -452,6 +452,10 @@ class Stored(NamedTuple):
     `fast ? m -> drainFast(m) : handlers[0]`) is one of no value known here, which may be anything
     the name's declaration allows.
     An element's `pos` is where its value is, `block` the innermost block holding it (as a call's).
+    `jdk_class` names the class that keeps a Java element (`ArrayList` of `new ArrayList<>(plain)`,
+    `List` of `List.copyOf(plain)`) where the file takes it for the JDK's only through an on-demand
+    import (`import java.util.*;`): a class of that name in the file's own package, which only the
+    program sees, shadows the import, and then the element is not kept.
     """
 
     target: Ref | None
@@ -462,6 +466,7 @@ class Stored(NamedTuple):
     keys: tuple[str, ...] = ()
     pos: Pos = (0, 0, 0, 0)
     block: Pos = (0, 0, 0, 0)
+    jdk_class: str = ""
 
 
 class Param(NamedTuple):

@@ -2528,7 +2528,7 @@ class Symbols:
         for fid, (module, function) in self.functions.items():
             for stored in function.stored:
                 key = self._stored_key(fid, module.name, function.qualname, stored)
-                if key is not None:
+                if key is not None and not self._kept_by_a_package_class(fid, stored):
                     index.setdefault(key, []).append((fid, stored))
             adding_methods = _JAVA_ADDING_METHODS if is_java(module.rel) else _ADDING_METHODS
             for call in function.calls:
@@ -2541,6 +2541,12 @@ class Symbols:
             if key in containers:
                 index.setdefault(key, []).append((fid, adding))
         return index
+
+    def _kept_by_a_package_class(self, fid: str, stored: Stored) -> bool:
+        """Whether the class the Java frontend took for the JDK's through an on-demand import to keep
+        an element stored in `fid` (see `Stored.jdk_class`) is one of the project: a class of the
+        file's own package shadows the import (JLS 6.4.1), and what it keeps is its own."""
+        return bool(stored.jdk_class) and bool(self._project_class_named(fid, stored.jdk_class))
 
     def _elements_listed(self, fid: str, call: Call) -> tuple[Arg, ...]:
         """The arguments of a Java call in `fid` writing a collection out (`List.of(a, b)`,
@@ -3114,6 +3120,7 @@ class Symbols:
             value
             for stored in self.function(fid).stored
             if stored.element and stored.target == field and len(stored.keys) == 1
+            and not self._kept_by_a_package_class(fid, stored)
             for value in self._stored_value(fid, stored, 0)
         )
         element = _one_instance(elements)

@@ -2129,17 +2129,21 @@ class _Extractor:
             self._fn.stored.append(Stored(target, True, pos=_pos(value)))
         elif (copied := self._collection_copied(value)) is None:
             self._store_written_out(target, value)
-        elif (named := self._value_of(copied)[1]) is not None:
-            # `new ArrayList<>(plain)`: each element of `plain`, at no known key.
-            elements = named._replace(attrs=(*named.attrs, "[]"))
-            self._fn.stored.append(Stored(target, True, elements, keys=("",), pos=_pos(value)))
         else:
-            self._store_written_out(target, copied)  # `new ArrayList<>(List.of(this::check))`
+            argument, made = copied
+            jdk_class = self._imported_on_demand(made)
+            if (named := self._value_of(argument)[1]) is not None:
+                # `new ArrayList<>(plain)`: each element of `plain`, at no known key.
+                elements = named._replace(attrs=(*named.attrs, "[]"))
+                stored = Stored(target, True, elements, keys=("",), pos=_pos(value), jdk_class=jdk_class)
+                self._fn.stored.append(stored)
+            else:
+                self._store_written_out(target, argument, jdk_class)  # `new ArrayList<>(List.of(f))`
 
-    def _collection_copied(self, value: Node) -> Node | None:
+    def _collection_copied(self, value: Node) -> tuple[Node, str] | None:
         """The collection a JDK collection made of it copies (`plain` of `new ArrayList<>(plain)`,
-        of `List.copyOf(plain)`, `List.of(f)` of `new ArrayDeque<>(List.of(f))`); None for anything
-        else."""
+        of `List.copyOf(plain)`, `List.of(f)` of `new ArrayDeque<>(List.of(f))`), with the name of
+        the class making the copy (`ArrayList`, `List`); None for anything else."""
         receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
         if receiver is not None and _method_called(value) == "copyOf":
             made = _text(receiver)  # `List`, `Set`: the JDK's where it is imported so
@@ -2150,16 +2154,21 @@ class _Extractor:
         if not made or not self._names_a_jdk_class(made):
             return None  # a class of the project's own: what it keeps of its argument is its own
         arguments = value.child_by_field_name("arguments").named_children
-        return arguments[0] if len(arguments) == 1 and not self._is_scalar(arguments[0]) else None
+        return (arguments[0], made) if len(arguments) == 1 and not self._is_scalar(arguments[0]) else None
 
-    def _store_written_out(self, target: Ref | None, value: Node) -> None:
+    def _store_written_out(self, target: Ref | None, value: Node, jdk_class: str = "") -> None:
         """Each element of a collection or array written out (see `_written_out_elements`), kept as
-        an element of `target` (None: of the value returned)."""
-        for element in self._written_out_elements(_unparenthesized(value)):
+        an element of `target` (None: of the value returned); `jdk_class` is that of a copy made of
+        it (see `Stored.jdk_class`), else the one writing it out is asked."""
+        value = _unparenthesized(value)
+        receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
+        jdk_class = jdk_class or (self._imported_on_demand(_text(receiver)) if receiver is not None else "")
+        for element in self._written_out_elements(value):
             function = self._function_value(element)
             value_call, value_ref = (-1, None) if function else self._value_of(element)
             if function or value_call >= 0 or value_ref is not None:
-                self._fn.stored.append(Stored(target, True, value_ref, value_call, function, ("",), _pos(element)))
+                kept = Stored(target, True, value_ref, value_call, function, ("",), _pos(element), jdk_class=jdk_class)
+                self._fn.stored.append(kept)
 
     def _written_out_elements(self, value: Node) -> list[Node]:
         """The elements of a collection written out (`List.of(a, b)`, `Arrays.asList(a, b)`): its
@@ -2187,6 +2196,12 @@ class _Extractor:
         if imported:
             return all(module.startswith("java.") for module in imported)
         return any(package.startswith("java.") for package in self._wildcards)
+
+    def _imported_on_demand(self, name: str) -> str:
+        """`name`, where the file takes the class it names for the JDK's (see `_names_a_jdk_class`)
+        only through an on-demand import, which a class of its own package may shadow; else ""."""
+        named_here = name in self._defined_types or any(i.alias == name for i in self._explicit_imports)
+        return "" if named_here else name
 
     def _is_new_empty(self, value: Node | None) -> bool:
         """`new LinkedBlockingQueue<>()`, `new ArrayBlockingQueue<>(size)`, `List.of()`: a collection
