@@ -63,9 +63,15 @@ _JAVA_ELEMENT_METHODS = _CONTAINER_ELEMENT_METHODS | {
     "peek", "poll", "element", "remove", "take", "getFirst", "getLast", "peekFirst", "peekLast", "pollFirst",
     "pollLast", "removeFirst", "removeLast", "firstElement", "lastElement", "elementAt",
 }
+# The methods a loop over an object runs, by whether it is Java's: the one giving an iterator, and
+# the iterator's one giving each element.
+_ITERATION_METHODS = {False: ("__iter__", "__next__"), True: ("iterator", "next")}
+_STEPPING_METHODS = frozenset(stepping for _, stepping in _ITERATION_METHODS.values())
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
 _STREAMS = frozenset({"stream", "parallelStream"})
 _CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *_STREAMS})
+# A Java collection's `iterator()` besides, over the elements stored in it (no Python container has one).
+_ELEMENTS_VIEW_METHODS = _CONTAINER_VIEW_METHODS | {"iterator"}
 # Methods that add their argument at this position to a container, with no key known.
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
 # Java's besides `add` (a `Deque`'s, a `Queue`'s, a `Stack`'s, a `Vector`'s): in Python, no container
@@ -1100,7 +1106,7 @@ class Symbols:
             if not method:
                 return self._instance_field(entity.target, attr)
             return Entity("property" if self.function(method).is_property else "function", method)
-        if entity.kind == "elements" and attr in _CONTAINER_VIEW_METHODS:
+        if entity.kind == "elements" and attr in _ELEMENTS_VIEW_METHODS:
             return Entity("elements_view", entity.target, entity.keys)
         if entity.kind == "elements" and attr == "items":
             return Entity("elements_items", entity.target, entity.keys)
@@ -2350,11 +2356,13 @@ class Symbols:
                 # `Consumer<Msg> c = pick(fast);`, `for (Consumer<Msg> c : drains)`: every function
                 # the value or the walked collection's element may be (and every object, for
                 # `for (Runnable r : tasks)` of `tasks.add(new Checker())`), which the one value of
-                # its bind (see `_bind_entity`) leaves out where they are several; not one declared
-                # as an interface with a `default` method, which keeps the interface.
+                # its bind (see `_bind_entity`) leaves out where they are several, and the elements
+                # a Java collection given it holds (`Stream<Consumer<Msg>> s = plain.stream();`); not
+                # one declared as an interface with a `default` method, which keeps the interface.
                 if bind.kind in ("assign", "iter") and not self._declared_with_default_methods(scope, name):
                     given = self._bound_source_values if bind.kind == "assign" else self._iterated_values
-                    kept = ("function", "instance") if bind.kind == "iter" else ("function",)
+                    assigned = ("function", "elements") if self.is_java_function(scope) else ("function",)
+                    kept = ("function", "instance") if bind.kind == "iter" else assigned
                     values.update(v for v in given(scope, bind, depth) if v.kind in kept)
                 continue
             if bind.kind == "assign":
@@ -2409,15 +2417,18 @@ class Symbols:
             for called in self.callees(fid, call, depth + 1):
                 if called.kind == "function":
                     values.update(self._yielded_values(called.target, depth + 1))
-            # Java's collection written out (`Stream.of(this::a, this::b).forEach(...)`): its arguments.
-            listed = self._elements_of_call(fid, call, depth) if is_java(self.module_of(fid).rel) else ()
+            # Java's collection written out (`Stream.of(this::a, this::b).forEach(...)`, or streamed:
+            # `List.of(this::a, this::b).stream()`): its arguments.
+            java = is_java(self.module_of(fid).rel)
+            listed = self._elements_of_call(fid, self._streamed_call(fid, call), depth) if java else ()
             for element in listed:
                 values.update(self.argument_values(fid, element, depth + 1))
         for iterable in iterables:
             if iterable.kind != "mapping":  # a map gives its keys, of no class declared here
                 values.update(self._member_values(iterable, "[]", depth + 1))
+            values.update(self._elements_declared_by_bases(iterable, depth))
         for _, method in self._iteration_methods_of(iterables, depth):
-            if method.endswith(".__next__"):
+            if self.function(method).name in _STEPPING_METHODS:
                 values.update(self.return_values(method, depth + 1))
             else:
                 # An `__iter__` written as a generator, or returning an iterator over a container.
@@ -2425,6 +2436,27 @@ class Symbols:
                 for returned in self.return_values(method, depth + 1):
                     values.update(self._member_values(returned, "[]", depth + 1))
         return frozenset(values)
+
+    def _elements_declared_by_bases(self, iterable: Entity, depth: int) -> frozenset[Entity]:
+        """What a Java for-each over an object of a project class gives as its class declares it:
+        the elements of the JDK collection type it or a base of it extends (`Drain` of `interface
+        Drains extends Iterable<Drain>`)."""
+        if iterable.kind != "instance" or iterable.target not in self.classes:
+            return frozenset()
+        values: set[Entity] = set()
+        for cid in self.mro(iterable.target):
+            module, cls = self.classes[cid]
+            for base in cls.base_annotations:
+                declared = self._annotation_entity(module, base, cid)
+                if declared.kind == "container":
+                    values.update(self._member_values(declared, "[]", depth + 1))
+        return frozenset(values)
+
+    def _streamed_call(self, fid: str, call: Call) -> Call:
+        """The call whose result a call in `fid` streams (`List.of(f, g)` of `List.of(f,
+        g).stream()`), or the call itself where it streams no call's result."""
+        receiver = self.call(fid, call.receiver_call) if call.method in _STREAMS else None
+        return receiver if receiver is not None else call
 
     def _yielded_values(self, fid: str, depth: int) -> frozenset[Entity]:
         """What generator `fid` yields: the values of its `yield`s (name paths and calls), and what
@@ -2477,17 +2509,19 @@ class Symbols:
         return [enter for enter, _ in self.context_methods(fid, self._region_entered(fid, entered)) if enter]
 
     def _iteration_methods_of(self, iterables: frozenset[Entity], depth: int) -> list[tuple[str, str]]:
-        """(class, method) of the `__iter__` and `__next__` iterating `iterables` runs."""
+        """(class, method) of the `__iter__` and `__next__` iterating `iterables` runs (a Java
+        for-each: `iterator()`, and `next()` of what it returns)."""
         found = []
         for source in sorted(iterables, key=lambda e: (e.kind, e.target)):
-            if source.kind != "instance":
+            if source.kind != "instance" or source.target not in self.classes:
                 continue
-            iterate = self.lookup_method(source.target, "__iter__")
+            iterating, stepping = _ITERATION_METHODS[is_java(self.classes[source.target][0].rel)]
+            iterate = self.lookup_method(source.target, iterating)
             if not iterate:
                 continue
             found.append((source.target, iterate))
             for iterator in sorted(self.return_values(iterate, depth + 1), key=lambda e: e.target):
-                step = self.lookup_method(iterator.target, "__next__") if iterator.kind == "instance" else ""
+                step = self.lookup_method(iterator.target, stepping) if iterator.kind == "instance" else ""
                 if step:
                     found.append((iterator.target, step))
         return found
