@@ -247,6 +247,7 @@ class LockOrder:
         self._bindings_of: dict[_Question, list[_Binding]] = {}
         self._passed_later_of: dict[tuple[str, int, str, Passed], Passed] = {}
         self._routes_of_partial: dict[tuple[str, int], _Routes] = {}
+        self._runs_as_value_of: dict[str, list[_Binding]] = {}
         self._makers_of: dict[str, frozenset[str]] = {}
         self._distance_of: dict[str, dict[str, int]] = {}
         self._nearer_of: dict[tuple[str, str], CallSite] = {}
@@ -568,7 +569,7 @@ class LockOrder:
         added = False
         for index, (site, bound, above) in enumerate(calls):
             self._budget.spend(1, site.caller, site.pos)
-            outers = self._found_above(above, found)
+            outers = self._found_above(above, found, site.caller)
             # Before the bindings above are found (a call cycle's first round), or where none is
             # (no caller), the call binds its own locks alone: a path only where it binds one.
             fresh, used[index] = (outers[used[index] :], len(outers)) if outers else ([_UNBOUND], 0)
@@ -649,11 +650,57 @@ class LockOrder:
         fn(action)`, see `CallGraph.handed_on`): the value is then called through them alone, in the
         runs the handing calls make. Empty otherwise."""
         if made not in self._routes_of_partial:
-            hand_ons = self._hand_ons_of_partial(*made) or []
-            routes: _Routes = {}
-            complete = bool(hand_ons) and self._follow(hand_ons, (), frozenset(), routes)
-            self._routes_of_partial[made] = routes if complete else {}
+            self._routes_of_partial[made] = self._routes_from(self._hand_ons_of_partial(*made) or [])
         return self._routes_of_partial[made]
+
+    def _routes_from(self, hand_ons: list[HandOn]) -> _Routes:
+        """The routes (see `_routes_of`) of a value that `hand_ons` hand on; none where one of the
+        parameters they reach may do anything else with it."""
+        routes: _Routes = {}
+        complete = bool(hand_ons) and self._follow(hand_ons, (), frozenset(), routes)
+        return routes if complete else {}
+
+    def _runs_as_value(self, fid: str) -> list[_Binding]:
+        """The paths that run `fid` where it is only ever handed on as a value and called through
+        the parameters its routes hand it to (`call(lambda a: guarded(self._x, a), self.take_y)`
+        with `def call(fn, act): fn(act)`): each such call, with what it passes `fid`'s parameters
+        along the route handing `fid` there (`take_y`, not what other calls of `call` pass `act`).
+        The path that binds and passes nothing where `fid` is run any other way."""
+        if fid not in self._runs_as_value_of:
+            self._runs_as_value_of[fid] = self._runs_through_routes(fid) or [_UNBOUND]
+        return self._runs_as_value_of[fid]
+
+    def _runs_through_routes(self, fid: str) -> list[_Binding]:
+        """`_runs_as_value`'s paths; none where a call runs `fid` otherwise."""
+        sites = self.calls.sites_to.get(fid, ())
+        handing = [site for site in sites if site.via_argument]
+        calls = {site for site in sites if not site.via_argument}
+        if not handing or any(site.kind != CALL or site.through_parameter is None for site in calls):
+            return []
+        runs: dict[Passed, _Binding] = {}
+        covered: set[CallSite] = set()
+        for hand in handing:
+            call = self.symbols.call(hand.caller, hand.call_id)
+            if call is None:
+                return []
+            hand_ons = [(hand.caller, call, arg) for arg in call.args if self._passes(hand.caller, arg, fid)]
+            routes = self._routes_from(hand_ons)
+            if not routes:
+                return []
+            for later in calls:
+                for route in self._routes_to_call(later, routes):
+                    covered.add(later)
+                    self._budget.spend(1 + len(route), later.caller, later.pos)
+                    passed = self.calls.passed_on(later, self._passed_along(route, ()))
+                    runs.setdefault(passed, _Binding({}, (), passed))
+        return list(runs.values()) if covered == calls else []
+
+    def _passes(self, fid: str, arg: Arg, function: str) -> bool:
+        """Whether the argument `arg` of a call in `fid` is `function` itself: a lambda, or a name of it."""
+        if arg.kind not in ("lambda", "ref") or arg.star:
+            return False
+        value = self.symbols.argument_value(fid, arg)
+        return value.kind == "function" and value.target == function
 
     def _hand_ons_of_partial(self, fid: str, made_id: int) -> list[HandOn] | None:
         """The calls handing on, as an argument, the value of the `functools.partial` call `made_id`
@@ -783,12 +830,12 @@ class LockOrder:
         a closure's enclosing function, whose calls are on no chain through `fid`."""
         return [t for t in self.taken_parameters.get(fid, ()) if t.binder == fid]
 
-    def _found_above(self, above: _Question | None, found: dict[_Question, _Found]) -> list[_Binding]:
-        """The bindings found so far for the question `above` that a call asks of its caller (a
-        copy: a recursion's call adds to the very bindings it reads); for a call handing none on,
-        the path that binds nothing."""
+    def _found_above(self, above: _Question | None, found: dict[_Question, _Found], fid: str) -> list[_Binding]:
+        """The bindings found so far for the question `above` that a call in `fid` asks of its caller
+        (a copy: a recursion's call adds to the very bindings it reads); for a call handing none on,
+        the paths that run `fid`, binding nothing (see `_runs_as_value`)."""
         if above is None:
-            return [_UNBOUND]
+            return self._runs_as_value(fid)
         return list(found[above].values()) if above in found else self._bindings_of[above]
 
     def hands_off_to_acquire(self, sites: Iterable[CallSite], lock: FieldId) -> bool:
