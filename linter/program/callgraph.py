@@ -487,7 +487,7 @@ class CallGraph:
         return self._hand_ons(fid, name, called, copies)
 
     def _hand_ons(self, fid: str, name: str, called: bool, copies: bool) -> list[HandOn] | None:
-        """`handed_on`, following a copy into a local only where `copies`: no copy of a copy."""
+        """`handed_on`, following copies into locals (and copies of those) only where `copies`."""
         scope = self.symbols.function(fid).qualname
         functions = (fid, *self._nested_in.get(fid, ()))
         if not called and any(_calls_name(self.symbols.function(each), scope, name) for each in functions):
@@ -498,7 +498,7 @@ class CallGraph:
                 if access.ref.scope != scope or access.ref.name != name:
                     continue
                 copy = _local_copied_to(self.symbols, fid, access) if copies and each == fid else None
-                more = self._hand_ons(fid, copy, called, False) if copy else _handed_on_by(self.symbols, each, access)
+                more = self._hand_ons(fid, copy, called, True) if copy else _handed_on_by(self.symbols, each, access)
                 if more is None:
                     return None
                 found.extend(hand_on for hand_on in more if hand_on not in found)
@@ -830,18 +830,27 @@ def _is_self(symbols: Symbols, module: str, parameter: Parameter) -> bool:
 
 def _parameter_named(symbols: Symbols, module: str, ref: Ref) -> Parameter | None:
     """The parameter that the name `ref` starts with (`do`, or `conn` of `conn.send`; in a
-    function of `module`) holds as it is: the parameter itself, or a local bound once, to it, and
-    never again (`action = do`); None for any other name or a longer path."""
+    function of `module`) holds as it is: the parameter itself, or a local bound once, to it or to
+    such a local, and never again (`action = do`, `again = action`); None for any other name or a
+    longer path."""
     if ref.attrs[1:] or not ref.scope:
         return None
     scope = function_id(module, ref.scope)
     if symbols.only_a_parameter(scope, ref.name) or symbols.only_its_self(scope, ref.name):
         return (ref.scope, ref.name)
-    binds = symbols.binds(scope).get(ref.name, []) if scope in symbols.functions else []
-    value = binds[0].value_ref if len(binds) == 1 and binds[0].kind == "assign" else None
-    if value is None or value.attrs or value.scope != ref.scope or not symbols.only_a_parameter(scope, value.name):
+    if scope not in symbols.functions:
         return None
-    return (value.scope, value.name)
+    # Through copies of copies (`f = do; g = f`); `seen` stops at locals copied from each other.
+    name, seen = ref.name, {ref.name}
+    while True:
+        binds = symbols.binds(scope).get(name, [])
+        value = binds[0].value_ref if len(binds) == 1 and binds[0].kind == "assign" else None
+        if value is None or value.attrs or value.scope != ref.scope or value.name in seen:
+            return None
+        if symbols.only_a_parameter(scope, value.name):
+            return (value.scope, value.name)
+        name = value.name
+        seen.add(name)
 
 
 def runs_while_built(symbols: Symbols, site: CallSite) -> bool:
