@@ -1822,10 +1822,20 @@ class FactsExtractor(FastVisitor):
         self._fn.is_generator = True
         self._fn.yields.append(self._site(node))
         if isinstance(node.value, cst.From):
-            self._visit_with_flow(node.value.item, Flow(FLOW_YIELD_FROM))
+            self._visit_yielded_from(node.value.item)
         else:
             self._visit_returned(node.value, FLOW_YIELD)
         return False
+
+    def _visit_yielded_from(self, iterated: cst.BaseExpression) -> None:
+        """`yield from [self._a, self._b]`: each element of a list, tuple or set written out is
+        yielded as by a `yield`; a starred part, as anything else iterated, yields its elements."""
+        if not isinstance(iterated, _LITERALS):
+            self._visit_with_flow(iterated, Flow(FLOW_YIELD_FROM))
+            return
+        for element in iterated.elements:
+            kind = FLOW_YIELD_FROM if isinstance(element, cst.StarredElement) else FLOW_YIELD
+            self._visit_with_flow(element.value, Flow(kind))
 
     def visit_Await(self, node: cst.Await) -> bool:
         self.walk(node.expression)

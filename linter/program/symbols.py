@@ -2423,7 +2423,7 @@ class Symbols:
             listed = self._elements_of_call(fid, self._streamed_call(fid, call), depth) if java else ()
             for element in listed:
                 values.update(self.argument_values(fid, element, depth + 1))
-        for iterable in iterables:
+        for iterable in self._read_through_properties(iterables, depth):
             if iterable.kind != "mapping":  # a map gives its keys, of no class declared here
                 values.update(self._member_values(iterable, "[]", depth + 1))
             values.update(self._elements_declared_by_bases(iterable, depth))
@@ -2457,6 +2457,15 @@ class Symbols:
         g).stream()`), or the call itself where it streams no call's result."""
         receiver = self.call(fid, call.receiver_call) if call.method in _STREAMS else None
         return receiver if receiver is not None else call
+
+    def _read_through_properties(self, values: frozenset[Entity], depth: int) -> frozenset[Entity]:
+        """`values`, each property among them replaced by what its getter returns: a loop over
+        `self.handlers` walks the list the getter builds."""
+        return frozenset(
+            found
+            for value in values
+            for found in (self.return_values(value.target, depth + 1) if value.kind == "property" else (value,))
+        )
 
     def _yielded_values(self, fid: str, depth: int) -> frozenset[Entity]:
         """What generator `fid` yields: the values of its `yield`s (name paths and calls), and what
@@ -2830,11 +2839,11 @@ class Symbols:
             if access.flow.returns_it() and not access.flow.call >= 0:
                 values.update(self.path_values(fid, access.ref, depth + 1))
         for _, stored in self._stored_index.get((fid, ""), ()):
-            # A returned lambda; not an element of a returned Python tuple, which is no value returned.
+            # A returned lambda, or an element of a tuple, list or Java array written out (`return
+            # [self._a, self._b]`, `return new Drain[] {d};`), which the container returned holds.
             if not stored.element:
                 values.update(self._stored_value(fid, stored, depth + 1))
-            elif is_java(self.module_of(fid).rel):
-                # A Java array or collection written out (`return new Drain[] {d};`): its elements.
+            else:
                 values.add(Entity("elements", f"{fid}|"))
         return frozenset(values)
 
