@@ -112,11 +112,26 @@ def program_module_names(
     if unit_names is None:
         unit_names = unit_module_names([r.source for r in results], config.root)
     names = namespace_module_names(unit_names, imported)
-    return {r.source.rel: _module_name(r.source.rel, names[r.source.rel], r.facts) for r in results}
+    named = {r.source.rel: _module_name(r.source.rel, names[r.source.rel], r.facts) for r in results}
+    return _distinct_java_names(named, names)
 
 
 def _is_package(rel: str) -> bool:
     return PurePosixPath(rel).name == "__init__.py"
+
+
+def _distinct_java_names(names: dict[str, str], from_path: Mapping[str, str]) -> dict[str, str]:
+    """`names` where Java files that would share one (`p/X.java` of one package in two source
+    folders, two modules of one build) are named by their paths instead, as colliding Python files
+    are: one name, one module. Their classes are found by their full names (`Symbols`)."""
+    by_name: dict[str, list[str]] = {}
+    for rel, name in names.items():
+        if is_java(rel):
+            by_name.setdefault(name, []).append(rel)
+    for colliding in by_name.values():
+        if len(colliding) > 1:
+            names.update({rel: from_path[rel] for rel in colliding})
+    return names
 
 
 def _module_name(rel: str, from_path: str, facts: FileFacts) -> str:

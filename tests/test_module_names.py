@@ -13,6 +13,7 @@ import pytest
 from epochlint.config import load_config
 from epochlint.discovery import SourceFile
 from epochlint.engine import check, unit_module_names
+from epochlint.frontend.java import available as java_frontend_available
 from tests.conftest import FIXTURES, KNOWN_CODES, actual_marks, expected_marks, run_check
 from tests.test_stdin import BASE, RACY_SUBCLASS
 
@@ -160,3 +161,62 @@ def test_an_import_of_a_name_two_files_share_reaches_the_one_python_finds(write_
     for prefilter in (True, False):
         found = check([root], config, use_cache=False, prefilter=prefilter).findings
         assert [(f.code, f.location.path) for f in found] == [("EPL001", path) for path in expected], prefilter
+
+
+_JAVA_SINK = """package p;
+
+public class Sink {
+    final Object lock = new Object();
+    private long epoch;
+
+    void bump() {
+        synchronized (lock) {
+            epoch++;
+        }
+    }
+
+    void drain(Long m) {
+        if (epoch > m) {
+            return;
+        }
+    }
+}
+"""
+_JAVA_QUIET_SINK = """package p;
+
+public class Sink {
+    void drain(Long m) {
+        System.out.println(m);
+    }
+}
+"""
+
+
+def _java_use(mark: str) -> str:
+    return f"""package p;
+
+import java.util.List;
+
+public class Use {{
+    void go(List<Long> batch, Sink sink) {{
+        for (Long m : batch) {{{mark}
+            sink.drain(m);
+        }}
+    }}
+}}
+"""
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed")
+def test_java_files_of_one_package_and_name_in_two_source_folders_are_two_modules(write_tree: WriteTree) -> None:
+    # Two modules of one build, each with its own `p.Sink`: each `Use` calls the one of its own
+    # source folder, which reads its epoch unlocked in `a`, nothing in `b`.
+    root = write_tree(
+        {
+            "a/src/main/java/p/Sink.java": _JAVA_SINK,
+            "a/src/main/java/p/Use.java": _java_use(" // expect: EPL001"),
+            "b/src/main/java/p/Sink.java": _JAVA_QUIET_SINK,
+            "b/src/main/java/p/Use.java": _java_use(""),
+        }
+    )
+    assert actual_marks(run_check(root)) == expected_marks(root, root)

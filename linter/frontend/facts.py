@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 195
+FACTS_FORMAT = 196
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -616,6 +616,10 @@ class Import(NamedTuple):
     # Made in a function's body: it binds a name of that function (a `Bind` of kind "import"),
     # not of the module.
     local: bool = False
+    # Java: a class name the file uses without importing it (`Import("X", "p.X", "X")` in package
+    # `p`), which Java finds in the file's own package, else through its on-demand imports, kept as
+    # `Import("*", "q", "*")` for `import q.*;` (JLS 6.4.1, 7.5.2).
+    implicit: bool = False
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,13 @@ from epochlint.frontend.facts import (
     within,
 )
 from epochlint.frontend.java import is_java
-from epochlint.frontend.java.idioms import FUNCTION_COMBINATORS, LITERAL_COLLECTIONS, OPTIONAL_TYPES, PRIMITIVE_TYPES
+from epochlint.frontend.java.idioms import (
+    FUNCTION_COMBINATORS,
+    KNOWN_PACKAGE_CLASSES,
+    LITERAL_COLLECTIONS,
+    OPTIONAL_TYPES,
+    PRIMITIVE_TYPES,
+)
 from epochlint.program.modules import ModuleInfo, ModuleLocator, absolute_import_module, java_top_level_classes
 from epochlint.program.overloads import (
     EXACT,
@@ -999,7 +1005,10 @@ class Symbols:
             if imported.local:
                 continue
             if imported.alias == name:
-                return self._import_entity(module, imported.module, imported.name, imported.level)
+                entity = self._import_entity(module, imported.module, imported.name, imported.level)
+                if imported.implicit and entity.kind == "external":
+                    return self._java_on_demand_class(module, name) or entity
+                return entity
             if imported.alias == "*":
                 source = self._imported_module(module, imported.level, imported.module)
                 if source in self.modules:
@@ -1046,20 +1055,29 @@ class Symbols:
         return Entity("external", f"{absolute}.{name}" if absolute else name)
 
     def _java_package_class(self, module: ModuleInfo, dotted: str) -> str:
-        """The top-level class that `dotted` (`p.SlowDrain`, or `SlowDrain` in the default package)
-        names where a file of `module`'s own package declares it, a file of another name: Java sees
-        its package's classes in any of its files, and one of no access modifier needs no file of
-        its name. Only the importer's package counts, as only it sees such a class (a public one is
-        in the file of its name, the module `dotted`). Where files of several folders (source sets)
-        declare it, the one in the importer's folder; "" where that leaves none or several."""
-        package, _, _ = dotted.rpartition(".")
-        if package != module.facts.package:
-            return ""
+        """The top-level class of the unit whose full name is `dotted` (`p.SlowDrain`, or `SlowDrain`
+        in the default package), in whichever file declares it: one of no access modifier may sit in
+        a file of another name (Java sees its package's classes in any of its files), and files of
+        one package and name in several source folders (two modules of a build) are each named by
+        their paths. Where files of several source folders declare it, the one in the importer's; ""
+        where that leaves none or several."""
         declared = self._java_top_level_classes.get(dotted, ())
-        folder = posixpath.dirname(module.rel)
-        beside = [cid for cid in declared if posixpath.dirname(self.classes[cid][0].rel) == folder]
+        root = _java_source_root(module)
+        beside = [cid for cid in declared if _java_source_root(self.classes[cid][0]) == root]
         found = beside or declared
         return found[0] if len(found) == 1 else ""
+
+    def _java_on_demand_class(self, module: ModuleInfo, name: str) -> Entity | None:
+        """The class a Java file names `name` where neither it, its single-type imports nor its own
+        package declares one: the one of a package it imports whole (`import q.*;`), a class of
+        the unit that package declares, else a JDK class whose meaning the analysis knows (a lock);
+        None where no package gives one, or several do (JLS 7.5.2)."""
+        packages = [imported.module for imported in module.facts.imports if imported.alias == "*"]
+        found = [cid for package in packages if (cid := self._java_package_class(module, f"{package}.{name}"))]
+        if found:
+            return Entity("class", found[0]) if len(found) == 1 else None
+        known = [package for package in packages if name in KNOWN_PACKAGE_CLASSES.get(package, ())]
+        return Entity("external", f"{known[0]}.{name}") if known else None
 
     @property
     def _java_top_level_classes(self) -> dict[str, tuple[str, ...]]:
@@ -4093,6 +4111,19 @@ def _type_arguments_of_value(annotation: str, value: Entity) -> dict[str, Entity
     if not element or "[" in element or value.kind != kind or not value.target:
         return {}
     return {element: Entity("instance", value.target)}
+
+
+def _java_source_root(module: ModuleInfo) -> str:
+    """The folder a Java file's package folders start from (`a/src/main/java` for
+    `a/src/main/java/p/X.java` of package `p`); its own folder where they do not name its package."""
+    folder = posixpath.dirname(module.rel)
+    package_path = module.facts.package.replace(".", "/")
+    if not package_path:
+        return folder
+    if folder == package_path:
+        return ""
+    suffix = f"/{package_path}"
+    return folder[: -len(suffix)] if folder.endswith(suffix) else folder
 
 
 def _holds_instances(entity: Entity) -> bool:

@@ -603,8 +603,8 @@ class _Extractor:
         self.functions: list[FunctionFacts] = []
         self.classes: list[ClassFacts] = []
         self._explicit_imports: list[Import] = []
-        # The packages imported whole (`import java.util.concurrent.locks.*;`).
-        self._wildcards: list[str] = []
+        # The packages imported whole (`import java.util.concurrent.locks.*;`), as Import("*", package, "*").
+        self._on_demand_imports: list[Import] = []
         self._defined_types: set[str] = set()
         self._used_types: set[str] = set()
         self._stack: list[_Function] = []
@@ -892,13 +892,14 @@ class _Extractor:
         self.functions.append(module.freeze())
 
     def imports(self) -> Iterator[Import]:
-        """The file's imports, and its own package's classes it names, which Java imports implicitly."""
+        """The file's imports, those of whole packages, and the classes it names without importing
+        them, as of its own package: the program looks for them there, then in the packages
+        imported whole, as Java does (it alone knows the package's classes)."""
         yield from self._explicit_imports
+        yield from self._on_demand_imports
         imported = {i.alias for i in self._explicit_imports}
         for name in sorted(self._used_types - imported - self._defined_types - idioms.JAVA_LANG):
-            known = [p for p in self._wildcards if name in idioms.KNOWN_PACKAGE_CLASSES.get(p, ())]
-            package = known[0] if known else self.package
-            yield Import(name, f"{package}.{name}" if package else name, name)
+            yield Import(name, f"{self.package}.{name}" if self.package else name, name, implicit=True)
 
     def _package(self, node: Node) -> None:
         for child in node.named_children:
@@ -908,7 +909,8 @@ class _Extractor:
     def _import(self, node: Node) -> None:
         words = [c.type for c in node.children]
         if "asterisk" in words and "static" not in words:
-            self._wildcards.extend(_text(c) for c in node.named_children if c.type == "scoped_identifier")
+            packages = [_text(c) for c in node.named_children if c.type in ("scoped_identifier", "identifier")]
+            self._on_demand_imports.extend(Import("*", package, "*", 0, _pos(node)) for package in packages)
         if "static" in words or "asterisk" in words:
             return  # static members and whole packages: nothing a name path resolves through here
         for child in node.named_children:
@@ -2195,7 +2197,7 @@ class _Extractor:
         imported = [i.module for i in self._explicit_imports if i.alias == name]
         if imported:
             return all(module.startswith("java.") for module in imported)
-        return any(package.startswith("java.") for package in self._wildcards)
+        return any(i.module.startswith("java.") for i in self._on_demand_imports)
 
     def _imported_on_demand(self, name: str) -> str:
         """`name`, where the file takes the class it names for the JDK's (see `_names_a_jdk_class`)
