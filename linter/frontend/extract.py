@@ -301,7 +301,8 @@ class FactsExtractor(FastVisitor):
         # does (`L.acquire()`), innermost last.
         self._opened_in_blocks: list[list[tuple[Ref, int]]] = []
         # The `if` bodies past which the rest of the block runs only (an `else` that cannot go on),
-        # with the held regions each left open at its end: they stay held after the statement.
+        # and the `else` blocks (a body that cannot go on), with the held regions each left open at
+        # its end: they stay held after the statement.
         self._left_open: dict[int, list[tuple[Ref, int]]] = {}
         # Of those `try` statements, the ones a handler of which may end without leaving the loop
         # around (it falls through, breaks or continues), innermost last: a `raise` there may go on
@@ -946,6 +947,11 @@ class FactsExtractor(FastVisitor):
             test = statement.test
         else:
             return None
+        return self._failed_acquire(test)
+
+    def _failed_acquire(self, test: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
+        """The acquire whose failure `test` asks about: `not L.acquire(...)` (or `not got`, see
+        `_acquire_tested_by`)."""
         if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
             return None
         return self._acquire_tested_by(test.expression)
@@ -1059,6 +1065,10 @@ class FactsExtractor(FastVisitor):
         goes_on_past_body_alone = self._elifs.get(id(node), True) and _else_leaves(node)
         if goes_on_past_body_alone:
             self._left_open[id(node.body)] = []
+        # `if L is None: return` / `else: L.acquire()`, the mirror: the rest of the block runs past the `else` alone.
+        past_else_alone = isinstance(node.orelse, cst.Else) and body_leaves and self._elifs.get(id(node), True)
+        if past_else_alone and isinstance(node.orelse, cst.Else):
+            self._left_open[id(node.orelse.body)] = []
         self.walk(node.body)
         kept = self._left_open.pop(id(node.body), [])
         if region is not None and region[1] in self._fn.region_stack:
@@ -1073,7 +1083,7 @@ class FactsExtractor(FastVisitor):
                 self._fn.fallbacks.append(Fallback(present, self._pos(node.orelse)))
             if isinstance(node.orelse, cst.If):
                 self._elifs[id(node.orelse)] = body_leaves and self._elifs.get(id(node), True)
-            self.walk(node.orelse)
+            kept += self._walk_else(node.test, node.orelse)
         elif (present := _tested_present(node.test)) is not None and rest is not None and body_leaves:
             # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing;
             # after an `elif`, also where an arm before it went on (`if flag: pass elif cur ...`).
@@ -1087,7 +1097,7 @@ class FactsExtractor(FastVisitor):
             # `if (e := cur()) is not None: ...` / `else: return`: the rest of the block runs where the test
             # held; after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
             self._held(node.test, rest)
-        if goes_on_past_body_alone:
+        if goes_on_past_body_alone or past_else_alone:
             self._keep_held(kept)
         if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
             # No path goes on after the statement but to the caller: as a `return` at its end, or
@@ -1095,6 +1105,23 @@ class FactsExtractor(FastVisitor):
             end = self._pos(node)[2:]
             self._exit(end + end, raised=not _statement_leaves(node, _RETURNS))
         return False
+
+    def _walk_else(self, test: cst.BaseExpression, orelse: cst.If | cst.Else) -> list[tuple[Ref, int]]:
+        """Walk the `else` (or `elif`) part of an `if` statement, holding L where `test` is `not
+        L.acquire(...)`: the held regions it left open where the rest of the block runs past it alone
+        (see `_left_open`)."""
+        failed = self._failed_acquire(test)
+        region = None
+        if failed is not None:
+            region = (failed[0], self._open_region(failed[0], _acquire_kind(failed[1]), failed[1], orelse))
+        alone = isinstance(orelse, cst.Else) and id(orelse.body) in self._left_open
+        self.walk(orelse)
+        kept = self._left_open.pop(id(orelse.body), []) if alone else []
+        if region is not None and region[1] in self._fn.region_stack:
+            self._fn.region_stack.remove(region[1])
+            if alone:
+                kept.insert(0, region)
+        return kept
 
     def _keep_held(self, regions: list[tuple[Ref, int]]) -> None:
         """`if L is not None: L.acquire()` / `else: return` (or `if L.acquire(blocking=False):`): the

@@ -1676,16 +1676,9 @@ class _Extractor:
             self._fn.fallbacks.append(Fallback(local, _pos(consequence)))
         alternative = node.child_by_field_name("alternative")
         head = _else_if_head(node)
-        kept: list[tuple[Ref, int]] | None = None
+        goes_on = alternative is not None and self._goes_on_in_this_block(node, head)
         with self._scope(_pattern_variables(condition, holds=True)):
-            if alternative is not None and _leaves(alternative) and self._goes_on_in_this_block(head, consequence):
-                with self._scope():
-                    # Held from the body's start, so that an unlock there ends the tested region.
-                    kept = self._block(consequence.named_children, held=(region,) if region is not None else ())
-            else:
-                self._visit(consequence)
-        if region is not None and region[1] in self._fn.region_stack:
-            self._fn.region_stack.remove(region[1])
+            kept = self._visit_arm(consequence, goes_on and _leaves(alternative), region)
         rest = _rest_past(head) if head is not None else None
         if rest is not None and _leaves(consequence):
             # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed
@@ -1708,17 +1701,38 @@ class _Extractor:
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(local, _pos(alternative)))
+            refused = _refused_lock(condition, self._try_lock_results())
+            refused_region = None
+            if refused is not None and (lock := self._lock_ref(refused[0])) is not None:
+                # `if (!L.tryLock()) ... else ...`: the `else` runs holding L.
+                refused_region = (lock, self._open_region(lock, "try_acquire", refused[1], alternative))
+            # `if (lock == null) return false; else lock.lock();`: the rest runs past the `else` alone.
+            alone = goes_on and _leaves(consequence) and alternative.type != "if_statement"
             with self._scope(_pattern_variables(condition, holds=False)):
-                self._visit(alternative)
-        if kept is not None:
+                kept += self._visit_arm(alternative, alone, refused_region)
+        if kept:
             self._keep_held(kept)
         self._fn.scopes[-1] |= _patterns_after(node)
 
-    def _goes_on_in_this_block(self, head: Node | None, consequence: Node) -> bool:
-        """Whether the block being read holds `head`, the `if` statement starting a chain whose
-        arm `consequence` is a block: the rest of that block runs after it."""
+    def _visit_arm(self, arm: Node, goes_on_alone: bool, region: tuple[Ref, int] | None) -> list[tuple[Ref, int]]:
+        """Visit an arm of an `if` statement holding `region` (the tested lock's, if any): where the
+        rest of the block runs past it alone, the held regions it left open, which stay held there."""
+        if not goes_on_alone:
+            self._visit(arm)
+            if region is not None and region[1] in self._fn.region_stack:
+                self._fn.region_stack.remove(region[1])
+            return []
+        statements = arm.named_children if arm.type == "block" else [arm]
+        with self._scope():
+            # Held from the arm's start, so that an unlock there ends the tested region.
+            return self._block(statements, held=(region,) if region is not None else ())
+
+    def _goes_on_in_this_block(self, statement: Node, head: Node | None) -> bool:
+        """Whether the block being read holds the `if` statement `statement`, or `head`, the one
+        starting the chain whose `else if` arm it is: the rest of that block runs after it."""
         statements = self._opened_in_blocks[-1][0] if self._opened_in_blocks else []
-        return consequence.type == "block" and head is not None and any(each.id == head.id for each in statements)
+        chain = {statement.id} if head is None else {statement.id, head.id}
+        return any(each.id in chain for each in statements)
 
     def _keep_held(self, regions: list[tuple[Ref, int]]) -> None:
         """`if (lock != null) { lock.lock(); } else { return; }` (or `if (lock.tryLock())`): the
@@ -3198,7 +3212,13 @@ def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) 
         return None
     elif not _leaves(statement.child_by_field_name("consequence")):
         return None
-    condition = _unparenthesized(statement.child_by_field_name("condition"))
+    return _refused_lock(statement.child_by_field_name("condition"), results)
+
+
+def _refused_lock(condition: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
+    """`!L.tryLock(...)` (or `!got`, `got` a local in `results` that holds a `tryLock`'s result):
+    (the receiver L, the call) of the try whose failure `condition` tests."""
+    condition = _unparenthesized(condition)
     if condition.type != "unary_expression" or _text(condition.child_by_field_name("operator")) != "!":
         return None
     tested = _unparenthesized(condition.child_by_field_name("operand"))
