@@ -241,6 +241,13 @@ def subscript_keys(node: cst.BaseExpression) -> tuple[str, ...]:
     return tuple(reversed(keys))
 
 
+def _subscripted_call(node: cst.BaseExpression) -> cst.Call | None:
+    """The call that `node` is, or whose result it subscripts (`self.handlers()[0]`), if one."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node if isinstance(node, cst.Call) else None
+
+
 # CPython compiles each item of a `with` as one more nested block and refuses more than 20 ("too
 # many statically nested blocks"). Each item's region would be recorded at every place inside
 # the ones before it: thousands of items made facts quadratic in size (73 MB for 5,000).
@@ -1908,8 +1915,11 @@ class FactsExtractor(FastVisitor):
                     callee = held._replace(attrs=(*held.attrs, method))
             else:
                 self._visit_with_flow(node.func, Flow(FLOW_RECEIVER, call=call_id))
-                if isinstance(node.func, cst.Call):
-                    callee_call = self._call_ids.get(id(node.func), -1)
+                called = _subscripted_call(node.func)
+                if called is not None:
+                    # `f()()`, `self.handlers()[0](m)`: the call whose result (or its element) is called.
+                    callee_call = self._call_ids.get(id(called), -1)
+                    callee_keys = subscript_keys(node.func)
         by_element = method in _STARTED_WITH_ELEMENTS or method in STORING_BY_KEY
         args = tuple(
             self._arg(keyword, value, stars, call_id, index, by_element)

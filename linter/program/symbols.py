@@ -2012,15 +2012,16 @@ class Symbols:
             if inner is None:
                 return frozenset()
             called_inside = self.callees(fid, inner, depth + 1)
+            keys = call.callee_keys  # `self.handlers()[0](m)`: the element of the result called
             returned = frozenset(
                 self._object_run(value, call.method)
                 for called in called_inside
                 if called.kind == "function"
-                for value in self.return_values(called.target, depth + 1)
+                for value in self._subscripted(self.return_values(called.target, depth + 1), keys, depth)
             )
             if _GETATTR in called_inside:
-                return returned | self._named_members(fid, inner, depth + 1)
-            return returned or self._default_function(fid, inner, depth + 1)
+                return returned | self._subscripted(self._named_members(fid, inner, depth + 1), keys, depth)
+            return returned or self._subscripted(self._default_function(fid, inner, depth + 1), keys, depth)
         found: frozenset[Entity] = frozenset()
         if call.callee is not None and self._supplier_runs(fid, call):
             at = (fid, call.site.pos, call.block) if call.callee_keys else None
@@ -2072,6 +2073,12 @@ class Symbols:
             for value in returned
             if value.kind == "function" and (run := self.member(value, call.method)).kind == "function"
         )
+
+    def _subscripted(self, values: frozenset[Entity], keys: tuple[str, ...], depth: int) -> frozenset[Entity]:
+        """What subscripting `values` by `keys` in turn gives (`[0]` of a returned `[self._drain]`)."""
+        for key in keys:
+            values = frozenset(found for value in values for found in self._member_values(value, "[]", depth + 1, key))
+        return values
 
     def _object_run(self, value: Entity, interface_method: str) -> Entity:
         """What a call of `value`, which a call returned, runs: a Java object given where its
@@ -2445,6 +2452,9 @@ class Symbols:
             if iterable.kind != "mapping":  # a map gives its keys, of no class declared here
                 values.update(self._member_values(iterable, "[]", depth + 1))
             values.update(self._elements_declared_by_bases(iterable, depth))
+        for getter in (value.target for value in iterables if value.kind == "property"):
+            # A property written as a generator (`yield self._drain_slow`): iterating it runs its yields.
+            values.update(self._yielded_values(getter, depth + 1))
         for _, method in self._iteration_methods_of(iterables, depth):
             if self.function(method).name in _STEPPING_METHODS:
                 values.update(self.return_values(method, depth + 1))
