@@ -123,7 +123,7 @@ def outline(facts: FileFacts) -> FileFacts:
     the names of its top-level classes (which link the parts: a Java class of no access modifier
     may be declared in a file of another name), package, suppressions, size and error; no
     functions, globals, nor classes' members."""
-    top_level = tuple(ClassFacts(cls.qualname, cls.name, cls.pos) for cls in facts.classes if cls.qualname == cls.name)
+    top_level = tuple(ClassFacts(cls.qualname, cls.name, cls.pos) for cls in facts.classes if cls.top_level)
     return replace(facts, globals=(), functions=(), classes=top_level)
 
 

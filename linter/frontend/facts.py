@@ -604,6 +604,11 @@ class ClassFacts:
     # `extends Box<Item>`), in the order of `bases`: what the base's type parameters stand for here.
     base_annotations: tuple[str, ...] = ()
 
+    @property
+    def top_level(self) -> bool:
+        """Whether the class is declared at its file's top level, in no class nor function."""
+        return self.qualname == self.name
+
 
 class Import(NamedTuple):
     """`import a.b as c` -> Import("c", "a.b", "", 0); `from ..x import y as z` -> Import("z", "x", "y", 2)."""

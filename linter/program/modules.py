@@ -71,7 +71,7 @@ def java_top_level_classes(facts: FileFacts) -> dict[str, str]:
     return {
         f"{package}.{cls.name}" if package else cls.name: cls.qualname
         for cls in facts.classes
-        if cls.qualname == cls.name
+        if cls.top_level
     }
 
 
