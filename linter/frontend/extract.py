@@ -1080,7 +1080,10 @@ class FactsExtractor(FastVisitor):
         kept = self._left_open.pop(id(node.body), [])
         if region is not None and region[1] in self._fn.region_stack:
             self._fn.region_stack.remove(region[1])
-            kept.insert(0, region)
+            # Held past the statement only where the rest runs past the body alone: not where the body
+            # leaves and the `else` goes on (`if L.acquire(blocking=False): return True` / `else: ...`).
+            if goes_on_past_body_alone:
+                kept.insert(0, region)
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
