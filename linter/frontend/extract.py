@@ -325,8 +325,9 @@ class FactsExtractor(FastVisitor):
         # `if` and `with` statements of an `else` block past arms that go on nowhere after their
         # statement (`if ok: return` / `else: if c: return`), of a body whose other arms go on nowhere
         # (`if ok: if c: return` / `else: return`), or of a `with` body: the code from their end to the
-        # end of the rest of the block after the statement around, which runs only past them.
-        self._rests_after: dict[int, Pos | None] = {}
+        # end of the rest of the block after the statement around, which runs only past them: the rest of
+        # their block, and the rests after the statements around it, but not those statements' other arms.
+        self._rests_after: dict[int, tuple[Pos, ...]] = {}
         # By (function, local): the calls that make the elements of the comprehension or literal
         # the local was assigned (`coros = [self._f(m) for m in batch]`), for `gather(*coros)`.
         self._element_calls: dict[tuple[str, str], tuple[Arg, ...]] = {}
@@ -1001,7 +1002,7 @@ class FactsExtractor(FastVisitor):
             self._fn.branches.append(Branches(self._pos(node), (self._pos(node.body),)))
         else:
             # The rest of the block after the statement runs only past the body's statements.
-            self._pass_the_rest_into(node.body, self._rests_after.get(id(node), self._rest_of_block(node)))
+            self._pass_the_rest_into(node.body, self._rest_after(node))
         body = self._pos(node.body)
         stacks = [OpenStack(name, exited, body) for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
@@ -1067,7 +1068,7 @@ class FactsExtractor(FastVisitor):
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
-        rest, body_leaves = self._rests_after.get(id(node), self._rest_of_block(node)), _leaves(node.body)
+        rest, body_leaves = self._rest_after(node), _leaves(node.body)
         self._pass_the_rest_on(node, rest, body_leaves)
         goes_on_past_body_alone = self._elifs.get(id(node), True) and _else_leaves(node)
         if goes_on_past_body_alone:
@@ -1094,19 +1095,19 @@ class FactsExtractor(FastVisitor):
             if isinstance(node.orelse, cst.If):
                 self._elifs[id(node.orelse)] = body_leaves and self._elifs.get(id(node), True)
             kept += self._walk_else(node.test, node.orelse)
-        elif (present := _tested_present(node.test)) is not None and rest is not None and body_leaves:
+        elif (present := _tested_present(node.test)) is not None and body_leaves:
             # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing;
             # after an `elif`, also where an arm before it went on (`if flag: pass elif cur ...`).
             if self._elifs.get(id(node), True):
-                self._fn.fallbacks.append(Fallback(present, rest))
-        if self._elifs.get(id(node), True) and rest is not None and body_leaves:
+                self._fn.fallbacks.extend(Fallback(present, span) for span in rest)
+        if self._elifs.get(id(node), True) and rest and body_leaves:
             # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed;
             # after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
-            self._held(node.test, rest, held=False)
-        if self._elifs.get(id(node), True) and rest is not None and _else_leaves(node):
+            self._held(node.test, *rest, held=False)
+        if self._elifs.get(id(node), True) and rest and _else_leaves(node):
             # `if (e := cur()) is not None: ...` / `else: return`: the rest of the block runs where the test
             # held; after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
-            self._held(node.test, rest)
+            self._held(node.test, *rest)
         if goes_on_past_body_alone or past_else_alone:
             self._keep_held(kept)
         if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
@@ -1139,7 +1140,7 @@ class FactsExtractor(FastVisitor):
         self._fn.region_stack.extend(region_id for _, region_id in regions)
         self._opened_in_blocks[-1].extend(regions)
 
-    def _pass_the_rest_on(self, node: cst.If, rest: Pos | None, body_leaves: bool) -> None:
+    def _pass_the_rest_on(self, node: cst.If, rest: tuple[Pos, ...], body_leaves: bool) -> None:
         """Give the rest of the block after `node` to its `elif` part, and on to the `if` and `with`
         statements of its `else` block where no arm before it goes on, or of its body where no arm
         of it but the body goes on (see `_rests_after`), before they are walked."""
@@ -1151,16 +1152,26 @@ class FactsExtractor(FastVisitor):
         if _else_leaves(node) and self._elifs.get(id(node), True):
             self._pass_the_rest_into(node.body, rest)
 
-    def _pass_the_rest_into(self, block: cst.BaseSuite, rest: Pos | None) -> None:
+    def _pass_the_rest_into(self, block: cst.BaseSuite, rest: tuple[Pos, ...]) -> None:
         """Give each `if` and `with` statement of `block`, a block past which alone a path goes on to
-        `rest` (an arm whose other arms go on nowhere, a `with` body), the code from its end to where
-        `rest` ends: the rest of `block` after it and `rest` both run only past it (`else: if c: e =
-        cur()` / `else: return` / `log()`, then `commit(e)`; see `_rests_after`)."""
-        if rest is None or not isinstance(block, cst.IndentedBlock):
+        `rest` (an arm whose other arms go on nowhere, a `with` body), the rest of `block` after it
+        and `rest`, which both run only past it (`else: if c: e = cur()` / `else: return` / `log()`,
+        then `commit(e)`; see `_rests_after`); not the code between them, such as the other arms of
+        the statement around `block`, which run instead of it."""
+        if not rest or not isinstance(block, cst.IndentedBlock):
             return
+        end = self._pos(block)[2:]
         for statement in block.body:
             if isinstance(statement, (cst.If, cst.With)):
-                self._rests_after[id(statement)] = (*self._pos(statement)[2:], *rest[2:])
+                self._rests_after[id(statement)] = ((*self._pos(statement)[2:], *end), *rest)
+
+    def _rest_after(self, statement: cst.If | cst.With) -> tuple[Pos, ...]:
+        """The code that runs only past `statement`: what `_rests_after` holds for it, else the rest
+        of its block."""
+        if id(statement) in self._rests_after:
+            return self._rests_after[id(statement)]
+        rest = self._rest_of_block(statement)
+        return (rest,) if rest is not None else ()
 
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))

@@ -1679,22 +1679,22 @@ class _Extractor:
         goes_on = alternative is not None and self._goes_on_in_this_block(node, head)
         with self._scope(_pattern_variables(condition, holds=True)):
             kept = self._visit_arm(consequence, goes_on and _leaves(alternative), region)
-        rest = _rest_past(head) if head is not None else None
-        if rest is not None and _leaves(consequence):
+        rest = _rest_past(head) if head is not None else ()
+        if rest and _leaves(consequence):
             # `if (ok || (e = cur()) == null) return;`: the rest of the block runs where the test failed
             # (after an `else if`, the rest of the block after the whole chain).
-            self._held(condition, rest, held=False)
-        if rest is not None and alternative is not None and _leaves(alternative):
+            self._held(condition, *rest, held=False)
+        if rest and alternative is not None and _leaves(alternative):
             # `if ((e = cur()) != null) { ... } else return;`: the rest of the block runs where the test
             # held (after an `else if`, the rest of the block after the whole chain).
-            self._held(condition, rest)
+            self._held(condition, *rest)
         if alternative is None:
             # One arm, which may not run.
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence),)))
-            if arm == 1 and rest is not None and _leaves(consequence):
+            if arm == 1 and _leaves(consequence):
                 # `if (cur != null) return cur;`: the rest of the block runs only when cur holds nothing
                 # (after an `else if`, the rest of the block after the whole chain).
-                self._fn.fallbacks.append(Fallback(local, rest))
+                self._fn.fallbacks.extend(Fallback(local, span) for span in rest)
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
             self._held(condition, _pos(alternative), held=False)
@@ -3498,17 +3498,21 @@ def _else_if_head(statement: Node) -> Node | None:
     return statement
 
 
-def _rest_past(head: Node) -> Pos | None:
+def _rest_past(head: Node) -> tuple[Pos, ...]:
     """The code that runs only past `head`, the `if` statement starting an `else if` chain (see
-    `_else_if_head`): the rest of its block, on to the end of the rest of the block after each
-    statement around it that goes on only past a block holding it (see `_block_around`: `else {
-    if (c) e = cur(); else return; log(); }`, then `commit(e)`); None where no block holds it."""
+    `_else_if_head`): the rest of its block, and the rest of the block after each statement around
+    it that goes on only past a block holding it (see `_block_around`: `else { if (c) e = cur();
+    else return; log(); }`, then `commit(e)`), but not the other arms of those statements, which
+    run instead of it; none where no block holds it."""
     if head.parent is None or head.parent.type not in _BLOCKS:
-        return None
+        return ()
+    spans = [_span_after(head, head.parent)]
     outer = head
     while (around := _block_around(outer)) is not None and (chain := _chain_head(around)) is not None:
         outer = chain
-    return _span_after(head, outer.parent) if outer.parent is not None else None
+        if outer.parent is not None:
+            spans.append(_span_after(outer, outer.parent))
+    return tuple(spans)
 
 
 def _block_around(statement: Node) -> Node | None:
