@@ -4,6 +4,7 @@ Java idioms the rules depend on, and bad Java input."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -364,3 +365,20 @@ def test_a_suppression_inside_a_streams_chain_of_calls_silences_its_line(write_t
     source = ATOMIC.replace("epoch.get()) // expect: EPL001", f"epoch.get()) {comment}")
     root = write_tree({"fixtures/epl001/AtomicEpochConsumer.java": source})
     assert _java_places(root) == []
+
+
+COMMENTED = REPO / "fixtures" / "java" / "EPL001" / "CommentsInsideExpressions.java"
+# A Java comment of either kind (the fixture's strings hold no comment marks).
+_JAVA_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
+@needs_java
+def test_comments_inside_java_code_change_no_finding(write_tree: WriteTree, tmp_path: Path) -> None:
+    """The grammar puts a comment among the children of any node it stands in: code read with its
+    comments must give what the same code gives without them (each comment blanked in place)."""
+    source = COMMENTED.read_text(encoding="utf-8")
+    commented = _java_places(write_tree({"fixtures/epl001/CommentsInsideExpressions.java": source}))
+    blanked = _JAVA_COMMENT.sub(lambda comment: re.sub(r"[^\n]", " ", comment.group()), source)
+    (tmp_path / "fixtures" / "epl001" / "CommentsInsideExpressions.java").write_text(blanked, encoding="utf-8")
+    assert _java_places(tmp_path) == commented
+    assert len(commented) == source.count("// expect: EPL001")

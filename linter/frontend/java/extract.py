@@ -233,7 +233,7 @@ def _misplaced_diamond(root: Node, data: bytes) -> Node | None:
 
 
 def _is_diamond(node: Node) -> bool:
-    return node.type == "type_arguments" and node.named_child_count == 0
+    return node.type == "type_arguments" and not _code_children(node)
 
 
 def _creates(generic_type: Node | None) -> bool:
@@ -293,7 +293,7 @@ def type_name(node: Node | None) -> str:
     if node is None:
         return ""
     if node.type == "generic_type":
-        return type_name(node.named_children[0])
+        return type_name(_code_children(node)[0])
     if node.type in ("type_identifier", "scoped_type_identifier"):
         name = _text(node)
         return "" if name in idioms.PRIMITIVE_TYPES else name
@@ -321,11 +321,11 @@ def annotation_of(node: Node | None, bounded: _Bounded = _unbounded) -> str:
     node = substituted
     if node is None or node.type != "generic_type":
         return type_name(node)
-    base = type_name(node.named_children[0])
-    arguments = next((child for child in node.named_children if child.type == "type_arguments"), None)
+    base = type_name(_code_children(node)[0])
+    arguments = next((child for child in _code_children(node) if child.type == "type_arguments"), None)
     if not base or arguments is None:
         return base
-    inner = [annotation_of(_wildcard_bound(argument), bounded) for argument in arguments.named_children]
+    inner = [annotation_of(_wildcard_bound(argument), bounded) for argument in _code_children(arguments)]
     return f"{base}[{', '.join(inner)}]" if inner and all(inner) else base
 
 
@@ -334,12 +334,12 @@ def _type_variables(node: Node) -> dict[str, Node | None]:
     (`<S extends Source & Closeable>`: `S` -> `Source`), None where it has none."""
     parameters = node.child_by_field_name("type_parameters")
     found: dict[str, Node | None] = {}
-    for parameter in parameters.named_children if parameters is not None else ():
+    for parameter in _code_children(parameters) if parameters is not None else ():
         if parameter.type != "type_parameter":
             continue
-        bound = next((child for child in parameter.named_children if child.type == "type_bound"), None)
-        bounds = bound.named_children if bound is not None else []
-        found[_text(parameter.named_children[0])] = bounds[0] if bounds else None
+        bound = next((child for child in _code_children(parameter) if child.type == "type_bound"), None)
+        bounds = _code_children(bound) if bound is not None else []
+        found[_text(_code_children(parameter)[0])] = bounds[0] if bounds else None
     return found
 
 
@@ -349,7 +349,7 @@ def _wildcard_bound(argument: Node) -> Node | None:
     stands for no class, as `?` does."""
     if argument.type != "wildcard":
         return argument
-    bounds = [child for child in argument.named_children if child.type != "annotation"]
+    bounds = [child for child in _code_children(argument) if child.type != "annotation"]
     if any(child.type == "super" for child in bounds):
         return None
     return bounds[-1] if bounds else None
@@ -358,13 +358,13 @@ def _wildcard_bound(argument: Node) -> Node | None:
 def _modifiers(node: Node) -> set[str]:
     for child in node.children:
         if child.type == "modifiers":
-            return {_text(m) for m in child.children if m.type not in ("marker_annotation", "annotation")}
+            return {_text(m) for m in child.children if m.type not in ("marker_annotation", "annotation", *_COMMENTS)}
     return set()
 
 
 def _unparenthesized(node: Node) -> Node:
     while node.type == "parenthesized_expression":
-        node = node.named_children[0]
+        node = _code_children(node)[0]
     return node
 
 
@@ -454,12 +454,12 @@ def _is_stub_body(body: Node | None) -> bool:
     are Python's."""
     if body is None:
         return True
-    statements = _statements(body)
+    statements = _code_children(body)
     if not statements:
         return True
     if len(statements) > 1 or statements[0].type != "throw_statement":
         return False
-    thrown = statements[0].named_children[0] if statements[0].named_children else None
+    thrown = next(iter(_code_children(statements[0])), None)
     made = thrown.child_by_field_name("type") if thrown is not None and thrown.type == "object_creation_expression" else None
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
 
@@ -476,7 +476,7 @@ def _is_empty_factory(value: Node) -> bool:
     """`List.of()`, `Map.of()`, `Collections.emptyList()`: a factory called without elements."""
     value = _unparenthesized(value)
     receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
-    if receiver is None or value.child_by_field_name("arguments").named_children:
+    if receiver is None or _code_children(value.child_by_field_name("arguments")):
         return False
     return (_text(receiver).rsplit(".", 1)[-1], _method_called(value)) in idioms.EMPTY_FACTORIES
 
@@ -525,7 +525,7 @@ def _sum_terms(value: Node) -> list[Node]:
 
 def _is_call_without_arguments(node: Node) -> bool:
     """`m()`, `x.m()`: a method called with no argument."""
-    return node.type == "method_invocation" and not node.child_by_field_name("arguments").named_children
+    return node.type == "method_invocation" and not _code_children(node.child_by_field_name("arguments"))
 
 
 def _reads_of(value: Node, holder: Node) -> bool:
@@ -538,9 +538,11 @@ def _reads_of(value: Node, holder: Node) -> bool:
     )
 
 
-def _statements(block: Node) -> list[Node]:
-    """The statements of a block (or a switch group), without its comments."""
-    return [child for child in block.named_children if child.type not in _COMMENTS]
+def _code_children(node: Node) -> list[Node]:
+    """A node's named children without its comments: the grammar puts a comment among the children
+    of whatever node it stands in (an argument list, a condition, a block), so any reading of
+    children by position or count must not see it. Comments are read on their own (`_comments`)."""
+    return [child for child in node.named_children if child.type not in _COMMENTS]
 
 
 def _switch_arms(body: Node) -> list[list[Node]]:
@@ -549,10 +551,10 @@ def _switch_arms(body: Node) -> list[list[Node]]:
     `return`, `throw`, `yield`, `continue`), which ends the arm."""
     arms: list[list[Node]] = []
     arm: list[Node] = []
-    groups = [child for child in body.named_children if child.type in ("switch_rule", "switch_block_statement_group")]
+    groups = [child for child in _code_children(body) if child.type in ("switch_rule", "switch_block_statement_group")]
     for group in groups:
         arm.append(group)
-        statements = _statements(group)
+        statements = _code_children(group)
         if group.type == "switch_rule" or (statements and statements[-1].type in _JUMPS):
             arms.append(arm)
             arm = []
@@ -564,7 +566,8 @@ def _switch_arms(body: Node) -> list[list[Node]]:
 def _has_default(body: Node) -> bool:
     """Whether a switch's body has a `default` label (`default:`, `case null, default ->`), so
     that every pass runs one of its arms."""
-    labels = (child for group in body.named_children for child in group.named_children if child.type == "switch_label")
+    groups = _code_children(body)
+    labels = (child for group in groups for child in _code_children(group) if child.type == "switch_label")
     return any(part.type == "default" for label in labels for part in label.children)
 
 
@@ -791,7 +794,7 @@ class _Extractor:
                 attrs.append("[]")
                 node = node.child_by_field_name("array")
             elif kind == "parenthesized_expression":
-                node = node.named_children[0]
+                node = _code_children(node)[0]
             elif kind == "this":
                 return self._own_this(tuple(reversed(attrs)))
             elif kind == "identifier":
@@ -886,7 +889,7 @@ class _Extractor:
     def program(self, root: Node) -> None:
         module = _function("", "<module>", "module", _pos(root))
         self._stack.append(module)
-        for child in root.named_children:
+        for child in _code_children(root):
             self._visit(child)
         self._stack.pop()
         self.functions.append(module.freeze())
@@ -902,18 +905,18 @@ class _Extractor:
             yield Import(name, f"{self.package}.{name}" if self.package else name, name, implicit=True)
 
     def _package(self, node: Node) -> None:
-        for child in node.named_children:
+        for child in _code_children(node):
             if child.type in ("scoped_identifier", "identifier"):
                 self.package = _text(child)
 
     def _import(self, node: Node) -> None:
         words = [c.type for c in node.children]
         if "asterisk" in words and "static" not in words:
-            packages = [_text(c) for c in node.named_children if c.type in ("scoped_identifier", "identifier")]
+            packages = [_text(c) for c in _code_children(node) if c.type in ("scoped_identifier", "identifier")]
             self._on_demand_imports.extend(Import("*", package, "*", 0, _pos(node)) for package in packages)
         if "static" in words or "asterisk" in words:
             return  # static members and whole packages: nothing a name path resolves through here
-        for child in node.named_children:
+        for child in _code_children(node):
             if child.type == "scoped_identifier":
                 dotted = _text(child)
                 name = dotted.rsplit(".", 1)[-1]
@@ -1030,7 +1033,7 @@ class _Extractor:
     def _bases(self, node: Node) -> Iterator[tuple[str, str]]:
         """Each base a class declares: the class it names, and it as an annotation, with the type
         arguments it gives (`Box[Item]` of `extends Box<Item>`)."""
-        for child in node.named_children:
+        for child in _code_children(node):
             if child.type in ("superclass", "super_interfaces", "extends_interfaces"):
                 for base in _type_nodes(child):
                     # A local class in scope by its qualified name: not one of a sibling block.
@@ -1153,7 +1156,7 @@ class _Extractor:
             if "synchronized" in modifiers:
                 lock = Ref(qualname, THIS, (MONITOR,)) if not static else self._class_ref((CLASS_OBJECT, MONITOR))
                 region = self._open_region(lock, "with", name_node, node)  # type: ignore[arg-type]
-            self._block(body.named_children)
+            self._block(_code_children(body))
             if region is not None:
                 function.region_stack.remove(region)
         if compact:
@@ -1167,9 +1170,9 @@ class _Extractor:
         type_node = param.child_by_field_name("type")
         spread = param.type == "spread_parameter"
         if spread:  # `final Msg... batch`: an array of the type written after any modifier, named in its declarator
-            declarator = next((c for c in param.named_children if c.type == "variable_declarator"), param)
+            declarator = next((c for c in _code_children(param) if c.type == "variable_declarator"), param)
             name_node = declarator.child_by_field_name("name")
-            type_node = next((c for c in param.named_children if c.type != "modifiers"), None)
+            type_node = next((c for c in _code_children(param) if c.type != "modifiers"), None)
         if name_node is None:  # `(x) ->` inferred lambda parameters are identifiers themselves
             name_node = param
         name = _text(name_node)
@@ -1254,7 +1257,7 @@ class _Extractor:
         if node.type in _CLASS_TYPES:
             self._class(node)
             return
-        for child in node.named_children:
+        for child in _code_children(node):
             self._visit(child)
 
     def _v_package_declaration(self, node: Node) -> None:
@@ -1264,10 +1267,10 @@ class _Extractor:
         self._import(node)
 
     def _v_block(self, node: Node) -> None:
-        self._block(node.named_children)
+        self._block(_code_children(node))
 
     def _v_constructor_body(self, node: Node) -> None:
-        self._block(node.named_children)
+        self._block(_code_children(node))
 
     def _block(self, statements: list[Node], held: tuple[tuple[Ref, int], ...] = ()) -> list[tuple[Ref, int]]:
         """Visit a block, opening a held region at `L.lock()` and closing it at `L.unlock()` (or at
@@ -1340,10 +1343,10 @@ class _Extractor:
         return self._fn.lock_through_call(_text(receiver), lock)
 
     def _finally_unlock(self, node: Node) -> Ref | None:
-        for child in node.named_children:
+        for child in _code_children(node):
             if child.type == "finally_clause":
-                block = child.named_children[-1]
-                for statement in block.named_children:
+                block = _code_children(child)[-1]
+                for statement in _code_children(block):
                     released = self._released_by(statement)
                     if released is not None:
                         return self._lock_ref(released)
@@ -1361,9 +1364,9 @@ class _Extractor:
 
     def _stamp_given_back(self, statement: Node) -> Node | None:
         """The `StampedLock` field L of `L.unlockWrite(stamp);` (or `unlockRead`, `unlock`)."""
-        if statement.type != "expression_statement" or not statement.named_children:
+        if statement.type != "expression_statement" or not _code_children(statement):
             return None
-        return self._stamped_lock_called(statement.named_children[0], idioms.STAMP_UNLOCK_METHODS, arguments=1)
+        return self._stamped_lock_called(_code_children(statement)[0], idioms.STAMP_UNLOCK_METHODS, arguments=1)
 
     def _stamped_lock_called(self, call: Node | None, methods: frozenset[str], arguments: int) -> Node | None:
         """The receiver of `call`, one of `methods` with that many arguments, where it is a field
@@ -1372,7 +1375,7 @@ class _Extractor:
         if call is None or call.type != "method_invocation" or _method_called(call) not in methods:
             return None
         receiver = call.child_by_field_name("object")
-        if receiver is None or len(call.child_by_field_name("arguments").named_children) != arguments:
+        if receiver is None or len(_code_children(call.child_by_field_name("arguments"))) != arguments:
             return None
         path = self._path(receiver)
         stamped = path is not None and path.name == THIS and len(path.attrs) == 1 and any(
@@ -1402,7 +1405,7 @@ class _Extractor:
             self._fn.suspend_acquired(lock, suspended)
 
     def _v_synchronized_statement(self, node: Node) -> None:
-        target = _unparenthesized(node.named_children[0])
+        target = _unparenthesized(_code_children(node)[0])
         self._with_flow(target, Flow())
         lock = self._monitor(target)
         region = self._open_region(lock, "with", node, node) if lock is not None else None
@@ -1417,11 +1420,11 @@ class _Extractor:
 
     def _class_object(self, literal: Node) -> Ref | None:
         """The path of the class object a class literal (`C.class`) is."""
-        path = self._path(literal.named_children[0]) if literal.named_children else None
+        path = self._path(_code_children(literal)[0]) if _code_children(literal) else None
         return None if path is None else path._replace(attrs=(*path.attrs, CLASS_OBJECT))
 
     def _v_expression_statement(self, node: Node) -> None:
-        for child in node.named_children:
+        for child in _code_children(node):
             self._with_flow(child, Flow())
 
     def _v_local_variable_declaration(self, node: Node) -> None:
@@ -1474,7 +1477,7 @@ class _Extractor:
 
     def _v_return_statement(self, node: Node) -> None:
         flow = self._inlined_return if self._inlined else Flow(FLOW_RETURN)
-        for child in node.named_children:
+        for child in _code_children(node):
             self._with_flow(child, flow)
             # A returned lambda, or one an arm of a returned conditional or `switch` gives: what
             # `check()` of `check().and(p)` gives, run where that is tested.
@@ -1487,7 +1490,7 @@ class _Extractor:
         self._exit(node)
 
     def _v_throw_statement(self, node: Node) -> None:
-        for child in node.named_children:
+        for child in _code_children(node):
             self._visit(child)
         self._exit(node, thrown=True)
 
@@ -1513,7 +1516,7 @@ class _Extractor:
         return Exit(_pos(node), _pos(block), finals, leaves_loop=True, continued=function)
 
     def _v_try_statement(self, node: Node) -> None:
-        catches = [child for child in node.named_children if child.type == "catch_clause"]
+        catches = [child for child in _code_children(node) if child.type == "catch_clause"]
         if catches:
             # A pass runs at most one `catch`, and maybe none.
             self._fn.branches.append(Branches(_pos(node), tuple(_pos(catch) for catch in catches)))
@@ -1521,12 +1524,12 @@ class _Extractor:
         if body is not None:
             # The body may be left part-way, by an exception caught here or further out.
             self._fn.branches.append(Branches(_pos(node), (_pos(body),)))
-        final = next((child for child in node.named_children if child.type == "finally_clause"), None)
+        final = next((child for child in _code_children(node) if child.type == "finally_clause"), None)
         if final is not None:
             self._finally_blocks.append(_pos(final))
         resources: list[int] = []
         outer_scopes = len(self._fn.scopes)
-        for child in node.named_children:
+        for child in _code_children(node):
             # Nodes are compared by value: each access to a child makes a new wrapper object.
             if child == body:
                 self._visit_try_body(node, child, catches, closing=bool(resources))
@@ -1567,10 +1570,10 @@ class _Extractor:
         `body` (ids, outermost first), where its `close()` runs, as a `with` item's `__exit__` does.
         A resource made by a call or named by a path (`try (held)`) is one; another holds nothing."""
         opened = []
-        for resource in resources.named_children:
+        for resource in _code_children(resources):
             self._visit(resource)
             # `R r = open()` or `held`: the value is the last part of either.
-            value_call, value_ref = self._value_of(resource.named_children[-1])
+            value_call, value_ref = self._value_of(_code_children(resource)[-1])
             if value_call < 0 and value_ref is None:
                 continue
             site = self._site(resource)
@@ -1609,9 +1612,9 @@ class _Extractor:
         """`label: { ... break label; ... }`: a block a `break` may leave part-way, an arm of its own.
         Not a labelled loop: `break label;` leaves it as a `break` in its body does, and its test
         and init run wherever the statement does."""
-        if node.named_children[-1].type not in _LOOPS:
+        if _code_children(node)[-1].type not in _LOOPS:
             self._fn.branches.append(Branches(_pos(node), (_pos(node),)))
-        for child in node.named_children:
+        for child in _code_children(node):
             self._visit(child)
 
     def _v_switch_expression(self, node: Node) -> None:
@@ -1634,17 +1637,17 @@ class _Extractor:
         """The arms of a switch expression: `case 1 -> value;` gives its value where the switch's
         goes (as `yield value;` does), not to a statement of its own. The variables of a label's
         pattern are in scope in its arm alone (`_v_switch_label`)."""
-        for group in body.named_children:
+        for group in _code_children(body):
             if group.type != "switch_rule":
                 self._visit(group)
             else:
-                for part in group.named_children:
+                for part in _code_children(group):
                     if part.type == "expression_statement":
-                        for expression in part.named_children:
+                        for expression in _code_children(part):
                             self._visit(expression)
                     else:
                         self._visit(part)
-            labels = [label for label in group.named_children if label.type == "switch_label"]
+            labels = [label for label in _code_children(group) if label.type == "switch_label"]
             self._fn.scopes[-1] -= {name for label in labels for name in _case_variables(label)}
 
     def _v_switch_label(self, node: Node) -> None:
@@ -1653,7 +1656,7 @@ class _Extractor:
         in the switch's block, to be gone at the arm's end (`_switch_expression_body`)."""
         switch = node.parent.parent.parent if node.parent and node.parent.parent else None
         subject = switch.child_by_field_name("condition") if switch is not None else None
-        for child in node.named_children:
+        for child in _code_children(node):
             if child.type == "pattern":
                 self._declare_pattern(child, _unparenthesized(subject) if subject is not None else None)
                 self._fn.scopes[-1] |= _pattern_names(child)
@@ -1722,7 +1725,7 @@ class _Extractor:
             if region is not None and region[1] in self._fn.region_stack:
                 self._fn.region_stack.remove(region[1])
             return []
-        statements = arm.named_children if arm.type == "block" else [arm]
+        statements = _code_children(arm) if arm.type == "block" else [arm]
         with self._scope():
             # Held from the arm's start, so that an unlock there ends the tested region.
             return self._block(statements, held=(region,) if region is not None else ())
@@ -1798,7 +1801,7 @@ class _Extractor:
         region = self._open_region(lock, "try_acquire", call, body)
         if body.type == "block":
             with self._scope():
-                self._block(body.named_children, held=((lock, region),))
+                self._block(_code_children(body), held=((lock, region),))
         else:
             self._visit(body)
         if region in self._fn.region_stack:
@@ -1901,7 +1904,7 @@ class _Extractor:
         name = node.child_by_field_name("name")
         if name is None:
             return
-        caught: list[Node] = next((c.named_children for c in node.named_children if c.type == "catch_type"), [])
+        caught: list[Node] = next((_code_children(c) for c in _code_children(node) if c.type == "catch_type"), [])
         alternatives = [self._annotation(alternative) for alternative in caught]
         # A multi-catch parameter is of its alternatives' common supertype, which a file does not
         # tell: written `A | B`, the program finds the one among the project's classes, if any.
@@ -1923,7 +1926,7 @@ class _Extractor:
             bind = Bind(local, self._site(name), "with", value_call, value_ref, annotation=declared)
             self._fn.binds.append(bind)
         else:
-            for child in node.named_children:
+            for child in _code_children(node):
                 self._with_flow(child, Flow())
 
     # -- expressions ---------------------------------------------------------------------------
@@ -2015,8 +2018,8 @@ class _Extractor:
         """The record class a record pattern's component is of (`Held` of `Held(var mark, var
         topic)`, written plainly or with type arguments), and the component's place in it."""
         body = component.parent
-        record = body.parent.named_children[0]
-        index = next(place for place, child in enumerate(body.named_children) if child.id == component.id)
+        record = _code_children(body.parent)[0]
+        index = next(place for place, child in enumerate(_code_children(body)) if child.id == component.id)
         if record.type == "identifier":  # tree-sitter reads a record pattern's plain class name so
             self._used_types.add(_text(record))
             return _text(record), index
@@ -2088,7 +2091,7 @@ class _Extractor:
         return self._this_ref(()) if receiver is None else self._path(receiver)
 
     def _v_update_expression(self, node: Node) -> None:
-        target = _unparenthesized(node.named_children[0])
+        target = _unparenthesized(_code_children(node)[0])
         self._with_flow(target, self._flow)
         ref = self._path(target)  # after the call the field is bumped on, if any, is visited
         if ref is not None:
@@ -2169,7 +2172,7 @@ class _Extractor:
             made = ""
         if not made or not self._names_a_jdk_class(made):
             return None  # a class of the project's own: what it keeps of its argument is its own
-        arguments = value.child_by_field_name("arguments").named_children
+        arguments = _code_children(value.child_by_field_name("arguments"))
         return (arguments[0], made) if len(arguments) == 1 and not self._is_scalar(arguments[0]) else None
 
     def _store_written_out(self, target: Ref | None, value: Node, jdk_class: str = "") -> None:
@@ -2192,13 +2195,13 @@ class _Extractor:
         of an array written out (`new Runnable[] {a, b}`, `{a, b}` where one is declared)."""
         initializer = value.child_by_field_name("value") if value.type == "array_creation_expression" else value
         if initializer is not None and initializer.type == "array_initializer":
-            return initializer.named_children
+            return _code_children(initializer)
         receiver = value.child_by_field_name("object") if value.type == "method_invocation" else None
         if receiver is None or (_text(receiver), _method_called(value)) not in idioms.LITERAL_COLLECTIONS:
             return []
         if not self._names_a_jdk_class(_text(receiver)):
             return []  # a class of the project's own named `List`: its `of` may keep nothing
-        elements = value.child_by_field_name("arguments").named_children
+        elements = _code_children(value.child_by_field_name("arguments"))
         return [] if len(elements) == 1 and self._is_array(elements[0]) else elements
 
     def _names_a_jdk_class(self, name: str) -> bool:
@@ -2233,7 +2236,7 @@ class _Extractor:
             return False
         arguments = value.child_by_field_name("arguments")
         return arguments is not None and all(
-            self._is_scalar(argument) or _is_empty_factory(argument) for argument in arguments.named_children
+            self._is_scalar(argument) or _is_empty_factory(argument) for argument in _code_children(arguments)
         )
 
     def _is_scalar(self, node: Node) -> bool:
@@ -2253,7 +2256,7 @@ class _Extractor:
         if kind == "cast_expression":
             return _is_scalar_type(node.child_by_field_name("type"))
         if kind == "method_invocation":
-            arguments = node.child_by_field_name("arguments").named_children
+            arguments = _code_children(node.child_by_field_name("arguments"))
             if _method_called(node) == "size":
                 return not arguments
             receiver = node.child_by_field_name("object")
@@ -2290,7 +2293,7 @@ class _Extractor:
     def _v_method_invocation(self, node: Node) -> None:
         obj = node.child_by_field_name("object")
         method = _text(node.child_by_field_name("name"))
-        args = node.child_by_field_name("arguments").named_children
+        args = _code_children(node.child_by_field_name("arguments"))
         if self._atomic_operation(obj, method, args):
             return
         if method in _COMPOSED_RUNNERS and obj is not None and self._composed_functions(obj):
@@ -2407,7 +2410,7 @@ class _Extractor:
         receiver = node.child_by_field_name("object") if node.type == "method_invocation" else None
         if receiver is None:
             return []
-        method, args = _method_called(node), node.child_by_field_name("arguments").named_children
+        method, args = _method_called(node), _code_children(node.child_by_field_name("arguments"))
         if method == "not" and len(args) == 1 and idioms.FUNCTION_TYPES.fullmatch(_text(receiver)):
             operands = args
         elif method == "negate" and not args:
@@ -2488,9 +2491,9 @@ class _Extractor:
                 if callee is None or callee.scope or (callee.attrs and callee.attrs != tuple(rest)):
                     self._used_types.add(first)
                     callee = Ref("", first, tuple(rest))
-        args = node.child_by_field_name("arguments").named_children
+        args = _code_children(node.child_by_field_name("arguments"))
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
-        body = next((c for c in node.named_children if c.type == "class_body"), None)
+        body = next((c for c in _code_children(node) if c.type == "class_body"), None)
         if body is not None:
             # An anonymous class: its methods run when whoever receives the object calls them.
             call_args = (*call_args, *self._anonymous_methods(body))
@@ -2500,13 +2503,13 @@ class _Extractor:
     def _anonymous_methods(self, body: Node) -> Iterator[Arg]:
         fields = frozenset(
             _text(declarator.child_by_field_name("name"))
-            for member in body.named_children
+            for member in _code_children(body)
             if member.type == "field_declaration"
             for declarator in member.children_by_field_name("declarator")
         )
         self._anonymous_fields.append(fields)
         try:
-            for member in body.named_children:
+            for member in _code_children(body):
                 if member.type == "method_declaration":
                     qualname = self._lambda(member, params_node=member.child_by_field_name("parameters"),
                                             body=member.child_by_field_name("body"))
@@ -2518,7 +2521,7 @@ class _Extractor:
         """`this(...)` and `super(...)` in a constructor: a call of the other constructor."""
         call_id = self._new_id()
         target = node.child_by_field_name("constructor")
-        args = node.child_by_field_name("arguments").named_children
+        args = _code_children(node.child_by_field_name("arguments"))
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
         if target.type == "this":
             callee = self._this_ref((CONSTRUCTOR,))
@@ -2610,7 +2613,7 @@ class _Extractor:
     def _hold_reference_receiver(self, node: Node) -> None:
         """`helper()::check`: the call is made where the reference is, and its result held (see
         `_hold_call_result`), so that the reference names the method of the class the call returns."""
-        receiver = _unparenthesized(node.named_children[0]) if node.named_children else None
+        receiver = _unparenthesized(_code_children(node)[0]) if _code_children(node) else None
         if receiver is not None and receiver.type in _CALL_RECEIVERS and receiver.id not in self._call_results:
             self._with_flow(receiver, Flow())
             self._hold_call_result(receiver)
@@ -2618,7 +2621,7 @@ class _Extractor:
     def _method_reference(self, node: Node) -> Ref | None:
         """`this::m`, `obj::m`, `Type::m`, `helper()::m` (its result held) as the name path of the
         method (`new` refers to no method)."""
-        parts = node.named_children
+        parts = _code_children(node)
         method = _text(node.children[-1])
         if method == "new" or not parts:
             return None
@@ -2639,7 +2642,7 @@ class _Extractor:
         body = body if body is not None else node.child_by_field_name("body")
         with self._own_exits():
             if body.type == "block":
-                self._block(body.named_children)
+                self._block(_code_children(body))
             else:
                 self._with_flow(body, Flow(FLOW_RETURN))
         self._stack.pop()
@@ -2877,7 +2880,7 @@ class _Extractor:
             self._inlined.append(_pos(node))
             saved_return, self._inlined_return = self._inlined_return, flow
             if body.type == "block":
-                self._block(body.named_children)
+                self._block(_code_children(body))
             else:
                 self._with_flow(body, flow)
             self._inlined_return = saved_return
@@ -2925,7 +2928,7 @@ def _chain(node: Node) -> list[Node]:
     links = [node]
     while node.type in ("field_access", "array_access", "parenthesized_expression"):
         if node.type == "parenthesized_expression":
-            node = node.named_children[0]
+            node = _code_children(node)[0]
         else:
             node = node.child_by_field_name("array" if node.type == "array_access" else "object")
         links.append(node)
@@ -2975,10 +2978,10 @@ def _switch_values(switch: Node) -> list[Node]:
     body = switch.child_by_field_name("body")
     if body is None:
         return []
-    rules = [part for rule in body.named_children if rule.type == "switch_rule" for part in rule.named_children]
-    given = [rule.named_children[0] for rule in rules if rule.type == "expression_statement"]
-    yields = [node for node, _ in _descendants(body) if node.type == "yield_statement" and node.named_children]
-    return given + [node.named_children[0] for node in yields if _yielded_from(node) == switch]
+    rules = [part for rule in _code_children(body) if rule.type == "switch_rule" for part in _code_children(rule)]
+    given = [_code_children(rule)[0] for rule in rules if rule.type == "expression_statement"]
+    yields = [node for node, _ in _descendants(body) if node.type == "yield_statement" and _code_children(node)]
+    return given + [_code_children(node)[0] for node in yields if _yielded_from(node) == switch]
 
 
 def _yielded_from(jump: Node) -> Node | None:
@@ -3136,8 +3139,8 @@ def _members(body: Node | None) -> list[Node]:
     if body is None:
         return []
     members: list[Node] = []
-    for child in body.named_children:
-        members.extend(child.named_children if child.type == "enum_body_declarations" else [child])
+    for child in _code_children(body):
+        members.extend(_code_children(child) if child.type == "enum_body_declarations" else [child])
     return members
 
 
@@ -3159,7 +3162,7 @@ def _optional_methods(members: list[Node]) -> set[str]:
 def _parameters(node: Node | None) -> list[Node]:
     if node is None:
         return []
-    return [p for p in node.named_children if p.type in ("formal_parameter", "spread_parameter")]
+    return [p for p in _code_children(node) if p.type in ("formal_parameter", "spread_parameter")]
 
 
 def _lambda_parameters(node: Node | None) -> list[Node]:
@@ -3168,14 +3171,14 @@ def _lambda_parameters(node: Node | None) -> list[Node]:
     if node.type == "identifier":
         return [node]
     if node.type == "inferred_parameters":
-        return [p for p in node.named_children if p.type == "identifier"]
+        return [p for p in _code_children(node) if p.type == "identifier"]
     return _parameters(node)
 
 
 def _type_nodes(node: Node) -> Iterator[Node]:
-    for child in node.named_children:
+    for child in _code_children(node):
         if child.type == "type_list":
-            yield from child.named_children
+            yield from _code_children(child)
         else:
             yield child
 
@@ -3184,7 +3187,7 @@ def _updated_field(declared: str, value: Node | None) -> str:
     """The field a field updater is built for: `newUpdater(C.class, "consumerEpoch")`."""
     if declared not in idioms.FIELD_UPDATER_TYPES or value is None or value.type != "method_invocation":
         return ""
-    for arg in value.child_by_field_name("arguments").named_children:
+    for arg in _code_children(value.child_by_field_name("arguments")):
         if arg.type == "string_literal":
             return _text(arg).strip('"')
     return ""
@@ -3192,9 +3195,9 @@ def _updated_field(declared: str, value: Node | None) -> str:
 
 def _lock_statement(statement: Node, *methods: str) -> Node | None:
     """The receiver of `L.lock();` (or `L.unlock();`) as a statement of its own."""
-    if statement.type != "expression_statement" or not statement.named_children:
+    if statement.type != "expression_statement" or not _code_children(statement):
         return None
-    call = statement.named_children[0]
+    call = _code_children(statement)[0]
     if not _is_call_without_arguments(call) or _text(call.child_by_field_name("name")) not in methods:
         return None
     return call.child_by_field_name("object")
@@ -3233,8 +3236,8 @@ def _assignment_of(statement: Node) -> tuple[Node, Node | None] | None:
         if len(declarators) != 1:
             return None
         return declarators[0].child_by_field_name("name"), declarators[0].child_by_field_name("value")
-    if statement.type == "expression_statement" and statement.named_children[0].type == "assignment_expression":
-        assignment = statement.named_children[0]
+    if statement.type == "expression_statement" and _code_children(statement)[0].type == "assignment_expression":
+        assignment = _code_children(statement)[0]
         return assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
     return None
 
@@ -3295,12 +3298,12 @@ def _pattern_bindings(pattern: Node | None) -> list[tuple[Node, Node | None]]:
         if name is not None:
             return [(name, pattern.child_by_field_name("right"))]
         return _pattern_bindings(pattern.child_by_field_name("pattern"))
-    if pattern.type in ("type_pattern", "record_pattern_component") and pattern.named_children:
-        *written, name = pattern.named_children
+    if pattern.type in ("type_pattern", "record_pattern_component") and _code_children(pattern):
+        *written, name = _code_children(pattern)
         if name.type == "identifier":
             return [(name, written[-1] if written else None)]
     # A `pattern`, a record pattern, its body, a component that is a record pattern.
-    return [binding for child in pattern.named_children for binding in _pattern_bindings(child)]
+    return [binding for child in _code_children(pattern) for binding in _pattern_bindings(child)]
 
 
 def _pattern_names(pattern: Node) -> set[str]:
@@ -3312,11 +3315,11 @@ def _case_variables(label: Node) -> set[str]:
     """The pattern variables a `case` label puts in scope in its arm: its pattern's, and those its
     guard tests where it holds (`case Message m when m.payload() instanceof Long epoch`)."""
     names: set[str] = set()
-    for child in label.named_children:
+    for child in _code_children(label):
         if child.type == "pattern":
             names |= _pattern_names(child)
-        elif child.type == "guard" and child.named_children:
-            names |= _pattern_variables(child.named_children[0], holds=True)
+        elif child.type == "guard" and _code_children(child):
+            names |= _pattern_variables(_code_children(child)[0], holds=True)
     return names
 
 
@@ -3330,7 +3333,7 @@ def _leaves(statement: Node) -> bool:
     `catch` blocks all cannot (`_try_leaves`). Any other statement may complete, as far as a file
     tells (a `switch` exhaustive by its patterns)."""
     if statement.type == "block":
-        statements = _statements(statement)
+        statements = _code_children(statement)
         return bool(statements) and _leaves(statements[-1])
     if statement.type == "if_statement":
         arms = [statement.child_by_field_name(arm) for arm in ("consequence", "alternative")]
@@ -3344,7 +3347,7 @@ def _leaves(statement: Node) -> bool:
     if statement.type in ("try_statement", "try_with_resources_statement"):
         return _try_leaves(statement)
     if statement.type == "labeled_statement":
-        return _leaves(statement.named_children[-1]) and not _left_by_break(statement)
+        return _leaves(_code_children(statement)[-1]) and not _left_by_break(statement)
     if statement.type == "synchronized_statement":
         return _leaves(statement.child_by_field_name("body"))
     return statement.type in _JUMPS
@@ -3365,7 +3368,7 @@ def _try_leaves(statement: Node) -> bool:
     { log(); }`)."""
     if _finally_stops(statement):
         return True
-    clauses = statement.named_children
+    clauses = _code_children(statement)
     catches = [clause.child_by_field_name("body") for clause in clauses if clause.type == "catch_clause"]
     return all(block is not None and _leaves(block) for block in (statement.child_by_field_name("body"), *catches))
 
@@ -3373,8 +3376,8 @@ def _try_leaves(statement: Node) -> bool:
 def _finally_stops(statement: Node) -> bool:
     """Whether a `try` statement has a `finally` block that cannot complete normally: whatever its
     body and `catch` blocks do (return, jump, throw, complete), it goes on as that block does."""
-    final = next((clause for clause in statement.named_children if clause.type == "finally_clause"), None)
-    return final is not None and _leaves(final.named_children[-1])
+    final = next((clause for clause in _code_children(statement) if clause.type == "finally_clause"), None)
+    return final is not None and _leaves(_code_children(final)[-1])
 
 
 def _left_by_break(statement: Node) -> bool:
@@ -3415,7 +3418,7 @@ def _switch_leaves(switch: Node) -> bool:
     (see `_switch_arms`) ends in a statement that cannot, and no `break` leaves it."""
     body = switch.child_by_field_name("body")
     arms = _switch_arms(body)
-    ends = [_statements(arm[-1])[-1] for arm in arms]
+    ends = [_code_children(arm[-1])[-1] for arm in arms]
     return _has_default(body) and bool(arms) and all(_leaves(end) for end in ends) and not _left_by_break(switch)
 
 
@@ -3462,17 +3465,17 @@ def _continued_body(jump: Node) -> Node | None:
     it names; None for another statement."""
     loop = _jumped_to(jump, _LOOPS) if jump.type == "continue_statement" else None
     if loop is not None and loop.type == "labeled_statement":
-        loop = loop.named_children[-1]
+        loop = _code_children(loop)[-1]
     return loop.child_by_field_name("body") if loop is not None else None
 
 
 def _jumped_to(jump: Node, scopes: frozenset[str]) -> Node | None:
     """The statement a `break` or `continue` names by its label, or else the innermost of `scopes`
     around it (not beyond a lambda or a class)."""
-    label = _text(jump.named_children[0]) if jump.named_children else ""
+    label = _text(_code_children(jump)[0]) if _code_children(jump) else ""
     around = jump.parent
     while around is not None and around.type not in ("lambda_expression", "class_body"):
-        if label and around.type == "labeled_statement" and _text(around.named_children[0]) == label:
+        if label and around.type == "labeled_statement" and _text(_code_children(around)[0]) == label:
             return around
         if not label and around.type in scopes:
             return around
@@ -3539,7 +3542,7 @@ def _arm_around(statement: Node) -> Node | None:
     """The `if` statement one of whose arms is `statement`, or a block that `statement` ends; None
     where there is none."""
     around = statement.parent
-    if around is not None and around.type == "block" and _statements(around)[-1:] == [statement]:
+    if around is not None and around.type == "block" and _code_children(around)[-1:] == [statement]:
         statement, around = around, around.parent
     return around if around is not None and around.type == "if_statement" else None
 
@@ -3603,9 +3606,7 @@ class _TryLockKept:
 
     def _after(self, statement: Node, kept: bool) -> bool | None:
         if statement.type == "block":
-            return self._through(statement.named_children, kept)
-        if statement.type in _COMMENTS:
-            return kept
+            return self._through(_code_children(statement), kept)
         if statement.type == "continue_statement":
             # `continue outer;` leaves the loop for the next pass of one around it.
             if _continued_body(statement) == self.body:
@@ -3643,9 +3644,9 @@ class _TryLockKept:
 
     def _assigned_value(self, statement: Node) -> Node | None:
         """The value of `local = value;` where nothing else in the statement names `local`."""
-        if statement.type != "expression_statement" or statement.named_children[0].type != "assignment_expression":
+        if statement.type != "expression_statement" or _code_children(statement)[0].type != "assignment_expression":
             return None
-        assignment = statement.named_children[0]
+        assignment = _code_children(statement)[0]
         left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         plain = _text(assignment.child_by_field_name("operator")) == "="
         named = left.type == "identifier" and _text(left) == self.local
@@ -3663,7 +3664,7 @@ class _TryLockKept:
     def _may_unlock(self, node: Node) -> bool:
         names = idioms.UNLOCK_METHODS | idioms.STAMP_UNLOCK_METHODS
         if node.type == "method_reference":
-            return _text(node.named_children[-1]) in names
+            return _text(_code_children(node)[-1]) in names
         receiver = node.child_by_field_name("object")
         return _method_called(node) in names and (receiver is None or self.lock_of(receiver) in (self.lock, None))
 
@@ -3711,7 +3712,7 @@ def _iterates_no_batch(
     arguments = node.child_by_field_name("arguments")
     if (_text(receiver), _method_called(node)) in idioms.NUMBER_RANGES:
         return not _walks_collection(arguments)
-    one_array = len(arguments.named_children) == 1 and is_array(arguments.named_children[0])
+    one_array = len(_code_children(arguments)) == 1 and is_array(_code_children(arguments)[0])
     return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS and not one_array
 
 
@@ -3721,7 +3722,7 @@ def _assigns(scope: Node, name: str) -> bool:
         if node.type == "assignment_expression":
             target = node.child_by_field_name("left")
         elif node.type == "update_expression":
-            target = node.named_children[0]
+            target = _code_children(node)[0]
         else:
             continue
         if _unparenthesized(target).type == "identifier" and _text(_unparenthesized(target)) == name:
@@ -3771,7 +3772,7 @@ def _present_arm(condition: Node | None) -> tuple[int, Node | None]:
     negated = condition.type == "unary_expression" and _text(condition.child_by_field_name("operator")) == "!"
     call = _unparenthesized(condition.child_by_field_name("operand")) if negated else condition
     arguments = call.child_by_field_name("arguments") if call.type == "method_invocation" else None
-    if arguments is not None and not arguments.named_children and _method_called(call) in _OPTIONAL_TESTS:
+    if arguments is not None and not _code_children(arguments) and _method_called(call) in _OPTIONAL_TESTS:
         return (2 if negated != (_method_called(call) == "isEmpty") else 1), call.child_by_field_name("object")
     if _tested_null(condition, "!="):
         return 1, None
@@ -3811,7 +3812,7 @@ def _parameter_fallbacks(
     for the body itself). Also those of the blocks nested in the body's statements (see
     `_nested_blocks`), but not of a loop's, a lambda's or a class's."""
     found: dict[int, tuple[str, Node, Node | None]] = {}
-    for statement in body.named_children:
+    for statement in _code_children(body):
         fallback = _fallback_assigned(statement)
         if fallback is not None and fallback[0] in params:
             found[statement.id] = (*fallback, nested_in)
@@ -3828,7 +3829,7 @@ def _nested_blocks(statement: Node) -> list[Node]:
         return [statement]
     if statement.type not in _BLOCK_HOLDERS:
         return []
-    return [child for child in statement.named_children if child.type == "block"]
+    return [child for child in _code_children(statement) if child.type == "block"]
 
 
 def _given_fallback(param: Param, path: Ref | None, call: int, at: Pos, within: Pos | None) -> Param:
@@ -3847,7 +3848,7 @@ def _fallback_assigned(statement: Node) -> tuple[str, Node] | None:
     `name = Objects.requireNonNullElseGet(name, () -> value);`. None for another statement."""
     if statement.type == "if_statement" and statement.child_by_field_name("alternative") is None:
         consequence = statement.child_by_field_name("consequence")
-        inner = consequence.named_children if consequence.type == "block" else [consequence]
+        inner = _code_children(consequence) if consequence.type == "block" else [consequence]
         assigned = _one_name_assigned(inner[0]) if len(inner) == 1 else None
         tested = _tested_null(statement.child_by_field_name("condition"), "==")
         return assigned if assigned is not None and assigned[0] == tested else None
@@ -3858,7 +3859,7 @@ def _fallback_assigned(statement: Node) -> tuple[str, Node] | None:
 
 def _one_name_assigned(statement: Node) -> tuple[str, Node] | None:
     """The local and the value of `name = value;`; None for another statement."""
-    expression = statement.named_children[0] if statement.type == "expression_statement" else None
+    expression = _code_children(statement)[0] if statement.type == "expression_statement" else None
     if expression is None or expression.type != "assignment_expression":
         return None
     target, value = expression.child_by_field_name("left"), expression.child_by_field_name("right")
@@ -3884,7 +3885,7 @@ def _given_where_null(name: str, value: Node) -> Node | None:
     if method not in ("requireNonNullElse", "requireNonNullElseGet"):
         return None
     receiver = value.child_by_field_name("object")
-    arguments = value.child_by_field_name("arguments").named_children
+    arguments = _code_children(value.child_by_field_name("arguments"))
     if receiver is not None and _text(receiver) not in ("Objects", "java.util.Objects") or len(arguments) != 2:
         return None
     if not _is_local(arguments[0], name):
@@ -3900,11 +3901,11 @@ def _supplied(supplier: Node) -> Node:
     path."""
     body = supplier.child_by_field_name("body") if supplier.type == "lambda_expression" else None
     if body is not None and body.type == "block":
-        statements = [statement for statement in body.named_children if statement.type not in _COMMENTS]
+        statements = _code_children(body)
         returns = [node for node, _ in _descendants(body) if node.type == "return_statement"]
         returns = [node for node in returns if _left(node) == supplier]
         alone = returns[0] if len(returns) == 1 and statements[-1] == returns[0] else None
-        body = alone.named_children[0] if alone is not None and alone.named_children else None
+        body = _code_children(alone)[0] if alone is not None and _code_children(alone) else None
     return _unparenthesized(body) if body is not None else supplier
 
 
