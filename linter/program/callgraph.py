@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
-from epochlint.frontend.facts import FLOW_ARG, Access, Arg, Call, FunctionFacts, Pos, Ref, Site
+from epochlint.frontend.facts import FLOW_ARG, FLOW_RECEIVER, Access, Arg, Call, FunctionFacts, Pos, Ref, Site
 from epochlint.program.symbols import (
     PARTIAL,
     UNKNOWN,
@@ -495,7 +495,7 @@ class CallGraph:
         found: list[HandOn] = []
         for each in functions:
             for access in self.symbols.function(each).accesses:
-                if access.ref.scope != scope or access.ref.name != name:
+                if access.ref.scope != scope or access.ref.name != name or called and self._runs_read(each, access):
                     continue
                 copy = _local_copied_to(self.symbols, fid, access) if copies and each == fid else None
                 more = self._hand_ons(fid, copy, called, True) if copy else _handed_on_by(self.symbols, each, access)
@@ -503,6 +503,30 @@ class CallGraph:
                     return None
                 found.extend(hand_on for hand_on in more if hand_on not in found)
         return found
+
+    def _runs_read(self, fid: str, access: Access) -> bool:
+        """Whether `access` reads, in `fid`, the Java function that the call it is the receiver of
+        runs (`fn.accept(act)`): a call of the value it reads, as `fn(act)` is."""
+        if access.flow.kind != FLOW_RECEIVER or access.ref.attrs:
+            return False
+        # The functions the call is handed as arguments (`fn.accept(act)` hands `act` on) aside.
+        sites = [site for site in self.sites_of_call.get((fid, access.flow.call), []) if not site.via_argument]
+        return bool(sites) and all(self.runs_its_value(site) for site in sites)
+
+    def runs_its_value(self, site: CallSite) -> bool:
+        """Whether `site` calls the value of a parameter: `fn(act)`, or the Java lambda or method
+        reference it holds through its interface's method (`fn.accept(act)`, a name not the
+        referenced method's own); not a method of an object it holds (`conn.send()`)."""
+        if site.through_parameter is None or site.via_argument:
+            return False
+        if not site.on_parameter:
+            return True
+        call = self.symbols.call(site.caller, site.call_id)
+        return (
+            call is not None
+            and self.symbols.is_java_function(site.callee)
+            and call.method != self.symbols.function(site.callee).name
+        )
 
     @property
     def _nested_in(self) -> dict[str, list[str]]:

@@ -33,7 +33,7 @@ from epochlint.frontend.facts import (
 from epochlint.program.budget import WorkBudget, WorkLimitReached
 from epochlint.program.callgraph import CALL, MAX_CONTEXTS, CallSite, Contexts, HandOn, Parameter, Passed
 from epochlint.program.locks import NON_REENTRANT, REENTRANT, LockParameter
-from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, Entity, FieldId
+from epochlint.program.symbols import CONSTRUCTORS, PARTIAL, Entity, FieldId, function_id
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built (see callgraph.py)
     import networkx as nx
@@ -675,25 +675,44 @@ class LockOrder:
         sites = self.calls.sites_to.get(fid, ())
         handing = [site for site in sites if site.via_argument]
         calls = {site for site in sites if not site.via_argument}
-        if not handing or any(site.kind != CALL or site.through_parameter is None for site in calls):
+        if not handing or any(site.kind != CALL or not self.calls.runs_its_value(site) for site in calls):
             return []
         runs: dict[Passed, _Binding] = {}
         covered: set[CallSite] = set()
+        # Calls handing on a parameter holding `fid` (a recursion's `self._call(fn, arg, n - 1)`)
+        # must be those by which the routes of the calls handing `fid` itself go on: what they do is
+        # then said by those routes.
+        relaying: set[tuple[str, int]] = set()
+        routed: set[tuple[str, Parameter]] = set()
         for hand in handing:
             call = self.symbols.call(hand.caller, hand.call_id)
             if call is None:
                 return []
             hand_ons = [(hand.caller, call, arg) for arg in call.args if self._passes(hand.caller, arg, fid)]
+            if not hand_ons:
+                relaying.add((hand.caller, hand.call_id))
+                continue
             routes = self._routes_from(hand_ons)
             if not routes:
                 return []
+            routed.update(routes)
             for later in calls:
                 for route in self._routes_to_call(later, routes):
                     covered.add(later)
                     self._budget.spend(1 + len(route), later.caller, later.pos)
                     passed = self.calls.passed_on(later, self._passed_along(route, ()))
                     runs.setdefault(passed, _Binding({}, (), passed))
-        return list(runs.values()) if covered == calls else []
+        if covered != calls or (relaying and not relaying <= self._relayed_by(routed)):
+            return []
+        return list(runs.values())
+
+    def _relayed_by(self, routed: Iterable[tuple[str, Parameter]]) -> set[tuple[str, int]]:
+        """The calls (function, call id) by which the parameters `routed` (by module) hand on their value."""
+        return {
+            (caller, call.id)
+            for module, (qualname, name) in routed
+            for caller, call, _ in self.calls.handed_on(function_id(module, qualname), name, called=True) or ()
+        }
 
     def _passes(self, fid: str, arg: Arg, function: str) -> bool:
         """Whether the argument `arg` of a call in `fid` is `function` itself: a lambda, or a name of it."""
@@ -781,9 +800,10 @@ class LockOrder:
         """The chains of calls that hand a partial's value to the parameter through which `later`
         calls it (see `_routes_of`); none where `later` calls no such parameter: it never calls
         that value."""
-        if later.through_parameter is None or later.on_parameter:
+        parameter = later.through_parameter
+        if parameter is None or not self.calls.runs_its_value(later):
             return []
-        return routes.get((self.symbols.module_of(later.caller).name, later.through_parameter), [])
+        return routes.get((self.symbols.module_of(later.caller).name, parameter), [])
 
     def _passed_along(self, route: _Route, passed: Passed) -> Passed:
         """What the path parameters of the function the last call of `route` runs hold, where those
