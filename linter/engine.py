@@ -9,6 +9,7 @@ import os
 import pickle
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -113,33 +114,43 @@ def program_module_names(
         unit_names = unit_module_names([r.source for r in results], config.root)
     names = namespace_module_names(unit_names, imported)
     named = {r.source.rel: _module_name(r.source.rel, names[r.source.rel], r.facts) for r in results}
-    return _distinct_java_names(named, names)
+    java_full_names = {_java_full_name(r.source.rel, r.facts) for r in results if is_java(r.source.rel)}
+    return _distinct_java_names(named, names, java_full_names)
 
 
 def _is_package(rel: str) -> bool:
     return PurePosixPath(rel).name == "__init__.py"
 
 
-def _distinct_java_names(names: dict[str, str], from_path: Mapping[str, str]) -> dict[str, str]:
-    """`names` where Java files that would share one (`p/X.java` of one package in two source
-    folders, two modules of one build) are named by their paths instead, as colliding Python files
-    are: one name, one module. Their classes are found by their full names (`Symbols`)."""
-    by_name: dict[str, list[str]] = {}
-    for rel, name in names.items():
-        if is_java(rel):
-            by_name.setdefault(name, []).append(rel)
-    for colliding in by_name.values():
-        if len(colliding) > 1:
-            names.update({rel: from_path[rel] for rel in colliding})
+def _distinct_java_names(
+    names: dict[str, str], from_path: Mapping[str, str], java_full_names: set[str]
+) -> dict[str, str]:
+    """`names` where Java files that would share one with another file (`p/X.java` of one package in
+    two source folders, two modules of one build; a Python module of that name, which keeps its
+    own) are named by their paths instead, as colliding Python files are: one name, one module.
+    Such a name is none of another file's nor a Java class's full name, which a Java import looks
+    for as a module first (`Sink` of the default package): where the path's is, the path itself.
+    Their classes are found by their full names (`Symbols`)."""
+    sharing = Counter(names.values())
+    renamed = [rel for rel, name in names.items() if is_java(rel) and sharing[name] > 1]
+    taken = {name for rel, name in names.items() if rel not in renamed} | java_full_names
+    for rel in renamed:
+        names[rel] = from_path[rel] if from_path[rel] not in taken else rel
+        taken.add(names[rel])
     return names
+
+
+def _java_full_name(rel: str, facts: FileFacts) -> str:
+    """The full name of the class a Java file is named after (`p.X` for `p/X.java`; `X` in the
+    default package)."""
+    stem = PurePosixPath(rel).stem
+    return f"{facts.package}.{stem}" if facts.package else stem
 
 
 def _module_name(rel: str, from_path: str, facts: FileFacts) -> str:
     """A Java file's module is its class's full name, from the package it declares; a Python
     file's is the one its path gives."""
-    if facts.package:
-        return f"{facts.package}.{PurePosixPath(rel).stem}"
-    return from_path
+    return _java_full_name(rel, facts) if facts.package else from_path
 
 
 def unit_module_names(sources: Sequence[SourceFile], root: Path) -> dict[str, str]:

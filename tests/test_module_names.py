@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from epochlint.config import load_config
-from epochlint.discovery import SourceFile
-from epochlint.engine import check, unit_module_names
+from epochlint.discovery import SourceFile, discover
+from epochlint.collect import JAVA, PARSED, source_facts
+from epochlint.engine import FileResult, check, program_module_names, unit_module_names
 from epochlint.frontend.java import available as java_frontend_available
+from epochlint.frontend.java import is_java
 from tests.conftest import FIXTURES, KNOWN_CODES, actual_marks, expected_marks, run_check
 from tests.test_stdin import BASE, RACY_SUBCLASS
 
@@ -218,5 +220,119 @@ def test_java_files_of_one_package_and_name_in_two_source_folders_are_two_module
             "b/src/main/java/p/Sink.java": _JAVA_QUIET_SINK,
             "b/src/main/java/p/Use.java": _java_use(""),
         }
+    )
+    assert actual_marks(run_check(root)) == expected_marks(root, root)
+
+
+_PYTHON_SINK = """import threading
+
+
+class Sink:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.epoch = 0
+
+    def bump(self):
+        with self.lock:
+            self.epoch += 1
+
+    def drain(self, m):
+        if self.epoch > m:
+            return
+"""
+_JAVA_DEFAULT_PACKAGE_SINK = _JAVA_QUIET_SINK.replace("package p;\n\n", "")
+_JAVA_DEFAULT_PACKAGE_USE = _java_use(" // expect: EPL001").replace("package p;\n\n", "")
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed")
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [
+        # Two `p.Sink`, each named by its path; the path of the one outside its package's folders
+        # gives `Sink`, the full name of the default package's class that `lib/Use.java` calls (a
+        # Java import looks for it as a module first), so the file is named by its path itself.
+        (
+            {
+                "Sink.java": _JAVA_SINK,
+                "src/main/java/p/Sink.java": _JAVA_QUIET_SINK,
+                "lib/Sink.java": _JAVA_DEFAULT_PACKAGE_SINK,
+                "lib/Use.java": _JAVA_DEFAULT_PACKAGE_USE.replace(" // expect: EPL001", ""),
+            },
+            {
+                "Sink.java": "Sink.java",
+                "src/main/java/p/Sink.java": "src.main.java.p.Sink",
+                "lib/Sink.java": "lib.Sink",
+            },
+        ),
+        # One `p.Sink`: no file is renamed, and the default package's `Sink` is still the one called.
+        (
+            {
+                "Sink.java": _JAVA_QUIET_SINK,
+                "lib/Sink.java": _JAVA_SINK.replace("package p;\n\n", ""),
+                "lib/Use.java": _JAVA_DEFAULT_PACKAGE_USE,
+            },
+            {"Sink.java": "p.Sink", "lib/Sink.java": "lib.Sink"},
+        ),
+        # A Python module of a Java class's full name keeps it; the Java file is named by its path,
+        # and the Java class that calls `Sink` runs its own package's, not the Python module's.
+        (
+            {
+                "p/Sink.py": _PYTHON_SINK,
+                "src/main/java/p/Sink.java": _JAVA_QUIET_SINK,
+                "src/main/java/p/Use.java": _java_use(""),
+            },
+            {"p/Sink.py": "p.Sink", "src/main/java/p/Sink.java": "src.main.java.p.Sink"},
+        ),
+    ],
+    ids=["renamed", "kept", "beside python"],
+)
+def test_a_java_file_named_by_its_path_takes_no_other_files_name(
+    write_tree: WriteTree, files: dict[str, str], named: dict[str, str]
+) -> None:
+    root = write_tree(files)
+    config = load_config([root], None, KNOWN_CODES)
+    sources, _ = discover([root], config)
+    results = [FileResult(s, source_facts(JAVA if is_java(s.rel) else PARSED, s.path.read_bytes())) for s in sources]
+    names = program_module_names(results, config)
+    assert len(set(names.values())) == len(files), "each file is a module of its own"
+    assert names.items() >= named.items()
+    assert actual_marks(run_check(root)) == expected_marks(root, root)
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed")
+@pytest.mark.parametrize(
+    ("sink", "use", "use_mark"),
+    [
+        # Main code is built without the test folders (`src/test/java`: see the next test): its
+        # `Sink` is none of the project's.
+        ("src/testFixtures/java/p/Sink.java", "src/main/java/p/Use.java", ""),
+        ("src/it/java/p/Sink.java", "src/main/java/p/Use.java", ""),
+        # Test code sees its package's classes in the main folder.
+        ("src/main/java/p/Sink.java", "src/test/java/p/Use.java", " // expect: EPL001"),
+    ],
+)
+def test_java_main_code_sees_no_class_of_a_test_source_folder(
+    write_tree: WriteTree, sink: str, use: str, use_mark: str
+) -> None:
+    root = write_tree({sink: _JAVA_SINK, use: _java_use(use_mark)})
+    assert actual_marks(run_check(root)) == expected_marks(root, root)
+
+
+_TEST_REENTRANT_LOCK = "package p;\npublic class ReentrantLock { public void lock() { } public void unlock() { } }\n"
+
+
+@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed")
+@pytest.mark.parametrize("folder", ["src/main/java", "src/test/java"])
+def test_java_main_code_takes_the_jdks_lock_for_a_class_only_a_test_folder_declares(
+    write_tree: WriteTree, folder: str
+) -> None:
+    # Two `ReentrantLock`s taken in both orders under `import java.util.concurrent.locks.*;`: in
+    # main code they are the JDK's, a cycle; in test code, the test folder's own class, no lock.
+    fixture = (FIXTURES / "java" / "EPL009" / "JdkLocksOnDemand.java").read_text()
+    source = re.sub(r"^package .*;$", "package p;", fixture, flags=re.MULTILINE)
+    if folder != "src/main/java":
+        source = source.replace(" // expect: EPL009", "")
+    root = write_tree(
+        {f"{folder}/p/JdkLocksOnDemand.java": source, "src/test/java/p/ReentrantLock.java": _TEST_REENTRANT_LOCK}
     )
     assert actual_marks(run_check(root)) == expected_marks(root, root)

@@ -1038,14 +1038,14 @@ class Symbols:
         absolute = self._imported_module(module, level, target, name)
         if not name:
             return Entity("module", absolute) if absolute in self.modules else Entity("external", absolute)
-        if absolute in self.modules:
+        if self._sees_module(module, absolute):
             entity = self.module_member(absolute, name)
-            if entity.kind == "external" and f"{absolute}.{name}" in self.modules:
+            if entity.kind == "external" and self._sees_module(module, f"{absolute}.{name}"):
                 return Entity("module", f"{absolute}.{name}")
             if entity.kind == "external" and entity.target == name:
                 return Entity("external", f"{absolute}.{name}")
             return entity
-        if f"{absolute}.{name}" in self.modules:
+        if self._sees_module(module, f"{absolute}.{name}"):
             return Entity("module", f"{absolute}.{name}")
         declared = self._java_package_class(module, absolute) if is_java(module.rel) else ""
         if declared:
@@ -1061,11 +1061,20 @@ class Symbols:
         one package and name in several source folders (two modules of a build) are each named by
         their paths. Where files of several source folders declare it, the one in the importer's; ""
         where that leaves none or several."""
-        declared = self._java_top_level_classes.get(dotted, ())
+        declared = [cid for cid in self._java_top_level_classes.get(dotted, ()) if self._sees_class(module, cid)]
         root = _java_source_root(module)
         beside = [cid for cid in declared if _java_source_root(self.classes[cid][0]) == root]
         found = beside or declared
         return found[0] if len(found) == 1 else ""
+
+    def _sees_module(self, module: ModuleInfo, name: str) -> bool:
+        """Whether the unit has a module `name` that `module`'s code sees (see `_java_sees`)."""
+        found = self.modules.get(name)
+        return found is not None and _java_sees(module, found)
+
+    def _sees_class(self, module: ModuleInfo, cid: str) -> bool:
+        """Whether `module`'s code sees the class `cid` (see `_java_sees`)."""
+        return _java_sees(module, self.classes[cid][0])
 
     def _java_on_demand_class(self, module: ModuleInfo, name: str) -> Entity | None:
         """The class a Java file names `name` where neither it, its single-type imports nor its own
@@ -4123,6 +4132,11 @@ def _type_arguments_of_value(annotation: str, value: Entity) -> dict[str, Entity
     return {element: Entity("instance", value.target)}
 
 
+# Maven and Gradle's source folders of main code and of test code.
+_JAVA_MAIN_FOLDERS = ("src/main/java",)
+_JAVA_TEST_FOLDERS = ("src/test/java", "src/testFixtures/java", "src/it/java")
+
+
 def _java_source_root(module: ModuleInfo) -> str:
     """The folder a Java file's package folders start from (`a/src/main/java` for
     `a/src/main/java/p/X.java` of package `p`); its own folder where they do not name its package."""
@@ -4134,6 +4148,24 @@ def _java_source_root(module: ModuleInfo) -> str:
         return ""
     suffix = f"/{package_path}"
     return folder[: -len(suffix)] if folder.endswith(suffix) else folder
+
+
+def _java_sees(importer: ModuleInfo, declarer: ModuleInfo) -> bool:
+    """Whether a Java file sees the classes of `declarer`: only a Java file's (a Python module may
+    have a Java class's full name), and code of a main source folder never those of a test source
+    folder (Maven and Gradle build `src/main/java` without `src/test/java`), while test code sees
+    both. A Python file sees every module."""
+    if not is_java(importer.rel):
+        return True
+    if not is_java(declarer.rel):
+        return False
+    return not (_in_source_folder(importer, _JAVA_MAIN_FOLDERS) and _in_source_folder(declarer, _JAVA_TEST_FOLDERS))
+
+
+def _in_source_folder(module: ModuleInfo, folders: tuple[str, ...]) -> bool:
+    """Whether a Java file's package folders start from one of `folders` (`a/src/test/java`)."""
+    root = f"/{_java_source_root(module)}"
+    return any(root.endswith(f"/{folder}") for folder in folders)
 
 
 def _holds_instances(entity: Entity) -> bool:
