@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 201
+FACTS_FORMAT = 202
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -453,9 +453,10 @@ class Stored(NamedTuple):
     the name's declaration allows.
     An element's `pos` is where its value is, `block` the innermost block holding it (as a call's).
     `jdk_class` names the class that keeps a Java element (`ArrayList` of `new ArrayList<>(plain)`,
-    `List` of `List.copyOf(plain)`) where the file takes it for the JDK's only through an on-demand
-    import (`import java.util.*;`): a class of that name in the file's own package, which only the
-    program sees, shadows the import, and then the element is not kept.
+    `List` of `List.copyOf(plain)`), or makes the collection empty for its `add` to fill (of `new
+    ArrayList<>()`), where the file takes it for the JDK's only through an on-demand import (`import
+    java.util.*;`): a class of that name in the file's own package, which only the program sees,
+    shadows the import, and then the element is not kept (nor the collection marked).
     """
 
     target: Ref | None

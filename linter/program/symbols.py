@@ -43,6 +43,7 @@ from epochlint.frontend.facts import (
 )
 from epochlint.frontend.java import is_java
 from epochlint.frontend.java.idioms import (
+    COLLECTION_STREAMS,
     FUNCTION_COMBINATORS,
     KNOWN_PACKAGE_CLASSES,
     LITERAL_COLLECTIONS,
@@ -74,10 +75,13 @@ _JAVA_ELEMENT_METHODS = _CONTAINER_ELEMENT_METHODS | {
 _ITERATION_METHODS = {False: ("__iter__", "__next__"), True: ("iterator", "next")}
 _STEPPING_METHODS = frozenset(stepping for _, stepping in _ITERATION_METHODS.values())
 # Views of a container's elements: Python's and Java's (a `Map`'s values, a collection's stream).
-_STREAMS = frozenset({"stream", "parallelStream"})
-_CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *_STREAMS})
+_CONTAINER_VIEW_METHODS = frozenset({"values", "copy", *COLLECTION_STREAMS})
 # A Java collection's `iterator()` besides, over the elements stored in it (no Python container has one).
 _ELEMENTS_VIEW_METHODS = _CONTAINER_VIEW_METHODS | {"iterator"}
+# A Java stream's methods giving an `Optional` of one of its elements, and an `Optional`'s giving its
+# value (or throwing where it has none).
+_STREAM_FINDERS = frozenset({"findFirst", "findAny"})
+_OPTIONAL_GETTERS = frozenset({"get", "orElseThrow"})
 # Methods that add their argument at this position to a container, with no key known.
 _ADDING_METHODS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "setdefault": 1}
 # Java's besides `add` (a `Deque`'s, a `Queue`'s, a `Stack`'s, a `Vector`'s): in Python, no container
@@ -132,7 +136,7 @@ _HOLDING_KINDS = ("container", "mapping")
 # The entities of a Java map that may know the class of its keys (see `Entity.keys`).
 _KEYED_KINDS = ("mapping", "entries", "entry")
 # What a Java map's entries give their own entries by: a stream of them, an iterator over them.
-_ENTRY_VIEWS = frozenset({*_STREAMS, "iterator"})
+_ENTRY_VIEWS = frozenset({*COLLECTION_STREAMS, "iterator"})
 # What an entered region's value runs by its kind, where the region opens and where it ends.
 _CONTEXT_METHODS = {
     "with": ("__enter__", "__exit__"),
@@ -2063,6 +2067,24 @@ class Symbols:
             if value.kind in kinds and (run := self.member(value, call.method)).kind == "function"
         )
 
+    def _stream_finder_taken(self, fid: str, taking: Call) -> Call | None:
+        """The stream's `findFirst()` or `findAny()` whose `Optional` a Java call in `fid` takes the
+        value of (see `_OPTIONAL_GETTERS`), or None."""
+        if taking.method not in _OPTIONAL_GETTERS or taking.receiver_call < 0 or not self.is_java_function(fid):
+            return None
+        found = self.call(fid, taking.receiver_call)
+        return found if found is not None and found.method in _STREAM_FINDERS else None
+
+    def _elements_found(self, fid: str, found: Call, depth: int) -> frozenset[Entity]:
+        """What the value of the `Optional` a stream's `findFirst()` or `findAny()` finds, a Java call
+        in `fid`, may be: what iterating the stream gives, a call's (`plain.stream().findFirst()`)
+        or a name's (`s.findAny()`)."""
+        stream = self.call(fid, found.receiver_call)
+        if stream is not None:
+            return self._iterating(fid, stream, self.call_values(fid, stream, depth + 1), depth + 1)
+        named = receiver_path(found)
+        return self._iterating(fid, None, self.path_values(fid, named, depth + 1), depth + 1) if named else frozenset()
+
     def _default_method_of_elements(self, fid: str, taken_from: Ref, method: str, depth: int) -> bool:
         """Whether `method` is a `default` method of the project interface the collection `taken_from`
         names is declared to hold (`handlers.peek().label()` of a `Deque<Handler>`): called on a
@@ -2454,9 +2476,14 @@ class Symbols:
             # Java's collection written out (`Stream.of(this::a, this::b).forEach(...)`, or streamed:
             # `List.of(this::a, this::b).stream()`): its arguments.
             java = is_java(self.module_of(fid).rel)
-            listed = self._elements_of_call(fid, self._streamed_call(fid, call), depth) if java else ()
+            streamed = self._streamed_call(fid, call)
+            listed = self._elements_of_call(fid, streamed, depth) if java else ()
             for element in listed:
                 values.update(self.argument_values(fid, element, depth + 1))
+            # A JDK collection copied inline (`new ArrayList<>(plain).stream()`): what the copied one gives.
+            if java and (copied := self._copy_argument(fid, streamed)) is not None:
+                given = self.argument_values(fid, copied, depth + 1)
+                values.update(self._iterating(fid, self.argument_call(fid, copied), given, depth + 1))
         for iterable in self._read_through_properties(iterables, depth):
             if iterable.kind != "mapping":  # a map gives its keys, of no class declared here
                 values.update(self._member_values(iterable, "[]", depth + 1))
@@ -2489,10 +2516,21 @@ class Symbols:
                     values.update(self._member_values(declared, "[]", depth + 1))
         return frozenset(values)
 
+    def _copy_argument(self, fid: str, call: Call) -> Arg | None:
+        """The collection a Java call in `fid` copies into a JDK collection it makes (`plain` of `new
+        ArrayList<>(plain)`, of `List.copyOf(plain)`); None for another call, or one of a project's
+        class of that name (a class of the file's package shadows a JDK one imported on demand)."""
+        made = call.callee
+        if made is None or made.scope or made.attrs not in ((), ("copyOf",)) or len(call.args) != 1:
+            return None
+        if made.name not in _SEQUENCE_ANNOTATIONS or self._project_class_named(fid, made.name):
+            return None
+        return call.args[0]
+
     def _streamed_call(self, fid: str, call: Call) -> Call:
         """The call whose result a call in `fid` streams (`List.of(f, g)` of `List.of(f,
         g).stream()`), or the call itself where it streams no call's result."""
-        receiver = self.call(fid, call.receiver_call) if call.method in _STREAMS else None
+        receiver = self.call(fid, call.receiver_call) if call.method in COLLECTION_STREAMS else None
         return receiver if receiver is not None else call
 
     def _read_through_properties(self, values: frozenset[Entity], depth: int) -> frozenset[Entity]:
@@ -2696,7 +2734,16 @@ class Symbols:
             _field_elements(self.defining_class(cls, write.ref.attrs[0]), write.ref.attrs[0])
             for fid, (cls, writes) in self._self_field_writes.items()
             for write in writes
-            if write.value_empty or self._makes_its_items(fid, write)
+            if write.value_empty and not self._made_by_a_package_class(fid, write)
+            or self._makes_its_items(fid, write)
+        )
+
+    def _made_by_a_package_class(self, fid: str, write: Write) -> bool:
+        """Whether the collection a Java field write in `fid` makes empty (`this.drains = new
+        ArrayList<>()`) is one of a class of the file's own package (see `_kept_by_a_package_class`)."""
+        return any(
+            stored.element and stored.target == write.ref and self._kept_by_a_package_class(fid, stored)
+            for stored in self.function(fid).stored
         )
 
     def _makes_its_items(self, fid: str, write: Write) -> bool:
@@ -2787,6 +2834,9 @@ class Symbols:
                 values.update(Entity("element_pairs", v.target, v.keys) for v in counted if v.kind == "elements")
             elif called == _GETATTR:
                 values.update(self._named_members(fid, call, depth + 1))
+        if (found := self._stream_finder_taken(fid, call)) is not None:
+            # `plain.stream().findFirst().get()`: an element found in a stream.
+            values.update(self._elements_found(fid, found, depth))
         return frozenset(values) if values else self._default_function(fid, call, depth)
 
     def _default_function(self, fid: str, call: Call, depth: int) -> frozenset[Entity]:

@@ -472,6 +472,15 @@ def _makes_a_collection(value: Node) -> bool:
     return made is None or _COLLECTION_CLASS.search(type_name(made)) is not None
 
 
+def _class_made_empty(value: Node) -> str:
+    """The class making a collection made empty (see `_is_new_empty`): `ArrayList` of `new
+    ArrayList<>()`, `List` of `List.of()`."""
+    if value.type == "object_creation_expression":
+        return type_name(value.child_by_field_name("type"))
+    receiver = value.child_by_field_name("object")
+    return _text(receiver) if receiver is not None else ""
+
+
 def _is_empty_factory(value: Node) -> bool:
     """`List.of()`, `Map.of()`, `Collections.emptyList()`: a factory called without elements."""
     value = _unparenthesized(value)
@@ -2145,7 +2154,8 @@ class _Extractor:
         a call or a name path), at no known key, or a copy of another (see `_collection_copied`)."""
         value = _unparenthesized(value)
         if self._is_new_empty(value) and _makes_a_collection(value):
-            self._fn.stored.append(Stored(target, True, pos=_pos(value)))
+            made = _class_made_empty(value)
+            self._fn.stored.append(Stored(target, True, pos=_pos(value), jdk_class=self._imported_on_demand(made)))
         elif (copied := self._collection_copied(value)) is None:
             self._store_written_out(target, value)
         else:
@@ -2323,9 +2333,8 @@ class _Extractor:
             elif obj.type == "super":
                 receiver_call = self._super_call(obj)
             else:
-                inner = _unparenthesized(obj)
                 self._with_flow(obj, Flow(FLOW_RECEIVER, call=call_id))
-                receiver_call = self._call_ids.get(inner.id, -1)
+                receiver_call = self._call_ids.get(self._stream_kept(obj).id, -1)
         call_args = tuple(self._arg(arg, call_id, index) for index, arg in enumerate(args))
         text = f"{_text(obj)}.{method}" if obj is not None else method
         # Only a call given something can run a function per element (`collect(...)`, `sorted(...)`).
@@ -2678,7 +2687,6 @@ class _Extractor:
         self._with_flow(obj, self._receiver_flow(obj, method, functions[0]))
         # A composed predicate is made once, before the loop; the functions it composes run per element.
         run = self._functions_of(functions[0])
-        iterable = self._path(obj)
         receiver_call = self._call_ids.get(_unparenthesized(obj).id, -1)
         # The header: the whole call, but from the method's name in a chain (`.filter(` on its line).
         header = _span(node.child_by_field_name("name"), node) if receiver_call >= 0 else _pos(node)
@@ -2702,9 +2710,37 @@ class _Extractor:
                 self._with_flow(arg, Flow())
         # A map's `forEach` gives its function a key and a value; `reduce`, two elements.
         pairs = method == "reduce" or (method == "forEach" and self._declared_type(obj).endswith("Map"))
-        self._run_functions(run, idioms.SPOT_METHODS[method], 2 if pairs else 1, iterable, receiver_call, body_flow)
+        # Its elements are those of the stream that steps keeping them are taken from.
+        source = self._stream_kept(obj)
+        given = (self._path(source), self._call_ids.get(source.id, -1))
+        self._run_functions(run, idioms.SPOT_METHODS[method], 2 if pairs else 1, *given, body_flow)
         self._fn.loop_stack.pop()
         return True
+
+    def _stream_kept(self, node: Node) -> Node:
+        """The stream whose elements `node` gives through steps keeping them (see
+        `idioms.ELEMENT_KEEPING_STREAM_OPERATIONS`): `plain.stream()` of `plain.stream().filter(p)
+        .limit(3)`, a collection's stream, one written out (`Stream.of(f, g)`) or a name declared
+        `Stream`; else `node` itself, unparenthesized."""
+        node = _unparenthesized(node)
+        kept = node
+        keeping = idioms.ELEMENT_KEEPING_STREAM_OPERATIONS
+        while kept.type == "method_invocation" and _method_called(kept) in keeping:
+            receiver = kept.child_by_field_name("object")
+            if receiver is None:
+                return node
+            kept = _unparenthesized(receiver)
+        return kept if kept is not node and self._is_a_stream(kept) else node
+
+    def _is_a_stream(self, node: Node) -> bool:
+        """Whether `node` is a stream as far as it says: `plain.stream()`, `Stream.of(f, g)`, or a name
+        declared `Stream`."""
+        if node.type != "method_invocation":
+            return self._declared_type(node) == "Stream"
+        receiver = node.child_by_field_name("object")
+        method = _method_called(node)
+        written_out = receiver is not None and _text(receiver) == "Stream" and method == "of"
+        return method in idioms.COLLECTION_STREAMS or written_out
 
     def _either_call(self, node: Node, obj: Node, method: str, args: list[Node]) -> bool:
         """`opt.ifPresentOrElse(v -> ..., () -> ...)`: one of the two functions runs on the spot, the

@@ -137,14 +137,23 @@ EMPTY_FACTORIES = frozenset(
 LITERAL_COLLECTIONS = frozenset(
     {("List", "of"), ("Set", "of"), ("Stream", "of"), ("Arrays", "asList"), ("EnumSet", "of")}
 )
+# The methods giving a collection's stream, a view of its elements.
+COLLECTION_STREAMS = frozenset({"stream", "parallelStream"})
+# Stream operations giving elements of the stream they are called on, themselves (not `map`'s other
+# values): what `forEach` or `findFirst()` after them takes is an element of that stream.
+ELEMENT_KEEPING_STREAM_OPERATIONS = frozenset(
+    {
+        "filter", "peek", "distinct", "sorted", "limit", "skip", "takeWhile", "dropWhile", "sequential",
+        "parallel", "unordered",
+    }
+)
 # Stream operations that give no more elements than the stream or the `Optional` they are called
 # on has, each from one of its own (not `flatMap`): over a collection written out, a range of
 # numbers or an `Optional`, what they give walks no batch either (`IntStream.range(0, 3).boxed()`,
 # `opt.stream().map(f)`).
-ELEMENTWISE_STREAM_OPERATIONS = frozenset(
+ELEMENTWISE_STREAM_OPERATIONS = ELEMENT_KEEPING_STREAM_OPERATIONS | frozenset(
     {
         "stream", "boxed", "map", "mapToObj", "mapToInt", "mapToLong", "mapToDouble", "asLongStream",
-        "asDoubleStream", "filter", "peek", "distinct", "sorted", "limit", "skip", "takeWhile", "dropWhile",
-        "sequential", "parallel", "unordered",
+        "asDoubleStream",
     }
 )
