@@ -2155,7 +2155,10 @@ class _Extractor:
         value = _unparenthesized(value)
         if self._is_new_empty(value) and _makes_a_collection(value):
             made = _class_made_empty(value)
-            self._fn.stored.append(Stored(target, True, pos=_pos(value), jdk_class=self._imported_on_demand(made)))
+            # Only a JDK class's name may be the package's own in its place: another (a package's
+            # `HandlerList extends ArrayList`) is the project's, which the mark does not question.
+            jdk_class = self._imported_on_demand(made) if self._names_a_jdk_class(made) else ""
+            self._fn.stored.append(Stored(target, True, pos=_pos(value), jdk_class=jdk_class))
         elif (copied := self._collection_copied(value)) is None:
             self._store_written_out(target, value)
         else:
@@ -2733,14 +2736,25 @@ class _Extractor:
         return kept if kept is not node and self._is_a_stream(kept) else node
 
     def _is_a_stream(self, node: Node) -> bool:
-        """Whether `node` is a stream as far as it says: `plain.stream()`, `Stream.of(f, g)`, or a name
-        declared `Stream`."""
+        """Whether `node` is a JDK stream as far as the file says: a JDK collection's (`plain.stream()`
+        of a name declared `List`, `new ArrayList<>(plain).stream()`), `Stream.of(f, g)`, or a name
+        declared `Stream`. A class of the project's own (a `Stream`, one with a `stream()` method)
+        has its own steps, which may give another class, whose methods a call on them runs."""
         if node.type != "method_invocation":
-            return self._declared_type(node) == "Stream"
+            return self._declared_type(node) == "Stream" and self._names_a_jdk_class("Stream")
         receiver = node.child_by_field_name("object")
+        if receiver is None:
+            return False
         method = _method_called(node)
-        written_out = receiver is not None and _text(receiver) == "Stream" and method == "of"
-        return method in idioms.COLLECTION_STREAMS or written_out
+        if method == "of":
+            return _text(receiver) == "Stream" and self._names_a_jdk_class("Stream")
+        streamed = self._static_type(receiver)
+        return method in idioms.COLLECTION_STREAMS and self._names_a_jdk_collection(streamed)
+
+    def _names_a_jdk_collection(self, name: str) -> bool:
+        """Whether the class this file names `name` is a collection that may be the JDK's (see
+        `_names_a_jdk_class`): `List`, `ArrayList`, not a project's `Repo` nor an unknown type."""
+        return _COLLECTION_CLASS.search(name) is not None and self._names_a_jdk_class(name)
 
     def _either_call(self, node: Node, obj: Node, method: str, args: list[Node]) -> bool:
         """`opt.ifPresentOrElse(v -> ..., () -> ...)`: one of the two functions runs on the spot, the
