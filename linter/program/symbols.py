@@ -2664,7 +2664,15 @@ class Symbols:
         """Whether the class the Java frontend took for the JDK's through an on-demand import to keep
         an element stored in `fid` (see `Stored.jdk_class`) is one of the project: a class of the
         file's own package shadows the import (JLS 6.4.1), and what it keeps is its own."""
-        return bool(stored.jdk_class) and bool(self._project_class_named(fid, stored.jdk_class))
+        cid = self._project_class_named(fid, stored.jdk_class) if stored.jdk_class else ""
+        return bool(cid) and not self._extends_a_jdk_collection(cid)
+
+    def _extends_a_jdk_collection(self, cid: str) -> bool:
+        """Whether a project class has a collection of the JDK among its supertypes (`HandlerList
+        extends ArrayList<T>`): its inherited `add` keeps what it is given, as the JDK's does."""
+        supertypes, outside = self._supertypes(cid)
+        own_name = _simple_name(self.classes[cid][1].name)
+        return outside and bool((supertypes - {own_name}) & _SEQUENCE_ANNOTATIONS)
 
     def _elements_listed(self, fid: str, call: Call) -> tuple[Arg, ...]:
         """The arguments of a Java call in `fid` writing a collection out (`List.of(a, b)`,
