@@ -110,6 +110,16 @@ _MAX_ALIASES = 12
 _CONTEXT_MANAGERS = re.compile(r"(?:^|\.)(?:async)?contextmanager$")
 # Annotation forms that stand for their one argument (besides `None` in a union).
 _ANNOTATION_WRAPPERS = frozenset({"Optional", "Final", "ClassVar", "Annotated", "Union"})
+# Java's collection classes whose `add` keeps what it is given, which a class extending one inherits
+# (an interface such as `Iterable` or `List` gives its implementations no `add` of its own).
+_JDK_COLLECTION_CLASSES = frozenset(
+    {
+        "ArrayList", "LinkedList", "Vector", "Stack", "HashSet", "LinkedHashSet", "TreeSet", "ArrayDeque",
+        "PriorityQueue", "LinkedBlockingQueue", "LinkedBlockingDeque", "ArrayBlockingQueue", "PriorityBlockingQueue",
+        "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
+        "ConcurrentSkipListSet",
+    }
+)
 # Declared collections whose elements are their one type argument (Python's and Java's)...
 _SEQUENCE_ANNOTATIONS = frozenset(
     {
@@ -2672,7 +2682,7 @@ class Symbols:
         extends ArrayList<T>`): its inherited `add` keeps what it is given, as the JDK's does."""
         supertypes, outside = self._supertypes(cid)
         own_name = _simple_name(self.classes[cid][1].name)
-        return outside and bool((supertypes - {own_name}) & _SEQUENCE_ANNOTATIONS)
+        return outside and bool((supertypes - {own_name}) & _JDK_COLLECTION_CLASSES)
 
     def _elements_listed(self, fid: str, call: Call) -> tuple[Arg, ...]:
         """The arguments of a Java call in `fid` writing a collection out (`List.of(a, b)`,
