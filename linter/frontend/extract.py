@@ -958,11 +958,14 @@ class FactsExtractor(FastVisitor):
         return self._failed_acquire(test)
 
     def _failed_acquire(self, test: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
-        """The acquire whose failure `test` asks about: `not L.acquire(...)` (or `not got`, see
-        `_acquire_tested_by`)."""
+        """The acquire whose failure `test` asks about, so that `test` is false only where it
+        succeeded: `not L.acquire(...)` (or `not got`, see `_acquire_tested_by`), `not (L.acquire(...)
+        and ready)`, or either operand of an `or` (`closed or not L.acquire(...)`)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+            return self._failed_acquire(test.left) or self._failed_acquire(test.right)
         if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
             return None
-        return self._acquire_tested_by(test.expression)
+        return self._tested_acquire(test.expression)
 
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
         if not isinstance(statement, cst.Try) or statement.finalbody is None:

@@ -3269,13 +3269,18 @@ def _acquired_unless(statement: Node, results: Mapping[str, tuple[Node, Node]]) 
 
 
 def _refused_lock(condition: Node, results: Mapping[str, tuple[Node, Node]]) -> tuple[Node, Node] | None:
-    """`!L.tryLock(...)` (or `!got`, `got` a local in `results` that holds a `tryLock`'s result):
-    (the receiver L, the call) of the try whose failure `condition` tests."""
+    """`!L.tryLock(...)` (or `!got`, `got` a local in `results` that holds a `tryLock`'s result),
+    `!(L.tryLock() && ready)`, or either operand of `||` (`closed || !L.tryLock()`): (the receiver
+    L, the call) of the try whose failure `condition` tests, so that it is false only where it
+    succeeded."""
     condition = _unparenthesized(condition)
+    if condition.type == "binary_expression" and _text(condition.child_by_field_name("operator")) == "||":
+        return _refused_lock(condition.child_by_field_name("left"), results) or _refused_lock(
+            condition.child_by_field_name("right"), results
+        )
     if condition.type != "unary_expression" or _text(condition.child_by_field_name("operator")) != "!":
         return None
-    tested = _unparenthesized(condition.child_by_field_name("operand"))
-    return results.get(_text(tested)) if tested.type == "identifier" else _try_lock_call(tested)
+    return _tested_lock(_unparenthesized(condition.child_by_field_name("operand")), results)
 
 
 def _assignment_of(statement: Node) -> tuple[Node, Node | None] | None:
