@@ -1156,8 +1156,9 @@ class FactsExtractor(FastVisitor):
             self._pass_the_rest_into(node.body, rest)
 
     def _pass_the_rest_into(self, block: cst.BaseSuite, rest: tuple[Pos, ...]) -> None:
-        """Give each `if` and `with` statement of `block`, a block past which alone a path goes on to
-        `rest` (an arm whose other arms go on nowhere, a `with` body), the rest of `block` after it
+        """Give each `if`, `with` and `try` statement of `block`, a block past which alone a path goes
+        on to `rest` (an arm whose other arms go on nowhere, a `with` body, a `try` body whose
+        handlers go on nowhere), the rest of `block` after it
         and `rest`, which both run only past it (`else: if c: e = cur()` / `else: return` / `log()`,
         then `commit(e)`; see `_rests_after`); not the code between them, such as the other arms of
         the statement around `block`, which run instead of it."""
@@ -1165,10 +1166,10 @@ class FactsExtractor(FastVisitor):
             return
         end = self._pos(block)[2:]
         for statement in block.body:
-            if isinstance(statement, (cst.If, cst.With)):
+            if isinstance(statement, (cst.If, cst.With, cst.Try, cst.TryStar)):
                 self._rests_after[id(statement)] = ((*self._pos(statement)[2:], *end), *rest)
 
-    def _rest_after(self, statement: cst.If | cst.With) -> tuple[Pos, ...]:
+    def _rest_after(self, statement: cst.If | cst.With | cst.Try | cst.TryStar) -> tuple[Pos, ...]:
         """The code that runs only past `statement`: what `_rests_after` holds for it, else the rest
         of its block."""
         if id(statement) in self._rests_after:
@@ -1223,6 +1224,10 @@ class FactsExtractor(FastVisitor):
             self._catching.append(catching)
         else:
             self._bodies_run_through.add(self._pos(node.body))
+        if all(_leaves(handler.body) for handler in node.handlers):
+            # No handler goes on after the statement: its `else` and the rest after it run only past the body.
+            ended = (self._pos(node.orelse.body),) if node.orelse is not None else ()
+            self._pass_the_rest_into(node.body, (*ended, *self._rest_after(node)))
         self.walk(node.body)
         if catching is not None:
             self._catching.pop()

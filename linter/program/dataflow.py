@@ -1540,8 +1540,11 @@ class _Frame:
         if any(self._refreshed_before_each_exit(later, earlier, read) for later in later_sites):
             return True
         passed_over = self._arms_passed_over(read)
+        # What has run wherever the read runs (see `Held`) skips no branching either: a `try` body
+        # holding a test whose other arm cannot go on, where no handler goes on to the read.
+        ran = enclosing | self._ran_where_held(read)
         return any(
-            self._every_arm_assigns(branches, enclosing, between, passed_over)
+            self._every_arm_assigns(branches, ran, between, passed_over)
             for branches in self.program.symbols.function(self.fid).branches
             if branches.exhaustive
             and branches.pos[2:] <= read.pos[:2]

@@ -3423,9 +3423,14 @@ def _try_leaves(statement: Node) -> bool:
     { log(); }`)."""
     if _finally_stops(statement):
         return True
+    body = statement.child_by_field_name("body")
+    return all(block is not None and _leaves(block) for block in (body, *_catch_blocks(statement)))
+
+
+def _catch_blocks(statement: Node) -> list[Node | None]:
+    """The blocks of a `try` statement's `catch` clauses."""
     clauses = _code_children(statement)
-    catches = [clause.child_by_field_name("body") for clause in clauses if clause.type == "catch_clause"]
-    return all(block is not None and _leaves(block) for block in (statement.child_by_field_name("body"), *catches))
+    return [clause.child_by_field_name("body") for clause in clauses if clause.type == "catch_clause"]
 
 
 def _finally_stops(statement: Node) -> bool:
@@ -3576,11 +3581,16 @@ def _rest_past(head: Node) -> tuple[Pos, ...]:
 def _block_around(statement: Node) -> Node | None:
     """The statement around the block that holds `statement`, where a path goes on after it only
     past that block: an `if` statement whose other arm cannot complete normally, a `synchronized`
-    statement; None where there is none."""
+    statement, a `try` statement none of whose `catch` blocks can (for its body); None where there is
+    none."""
     block = statement.parent
     around = block.parent if block is not None and block.type == "block" else None
     if around is None or around.type == "synchronized_statement":
         return around
+    if around.type in ("try_statement", "try_with_resources_statement"):
+        # Past a `try` body alone where no `catch` block completes normally.
+        caught_going_on = any(body is None or not _leaves(body) for body in _catch_blocks(around))
+        return around if around.child_by_field_name("body") == block and not caught_going_on else None
     if around.type != "if_statement":
         return None
     consequence, alternative = around.child_by_field_name("consequence"), around.child_by_field_name("alternative")
