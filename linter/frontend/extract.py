@@ -1077,9 +1077,10 @@ class FactsExtractor(FastVisitor):
         if goes_on_past_body_alone:
             self._left_open[id(node.body)] = []
         # `if L is None: return` / `else: L.acquire()`, the mirror: the rest of the block runs past the `else` alone.
-        past_else_alone = isinstance(node.orelse, cst.Else) and body_leaves and self._elifs.get(id(node), True)
-        if past_else_alone and isinstance(node.orelse, cst.Else):
-            self._left_open[id(node.orelse.body)] = []
+        else_block = node.orelse.body if isinstance(node.orelse, cst.Else) else None
+        past_else_alone = else_block is not None and body_leaves and self._elifs.get(id(node), True)
+        if past_else_alone:
+            self._left_open[id(else_block)] = []
         self.walk(node.body)
         kept = self._left_open.pop(id(node.body), [])
         if region is not None and region[1] in self._fn.region_stack:
@@ -1158,10 +1159,10 @@ class FactsExtractor(FastVisitor):
     def _pass_the_rest_into(self, block: cst.BaseSuite, rest: tuple[Pos, ...]) -> None:
         """Give each `if`, `with` and `try` statement of `block`, a block past which alone a path goes
         on to `rest` (an arm whose other arms go on nowhere, a `with` body, a `try` body whose
-        handlers go on nowhere), the rest of `block` after it
-        and `rest`, which both run only past it (`else: if c: e = cur()` / `else: return` / `log()`,
-        then `commit(e)`; see `_rests_after`); not the code between them, such as the other arms of
-        the statement around `block`, which run instead of it."""
+        handlers go on nowhere), the rest of `block` after it and `rest`, which both run only past it
+        (`else: if c: e = cur()` / `else: return` / `log()`, then `commit(e)`; see `_rests_after`);
+        not the code between them, such as the other arms of the statement around `block`, which run
+        instead of it."""
         if not rest or not isinstance(block, cst.IndentedBlock):
             return
         end = self._pos(block)[2:]
