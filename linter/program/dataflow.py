@@ -390,6 +390,14 @@ class _Index:
     # The locals whose elements the function moves in place (see `_reordered_paths`), with the
     # locals their aliases name.
     reordered: frozenset[str] = frozenset()
+    # Where sites lie and which assignment replaces which before a read: questions each solve of the
+    # function asks again, in each domain, with the same answer, which depends on the function's
+    # facts and the sites asked about alone (see `_Frame._conditions`, `_Frame._ran_where_held`,
+    # `_Frame._arms_passed_over`, `_Frame._replaced`): answered once, by site.
+    conditions: dict[Site, frozenset[object]] = field(default_factory=dict)
+    ran_where_held: dict[Site, frozenset[object]] = field(default_factory=dict)
+    arms_passed_over: dict[Site, frozenset[Pos]] = field(default_factory=dict)
+    replaced: dict[tuple[Site, Site, tuple[Site, ...], tuple[bool, ...]], bool] = field(default_factory=dict)
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -1057,7 +1065,6 @@ class _Frame:
         # Per local: its assignments and item stores, and what it holds besides (see `_local_at`).
         self._assigned: dict[str, list[_Assignment]] = {}
         self._besides: dict[str, dict[Label, Path]] = {}
-        self._conditions_at: dict[Site, frozenset[object]] = {}
         self.values: list[Value] = []
         # What each name of a tuple target takes of a name path's value (see `_unpacked_reads`), by
         # the read's position in the index's producers and the name.
@@ -1518,6 +1525,17 @@ class _Frame:
 
     def _replaced(self, earlier: Site, read: Site, later_sites: Sequence[Site]) -> bool:
         """Whether one of `later_sites` (or each arm of a branching, by one of them) replaces what
+        is assigned at `earlier` before the read at `read` (see `_find_replaced`), answered once
+        per function: which of `later_sites` is `earlier` itself, not an equal site of another
+        assignment, is part of the question."""
+        key = (earlier, read, tuple(later_sites), tuple(later is earlier for later in later_sites))
+        replaced = self.index.replaced.get(key)
+        if replaced is None:
+            replaced = self.index.replaced[key] = self._find_replaced(earlier, read, later_sites)
+        return replaced
+
+    def _find_replaced(self, earlier: Site, read: Site, later_sites: Sequence[Site]) -> bool:
+        """Whether one of `later_sites` (or each arm of a branching, by one of them) replaces what
         is assigned at `earlier` before the read at `read`. A later assignment in nothing that may
         skip it but what holds the read too runs before the read on every path to it, whether or
         not those hold `earlier`: `e` declared again in a second loop, read there, holds none of
@@ -1863,6 +1881,14 @@ class _Frame:
         return True
 
     def _arms_passed_over(self, read: Site) -> frozenset[Pos]:
+        """The arms that go on to no read at `read` (see `_find_arms_passed_over`), found once per
+        function."""
+        found = self.index.arms_passed_over.get(read)
+        if found is None:
+            found = self.index.arms_passed_over[read] = self._find_arms_passed_over(read)
+        return found
+
+    def _find_arms_passed_over(self, read: Site) -> frozenset[Pos]:
         """The bodies of the `if` statements with an `else` (or of `elif` and `else if` arms)
         written before the read at `read` whose test failed wherever the read runs, and the `else`
         blocks of those whose test held there (see `Held`: the rest of the block after one whose
@@ -1903,7 +1929,7 @@ class _Frame:
         condition (of `and`, `or`, a conditional expression) that `site` lies in: what may not run,
         or run to its end, on a path through it. A statement's test runs wherever the statement
         does: neither a loop nor an `if` or `while` statement skips its own test."""
-        found = self._conditions_at.get(site)
+        found = self.index.conditions.get(site)
         if found is None:
             function = self.program.symbols.function(self.fid)
             tested = {loop.id for loop in function.loops if loop.test is not None and within(site.pos, loop.test)}
@@ -1914,10 +1940,18 @@ class _Frame:
                     *function.conditions_around(site.pos),
                 )
             )
-            self._conditions_at[site] = found
+            self.index.conditions[site] = found
         return found
 
     def _ran_where_held(self, site: Site) -> frozenset[object]:
+        """The operands that have run wherever `site` runs (see `_find_ran_where_held`), found once
+        per function."""
+        found = self.index.ran_where_held.get(site)
+        if found is None:
+            found = self.index.ran_where_held[site] = self._find_ran_where_held(site)
+        return found
+
+    def _find_ran_where_held(self, site: Site) -> frozenset[object]:
         """The operands evaluated only on a condition (see `_conditions`) that have run wherever
         `site` runs: those of an `and` chain tested by what holds it (see `Held`), and what holds
         that test, which has run there too. `if ok and (e := cur()):` runs its body past the walrus,
