@@ -200,6 +200,9 @@ class Entity:
 UNKNOWN = Entity("unknown")
 PARTIAL = Entity("external", "functools.partial")
 _NOTHING: frozenset[Entity] = frozenset()
+# An element a container's method may add (`self._listeners.append(f)`): its key in the stored
+# index, the function adding it, and what it stores.
+_Addition = tuple[tuple[str, str], str, Stored]
 # What the stores into one field give, by the class whose code stores it (classes that store
 # nothing it learns left out).
 _StoresByClass = dict[str, frozenset[Entity]]
@@ -306,6 +309,9 @@ class Symbols:
         self._property_names_found: frozenset[str] | None = None
         self._defaults_found: dict[str, dict[str, Ref]] | None = None
         self._stored_index_found: dict[tuple[str, str], list[tuple[str, Stored]]] | None = None
+        self._stores_and_additions_found: (
+            tuple[dict[tuple[str, str], list[tuple[str, Stored]]], list[_Addition]] | None
+        ) = None
         self._empty_container_fields_found: frozenset[tuple[str, str]] | None = None
         self._abstract_classes_found: frozenset[str] | None = None
         self._self_field_writes_found: dict[str, tuple[str, list[Write]]] | None = None
@@ -335,6 +341,9 @@ class Symbols:
             self._class_of[fid] = function_id(module.name, function.class_name) if function.class_name else ""
             has_self = function.kind in ("method", "classmethod") and function.params
             self._self_of[fid] = function.params[0].name if has_self else ""
+        # Asked for every name path resolved (see `_fields_within`) and field read: set lookups.
+        self._java_functions = frozenset(fid for fid, (module, _) in self.functions.items() if is_java(module.rel))
+        self._java_classes = frozenset(cid for cid, (module, _) in self.classes.items() if is_java(module.rel))
         # Asked for both ends of every call that may shape the model: a set lookup.
         self._test_functions = frozenset(
             fid for fid, (module, _) in self.functions.items() if module.name in test_modules
@@ -360,6 +369,8 @@ class Symbols:
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
         self._calls_cache: dict[str, dict[int, Call]] = {}
         self._mro_cache: dict[str, tuple[str, ...]] = {}
+        self._resolved_bases_cache: dict[str, tuple[Entity, ...]] = {}
+        self._external_bases_cache: dict[str, tuple[str, ...]] = {}
         # Method lookups depend only on the class hierarchy, which learning never changes: kept
         # across the value flow's rounds (asked about a hundred thousand times per round).
         self._method_cache: dict[tuple[str, str, str], str] = {}
@@ -367,6 +378,8 @@ class Symbols:
         # store and member read in every round of the value flow and every pass typing fields.
         self._defining_class_cache: dict[tuple[str, str], str] = {}
         self._initialised_cache: dict[tuple[str, frozenset[str], str], frozenset[str]] = {}
+        self._class_attribute_owner_cache: dict[tuple[str, str], str] = {}
+        self._self_values_cache: dict[str, frozenset[Entity]] = {}
         # Wrappers cloned per decoration, by clone id; a clone is not in `functions` (it is no
         # function of its own to report on), but is one wherever a call reaches it.
         self.clones: dict[str, Clone] = {}
@@ -519,13 +532,18 @@ class Symbols:
 
     def _find_bases(self) -> dict[str, tuple[str, ...]]:
         bases: dict[str, tuple[str, ...]] = {}
-        for cid, (module, cls) in self.classes.items():
-            bases[cid] = tuple(entity.target for entity in self._resolved_bases(module, cls) if entity.kind == "class")
+        for cid in self.classes:
+            bases[cid] = tuple(entity.target for entity in self._resolved_bases(cid) if entity.kind == "class")
         return bases
 
     def external_bases(self, cid: str) -> tuple[str, ...]:
         """The imported classes outside the unit that `cid` or its project bases derive from."""
-        return tuple(base for base in self._library_bases(cid) if "." in base)
+        # Kept for the whole run, as the bases are (asked for each member of an instance that its
+        # class does not define).
+        found = self._external_bases_cache.get(cid)
+        if found is None:
+            found = self._external_bases_cache[cid] = tuple(base for base in self._library_bases(cid) if "." in base)
+        return found
 
     def derives_from_list(self, cid: str) -> bool:
         """Whether class `cid` or a project base of it derives from `list` (`typing.List`,
@@ -535,12 +553,19 @@ class Symbols:
     def _library_bases(self, cid: str) -> Iterator[str]:
         """The classes outside the unit, builtins too, that `cid` or its project bases derive from."""
         for klass in self.mro(cid):
-            module, cls = self.classes[klass]
-            yield from (entity.target for entity in self._resolved_bases(module, cls) if entity.kind == "external")
+            yield from (entity.target for entity in self._resolved_bases(klass) if entity.kind == "external")
 
-    def _resolved_bases(self, module: ModuleInfo, cls: ClassFacts) -> list[Entity]:
-        """What each base of a class names, type arguments aside (`Base[str]` is `Base`)."""
-        return [self._base_named(module, cls, _generic_origin(base)) for base in cls.bases]
+    def _resolved_bases(self, cid: str) -> tuple[Entity, ...]:
+        """What each base of class `cid` names, type arguments aside (`Base[str]` is `Base`)."""
+        # Names alone resolve bases (see `resolve_dotted`), never learnt types: kept for the whole
+        # run, as the class hierarchy built from them is (asked for each field read of an instance).
+        found = self._resolved_bases_cache.get(cid)
+        if found is None:
+            module, cls = self.classes[cid]
+            found = self._resolved_bases_cache[cid] = tuple(
+                self._base_named(module, cls, _generic_origin(base)) for base in cls.bases
+            )
+        return found
 
     def _base_named(self, module: ModuleInfo, cls: ClassFacts, name: str) -> Entity:
         """The class a base of `cls` names: in Java, first a class nested in a class around it,
@@ -876,10 +901,12 @@ class Symbols:
         (a field is typed where they agree on one: see `_one_type`)."""
         seen: dict[tuple[str, str], dict[str, set[Entity]]] = {}
         declared: dict[tuple[str, str], set[Entity]] = {}
-        given: dict[tuple[str, str], list[frozenset[Entity]]] = {}
+        # What each store may give, resolved only for a field declared as an interface (see
+        # `_declared_given_functions`): a few fields, against every store of every pass.
+        given: dict[tuple[str, str], list[Callable[[], frozenset[Entity]]]] = {}
         for fid, storer, write, entity in self._field_stores():
             key = (self.defining_class(storer, write.ref.attrs[0]), write.ref.attrs[0])
-            given.setdefault(key, []).append(self._stored_functions(fid, write, entity))
+            given.setdefault(key, []).append(partial(self._stored_functions, fid, write, entity))
             if write.kind == "item":
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             seen.setdefault(key, {}).setdefault(storer, set()).add(entity)
@@ -903,7 +930,7 @@ class Symbols:
         # hold besides: they type nothing.
         for _, owner, write, entity in self._stores_into_other_objects():
             key = (self.defining_class(owner, write.ref.attrs[-1]), write.ref.attrs[-1])
-            given.setdefault(key, []).append(frozenset({entity}) - {UNKNOWN})
+            given.setdefault(key, []).append(partial(_known, entity))
         for key, types in declared.items():
             stores = seen.setdefault(key, {})
             for entities in stores.values():
@@ -919,7 +946,9 @@ class Symbols:
             for key, by_class in seen.items()
         }
 
-    def _declared_given_functions(self, declared: set[Entity], given: list[frozenset[Entity]]) -> bool:
+    def _declared_given_functions(
+        self, declared: set[Entity], given: list[Callable[[], frozenset[Entity]]]
+    ) -> bool:
         """Whether a field declared as the project's interface (`private final Handler h = m ->
         check(m);`) is given functions, and besides them only objects of that interface, by every
         store: it holds those, not each implementation, as such a local does (see
@@ -932,7 +961,7 @@ class Symbols:
             interface.kind == "instance"
             and interface.target in self._abstract_classes
             and not self._has_default_methods(interface.target)
-            and self._functions_and_implementations(given, interface.target)
+            and self._functions_and_implementations([give() for give in given], interface.target)
         )
 
     def _built_at_declaration(self, body: str, name: str, bind: Bind) -> Entity | None:
@@ -1164,7 +1193,11 @@ class Symbols:
         return self.field_type(self.defining_class(cid, attr), attr, cid) or UNKNOWN
 
     def is_java_function(self, fid: str) -> bool:
-        return fid in self.functions and is_java(self.module_of(fid).rel)
+        return fid in self._java_functions
+
+    def _in_java(self, fid: str) -> bool:
+        """Whether function `fid` (or the wrapper a clone `fid` was made of) is Java code."""
+        return (fid if fid in self.functions else self.clones[fid].wrapper) in self._java_functions
 
     def is_default_method(self, fid: str) -> bool:
         """Whether `fid` is an instance method with a body of a project interface (`default`): called
@@ -1221,6 +1254,7 @@ class Symbols:
     def entity(self, fid: str, ref: Ref, depth: int = 0, called: bool = False) -> Entity:
         """What a name path denotes inside function `fid`; with `called`, where its last name is
         called (see `_fields_within`)."""
+        called = called and self._called_apart(fid, ref)
         return self._resolutions.get(
             _Cache.ENTITY, (fid, ref, called), lambda: self._entity(fid, ref, depth, called), UNKNOWN
         )
@@ -1274,9 +1308,7 @@ class Symbols:
         if decorated is not None:
             return next(iter(decorated)) if len(decorated) == 1 else UNKNOWN
         if ref.name == self.self_param(scope):
-            cls = self.class_of_function(scope)
-            kind = "class" if self.function(scope).kind == "classmethod" else "instance"
-            return Entity(kind, cls)
+            return Entity(self._self_kind(scope), self.class_of_function(scope))
         nested = function_id(module.name, f"{ref.scope}.{ref.name}")
         if nested in self.functions:
             return Entity("function", nested)
@@ -1447,8 +1479,10 @@ class Symbols:
         h = m -> drain(m);`), where the local is declared as it: that method runs its own body, not
         the lambda or method the local holds, which implements the interface's abstract one. ""
         for any other path."""
+        if not ref.scope or not ref.attrs:
+            return ""
         scope = function_id(self.module_of(fid).name, ref.scope)
-        if not ref.scope or not ref.attrs or scope not in self.functions or not self.is_java_function(scope):
+        if not self.is_java_function(scope):
             return ""
         return next(
             (
@@ -1881,9 +1915,9 @@ class Symbols:
         names: set[str] = set()
         open_ended = False
         for klass in self.mro(cid):
-            module, cls = self.classes[klass]
+            cls = self.classes[klass][1]
             names.add(_simple_name(cls.name))
-            for base, entity in zip(cls.bases, self._resolved_bases(module, cls)):
+            for base, entity in zip(cls.bases, self._resolved_bases(klass)):
                 names.add(_simple_name(base))
                 open_ended = open_ended or entity.kind != "class"
         return frozenset(names), open_ended
@@ -2144,6 +2178,7 @@ class Symbols:
         its subscripts, where known: an element is then only what is stored at its key, and
         looked up `at` a call, not what a later store there replaced before the call. With
         `called`, its last name is called (see `_fields_within`)."""
+        called = called and self._called_apart(fid, ref)
         return self._resolutions.get(
             _Cache.PATH,
             (fid, ref, keys, at, called),
@@ -2171,12 +2206,18 @@ class Symbols:
             )
         return values
 
+    def _called_apart(self, fid: str, ref: Ref) -> bool:
+        """Whether path `ref` called in `fid` may denote another thing than read: a Java path with
+        an attribute alone (see `_fields_within`). Resolutions keyed by `called` so find a Python
+        path's values once, whether a call's callee or an argument asks for them."""
+        return bool(ref.attrs) and self._in_java(fid)
+
     def _fields_within(self, fid: str, ref: Ref, called: bool) -> int:
         """How many of a path's first attributes are fields whatever methods share their names: in
         Java, all of them (`long e = current;`, `var s = this.state;`, `counts.merge(current, ...)`
         take the field beside a method `current()`), but the last of a path `called` (a call's
         callee, a method reference), which names its method: the two never share a namespace."""
-        if not is_java(self.module_of(fid).rel):
+        if not self._in_java(fid):
             return 0
         return len(ref.attrs) - 1 if called else len(ref.attrs)
 
@@ -2202,11 +2243,10 @@ class Symbols:
             return frozenset()
         if ref.name == self.self_param(scope):
             cls = self.class_of_function(scope)
-            kind = "class" if self.function(scope).kind == "classmethod" else "instance"
             if ref.attrs and self._private_to_class(cls, ref.attrs[0]):
                 # No subclass overrides `self.__check`: it is this class's own.
-                return frozenset({Entity(kind, cls)})
-            return frozenset(Entity(kind, c) for c in (cls, *self.subclasses_seen_from(cls, scope)))
+                return frozenset({Entity(self._self_kind(scope), cls)})
+            return self._self_values(scope)
         nested = function_id(module, f"{ref.scope}.{ref.name}")
         if nested in self.functions:
             return self.decorated_values(nested, depth)
@@ -2222,6 +2262,23 @@ class Symbols:
         if away and self._names_decorated(fid, ref):
             return found - away
         return found
+
+    def _self_values(self, scope: str) -> frozenset[Entity]:
+        """What the `self` of method `scope` (a classmethod's `cls`) may be: of its class, or of a
+        subclass whose objects code there may run on (see `subclasses_seen_from`)."""
+        # The class hierarchy alone answers, which learning never changes: kept for the whole run
+        # (asked for each path on `self` resolved, with an object for each subclass).
+        found = self._self_values_cache.get(scope)
+        if found is None:
+            cls, kind = self.class_of_function(scope), self._self_kind(scope)
+            found = self._self_values_cache[scope] = frozenset(
+                Entity(kind, c) for c in (cls, *self.subclasses_seen_from(cls, scope))
+            )
+        return found
+
+    def _self_kind(self, scope: str) -> str:
+        """What the `self` of method `scope` is: an instance, or for a classmethod's `cls`, a class."""
+        return "class" if self.function(scope).kind == "classmethod" else "instance"
 
     def _decorated_here(self, fid: str, ref: Ref) -> frozenset[Entity] | None:
         """In a clone, what its decorator's parameter holds (`func` of `return func(*args)`); None
@@ -2651,24 +2708,39 @@ class Symbols:
         the elements of a field's container (`self.handlers["a"] = f`) by `_field_elements_key`.
         What a container's methods add (`self._listeners.append(f)`) counts only for a name or
         field that holds a literal container: `append` and `add` are also other classes' methods."""
-        index: dict[tuple[str, str], list[tuple[str, Stored]]] = {}
-        added: list[tuple[tuple[str, str], str, Stored]] = []
+        stores, additions = self._stores_and_additions
+        containers = set(stores) | self._empty_container_fields
+        index = {key: list(stored) for key, stored in stores.items()}
+        for key, fid, adding in additions:
+            if key in containers:
+                index.setdefault(key, []).append((fid, adding))
+        return index
+
+    @property
+    def _stores_and_additions(self) -> tuple[dict[tuple[str, str], list[tuple[str, Stored]]], list[_Addition]]:
+        # Built once: finding the fields set to an empty container asks for callees, whose
+        # resolution may read the stored index being built, which is then built again inside.
+        if self._stores_and_additions_found is None:
+            self._stores_and_additions_found = self._find_stores_and_additions()
+        return self._stores_and_additions_found
+
+    def _find_stores_and_additions(self) -> tuple[dict[tuple[str, str], list[tuple[str, Stored]]], list[_Addition]]:
+        """The stored values `_stored_index` keeps, by their key, and every element a container's
+        method may add, with its key, before the containers these count for are known."""
+        stores: dict[tuple[str, str], list[tuple[str, Stored]]] = {}
+        additions: list[_Addition] = []
         for fid, (module, function) in self.functions.items():
             for stored in function.stored:
                 key = self._stored_key(fid, module.name, function.qualname, stored)
                 if key is not None and not self._kept_by_a_package_class(fid, stored):
-                    index.setdefault(key, []).append((fid, stored))
+                    stores.setdefault(key, []).append((fid, stored))
             adding_methods = _JAVA_ADDING_METHODS if is_java(module.rel) else _ADDING_METHODS
             for call in function.calls:
                 for adding in _added_elements(call, adding_methods) + self._added_written_out(fid, call):
                     key = self._stored_key(fid, module.name, function.qualname, adding)
                     if key is not None:
-                        added.append((key, fid, adding))
-        containers = set(index) | self._empty_container_fields
-        for key, fid, adding in added:
-            if key in containers:
-                index.setdefault(key, []).append((fid, adding))
-        return index
+                        additions.append((key, fid, adding))
+        return stores, additions
 
     def _kept_by_a_package_class(self, fid: str, stored: Stored) -> bool:
         """Whether the class the Java frontend took for the JDK's through an on-demand import to keep
@@ -3073,11 +3145,18 @@ class Symbols:
         name (a subclass's binding hides its base's)."""
         if self._is_java_class(cid):
             return self.defining_class(cid, attr)
-        return next((klass for klass in self.mro(cid) if attr in self._class_attributes(klass)), "")
+        # The class hierarchy alone answers, which learning never changes: kept for the whole run
+        # (asked for each field read of an instance, most of them of no class attribute).
+        key = (cid, attr)
+        found = self._class_attribute_owner_cache.get(key)
+        if found is None:
+            found = self._class_attribute_owner_cache[key] = next(
+                (klass for klass in self.mro(cid) if attr in self._class_attributes(klass)), ""
+            )
+        return found
 
     def _is_java_class(self, cid: str) -> bool:
-        found = self.classes.get(cid)
-        return found is not None and is_java(found[0].rel)
+        return cid in self._java_classes
 
     def _class_attributes(self, cid: str) -> tuple[str, ...]:
         found = self.classes.get(cid)
@@ -3138,7 +3217,7 @@ class Symbols:
         interfaces and abstract classes."""
         found = set()
         for cid, (module, cls) in self.classes.items():
-            bases = set(self._resolved_bases(module, cls))
+            bases = set(self._resolved_bases(cid))
             abstract_methods = any(
                 decorator.rsplit(".", 1)[-1] == "abstractmethod"
                 for method in cls.methods
@@ -3908,7 +3987,9 @@ def star_parameter_arguments(function: FunctionFacts, call: Call, ahead: int = 0
     arguments beyond the positional parameters, each one of its elements (`all(m, a, b)`); and
     the starred ones, whose elements it takes (`all(m, *drains)`)."""
     extra = _parameter_of_kind(function, "vararg")
-    spreads = [spread for spread in spread_arguments(function, call, ahead) if extra and spread.param == extra]
+    if not extra:
+        return "", [], []
+    spreads = [spread for spread in spread_arguments(function, call, ahead) if spread.param == extra]
     elements = [spread.arg for spread in spreads if spread.param_element and not spread.arg.star]
     starred = [spread.arg for spread in spreads if spread.arg.star == "*" and spread.first < 0]
     return extra, elements, starred
@@ -4071,6 +4152,11 @@ def _changed_apart(
 
 def _all_stored(by_class: _StoresByClass) -> frozenset[Entity]:
     return frozenset().union(*by_class.values())
+
+
+def _known(entity: Entity) -> frozenset[Entity]:
+    """`entity` alone, or nothing where it is unknown."""
+    return frozenset({entity}) - {UNKNOWN}
 
 
 def _typed_only(entities: set[Entity]) -> frozenset[Entity]:
