@@ -1064,9 +1064,11 @@ def function_bound_at(symbols: Symbols, fid: str, call: Call) -> tuple[Arg, tupl
     project's own functions: those after the function but its own keywords) or of a standard
     library function that does (`_FORWARDING_FUNCTIONS`: those after the function), or of a class in
     `_STARTED_WITH_ARGUMENTS` (the elements of its literal tuple and dict); None for another call."""
+    if not call.args:
+        return None  # given no function: asked of every call, this spares many a callee's resolution
     callee = symbols.callee(fid, call)
     if callee == PARTIAL:
-        return (call.args[0], call.args[1:]) if call.args else None
+        return call.args[0], call.args[1:]
     if callee.kind == "external" and callee.target in _STARTED_WITH_ARGUMENTS:
         return _started_with(call, *_STARTED_WITH_ARGUMENTS[callee.target])
     position = _FORWARDING_FUNCTIONS.get(callee.target) if callee.kind == "external" else None

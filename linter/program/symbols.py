@@ -2419,11 +2419,12 @@ class Symbols:
 
     def decorators(self, fid: str, depth: int = 0) -> list[frozenset[Entity]]:
         """The values of a function's decorators, outermost first, as they are where it is defined."""
-        where = self.defining_scope(fid)
+        decorator_values = self.function(fid).decorator_values
+        where = self.defining_scope(fid) if decorator_values else ""
         if where not in self.functions:
             return []
         found = []
-        for arg in self.function(fid).decorator_values:
+        for arg in decorator_values:
             if arg.kind == "ref" and arg.ref is not None:
                 found.append(self.path_values(where, arg.ref, depth + 1))
             elif (call := self.argument_call(where, arg)) is not None:
