@@ -825,6 +825,8 @@ class FactsExtractor(FastVisitor):
         """`stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) as a statement, its
         result kept or not, on a stack bound by an enclosing `with ExitStack() as stack:`: the value
         (awaited or not), the call and the stack."""
+        if not self._fn.exit_stacks:
+            return None  # most functions: no stack to enter on, and no statement to look into
         value = _statement_value(statement)
         entered = self._stack_entered(value) if value is not None else None
         return (value, *entered) if value is not None and entered is not None else None
@@ -872,6 +874,8 @@ class FactsExtractor(FastVisitor):
         (or `stack.push(L)`) after `L.acquire()` holds L to the end of the stack's block, whatever
         block acquired it; `kept = stack.pop_all()` holds what the stack held past its block, until
         `kept.close()` (or a `with kept:`) exits it."""
+        if not (self._fn.exit_stacks or self._fn.popped_stacks):
+            return  # most functions: no stack, nor what one's `pop_all()` moved, to act on
         value = _statement_value(statement)
         if value is None:
             return
@@ -2899,12 +2903,12 @@ def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Br
     after it (`for p in peers: ...` / `else: break`); none in a function nested in it."""
     if isinstance(node, jump):
         return True
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return False
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+        return False  # an expression (a lambda too) holds no statement
     if isinstance(node, (cst.For, cst.While)):
         return node.orelse is not None and _breaks_out(node.orelse, jump)
     final = _leaving_finally(node)
-    return any(_breaks_out(child, jump) for child in (node if final is None else final).children)
+    return any(_breaks_out(child, jump) for child in child_nodes(node if final is None else final))
 
 
 def _ran_operands(test: cst.BaseExpression, held: bool) -> Iterator[cst.BaseExpression]:
