@@ -69,6 +69,7 @@ from epochlint.frontend.nesting import MAX_DEPTH
 from epochlint.frontend.stack import with_room_to_recurse
 
 Node = Any  # tree_sitter.Node: typed loosely, as the grammar is loaded on first use
+TreeCursor = Any  # tree_sitter.TreeCursor, likewise
 
 THIS = "this"
 # `this` inside an anonymous class's method: a name no code binds, so of no known class.
@@ -122,6 +123,9 @@ def _parser() -> Any:
 _LONE_CARRIAGE_RETURN = re.compile(rb"\r(?!\n)")
 # A diamond, `<>`, with any blanks inside.
 _DIAMOND = re.compile(rb"<\s*>")
+# Where a comment may start: a `/` before a `/` or a `*`, each of them (`/* a *//* b */` starts
+# one at its fourth `/`, which a search that went on past a match at the third would miss).
+_COMMENT_START = re.compile(rb"/(?=[/*])")
 
 
 class _Columns:
@@ -169,15 +173,15 @@ def _extract(data: bytes, text: str) -> FileFacts:
         return FileFacts(lines=0, error=f"too deeply nested to analyse: more than {MAX_DEPTH} levels at line {line}")
     try:
         # In the context that holds the file's columns: the walk may run on a thread of its own.
-        return with_room_to_recurse(partial(copy_context().run, _facts, tree.root_node, text))
+        return with_room_to_recurse(partial(copy_context().run, _facts, tree.root_node, data, text))
     except RecursionError:
         return FileFacts(lines=0, error="too deeply nested to analyse")
 
 
-def _facts(root: Node, text: str) -> FileFacts:
+def _facts(root: Node, data: bytes, text: str) -> FileFacts:
     extractor = _Extractor()
     extractor.program(root)
-    comments = directives_in(_comments(root))
+    comments = directives_in(_comments(root, data))
     return FileFacts(
         lines=line_count(text),
         imports=tuple(extractor.imports()),
@@ -190,35 +194,49 @@ def _facts(root: Node, text: str) -> FileFacts:
     )
 
 
-def _comments(root: Node) -> list[tuple[int, int, str]]:
-    """(line, column, text) of every comment, wherever it stands: inside an expression too (a
-    stream's chain of calls), where the extraction's walk does not go."""
-    return [(*_start(node), _text(node)) for node, _ in _descendants(root) if node.type in _COMMENTS]
+def _comments(root: Node, data: bytes) -> list[tuple[int, int, str]]:
+    """(line, column, text) of every comment, in order, wherever it stands: inside an expression
+    too (a stream's chain of calls), where the extraction's walk does not go. Found from where the
+    text's `//`s and `/*`s start (each the start of a comment, or inside one, a string or a text
+    block): a walk of the whole tree, a node made at each step, cost a twentieth of the extraction."""
+    found = []
+    for match in _COMMENT_START.finditer(data):
+        node = root.descendant_for_byte_range(match.start(), match.start() + 2)
+        if node is not None and node.type in _COMMENTS and node.start_byte == match.start():
+            found.append((*_start(node), _text(node)))
+    return found
 
 
 def _descendants(root: Node) -> Iterator[tuple[Node, int]]:
     """Every node under `root` (itself first), in order, with its depth below it; without
     recursion, as the tree may be deeper than Python's stack allows."""
     cursor = root.walk()
+    return ((cursor.node, depth) for depth in _depths(cursor))
+
+
+def _depths(cursor: TreeCursor) -> Iterator[int]:
+    """Move `cursor` to every node under its own (that one first), in order, yielding the depth
+    of each below it; the node itself is made only where it is asked for (`cursor.node`)."""
     depth = 0
-    yield cursor.node, depth
+    yield depth
     while True:
         if cursor.goto_first_child():
             depth += 1
-            yield cursor.node, depth
+            yield depth
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return
             depth -= 1
-        yield cursor.node, depth
+        yield depth
 
 
 def _too_deep(root: Node) -> Node | None:
     """The first node nested deeper than `MAX_DEPTH` levels below `root`, if any: the extraction
     and the program's model recurse once or more per level (tree-sitter's parse does not), and
     the Python frontend lets no deeper code through either."""
-    return next((node for node, depth in _descendants(root) if depth > MAX_DEPTH), None)
+    cursor = root.walk()
+    return next((cursor.node for depth in _depths(cursor) if depth > MAX_DEPTH), None)
 
 
 def _misplaced_diamond(root: Node, data: bytes) -> Node | None:
@@ -653,6 +671,8 @@ class _Extractor:
         # The fields of the anonymous classes whose methods are being read, innermost last: there,
         # `this` and those fields are the anonymous object's, not the enclosing instance's.
         self._anonymous_fields: list[frozenset[str]] = []
+        # The locals assigned in a scope (see `_assigned_in`), by the scope's node id.
+        self._assigned: dict[int, frozenset[str]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -2808,9 +2828,17 @@ class _Extractor:
         if declarator is None:
             return None
         scope = declarator.parent.parent
-        if not scope.start_byte <= node.start_byte < scope.end_byte or _assigns(scope, name):
+        if not scope.start_byte <= node.start_byte < scope.end_byte or name in self._assigned_in(scope):
             return None
         return declarator.child_by_field_name("value")
+
+    def _assigned_in(self, scope: Node) -> frozenset[str]:
+        """The locals that code in `scope` assigns, read once per scope: asked again for each read
+        there of a local it declares (the scope, a node of this file's tree, never changes)."""
+        found = self._assigned.get(scope.id)
+        if found is None:
+            found = self._assigned[scope.id] = frozenset(_assigned_names(scope))
+        return found
 
     def _is_array(self, node: Node) -> bool:
         """Whether `node` names a local, a parameter or a field of the class declared as an array."""
@@ -3781,8 +3809,8 @@ def _iterates_no_batch(
     return (_text(receiver), _method_called(node)) in idioms.LITERAL_COLLECTIONS and not one_array
 
 
-def _assigns(scope: Node, name: str) -> bool:
-    """Whether code in `scope` assigns the local `name` (`name = ...`, `name += ...`, `name++`)."""
+def _assigned_names(scope: Node) -> Iterator[str]:
+    """The locals that code in `scope` assigns (`name = ...`, `name += ...`, `name++`)."""
     for node, _ in _descendants(scope):
         if node.type == "assignment_expression":
             target = node.child_by_field_name("left")
@@ -3790,9 +3818,8 @@ def _assigns(scope: Node, name: str) -> bool:
             target = _code_children(node)[0]
         else:
             continue
-        if _unparenthesized(target).type == "identifier" and _text(_unparenthesized(target)) == name:
-            return True
-    return False
+        if _unparenthesized(target).type == "identifier":
+            yield _text(_unparenthesized(target))
 
 
 def _walks_collection(node: Node) -> bool:
