@@ -166,6 +166,8 @@ class Program:
         self._reads_budget = WorkBudget("the search for epoch reads through calls from batch loops", READS_STEPS)
         self._batch_loops: dict[str, frozenset[int]] = {}
         self._loop_reads: dict[BatchLoop, list[ReachedRead]] = {}
+        self._epoch_reads_of: dict[str, list[tuple[FieldId, Step]]] = {}
+        self._reader_calls_of: dict[str, list[CallSite]] = {}
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules, frozenset(m.name for m in modules if config.is_test_path(m.rel)), locator)
         self.symbols.type_fields()
@@ -662,21 +664,9 @@ class Program:
         if walked.get(key, len(prefix) + 1) <= len(prefix):
             return []
         walked[key] = len(prefix)
-        found: list[ReachedRead] = []
-        function = self.symbols.function(fid)
-        batch = self._batch_loop_ids(fid)
-        for access in function.accesses:
-            if batch.intersection(access.site.loops):
-                continue
-            field = self.symbols.field(fid, access.ref)
-            if field is not None and self.is_epoch(field):
-                found.append(ReachedRead(field, (*prefix, Step(fid, access.site, access.flow))))
-        for site in self.calls.sites_from.get(fid, ()):
-            if not site.inherits_locks or site.iterating or site.callee in visiting:
-                continue
-            if site.callee not in self._loop_epoch_readers:
-                continue
-            if batch.intersection(site.site.loops):
+        found = [ReachedRead(field, (*prefix, step)) for field, step in self._epoch_reads_outside_batches(fid)]
+        for site in self._calls_of_loop_readers(fid):
+            if site.callee in visiting:
                 continue
             if not self.calls.runs_after(passed, site):
                 continue
@@ -693,6 +683,38 @@ class Program:
                 )
             )
             visiting.discard(site.callee)
+        return found
+
+    def _epoch_reads_outside_batches(self, fid: str) -> list[tuple[FieldId, Step]]:
+        """The epoch reads of `fid` outside its own batch loops, with their steps: asked at every
+        path that reaches `fid`, and they depend on its facts alone."""
+        found = self._epoch_reads_of.get(fid)
+        if found is None:
+            batch = self._batch_loop_ids(fid)
+            found = self._epoch_reads_of[fid] = []
+            for access in self.symbols.function(fid).accesses:
+                if batch.intersection(access.site.loops):
+                    continue
+                field = self.symbols.field(fid, access.ref)
+                if field is not None and self.is_epoch(field):
+                    found.append((field, Step(fid, access.site, access.flow)))
+        return found
+
+    def _calls_of_loop_readers(self, fid: str) -> list[CallSite]:
+        """The call sites of `fid` outside its batch loops that hand its locks on to a function the
+        search from a batch loop follows (see `_loop_epoch_readers`): as for the reads, asked at
+        every path, answered by the built call graph alone."""
+        found = self._reader_calls_of.get(fid)
+        if found is None:
+            batch = self._batch_loop_ids(fid)
+            found = self._reader_calls_of[fid] = [
+                site
+                for site in self.calls.sites_from.get(fid, ())
+                if site.inherits_locks
+                and not site.iterating
+                and site.callee in self._loop_epoch_readers
+                and not batch.intersection(site.site.loops)
+            ]
         return found
 
     # -- protection ------------------------------------------------------------------------------
