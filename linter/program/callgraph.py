@@ -53,8 +53,31 @@ _FORWARDING_HAND_OFFS = {
 }
 _HAND_OFF_KEYWORDS = frozenset({"context"})
 # Functions of the standard library that take a function only to copy what names and documents it
-# (`@functools.wraps(func)` on a decorator's wrapper): they never run it.
-_NEVER_RUN = frozenset({"functools.wraps", "functools.update_wrapper"})
+# (`@functools.wraps(func)` on a decorator's wrapper), or to ask what it is (`callable(fn)`,
+# `inspect.iscoroutinefunction(fn)`, `inspect.signature(fn)`): they never run it.
+_INSPECTING_BUILTINS = ("callable", "isinstance", "issubclass", "hasattr", "getattr", "id", "type")
+_INSPECTING_FUNCTIONS = (
+    *(
+        f"inspect.{name}"
+        for name in (
+            "isgenerator", "iscoroutine", "isawaitable", "isasyncgen", "isgeneratorfunction",
+            "iscoroutinefunction", "isasyncgenfunction", "isfunction", "ismethod", "isroutine",
+            "isbuiltin", "isclass", "signature", "getfullargspec", "getmodule", "getsource",
+            "getsourcefile", "getdoc",
+        )
+    ),
+    "asyncio.iscoroutinefunction",
+    "asyncio.iscoroutine",
+)
+_NEVER_RUN = frozenset(
+    {
+        "functools.wraps",
+        "functools.update_wrapper",
+        *_INSPECTING_FUNCTIONS,
+        *_INSPECTING_BUILTINS,
+        *(f"builtins.{name}" for name in _INSPECTING_BUILTINS),
+    }
+)
 # Functions of the standard library that do the same, known by what they are: the function's
 # position (`atexit.register(func, *args, **kwargs)`, `weakref.finalize(obj, func, *args)`).
 _FORWARDING_FUNCTIONS = {"atexit.register": 0, "weakref.finalize": 1}
