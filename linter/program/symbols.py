@@ -398,7 +398,11 @@ class Symbols:
 
     def is_test(self, fid: str) -> bool:
         """Whether function `fid` (or the wrapper a clone `fid` was made of) is test code."""
-        return (fid if fid in self.functions else self.clones[fid].wrapper) in self._test_functions
+        return self._function_or_wrapper(fid) in self._test_functions
+
+    def _function_or_wrapper(self, fid: str) -> str:
+        """`fid`, or the wrapper a clone `fid` was made of: the function whose facts it has."""
+        return fid if fid in self.functions else self.clones[fid].wrapper
 
     def function_entry(self, fid: str) -> tuple[ModuleInfo, FunctionFacts]:
         """The module and facts of a function, or of the wrapper a clone was made of."""
@@ -1197,7 +1201,7 @@ class Symbols:
 
     def _in_java(self, fid: str) -> bool:
         """Whether function `fid` (or the wrapper a clone `fid` was made of) is Java code."""
-        return (fid if fid in self.functions else self.clones[fid].wrapper) in self._java_functions
+        return self._function_or_wrapper(fid) in self._java_functions
 
     def is_default_method(self, fid: str) -> bool:
         """Whether `fid` is an instance method with a body of a project interface (`default`): called
@@ -1422,7 +1426,7 @@ class Symbols:
             return Entity("instance", iterable.target)
         if bind.kind == "iter" and iterable.kind == "entries":
             return Entity("entry", iterable.target, iterable.keys)
-        if bind.kind == "iter_part" and iterable.kind == "mapping" and is_java(self.module_of(fid).rel):
+        if bind.kind == "iter_part" and iterable.kind == "mapping" and self._in_java(fid):
             held = (_key_class(iterable), iterable.target)[bind.index] if bind.index in (0, 1) else ""
             return Entity("instance", held) if held else UNKNOWN
         return UNKNOWN
@@ -2098,7 +2102,7 @@ class Symbols:
         too, called through its interface's method (`drains.poll().accept(m)`, see `member`)."""
         receiver = self.call(fid, call.receiver_call)
         taken_from = receiver_path(receiver) if receiver is not None else None
-        java = is_java(self.module_of(fid).rel)
+        java = self._in_java(fid)
         taking = _JAVA_ELEMENT_METHODS if java else _CONTAINER_ELEMENT_METHODS
         if receiver is None or taken_from is None or receiver.method not in taking:
             return frozenset()
@@ -2543,7 +2547,7 @@ class Symbols:
                     values.update(self._yielded_values(called.target, depth + 1))
             # Java's collection written out (`Stream.of(this::a, this::b).forEach(...)`, or streamed:
             # `List.of(this::a, this::b).stream()`): its arguments.
-            java = is_java(self.module_of(fid).rel)
+            java = self._in_java(fid)
             streamed = self._streamed_call(fid, call)
             listed = self._elements_of_call(fid, streamed, depth) if java else ()
             for element in listed:
@@ -2773,7 +2777,7 @@ class Symbols:
         g))`), or each argument after the collection given to `Collections.addAll(plain, f, g)`;
         given a named collection (`tasks.addAll(src)`), the elements of that one."""
         receiver = receiver_path(call)
-        if receiver is None or call.method != "addAll" or not is_java(self.module_of(fid).rel):
+        if receiver is None or call.method != "addAll" or not self._in_java(fid):
             return []
         if receiver == Ref("", "Collections") and call.args and call.args[0].ref is not None:
             container, elements = call.args[0].ref, call.args[1:]
@@ -2807,7 +2811,7 @@ class Symbols:
         field's (`_field_elements`), as a constructor storing that value would make them; None for
         any other function."""
         cid = fid.removesuffix(".<body>")
-        if cid == fid or cid not in self.classes or not is_java(self.module_of(fid).rel):
+        if cid == fid or cid not in self.classes or not self._in_java(fid):
             return None
         return _field_elements(self.defining_class(cid, name), name)
 
@@ -3732,7 +3736,7 @@ class Symbols:
     def _returned_lambdas(self, fid: str) -> frozenset[Entity]:
         """The Java lambdas function `fid` returns (`return m -> m.epoch() == epoch;`): what
         `current().test(m)` runs, as `current()` is called through its interface."""
-        if not is_java(self.module_of(fid).rel):
+        if not self._in_java(fid):
             return frozenset()
         return frozenset(
             Entity("function", function_id(self.module_of(fid).name, stored.value_function))
@@ -3769,7 +3773,7 @@ class Symbols:
                 module, name = entity.target.split(":", 1)
                 return FieldId(module, (name,), is_global=True)
             return None
-        fields_first = is_java(self.module_of(fid).rel)
+        fields_first = self._in_java(fid)
         field = self._field_on(self.root_entity(fid, Ref(ref.scope, ref.name)), ref.attrs, fields_first)
         if field is None and ref != written and written.attrs:
             # An alias of what no class is known for, but whose declared type is (`C c = (C) o;`).
