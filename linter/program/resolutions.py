@@ -197,6 +197,11 @@ class Resolutions:
                 self._cut.setdefault(self._computing[-1], (*self._asked[-1], depth))
         return True
 
+    @property
+    def idle(self) -> bool:
+        """Whether no resolution is being computed: what is cached then is no unfinished answer."""
+        return not self._computing
+
     def read(self, fact: Hashable) -> None:
         """Note that the resolution being computed read a learnt `fact`."""
         if self._tracking and self._computing:

@@ -364,6 +364,8 @@ class Symbols:
         self._resolutions = Resolutions(len(_Cache), dict.fromkeys(_VALUE_SETS, _settled))
         # Shared locations by (function, name path, objects only), once learning is over.
         self._fields: dict[tuple[str, Ref, bool], FieldId | None] | None = None
+        # What each call site calls, with the call asked about, once learning is over (see `callee`).
+        self._callees_settled: dict[tuple[str, int], tuple[Call, Entity]] | None = None
         self._member_stack: set[tuple[str, str]] = set()
         self._member_cache: dict[tuple[str, str], Entity] = {}
         self._binds_cache: dict[str, dict[str, list[Bind]]] = {}
@@ -519,6 +521,7 @@ class Symbols:
         fields that name paths denote, asked again and again by the rules, are kept."""
         self._resolutions.settle()
         self._fields = {}
+        self._callees_settled = {}
 
     def _parameter_types(self, scope: str, name: str) -> tuple[str | None, frozenset[Entity]]:
         """The class learnt for parameter `name` of `scope`, and the values passed to it."""
@@ -1752,7 +1755,21 @@ class Symbols:
 
     def callee(self, fid: str, call: Call, depth: int = 0) -> Entity:
         """What a call site calls: a function, a class (its constructor), or something external;
-        the first of the Java overloads its arguments may run."""
+        the first of the Java overloads its arguments may run. Once learning is over, kept per
+        call site where asked from outside any resolution (the call graph, the lock analysis and
+        the rules ask it again and again): what it reads is settled then, as `Resolutions.idle`
+        says; one unfinished inside a resolution, or cut short at a depth, is not kept."""
+        settled = self._callees_settled
+        if settled is None or depth or not self._resolutions.idle:
+            return self._callee_run(fid, call, depth)
+        key = (fid, call.id)
+        kept = settled.get(key)
+        # A copy of the call binding other arguments (`bound_for_later`) may pick other Java overloads.
+        if kept is None or kept[0] is not call:
+            kept = settled[key] = (call, self._callee_run(fid, call, 0))
+        return kept[1]
+
+    def _callee_run(self, fid: str, call: Call, depth: int) -> Entity:
         return self._overloads(self._called(self._callee(fid, call, depth)), fid, call.args, depth)[0]
 
     def _called(self, callee: Entity) -> Entity:
