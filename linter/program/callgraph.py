@@ -242,6 +242,7 @@ class CallGraph:
         self.external_calls: dict[str, set[str]] = {}
         self._path_parameters: dict[str, frozenset[Parameter]] = {}
         self._used_parameters_of: dict[str, frozenset[Parameter]] = {}
+        self._parameters_named: dict[tuple[str, str, str], Parameter | None] = {}
         self._values_cache: dict[tuple[str, Arg], frozenset[Entity] | None] = {}
         self.graph.add_nodes_from(symbols.functions)
         for fid in sorted(symbols.functions):
@@ -468,7 +469,7 @@ class CallGraph:
         callee = call.callee
         if callee is None or len(callee.attrs) > 1:
             return None
-        parameter = _parameter_named(self.symbols, self.symbols.module_of(fid).name, callee)
+        parameter = self._parameter_named(self.symbols.module_of(fid).name, callee)
         return parameter if parameter in self.path_parameters(fid) else None
 
     def path_parameters(self, fid: str) -> frozenset[Parameter]:
@@ -495,8 +496,18 @@ class CallGraph:
         function around it."""
         found = self._used_parameters_of.get(fid)
         if found is None:
-            found = self._used_parameters_of[fid] = _path_parameters(self.symbols, fid)
+            found = self._used_parameters_of[fid] = _path_parameters(self.symbols, fid, self._parameter_named)
         return found
+
+    def _parameter_named(self, module: str, ref: Ref) -> Parameter | None:
+        """`_parameter_named`, found once per name: the facts alone answer it, asked for the callee
+        and the arguments of each call, and again at each call a search takes (see `passed_on`)."""
+        if ref.attrs[1:] or not ref.scope:
+            return None
+        key = (module, ref.scope, ref.name)
+        if key not in self._parameters_named:
+            self._parameters_named[key] = _parameter_named(self.symbols, module, ref)
+        return self._parameters_named[key]
 
     def handed_on(self, fid: str, name: str, called: bool) -> list[HandOn] | None:
         """The calls by which `fid` and the functions defined inside it hand the value of its
@@ -588,7 +599,7 @@ class CallGraph:
             param = (scope, name)
             if param not in params:
                 continue
-            handed_on = _parameter_named(self.symbols, module, arg.ref) if arg.kind == "ref" and arg.ref else None
+            handed_on = self._parameter_named(module, arg.ref) if arg.kind == "ref" and arg.ref else None
             if handed_on in holds:
                 found[param] = holds[handed_on]
                 continue
@@ -812,9 +823,12 @@ class Contexts:
         return passed
 
 
-def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
+def _path_parameters(
+    symbols: Symbols, fid: str, parameter_named: Callable[[str, Ref], Parameter | None]
+) -> frozenset[Parameter]:
     """The parameters, of `fid` or of a function around it, that `fid`'s own calls call, call a
-    method of, or pass on, as they are (see `CallGraph.path_parameters`)."""
+    method of, or pass on, as they are (see `CallGraph.path_parameters`), by `parameter_named`
+    (see `_parameter_named`)."""
     if fid in symbols.clones:
         return frozenset()
     function = symbols.function(fid)
@@ -826,7 +840,7 @@ def _path_parameters(symbols: Symbols, fid: str) -> frozenset[Parameter]:
             if ref is None or not ref.scope:
                 continue
             own_or_enclosing = ref.scope == function.qualname or function.qualname.startswith(f"{ref.scope}.")
-            parameter = _parameter_named(symbols, module, ref) if own_or_enclosing else None
+            parameter = parameter_named(module, ref) if own_or_enclosing else None
             # A method's `self` only where a call on it chooses a class: elsewhere what a path passes
             # it decides nothing, and would only multiply the states of a search (redis-py's, past
             # their bound).
