@@ -339,6 +339,26 @@ def test_only_the_functions_labels_reach_are_solved(write_tree) -> None:  # type
     assert _sinks(program) == {8: {"record.secret"}, 25: {"record.secret"}}
 
 
+def test_only_what_a_solved_function_passes_a_label_to_is_solved(write_tree) -> None:  # type: ignore[no-untyped-def]
+    # `top` is reached (`make` returns a label of its own): `deliver` is passed one, and `forward`
+    # its parameter's, so both are solved (after the worklist passed them over: they rank below
+    # `top`), and the sink in `forward` climbs to `top`; `describe`, passed nothing, and what it
+    # calls are not solved.
+    source = (
+        "def make(record):\n    return record.secret\n\n"
+        "def forward(value):\n    sink(value)\n\n"
+        "def deliver(value):\n    forward(value)\n\n"
+        "def label(n):\n    return str(n)\n\n"
+        "def describe(n):\n    return label(n)\n\n"
+        "def top(record):\n    secret = make(record)\n    deliver(secret)\n    describe(1)\n"
+    )
+    program = _program(write_tree, {"m.py": source})
+    analysis = program.dataflow.analyse(Secrets())
+    solved = {program.display_function(fid) for fid in analysis.summaries}
+    assert solved == {"m.make", "m.top", "m.deliver", "m.forward"}
+    assert _sinks(program) == {18: {"record.secret"}}
+
+
 def test_a_snapshot_in_a_loop_epl001_does_not_run_for_is_epl002s() -> None:
     """One finding per mistake: the snapshot taken in a loop that EPL001 reports is EPL001's alone;
     where EPL001 is not selected, it reports nothing, and the snapshot is reported as EPL002."""

@@ -869,15 +869,24 @@ class DataFlow:
 class Analysis:
     """One domain's summaries, field values and events over the whole program.
 
-    Solved with a worklist over the functions the domain's labels reach, and what they call (whose
-    summaries say what becomes of the labels passed to them): first the functions where labels are
-    made; then, as the solving finds them, the callers of a function that returns a label of its
-    own and the readers of a field one is stored into. Any other function sees no label, and none
-    of its callers passes it one: its summary and events could never reach a report. Callees are
-    solved first (over the condensation of the call graph), each again only where something it
-    uses changed: a callee's summary, or the value of a field it reads. A function is solved at
+    Solved with a worklist over the functions the domain's labels reach, and what they call: first
+    the functions where labels are made; then, as the solving finds them, the callers of a function
+    that returns a label of its own and the readers of a field one is stored into (and the nested
+    functions that read a solved function's locals). Any other function sees no label of its own.
+    Callees come first (over the condensation of the call graph), each again only where something
+    it uses changed: a callee's summary, or the value of a field it reads. A function is solved at
     most `_MAX_VISITS` times (values only grow, but for a sanitiser that drops labels; the bound
     keeps such a cycle finite).
+
+    Of what a reached function calls, only what can change a report is solved: a callee that a
+    solved function passes a label to (one of its own, or a parameter's, which its callers may
+    bind to one), and so on down, and a function whose locals a solved nested function reads. A
+    callee's summary counts at a call only through the labels the call binds to its parameters,
+    and through the labels of its own, which only a reached function has: one passed no label
+    gives the call nothing, solved or not (see `_Frame.consulted`). The worklist still comes to
+    each active function where it came before, which fixes the order field values are merged in
+    (see `_solved_first`), and a function consulted only after the worklist came to it is solved
+    then, before the frame that consults it is kept (see `_run`), as it was solved before it.
     """
 
     def __init__(self, flow: DataFlow, domain: Domain) -> None:
@@ -894,6 +903,7 @@ class Analysis:
         # The functions that store into each field: a field's value is the union of theirs only
         # (scanning every function's stores at each change made the solve quadratic in the unit).
         self._storers: dict[FieldId, set[str]] = {}
+        # The order the worklist first came to each active function in, solved or passed over.
         self._solved_first: dict[str, int] = {}
         self._reads: dict[tuple[str, Ref, Pos], tuple[Value, bool]] = {}
         self._named: dict[str, tuple[Summary, frozenset[str]]] = {}
@@ -929,7 +939,12 @@ class Analysis:
         rank = self.flow.ranks
         calls = self.program.calls
         readers = self._field_readers() if self.domain.track_fields else {}
+        closures = self.flow.closures
         active: set[str] = set()
+        # The active functions that are solved (see `Analysis`), and those the worklist came to
+        # while they were not: passed over, until a solved function consults them.
+        solving: set[str] = set()
+        passed_over: set[str] = set()
         visits: dict[str, int] = {}
         queue: list[tuple[int, str]] = []
         queued: set[str] = set()
@@ -942,25 +957,62 @@ class Analysis:
         def new_callees(fid: str) -> Iterator[str]:
             return (site.callee for site in calls.sites_from.get(fid, ()) if site.callee not in active)
 
-        def activate(reached: Iterable[str]) -> None:
-            # A newly reached function's callees are solved too: their summaries say what becomes
-            # of the labels it passes them.
-            new = _closure({fid for fid in reached if fid not in active}, new_callees)
+        def activates_capturers(fid: str) -> bool:
+            # Whether solving `fid` is what may make a nested function that reads its locals active:
+            # one it neither calls nor hands on, so not among its callees (returned, or kept).
+            capturers = closures[fid][0] if fid in closures else set()
+            return not capturers <= {site.callee for site in calls.sites_from.get(fid, ())}
+
+        def activate(reached: set[str]) -> None:
+            # A newly reached function's callees are active too: their summaries say what becomes
+            # of the labels it passes them, where it passes them any.
+            new = _closure(reached - active, new_callees)
             active.update(new)
+            solving.update(fid for fid in new if activates_capturers(fid))
             for fid in new:
                 enqueue(fid)
 
-        activate(fid for fid in self.program.symbols.functions if self._originates(fid))
+        def visit(fid: str) -> bool:
+            visits[fid] = visits.get(fid, 0) + 1
+            return visits[fid] <= _MAX_VISITS
+
+        def solve(first: str) -> None:
+            # A frame is kept once the functions it consults (see `_Frame.consulted`) that the
+            # worklist passed over are solved, each the same way, the lowest rank first: they were
+            # solved before it. The frames under one on the stack are solved again after it, and
+            # see what it changed.
+            settling = [first]
+            while settling:
+                fid = settling[-1]
+                frame = _Frame(self, fid)
+                frame.solve()
+                found = frame.results()
+                consulted = frame.consulted & active
+                solving.update(consulted)
+                late = sorted(consulted & passed_over, key=lambda other: (rank[other], other), reverse=True)
+                passed_over.difference_update(late)
+                settling.extend(callee for callee in late if visit(callee))
+                if late:
+                    continue
+                settling.pop()
+                again, reached, seeing = self._analyse_function(frame, found, readers)
+                activate(reached)
+                solving.update(seeing & active)
+                for changed in again & (solving - set(settling)):
+                    enqueue(changed)
+
+        origins = {fid for fid in self.program.symbols.functions if self._originates(fid)}
+        activate(origins)
+        solving.update(origins)
         while queue:
             _, fid = heapq.heappop(queue)
             queued.discard(fid)
-            visits[fid] = visits.get(fid, 0) + 1
-            if visits[fid] > _MAX_VISITS:
-                continue
-            again, reached = self._analyse_function(fid, readers)
-            for changed in again & active:
-                enqueue(changed)
-            activate(reached)
+            self._solved_first.setdefault(fid, len(self._solved_first))
+            if fid not in solving:
+                passed_over.add(fid)
+            elif visit(fid):
+                passed_over.discard(fid)
+                solve(fid)
 
     def _originates(self, fid: str) -> bool:
         # From the facts, not the index: most functions are never solved, nor indexed.
@@ -981,23 +1033,31 @@ class Analysis:
                     readers.setdefault(target, set()).add(fid)
         return readers
 
-    def _analyse_function(self, fid: str, readers: Mapping[FieldId, set[str]]) -> tuple[set[str], set[str]]:
-        """Solve one function; return the functions to solve again because of what changed, and
-        those its labels now reach: its callers, when it returns a label of its own, and the
-        readers of a field it stores one into."""
-        frame = _Frame(self, fid)
-        frame.solve()
-        summary, events, stores = frame.results()
+    def _analyse_function(
+        self, frame: _Frame, found: _Found, readers: Mapping[FieldId, set[str]]
+    ) -> tuple[set[str], set[str], set[str]]:
+        """Keep what one function's solved frame found; return the functions to solve again because
+        of what changed, those its labels now reach (its callers, when it returns a label of its
+        own, the readers of a field it stores one into, and the nested functions that read its
+        locals, when those changed), and those that see a label of its own there: these, but the
+        nested functions where its locals hold none, and the callers it returns one to only in an
+        element of a tuple (see `Summary.returned_parts`), which see it where they unpack one."""
+        fid = frame.fid
+        summary, events, stores = found
         before = self.summaries.get(fid)
         self.summaries[fid] = summary
         self._events[fid] = events
         again: set[str] = set()
         reached: set[str] = set()
+        seeing: set[str] = set()
         if before is None or before.shape() != summary.shape():
             callers = {site.caller for site in self.program.calls.sites_to.get(fid, ())}
             again.update(callers)
-            if not all(depends_on_parameter(label) for label in summary.returns):
+            if _holds_its_own(summary.returns):
                 reached.update(callers)
+                seeing.update(callers)
+            elif any(_holds_its_own(part) for part in summary.returned_parts.values()):
+                seeing.update(callers)
         if fid in self.flow.closures:
             # Its nested functions read its locals: solved (again) when the labels there change.
             capturers, names = self.flow.closures[fid]
@@ -1005,21 +1065,24 @@ class Analysis:
             if _shape(held) != _shape(self.captured.get(fid, {})):
                 again.update(capturers)
                 reached.update(capturers)
+                if any(_holds_its_own(value) for value in held.values()):
+                    seeing.update(capturers)
             self.captured[fid] = held
         old = self._stores.get(fid, {})
         self._stores[fid] = stores
-        self._solved_first.setdefault(fid, len(self._solved_first))
         for target in stores:
             self._storers.setdefault(target, set()).add(fid)
         for target in set(old) | set(stores):
             if frozenset(old.get(target, EMPTY)) != frozenset(stores.get(target, EMPTY)):
-                # In the order the functions were first solved, as the paths' ties were broken before.
+                # In the order the worklist first came to the functions, as the paths' ties were
+                # broken when each was solved there.
                 storers = sorted(self._storers.get(target, ()), key=self._solved_first.__getitem__)
                 self.fields[target] = union(self._stores[f][target] for f in storers if target in self._stores[f])
                 read = self._field_read(target)
                 again.update(readers.get(read, ()))
                 reached.update(readers.get(read, ()))
-        return again, reached
+                seeing.update(readers.get(read, ()))
+        return again, reached, seeing
 
     def _field_read(self, target: FieldId) -> FieldId:
         """The field whose reads take what `target` holds: itself, or the field of an element's
@@ -1072,6 +1135,11 @@ class _Frame:
         self.contexts: dict[int, CallContext] = {}
         # The project functions each call runs, with its arguments bound to their parameters.
         self._callees: dict[int, list[tuple[str, dict[str, Value]]]] = {}
+        # The functions whose results it reads where they may hold more than labels of their own:
+        # those it binds a label to a parameter of (see `_binding`), whose summaries say what
+        # becomes of it (instantiated with none, a summary gives a call nothing else), and those
+        # whose locals it reads (see `ref_value`).
+        self.consulted: set[str] = set()
 
     def solve(self) -> None:
         """Evaluate the expressions with the locals' values, until the locals are stable."""
@@ -1157,6 +1225,7 @@ class _Frame:
             return self._local_at(self._named_local(ref.name, site), site)
         if not ref.attrs and (captured := self.flow.capture(self.fid, ref)) is not None:
             outer, entered = captured
+            self.consulted.add(outer)
             hop = Hop(outer, entered, HOP_PASS, f"captured by `{self.program.display_function(self.fid)}`")
             value: dict[Label, Path] = {}
             merge(value, self.analysis.captured.get(outer, {}).get(ref.name, EMPTY), hop)
@@ -1298,7 +1367,9 @@ class _Frame:
             keys = self.flow.bound_argument_keys(callee, self.fid, call, bound_ahead(wrapped), as_bound)
             yield callee, self._binding(args, keys, callee)
 
-    def _binding(self, args: Mapping[str, Value], keys: Iterable[Bound], callee: str) -> dict[str, Value]:
+    def _binding(self, args: Mapping[str, Value], keys: Sequence[Bound], callee: str) -> dict[str, Value]:
+        if _binds_a_label(args, keys):
+            self.consulted.add(callee)
         binding: dict[str, dict[Label, Path]] = {}
         for bound in keys:
             if bound.first >= 0:
@@ -2041,7 +2112,7 @@ class _Frame:
 
     # -- what the function does with values --------------------------------------------------------
 
-    def results(self) -> tuple[Summary, list[Event], dict[FieldId, dict[Label, Path]]]:
+    def results(self) -> _Found:
         """The summary (parameter-dependent part), the events and stores that depend on no
         parameter (reported and merged into the field summaries as they are)."""
         summary = Summary()
@@ -2169,6 +2240,10 @@ class _Frame:
             for label, path in made.items():
                 if self.domain.keeps_event(label):
                     yield Event(event.kind, label, path, self.fid, ctx.call.site)
+
+
+# What a solved frame found: its summary, the events and stores that depend on no parameter.
+_Found = tuple[Summary, list[Event], dict[FieldId, dict[Label, Path]]]
 
 
 class _Assignment(NamedTuple):
@@ -2313,6 +2388,19 @@ def _parameters_in(summary: Summary) -> frozenset[str]:
                 names.update(name for clause in made.key for name in clause)  # type: ignore[attr-defined]
             made = made.inner
     return frozenset(names)
+
+
+def _holds_its_own(value: Value) -> bool:
+    """Whether `value` holds a label that depends on no parameter: one of the function's own."""
+    return not all(depends_on_parameter(label) for label in value)
+
+
+def _binds_a_label(args: Mapping[str, Value], keys: Sequence[Bound]) -> bool:
+    """Whether an argument bound by `keys`, or an element of one, holds a label: all a binding
+    holds comes from those (see `_element_of`), whatever the callee's summary names."""
+    bound = {key.key for key in keys}
+    elements = tuple(f"{key}[" for key in bound)
+    return any(value and (key in bound or key.startswith(elements)) for key, value in args.items())
 
 
 def _closure(start: set[str], step: Callable[[str], Iterable[str]]) -> set[str]:
