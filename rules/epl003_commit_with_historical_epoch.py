@@ -66,34 +66,58 @@ class CommitEpochs(Domain):
     def __init__(self, program: Program) -> None:
         self.program = program
         self.config: Config = program.config
+        # The epoch each name path reads (CURRENT, HISTORICAL or "") by its names, and each called
+        # name by its receiver's: asked of every name path and call of every function, which
+        # repeat the same few names, and answered by the configuration alone.
+        self._read_epochs: dict[tuple[str, tuple[str, ...]], str] = {}
+        self._called_epochs: dict[tuple[str, str], str] = {}
 
     # -- sources ---------------------------------------------------------------------------------
 
     def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
-        names = [attr for attr in ref.attrs if attr != "[]"]
-        if not names:
-            return EMPTY, False
-        if any(self.config.current_epoch_source(name) for name in names):
+        epoch = self._read_epoch(ref)
+        if epoch == CURRENT:
             return {Label(CURRENT, (fid, site.pos)): ()}, True
-        receiver = ([written_name(ref.name), *names])[-2]
-        if self.config.historical_epoch_read(names[-1], receiver):
+        if epoch == HISTORICAL:
             return _historical(fid, site, ref.text()), True
         return EMPTY, False
 
+    def _read_epoch(self, ref: Ref) -> str:
+        key = (ref.name, ref.attrs)
+        found = self._read_epochs.get(key)
+        if found is None:
+            found = self._read_epochs[key] = self._find_read_epoch(ref)
+        return found
+
+    def _find_read_epoch(self, ref: Ref) -> str:
+        names = [attr for attr in ref.attrs if attr != "[]"]
+        if not names:
+            return ""
+        if any(self.config.current_epoch_source(name) for name in names):
+            return CURRENT
+        receiver = ([written_name(ref.name), *names])[-2]
+        return HISTORICAL if self.config.historical_epoch_read(names[-1], receiver) else ""
+
     def originates(self, fid: str, call: Call) -> bool:
-        return self._is_current_source(call) or self._is_historical_source(call)
+        return bool(self._called_epoch(call))
 
-    def _is_current_source(self, call: Call) -> bool:
-        return self.config.current_epoch_source(call.method)
-
-    def _is_historical_source(self, call: Call) -> bool:
-        return self.config.historical_epoch_read(call.method, _receiver_name(call.callee) or None)
+    def _called_epoch(self, call: Call) -> str:
+        """The epoch a call reads: CURRENT, HISTORICAL (the current one first), or ""."""
+        key = (call.method, _receiver_name(call.callee))
+        found = self._called_epochs.get(key)
+        if found is None:
+            method, receiver = key
+            current = self.config.current_epoch_source(method)
+            historical = not current and self.config.historical_epoch_read(method, receiver or None)
+            found = self._called_epochs[key] = CURRENT if current else HISTORICAL if historical else ""
+        return found
 
     def call_value(self, ctx: CallContext) -> Value:
         call = ctx.call
-        if self._is_current_source(call):
+        epoch = self._called_epoch(call)
+        if epoch == CURRENT:
             return {Label(CURRENT, (ctx.fid, call.site.pos)): ()}
-        if self._is_historical_source(call):
+        if epoch == HISTORICAL:
             return _historical(ctx.fid, call.site, f"{call.text}()")
         if ctx.callee.kind == "external" and ctx.callee.target in _MAX:
             arguments = ctx.all_args()

@@ -398,6 +398,25 @@ class _Index:
     ran_where_held: dict[Site, frozenset[object]] = field(default_factory=dict)
     arms_passed_over: dict[Site, frozenset[Pos]] = field(default_factory=dict)
     replaced: dict[tuple[Site, Site, tuple[Site, ...], tuple[bool, ...]], bool] = field(default_factory=dict)
+    # What each call runs and binds (see `_CallRuns`), by call id: asked at each evaluation of it,
+    # in every round of every solve, in each domain, with the same answer.
+    call_runs: dict[int, _CallRuns] = field(default_factory=dict)
+
+
+class _CallRuns(NamedTuple):
+    """What the data flow asks of a call at each evaluation of it: what it calls; the project
+    functions it runs, each with its kind of call site and the bindings of its parameters (see
+    `Bound`); where it runs none, the functions whose results make up what it returns (a Java
+    collector's, bound to nothing, and those Python's `map` runs, with their bindings: see
+    `_Frame._held`) and whether it gives the elements of the stream it is called on; and the
+    functions it binds arguments of for a later call (see `bound_for_later`), with their bindings."""
+
+    callee: Entity
+    runs: tuple[tuple[str, str, tuple[Bound, ...]], ...]
+    held: tuple[str, ...]
+    mapped: tuple[tuple[str, tuple[Bound, ...]], ...]
+    keeps_elements: bool
+    later: tuple[tuple[str, tuple[Bound, ...]], ...]
 
 
 def _inner_first(pos: Pos) -> tuple[int, int, int, int]:
@@ -822,6 +841,35 @@ class DataFlow:
                 if best is at or bind.site.pos[:2] > best.pos[:2]:
                     best = bind.site
         return best
+
+    def call_runs(self, fid: str, call: Call) -> _CallRuns:
+        """What the data flow asks of a call (see `_CallRuns`), found once: it depends on the
+        program alone, the same in each solve of the function, in each round and each domain."""
+        index = self.index(fid)
+        found = index.call_runs.get(call.id)
+        if found is None:
+            found = index.call_runs[call.id] = self._call_runs(fid, call)
+        return found
+
+    def _call_runs(self, fid: str, call: Call) -> _CallRuns:
+        calls, symbols = self.program.calls, self.program.symbols
+        runs = tuple(
+            (site.callee, site.kind, self.bound_argument_keys(site.callee, fid, call, site.bound_ahead))
+            for site in calls.sites_of_call.get((fid, call.id), ())
+            if not site.via_argument and site.kind != PROPERTY
+        )
+        later = tuple(
+            (callee, self.bound_argument_keys(callee, fid, call, bound_ahead(wrapped), as_bound))
+            for callee, wrapped, as_bound in bound_for_later(symbols, fid, call)
+        )
+        if runs:
+            return _CallRuns(symbols.callee(fid, call), runs, (), (), False, later)
+        mapped = tuple(
+            (function, self.bound_argument_keys(function, fid, call, ahead, as_bound))
+            for function, ahead, as_bound in calls.functions_mapped(fid, call)
+        )
+        held = tuple(calls.functions_held(fid, call))
+        return _CallRuns(symbols.callee(fid, call), runs, held, mapped, calls.keeps_elements(fid, call), later)
 
     def bound_arguments(self, callee: str, fid: str, call: Call, ahead: int = 0) -> dict[str, str]:
         """Parameter -> argument key (keyword, or position as a string) at a resolved call of
@@ -1261,7 +1309,7 @@ class _Frame:
         resolved = self._returned_by(call, lambda _, summary: summary.returns) if self._callees[call.id] else None
         if resolved is None:
             resolved = self._held(call, args, receiver)
-        callee_entity = self.program.symbols.callee(self.fid, call)
+        callee_entity = self.flow.call_runs(self.fid, call).callee
         ctx = CallContext(self.flow, self.fid, call, args, receiver, resolved, callee_entity)
         self.contexts[call.id] = ctx
         return self.domain.call_value(ctx)
@@ -1289,15 +1337,11 @@ class _Frame:
         `map(f, records)` binds `f`'s parameters to the elements, as a loop over `records` would
         (see `CallGraph.functions_mapped`); the functions of a Java `collect`'s collector (see
         `CallGraph.functions_held`) are bound to nothing: the stream's elements are not known here."""
-        calls = self.program.calls
-        functions: list[tuple[str, dict[str, Value]]] = [
-            (function, {}) for function in calls.functions_held(self.fid, call)
-        ]
-        for function, ahead, as_bound in calls.functions_mapped(self.fid, call):
-            keys = self.flow.bound_argument_keys(function, self.fid, call, ahead, as_bound)
-            functions.append((function, self._binding(args, keys, function)))
+        runs = self.flow.call_runs(self.fid, call)
+        functions: list[tuple[str, dict[str, Value]]] = [(function, {}) for function in runs.held]
+        functions += [(function, self._binding(args, keys, function)) for function, keys in runs.mapped]
         value = self._returned_by(call, lambda _, summary: summary.returns, functions) if functions else None
-        if calls.keeps_elements(self.fid, call):
+        if runs.keeps_elements:
             value = union((value or EMPTY, receiver))
         return value
 
@@ -1347,11 +1391,9 @@ class _Frame:
         """The project functions a call runs (not those it only passes on), with the arguments
         bound to their parameters; without `handed_off`, not the coroutines it hands to a task of
         their own (`create_task(self._deliver(m, epoch))`)."""
-        for site in self.program.calls.sites_of_call.get((self.fid, call.id), ()):
-            if site.via_argument or site.kind == PROPERTY or (site.kind == HANDOFF and not handed_off):
-                continue
-            keys = self.flow.bound_argument_keys(site.callee, self.fid, call, site.bound_ahead)
-            yield site.callee, self._binding(args, keys, site.callee)
+        for callee, kind, keys in self.flow.call_runs(self.fid, call).runs:
+            if kind != HANDOFF or handed_off:
+                yield callee, self._binding(args, keys, callee)
 
     def _entered(self, call: Call, args: Mapping[str, Value]) -> Iterator[tuple[str, dict[str, Value]]]:
         """The project functions a call passes its arguments into, with them bound to their
@@ -1363,8 +1405,7 @@ class _Frame:
         yield from self._resolved(call, args, self.domain.follows_bound_arguments)
         if not self.domain.follows_bound_arguments:
             return
-        for callee, wrapped, as_bound in bound_for_later(self.program.symbols, self.fid, call):
-            keys = self.flow.bound_argument_keys(callee, self.fid, call, bound_ahead(wrapped), as_bound)
+        for callee, keys in self.flow.call_runs(self.fid, call).later:
             yield callee, self._binding(args, keys, callee)
 
     def _binding(self, args: Mapping[str, Value], keys: Sequence[Bound], callee: str) -> dict[str, Value]:
