@@ -168,6 +168,10 @@ class Program:
         self._loop_reads: dict[BatchLoop, list[ReachedRead]] = {}
         self._epoch_reads_of: dict[str, list[tuple[FieldId, Step]]] = {}
         self._reader_calls_of: dict[str, list[CallSite]] = {}
+        self._next_states: dict[tuple[_PathState, Step], _PathState] = {}
+        self._steps_through: dict[CallSite, Step] = {}
+        self._passed_on_at: dict[tuple[CallSite, Passed], Passed] = {}
+        self._local_uses_of: dict[tuple[str, tuple[str, ...]], tuple[Access, ...]] = {}
         self.modules = {m.name: m for m in modules}
         self.symbols = Symbols(modules, frozenset(m.name for m in modules if config.is_test_path(m.rel)), locator)
         self.symbols.type_fields()
@@ -607,10 +611,6 @@ class Program:
             found = self._next_states[state, step] = self._state_after(state, step)
         return found
 
-    @cached_property
-    def _next_states(self) -> dict[tuple[_PathState, Step], _PathState]:
-        return {}
-
     def _state_after(self, state: _PathState, step: Step) -> _PathState:
         held = state.held | self.locks.local_locks(step.function, step.site)
         if not self._returned(step):
@@ -705,10 +705,6 @@ class Program:
             found = self._steps_through[site] = Step(site.caller, site.site, self._flow_of_site(site), site)
         return found
 
-    @cached_property
-    def _steps_through(self) -> dict[CallSite, Step]:
-        return {}
-
     def _passed_on(self, site: CallSite, passed: Passed) -> Passed:
         """`CallGraph.passed_on`, asked by the search at every path through `site` (9,000 times for
         350 answers in kafka's part of the benchmark tree): it depends on the site, what the path
@@ -717,10 +713,6 @@ class Program:
         if found is None:
             found = self._passed_on_at[site, passed] = self.calls.passed_on(site, passed)
         return found
-
-    @cached_property
-    def _passed_on_at(self) -> dict[tuple[CallSite, Passed], Passed]:
-        return {}
 
     def _epoch_reads_outside_batches(self, fid: str) -> list[tuple[FieldId, Step]]:
         """The epoch reads of `fid` outside its own batch loops, with their steps: asked at every
@@ -865,10 +857,6 @@ class Program:
         if found is None:
             found = self._local_uses_of[fid, names] = tuple(self._find_local_uses(fid, names))
         return found
-
-    @cached_property
-    def _local_uses_of(self) -> dict[tuple[str, tuple[str, ...]], tuple[Access, ...]]:
-        return {}
 
     def _find_local_uses(self, fid: str, names: tuple[str, ...]) -> list[Access]:
         function = self.symbols.function(fid)
