@@ -57,11 +57,25 @@ _EMPTY_MODULE = cst.Module(body=[])
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 # Iterables that never hold a batch of messages: literal collections, and range() of a count.
 _LITERALS = (cst.Tuple, cst.List, cst.Set)
+# libcst's node classes are abstract-based: `isinstance` against one runs Python code
+# (`ABCMeta.__instancecheck__`) wherever the node is not of that very class. The questions asked of
+# every statement, store, argument and chain test the class itself (`type(node) is cst.Name`), which
+# says the same of every class that has no subclasses: all but libcst's `Base...` ones.
 # The calls whose literal tuple and dict arguments are kept element by element (`Arg.items`): the
 # classes that start a function with them (`threading.Thread(target=f, args=(a,))`, `Timer`,
 # `multiprocessing.Process`), known here by name only, as the program model knows them by import.
 _STARTED_WITH_ELEMENTS = frozenset({"Thread", "Timer", "Process"})
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
+
+
+def _is_sequence(node: object) -> TypeGuard[cst.Tuple | cst.List]:
+    """A tuple or list written out (`a, b`, `[a, b]`), which unpacks by position."""
+    return type(node) is cst.Tuple or type(node) is cst.List
+
+
+def _is_literal(node: object) -> TypeGuard[cst.Tuple | cst.List | cst.Set]:
+    """A tuple, list or set written out (one of `_LITERALS`)."""
+    return type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set
 
 
 def _property_accessor(name: str, decorators: tuple[str, ...]) -> str:
@@ -150,7 +164,7 @@ def lock_path(node: cst.BaseExpression, own_self: str) -> tuple[str, tuple[str, 
     `super()._lock` (in a method whose `self` is `own_self`) and `super(Cls, self)._lock` name
     `self._lock`: a field lives on the object, whichever class's code reads it."""
     attrs: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         attrs.append(node.attr.value)
         node = node.value
     if _is_type_of_one_argument(node):
@@ -167,12 +181,12 @@ def _call_rooted_path(node: cst.BaseExpression) -> tuple[cst.Call, tuple[str, ..
     """(the call, attribute path) for `f().a[i].b` and `(await f()).a`; None for a chain that
     starts from anything else, and for a bare call."""
     attrs: list[str] = []
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        attrs.append(node.attr.value if isinstance(node, cst.Attribute) else "[]")
+    while type(node) is cst.Attribute or type(node) is cst.Subscript:
+        attrs.append(node.attr.value if type(node) is cst.Attribute else "[]")
         node = node.value
-    if isinstance(node, cst.Await):
+    if type(node) is cst.Await:
         node = node.expression
-    if not attrs or not isinstance(node, cst.Call):
+    if not attrs or type(node) is not cst.Call:
         return None
     return node, tuple(reversed(attrs))
 
@@ -203,14 +217,14 @@ def _super_object(node: cst.BaseExpression, own_self: str) -> tuple[str, tuple[s
 
 def _is_super_call(node: cst.BaseExpression) -> TypeGuard[cst.Call]:
     """`super()` or `super(Cls, obj)`."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "super"
 
 
 def _is_type_of_one_argument(node: cst.BaseExpression) -> bool:
     """`type(x)`: the class of `x`."""
     return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
+        type(node) is cst.Call
+        and type(node.func) is cst.Name
         and node.func.value == "type"
         and len(node.args) == 1
         and node.args[0].keyword is None
@@ -233,8 +247,8 @@ def constant_key(node: cst.BaseExpression) -> str:
 def subscript_keys(node: cst.BaseExpression) -> tuple[str, ...]:
     """The constant key of each subscript of a name path, in order (`d["a"].x[i]`: "'a'", "")."""
     keys: list[str] = []
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Subscript):
+    while type(node) is cst.Attribute or type(node) is cst.Subscript:
+        if type(node) is cst.Subscript:
             index = node.slice[0].slice if len(node.slice) == 1 else None
             keys.append(constant_key(index.value) if isinstance(index, cst.Index) else "")
         node = node.value
@@ -276,14 +290,20 @@ class _ClassBuilder:
 class FactsExtractor(FastVisitor):
     """Reads one module. Traversal is steered by hand where the context of a child matters."""
 
-    def __init__(self, positions: Positions) -> None:
+    def __init__(self, positions: Positions, code: str) -> None:
         super().__init__()
         self._positions = positions
+        # Whether an expression of the module may bind a name (`:=`): where none does, finding a
+        # scope's locals need not enter its expressions.
+        self._binds_in_expressions = ":=" in code
         self.functions: list[FunctionFacts] = []
         self.classes: list[ClassFacts] = []
         self.imports: list[Import] = []
         self.module_globals: set[str] = set()
         self._function_stack: list[FunctionBuilder] = []
+        # The innermost function being read, the stack's last (see `_enter_scope`): an attribute, not
+        # a property, as it is read at nearly every node.
+        self._fn: FunctionBuilder
         self._class_stack: list[_ClassBuilder] = []
         self._flow = Flow()
         self._next_id = 0
@@ -339,9 +359,14 @@ class FactsExtractor(FastVisitor):
 
     # -- helpers ---------------------------------------------------------------------------
 
-    @property
-    def _fn(self) -> FunctionBuilder:
-        return self._function_stack[-1]
+    def _enter_scope(self, builder: FunctionBuilder) -> None:
+        self._function_stack.append(builder)
+        self._fn = builder
+
+    def _leave_scope(self) -> None:
+        self._function_stack.pop()
+        if self._function_stack:
+            self._fn = self._function_stack[-1]
 
     def _new_id(self) -> int:
         self._next_id += 1
@@ -384,7 +409,7 @@ class FactsExtractor(FastVisitor):
         Class bodies are seen only by their own statements, never by the functions inside them.
         """
         for builder in reversed(self._function_stack):
-            local = builder.comprehension_local(name)
+            local = builder.comprehension_local(name) if builder.comprehension_scopes else None
             if local is not None:
                 return builder.qualname, local
             if builder is self._fn and builder.kind == "classbody":
@@ -406,7 +431,7 @@ class FactsExtractor(FastVisitor):
     # -- scopes ----------------------------------------------------------------------------
 
     def visit_Module(self, node: cst.Module) -> bool:
-        names, _ = function_bindings(None, node)
+        names, _ = function_bindings(None, node, self._binds_in_expressions)
         self.module_globals = set(names)
         builder = FunctionBuilder(
             qualname="",
@@ -416,9 +441,9 @@ class FactsExtractor(FastVisitor):
             locals=names,
             globals_declared=frozenset(),
         )
-        self._function_stack.append(builder)
+        self._enter_scope(builder)
         self._visit_statements(node.body)
-        self._function_stack.pop()
+        self._leave_scope()
         self.functions.append(builder.freeze())
         return False
 
@@ -442,7 +467,7 @@ class FactsExtractor(FastVisitor):
             bases=tuple(dotted(base.value) for base in node.bases if base.keyword is None),
             decorators=tuple(dotted(d.decorator) for d in node.decorators),
         )
-        names, declared = function_bindings(None, node.body)
+        names, declared = function_bindings(None, node.body, self._binds_in_expressions)
         body = FunctionBuilder(
             qualname=f"{qualname}.<body>",
             name="<body>",
@@ -455,10 +480,10 @@ class FactsExtractor(FastVisitor):
         )
         class_builder.attributes.extend(sorted(names))
         self._class_stack.append(class_builder)
-        self._function_stack.append(body)
+        self._enter_scope(body)
         with self._own_exits():
             self.walk(node.body)
-        self._function_stack.pop()
+        self._leave_scope()
         self._class_stack.pop()
         self.functions.append(body.freeze())
         self.classes.append(
@@ -561,7 +586,7 @@ class FactsExtractor(FastVisitor):
         decorator_values: tuple[Arg, ...] = (),
         returns: str = "",
     ) -> None:
-        names, declared = function_bindings(params, body)
+        names, declared = function_bindings(params, body, self._binds_in_expressions)
         builder = FunctionBuilder(
             qualname=qualname,
             name=name,
@@ -582,7 +607,7 @@ class FactsExtractor(FastVisitor):
         self._function_nodes[qualname] = (params, body)
         self._literal_locals.pop(qualname, None)  # an earlier def of the same name
         saved_flow = self._flow
-        self._function_stack.append(builder)
+        self._enter_scope(builder)
         # Read in the body: the names of the path are the function's own locals, or what it sees.
         fallbacks = _parameter_fallbacks(body, {param.name for param in builder.params})
         builder.params = tuple(self._with_fallback(param, fallbacks.get(param.name)) for param in builder.params)
@@ -594,7 +619,7 @@ class FactsExtractor(FastVisitor):
         self._flow = Flow(FLOW_RETURN) if isinstance(body, cst.BaseExpression) else Flow()
         with self._own_exits():
             self.walk(body)
-        self._function_stack.pop()
+        self._leave_scope()
         self._flow = saved_flow
         self.functions.append(builder.freeze())
 
@@ -733,7 +758,7 @@ class FactsExtractor(FastVisitor):
     ) -> tuple[Ref, cst.Call] | None:
         """`L.acquire()` / `L.release()` as a statement of its own (`await L.acquire()` for an
         asyncio lock)."""
-        if not isinstance(statement, cst.Expr):
+        if type(statement) is not cst.Expr:
             return None
         return self._lock_method_call(statement.value, method)
 
@@ -741,9 +766,9 @@ class FactsExtractor(FastVisitor):
         self, call: cst.BaseExpression, method: str
     ) -> tuple[Ref, cst.Call] | None:
         """`L.acquire(...)` (or `L.release()`), awaited or not (an asyncio lock's)."""
-        if isinstance(call, cst.Await):
+        if type(call) is cst.Await:
             call = call.expression
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        if not (type(call) is cst.Call and type(call.func) is cst.Attribute):
             return None
         if call.func.attr.value != method:
             return None
@@ -764,14 +789,13 @@ class FactsExtractor(FastVisitor):
         as after a bare `L.acquire()`. A non-blocking or timed one's local is noted instead, for
         the test of it that opens the region (`got = L.acquire(timeout=1)`, then `if got:`); any
         other assignment of the name forgets it."""
-        if not isinstance(statement, cst.BaseSmallStatement):
-            return None
-        for name in _assigned_names(statement):
-            self._fn.acquire_results.pop(name, None)
-        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+        if self._fn.acquire_results:
+            for name in _assigned_names(statement):
+                self._fn.acquire_results.pop(name, None)
+        if not (type(statement) is cst.Assign and len(statement.targets) == 1):
             return None
         target = statement.targets[0].target
-        if not isinstance(target, cst.Name):
+        if type(target) is not cst.Name:
             return None
         acquired = self._lock_method_call(statement.value, "acquire")
         if acquired is None or _acquire_kind(acquired[1]) == "acquire":
@@ -834,7 +858,7 @@ class FactsExtractor(FastVisitor):
     def _stack_entered(self, value: cst.BaseExpression) -> tuple[cst.Call, OpenStack] | None:
         """For `stack.enter_context(cm)` (or `await stack.enter_async_context(cm)`) on a stack bound
         by an enclosing `with ExitStack() as stack:`, the call and the stack."""
-        call = value.expression if isinstance(value, cst.Await) else value
+        call = value.expression if type(value) is cst.Await else value
         entered = self._stack_call(call, ("enter_context", "enter_async_context"))
         return entered if entered is not None and entered[0].args else None
 
@@ -847,9 +871,9 @@ class FactsExtractor(FastVisitor):
     def _stack_call(self, call: cst.BaseExpression, methods: tuple[str, ...]) -> tuple[cst.Call, OpenStack] | None:
         """`stack.m(...)`, a method of `methods` called on a stack bound by an enclosing `with
         ExitStack() as stack:`: the call and the stack."""
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        if not (type(call) is cst.Call and type(call.func) is cst.Attribute):
             return None
-        if call.func.attr.value not in methods or not isinstance(call.func.value, cst.Name):
+        if call.func.attr.value not in methods or type(call.func.value) is not cst.Name:
             return None
         name = call.func.value.value
         stack = next((stack for stack in reversed(self._fn.exit_stacks) if stack.name == name), None)
@@ -953,9 +977,9 @@ class FactsExtractor(FastVisitor):
         leaves), or
         `while not L.acquire(timeout=1):` (or `while not got:`, the body acquiring into `got`) with
         no `break` out of it: what follows runs once the acquire succeeded."""
-        if isinstance(statement, cst.While) and statement.orelse is None and not _breaks_out(statement.body):
+        if type(statement) is cst.While and statement.orelse is None and not _breaks_out(statement.body):
             test = statement.test
-        elif isinstance(statement, cst.If) and statement.orelse is None and _leaves(statement.body):
+        elif type(statement) is cst.If and statement.orelse is None and _leaves(statement.body):
             test = statement.test
         else:
             return None
@@ -972,7 +996,7 @@ class FactsExtractor(FastVisitor):
         return self._tested_acquire(test.expression)
 
     def _finally_release(self, statement: cst.CSTNode) -> Ref | None:
-        if not isinstance(statement, cst.Try) or statement.finalbody is None:
+        if type(statement) is not cst.Try or statement.finalbody is None:
             return None
         for inner in _one_by_one(statement.finalbody.body.body):
             released = self._lock_call(inner, "release")
@@ -1075,14 +1099,16 @@ class FactsExtractor(FastVisitor):
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
-        rest, body_leaves = self._rest_after(node), _leaves(node.body)
-        self._pass_the_rest_on(node, rest, body_leaves)
-        goes_on_past_body_alone = self._elifs.get(id(node), True) and _else_leaves(node)
+        rest, body_leaves, else_leaves = self._rest_after(node), _leaves(node.body), _else_leaves(node)
+        # See `_elifs`: true for an `if` that is no `elif`.
+        no_arm_before_goes_on = self._elifs.get(id(node), True)
+        self._pass_the_rest_on(node, rest, body_leaves, else_leaves)
+        goes_on_past_body_alone = no_arm_before_goes_on and else_leaves
         if goes_on_past_body_alone:
             self._left_open[id(node.body)] = []
         # `if L is None: return` / `else: L.acquire()`, the mirror: the rest of the block runs past the `else` alone.
         else_block = node.orelse.body if isinstance(node.orelse, cst.Else) else None
-        past_else_alone = else_block is not None and body_leaves and self._elifs.get(id(node), True)
+        past_else_alone = else_block is not None and body_leaves and no_arm_before_goes_on
         if past_else_alone:
             self._left_open[id(else_block)] = []
         self.walk(node.body)
@@ -1101,18 +1127,18 @@ class FactsExtractor(FastVisitor):
                 # `if cur is not None: ... else: <runs only when cur holds nothing>`
                 self._fn.fallbacks.append(Fallback(present, self._pos(node.orelse)))
             if isinstance(node.orelse, cst.If):
-                self._elifs[id(node.orelse)] = body_leaves and self._elifs.get(id(node), True)
+                self._elifs[id(node.orelse)] = body_leaves and no_arm_before_goes_on
             kept += self._walk_else(node.test, node.orelse)
         elif (present := _tested_present(node.test)) is not None and body_leaves:
             # `if cur is not None: return cur`: the rest of the block runs only when cur holds nothing;
             # after an `elif`, also where an arm before it went on (`if flag: pass elif cur ...`).
-            if self._elifs.get(id(node), True):
+            if no_arm_before_goes_on:
                 self._fn.fallbacks.extend(Fallback(present, span) for span in rest)
-        if self._elifs.get(id(node), True) and rest and body_leaves:
+        if no_arm_before_goes_on and rest and body_leaves:
             # `if ok or (e := cur()) is None: return`: the rest of the block runs where the test failed;
             # after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
             self._held(node.test, *rest, held=False)
-        if self._elifs.get(id(node), True) and rest and _else_leaves(node):
+        if no_arm_before_goes_on and rest and else_leaves:
             # `if (e := cur()) is not None: ...` / `else: return`: the rest of the block runs where the test
             # held; after an `elif`, only where no arm before it goes on (`if ok: return elif ...`).
             self._held(node.test, *rest)
@@ -1148,7 +1174,7 @@ class FactsExtractor(FastVisitor):
         self._fn.region_stack.extend(region_id for _, region_id in regions)
         self._opened_in_blocks[-1].extend(regions)
 
-    def _pass_the_rest_on(self, node: cst.If, rest: tuple[Pos, ...], body_leaves: bool) -> None:
+    def _pass_the_rest_on(self, node: cst.If, rest: tuple[Pos, ...], body_leaves: bool, else_leaves: bool) -> None:
         """Give the rest of the block after `node` to its `elif` part, and on to the `if` and `with`
         statements of its `else` block where no arm before it goes on, or of its body where no arm
         of it but the body goes on (see `_rests_after`), before they are walked."""
@@ -1157,7 +1183,7 @@ class FactsExtractor(FastVisitor):
             self._rests_after[id(orelse)] = rest
         elif isinstance(orelse, cst.Else) and body_leaves and self._elifs.get(id(node), True):
             self._pass_the_rest_into(orelse.body, rest)
-        if _else_leaves(node) and self._elifs.get(id(node), True):
+        if else_leaves and self._elifs.get(id(node), True):
             self._pass_the_rest_into(node.body, rest)
 
     def _pass_the_rest_into(self, block: cst.BaseSuite, rest: tuple[Pos, ...]) -> None:
@@ -1365,7 +1391,7 @@ class FactsExtractor(FastVisitor):
     def visit_Return(self, node: cst.Return) -> bool:
         self._exit(self._pos(node))
         self._visit_returned(node.value, FLOW_RETURN)
-        if isinstance(node.value, (cst.Tuple, cst.List)):
+        if _is_sequence(node.value):
             # `return self._consumer, self._epoch`: the elements a tuple target of the result takes.
             self._store_elements(None, node.value, ())
         elif node.value is not None:
@@ -1379,7 +1405,7 @@ class FactsExtractor(FastVisitor):
         of a tuple or list written out is returned at its position, which a tuple target of the
         result (`epoch, size = self.snapshot()`, `with snapshot() as (epoch, size):` of a yield)
         takes alone."""
-        elements = _argument_elements(returned) if isinstance(returned, (cst.Tuple, cst.List)) else []
+        elements = _argument_elements(returned) if _is_sequence(returned) else []
         if returned is not None and elements:
             self._visit_elements(returned, elements, lambda key: Flow(kind, element=key))
         else:
@@ -1470,7 +1496,7 @@ class FactsExtractor(FastVisitor):
             self._visit_with_flow(node.value, self._assign_flow(*(t.target for t in node.targets)))
         for assigned in node.targets:
             self._store(assigned.target, node.value, node, bump=self._is_bump(assigned.target, node.value))
-            if isinstance(assigned.target, cst.Name):
+            if type(assigned.target) is cst.Name:
                 self._element_calls[(self._fn.qualname, assigned.target.value)] = self._element_calls_of(node.value)
         return False
 
@@ -1504,13 +1530,13 @@ class FactsExtractor(FastVisitor):
         stored at a constant key of a local (`fields["k"] = v`); a stored value with where it is
         stored (`Flow.item_store`)."""
         flow = self._assign_flow(target)
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             stored = flow._replace(element=_local_item_key(target), item_store=self._site(target))
             self._visit_with_flow(value, stored)
             return
         # A field keeps the elements of a tuple or list, which `epoch, offset = self.pair` takes.
-        written_out = isinstance(value, (cst.Tuple, cst.List))
-        kept = isinstance(target, cst.Name) or isinstance(target, cst.Attribute) and written_out
+        written_out = _is_sequence(value)
+        kept = type(target) is cst.Name or type(target) is cst.Attribute and written_out
         elements = _argument_elements(value) if kept else []
         if not elements:
             self._visit_with_flow(value, flow)
@@ -1567,14 +1593,14 @@ class FactsExtractor(FastVisitor):
     ) -> None:
         """Store `value` into `target`; `part` (call id, name path, position) for one name of a
         tuple target assigned a call's result or what a name path holds, which takes that element."""
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if _is_sequence(target):
             unpacked = _unpacked(target, value)
             # `consumer, _ = self.session()`, `consumer, _ = self.pair`: each name takes its element
             # of the call's result or of the path's value, where its position is known (not from a
             # starred one on).
-            result = self._value_of(value) if not isinstance(value, (cst.Tuple, cst.List)) else (-1, None)
+            result = self._value_of(value) if not _is_sequence(value) else (-1, None)
             for position, (element, element_value) in enumerate(zip(target.elements, unpacked)):
-                if isinstance(element, cst.StarredElement):
+                if type(element) is cst.StarredElement:
                     # `a, *rest = f, g, h`: `rest` is a list of what the star takes.
                     self._store(element.value, None, statement, bump=False, kind=kind)
                     self._store_starred(element.value, element_value)
@@ -1583,10 +1609,10 @@ class FactsExtractor(FastVisitor):
                 # Stored left to right, each target from its own value: `F, q = F + 1, []` bumps F.
                 bump = self._is_bump(element.value, element_value)
                 known = result[0] >= 0 or result[1] is not None
-                taken = (*result, position) if known and isinstance(element.value, cst.Name) else None
+                taken = (*result, position) if known and type(element.value) is cst.Name else None
                 self._store(element.value, element_value, statement, bump=bump, kind=kind, part=taken)
             return
-        if isinstance(target, (cst.Attribute, cst.Subscript)):
+        if type(target) is cst.Attribute or type(target) is cst.Subscript:
             self._visit_chain_roots(target)
         path = field_path(target, self._own_self())
         if path is None:
@@ -1599,7 +1625,7 @@ class FactsExtractor(FastVisitor):
         self._write(self._ref(name, attrs), target, value, bump=bump, kind=kind, annotation=annotation)
         if not attrs:
             self._fn.binds.append(self._assigned_bind(name, target, value, part))
-            if isinstance(value, _LITERALS):
+            if _is_literal(value):
                 self._read_literal_locals(self._scope_of(name)[0])
         self._store_values(name, attrs, value, subscript_keys(target))
 
@@ -1635,7 +1661,7 @@ class FactsExtractor(FastVisitor):
         """The writes of a store into `path`. Stores into locals (and items of local containers) are
         bindings, not shared writes; but a slice store into a local list (`epochs[:1] = []`) takes
         the slice's items out first, as `del epochs[:1]` does, which moves those after it."""
-        ref = path._replace(attrs=_strip_items(path.attrs))
+        ref = Ref(path.scope, path.name, _strip_items(path.attrs))
         if not ref.attrs and ref.scope != "":
             if path.attrs == ("[]",) and _is_slice(target):
                 self._fn.writes.append(Write(path, self._site(target), "delete"))
@@ -1643,12 +1669,26 @@ class FactsExtractor(FastVisitor):
         write_kind = "item" if path.attrs[-1:] == ("[]",) else kind
         value_call, value_ref = self._value_of(value)
         empty = _is_empty_literal(value)
-        function = self.lambda_qualname(value) if isinstance(value, cst.Lambda) else ""
+        function = self.lambda_qualname(value) if type(value) is cst.Lambda else ""
         # `self.x = stack.enter_context(cm)`: what `cm.__enter__()` returns, as `with cm as self.x:`.
         entered_call, entered_ref = self._manager_entered(value) or (-1, None)
-        write = Write(ref, self._site(target), write_kind, bump, value_call, value_ref, empty, function, annotation)
         sliced = write_kind == "item" and _is_slice(target)
-        self._fn.writes.append(write._replace(entered_call=entered_call, entered_ref=entered_ref, sliced=sliced))
+        self._fn.writes.append(
+            Write(
+                ref,
+                self._site(target),
+                write_kind,
+                bump,
+                value_call,
+                value_ref,
+                empty,
+                function,
+                annotation,
+                entered_call=entered_call,
+                entered_ref=entered_ref,
+                sliced=sliced,
+            )
+        )
         # `H = replace(H, epoch=...)` sets `H.epoch`: one write of each field it sets.
         for field_name, field_bump in _copy_sets(self._code, target, value):
             field_ref = Ref(ref.scope, ref.name, (*ref.attrs, field_name))
@@ -1668,7 +1708,7 @@ class FactsExtractor(FastVisitor):
         target = self._ref(name, field)
         if _is_conditional(value) and not subscripts and self._value_of(value) == (-1, None):
             self._store_arms(target, _conditional_arms(value))
-        elif isinstance(value, cst.Lambda) and not attrs:
+        elif type(value) is cst.Lambda and not attrs:
             self._fn.stored.append(Stored(target, False, value_function=self.lambda_qualname(value)))
         elif _is_empty_literal(value) and not attrs:
             # `handlers = []`: a container, whose methods' additions (`handlers.append(f)`) count.
@@ -1694,14 +1734,14 @@ class FactsExtractor(FastVisitor):
             self._store_element(target, element, (*keys, key))
 
     def _store_element(self, target: Ref | None, element: cst.BaseExpression, keys: tuple[str, ...]) -> None:
-        if isinstance(element, (*_LITERALS, cst.Dict)):
+        if _is_literal(element) or type(element) is cst.Dict:
             self._store_elements(target, element, keys)
             return
         chosen = _is_conditional(element) and self._value_of(element) == (-1, None)
         # `[a if fast else b]`: either arm may be the element, each stored at the element's place
         # (a later store at the same keys replaces an earlier, not one arm the other).
         for arm in _conditional_arms(element) if chosen else [element]:
-            function = self.lambda_qualname(arm) if isinstance(arm, cst.Lambda) else ""
+            function = self.lambda_qualname(arm) if type(arm) is cst.Lambda else ""
             value_call, value_ref = (-1, None) if function else self._value_of(arm)
             if function or value_call >= 0 or value_ref is not None:
                 self._fn.stored.append(
@@ -1720,12 +1760,12 @@ class FactsExtractor(FastVisitor):
         """The call id or the name path a stored value comes from, for type inference."""
         if value is None:
             return -1, None
-        if isinstance(value, cst.Await):
+        if type(value) is cst.Await:
             value = value.expression
         nonempty = _unless_empty(value)
         if nonempty is not None:
             return self._value_of(nonempty)
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             return self._call_ids.get(id(value), -1), None
         path = self._value_path(value)
         if path is not None:
@@ -1748,12 +1788,12 @@ class FactsExtractor(FastVisitor):
         self, target: cst.BaseExpression, source: tuple[int, Ref | None], kind: str, index: int = -1
     ) -> None:
         """Bind the names of `target` to what `source` (`_value_of` the value) gives them."""
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if _is_sequence(target):
             # `with cm as (a, b):` gives each name its element of what `__enter__` returns, where its
             # position is known: not after a starred one, nor in a nested tuple (each takes it whole).
             positioned = kind == "with" and index < 0
             for position, element in enumerate(target.elements):
-                positioned = positioned and not isinstance(element, cst.StarredElement)
+                positioned = positioned and type(element) is not cst.StarredElement
                 if kind == "iter":
                     self._bind_targets(element.value, source, "iter_part", position)
                 else:
@@ -1816,8 +1856,8 @@ class FactsExtractor(FastVisitor):
 
     def _visit_subscript_slices(self, node: cst.BaseExpression) -> None:
         """Visit the index expressions inside a name path (`a[i].b[j]` visits i and j)."""
-        while isinstance(node, (cst.Attribute, cst.Subscript)):
-            if isinstance(node, cst.Subscript):
+        while type(node) is cst.Attribute or type(node) is cst.Subscript:
+            if type(node) is cst.Subscript:
                 for element in node.slice:
                     self._visit_with_flow(element.slice, Flow())
             node = node.value
@@ -1825,9 +1865,9 @@ class FactsExtractor(FastVisitor):
     def _visit_chain_roots(self, node: cst.BaseExpression) -> None:
         """Visit whatever a non-name chain starts from (`f().x` visits the call)."""
         self._visit_subscript_slices(node)
-        while isinstance(node, (cst.Attribute, cst.Subscript)):
+        while type(node) is cst.Attribute or type(node) is cst.Subscript:
             node = node.value
-        if not isinstance(node, cst.Name):
+        if type(node) is not cst.Name:
             self.walk(node)
 
     def _field_or_call_result(self, node: cst.BaseExpression) -> Ref | None:
@@ -1891,7 +1931,7 @@ class FactsExtractor(FastVisitor):
     def _visit_yielded_from(self, iterated: cst.BaseExpression) -> None:
         """`yield from [self._a, self._b]`: each element of a list, tuple or set written out is
         yielded as by a `yield`; a starred part, as anything else iterated, yields its elements."""
-        if not isinstance(iterated, _LITERALS):
+        if not _is_literal(iterated):
             self._visit_with_flow(iterated, Flow(FLOW_YIELD_FROM))
             return
         for element in iterated.elements:
@@ -1927,13 +1967,13 @@ class FactsExtractor(FastVisitor):
                 )
             self._visit_subscript_slices(node.func)
         else:
-            if isinstance(node.func, cst.Attribute):
+            if type(node.func) is cst.Attribute:
                 method = node.func.attr.value
                 inner = node.func.value
-                if isinstance(inner, cst.Await):
+                if type(inner) is cst.Await:
                     inner = inner.expression
                 self._visit_with_flow(node.func.value, Flow(FLOW_RECEIVER, call=call_id))
-                if isinstance(inner, cst.Call):
+                if type(inner) is cst.Call:
                     receiver_call = self._call_ids.get(id(inner), -1)
                 # `self.state().incoming.clear()`: a method of a path on the call's result (visited
                 # above, so its call has an id), as `s.incoming.clear()` is; `super().incoming.clear()`
@@ -1965,7 +2005,7 @@ class FactsExtractor(FastVisitor):
                 callee_call=callee_call,
                 callee_keys=callee_keys,
                 block=self._block() if callee_keys else (0, 0, 0, 0),
-                walks_no_batch=isinstance(node.func, cst.Attribute) and not self._iterates_collection(node.func.value),
+                walks_no_batch=type(node.func) is cst.Attribute and not self._iterates_collection(node.func.value),
             )
         )
         self._store_update(path, node)
@@ -2039,13 +2079,13 @@ class FactsExtractor(FastVisitor):
         walks_no_batch = not self._iterates_collection(value)
         if not elements:
             self._visit_with_flow(value, Flow(FLOW_ARG, (key,), call_id))
-            return self._argument(keyword, value)._replace(walks_no_batch=walks_no_batch)
+            return self._argument(keyword, value, walks_no_batch)
         self._visit_elements(
             value, elements, lambda element: Flow(FLOW_ARG, (key, element) if element else (key,), call_id)
         )
-        by_keyword = isinstance(value, cst.Dict)
+        by_keyword = type(value) is cst.Dict
         items = tuple(self._argument(name if by_keyword else "", element) for name, element in elements)
-        return self._argument(keyword, value)._replace(items=items, walks_no_batch=walks_no_batch)
+        return self._argument(keyword, value, walks_no_batch)._replace(items=items)
 
     def _iterates_collection(self, iterable: cst.BaseExpression) -> bool:
         """Whether a loop over `iterable` walks a collection (see `_iterates_collection`)."""
@@ -2060,7 +2100,7 @@ class FactsExtractor(FastVisitor):
     def _literal_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The collection written out that the local `node` names, where that is all it ever holds
         (`pair = (a, b)`, bound once and never added to); None for anything else."""
-        if not isinstance(node, cst.Name):
+        if type(node) is not cst.Name:
             return None
         scope, local = self._scope_of(node.value)
         return self._literal_locals.get(scope, {}).get(local)
@@ -2069,42 +2109,50 @@ class FactsExtractor(FastVisitor):
         """The calls that make the elements of a comprehension, a generator, a literal list, tuple or
         set, or a local assigned one in this function (visited already): `self._f(m)` of
         `(self._f(m) for m in batch)`."""
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             return self._element_calls.get((self._fn.qualname, value.value), ())
-        if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        if type(value) is cst.ListComp or type(value) is cst.SetComp or type(value) is cst.GeneratorExp:
             elements: list[cst.BaseExpression] = [value.elt]
-        elif isinstance(value, _LITERALS):
-            elements = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
+        elif _is_literal(value):
+            elements = [e.value for e in value.elements if type(e) is not cst.StarredElement]
         else:
             return ()
-        return tuple(self._argument("", element) for element in elements if isinstance(element, cst.Call))
+        return tuple(self._argument("", element) for element in elements if type(element) is cst.Call)
 
-    def _argument(self, keyword: str, value: cst.BaseExpression) -> Arg:
+    def _argument(self, keyword: str, value: cst.BaseExpression, walks_no_batch: bool = False) -> Arg:
         """What an argument (or an element of one) passes, once its expression has been visited:
-        a walrus's value (`f(x := v)` passes v)."""
-        if isinstance(value, cst.NamedExpr):
-            return self._argument(keyword, value.value)
+        a walrus's value (`f(x := v)` passes v). `walks_no_batch`: see `Arg`."""
+        if type(value) is cst.NamedExpr:
+            return self._argument(keyword, value.value, walks_no_batch)
         text = self._code(value).strip()
-        if isinstance(value, cst.Lambda):
-            return Arg(keyword, "lambda", function=self.lambda_qualname(value), text=text)
-        if isinstance(value, cst.Call):
-            return Arg(keyword, "call", call=self._call_ids.get(id(value), -1), text=text)
+        if type(value) is cst.Lambda:
+            function = self.lambda_qualname(value)
+            return Arg(keyword, "lambda", function=function, text=text, walks_no_batch=walks_no_batch)
+        if type(value) is cst.Call:
+            call = self._call_ids.get(id(value), -1)
+            return Arg(keyword, "call", call=call, text=text, walks_no_batch=walks_no_batch)
         path = self._value_path(value)
         if path is not None:
-            return Arg(keyword, "ref", ref=path, text=text)
+            return Arg(keyword, "ref", ref=path, text=text, walks_no_batch=walks_no_batch)
         if isinstance(value, (cst.BaseNumber, cst.BaseString)) or (
-            isinstance(value, cst.Name) and value.value in ("None", "True", "False")
+            type(value) is cst.Name and value.value in ("None", "True", "False")
         ):
-            return Arg(keyword, "const", text=text)
+            return Arg(keyword, "const", text=text, walks_no_batch=walks_no_batch)
         arms = _conditional_arms(value) if _is_conditional(value) else []
         arm_args = tuple(self._argument(keyword, arm) for arm in arms)
         return Arg(
-            keyword, "other", text=text, adds_to=self._added_to(value), arms=arm_args, passes_null=_passes_falsy(value)
+            keyword,
+            "other",
+            text=text,
+            adds_to=self._added_to(value),
+            arms=arm_args,
+            passes_null=_passes_falsy(value),
+            walks_no_batch=walks_no_batch,
         )
 
     def _added_to(self, value: cst.BaseExpression) -> Ref | None:
         """The name path an addition adds to (`self._epoch` of `self._epoch + 1` or `1 + self._epoch`)."""
-        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
+        if not (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
             return None
         paths = [path for side in (value.left, value.right) if (path := name_path(side)) is not None]
         return self._ref(*paths[0]) if len(paths) == 1 else None
@@ -2178,16 +2226,16 @@ class FactsExtractor(FastVisitor):
 def _is_constant(value: cst.BaseExpression | None) -> bool:
     """A value written out whole that reads nothing: a number, a string, `None`, `True`, `False`,
     an empty list or dict."""
-    if isinstance(value, cst.UnaryOperation):
+    if type(value) is cst.UnaryOperation:
         value = value.expression
-    if isinstance(value, cst.Name):
+    if type(value) is cst.Name:
         return value.value in ("None", "True", "False")
     return isinstance(value, (cst.BaseNumber, cst.SimpleString)) or _is_empty_literal(value)
 
 
 def _is_empty_literal(value: cst.BaseExpression | None) -> bool:
     """`[]` or `{}`: a container that code fills later."""
-    return isinstance(value, (cst.List, cst.Dict)) and not value.elements
+    return (type(value) is cst.List or type(value) is cst.Dict) and not value.elements
 
 
 def _written_out_elements(iterable: cst.BaseExpression) -> list[cst.BaseExpression] | None:
@@ -2207,13 +2255,13 @@ def _iterates_collection(iterable: cst.BaseExpression, literal_of: LiteralOf) ->
     literal = literal_of(iterable)
     if literal is not None:
         iterable = literal
-    if isinstance(iterable, _LITERALS):
+    if _is_literal(iterable):
         return any(_unpacks_a_collection(element, literal_of) for element in iterable.elements)
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+    if type(iterable) is cst.Call and type(iterable.func) is cst.Name:
         if iterable.func.value == "range":
             return any(
-                isinstance(arg.value, cst.Call)
-                and isinstance(arg.value.func, cst.Name)
+                type(arg.value) is cst.Call
+                and type(arg.value.func) is cst.Name
                 and arg.value.func.value == "len"
                 for arg in iterable.args
             )
@@ -2223,17 +2271,17 @@ def _iterates_collection(iterable: cst.BaseExpression, literal_of: LiteralOf) ->
 def _unpacks_a_collection(element: cst.BaseElement, literal_of: LiteralOf) -> bool:
     """`*batch` in a display: not `*range(3)`, a module constant (`*BACKOFF`), a retry's values,
     nor a local that only holds a literal (`*pair`)."""
-    if not isinstance(element, cst.StarredElement):
+    if type(element) is not cst.StarredElement:
         return False
     value = element.value
-    if isinstance(value, cst.Call) or literal_of(value) is not None:
+    if type(value) is cst.Call or literal_of(value) is not None:
         return _iterates_collection(value, literal_of)
-    return not (_last_name(value).isupper() or isinstance(value, _LITERALS))
+    return not (_last_name(value).isupper() or _is_literal(value))
 
 
 def _last_name(node: cst.BaseExpression) -> str:
     """`c` of `a.b.c`, `a` of `a`; "" for any other expression."""
-    return node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return node.attr.value if type(node) is cst.Attribute else node.value if type(node) is cst.Name else ""
 
 
 def _always_true(test: cst.BaseExpression) -> bool:
@@ -2270,7 +2318,7 @@ def _fallback_assigned(statement: cst.CSTNode) -> tuple[str, tuple[str, tuple[st
     for another value: `lock = lock or threading.Lock()` keeps what the call passed otherwise all
     the same): `name = name or path`, `name = path if name is None else name` (either way round),
     `if name is None: name = path`. None for another statement."""
-    if isinstance(statement, cst.If):
+    if type(statement) is cst.If:
         inner = list(_one_by_one(statement.body.body)) if statement.orelse is None else []
         assigned = _one_name_assigned(inner[0]) if len(inner) == 1 else None
         if assigned is None or assigned[0] != _tested_missing(statement.test):
@@ -2288,7 +2336,7 @@ def _fallback_assigned(statement: cst.CSTNode) -> tuple[str, tuple[str, tuple[st
 def _one_name_assigned(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     """The name and the value of `name = value` (`name: T = value`); None for another statement."""
     target, value = _statement_target(statement), _statement_value(statement)
-    return (target.value, value) if isinstance(target, cst.Name) and value is not None else None
+    return (target.value, value) if type(target) is cst.Name and value is not None else None
 
 
 def _given_where_none(name: str, value: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -2342,16 +2390,16 @@ _RELEASES_ON_STACK = (*_CALLBACKS_ON_STACK, "push", "push_async_exit")
 
 def _statement_value(statement: cst.CSTNode) -> cst.BaseExpression | None:
     """The value of an expression statement, or of an assignment to one target (annotated or not)."""
-    if isinstance(statement, cst.Expr) or isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+    if type(statement) is cst.Expr or type(statement) is cst.Assign and len(statement.targets) == 1:
         return statement.value
-    return statement.value if isinstance(statement, cst.AnnAssign) else None
+    return statement.value if type(statement) is cst.AnnAssign else None
 
 
 def _statement_target(statement: cst.CSTNode) -> cst.BaseExpression | None:
     """The one target of an assignment (annotated or not); None for another statement."""
-    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+    if type(statement) is cst.Assign and len(statement.targets) == 1:
         return statement.targets[0].target
-    return statement.target if isinstance(statement, cst.AnnAssign) else None
+    return statement.target if type(statement) is cst.AnnAssign else None
 
 
 def _exit_stack_name(item: cst.WithItem) -> str:
@@ -2365,33 +2413,33 @@ def _exit_stack_name(item: cst.WithItem) -> str:
 
 
 def _local_names(target: cst.BaseExpression | None) -> tuple[str, ...]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return (target.value,)
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if _is_sequence(target):
         return tuple(name for element in target.elements for name in _local_names(element.value))
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _local_names(target.value)
     return ()
 
 
 def _store_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The targets of an assignment that are not plain names: attributes and subscripts."""
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if _is_sequence(target):
         return [t for element in target.elements for t in _store_targets(element.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _store_targets(target.value)
-    return [target] if isinstance(target, (cst.Attribute, cst.Subscript)) else []
+    return [target] if type(target) is cst.Attribute or type(target) is cst.Subscript else []
 
 
 def _default_call(value: cst.BaseExpression) -> cst.Call | None:
     """The call of `name or Default()`, `name if name is not None else Default()` (or the other
     way round): a name path, or a call made when it is empty. None for any other value."""
-    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
-        if isinstance(value.right, cst.Call) and name_path(value.left) is not None:
+    if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or:
+        if type(value.right) is cst.Call and name_path(value.left) is not None:
             return value.right
-    elif isinstance(value, cst.IfExp):
+    elif type(value) is cst.IfExp:
         for call, other in ((value.body, value.orelse), (value.orelse, value.body)):
-            if isinstance(call, cst.Call) and name_path(other) is not None:
+            if type(call) is cst.Call and name_path(other) is not None:
                 return call
     return None
 
@@ -2401,11 +2449,11 @@ def _conditional_arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     `else` of `a if x else b`, each operand of `a or b`, the last of `a and b`; `value` itself where
     it is no conditional. `a` of `a and b` is the value only where it is falsy, which no function is:
     `fast and self.drain` gives the function or a flag, never another function."""
-    if isinstance(value, cst.IfExp):
+    if type(value) is cst.IfExp:
         return [*_conditional_arms(value.body), *_conditional_arms(value.orelse)]
-    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+    if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or:
         return [*_conditional_arms(value.left), *_conditional_arms(value.right)]
-    if isinstance(value, cst.BooleanOperation):
+    if type(value) is cst.BooleanOperation:
         return _conditional_arms(value.right)
     return [value]
 
@@ -2423,15 +2471,15 @@ def _passes_falsy(value: cst.BaseExpression) -> bool:
 def _is_conditional(value: cst.BaseExpression) -> bool:
     """Whether a value is chosen by a test (`a if x else b`, `a or b`, `a and b`): its arms, not
     itself, are what it may give (see `_conditional_arms`)."""
-    return isinstance(value, (cst.IfExp, cst.BooleanOperation))
+    return type(value) is cst.IfExp or type(value) is cst.BooleanOperation
 
 
 def _unless_empty(value: cst.BaseExpression) -> cst.BaseExpression | None:
     """`xs` of `xs or []`, `xs if xs else {}` (or the other way round), `xs or ()`: what the value
     is when it holds anything. None for any other value."""
-    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+    if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or:
         return value.left if _is_empty_display(value.right) else None
-    if isinstance(value, cst.IfExp):
+    if type(value) is cst.IfExp:
         for empty, other in ((value.orelse, value.body), (value.body, value.orelse)):
             if _is_empty_display(empty):
                 return other
@@ -2439,7 +2487,7 @@ def _unless_empty(value: cst.BaseExpression) -> cst.BaseExpression | None:
 
 
 def _is_empty_display(value: cst.BaseExpression) -> bool:
-    return _is_empty_literal(value) or isinstance(value, cst.Tuple) and not value.elements
+    return _is_empty_literal(value) or type(value) is cst.Tuple and not value.elements
 
 
 def _strip_items(attrs: tuple[str, ...]) -> tuple[str, ...]:
@@ -2458,8 +2506,8 @@ def _is_bump(
     target_code = code(target).strip()
     if terms := _sum_terms(value):
         return any(_is_own_value(code, own_self, term, target, target_code) for term in terms)
-    if isinstance(value, cst.Call):
-        receiver = value.func.value if isinstance(value.func, cst.Attribute) else None
+    if type(value) is cst.Call:
+        receiver = value.func.value if type(value.func) is cst.Attribute else None
         copies_target = receiver is not None and code(receiver).strip() == target_code
         copies_target = copies_target or any(
             arg.keyword is None and code(arg.value).strip() == target_code for arg in value.args
@@ -2476,13 +2524,13 @@ def _names_one_object(node: cst.BaseExpression) -> bool:
     such a path (`self.state().epoch = self.state().epoch + 1` bumps the state's epoch, as a `with`
     through `self.state()` holds the state's lock), or on the class of such a path
     (`type(self)._epoch`, the field `self._epoch` names, as `field_path` reads it)."""
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
+    while type(node) is cst.Attribute or type(node) is cst.Subscript:
         node = node.value
     if _is_type_of_one_argument(node):
         return _names_one_object(node.args[0].value)  # type: ignore[attr-defined]
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         return not node.args and _names_one_object(node.func)
-    return isinstance(node, cst.Name)
+    return type(node) is cst.Name
 
 
 def _is_own_value(
@@ -2518,7 +2566,7 @@ def _one_field(read: cst.BaseExpression, target: cst.BaseExpression, own_self: s
 
 def _sum_terms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The terms of a sum, however it is grouped (`1 + F + 2`: 1, F, 2); none for anything else."""
-    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)):
+    if not (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
         return []
     return [*(_sum_terms(value.left) or [value.left]), *(_sum_terms(value.right) or [value.right])]
 
@@ -2567,10 +2615,10 @@ def _adds_to(code: CodeOf, value: cst.BaseExpression, target_code: str) -> bool:
 def _argument_elements(value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
     """(key, element) of a literal tuple or list argument, by position up to a starred element, or
     of a literal dict argument under keys written as identifier strings (`Arg.items`)."""
-    if isinstance(value, cst.Dict):
-        named = ((_identifier_key(e.key), e.value) for e in value.elements if isinstance(e, cst.DictElement))
+    if type(value) is cst.Dict:
+        named = ((_identifier_key(e.key), e.value) for e in value.elements if type(e) is cst.DictElement)
         return [(name, element) for name, element in named if name]
-    if not isinstance(value, (cst.Tuple, cst.List)):
+    if not _is_sequence(value):
         return []
     return [(position, element) for position, element in _keyed_elements(value) if position]
 
@@ -2591,7 +2639,7 @@ def _literal_spread(arg: cst.Arg) -> list[tuple[str, cst.BaseExpression]] | None
     """(keyword, value) of each item of a starred argument written out whole; None for any other
     argument, or one with a starred item or a key that is not written as a name."""
     value = arg.value
-    if arg.star == "*" and isinstance(value, (cst.Tuple, cst.List)):
+    if arg.star == "*" and _is_sequence(value):
         elements = value.elements
         if all(isinstance(element, cst.Element) for element in elements):
             return [("", element.value) for element in elements]
@@ -2641,18 +2689,18 @@ def _keyed_elements(container: cst.BaseExpression) -> list[tuple[str, cst.BaseEx
     """(key, element) of a literal list, tuple, set or dict: list positions count up to a starred
     element, after which they are unknown; a set's elements have no key, nor has the one element a
     comprehension makes again and again (`{t: Sub(t) for t in topics}`)."""
-    if isinstance(container, (cst.ListComp, cst.SetComp)):
+    if type(container) is cst.ListComp or type(container) is cst.SetComp:
         return [("", container.elt)]
-    if isinstance(container, cst.DictComp):
+    if type(container) is cst.DictComp:
         return [("", container.value)]
-    if isinstance(container, cst.Dict):
-        return [(constant_key(e.key), e.value) for e in container.elements if isinstance(e, cst.DictElement)]
-    if not isinstance(container, _LITERALS):
+    if type(container) is cst.Dict:
+        return [(constant_key(e.key), e.value) for e in container.elements if type(e) is cst.DictElement]
+    if not _is_literal(container):
         return []
     keyed: list[tuple[str, cst.BaseExpression]] = []
-    known = not isinstance(container, cst.Set)
+    known = type(container) is not cst.Set
     for index, element in enumerate(container.elements):
-        if isinstance(element, cst.StarredElement):
+        if type(element) is cst.StarredElement:
             known = False
         else:
             keyed.append((str(index) if known else "", element.value))
@@ -2666,7 +2714,7 @@ def _unpacked(
     gives `a` 1 and `c` 4, and the starred `b` a list of 2, 3; None where it is not known (an
     element of a spread `*xs`, or one of several elements that may land there)."""
     unknown: list[cst.BaseExpression | None] = [None] * len(target.elements)
-    if not isinstance(value, (cst.Tuple, cst.List)):
+    if not _is_sequence(value):
         return unknown
     landings = _landings(target, value)
     if not landings:
@@ -2695,7 +2743,7 @@ def _paired_elements(
 ) -> list[tuple[cst.BaseExpression, tuple[cst.BaseExpression, ...]]]:
     """(value, targets) of each element of the value of `a, *b = x, y, z`: the targets it may land
     in (see `_landings`); empty when target and value are not literal tuples that pair up."""
-    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+    if not (_is_sequence(target) and _is_sequence(value)):
         return []
     targets = [element.value for element in target.elements]
     landings = _landings(target, value)
@@ -2754,7 +2802,7 @@ def _tested_missing(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is None:` or `if not name:` tests for missing (also where the
     test assigns it: `if (name := lookup()) is None:`); `not` turns a test for holding something
     into one for missing (`if not name is not None:`)."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _tested_present(test.expression)
     return _compared_with_none(test, (cst.Is, cst.Equal))
 
@@ -2763,16 +2811,16 @@ def _tested_present(test: cst.BaseExpression) -> str | None:
     """The local name that `if name is not None:` or `if name:` tests for holding something (also
     where the test assigns it: `if (name := lookup()) is not None:`); `not` applies to the whole
     comparison, so `if not name is None:` tests the same."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _tested_missing(test.expression)
     return _tested_name(test) or _compared_with_none(test, (cst.IsNot, cst.NotEqual))
 
 
 def _tested_name(expression: cst.BaseExpression) -> str | None:
     """The local a test reads as a whole: `name`, or `(name := value)`, which assigns it."""
-    if isinstance(expression, cst.NamedExpr):
+    if type(expression) is cst.NamedExpr:
         expression = expression.target
-    return expression.value if isinstance(expression, cst.Name) else None
+    return expression.value if type(expression) is cst.Name else None
 
 
 def _present_arm(test: cst.BaseExpression) -> int:
@@ -2801,7 +2849,7 @@ def _one_by_one(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
     """A block's statements in order, each small statement of a line on its own: in `x = 1;
     L.acquire()` the lock is held from the `acquire`, as on a line of its own."""
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             yield from statement.body
         else:
             yield statement
@@ -2837,21 +2885,21 @@ def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
     (an `__exit__` may swallow an exception, never a `return`, `break` or `continue`); a `try` that
     leaves (`_try_leaves`); a loop that leaves (`_loop_leaves`); a `match` whose last case matches
     anything and whose every case leaves."""
-    if isinstance(statement, cst.If):
+    if type(statement) is cst.If:
         orelse = statement.orelse
         if orelse is None or not _leaves(statement.body, jumps):
             return False
-        return _statement_leaves(orelse, jumps) if isinstance(orelse, cst.If) else _leaves(orelse.body, jumps)
-    if isinstance(statement, cst.With):
+        return _statement_leaves(orelse, jumps) if type(orelse) is cst.If else _leaves(orelse.body, jumps)
+    if type(statement) is cst.With:
         return _leaves(statement.body, tuple(jump for jump in jumps if jump is not cst.Raise))
-    if isinstance(statement, (cst.Try, cst.TryStar)):
+    if type(statement) is cst.Try or type(statement) is cst.TryStar:
         return _try_leaves(statement, jumps)
-    if isinstance(statement, (cst.For, cst.While)):
+    if type(statement) is cst.For or type(statement) is cst.While:
         return _loop_leaves(statement, jumps)
-    if isinstance(statement, cst.Match):
+    if type(statement) is cst.Match:
         cases = statement.cases
         return bool(cases) and _matches_anything(cases[-1]) and all(_leaves(case.body, jumps) for case in cases)
-    return isinstance(statement, jumps)
+    return type(statement) in jumps
 
 
 def _loop_leaves(loop: cst.For | cst.While, jumps: _Jumps) -> bool:
@@ -2882,7 +2930,9 @@ def _try_leaves(statement: cst.Try | cst.TryStar, jumps: _Jumps) -> bool:
 def _leaving_finally(statement: cst.CSTNode) -> cst.Finally | None:
     """The `finally` of a `try` statement that no path goes on after: whatever the body and the
     handlers did (returned, broke out, raised), the statement leaves as it does; None for another."""
-    final = statement.finalbody if isinstance(statement, (cst.Try, cst.TryStar)) else None
+    if not (type(statement) is cst.Try or type(statement) is cst.TryStar):
+        return None
+    final = statement.finalbody
     return final if final is not None and _leaves(final.body) else None
 
 
@@ -2901,11 +2951,11 @@ def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Br
     loop that a `finally` on its way does not stop (`try: break` / `finally: raise`: the `finally`
     leaves instead): not one of a loop nested in it, but one in that loop's `else`, which runs
     after it (`for p in peers: ...` / `else: break`); none in a function nested in it."""
-    if isinstance(node, jump):
+    if type(node) is jump:
         return True
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+    if type(node) is cst.FunctionDef or type(node) is cst.ClassDef or isinstance(node, cst.BaseExpression):
         return False  # an expression (a lambda too) holds no statement
-    if isinstance(node, (cst.For, cst.While)):
+    if type(node) is cst.For or type(node) is cst.While:
         return node.orelse is not None and _breaks_out(node.orelse, jump)
     final = _leaving_finally(node)
     return any(_breaks_out(child, jump) for child in child_nodes(node if final is None else final))
@@ -2916,9 +2966,9 @@ def _ran_operands(test: cst.BaseExpression, held: bool) -> Iterator[cst.BaseExpr
     operand of an `and` chain that held, or of an `or` chain that failed, at any depth (`a and (b
     and c)` gives `b and c` as well as `b` and `c`), also under `not`, which swaps the two."""
     yield test
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         yield from _ran_operands(test.expression, not held)
-    elif isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if held else cst.Or):
+    elif type(test) is cst.BooleanOperation and isinstance(test.operator, cst.And if held else cst.Or):
         yield from _ran_operands(test.left, held)
         yield from _ran_operands(test.right, held)
 
@@ -3017,8 +3067,8 @@ class _AcquireKept:
         return False
 
 
-def _assigned_names(statement: cst.BaseSmallStatement) -> Iterator[str]:
-    """The plain names a small statement assigns (`a = ...`, `a, b = ...`, `a |= ...`, `a: T = ...`)."""
+def _assigned_names(statement: cst.CSTNode) -> Iterator[str]:
+    """The plain names a statement assigns (`a = ...`, `a, b = ...`, `a |= ...`, `a: T = ...`)."""
     if isinstance(statement, cst.Assign):
         targets: list[cst.BaseExpression] = [target.target for target in statement.targets]
     elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
@@ -3029,7 +3079,7 @@ def _assigned_names(statement: cst.BaseSmallStatement) -> Iterator[str]:
         target = targets.pop()
         if isinstance(target, cst.Name):
             yield target.value
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif _is_sequence(target):
             targets.extend(element.value for element in target.elements)  # `*rest` too
 
 
@@ -3067,7 +3117,7 @@ def _is_no_timeout(value: cst.BaseExpression) -> bool:
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+    return type(node) is cst.Name and node.value == "None"
 
 
 def _compared_with_none(
@@ -3076,7 +3126,7 @@ def _compared_with_none(
     """The local name that `name is None` (`operators` cst.Is and cst.Equal, for `name == None`) or
     `name is not None` (`!= None`) compares, either way round (`None is name`), as the conditional
     expressions' `_present_arm` reads them."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
         target = test.comparisons[0]
         if isinstance(target.operator, operators):
             if _is_none(target.comparator):
@@ -3089,7 +3139,7 @@ def _compared_with_none(
 def extract(module: cst.Module) -> FileFacts:
     """Read the facts of a parsed module."""
     text, positions = code_and_positions(module)
-    extractor = FactsExtractor(positions)
+    extractor = FactsExtractor(positions, text)
     extractor.walk(module)
     comments = read_comments(text)
     return FileFacts(

@@ -126,8 +126,11 @@ class Positions:
         return len(self._spans)
 
     def __getitem__(self, node_id: int) -> Pos:
+        # Each point's line found by bisection, written out here: the facts ask this of most nodes.
         start, end = self._spans[node_id]
-        return self._point(start) + self._point(end)
+        line_starts = self._line_starts
+        line, end_line = bisect_right(line_starts, start), bisect_right(line_starts, end)
+        return line, start - line_starts[line - 1] + 1, end_line, end - line_starts[end_line - 1] + 1
 
     def code(self, node: cst.BaseExpression) -> str | None:
         """The expression's code as libcst generates it on its own, cut from the module's code
@@ -141,10 +144,6 @@ class Positions:
             end = self._spans[id(node.rpar[-1])][1]
         code = self._code[start:end]
         return None if "\n" in code or "\r" in code else code
-
-    def _point(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
 
 
 def code_and_positions(module: cst.Module) -> tuple[str, Positions]:

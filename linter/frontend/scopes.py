@@ -75,11 +75,29 @@ class _BindingCollector(FastVisitor):
         self.declared_nonlocal.update(item.name.value for item in node.names)
 
 
+class _StatementBindingCollector(_BindingCollector):
+    """A `_BindingCollector` for code without `:=`, where no expression binds a name (a lambda's
+    parameters are its own): it enters no expression, and most nodes are expressions."""
+
+    def walk(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        is_expression = _IS_EXPRESSION.get(kind)
+        if is_expression is None:
+            # By a lookup per class: `isinstance` against libcst's abstract classes runs Python code.
+            is_expression = _IS_EXPRESSION[kind] = issubclass(kind, cst.BaseExpression)
+        if not is_expression:
+            super().walk(node)
+
+
+_IS_EXPRESSION: dict[type, bool] = {}
+
+
 def function_bindings(
-    params: cst.Parameters | None, body: cst.CSTNode
+    params: cst.Parameters | None, body: cst.CSTNode, binds_in_expressions: bool = True
 ) -> tuple[frozenset[str], frozenset[str]]:
-    """Return (locals, globals declared) of a function with these parameters and body."""
-    collector = _BindingCollector()
+    """Return (locals, globals declared) of a function with these parameters and body;
+    `binds_in_expressions`: whether its code may bind a name in an expression (it holds `:=`)."""
+    collector = _BindingCollector() if binds_in_expressions else _StatementBindingCollector()
     collector.walk(body)
     names = set(collector.bound)
     if params is not None:

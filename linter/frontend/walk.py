@@ -88,7 +88,7 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     for name in names:
         value = getattr(node, name)
         if isinstance(value, (tuple, list)):
-            found.extend(item for item in value if _is_node(item))
+            found += [item for item in value if _is_node(item)]
         elif _is_node(value):
             found.append(value)
     return found
@@ -112,11 +112,16 @@ def _handlers(visitor_cls: type, node_cls: type) -> tuple[Handler | None, Handle
     found = _HANDLERS.get(key)
     if found is None:
         name = node_cls.__name__
-        found = _HANDLERS[key] = (
-            getattr(visitor_cls, f"visit_{name}", None),
-            getattr(visitor_cls, f"leave_{name}", None),
-        )
+        found = _HANDLERS[key] = (_handler(visitor_cls, f"visit_{name}"), _handler(visitor_cls, f"leave_{name}"))
     return found
+
+
+def _handler(visitor_cls: type, name: str) -> Handler | None:
+    """The visitor's method `name`; None where it has only CSTVisitor's stub, which does nothing
+    (libcst marks those `_is_no_op`, and its batched visitor leaves them out too): two calls saved
+    at most nodes of every walk."""
+    handler = getattr(visitor_cls, name, None)
+    return None if getattr(handler, "_is_no_op", False) else handler
 
 
 class FastVisitor(cst.CSTVisitor):
@@ -128,7 +133,8 @@ class FastVisitor(cst.CSTVisitor):
     """
 
     def walk(self, node: cst.CSTNode) -> None:
-        visit, leave = _handlers(type(self), type(node))
+        # The lookup of `_handlers` written out: the walk does it at every node.
+        visit, leave = _HANDLERS.get((type(self), type(node))) or _handlers(type(self), type(node))
         if visit is None or visit(self, node) is not False:
             for child in child_nodes(node):
                 self.walk(child)
