@@ -128,7 +128,7 @@ def _token_code(node: cst.CSTNode) -> str | None:
 
 def dotted(node: cst.BaseExpression) -> str:
     """`a.b.c` for a name path, the code otherwise (decorators, bases, annotations)."""
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         return dotted(node.func)
     return code_of(node).strip()
 
@@ -356,6 +356,9 @@ class FactsExtractor(FastVisitor):
         # b)`), each with that literal (see `values_bound_once`).
         self._function_nodes: dict[str, tuple[cst.Parameters, cst.CSTNode]] = {}
         self._literal_locals: dict[str, dict[str, cst.BaseExpression]] = {}
+        # Whether one of those functions has such a local: in most modules none has, and the question
+        # is asked of every call's receiver.
+        self._some_literal_local = False
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -807,16 +810,16 @@ class FactsExtractor(FastVisitor):
     def _tested_acquire(self, test: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
         """`L.acquire(...)` as an `if` test, alone or as an operand of an `and` chain, or a local
         that holds its result (see `_acquire_assigned`)."""
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
             return self._tested_acquire(test.left) or self._tested_acquire(test.right)
         return self._acquire_tested_by(test)
 
     def _acquire_tested_by(self, expression: cst.BaseExpression) -> tuple[Ref, cst.Call] | None:
         """`L.acquire(...)` itself, or a local that holds its result (see `_acquire_assigned`), or
         the same kept by a walrus (`if got := L.acquire(timeout=1):`)."""
-        if isinstance(expression, cst.NamedExpr):
+        if type(expression) is cst.NamedExpr:
             return self._acquire_tested_by(expression.value)
-        if isinstance(expression, cst.Name):
+        if type(expression) is cst.Name:
             return self._fn.acquire_results.get(expression.value)  # type: ignore[return-value]
         return self._lock_method_call(expression, "acquire")
 
@@ -989,9 +992,9 @@ class FactsExtractor(FastVisitor):
         """The acquire whose failure `test` asks about, so that `test` is false only where it
         succeeded: `not L.acquire(...)` (or `not got`, see `_acquire_tested_by`), `not (L.acquire(...)
         and ready)`, or either operand of an `or` (`closed or not L.acquire(...)`)."""
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or:
             return self._failed_acquire(test.left) or self._failed_acquire(test.right)
-        if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        if not (type(test) is cst.UnaryOperation and type(test.operator) is cst.Not):
             return None
         return self._tested_acquire(test.expression)
 
@@ -2095,12 +2098,13 @@ class FactsExtractor(FastVisitor):
         """Which locals of the function `scope` only ever hold the literal they are assigned."""
         nodes = self._function_nodes.get(scope)
         if nodes is not None and scope not in self._literal_locals:
-            self._literal_locals[scope] = values_bound_once(*nodes, _LITERALS)
+            found = self._literal_locals[scope] = values_bound_once(*nodes, _LITERALS)
+            self._some_literal_local = self._some_literal_local or bool(found)
 
     def _literal_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The collection written out that the local `node` names, where that is all it ever holds
         (`pair = (a, b)`, bound once and never added to); None for anything else."""
-        if type(node) is not cst.Name:
+        if type(node) is not cst.Name or not self._some_literal_local:
             return None
         scope, local = self._scope_of(node.value)
         return self._literal_locals.get(scope, {}).get(local)
@@ -2286,9 +2290,9 @@ def _last_name(node: cst.BaseExpression) -> str:
 
 def _always_true(test: cst.BaseExpression) -> bool:
     """`True` or a non-zero integer (`while 1:`): a `while` with such a test runs its body at least once."""
-    if isinstance(test, cst.Name):
+    if type(test) is cst.Name:
         return test.value == "True"
-    return isinstance(test, cst.Integer) and test.evaluated_value != 0
+    return type(test) is cst.Integer and test.evaluated_value != 0
 
 
 def _matches_anything(case: cst.MatchCase) -> bool:
@@ -2343,9 +2347,9 @@ def _given_where_none(name: str, value: cst.BaseExpression) -> cst.BaseExpressio
     """What `value` gives where the local `name` holds None, where it gives `name` itself otherwise:
     `other` of `name or other`, `name if name is not None else other`, `other if name is None else
     name`. None for another value."""
-    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+    if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or:
         return value.right if _is_name(value.left, name) else None
-    if isinstance(value, cst.IfExp):
+    if type(value) is cst.IfExp:
         if _tested_present(value.test) == name and _is_name(value.body, name):
             return value.orelse
         if _tested_missing(value.test) == name and _is_name(value.orelse, name):
@@ -2371,12 +2375,12 @@ def _is_stub_body(body: cst.CSTNode) -> bool:
 
 
 def _is_stub_statement(statement: cst.CSTNode) -> bool:
-    if isinstance(statement, cst.Pass):
+    if type(statement) is cst.Pass:
         return True
-    if isinstance(statement, cst.Expr):
+    if type(statement) is cst.Expr:
         return isinstance(statement.value, (cst.Ellipsis, cst.SimpleString, cst.ConcatenatedString))
-    if isinstance(statement, cst.Raise) and statement.exc is not None:
-        raised = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
+    if type(statement) is cst.Raise and statement.exc is not None:
+        raised = statement.exc.func if type(statement.exc) is cst.Call else statement.exc
         return dotted(raised) in ("NotImplementedError", "NotImplemented")
     return False
 
@@ -2461,10 +2465,10 @@ def _conditional_arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
 def _passes_falsy(value: cst.BaseExpression) -> bool:
     """Whether a conditional may give the left operand of an `and`, which `_conditional_arms` leaves
     out: where it gives it, it is falsy (`shared and self._lock`)."""
-    if isinstance(value, cst.IfExp):
+    if type(value) is cst.IfExp:
         return _passes_falsy(value.body) or _passes_falsy(value.orelse)
-    if isinstance(value, cst.BooleanOperation):
-        return isinstance(value.operator, cst.And) or _passes_falsy(value.left) or _passes_falsy(value.right)
+    if type(value) is cst.BooleanOperation:
+        return type(value.operator) is cst.And or _passes_falsy(value.left) or _passes_falsy(value.right)
     return False
 
 
@@ -2507,13 +2511,14 @@ def _is_bump(
     if terms := _sum_terms(value):
         return any(_is_own_value(code, own_self, term, target, target_code) for term in terms)
     if type(value) is cst.Call:
+        # Whether a keyword adds to the target, first: most calls have none, and then the code of
+        # their other arguments (generated anew where it spans lines) is never read.
+        if not any(arg.keyword is not None and _adds_to(code, arg.value, target_code) for arg in value.args):
+            return False
         receiver = value.func.value if type(value.func) is cst.Attribute else None
         copies_target = receiver is not None and code(receiver).strip() == target_code
-        copies_target = copies_target or any(
+        return copies_target or any(
             arg.keyword is None and code(arg.value).strip() == target_code for arg in value.args
-        )
-        return copies_target and any(
-            arg.keyword is not None and _adds_to(code, arg.value, target_code) for arg in value.args
         )
     return False
 
@@ -2641,13 +2646,13 @@ def _literal_spread(arg: cst.Arg) -> list[tuple[str, cst.BaseExpression]] | None
     value = arg.value
     if arg.star == "*" and _is_sequence(value):
         elements = value.elements
-        if all(isinstance(element, cst.Element) for element in elements):
+        if all(type(element) is cst.Element for element in elements):
             return [("", element.value) for element in elements]
-    elif arg.star == "**" and isinstance(value, cst.Dict):
-        items = [(_identifier_key(e.key), e.value) for e in value.elements if isinstance(e, cst.DictElement)]
+    elif arg.star == "**" and type(value) is cst.Dict:
+        items = [(_identifier_key(e.key), e.value) for e in value.elements if type(e) is cst.DictElement]
         if len(items) == len(value.elements) and all(keyword for keyword, _ in items):
             return items
-    elif arg.star == "**" and isinstance(value, cst.Call) and dotted(value.func) == "dict":
+    elif arg.star == "**" and type(value) is cst.Call and dotted(value.func) == "dict":
         if all(a.keyword is not None and not a.star for a in value.args):
             return [(a.keyword.value, a.value) for a in value.args if a.keyword is not None]
     return None
@@ -2662,16 +2667,16 @@ def _local_item_key(target: cst.Subscript) -> str:
     """The key of an item of a local written as a constant (`fields["k"]`: "k", `args[0]`: "0"),
     as `_argument_elements` keys an element; "" for any other subscript."""
     index = target.slice[0].slice if len(target.slice) == 1 else None
-    if not isinstance(target.value, cst.Name) or not isinstance(index, cst.Index):
+    if type(target.value) is not cst.Name or type(index) is not cst.Index:
         return ""
-    if isinstance(index.value, cst.Integer):
+    if type(index.value) is cst.Integer:
         return str(index.value.evaluated_value)
     return _identifier_key(index.value)
 
 
 def _identifier_key(key: cst.BaseExpression) -> str:
     """The key of a dict element written as a plain string that names a parameter; "" otherwise."""
-    if isinstance(key, cst.SimpleString) and not key.prefix and "\\" not in key.raw_value:
+    if type(key) is cst.SimpleString and not key.prefix and "\\" not in key.raw_value:
         return key.raw_value if key.raw_value.isidentifier() else ""
     return ""
 
@@ -2680,7 +2685,7 @@ def _element_values(container: cst.BaseExpression) -> Iterator[cst.BaseExpressio
     """Every expression a literal container is written with, in order: its keys, values, and
     starred parts."""
     for element in container.elements:  # type: ignore[attr-defined]
-        if isinstance(element, cst.DictElement):
+        if type(element) is cst.DictElement:
             yield element.key
         yield element.value
 

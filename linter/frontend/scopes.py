@@ -23,12 +23,13 @@ class _BindingCollector(FastVisitor):
         self.bound.add(name)
 
     def _bind_target(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
+        # `type(...) is`: these classes have no subclasses, and `isinstance` against libcst's runs Python code.
+        if type(target) is cst.Name:
             self._bind_name(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             for element in target.elements:
                 self._bind_target(element.value)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self._bind_target(target.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -222,7 +223,7 @@ def values_bound_once(
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:
     found = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         found.append(params.star_arg)
     if params.star_kwarg is not None:
         found.append(params.star_kwarg)
