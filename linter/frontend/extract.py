@@ -57,10 +57,6 @@ _EMPTY_MODULE = cst.Module(body=[])
 _PROPERTY_DECORATORS = {"property", "cached_property", "functools.cached_property"}
 # Iterables that never hold a batch of messages: literal collections, and range() of a count.
 _LITERALS = (cst.Tuple, cst.List, cst.Set)
-# libcst's node classes are abstract-based: `isinstance` against one runs Python code
-# (`ABCMeta.__instancecheck__`) wherever the node is not of that very class. The questions asked of
-# every statement, store, argument and chain test the class itself (`type(node) is cst.Name`), which
-# says the same of every class that has no subclasses: all but libcst's `Base...` ones.
 # The calls whose literal tuple and dict arguments are kept element by element (`Arg.items`): the
 # classes that start a function with them (`threading.Thread(target=f, args=(a,))`, `Timer`,
 # `multiprocessing.Process`), known here by name only, as the program model knows them by import.
@@ -68,6 +64,10 @@ _STARTED_WITH_ELEMENTS = frozenset({"Thread", "Timer", "Process"})
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 
 
+# libcst's node classes are abstract-based: `isinstance` against one runs Python code
+# (`ABCMeta.__instancecheck__`) wherever the node is not of that very class. The questions asked of
+# every statement, store, argument and chain test the class itself (`type(node) is cst.Name`), which
+# says the same of every class that has no subclasses: all but libcst's `Base...` ones.
 def _is_sequence(node: object) -> TypeGuard[cst.Tuple | cst.List]:
     """A tuple or list written out (`a, b`, `[a, b]`), which unpacks by position."""
     return type(node) is cst.Tuple or type(node) is cst.List
