@@ -406,8 +406,8 @@ class _Index:
 class _CallRuns(NamedTuple):
     """What the data flow asks of a call at each evaluation of it: what it calls; the project
     functions it runs, each with its kind of call site and the bindings of its parameters (see
-    `Bound`); where it runs none, the functions whose results make up what it returns (a Java
-    collector's, bound to nothing, and those Python's `map` runs, with their bindings: see
+    `Bound`); the functions whose results make up what it returns where none of those gives it (a
+    Java collector's, bound to nothing, and those Python's `map` runs, with their bindings: see
     `_Frame._held`) and whether it gives the elements of the stream it is called on; and the
     functions it binds arguments of for a later call (see `bound_for_later`), with their bindings."""
 
@@ -862,8 +862,6 @@ class DataFlow:
             (callee, self.bound_argument_keys(callee, fid, call, bound_ahead(wrapped), as_bound))
             for callee, wrapped, as_bound in bound_for_later(symbols, fid, call)
         )
-        if runs:
-            return _CallRuns(symbols.callee(fid, call), runs, (), (), False, later)
         mapped = tuple(
             (function, self.bound_argument_keys(function, fid, call, ahead, as_bound))
             for function, ahead, as_bound in calls.functions_mapped(fid, call)
