@@ -1263,7 +1263,10 @@ class Symbols:
         called (see `_fields_within`)."""
         called = called and self._called_apart(fid, ref)
         return self._resolutions.get(
-            _Cache.ENTITY, (fid, ref, called), lambda: self._entity(fid, ref, depth, called), UNKNOWN
+            _Cache.ENTITY,
+            (self._resolved_for(fid, ref), ref, called),
+            lambda: self._entity(fid, ref, depth, called),
+            UNKNOWN,
         )
 
     def _entity(self, fid: str, ref: Ref, depth: int, called: bool, root: Entity | None = None) -> Entity:
@@ -1298,8 +1301,21 @@ class Symbols:
     def root_entity(self, fid: str, ref: Ref, depth: int = 0) -> Entity:
         """What the first name of a path denotes in `fid` (a parameter, a local, a global)."""
         return self._resolutions.get(
-            _Cache.ROOT, (fid, ref.scope, ref.name), lambda: self._root_entity(fid, ref, depth), UNKNOWN
+            _Cache.ROOT,
+            (self._resolved_for(fid, ref), ref.scope, ref.name),
+            lambda: self._root_entity(fid, ref, depth),
+            UNKNOWN,
         )
+
+    def _resolved_for(self, fid: str, ref: Ref) -> str:
+        """Whom a resolution of path `ref` read in `fid` is kept for. A Python module-level name
+        (a global, an import, a builtin) and the path on it resolve alike in every function of
+        the module: only the module, and whether it is test code, which is a module's, are read
+        (the subclasses an abstract receiver runs, see `subclasses_seen_from`), so once per module
+        (no function id, which holds a colon, is a module's name); any other path, for `fid`."""
+        if ref.scope or self._in_java(fid):
+            return fid
+        return self.module_of(fid).name
 
     def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
@@ -2202,7 +2218,7 @@ class Symbols:
         called = called and self._called_apart(fid, ref)
         return self._resolutions.get(
             _Cache.PATH,
-            (fid, ref, keys, at, called),
+            (self._resolved_for(fid, ref), ref, keys, at, called),
             lambda: self._path_values(fid, ref, depth, keys, at, called),
             _NOTHING,
         )
