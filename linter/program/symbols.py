@@ -344,6 +344,11 @@ class Symbols:
         # Asked for every name path resolved (see `_fields_within`) and field read: set lookups.
         self._java_functions = frozenset(fid for fid, (module, _) in self.functions.items() if is_java(module.rel))
         self._java_classes = frozenset(cid for cid, (module, _) in self.classes.items() if is_java(module.rel))
+        # The module of each Python function, where its module-level names are resolved (see
+        # `_resolved_for`): a dict lookup per name path resolved.
+        self._python_module_names = {
+            fid: module.name for fid, (module, _) in self.functions.items() if fid not in self._java_functions
+        }
         # Asked for both ends of every call that may shape the model: a set lookup.
         self._test_functions = frozenset(
             fid for fid, (module, _) in self.functions.items() if module.name in test_modules
@@ -1312,10 +1317,9 @@ class Symbols:
         (a global, an import, a builtin) and the path on it resolve alike in every function of
         the module: only the module, and whether it is test code, which is a module's, are read
         (the subclasses an abstract receiver runs, see `subclasses_seen_from`), so once per module
-        (no function id, which holds a colon, is a module's name); any other path, for `fid`."""
-        if ref.scope or self._in_java(fid):
-            return fid
-        return self.module_of(fid).name
+        (no function id, which holds a colon, is a module's name); any other path, and any path
+        of a wrapper's clone, for `fid`."""
+        return fid if ref.scope else self._python_module_names.get(fid, fid)
 
     def _root_entity(self, fid: str, ref: Ref, depth: int) -> Entity:
         module = self.module_of(fid)
