@@ -12,7 +12,7 @@ hundreds of thousands a module's code generation passes.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
@@ -76,10 +76,18 @@ class _PositionState(CodegenState):
         self.spans: dict[int, Span] = {}
         # The module's last newline, which its code generation drops after every span is recorded.
         self.dropped = ""
+        # Where the indentation of blocks was added (before a statement, or after a line break inside
+        # brackets): the code an expression generates alone has none.
+        self.indent_starts: list[int] = []
+        self.indent_ends: list[int] = []
 
     def add_indent_tokens(self) -> None:
+        if not self.indent_tokens:
+            return
+        self.indent_starts.append(self.offset)
         for token in self.indent_tokens:
             self.add_token(token)
+        self.indent_ends.append(self.offset)
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
@@ -114,11 +122,15 @@ class Positions:
     """Each node's `(line, column, end_line, end_column)` (1-based columns, end exclusive), by
     node id; ids are valid while the module is alive."""
 
-    __slots__ = ("_spans", "_code", "_line_starts")
+    __slots__ = ("_spans", "_code", "_line_starts", "_indents", "_newline_is_default")
 
-    def __init__(self, spans: dict[int, Span], code: str) -> None:
+    def __init__(self, spans: dict[int, Span], code: str, indents: tuple[list[int], list[int]], newline: str) -> None:
         self._spans = spans
         self._code = code
+        # The starts and the ends of the indentation added to the module's code, in order.
+        self._indents = indents
+        # Whether a line break written as the module's default one is the "\n" of code generated alone.
+        self._newline_is_default = newline == "\n"
         # Lines end as libcst counts them: at `\r\n`, `\r` or `\n`.
         self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
 
@@ -134,8 +146,9 @@ class Positions:
 
     def code(self, node: cst.BaseExpression) -> str | None:
         """The expression's code as libcst generates it on its own, cut from the module's code
-        instead of generated again; None for one over several lines (there the module's code holds
-        the indentation of its block)."""
+        instead of generated again: over several lines, without the indentation of its block that
+        the module's code holds there. None where its line breaks may differ (a module whose
+        default one is not `\\n`)."""
         start, end = self._spans[id(node)]
         # The span of an expression in parentheses is inside them; theirs are recorded apart.
         if node.lpar:
@@ -143,7 +156,21 @@ class Positions:
         if node.rpar:
             end = self._spans[id(node.rpar[-1])][1]
         code = self._code[start:end]
-        return None if "\n" in code or "\r" in code else code
+        if "\n" not in code and "\r" not in code:
+            return code
+        return self._unindented(start, end) if self._newline_is_default else None
+
+    def _unindented(self, start: int, end: int) -> str:
+        """The module's code from `start` to `end` without the indentation added in it (an
+        expression's span holds each such indentation whole, or none of it)."""
+        starts, ends = self._indents
+        pieces: list[str] = []
+        kept_from = start
+        for index in range(bisect_left(starts, start), bisect_left(starts, end)):
+            pieces.append(self._code[kept_from : starts[index]])
+            kept_from = ends[index]
+        pieces.append(self._code[kept_from:end])
+        return "".join(pieces)
 
 
 def code_and_positions(module: cst.Module) -> tuple[str, Positions]:
@@ -152,7 +179,8 @@ def code_and_positions(module: cst.Module) -> tuple[str, Positions]:
     with _whitespace_and_punctuation_unrecorded(), _parentheses_without_generators():
         module._codegen(state)
     code = "".join(state.tokens)
-    return code, Positions(state.spans, code + state.dropped)
+    indents = (state.indent_starts, state.indent_ends)
+    return code, Positions(state.spans, code + state.dropped, indents, module.default_newline)
 
 
 # Nodes whose position nothing asks: neither the facts nor libcst's own syntactic spans (which
