@@ -55,14 +55,22 @@ class EpochSnapshots(Domain):
     def __init__(self, program: Program) -> None:
         self.program = program
 
+    def may_read(self, fid: str, ref: Ref) -> bool:
+        # `read` makes labels of epoch fields alone.
+        return self._epoch_field(fid, ref) is not None
+
     def read(self, fid: str, ref: Ref, site: Site) -> tuple[Value, bool]:
-        field = self.program.dataflow.field_of(fid, ref)
-        if field is None or not self.program.is_epoch(field) or not self.program.guards(field):
+        field = self._epoch_field(fid, ref)
+        if field is None or not self.program.guards(field):
             return EMPTY, False
         if self._own_field_in_constructor(fid, ref):
             return EMPTY, False
         hop = Hop(fid, site, HOP_SOURCE, f"reads `{field.display()}`")
         return {Label(READ, (field, fid, site.pos)): (hop,)}, False
+
+    def _epoch_field(self, fid: str, ref: Ref) -> FieldId | None:
+        field = self.program.dataflow.field_of(fid, ref)
+        return field if field is not None and self.program.is_epoch(field) else None
 
     def _own_field_in_constructor(self, fid: str, ref: Ref) -> bool:
         symbols = self.program.symbols

@@ -82,6 +82,10 @@ class CommitEpochs(Domain):
             return _historical(fid, site, ref.text()), True
         return EMPTY, False
 
+    def may_read(self, fid: str, ref: Ref) -> bool:
+        # `read` makes labels of current and historical epochs alone.
+        return self._read_epoch(ref) != ""
+
     def _read_epoch(self, ref: Ref) -> str:
         key = (ref.name, ref.attrs)
         found = self._read_epochs.get(key)

@@ -326,6 +326,11 @@ class Domain:
         """Whether a call makes labels of its own, whatever its arguments (a source method)."""
         return False
 
+    def may_read(self, fid: str, ref: Ref) -> bool:
+        """False where `read` makes no label of a name path of `fid` wherever it is read: the search
+        for the functions that make labels (every name path of every function) reads only the rest."""
+        return True
+
     def keeps_event(self, label: Label) -> bool:
         """Whether an event still holds once a parameter's label is replaced by `label`."""
         return True
@@ -1066,7 +1071,7 @@ class Analysis:
         # A plain local holds what it was given (see `ref_value`): no label is made there.
         refs = [(a.ref, a.site) for a in function.accesses if a.ref.attrs or a.ref.scope != function.qualname]
         refs += [(bind.value_ref, bind.site) for bind in function.binds if bind.value_ref is not None]
-        if any(self.read(fid, ref, site)[0] for ref, site in refs):
+        if any(self.domain.may_read(fid, ref) and self.read(fid, ref, site)[0] for ref, site in refs):
             return True
         return any(self.domain.originates(fid, call) for call in function.calls)
 
