@@ -98,12 +98,13 @@ _IS_NODE: dict[type, bool] = {}
 
 
 def _is_node(value: object) -> bool:
-    """`isinstance(value, cst.CSTNode)` by a lookup per type: CSTNode is an abstract class, whose
-    `isinstance` runs Python code, and the walk asks about every field of every node."""
+    """Whether `value` is a node but trivia, by a lookup per type: CSTNode is an abstract class,
+    whose `isinstance` runs Python code, and the walk asks about every field of every node. Trivia
+    is tested too, for a field that holds code or trivia (`from m import *`'s names)."""
     kind = type(value)
     found = _IS_NODE.get(kind)
     if found is None:
-        found = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+        found = _IS_NODE[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, TRIVIA)
     return found
 
 
