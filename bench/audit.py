@@ -103,7 +103,8 @@ def package_folders(roots: list[Path]) -> list[Path]:
     folders = []
     for root in roots:
         for entry in sorted(root.iterdir()):
-            if entry.is_dir() and entry.name not in SKIPPED and "." not in entry.name and not entry.name.startswith("_"):
+            named_as_a_package = "." not in entry.name and not entry.name.startswith("_")
+            if entry.is_dir() and entry.name not in SKIPPED and named_as_a_package:
                 folders.append(entry)
     return folders
 

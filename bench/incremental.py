@@ -126,7 +126,8 @@ async def _server_round_trip(tree: Path, module: Path) -> tuple[float, float]:
     def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
         published.set()
 
-    await client.start_io(sys.executable, "-m", "epochlint", "server", env={**os.environ, "PYTHONPATH": str(SNAPSHOT)}, cwd=tree)
+    environment = {**os.environ, "PYTHONPATH": str(SNAPSHOT)}
+    await client.start_io(sys.executable, "-m", "epochlint", "server", env=environment, cwd=tree)
     await client.initialize_async(
         types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tree.as_uri())
     )

@@ -101,7 +101,8 @@ def forking_lock_parameters(levels: int, back_to_the_top: bool = False) -> Files
     for level in range(levels - 1, -1, -1):
         below = "".join(f"    g{level + 1}{side}(consumer, lock)\n" for side in "ab")
         functions += [f"def g{level}{side}(consumer, lock):\n{below}" for side in "ab"]
-    consumer = CONSUMER.replace("accepted.append(message)", "accepted.append(message)\n            g0a(self, self._lock)")
+    call_below = "accepted.append(message)\n            g0a(self, self._lock)"
+    consumer = CONSUMER.replace("accepted.append(message)", call_below)
     return {"calls.py": consumer.rstrip("\n") + "\n\n\n" + "\n\n".join(functions)}
 
 
@@ -117,7 +118,9 @@ def forwarded_callbacks(levels: int) -> Files:
     helpers = []
     for level in range(levels):
         calls = "".join(
-            f"    h{level + 1}(" + ", ".join(f"c{j}" if j != level else f"lambda: {side}" for j in range(levels)) + ")\n"
+            f"    h{level + 1}("
+            + ", ".join(f"c{j}" if j != level else f"lambda: {side}" for j in range(levels))
+            + ")\n"
             for side in (1, 2)
         )
         helpers.append(f"def h{level}({params}):\n{calls}")
@@ -181,9 +184,13 @@ def bump_chain(length: int) -> Files:
 
 
 def import_chain(modules: int) -> Files:
-    files = {f"m{i}.py": f"from m{i + 1} import step{i + 1}\n\n\ndef step{i}(lock):\n    step{i + 1}(lock)\n" for i in range(modules)}
+    files = {
+        f"m{i}.py": f"from m{i + 1} import step{i + 1}\n\n\ndef step{i}(lock):\n    step{i + 1}(lock)\n"
+        for i in range(modules)
+    }
     files[f"m{modules}.py"] = f"def step{modules}(lock):\n    with lock:\n        pass\n"
-    files["consumer.py"] = "from m0 import step0\n" + CONSUMER.replace("accepted = []", "accepted = []\n        step0(self._lock)")
+    first_step = CONSUMER.replace("accepted = []", "accepted = []\n        step0(self._lock)")
+    files["consumer.py"] = "from m0 import step0\n" + first_step
     return files
 
 
@@ -210,7 +217,8 @@ def lock_ring(helpers: int) -> Files:
     locks = "".join(f"LOCK_{j} = threading.Lock()\n" for j in range(LOCK_RING_ENTRIES + 1))
     head = "    with first:\n        with second:\n            callback()\n"
     ring = [
-        f"def h{i}(first, second, callback):\n{head if i == 0 else ''}    h{(i + 1) % length}(second, first, callback)\n"
+        f"def h{i}(first, second, callback):\n"
+        f"{head if i == 0 else ''}    h{(i + 1) % length}(second, first, callback)\n"
         for i in range(length)
     ]
     entries = [
@@ -318,7 +326,9 @@ def measure(files: Files, timeout: float) -> Measure:
         (root / "pyproject.toml").write_text("[project]\nname = 'pathological'\n")
         for rel, text in {"racy_consumer.py": CONSUMER, **files}.items():
             (root / rel).write_text(text, encoding="utf-8")
-        command = [sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json", "."]
+        command = [
+            sys.executable, "-m", "epochlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json", "."
+        ]
         started, cpu_before = time.perf_counter(), _children_cpu()
         try:
             done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=timeout, check=False)
@@ -358,7 +368,9 @@ def main() -> int:
         previous = None
         for size in entry.sizes:
             scaled = max(1, int(size * args.scale))
-            runs = sorted((measure(entry.make(scaled), args.timeout) for _ in range(args.repeat)), key=lambda m: m.cpu_seconds)
+            runs = sorted(
+                (measure(entry.make(scaled), args.timeout) for _ in range(args.repeat)), key=lambda m: m.cpu_seconds
+            )
             result = runs[len(runs) // 2]
             ratio = f"{result.cpu_seconds / previous:.1f}" if previous else ""
             print(

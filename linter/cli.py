@@ -138,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=RULES_FORMATS, default="table", help="a table, or JSON for tools")
     rule = commands.add_parser("rule", help="show a rule's documentation")
-    rule.add_argument("code", metavar="CODE|NAME", help="a rule's code (EPL001) or name (unlocked-epoch-read-in-batch-loop)")
+    rule.add_argument(
+        "code", metavar="CODE|NAME", help="a rule's code (EPL001) or name (unlocked-epoch-read-in-batch-loop)"
+    )
     _add_graph_parser(commands)
 
     from epochlint.audit.command import add_audit_parser
@@ -201,7 +203,9 @@ def _add_check_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
         ("--exclude", _patterns, "PATTERNS", "file patterns to leave out, instead of the configuration's"),
         ("--extend-exclude", _patterns, "PATTERNS", "file patterns to leave out beside the configuration's"),
     ):
-        check.add_argument(flag, type=parse, action="extend", metavar=metavar, help=f"{what} (comma-separated; repeatable)")
+        check.add_argument(
+            flag, type=parse, action="extend", metavar=metavar, help=f"{what} (comma-separated; repeatable)"
+        )
     check.add_argument("--config", type=_given_path, metavar="FILE", help=CONFIG_HELP)
     check.add_argument("--exit-zero", action="store_true", help="exit with status 0 even when there are findings")
     check.add_argument(
@@ -275,7 +279,10 @@ def _add_graph_parser(commands: argparse._SubParsersAction) -> None:  # type: ig
     graph = commands.add_parser(
         "graph",
         help="export the program's graphs",
-        description="Export the program's graphs: the call graph (JSON, dot, PyCG's format) or the lock-order graph (JSON, dot).",
+        description=(
+            "Export the program's graphs: the call graph (JSON, dot, PyCG's format)"
+            " or the lock-order graph (JSON, dot)."
+        ),
     )
     kinds = graph.add_subparsers(dest="kind", metavar="GRAPH", parser_class=_Parser)
     kinds.required = True
@@ -742,7 +749,8 @@ def _stdin_file(args: argparse.Namespace) -> Path | None:
         raise UsageError("epochlint: error: --fix cannot write to stdin (use --diff to see the fixes)")
     if os.path.isdir(args.stdin_filename):
         raise UsageError(
-            f"epochlint: error: --stdin-filename {args.stdin_filename} is a folder: give the name of the file stdin holds"
+            f"epochlint: error: --stdin-filename {args.stdin_filename} is a folder:"
+            " give the name of the file stdin holds"
         )
     return args.stdin_filename
 
@@ -844,7 +852,8 @@ def _graph(args: argparse.Namespace) -> int:
             write(program, args.format, stdout)
     except WorkLimitReached as limit:
         where = program.location(limit.function, limit.pos)
-        print(error_line(f"cannot draw the graph: {limit} (at {where.path}:{where.line}:{where.column})"), file=sys.stderr)
+        place = f"{where.path}:{where.line}:{where.column}"
+        print(error_line(f"cannot draw the graph: {limit} (at {place})"), file=sys.stderr)
         return EXIT_USAGE
     return EXIT_CLEAN
 

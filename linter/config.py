@@ -385,7 +385,9 @@ def _selection(value: object, where: str, known: frozenset[str]) -> tuple[str, .
     codes = _codes(value, where, known)
     if not codes:
         # `--select "$CODES"` with CODES unset would otherwise pass every run, checking nothing.
-        raise _fail(where, 'expected at least one rule code; an empty selection checks nothing (ALL selects every rule)')
+        raise _fail(
+            where, "expected at least one rule code; an empty selection checks nothing (ALL selects every rule)"
+        )
     return codes
 
 
@@ -596,7 +598,9 @@ def _epoch_pattern(value: object, where: str, _known: frozenset[str]) -> str:
     compiled = _regex(value, where)
     if compiled.search("") is not None:
         # It is searched in names: a pattern that matches "" would make every field an epoch field.
-        raise _fail(where, f"regular expression {compiled.pattern!r} matches the empty string, so it would match every name")
+        raise _fail(
+            where, f"regular expression {compiled.pattern!r} matches the empty string, so it would match every name"
+        )
     return compiled.pattern
 
 
@@ -631,7 +635,9 @@ def _attribute(value: object, where: str) -> str:
 
 
 def _lock_decorators(value: object, where: str, _known: frozenset[str]) -> tuple[tuple[str, str], ...]:
-    entries = _string_table(value, where, 'decorator names to the lock attribute they hold, e.g. {synchronized = "_lock"}')
+    entries = _string_table(
+        value, where, 'decorator names to the lock attribute they hold, e.g. {synchronized = "_lock"}'
+    )
     result: list[tuple[str, str]] = []
     for decorator, attribute in entries:
         entry_where = table_key(where, decorator)

@@ -70,7 +70,12 @@ def run_check(request: CheckRequest, config: Config) -> CheckOutcome:
         from epochlint.fix.run import plan_fixes, unified_diff, write_fixes  # libcst: only to fix
 
         fixes = plan_fixes(
-            analysed, config, found.findings, reported.findings, use_cache=request.use_cache, in_memory=request.in_memory
+            analysed,
+            config,
+            found.findings,
+            reported.findings,
+            use_cache=request.use_cache,
+            in_memory=request.in_memory,
         )
         if request.diff:
             shown = sum(len(fix.findings) for fix in fixes)

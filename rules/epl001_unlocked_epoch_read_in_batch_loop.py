@@ -138,7 +138,8 @@ snapshot of the epoch before the loop, inside or outside the lock, is not a fix 
 the guard is reentrant (the loop body may take it again, as Pulsar's enqueue does: with a plain
 `Lock` this fix deadlocks, the deadlock EPL008 reports), it is an attribute of `self` in the loop's
 function (a private `__name` only in the class that defines it: elsewhere Python renames it; not
-a container of locks, `self._locks[tp]`, whose container is no lock to hold), the loop is a `for` statement or a comprehension in a simple statement, with no `yield`, outside
+a container of locks, `self._locks[tp]`, whose container is no lock to hold), the loop is a `for`
+statement or a comprehension in a simple statement, with no `yield`, outside
 coroutines (a thread lock held across an `await` blocks the event loop), the loop hands no work that
 takes the guard to another thread (`pool.submit(self.track, m).result()` would wait forever for a
 thread that waits for the lock), and holding it brings in no new finding (no lock-order cycle,

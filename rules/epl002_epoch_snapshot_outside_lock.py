@@ -146,7 +146,8 @@ self._epoch, self.is_expired()` snapshots `epoch` alone); a walrus assigns its l
 expression's own value is the read, not a use. Not a stale use: re-validating the snapshot against
 the live field read under the guard (the optimistic idiom: `with L: if epoch != self._epoch:
 return`, directly or through an accessor that reads the field under the guard); a snapshot whose
-every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on (a command or a message tagged with it, to be compared later
+every use re-validates is not reported. Not decisions: uses that only log, and sending the epoch on
+(a command or a message tagged with it, to be compared later
 against the live field). Not reported: the read and every use in one held region; in a coroutine,
 no interleaving point between the read and the use (an `async with` is one where it enters, once
 its header is evaluated, and one where its body ends, on every way out of it); a field without a

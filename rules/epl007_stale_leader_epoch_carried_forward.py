@@ -45,7 +45,8 @@ metadata. A call builds a position when its callee's name contains `Position` (a
 import FetchPosition as FP`, or a local `build = FetchPosition`), or when its result is assigned to a
 name or attribute with `position` as a whole word. A position value is named with `position` or
 `positions` as a whole word (an element of `self._positions`) or is an instance of a `...Position`
-class. Positional arguments are matched to the parameters of the project's own definition of the callee; where there is none, an argument such as
+class. Positional arguments are matched to the parameters of the project's own definition of the
+callee; where there is none, an argument such as
 `position.current_leader` names its slot itself. Copies count too: `dataclasses.replace(position,
 offset=...)`, `attrs.evolve(position, offset=...)` and `position._replace(offset=...)` leave the
 leader as it was. Not reported: a

@@ -19,7 +19,8 @@ class NonReentrantLockReacquired(Rule):
     summary = "A non-reentrant lock is acquired again while it is already held: a self-deadlock."
     what = """
 A lock that is not reentrant (`threading.Lock`, `multiprocessing.Lock`, `asyncio.Lock`,
-`asyncio.Condition()`, a semaphore of count 1; built in `__init__` or in the class body) is acquired while it is already held: in a nested region of the same
+`asyncio.Condition()`, a semaphore of count 1; built in `__init__` or in the class body) is acquired
+while it is already held: in a nested region of the same
 function, or in a function reached through any chain of resolved calls that starts inside a held
 region of it (a `with`, an `acquire()`/`release()` pair, or a lock decorator such as
 `@synchronized`). One finding per inner acquisition. Reentrant locks (`RLock`, `Condition()`)

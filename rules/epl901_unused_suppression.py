@@ -141,7 +141,9 @@ def _problems(
     named = _codes_named(unknown)
     if named:
         # `ignore[unlocked-epoch-read-in-batch-loop]`: a rule's name, where its code is read.
-        yield "; ".join(f"`{name.lower()}` is the name of {code}: write its code, ignore[{code}]" for name, code in named)
+        yield "; ".join(
+            f"`{name.lower()}` is the name of {code}: write its code, ignore[{code}]" for name, code in named
+        )
     unknown = [code for code in unknown if code not in dict(named)]
     if unknown:
         yield f"unknown code{'s' if len(unknown) > 1 else ''} {_listed(unknown)}"

@@ -13,7 +13,9 @@ from epochlint.discovery import UsageError
 from epochlint.text import escaped_name
 
 EXIT_USAGE = 2
-INSTALL_HINT = "epochlint: error: audit needs PySpark: install epochlint with its spark extra (pip install 'epochlint[spark]')"
+INSTALL_HINT = (
+    "epochlint: error: audit needs PySpark: install epochlint with its spark extra (pip install 'epochlint[spark]')"
+)
 DEFAULT_OUT = "epochlint-audit"
 DEFAULT_FILE_TIMEOUT = 60.0
 # A URL (hdfs://..., s3a://..., file:/...) names a Hadoop file system; anything else is a local path,
@@ -65,7 +67,9 @@ def add_audit_parser(commands: argparse._SubParsersAction) -> None:  # type: ign
         help="audit each repository (a folder with .git, pyproject.toml or setup.py) under DIR as a unit",
     )
     audit.add_argument("--master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)")
-    audit.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"where the tables go (default: {DEFAULT_OUT})")
+    audit.add_argument(
+        "--out", default=DEFAULT_OUT, metavar="DIR", help=f"where the tables go (default: {DEFAULT_OUT})"
+    )
     audit.add_argument("--format", choices=("parquet", "json"), default="parquet", help="format of the tables")
     audit.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML report")
     audit.add_argument("--resume", action="store_true", help="reuse the facts already in --out (by content hash)")

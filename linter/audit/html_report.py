@@ -24,7 +24,8 @@ STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 78em; padding: 0 1em; color: #222; }
 h1, h2 { font-weight: 600; } code, .mono { font-family: ui-monospace, monospace; font-size: 13px; }
 table { border-collapse: collapse; } td, th { padding: 3px 10px; text-align: right; white-space: nowrap; }
-td:first-child, th:first-child { text-align: left; } div.error { white-space: normal; max-width: 32em; color: #a33; font-weight: 400; }
+td:first-child, th:first-child { text-align: left; }
+div.error { white-space: normal; max-width: 32em; color: #a33; font-weight: 400; }
 tbody tr:nth-child(even) { background: #f4f4f4; } tr.errored td:first-child { color: #a33; font-weight: 600; }
 th { cursor: pointer; user-select: none; border-bottom: 2px solid #888; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
@@ -147,7 +148,9 @@ def finding_html(finding: Mapping[str, object], codes: Sequence[str]) -> str:
         f'<li><span class="mono">{escape(_place(item))}</span>: {inline(str(item["message"]))}</li>' for item in related
     )
     label = f"call chain ({len(chain)} steps)" if chain else "details"
-    function = f' <span class="muted">in <code>{escape(str(finding["function"]))}</code></span>' if finding["function"] else ""
+    function = (
+        f' <span class="muted">in <code>{escape(str(finding["function"]))}</code></span>' if finding["function"] else ""
+    )
     edge = color(codes, code) if code in codes else "#888"
     return (
         f'<div class="finding" data-rule="{escape(code)}" style="border-left-color:{edge}">'
@@ -173,7 +176,8 @@ def write_report(
     `errored_files` sorted by unit and path."""
     codes = sorted(total.by_rule)
     failed = (
-        f' <b class="errored">{total.failed_units} unit{"" if total.failed_units == 1 else "s"} could not be analysed.</b>'
+        f' <b class="errored">{total.failed_units} unit{"" if total.failed_units == 1 else "s"}'
+        " could not be analysed.</b>"
         if total.failed_units else ""
     )
     options = "".join(f'<option value="{escape(code)}">{escape(code)}</option>' for code in codes)

@@ -106,7 +106,8 @@ def spark_session(master: str | None, log_folder: Path | None = None) -> SparkSe
     quiet = log_folder is not None and not under_spark_submit()
     if quiet:
         assert log_folder is not None
-        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log_settings(log_folder)}")
+        log_option = f"-Dlog4j2.configurationFile={_log_settings(log_folder)}"
+        builder = builder.config("spark.driver.extraJavaOptions", log_option)
     session = builder.getOrCreate()
     if not quiet:
         session.sparkContext.setLogLevel("ERROR")

@@ -116,9 +116,11 @@ def print_summary(console: Console, lines: list[UnitLine], failed: list[UnitLine
     units.add_column("By rule", no_wrap=True)
     for line in lines:
         name = Text(line.unit, style="red" if line.error is not None else "")
-        units.add_row(name, str(line.files), str(line.errored), str(line.lines), str(line.findings), _by_rule(line.by_rule))
+        counts = (str(line.files), str(line.errored), str(line.lines), str(line.findings))
+        units.add_row(name, *counts, _by_rule(line.by_rule))
     units.add_section()
-    units.add_row("total", str(total.files), str(total.errored), str(total.lines), str(total.findings), "", style="bold")
+    totals = (str(total.files), str(total.errored), str(total.lines), str(total.findings))
+    units.add_row("total", *totals, "", style="bold")
     console.print(units)
     if total.by_rule:
         rules = Table(title="findings per rule")

@@ -113,7 +113,8 @@ def read_and_hash(listed: ListedFile, config: Config | None) -> ReadFile:
     that cannot be read gets its status and `check`'s reason. `config` is None only for the
     files of a unit whose settings are invalid, which are listed with their problem."""
     def failed(status: str, error: str, size: int | None = None) -> ReadFile:
-        return ReadFile(ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error), None)
+        row = ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, size, None, status, error)
+        return ReadFile(row, None)
 
     if listed.problem is not None:
         return failed(listed.problem_status, listed.problem)
@@ -124,7 +125,9 @@ def read_and_hash(listed: ListedFile, config: Config | None) -> ReadFile:
             return failed(STATUS_TOO_LARGE, data, _size(listed.path))
         return failed(STATUS_UNREADABLE, data)
     digest = hashlib.sha256(data).hexdigest()
-    row = ListingRow(listed.unit_id, listed.file_index, listed.rel, listed.path, len(data), digest, STATUS_PENDING, None)
+    row = ListingRow(
+        listed.unit_id, listed.file_index, listed.rel, listed.path, len(data), digest, STATUS_PENDING, None
+    )
     return ReadFile(row, read_text_facts(data, _vocabulary(config)))
 
 

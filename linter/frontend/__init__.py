@@ -87,7 +87,10 @@ def _encoding_problem(data: bytes, error: SyntaxError) -> str:
             first_lines.decode("utf-8")
         except UnicodeDecodeError as undecodable:
             line = first_lines.count(b"\n", 0, undecodable.start) + 1
-            return f"line {line} is not utf-8 ({undecodable.reason}, byte {undecodable.start}) and no encoding is declared"
+            return (
+                f"line {line} is not utf-8 ({undecodable.reason}, byte {undecodable.start})"
+                " and no encoding is declared"
+            )
     return str(error.msg)
 
 

@@ -21,7 +21,8 @@ _IGNORE_LIST = re.compile(_DIRECTIVE_START + r"ignore\[(?P<codes>[^\]]*)\]")
 _IGNORE_FILE = re.compile(r"^ignore-file(?:\s.*)?$")
 # Text after the codes' closing bracket is a reason, as after a `noqa` list.
 _IGNORE = re.compile(r"^ignore(?:\[(?P<codes>[^\]]*)\].*)?$")
-# `# noqa: E501,EPL001`: the codes after the colon, up to the first word that is not a code.
+# A `noqa` list (`noqa: E501,EPL001` after the `#`): the codes after the colon, up to the first word
+# that is not a code.
 _NOQA = re.compile(r"(?:#|//)\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 # Of a `noqa` list, the codes that are epochlint's (the others belong to other linters).
 _OUR_CODE = re.compile(r"^EPL\w*$", re.IGNORECASE)

@@ -170,7 +170,9 @@ def _first_excess(
             inside = _fstring_excess(text, max_depth - nesting.depth() - 1, brackets_left)
             if inside is not None:
                 brackets = inside.startswith("brackets")
-                limit = f"brackets nested more than {max_brackets} deep" if brackets else f"more than {max_depth} levels"
+                limit = (
+                    f"brackets nested more than {max_brackets} deep" if brackets else f"more than {max_depth} levels"
+                )
                 return f"{limit} (in an f-string)", match.start(kind)
     return None
 

@@ -245,7 +245,9 @@ class _Parenthesized:
             paren._codegen(state)
         self._start = state.offset
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if kind is not None:
             return  # as `_SyntacticRange`: nothing recorded while unwinding
         state = self._state

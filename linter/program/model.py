@@ -351,7 +351,7 @@ class Program:
             for write in writes:
                 for lock in self.locks.held(write.function, write.write.site):
                     counts[lock] = counts.get(lock, 0) + 1
-            guards[field] = frozenset(l for l, n in counts.items() if 2 * n > len(writes))
+            guards[field] = frozenset(lock for lock, held in counts.items() if 2 * held > len(writes))
         return guards
 
     def guards(self, field: FieldId) -> frozenset[FieldId]:

@@ -923,7 +923,8 @@ class Symbols:
                 entity = Entity("container", entity.target) if entity.kind == "instance" else UNKNOWN
             seen.setdefault(key, {}).setdefault(storer, set()).add(entity)
             if write.annotation:  # `self.state: State = make()`
-                declared.setdefault(key, set()).add(self._annotation_entity(self.module_of(fid), write.annotation, storer))
+                annotated = self._annotation_entity(self.module_of(fid), write.annotation, storer)
+                declared.setdefault(key, set()).add(annotated)
         for cid, (module, cls) in self.classes.items():
             body = function_id(module.name, f"{cls.qualname}.<body>")
             for name, binds in self.binds(body).items() if body in self.functions else ():
@@ -1260,7 +1261,9 @@ class Symbols:
 
     def _find_property_names(self) -> frozenset[str]:
         names = {function.name for _, function in self.functions.values() if function.is_property}
-        aliases = {alias for found in self._method_aliases.values() for alias, method in found.items() if method in names}
+        aliases = {
+            alias for found in self._method_aliases.values() for alias, method in found.items() if method in names
+        }
         return frozenset(names | aliases)
 
     def entity(self, fid: str, ref: Ref, depth: int = 0, called: bool = False) -> Entity:
@@ -1485,7 +1488,9 @@ class Symbols:
         for cid in self.mro(interface):
             module, cls = self.classes[cid]
             declared = (function_id(module.name, f"{cls.qualname}.{name}") for name in cls.methods)
-            methods.update(fid for fid in declared if fid in self.functions and self.function(fid).kind != "staticmethod")
+            methods.update(
+                fid for fid in declared if fid in self.functions and self.function(fid).kind != "staticmethod"
+            )
         return len(methods) > 1
 
     def _declared_with_default_methods(self, scope: str, name: str) -> bool:

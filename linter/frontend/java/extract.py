@@ -478,7 +478,8 @@ def _is_stub_body(body: Node | None) -> bool:
     if len(statements) > 1 or statements[0].type != "throw_statement":
         return False
     thrown = next(iter(_code_children(statements[0])), None)
-    made = thrown.child_by_field_name("type") if thrown is not None and thrown.type == "object_creation_expression" else None
+    creates = thrown is not None and thrown.type == "object_creation_expression"
+    made = thrown.child_by_field_name("type") if creates else None
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
 
 
@@ -1459,7 +1460,6 @@ class _Extractor:
     def _v_local_variable_declaration(self, node: Node) -> None:
         type_node = node.child_by_field_name("type")
         declared = self._annotation(type_node)
-        inferred = _text(type_node) == "var"
         for declarator in node.children_by_field_name("declarator"):
             name_node = declarator.child_by_field_name("name")
             value = declarator.child_by_field_name("value")
