@@ -74,7 +74,9 @@ def test_the_report_needs_no_network_and_keeps_details_folded() -> None:
     assert html.count('<details class="unit">') == 3 + 2  # findings of 3 units, errors of 2
     assert "<details open" not in html
     # The errored unit is in the units table with its error, and counted at the top.
-    assert re.search(r'<tr class="errored"><td>repos/bad<div class="error">.*unknown key &#x27;selct&#x27;</div></td>', html)
+    assert re.search(
+        r'<tr class="errored"><td>repos/bad<div class="error">.*unknown key &#x27;selct&#x27;</div></td>', html
+    )
     assert "1 unit could not be analysed." in html
     assert {colour for colour in re.findall(r'fill="(#[0-9A-F]{6})"', html)} <= set(PALETTE)
 
@@ -124,7 +126,9 @@ def test_the_report_in_a_browser_draws_filters_and_sorts(browser: object, tmp_pa
     Select(driver.find_element(By.ID, "rule-filter")).select_by_value("EPL001")  # type: ignore[attr-defined]
     assert visible() == ["EPL001"] * 3
     hidden_units = [u for u in driver.find_elements(By.CSS_SELECTOR, "#findings details.unit") if not u.is_displayed()]  # type: ignore[attr-defined]
-    assert [u.find_element(By.TAG_NAME, "summary").get_attribute("textContent") for u in hidden_units] == ["repos/search: 0"]
+    assert [u.find_element(By.TAG_NAME, "summary").get_attribute("textContent") for u in hidden_units] == [
+        "repos/search: 0"
+    ]
 
     def units_order() -> list[str]:
         rows = driver.find_elements(By.CSS_SELECTOR, "#units tbody tr")  # type: ignore[attr-defined]

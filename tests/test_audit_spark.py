@@ -96,7 +96,9 @@ def test_a_multi_unit_tree_reports_what_check_reports_unit_by_unit(spark: SparkS
     assert kafka["app/broken.py"] == STATUS_PARSE_ERROR
 
 
-@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'")
+@pytest.mark.skipif(
+    not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'"
+)
 def test_a_unit_mixing_java_and_python_reports_what_check_reports(spark: SparkSession, tmp_path: Path) -> None:
     java = FIXTURES / "java" / "EPL001"
     files: dict[str, str] = {f"src/main/java/{p.name}": p.read_text() for p in sorted(java.glob("*.java"))}
@@ -106,7 +108,9 @@ def test_a_unit_mixing_java_and_python_reports_what_check_reports(spark: SparkSe
     outcome = run_audit(spark, request)
     assert outcome.complete and outcome.by_status == {STATUS_OK: len(files)}
     assert_same_as_check(spark, request)
-    codes = sorted((row["path"].rsplit(".", 1)[-1], row["code"]) for row in read_table(spark, request, "findings").collect())
+    codes = sorted(
+        (row["path"].rsplit(".", 1)[-1], row["code"]) for row in read_table(spark, request, "findings").collect()
+    )
     marked = sorted(("java", code) for text in files.values() for code in re.findall(r"// expect: (EPL\d+)", text))
     assert codes == marked + [("py", "EPL001")]  # the Java fixtures' marks, and the Python consumer's race
 
@@ -139,10 +143,13 @@ def test_resume_reuses_the_facts_of_unchanged_contents(spark: SparkSession, tmp_
     outcome = run_audit(spark, request)
     assert outcome.complete
     rows = read_table(spark, request, "files").collect()
-    parsed_again = {(row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows if row["sha256"] and not row["cached"]}
+    parsed_again = {
+        (row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows if row["sha256"] and not row["cached"]
+    }
     lost_hashes = {row["sha256"] for row in lost}
-    assert parsed_again == {(row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows
-                            if row["sha256"] in lost_hashes} | {("kafka_app", "app/consumer.py"), ("kafka_app", "app/extra.py")}
+    assert parsed_again == {
+        (row["unit"].rsplit("/", 1)[-1], row["path"]) for row in rows if row["sha256"] in lost_hashes
+    } | {("kafka_app", "app/consumer.py"), ("kafka_app", "app/extra.py")}
     assert_same_as_check(spark, request)
 
 

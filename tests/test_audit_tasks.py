@@ -138,7 +138,9 @@ def test_every_file_of_a_unit_with_invalid_settings_gets_a_config_error_row(writ
     unit = one_unit(root)
     rows = audit_in_process(unit)
     files = {r[1]: (r[4], r[5]) for tag, r in rows if tag == FILE}
-    assert files == {rel: (STATUS_CONFIG_ERROR, unit.error) for rel in ("broken.py", "pkg/__init__.py", "pkg/consumer.py")}
+    assert files == {
+        rel: (STATUS_CONFIG_ERROR, unit.error) for rel in ("broken.py", "pkg/__init__.py", "pkg/consumer.py")
+    }
     assert "selct" in unit.error and not [r for tag, r in rows if tag == FINDING]
     (unit_row,) = [r for tag, r in rows if tag == UNIT]
     assert (unit_row.files, unit_row.analysed, unit_row.errored, unit_row.error) == (3, 0, 3, unit.error)  # type: ignore[attr-defined]
@@ -154,7 +156,10 @@ def test_java_files_listed_where_the_java_frontend_is_missing_get_a_row_saying_s
     monkeypatch.setattr("epochlint.audit.tasks.java_frontend_available", lambda: False)
     rows = audit_in_process(unit)
     files = {r[1]: (r[4], r[5]) for tag, r in rows if tag == FILE}
-    assert files == {"consumer.py": (STATUS_OK, None), **{rel: (STATUS_NO_FRONTEND, JAVA_MISSING_REASON) for rel in java}}
+    assert files == {
+        "consumer.py": (STATUS_OK, None),
+        **{rel: (STATUS_NO_FRONTEND, JAVA_MISSING_REASON) for rel in java},
+    }
     assert "install epochlint with its java extra" in JAVA_MISSING_REASON
     assert {(r[1], r[6]) for tag, r in rows if tag == FINDING} == {("consumer.py", "EPL001")}
     (unit_row,) = [r for tag, r in rows if tag == UNIT]
@@ -279,7 +284,9 @@ class _ChildKiller:
 
     def _run(self) -> None:
         while len(self.killed) < self.times and not self._stop.is_set():
-            ready = [pid for pid in _parser_children() if pid not in self.killed and (_parsing(pid) or not self.parsing)]
+            ready = [
+                pid for pid in _parser_children() if pid not in self.killed and (_parsing(pid) or not self.parsing)
+            ]
             if ready:
                 os.kill(ready[0], self.signal_number)
                 self.killed.append(ready[0])
@@ -320,7 +327,10 @@ def test_a_file_that_crashes_the_parser_each_time_costs_only_that_file_and_is_no
         after = parser.parse(b"y = 2\n")
     finally:
         parser.close()
-    assert (crashed.status, crashed.error) == (STATUS_PARSE_ERROR, f"the parser crashed {ATTEMPTS} times (killed by SIGSEGV)")
+    assert (crashed.status, crashed.error) == (
+        STATUS_PARSE_ERROR,
+        f"the parser crashed {ATTEMPTS} times (killed by SIGSEGV)",
+    )
     assert not crashed.lasting  # `--resume` tries it again
     assert after.status == STATUS_OK and after.lines == 1
 
@@ -419,7 +429,9 @@ def test_a_file_that_hangs_the_parser_becomes_a_row_and_the_rest_is_analysed(wri
     assert codes == [("broken.py", "EPL900"), ("pkg/consumer.py", "EPL001"), ("slow.py", "EPL900")]
 
 
-def test_a_unit_whose_analysis_fails_keeps_its_file_rows(write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_unit_whose_analysis_fails_keeps_its_file_rows(
+    write_tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def failing(*_: object) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
@@ -463,5 +475,8 @@ def test_audit_without_pyspark_exits_2_with_one_line(tmp_path: Path) -> None:
     )
     result = _python(code, tmp_path)
     assert result.returncode == 2
-    assert result.stderr == "epochlint: error: audit needs PySpark: install epochlint with its spark extra (pip install 'epochlint[spark]')\n"
+    assert result.stderr == (
+        "epochlint: error: audit needs PySpark: install epochlint with its spark extra "
+        "(pip install 'epochlint[spark]')\n"
+    )
     assert os.listdir(tmp_path) == []

@@ -89,7 +89,8 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
     "truncated": (CONSUMER.encode()[: CONSUMER.index("accepted.append(") + 16], r"syntax error at line \d+"),
     "undecodable_utf8_first_line": (
         b"x = '\xff\xfe'\n",
-        r"cannot determine the file's encoding: line 1 is not utf-8 \(invalid start byte, byte 5\) and no encoding is declared",
+        r"cannot determine the file's encoding: line 1 is not utf-8 \(invalid start byte, byte 5\) "
+        r"and no encoding is declared",
     ),
     # The byte's offset counts from the file's start, not the line's: said so.
     "undecodable_utf8_late": (
@@ -125,7 +126,9 @@ UNPARSEABLE: dict[str, tuple[bytes, str]] = {
     "brackets_5000_deep": (b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "too deeply nested.*brackets"),
     "lists_3000_deep": (b"x = " + b"[" * 3000 + b"]" * 3000 + b"\n", "too deeply nested.*brackets"),
     "calls_3000_deep": (b"x = " + b"f(" * 3000 + b")" * 3000 + b"\n", "too deeply nested.*brackets"),
-    "unary_minus_5000": (b"x = " + b"-" * 5000 + b"1\n", "too deeply nested to parse: more than 500 levels at line 1, column 505"),
+    "unary_minus_5000": (
+        b"x = " + b"-" * 5000 + b"1\n", "too deeply nested to parse: more than 500 levels at line 1, column 505"
+    ),
     "not_5000": (b"x = " + b"not " * 5000 + b"1\n", "too deeply nested to parse"),
     "power_chain_5000": (b"x = " + b"**".join([b"2"] * 5000) + b"\n", "too deeply nested to parse"),
     "sum_chain_5000": (b"x = " + b" + ".join([b"1"] * 5000) + b"\n", "too deeply nested to parse"),
@@ -518,13 +521,21 @@ def test_a_readable_but_unsearchable_folder_is_reported_not_a_crash(write_tree: 
     root = write_tree({"consumer.py": CONSUMER, "sealed/__init__.py": "", "sealed/inner.py": CONSUMER})
     (root / "sealed").chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     try:
-        run = _unprivileged(root, 'import sys; from epochlint.cli import main; sys.exit(main(["check", "--no-cache", "--output-format", "json"]))')
+        run = _unprivileged(
+            root,
+            'import sys; from epochlint.cli import main; '
+            'sys.exit(main(["check", "--no-cache", "--output-format", "json"]))',
+        )
     finally:
         (root / "sealed").chmod(stat.S_IRWXU)
     assert run.returncode == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
     findings = {(f["path"], f["code"], f["message"]) for f in json.loads(run.stdout)["findings"]}
     unreadable = "Cannot analyse this file: cannot read the file: Permission denied."
-    assert {(p, c) for p, c, _ in findings} == {("consumer.py", "EPL001"), ("sealed/__init__.py", "EPL900"), ("sealed/inner.py", "EPL900")}
+    assert {(p, c) for p, c, _ in findings} == {
+        ("consumer.py", "EPL001"),
+        ("sealed/__init__.py", "EPL900"),
+        ("sealed/inner.py", "EPL900"),
+    }
     assert {m for p, _, m in findings if p.startswith("sealed/")} == {unreadable}
 
 
@@ -544,7 +555,9 @@ def test_a_path_named_in_a_folder_that_cannot_be_entered_is_reported_and_the_oth
     (root / "sealed").chmod(0)
     try:
         run = _unprivileged(
-            root, f"import sys; from epochlint.cli import main; sys.exit(main(['check', '--no-cache', '--output-format', 'json', *{named!r}]))"
+            root,
+            "import sys; from epochlint.cli import main; "
+            f"sys.exit(main(['check', '--no-cache', '--output-format', 'json', *{named!r}]))",
         )
     finally:
         (root / "sealed").chmod(stat.S_IRWXU)

@@ -141,8 +141,16 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         "main.run",
         {"main.func1", "main.func2", "main.func3"},
     ),
-    "set_as_default_then_iterated": ('d = {"a": func1}\nd.setdefault("b", func2)\nfor f in d.values():\n    f()\n', "main", {"main.func1", "main.func2"}),
-    "values_of_a_dict": ('d = {"a": func1, "b": func2}\nfor f in d.values():\n    f()\n', "main", {"main.func1", "main.func2"}),
+    "set_as_default_then_iterated": (
+        'd = {"a": func1}\nd.setdefault("b", func2)\nfor f in d.values():\n    f()\n',
+        "main",
+        {"main.func1", "main.func2"},
+    ),
+    "values_of_a_dict": (
+        'd = {"a": func1, "b": func2}\nfor f in d.values():\n    f()\n',
+        "main",
+        {"main.func1", "main.func2"},
+    ),
     "a_copy_of_a_list": ("ls = [func1]\nfor f in list(ls):\n    f()\n", "main", {"main.func1"}),
     # What is added may come out of the same container (`pop` is not followed): no endless resolution.
     "element_taken_and_put_back": ("q = [func1]\nq.append(q.pop())\nq[0]()\n", "main", {"main.func1"}),
@@ -489,7 +497,8 @@ CASES: dict[str, tuple[str, str, set[str]]] = {
         {"ext.start", "ext.start.step"},
     ),
     "partial_of_the_name_it_is_bound_to": (
-        "from functools import partial\n\ndef call(migrate=func1):\n    migrate = partial(migrate, 1)\n    migrate(2)\n",
+        "from functools import partial\n\ndef call(migrate=func1):\n"
+        "    migrate = partial(migrate, 1)\n    migrate(2)\n",
         "main.call",
         {"main.func1"},
     ),

@@ -69,7 +69,9 @@ def test_a_report_written_to_a_file_has_no_colours_whatever_force_color_says(wri
     # CI sets FORCE_COLOR=1 for its logs; the report file got the escape codes.
     root = write_tree({CONSUMER: RACY_CONSUMER})
     command = [sys.executable, "-m", "epochlint", "check", "--output-file", "report.txt"]
-    result = subprocess.run(command, cwd=root, capture_output=True, text=True, env={**ENV, "FORCE_COLOR": "1"}, timeout=120)
+    result = subprocess.run(
+        command, cwd=root, capture_output=True, text=True, env={**ENV, "FORCE_COLOR": "1"}, timeout=120
+    )
     assert result.returncode == 1, result.stderr
     report = (root / "report.txt").read_text(encoding="utf-8")
     assert " EPL001 " in report and "\x1b[" not in report
@@ -125,7 +127,9 @@ def test_graph_help_describes_each_graph_and_offers_only_its_formats(tmp_path: P
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        pytest.param(("check", "--bogus"), "unrecognized arguments: --bogus (see 'epochlint check --help')", id="check-bogus"),
+        pytest.param(
+            ("check", "--bogus"), "unrecognized arguments: --bogus (see 'epochlint check --help')", id="check-bogus"
+        ),
         pytest.param(("graph", "locks", "--format", "pycg"), "(see 'epochlint graph locks --help')", id="locks-pycg"),
         pytest.param(("bogus",), "invalid choice: 'bogus'", id="bogus-command"),
         pytest.param(("rule", "EPL999"), "unknown rule 'EPL999'", id="unknown-rule"),
@@ -180,7 +184,9 @@ def test_the_command_line_selects_a_rule_the_file_ignores(write_tree: WriteTree,
 
 def test_a_file_that_cannot_be_analysed_is_reported_whatever_is_selected(write_tree: WriteTree) -> None:
     # A selection without EPL900 passed over unparseable and oversized files: "All checks passed".
-    root = write_tree({CONSUMER: RACY_CONSUMER, "pkg/broken.py": "def f(:\n"}, '[tool.epochlint]\nselect = ["EPL002"]\n')
+    root = write_tree(
+        {CONSUMER: RACY_CONSUMER, "pkg/broken.py": "def f(:\n"}, '[tool.epochlint]\nselect = ["EPL002"]\n'
+    )
     result = epochlint(root, "check", "--output-format", "concise")
     assert result.returncode == 1
     assert result.stdout.startswith("pkg/broken.py:1:7: EPL900 Cannot analyse this file: syntax error at line 1")
@@ -192,7 +198,10 @@ def test_a_file_that_cannot_be_analysed_is_reported_whatever_is_selected(write_t
 
 def test_check_help_documents_the_exit_statuses(tmp_path: Path) -> None:
     text = " ".join(epochlint(tmp_path, "check", "--help").stdout.split())
-    assert "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, 2 on a usage or configuration error" in text
+    assert (
+        "exit status: 0 when there are no findings (or with --exit-zero), 1 when there are findings, "
+        "2 on a usage or configuration error" in text
+    )
 
 
 @pytest.mark.parametrize(
@@ -214,7 +223,11 @@ def test_a_reader_closing_the_output_early_ends_the_run_quietly(write_tree: Writ
     """`epochlint ... | head`: the run stops with the status a shell gives SIGPIPE, no error line."""
     project = write_tree({CONSUMER: RACY_CONSUMER})
     run = subprocess.Popen(
-        [sys.executable, "-m", "epochlint", *command], cwd=project, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "epochlint", *command],
+        cwd=project,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert run.stdout is not None and run.stderr is not None
     run.stdout.close()  # before a byte is read: the first write fails
@@ -431,7 +444,9 @@ def test_whole_project_analyses_a_file_with_no_project_without_the_projects_besi
 
 def test_whole_project_over_several_projects_refuses_what_needs_one_report(tmp_path: Path) -> None:
     root = _monorepo(tmp_path)
-    result = epochlint(root, "check", "--whole-project", "--output-format", "json", "orders/pkg/base.py", "billing/pkg/base.py")
+    result = epochlint(
+        root, "check", "--whole-project", "--output-format", "json", "orders/pkg/base.py", "billing/pkg/base.py"
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == (
         "epochlint: error: the files given belong to several projects (orders, billing), each analysed whole with"

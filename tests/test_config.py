@@ -108,7 +108,9 @@ def test_explicit_standalone_config_file_holds_settings_at_top_level(tmp_path: P
 
 def test_explicit_pyproject_without_the_table_is_an_error_pointing_at_a_misspelling(tmp_path: Path) -> None:
     config_file = write(tmp_path / "pyproject.toml", '[tool.epoch-lint]\nselect = ["EPL001"]\n')
-    with pytest.raises(ConfigError, match=r"^pyproject.toml: no \[tool.epochlint\] table \(found \[tool.epoch-lint\]\)$"):
+    with pytest.raises(
+        ConfigError, match=r"^pyproject.toml: no \[tool.epochlint\] table \(found \[tool.epoch-lint\]\)$"
+    ):
         load_config([], config_file, CODES)
 
 
@@ -296,7 +298,11 @@ def test_command_line_extend_flags_add_to_the_file_values_and_exclude_replaces_t
         '[tool.epochlint]\nselect = ["EPL001"]\nexclude = ["generated/"]\n',
         overrides={"extend_select": ["EPL009"], "extend_ignore": ["EPL001"], "extend_exclude": ["vendor/"]},
     )
-    assert (config.select, config.ignore, config.exclude) == (("EPL001", "EPL009"), ("EPL001",), ("generated/", "vendor/"))
+    assert (config.select, config.ignore, config.exclude) == (
+        ("EPL001", "EPL009"),
+        ("EPL001",),
+        ("generated/", "vendor/"),
+    )
     assert config.is_code_enabled("EPL009", "x.py") and not config.is_code_enabled("EPL001", "x.py")
     replaced = load_in(tmp_path, '[tool.epochlint]\nexclude = ["generated/"]\n', overrides={"exclude": ["build2/"]})
     assert replaced.exclude == ("build2/",)

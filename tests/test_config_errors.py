@@ -75,7 +75,9 @@ WRONG_VALUES: dict[str, tuple[str, str, str]] = {
     "exclude_empty": ('exclude = [""]', "exclude", "expected a file pattern, got an empty string"),
     "exclude_comment": ('exclude = ["#gen"]', "exclude", "is a comment in gitignore syntax"),
     "exclude_negation_only": ('exclude = ["!"]', "exclude", "invalid file pattern '!'"),
-    "exclude_bad_range": ('exclude = ["**/[z-a]"]', "exclude", "invalid file pattern '**/[z-a]' (bad character range z-a)"),
+    "exclude_bad_range": (
+        'exclude = ["**/[z-a]"]', "exclude", "invalid file pattern '**/[z-a]' (bad character range z-a)"
+    ),
     "exclude_unclosed_bracket": ('exclude = ["gen/["]', "exclude", "pattern 'gen/[' matches no file"),
     "exclude_root_only": ('exclude = ["/"]', "exclude", "pattern '/' matches no file"),
     # gitignore syntax never matches `.` or `..`: the folder was silently left in.

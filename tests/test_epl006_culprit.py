@@ -53,7 +53,10 @@ def _line_of(path: Path, text: str) -> int:
 
 def test_the_unlocked_caller_is_named_with_its_chain() -> None:
     (finding,) = [f for f in run_check(HELPER).findings if f.code == "EPL006"]
-    assert "because `helper_and_its_callers.Consumer.reset` calls `helper_and_its_callers.Consumer._bump`" in finding.message
+    assert (
+        "because `helper_and_its_callers.Consumer.reset` "
+        "calls `helper_and_its_callers.Consumer._bump`" in finding.message
+    )
     assert [(step.location.line, step.message) for step in finding.chain] == [
         (_line_of(HELPER, "    def reset") + 1, "calls `helper_and_its_callers.Consumer._bump`"),
         (finding.location.line, "writes `Consumer._epoch`"),
@@ -72,7 +75,10 @@ def test_the_chain_reaches_sarif_and_the_console() -> None:
     ]
     text = io.StringIO()
     console.render(result, text)
-    assert f"{HELPER_REL}:{_line_of(HELPER, '    def reset') + 1}:9  helper_and_its_callers.Consumer.reset: calls" in text.getvalue()
+    assert (
+        f"{HELPER_REL}:{_line_of(HELPER, '    def reset') + 1}:9  "
+        "helper_and_its_callers.Consumer.reset: calls" in text.getvalue()
+    )
 
 
 def test_the_chain_goes_up_to_the_caller_without_the_lock(write_tree) -> None:  # type: ignore[no-untyped-def]
@@ -82,7 +88,10 @@ def test_the_chain_goes_up_to_the_caller_without_the_lock(write_tree) -> None:  
         "consumer.Consumer._reset_position",
         "consumer.Consumer._bump",
     ]
-    assert "because `consumer.Consumer.reset` calls `consumer.Consumer._bump` without it (via consumer.Consumer._reset_position)" in finding.message
+    assert (
+        "because `consumer.Consumer.reset` calls `consumer.Consumer._bump` without it "
+        "(via consumer.Consumer._reset_position)" in finding.message
+    )
 
 
 # Two unlocked callers of `_bump`: `zap`, first in the file, and `apply`, first by name.

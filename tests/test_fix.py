@@ -333,7 +333,10 @@ def test_diff_shows_the_fix_without_writing(write_tree: WriteTree) -> None:
     status, shown = diff(root)
     assert status == 1
     assert shown.startswith(f"--- a/{CONSUMER}\n+++ b/{CONSUMER}\n@@ ")
-    assert "-                self.deliver(message)\n+        with self._lock:\n+            for message in batch:\n" in shown
+    assert (
+        "-                self.deliver(message)\n+        with self._lock:\n"
+        "+            for message in batch:\n" in shown
+    )
     assert (root / CONSUMER).read_text(encoding="utf-8") == RACY_CONSUMER
 
 
@@ -392,7 +395,10 @@ def test_no_fix_with_a_private_guard_of_a_base_class(write_tree: WriteTree) -> N
 @pytest.mark.parametrize(
     ("written", "handing_off"),
     [
-        ("                self.deliver(message)\n", "                self._pool.submit(self._track, message).result()\n"),
+        (
+            "                self.deliver(message)\n",
+            "                self._pool.submit(self._track, message).result()\n",
+        ),
         ("                self.deliver(message)\n", "                self._dispatch(message)\n"),
         ("for message in batch:", "for message in self._pool.map(self._track, batch):"),
     ],
@@ -710,7 +716,8 @@ def test_epl003_no_fix_when_the_historical_epoch_is_read_into_a_local(write_tree
     source = replaced(
         COMMITTER,
         '        offsets = {tp: OffsetAndMetadata(record.offset + 1, "", record.leader_epoch)}\n',
-        '        epoch = record.leader_epoch\n        offsets = {tp: OffsetAndMetadata(record.offset + 1, "", epoch)}\n',
+        '        epoch = record.leader_epoch\n'
+        '        offsets = {tp: OffsetAndMetadata(record.offset + 1, "", epoch)}\n',
     )
     root = write_tree({CONSUMER: source})
     assert codes(root) == ["EPL003"]

@@ -127,7 +127,10 @@ def test_edits_of_a_central_and_a_leaf_module(project: Path, module: str, monkey
     if module == "pkg/orders.py":
         (project / module).write_text(LOCKED_SUBCLASS)
     else:
-        edited(project / module, lambda text: text.replace("with self._lock:\n            self._epoch += 1", "self._epoch += 1"))
+        edited(
+            project / module,
+            lambda text: text.replace("with self._lock:\n            self._epoch += 1", "self._epoch += 1"),
+        )
     result = assert_as_from_scratch(project, analyses)
     assert analyses.count == 1
     assert '"EPL001"' not in result
@@ -188,7 +191,9 @@ def _probed_after_code_added(project: Path, patch: str, printed: str) -> str:
         "import json, os, sys\nimport epochlint.collect as collect\nfrom epochlint.cli import main\n"
         f"{patch}\nmain(['check', '--exit-zero', '-q', '.'])\nprint({printed})"
     )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, env=ENV, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, env=ENV, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()[-1]
 
@@ -220,7 +225,9 @@ def test_a_changed_file_whose_parsing_process_dies_is_parsed_by_the_run(project:
 def test_a_suppression_added_by_moving_a_comment_is_honoured(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_as_from_scratch(project)
     analyses = Analyses(monkeypatch)
-    edited(project / "pkg" / "orders.py", lambda text: text.replace("in batch:", "in batch:  # epochlint: ignore[EPL001]"))
+    edited(
+        project / "pkg" / "orders.py", lambda text: text.replace("in batch:", "in batch:  # epochlint: ignore[EPL001]")
+    )
     assert '"EPL001"' not in assert_as_from_scratch(project, analyses)
     assert analyses.count == 0
 
@@ -320,7 +327,9 @@ def test_lambdas_moved_are_renamed_in_the_findings_that_name_them() -> None:
     renamed = move.finding(finding, "pkg/jobs.py")
     assert renamed is not None
     new_inner, new_outer = "pkg.jobs.run.<lambda:6:16>.<lambda:6:30>", "pkg.jobs.run.<lambda:6:16>"
-    assert renamed.message == f"read in this batch loop (via {new_inner}), called from `{new_outer}` and `other.{outer}`"
+    assert renamed.message == (
+        f"read in this batch loop (via {new_inner}), called from `{new_outer}` and `other.{outer}`"
+    )
     assert (renamed.function, renamed.chain[0].function) == (new_inner, new_outer)
     assert renamed.chain[0].message == f"calls `{new_inner}`"
     assert (renamed.location.line, renamed.location.column) == (6, 30)

@@ -167,7 +167,11 @@ class Breaking {
     (pick,) = [f for f in facts_from_java(source.encode()).functions if f.name == "pick"]
     (switch,) = [branches.pos for branches in pick.branches if len(branches.arms) == 2]
     (loop,) = [loop.site.pos for loop in pick.loops]
-    assert [(exit.leaves_loop, exit.ended_loop) for exit in pick.exits] == [(True, switch), (True, switch), (True, loop)]
+    assert [(exit.leaves_loop, exit.ended_loop) for exit in pick.exits] == [
+        (True, switch),
+        (True, switch),
+        (True, loop),
+    ]
 
 
 @needs_java
@@ -241,7 +245,9 @@ def test_a_java_syntax_error_is_one_finding_and_the_rest_is_analysed(write_tree:
 @needs_java
 def test_a_java_diamond_anywhere_but_after_new_is_a_syntax_error(write_tree: WriteTree) -> None:
     """tree-sitter's grammar takes `List<> xs;` for an empty type argument list; javac refuses it."""
-    diamonds = "class Diamonds {\n  java.util.List<String> ok = new java.util.ArrayList<>();\n  java.util.List< > xs;\n}\n"
+    diamonds = (
+        "class Diamonds {\n  java.util.List<String> ok = new java.util.ArrayList<>();\n  java.util.List< > xs;\n}\n"
+    )
     root: Path = write_tree({"Diamonds.java": diamonds, "Consumer.java": CONSUMER})
     findings = run_check(root).findings
     assert [(f.location.path, f.code, f.location.line, f.location.column) for f in findings] == [
@@ -253,7 +259,9 @@ ATOMIC = (REPO / "fixtures" / "java" / "EPL001" / "AtomicEpochConsumer.java").re
 
 
 def _java_places(root: Path) -> list[tuple[str, int, int]]:
-    return [(f.code, f.location.line, f.location.column) for f in run_check(root, overrides={"select": ["EPL001"]}).findings]
+    return [
+        (f.code, f.location.line, f.location.column) for f in run_check(root, overrides={"select": ["EPL001"]}).findings
+    ]
 
 
 @needs_java
@@ -346,7 +354,14 @@ def test_every_kind_of_java_17_declaration_and_statement_is_read() -> None:
     facts = facts_from_java((REPO / "tests" / "data" / "java" / "Everything.java").read_bytes())
     assert not facts.error and facts.lines == 99
     methods = {f.qualname for f in facts.functions if f.kind in ("method", "staticmethod")}
-    assert {"Circle.__init__", "Circle.area", "Shape.unit", "State.close", "Outer.Inner.read", "Outer.everything"} <= methods
+    assert {
+        "Circle.__init__",
+        "Circle.area",
+        "Shape.unit",
+        "State.close",
+        "Outer.Inner.read",
+        "Outer.everything",
+    } <= methods
     assert {"Outer.<init:33>", "Outer.<init:34>"} <= methods  # the static and the instance initialiser
     lambdas = [f for f in facts.functions if f.kind == "lambda"]
     # `r` (a hand-off) and the anonymous class's toString; the stream's lambdas run on the spot.
@@ -358,7 +373,13 @@ def test_every_kind_of_java_17_declaration_and_statement_is_read() -> None:
 
 @needs_java
 @pytest.mark.parametrize(
-    "comment", ["// epochlint: ignore[EPL001]", "/* epochlint: ignore[EPL001] */", "/** epochlint: ignore[EPL001] */", "// noqa: EPL001"]
+    "comment",
+    [
+        "// epochlint: ignore[EPL001]",
+        "/* epochlint: ignore[EPL001] */",
+        "/** epochlint: ignore[EPL001] */",
+        "// noqa: EPL001",
+    ],
 )
 def test_a_suppression_inside_a_streams_chain_of_calls_silences_its_line(write_tree: WriteTree, comment: str) -> None:
     # A comment inside an expression was never read: the walk that read comments did not go there.

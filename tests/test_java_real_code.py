@@ -151,7 +151,11 @@ def test_kafka_commit_of_the_consumed_offset_epoch_and_the_carried_leader(tmp_pa
         [
             # allConsumed() commits `position.offsetEpoch`, auto-committed by both paths.
             ("ConsumerCoordinator.java", _line_of(coordinator, "(!commitOffsetsSync(allConsumedOffsets"), "EPL003"),
-            ("ConsumerCoordinator.java", _line_of(coordinator, "return commitOffsetsAsync(allConsumedOffsets"), "EPL003"),
+            (
+                "ConsumerCoordinator.java",
+                _line_of(coordinator, "return commitOffsetsAsync(allConsumedOffsets"),
+                "EPL003",
+            ),
             # FetchCollector advances the position with `position.currentLeader`.
             ("FetchCollector.java", 183, "EPL007"),
             # The truncation path builds the position at the truncation offset with the old leader.

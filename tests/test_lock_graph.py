@@ -124,7 +124,10 @@ def test_java_files_are_graphed_by_their_own_frontend(capsys: pytest.CaptureFixt
     graph = json.loads(lock_graph(capsys, FIXTURES / "java" / "EPL009"))
     edges = {(edge["from"], edge["to"]) for edge in graph["edges"]}
     registry = "fixtures.epl009.Registry.Registry"
-    assert {(f"{registry}.class.<monitor>", f"{registry}.<monitor>"), (f"{registry}.<monitor>", f"{registry}.class.<monitor>")} <= edges
+    assert {
+        (f"{registry}.class.<monitor>", f"{registry}.<monitor>"),
+        (f"{registry}.<monitor>", f"{registry}.class.<monitor>"),
+    } <= edges
     names = {lock["name"] for lock in graph["locks"]}
     assert {"Registry.class", "Registry.this", "Metadata.this"} <= names and "ProducerMetadata.this" not in names
 

@@ -48,7 +48,12 @@ def test_a_package_checked_from_inside_finds_what_a_check_from_above_finds(
     ("packages", "root", "import_line", "expected"),
     [
         # The root and the folder above it are packages: names start from the outermost.
-        (["a", "a/b", "a/b/c"], "a/b", "from a.b.c import y", {"x.py": "a.b.x", "__init__.py": "a.b", "c/y.py": "a.b.c.y"}),
+        (
+            ["a", "a/b", "a/b/c"],
+            "a/b",
+            "from a.b.c import y",
+            {"x.py": "a.b.x", "__init__.py": "a.b", "c/y.py": "a.b.c.y"},
+        ),
         # The folder above the root is no package: the root's own name starts them.
         (["b", "b/c"], "b", "import b.c.y", {"x.py": "b.x", "__init__.py": "b", "c/y.py": "b.c.y"}),
         # Files that import each other from the root (PyCG's `parent_import`) are named from it.

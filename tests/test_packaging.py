@@ -33,7 +33,9 @@ def succeeded(result: subprocess.CompletedProcess[str], what: str) -> None:
     if result.returncode == 0:
         return
     if any(sign in result.stderr for sign in OFFLINE):
-        pytest.skip(f"{what} needs the package index, which cannot be reached: {result.stderr.strip().splitlines()[-1]}")
+        pytest.skip(
+            f"{what} needs the package index, which cannot be reached: {result.stderr.strip().splitlines()[-1]}"
+        )
     pytest.fail(f"{what} failed:\n{result.stdout}\n{result.stderr}")
 
 

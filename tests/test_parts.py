@@ -228,11 +228,18 @@ def test_a_part_past_a_work_limit_leaves_the_others_checked(
 ) -> None:
     from epochlint.program import lockorder
 
-    inversion = "import threading\n\nA = threading.Lock()\nB = threading.Lock()\n\n\ndef f():\n    with A:\n        with B:\n            pass\n\n\ndef g():\n    with B:\n        with A:\n            pass\n"
+    inversion = (
+        "import threading\n\nA = threading.Lock()\nB = threading.Lock()\n\n\n"
+        "def f():\n    with A:\n        with B:\n            pass\n\n\n"
+        "def g():\n    with B:\n        with A:\n            pass\n"
+    )
     root = write_tree({"first.py": inversion, "second.py": inversion + "\n\ndef h():\n    with A:\n        g()\n"})
     monkeypatch.setattr(lockorder, "LOCK_ORDER_STEPS", 3)
     result = check([root], load_config([root], None, KNOWN_CODES), use_cache=False)
-    assert sorted((f.location.path, f.code) for f in result.findings) == [("first.py", "EPL009"), ("second.py", "EPL900")]
+    assert sorted((f.location.path, f.code) for f in result.findings) == [
+        ("first.py", "EPL009"),
+        ("second.py", "EPL900"),
+    ]
 
 
 def test_a_run_reads_the_whole_facts_of_the_changed_part_alone(
@@ -241,7 +248,9 @@ def test_a_run_reads_the_whole_facts_of_the_changed_part_alone(
     root = write_tree(CONSUMER_PACKAGES)
     config = load_config([root], None, KNOWN_CODES)
     check([root], config)
-    whole_facts = {FactsCache.open(root, config.fingerprint()).key("parsed", p.read_bytes()): p for p in root.rglob("*.py")}
+    whole_facts = {
+        FactsCache.open(root, config.fingerprint()).key("parsed", p.read_bytes()): p for p in root.rglob("*.py")
+    }
     read: list[str] = []
     load = FactsCache.load
 

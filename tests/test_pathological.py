@@ -217,7 +217,9 @@ def test_a_read_through_a_chain_of_factories_past_the_depth_limit_is_found_in_li
     assert most[0] == most[1]
 
 
-def test_a_chain_of_method_calls_resolves_each_call_once(monkeypatch: pytest.MonkeyPatch, write_tree: WriteTree) -> None:
+def test_a_chain_of_method_calls_resolves_each_call_once(
+    monkeypatch: pytest.MonkeyPatch, write_tree: WriteTree
+) -> None:
     # Each call of `a.b().b()...` resolved everything before it again: a chain of 60 calls took
     # 6 s, one of 120 more than 6 minutes. The read at its end must still be found.
     computed = calls_by_function(monkeypatch, Symbols, "_call_result")
@@ -361,7 +363,8 @@ def test_a_chain_of_calls_ending_in_a_bump_stops_at_the_work_limit_with_epl900(w
     assert codes(result) == [("bump.py", "EPL900"), ("consumer.py", "EPL001")]
     assert result.findings[0].message == (
         "Cannot analyse the part of the program linked to this file by imports: the search for epoch bumps "
-        "and queue clears through calls takes more than 1,000,000 steps, a fixed work limit; EPL004 was not checked anywhere in it."
+        "and queue clears through calls takes more than 1,000,000 steps, a fixed work limit; "
+        "EPL004 was not checked anywhere in it."
     )
 
 

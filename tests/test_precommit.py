@@ -198,7 +198,9 @@ def test_whole_project_passes_a_clean_change_despite_old_findings_elsewhere(tmp_
 
 def test_force_exclude_leaves_out_a_named_file_the_configuration_excludes(tmp_path: Path) -> None:
     excluding = {"pyproject.toml": "[tool.epochlint]\nexclude = ['generated/']\n"}
-    write_files(tmp_path, {**PROJECT, **excluding, "generated/consumer.py": RACY_CONSUMER, "build/racy.py": RACY_CONSUMER})
+    write_files(
+        tmp_path, {**PROJECT, **excluding, "generated/consumer.py": RACY_CONSUMER, "build/racy.py": RACY_CONSUMER}
+    )
     named = ("generated/consumer.py", "build/racy.py")
     result = epochlint(tmp_path, "check", "--whole-project", "--force-exclude", *named)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -231,7 +233,10 @@ def test_pre_commit_fails_a_bad_change(project: Path, pre_commit_home: Path) -> 
 
 @pytest.mark.slow
 def test_pre_commit_passes_a_change_to_files_the_configuration_excludes(project: Path, pre_commit_home: Path) -> None:
-    stage(project, {"pyproject.toml": "[tool.epochlint]\nexclude = ['generated/']\n", "generated/consumer.py": RACY_CONSUMER})
+    stage(
+        project,
+        {"pyproject.toml": "[tool.epochlint]\nexclude = ['generated/']\n", "generated/consumer.py": RACY_CONSUMER},
+    )
     result = pre_commit(project, pre_commit_home, "run")
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -271,7 +276,9 @@ def test_try_repo_fails_a_race_completed_by_an_unchanged_file(
 
 
 @pytest.mark.slow
-def test_the_java_hook_fails_a_racy_java_change(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+def test_the_java_hook_fails_a_racy_java_change(
+    tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path
+) -> None:
     # The hook ran on Python files alone, and without the Java frontend: a Java change passed unread.
     repo_path, rev = hook_repo
     root = tmp_path / "project"
@@ -280,7 +287,13 @@ def test_the_java_hook_fails_a_racy_java_change(tmp_path: Path, hook_repo: tuple
     git(root, "init", "-q")
     commit_all(root, "the project as it was")
     java = REPO / "fixtures" / "java" / "EPL001"
-    stage(root, {f"src/{name}": (java / name).read_text(encoding="utf-8") for name in ("Message.java", "MultiTopicsConsumer.java")})
+    stage(
+        root,
+        {
+            f"src/{name}": (java / name).read_text(encoding="utf-8")
+            for name in ("Message.java", "MultiTopicsConsumer.java")
+        },
+    )
     result = pre_commit(root, pre_commit_home, "run")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "src/MultiTopicsConsumer.java:61:9: EPL001" in result.stdout

@@ -140,7 +140,14 @@ class Consumer:
             "import threading", "# -*- coding: latin-1 -*-\nimport threading"
         ),
     ],
-    ids=["code", "a string's line", "a string's blank line", "a comment in brackets", "a blank line in brackets", "the encoding"],
+    ids=[
+        "code",
+        "a string's line",
+        "a string's blank line",
+        "a comment in brackets",
+        "a blank line in brackets",
+        "the encoding",
+    ],
 )
 def test_any_other_edit_is_parsed(edit: Edit) -> None:
     earlier = facts_from_source(CODE.encode())

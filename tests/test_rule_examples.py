@@ -46,7 +46,9 @@ def test_every_rule_documents_valid_and_invalid_examples() -> None:
 JAVA_EXAMPLES = [rule for rule in all_rules() if rule.java_example]
 
 
-@pytest.mark.skipif(not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'")
+@pytest.mark.skipif(
+    not java_frontend_available(), reason="the Java frontend is not installed: pip install 'epochlint[java]'"
+)
 @pytest.mark.parametrize("rule", JAVA_EXAMPLES, ids=[rule.code for rule in JAVA_EXAMPLES])
 def test_java_example_reports_its_marks(rule: type[Rule], write_tree) -> None:  # type: ignore[no-untyped-def]
     root: Path = write_tree({"Example.java": rule.java_example.lstrip("\n")})

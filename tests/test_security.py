@@ -34,7 +34,11 @@ def epochlint_command(cwd: Path, *arguments: str, max_file_size: int = -1) -> tu
     user's own cache (the cache's key) in `cwd/user-cache`; no file it writes can grow past
     `max_file_size` bytes (as on a full disk) when that is given."""
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "XDG_CACHE_HOME": str(cwd / "user-cache")}
-    limit = f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))" if max_file_size >= 0 else "pass"
+    limit = (
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({max_file_size}, {max_file_size}))"
+        if max_file_size >= 0
+        else "pass"
+    )
     driver = f"import resource, sys\n{limit}\nfrom epochlint.cli import main\nsys.exit(main(sys.argv[1:]))"
     return [sys.executable, "-c", driver, *arguments], environment
 
@@ -109,7 +113,11 @@ def test_a_ladder_of_22_diamonds_is_analysed(write_tree: WriteTree) -> None:
     # (past two minutes; it finishes in a second once each class is linearized once).
     ladder = ["class D0:\n    def helper(self):\n        return 1"]
     for i in range(22):
-        ladder += [f"class L{i}(D{i}):\n    pass", f"class R{i}(D{i}):\n    pass", f"class D{i + 1}(L{i}, R{i}):\n    pass"]
+        ladder += [
+            f"class L{i}(D{i}):\n    pass",
+            f"class R{i}(D{i}):\n    pass",
+            f"class D{i + 1}(L{i}, R{i}):\n    pass",
+        ]
     root = write_tree({"consumer.py": _consumer_inheriting("D22", ladder)})
     findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
     assert codes_by_path(findings) == {"consumer.py": ["EPL001"]}
@@ -137,7 +145,9 @@ def test_a_cache_folder_that_is_a_link_is_refused_and_nothing_is_deleted_through
     assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
     assert "epochlint: warning: not using the cache: .epochlint_cache" in run.stderr
     assert "symbolic link" in run.stderr
-    assert sorted(p.name for p in victim.rglob("*")) == sorted(["facts", "findings", *[f"precious-{i}" for i in range(12)] * 2])
+    assert sorted(p.name for p in victim.rglob("*")) == sorted(
+        ["facts", "findings", *[f"precious-{i}" for i in range(12)] * 2]
+    )
 
 
 def test_a_dangling_tag_link_in_the_cache_is_not_followed(
@@ -155,7 +165,9 @@ def test_a_dangling_tag_link_in_the_cache_is_not_followed(
 
 
 def _link_cache_entries_to(root: Path, target: Path) -> None:
-    entries = [p for p in (root / ".epochlint_cache").rglob("*") if p.is_file() and p.parent.name in ("facts", "findings")]
+    entries = [
+        p for p in (root / ".epochlint_cache").rglob("*") if p.is_file() and p.parent.name in ("facts", "findings")
+    ]
     assert entries
     for entry in entries:
         entry.unlink()
@@ -170,7 +182,10 @@ def test_cache_entries_that_are_links_are_never_read(write_tree: WriteTree) -> N
     fifo = root / "fifo"
     os.mkfifo(fifo)
     _link_cache_entries_to(root, fifo)
-    assert codes_by_path(json_findings(cached_run(root, "fifo", "consumer.py"))) == {"consumer.py": ["EPL001"], "fifo": ["EPL900"]}
+    assert codes_by_path(json_findings(cached_run(root, "fifo", "consumer.py"))) == {
+        "consumer.py": ["EPL001"],
+        "fifo": ["EPL900"],
+    }
     assert codes_by_path(json_findings(cached_run(root, "consumer.py"))) == {"consumer.py": ["EPL001"]}
 
 
@@ -229,7 +244,9 @@ PADDED_CONSUMER = CONSUMER + "# padding\n" * 800
 WRITES = {
     # (arguments, the file written, the error's start); each write would exceed the size limit.
     "fix": (["--fix", "."], "consumer.py", "epochlint: error: cannot write the fix to consumer.py: File too large"),
-    "baseline": (["--write-baseline", "baseline.json", "."], "baseline.json", "epochlint: error: cannot write baseline"),
+    "baseline": (
+        ["--write-baseline", "baseline.json", "."], "baseline.json", "epochlint: error: cannot write baseline"
+    ),
     "output_file": (["--output-file", "report.txt", "."], "report.txt", "epochlint: error: cannot write report.txt"),
 }
 
@@ -273,7 +290,9 @@ def test_names_differing_only_in_undecodable_bytes_are_both_analysed(write_tree:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs backslashes in file names")
 @pytest.mark.parametrize("racy", [b"consumer_\\xe8.py", b"consumer_\xe8.py"])
-def test_a_name_holding_the_text_of_an_escape_is_not_the_file_with_that_byte(write_tree: WriteTree, racy: bytes) -> None:
+def test_a_name_holding_the_text_of_an_escape_is_not_the_file_with_that_byte(
+    write_tree: WriteTree, racy: bytes
+) -> None:
     # `consumer_\xe8.py` (a backslash, then `xe8`) was shown, and keyed, as the file whose name
     # holds the byte 0xe8: one file's findings replaced the other's.
     root = write_tree({"pyproject.toml": "[project]\nname = 'sample'\n"})
@@ -362,7 +381,9 @@ def test_the_baseline_of_a_project_file_never_hides_the_outside_file_of_that_nam
     recorded = epochlint(root, "check", "--no-cache", "--write-baseline", "baseline.json", ".", "../other/x.py")
     assert recorded.returncode == 0, recorded.stderr
     (tmp_path / "other" / "x.py").write_text(CONSUMER)
-    run = epochlint(root, "check", "--no-cache", "--baseline", "baseline.json", "--output-format", "json", ".", "../other/x.py")
+    run = epochlint(
+        root, "check", "--no-cache", "--baseline", "baseline.json", "--output-format", "json", ".", "../other/x.py"
+    )
     assert codes_by_path(json_findings(run)) == {"(parent)/other/x.py": ["EPL001"]}
 
 
@@ -390,7 +411,9 @@ SEPARATOR = "\u2028"
 
 
 @pytest.mark.parametrize("output_format", ["console", "github"])
-def test_bidi_overrides_and_line_separators_are_escaped_in_the_output(write_tree: WriteTree, output_format: str) -> None:
+def test_bidi_overrides_and_line_separators_are_escaped_in_the_output(
+    write_tree: WriteTree, output_format: str
+) -> None:
     consumer = CONSUMER.replace("for message in batch:", f"for message in batch:  # {TROJAN}{SEPARATOR}\x1b[2J")
     root = write_tree({f"consumer{TROJAN}.py": consumer})
     run = epochlint(root, "check", "--no-cache", "--output-format", output_format, ".")
@@ -439,7 +462,9 @@ def test_links_to_outside_the_analysed_paths_are_reported_not_followed(
     (root / "vendored").symlink_to(outside, target_is_directory=True)
     findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json", "."))
     assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "linked.py": ["EPL900"], "vendored": ["EPL900"]}
-    assert all("symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py")
+    assert all(
+        "symbolic link to outside the analysed paths, not followed" in m for p, _, m in findings if p != "consumer.py"
+    )
 
 
 def test_the_console_never_quotes_a_link_it_did_not_follow(
@@ -501,7 +526,10 @@ def test_excludes_that_leave_nothing_to_check_say_so_naming_the_configuration(tm
     assert run.returncode == 0
     assert "All checks passed" not in run.stdout
     assert "No files checked" in run.stdout
-    warning = f"epochlint: warning: project: every file under it is left out by the `exclude` patterns of {tmp_path / 'pyproject.toml'}"
+    warning = (
+        "epochlint: warning: project: every file under it is left out by the `exclude` patterns of "
+        f"{tmp_path / 'pyproject.toml'}"
+    )
     assert run.stderr.startswith(warning), run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
 
@@ -513,7 +541,10 @@ def test_a_folder_named_whose_files_are_all_excluded_is_named_in_a_warning(tmp_p
     (tmp_path / "generated" / "api.py").write_text(CONSUMER)
     run = epochlint(tmp_path, "check", "--no-cache", "--output-format", "json", "consumer.py", "generated")
     assert codes_by_path(json_findings(run)) == {"consumer.py": ["EPL001"]}
-    assert "epochlint: warning: generated: every file under it is left out by the `exclude` patterns of pyproject.toml" in run.stderr
+    assert (
+        "epochlint: warning: generated: every file under it is left out by the `exclude` patterns of "
+        "pyproject.toml" in run.stderr
+    )
     # A file named on the command line is checked whatever the patterns say (as ruff does).
     named = epochlint(tmp_path, "check", "--no-cache", "--output-format", "json", "generated/api.py")
     assert codes_by_path(json_findings(named)) == {"generated/api.py": ["EPL001"]}
@@ -522,7 +553,11 @@ def test_a_folder_named_whose_files_are_all_excluded_is_named_in_a_warning(tmp_p
 @pytest.mark.parametrize(
     ("file_patterns", "flags", "named"),
     [
-        ('["generated/"]', ["--extend-exclude", "gen*"], "the `exclude` patterns of pyproject.toml and --extend-exclude"),
+        (
+            '["generated/"]',
+            ["--extend-exclude", "gen*"],
+            "the `exclude` patterns of pyproject.toml and --extend-exclude",
+        ),
         ('["generated/"]', ["--exclude", "gen*"], "the patterns of --exclude"),
         ("[]", ["--extend-exclude", "gen*"], "the patterns of --extend-exclude"),
     ],
@@ -535,7 +570,9 @@ def test_the_warning_names_the_flags_whose_patterns_left_the_folder_out(
     (tmp_path / "pyproject.toml").write_text(f"[tool.epochlint]\nexclude = {file_patterns}\n")
     (tmp_path / "generated" / "api.py").write_text(CONSUMER)
     run = epochlint(tmp_path, "check", "--no-cache", *flags, "generated")
-    assert run.stderr == f"epochlint: warning: generated: every file under it is left out by {named}; name a file to check it anyway\n"
+    assert run.stderr == (
+        f"epochlint: warning: generated: every file under it is left out by {named}; name a file to check it anyway\n"
+    )
 
 
 def _not_the_users(folder: Path, how: str) -> None:
@@ -551,7 +588,9 @@ def _not_the_users(folder: Path, how: str) -> None:
         "writable by every user",
         pytest.param(
             "owned by another user",
-            marks=pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs to give a folder away"),
+            marks=pytest.mark.skipif(
+                not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs to give a folder away"
+            ),
         ),
     ],
 )
@@ -561,7 +600,9 @@ def test_the_cache_of_a_root_that_is_not_the_users_folder_goes_to_the_users_cach
     (root / "consumer.py").write_text(CONSUMER)
     _not_the_users(root, how)
     for _ in range(2):  # the second run reads what the first stored
-        assert codes_by_path(json_findings(epochlint(root, "check", "--output-format", "json", "."))) == {"consumer.py": ["EPL001"]}
+        assert codes_by_path(json_findings(epochlint(root, "check", "--output-format", "json", "."))) == {
+            "consumer.py": ["EPL001"]
+        }
     assert not (root / ".epochlint_cache").exists()
     projects = list((root / "user-cache" / "epochlint" / "projects").iterdir())
     assert len(projects) == 1 and any((projects[0] / "facts").iterdir())
@@ -575,10 +616,16 @@ HANGING_PATTERNS = [
     pytest.param("lock-pattern", 'lock-pattern = "(a|aa)+$"', id="lock-pattern"),
     pytest.param("exclude", 'exclude = ["*a*a*a*a*a*a*a*a*b"]', id="exclude"),
     # Polynomial, of high degree: still running after 120 s on a 120-character name.
-    pytest.param("epoch-pattern", 'epoch-pattern = "\\\\w*\\\\w*\\\\w*\\\\w*\\\\w*\\\\w*!"', id="epoch-pattern-in-a-row"),
+    pytest.param(
+        "epoch-pattern", 'epoch-pattern = "\\\\w*\\\\w*\\\\w*\\\\w*\\\\w*\\\\w*!"', id="epoch-pattern-in-a-row"
+    ),
     # Let through before: a row inside an optional group (89 s on a 400-character name), and in a lookahead.
-    pytest.param("lock-pattern", 'lock-pattern = "(?:\\\\w*\\\\w*\\\\w*)?!"', id="lock-pattern-row-in-an-optional-group"),
-    pytest.param("epoch-pattern", 'epoch-pattern = "(?=\\\\w*\\\\w*\\\\w*!)epoch"', id="epoch-pattern-row-in-a-lookahead"),
+    pytest.param(
+        "lock-pattern", 'lock-pattern = "(?:\\\\w*\\\\w*\\\\w*)?!"', id="lock-pattern-row-in-an-optional-group"
+    ),
+    pytest.param(
+        "epoch-pattern", 'epoch-pattern = "(?=\\\\w*\\\\w*\\\\w*!)epoch"', id="epoch-pattern-row-in-a-lookahead"
+    ),
 ]
 
 
@@ -586,7 +633,9 @@ HANGING_PATTERNS = [
 def test_a_pattern_that_could_hang_is_a_configuration_error_naming_its_key(
     write_tree: WriteTree, key: str, setting: str
 ) -> None:
-    root = write_tree({"consumer.py": CONSUMER, "a" * 200 + ".py": "a" * 100 + " = 1\n"}, f"[tool.epochlint]\n{setting}\n")
+    root = write_tree(
+        {"consumer.py": CONSUMER, "a" * 200 + ".py": "a" * 100 + " = 1\n"}, f"[tool.epochlint]\n{setting}\n"
+    )
     run = epochlint(root, "check", "--no-cache", ".")
     assert run.returncode == 2, (run.returncode, run.stdout[-500:])
     [line] = run.stderr.strip().splitlines()
@@ -672,7 +721,9 @@ LOCKED_MODULE = "import threading\n\nLOCK = threading.Lock()\n\n"  # a lock: the
 
 def test_a_with_of_5000_items_is_python_s_own_error_not_a_73_mb_fact(write_tree: WriteTree) -> None:
     names = ", ".join(f"a{i}" for i in range(5000))
-    root = write_tree({"consumer.py": CONSUMER, "withs.py": f"{LOCKED_MODULE}def f({names}):\n    with {names}:\n        pass\n"})
+    root = write_tree(
+        {"consumer.py": CONSUMER, "withs.py": f"{LOCKED_MODULE}def f({names}):\n    with {names}:\n        pass\n"}
+    )
     findings = json_findings(epochlint(root, "check", "--no-cache", "--output-format", "json"))
     assert codes_by_path(findings) == {"consumer.py": ["EPL001"], "withs.py": ["EPL900"]}
     [message] = [m for p, _, m in findings if p == "withs.py"]
@@ -694,7 +745,8 @@ def test_a_comprehension_python_accepts_is_not_called_a_syntax_error(write_tree:
 def test_many_batch_loops_with_lambdas_are_each_reported(write_tree: WriteTree) -> None:
     loops = 60
     body = "".join(
-        f"        for m{i} in batch:\n            key{i} = lambda m: m.offset\n            if m{i}.epoch >= self._epoch:\n"
+        f"        for m{i} in batch:\n            key{i} = lambda m: m.offset\n"
+        f"            if m{i}.epoch >= self._epoch:\n"
         f"                key{i}(m{i})\n"
         for i in range(loops)
     )

@@ -687,7 +687,9 @@ async def watching_client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIt
 
     consumer_project(tmp_path)
     watching = types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
-    capabilities = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(did_change_watched_files=watching))
+    capabilities = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(did_change_watched_files=watching)
+    )
     await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=tmp_path.as_uri()))
     yield
     await lsp_client.shutdown_session()

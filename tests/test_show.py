@@ -44,7 +44,11 @@ def test_show_settings_prints_the_settings_in_force_as_a_file_that_gives_them_ag
 
 
 def _settings(config: Config) -> dict[str, object]:
-    return {setting.name: getattr(config, setting.name) for setting in fields(config) if setting.name not in ("root", "config_path")}
+    return {
+        setting.name: getattr(config, setting.name)
+        for setting in fields(config)
+        if setting.name not in ("root", "config_path")
+    }
 
 
 def test_show_files_lists_what_a_check_analyses_and_nothing_it_leaves_out(tmp_path: Path) -> None:

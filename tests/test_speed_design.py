@@ -348,7 +348,9 @@ def test_the_cache_written_beside_the_analysis_is_whole_when_the_run_ends(
     writers = _recorded_writers(monkeypatch)
     # Writes slower than the analysis (a busy disk): the run still ends only once they are done.
     real_write = cache_module.write_atomically
-    monkeypatch.setattr(cache_module, "write_atomically", lambda *args, **kw: time.sleep(0.005) or real_write(*args, **kw))
+    monkeypatch.setattr(
+        cache_module, "write_atomically", lambda *args, **kw: time.sleep(0.005) or real_write(*args, **kw)
+    )
     check([fixtures_copy], config, jobs=2, exiting=True)
     assert writers and writers[0] is not None, "the fixtures' cache is written by a process of its own"
     parses = _recorded_parses(monkeypatch)

@@ -186,6 +186,10 @@ def test_callbacks_that_tests_set_on_package_objects_do_not_run_in_the_package(w
     store is what the package's dispatcher holds, so its loop runs no epoch read. Set by the
     package itself, it would (fixtures/EPL001/callback_set_on_another_object.py)."""
     root = write_tree(
-        {"partitions/__init__.py": "", "partitions/dispatch.py": DISPATCHER, "tests/test_dispatch.py": SETS_THE_CALLBACK}
+        {
+            "partitions/__init__.py": "",
+            "partitions/dispatch.py": DISPATCHER,
+            "tests/test_dispatch.py": SETS_THE_CALLBACK,
+        }
     )
     assert actual_marks(run_check(root)) == actual_marks(run_check(root / "partitions")) == {}

@@ -60,7 +60,9 @@ def test_every_format_follows_the_syntax_error(write_tree) -> None:  # type: ign
     assert console[0].startswith(f"consumer.py:{ERROR_LINE}:{ERROR_COLUMN}: EPL900 ")
     assert console[2] == f"{ERROR_LINE} |     def seek(self, offset)"
     assert console[3] == "  | " + " " * (ERROR_COLUMN - 1) + "^"
-    region = json.loads(rendered(result, "sarif"))["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    region = json.loads(rendered(result, "sarif"))["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "region"
+    ]
     assert (region["startLine"], region["startColumn"]) == (ERROR_LINE, ERROR_COLUMN)
     assert rendered(result, "github").startswith(
         f"::warning file=consumer.py,line={ERROR_LINE},col={ERROR_COLUMN},"
