@@ -478,8 +478,9 @@ def _is_stub_body(body: Node | None) -> bool:
     if len(statements) > 1 or statements[0].type != "throw_statement":
         return False
     thrown = next(iter(_code_children(statements[0])), None)
-    creates = thrown is not None and thrown.type == "object_creation_expression"
-    made = thrown.child_by_field_name("type") if creates else None
+    made = None
+    if thrown is not None and thrown.type == "object_creation_expression":
+        made = thrown.child_by_field_name("type")
     return made is not None and _text(made).rsplit(".", 1)[-1] == "UnsupportedOperationException"
 
 
