@@ -1259,9 +1259,13 @@ class FactsExtractor(FastVisitor):
         else:
             self._bodies_run_through.add(self._pos(node.body))
         if all(_leaves(handler.body) for handler in node.handlers):
-            # No handler goes on after the statement: its `else` and the rest after it run only past the body.
+            # No handler goes on after the statement: its `else` and the rest after it run only past
+            # the body, and the rest after it only past the `else`.
             ended = (self._pos(node.orelse.body),) if node.orelse is not None else ()
-            self._pass_the_rest_into(node.body, (*ended, *self._rest_after(node)))
+            rest = self._rest_after(node)
+            self._pass_the_rest_into(node.body, (*ended, *rest))
+            if node.orelse is not None:
+                self._pass_the_rest_into(node.orelse.body, rest)
         self.walk(node.body)
         if catching is not None:
             self._catching.pop()

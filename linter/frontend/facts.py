@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 205
+FACTS_FORMAT = 206
 
 
 def within(inner: Pos, outer: Pos) -> bool:
