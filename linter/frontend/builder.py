@@ -18,6 +18,7 @@ from epochlint.frontend.facts import (
     FunctionFacts,
     Governs,
     Held,
+    LeavingArm,
     Loop,
     Param,
     Pos,
@@ -66,6 +67,7 @@ class FunctionBuilder:
     comparisons: list[Pos] = field(default_factory=list)
     governs: list[Governs] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)
+    leaving_arms: list[LeavingArm] = field(default_factory=list)
     is_generator: bool = False
     yields: list[Site] = field(default_factory=list)
     stored: list[Stored] = field(default_factory=list)
@@ -194,6 +196,7 @@ class FunctionBuilder:
             comparisons=tuple(self.comparisons),
             governs=tuple(self.governs),
             held=tuple(self.held),
+            leaving_arms=tuple(self.leaving_arms),
             is_generator=self.is_generator,
             yields=tuple(self.yields),
             stored=tuple(self.stored),

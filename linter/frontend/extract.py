@@ -33,6 +33,7 @@ from epochlint.frontend.facts import (
     Fallback,
     Governs,
     Held,
+    LeavingArm,
     Call,
     Choice,
     ClassFacts,
@@ -1190,9 +1191,9 @@ class FactsExtractor(FastVisitor):
             self._pass_the_rest_into(node.body, rest)
 
     def _pass_the_rest_into(self, block: cst.BaseSuite, rest: tuple[Pos, ...]) -> None:
-        """Give each `if`, `with` and `try` statement of `block`, a block past which alone a path goes
-        on to `rest` (an arm whose other arms go on nowhere, a `with` body, a `try` body whose
-        handlers go on nowhere), the rest of `block` after it and `rest`, which both run only past it
+        """Give each `if`, `with`, `try` and `match` statement of `block`, a block past which alone a
+        path goes on to `rest` (an arm whose other arms go on nowhere, a `with` body, a `try` body
+        whose handlers go on nowhere), the rest of `block` after it and `rest`, which both run only past it
         (`else: if c: e = cur()` / `else: return` / `log()`, then `commit(e)`; see `_rests_after`);
         not the code between them, such as the other arms of the statement around `block`, which run
         instead of it."""
@@ -1200,10 +1201,10 @@ class FactsExtractor(FastVisitor):
             return
         end = self._pos(block)[2:]
         for statement in block.body:
-            if isinstance(statement, (cst.If, cst.With, cst.Try, cst.TryStar)):
+            if isinstance(statement, (cst.If, cst.With, cst.Try, cst.TryStar, cst.Match)):
                 self._rests_after[id(statement)] = ((*self._pos(statement)[2:], *end), *rest)
 
-    def _rest_after(self, statement: cst.If | cst.With | cst.Try | cst.TryStar) -> tuple[Pos, ...]:
+    def _rest_after(self, statement: cst.If | cst.With | cst.Try | cst.TryStar | cst.Match) -> tuple[Pos, ...]:
         """The code that runs only past `statement`: what `_rests_after` holds for it, else the rest
         of its block."""
         if id(statement) in self._rests_after:
@@ -1213,14 +1214,23 @@ class FactsExtractor(FastVisitor):
 
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
+        if not node.cases:
+            return False
+        exhaustive = _matches_anything(node.cases[-1])
+        rest = self._rest_after(node)
+        going_on = [case for case in node.cases if not _leaves(case.body)]
+        if exhaustive and len(going_on) == 1:
+            # The rest after the statement runs only past the one case that goes on.
+            self._pass_the_rest_into(going_on[0].body, rest)
         for case in node.cases:
             self._visit_with_flow(case.pattern, Flow())
             self._visit_with_flow(case.guard, Flow(FLOW_CONDITION))
             self.walk(case.body)
-        if node.cases:
-            arms = tuple(self._pos(case.body) for case in node.cases)
-            exhaustive = _matches_anything(node.cases[-1])
-            self._fn.branches.append(Branches(self._pos(node), arms, exhaustive))
+        if rest:
+            left = (case for case in node.cases if case not in going_on)
+            self._fn.leaving_arms.extend(LeavingArm(self._pos(case.body), rest) for case in left)
+        arms = tuple(self._pos(case.body) for case in node.cases)
+        self._fn.branches.append(Branches(self._pos(node), arms, exhaustive))
         return False
 
     def _exit(

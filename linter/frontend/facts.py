@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 206
+FACTS_FORMAT = 207
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -366,6 +366,16 @@ class Branches(NamedTuple):
     fallen_into: tuple[Pos, ...] = ()
 
 
+class LeavingArm(NamedTuple):
+    """An arm of a `match` or `switch` statement (a `case` body) through which no path goes on after
+    the statement, each ending in a `return`, `raise`, `break` or `continue`, and `spans`, the code
+    that runs only past the statement (the rest of its block): none of it runs after that arm, as
+    none of the rest after an `if` statement runs after an arm of it that cannot go on (see `Held`)."""
+
+    arm: Pos
+    spans: tuple[Pos, ...]
+
+
 class Fallback(NamedTuple):
     """`if name is None:` (or `if not name:`): its body runs only when the local holds nothing."""
 
@@ -555,6 +565,7 @@ class FunctionFacts:
     comparisons: tuple[Pos, ...] = ()
     governs: tuple[Governs, ...] = ()
     held: tuple[Held, ...] = ()
+    leaving_arms: tuple[LeavingArm, ...] = ()
     # A generator function: its body runs where its result is iterated, not where it is called.
     is_generator: bool = False
     # Where it yields, with the locks held there (a `@contextmanager` holds them for its user).

@@ -2008,7 +2008,9 @@ class _Frame:
         written before the read at `read` whose test failed wherever the read runs, and the `else`
         blocks of those whose test held there (see `Held`: the rest of the block after one whose
         body, or `else`, cannot go on): no path through them goes on to the read, which runs only
-        past the other arm (`if ok: return` / `else: e = cur()`, then `commit(e)`)."""
+        past the other arm (`if ok: return` / `else: e = cur()`, then `commit(e)`); likewise the
+        `case` arms that cannot go on, of a `match` or `switch` past which the read runs (see
+        `LeavingArm`)."""
         function = self.program.symbols.function(self.fid)
         tested = [held for held in function.held if any(within(read.pos, span) for span in held.spans)]
         arms = frozenset(
@@ -2018,7 +2020,10 @@ class _Frame:
             for held in tested
             if within(held.operands[0], branches.pos) and held.operands[0][2:] <= branches.arms[0][:2]
         )
-        return arms | self._run_where_the_test_went_otherwise(read, tested)
+        left = frozenset(
+            leaving.arm for leaving in function.leaving_arms if any(within(read.pos, span) for span in leaving.spans)
+        )
+        return arms | left | self._run_where_the_test_went_otherwise(read, tested)
 
     def _run_where_the_test_went_otherwise(self, read: Site, tested: Sequence[Held]) -> frozenset[Pos]:
         """The spans before the read at `read` that run only where a test of `tested` (see `Held`)

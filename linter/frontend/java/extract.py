@@ -46,6 +46,7 @@ from epochlint.frontend.facts import (
     Entered,
     Fallback,
     Held,
+    LeavingArm,
     ClassFacts,
     Exit,
     FileFacts,
@@ -590,6 +591,15 @@ def _switch_arms(body: Node) -> list[list[Node]]:
     if arm:
         arms.append(arm)
     return arms
+
+
+def _arm_leaves(switch: Node, groups: list[Node]) -> bool:
+    """Whether no path through an arm of a `switch` statement (see `_switch_arms`) goes on after
+    the statement: its last statement cannot complete normally, and no `break` in it leaves the
+    statement."""
+    statements = _code_children(groups[-1])
+    ends = bool(statements) and _leaves(statements[-1])
+    return ends and not any(_jumps_to(group, _broken_by, switch) for group in groups)
 
 
 def _has_default(body: Node) -> bool:
@@ -1655,6 +1665,10 @@ class _Extractor:
             # A pass may also enter an arm at a group the one before falls into, and run the rest.
             entered = tuple(_span(group, groups[-1]) for groups in arms for group in groups[1:])
             self._fn.branches.append(Branches(_pos(node), spans, _has_default(body), fallen_into=entered))
+            rest = _rest_past(node) if _is_switch_statement(node) else ()
+            if rest:
+                left = (span for groups, span in zip(arms, spans) if _arm_leaves(node, groups))
+                self._fn.leaving_arms.extend(LeavingArm(span, rest) for span in left)
         # The value switched on picks the arm: a decision, as a `match`'s subject is in Python (or,
         # where the switch gives a value, as a conditional expression's test, a compared value).
         decision = Flow(FLOW_CONDITION) if _is_switch_statement(node) else self._flow._replace(compared=True)
@@ -3610,10 +3624,14 @@ def _rest_past(head: Node) -> tuple[Pos, ...]:
 def _block_around(statement: Node) -> Node | None:
     """The statement around the block that holds `statement`, where a path goes on after it only
     past that block: an `if` statement whose other arm cannot complete normally, a `synchronized`
-    statement, a `try` statement none of whose `catch` blocks can (for its body); None where there is
-    none."""
+    statement, a `try` statement none of whose `catch` blocks can (for its body), a `switch`
+    statement whose other arms cannot (see `_switch_gone_on_past`); None where there is none."""
     block = statement.parent
     around = block.parent if block is not None and block.type == "block" else None
+    if block is not None and block.type == "switch_block_statement_group":
+        return _switch_gone_on_past(block, statement)
+    if around is not None and around.type == "switch_rule":
+        return _switch_gone_on_past(around, statement)
     if around is None or around.type == "synchronized_statement":
         return around
     if around.type in ("try_statement", "try_with_resources_statement"):
@@ -3625,6 +3643,25 @@ def _block_around(statement: Node) -> Node | None:
     consequence, alternative = around.child_by_field_name("consequence"), around.child_by_field_name("alternative")
     other = alternative if consequence == block else consequence
     return around if other is not None and _leaves(other) else None
+
+
+def _switch_gone_on_past(group: Node, statement: Node) -> Node | None:
+    """The `switch` statement a case group or rule is an arm of, where a path goes on after the
+    statement only past `statement`, in the arm's block: the arm is the group alone (no group
+    before falls into it, it falls into none), no `break` before `statement` in it leaves the
+    switch, the switch has a `default` and no other arm goes on (see `_arm_leaves`); None
+    otherwise."""
+    switch = group.parent.parent if group.parent is not None else None
+    if switch is None or switch.type != "switch_expression" or not _is_switch_statement(switch):
+        return None
+    before = (child for child in _code_children(statement.parent) if child.end_byte <= statement.start_byte)
+    if any(_jumps_to(child, _broken_by, switch) for child in before):
+        return None
+    body = switch.child_by_field_name("body")
+    arms = _switch_arms(body)
+    others = [groups for groups in arms if groups != [group]]
+    alone = len(others) == len(arms) - 1
+    return switch if alone and _has_default(body) and all(_arm_leaves(switch, groups) for groups in others) else None
 
 
 def _chain_head(statement: Node) -> Node | None:
