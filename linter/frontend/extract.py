@@ -1309,7 +1309,8 @@ class FactsExtractor(FastVisitor):
     def visit_While(self, node: cst.While) -> bool:
         loop_id = self._new_id()
         body, runs_once, test = self._pos(node.body), _always_true(node.test), self._pos(node.test)
-        loop = Loop(loop_id, "while", self._site(node), False, body=body, runs_once=runs_once, test=test)
+        site, else_leaving = self._site(node), self._else_leaving(node)
+        loop = Loop(loop_id, "while", site, False, body=body, runs_once=runs_once, test=test, else_leaving=else_leaving)
         self._fn.loops.append(loop)
         tested = self._acquire_on_every_pass(node)
         self._fn.loop_stack.append(loop_id)
@@ -1349,6 +1350,10 @@ class FactsExtractor(FastVisitor):
         self.walk(node.body)
         self._loops.pop()
 
+    def _else_leaving(self, node: cst.For | cst.While) -> Pos | None:
+        """The loop's `else`, where no path through it goes on after the loop (see `Loop`)."""
+        return self._pos(node.orelse) if node.orelse is not None and _leaves(node.orelse.body) else None
+
     def _loop_else(self, node: cst.For | cst.While) -> None:
         """A loop's `else`, which a `break` skips: an arm of its own."""
         if node.orelse is not None:
@@ -1373,6 +1378,7 @@ class FactsExtractor(FastVisitor):
                 batch=self._iterates_collection(node.iter),
                 iterable=self._code(node.iter).strip(),
                 body=self._pos(node.body),
+                else_leaving=self._else_leaving(node),
             )
         )
         self._fn.loop_stack.append(loop_id)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 207
+FACTS_FORMAT = 208
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -308,6 +308,10 @@ class Loop(NamedTuple):
     # (before the body, but for `do`) and once more where the loop ends by failing it, so an
     # assignment in it runs whether or not a pass does; None for any other loop.
     test: Pos | None = None
+    # A Python loop's `else` through which no path goes on after the statement (`for ...: ...;
+    # break` / `else: return`): the code after the loop runs only past a jump that leaves it, as
+    # after `while True:`; None for any other loop.
+    else_leaving: Pos | None = None
 
 
 class Await(NamedTuple):

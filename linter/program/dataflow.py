@@ -1928,7 +1928,7 @@ class _Frame:
         which may leave it before any jump (a `try` body whose handler the read follows)."""
         loops = self.program.symbols.function(self.fid).loops
         for loop in loops:
-            if loop.body is None or not _ends_by_jumps_alone(loop) or not _in_body(later.pos, loop):
+            if loop.body is None or not _ends_by_jumps_alone(loop, read) or not _in_body(later.pos, loop):
                 continue
             if read.pos[:2] < loop.site.pos[2:] or _between(earlier.pos, loop.site.pos, read.pos):
                 continue
@@ -2364,10 +2364,13 @@ def _left_with_the_read(jump: Exit, later: Site, read: Site) -> bool:
     )
 
 
-def _ends_by_jumps_alone(loop: Loop) -> bool:
-    """Whether `loop` never ends by failing its test, so what follows it runs only past a jump
-    that leaves it: `while True:`, `for (;;)`; not a `do` statement, which runs its body once
-    before a test written after it."""
+def _ends_by_jumps_alone(loop: Loop, read: Site) -> bool:
+    """Whether the read at `read` runs past `loop` only past a jump that leaves it: the loop never
+    ends by failing its test (`while True:`, `for (;;)`; not a `do` statement, which runs its body
+    once before a test written after it), or the read follows its `else`, which cannot go on
+    (`for ...: ...; break` / `else: return`)."""
+    if loop.else_leaving is not None and loop.else_leaving[2:] <= read.pos[:2]:
+        return True
     return loop.runs_once and loop.body is not None and (loop.test is None or loop.test[:2] < loop.body[:2])
 
 
