@@ -315,6 +315,12 @@ class FactsExtractor(FastVisitor):
         self._held_calls: set[int] = set()
         # The suites being walked, innermost last: where a `return` or `raise` ends its path.
         self._blocks: list[Pos] = []
+        # The statement being walked in each function's suite being walked, with that suite,
+        # innermost last; and the suites that are arms of an `if` or `match` statement or the body of
+        # a `with` statement that swallows no exception: what runs after such a suite's statement
+        # runs after the statement around (see `_spans_past`).
+        self._walking: list[tuple[Pos, cst.CSTNode]] = []
+        self._arm_blocks: set[Pos] = set()
         # The `finally` suites of the `try` statements whose other parts are being walked: a
         # `return` or `raise` there runs them on its way out; and the ends of the `with` statements
         # whose body is being walked, where their context managers' `__exit__` runs.
@@ -678,21 +684,26 @@ class FactsExtractor(FastVisitor):
 
     def _visit_suite(self, node: cst.IndentedBlock | cst.SimpleStatementSuite) -> bool:
         self._blocks.append(self._pos(node))
-        left_open = self._visit_statements(node.body)
+        left_open = self._visit_statements(node.body, self._blocks[-1])
         if id(node) in self._left_open:
             self._left_open[id(node)] = left_open
         self._blocks.pop()
         return False
 
-    def _visit_statements(self, body: Sequence[cst.CSTNode]) -> list[tuple[Ref, int]]:
-        """Visit a block, opening a held region at `L.acquire()` and closing it at `L.release()`:
-        the regions still open at its end, which end there."""
+    def _visit_statements(self, body: Sequence[cst.CSTNode], block: Pos | None = None) -> list[tuple[Ref, int]]:
+        """Visit a block (a suite at `block`, or a module's body), opening a held region at
+        `L.acquire()` and closing it at `L.release()`: the regions still open at its end, which end
+        there."""
         opened: list[tuple[Ref, int]] = []
         suspended: list[tuple[int, int]] = []
         statements = list(_one_by_one(body))
         self._opened_in_blocks.append(opened)
         for statement in statements:
+            if block is not None:
+                self._walking.append((block, statement))
             self.walk(statement)
+            if block is not None:
+                self._walking.pop()
             # After the walk: a release through a call's result names the lock once its call is visited.
             released = self._lock_call(statement, "release")
             acquired = self._lock_call(statement, "acquire") or self._acquire_assigned(statement)
@@ -1038,6 +1049,7 @@ class FactsExtractor(FastVisitor):
         else:
             # The rest of the block after the statement runs only past the body's statements.
             self._pass_the_rest_into(node.body, self._rest_after(node))
+            self._arm_blocks.add(self._pos(node.body))
         body = self._pos(node.body)
         stacks = [OpenStack(name, exited, body) for item in node.items if (name := _exit_stack_name(item))]
         self._fn.exit_stacks.extend(stacks)
@@ -1107,6 +1119,9 @@ class FactsExtractor(FastVisitor):
         # See `_elifs`: true for an `if` that is no `elif`.
         no_arm_before_goes_on = self._elifs.get(id(node), True)
         self._pass_the_rest_on(node, rest, body_leaves, else_leaves)
+        self._arm_blocks.add(self._pos(node.body))
+        if isinstance(node.orelse, cst.Else):
+            self._arm_blocks.add(self._pos(node.orelse.body))
         goes_on_past_body_alone = no_arm_before_goes_on and else_leaves
         if goes_on_past_body_alone:
             self._left_open[id(node.body)] = []
@@ -1126,6 +1141,8 @@ class FactsExtractor(FastVisitor):
         if node.orelse is not None:
             arms = (self._pos(node.body), self._pos(node.orelse))
             self._fn.branches.append(Branches(self._pos(node), arms, exhaustive=True))
+            leaving = [arm for arm, leaves in ((node.body, body_leaves), (node.orelse, else_leaves)) if leaves]
+            self._record_leaving_arms(rest, leaving)
             present = _tested_present(node.test)
             if present is not None and isinstance(node.orelse, cst.Else):
                 # `if cur is not None: ... else: <runs only when cur holds nothing>`
@@ -1212,6 +1229,32 @@ class FactsExtractor(FastVisitor):
         rest = self._rest_of_block(statement)
         return (rest,) if rest is not None else ()
 
+    def _record_leaving_arms(self, rest: tuple[Pos, ...], arms: Sequence[cst.CSTNode]) -> None:
+        """Record `arms`, arms of the statement being walked through which no path goes on after
+        it (see `LeavingArm`), with the code that runs only past the statement: `rest`, what
+        `_rest_after` gives it, and the code after it that no path leaving it reaches (see
+        `_spans_past`)."""
+        if not arms:
+            return
+        spans = tuple(dict.fromkeys((*rest, *self._spans_past())))
+        if spans:
+            self._fn.leaving_arms.extend(LeavingArm(self._pos(arm), spans) for arm in arms)
+
+    def _spans_past(self) -> list[Pos]:
+        """The code after the statement being walked that a path leaving it (by a `return`,
+        `raise`, `break` or `continue`) never reaches: the rest of its suite and, where that suite
+        is an arm of an `if` or `match` statement or a `with` body (see `_arm_blocks`), the rest
+        after that statement, outward to a loop's body, a part of a `try` statement or a body of
+        a function, where a `continue`, a handler or a `finally` could take such a path on."""
+        spans = []
+        for block, statement in reversed(self._walking):
+            end = self._pos(statement)[2:]
+            if end < block[2:]:
+                spans.append((*end, *block[2:]))
+            if block not in self._arm_blocks:
+                break
+        return spans
+
     def visit_Match(self, node: cst.Match) -> bool:
         self._visit_with_flow(node.subject, Flow(FLOW_CONDITION))
         if not node.cases:
@@ -1225,10 +1268,9 @@ class FactsExtractor(FastVisitor):
         for case in node.cases:
             self._visit_with_flow(case.pattern, Flow())
             self._visit_with_flow(case.guard, Flow(FLOW_CONDITION))
+            self._arm_blocks.add(self._pos(case.body))
             self.walk(case.body)
-        if rest:
-            left = (case for case in node.cases if case not in going_on)
-            self._fn.leaving_arms.extend(LeavingArm(self._pos(case.body), rest) for case in left)
+        self._record_leaving_arms(rest, [case.body for case in node.cases if case not in going_on])
         arms = tuple(self._pos(case.body) for case in node.cases)
         self._fn.branches.append(Branches(self._pos(node), arms, exhaustive))
         return False

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 208
+FACTS_FORMAT = 209
 
 
 def within(inner: Pos, outer: Pos) -> bool:
