@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 209
+FACTS_FORMAT = 210
 
 
 def within(inner: Pos, outer: Pos) -> bool:

@@ -1665,10 +1665,9 @@ class _Extractor:
             # A pass may also enter an arm at a group the one before falls into, and run the rest.
             entered = tuple(_span(group, groups[-1]) for groups in arms for group in groups[1:])
             self._fn.branches.append(Branches(_pos(node), spans, _has_default(body), fallen_into=entered))
-            rest = _rest_past(node) if _is_switch_statement(node) else ()
-            if rest:
-                left = (span for groups, span in zip(arms, spans) if _arm_leaves(node, groups))
-                self._fn.leaving_arms.extend(LeavingArm(span, rest) for span in left)
+            if _is_switch_statement(node):
+                left = [span for groups, span in zip(arms, spans) if _arm_leaves(node, groups)]
+                self._record_leaving_arms(node, _rest_past(node), left)
         # The value switched on picks the arm: a decision, as a `match`'s subject is in Python (or,
         # where the switch gives a value, as a conditional expression's test, a compared value).
         decision = Flow(FLOW_CONDITION) if _is_switch_statement(node) else self._flow._replace(compared=True)
@@ -1744,6 +1743,7 @@ class _Extractor:
                 self._fn.fallbacks.extend(Fallback(local, span) for span in rest)
         else:
             self._fn.branches.append(Branches(_pos(node), (_pos(consequence), _pos(alternative)), exhaustive=True))
+            self._record_leaving_arms(node, rest, [_pos(part) for part in (consequence, alternative) if _leaves(part)])
             self._held(condition, _pos(alternative), held=False)
             if arm == 1:
                 # `if (cur != null) ... else <runs only when cur holds nothing>`
@@ -1760,6 +1760,16 @@ class _Extractor:
         if kept:
             self._keep_held(kept)
         self._fn.scopes[-1] |= _patterns_after(node)
+
+    def _record_leaving_arms(self, statement: Node, rest: tuple[Pos, ...], arms: list[Pos]) -> None:
+        """Record `arms`, arms of `statement` that cannot complete normally (see `LeavingArm`), with
+        the code that runs only past it: `rest`, what `_rest_past` gives it, and the code after it
+        that no path leaving it reaches (see `_spans_past`)."""
+        if not arms:
+            return
+        spans = tuple(dict.fromkeys((*rest, *_spans_past(statement))))
+        if spans:
+            self._fn.leaving_arms.extend(LeavingArm(arm, spans) for arm in arms)
 
     def _visit_arm(self, arm: Node, goes_on_alone: bool, region: tuple[Ref, int] | None) -> list[tuple[Ref, int]]:
         """Visit an arm of an `if` statement holding `region` (the tested lock's, if any): where the
@@ -3619,6 +3629,25 @@ def _rest_past(head: Node) -> tuple[Pos, ...]:
         if outer.parent is not None:
             spans.append(_span_after(outer, outer.parent))
     return tuple(spans)
+
+
+def _spans_past(statement: Node) -> list[Pos]:
+    """The code after `statement` that a path leaving it (by a `return`, `throw`, `break`,
+    `continue` or `yield`) never reaches: the rest of its block and, where that block (or
+    `statement` itself) is an arm of an `if` statement, the body of a `synchronized` statement or a
+    block in a block, the rest after that statement, outward to a loop, a `switch`, a labelled
+    statement, a part of a `try` statement, a lambda or a method, which such a path could go on
+    past."""
+    spans = []
+    node = statement
+    while (parent := node.parent) is not None:
+        if parent.type == "block":
+            if _pos(node)[2:] < _pos(parent)[2:]:
+                spans.append(_span_after(node, parent))
+        elif parent.type not in ("if_statement", "synchronized_statement"):
+            break
+        node = parent
+    return spans
 
 
 def _block_around(statement: Node) -> Node | None:
