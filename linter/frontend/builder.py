@@ -22,6 +22,7 @@ from epochlint.frontend.facts import (
     Loop,
     Param,
     Pos,
+    RanThrough,
     Ref,
     Region,
     Site,
@@ -68,6 +69,7 @@ class FunctionBuilder:
     governs: list[Governs] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)
     leaving_arms: list[LeavingArm] = field(default_factory=list)
+    ran_through: list[RanThrough] = field(default_factory=list)
     is_generator: bool = False
     yields: list[Site] = field(default_factory=list)
     stored: list[Stored] = field(default_factory=list)
@@ -197,6 +199,7 @@ class FunctionBuilder:
             governs=tuple(self.governs),
             held=tuple(self.held),
             leaving_arms=tuple(self.leaving_arms),
+            ran_through=tuple(self.ran_through),
             is_generator=self.is_generator,
             yields=tuple(self.yields),
             stored=tuple(self.stored),

@@ -33,7 +33,6 @@ from epochlint.frontend.facts import (
     Fallback,
     Governs,
     Held,
-    LeavingArm,
     Call,
     Choice,
     ClassFacts,
@@ -41,9 +40,11 @@ from epochlint.frontend.facts import (
     Flow,
     FunctionFacts,
     Import,
+    LeavingArm,
     Loop,
     Param,
     Pos,
+    RanThrough,
     Ref,
     Region,
     Site,
@@ -1318,6 +1319,9 @@ class FactsExtractor(FastVisitor):
             self._pass_the_rest_into(node.body, (*ended, *rest))
             if node.orelse is not None:
                 self._pass_the_rest_into(node.orelse.body, rest)
+            spans = tuple(dict.fromkeys((*rest, *self._spans_past())))
+            if spans:
+                self._fn.ran_through.append(RanThrough((self._pos(node.body), *ended), spans))
         self.walk(node.body)
         if catching is not None:
             self._catching.pop()

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 210
+FACTS_FORMAT = 211
 
 
 def within(inner: Pos, outer: Pos) -> bool:
@@ -380,6 +380,16 @@ class LeavingArm(NamedTuple):
     spans: tuple[Pos, ...]
 
 
+class RanThrough(NamedTuple):
+    """The body of a `try` statement none of whose handlers goes on after it (each returns, raises,
+    breaks or continues), and its `else` block: `blocks`, which have run to their end wherever
+    `spans` run, the code past the statement that a path leaving it never reaches (see
+    `LeavingArm`)."""
+
+    blocks: tuple[Pos, ...]
+    spans: tuple[Pos, ...]
+
+
 class Fallback(NamedTuple):
     """`if name is None:` (or `if not name:`): its body runs only when the local holds nothing."""
 
@@ -570,6 +580,7 @@ class FunctionFacts:
     governs: tuple[Governs, ...] = ()
     held: tuple[Held, ...] = ()
     leaving_arms: tuple[LeavingArm, ...] = ()
+    ran_through: tuple[RanThrough, ...] = ()
     # A generator function: its body runs where its result is iterated, not where it is called.
     is_generator: bool = False
     # Where it yields, with the locks held there (a `@contextmanager` holds them for its user).

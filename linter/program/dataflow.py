@@ -2084,6 +2084,9 @@ class _Frame:
                 ran.update(("part", operand) for operand in held.operands)
                 # The first operand is the test; `site`'s loops in place of its own add only what holds `site`.
                 ran.update(self._conditions(site._replace(pos=held.operands[0])))
+        for through in function.ran_through:
+            if any(within(site.pos, span) for span in through.spans):
+                ran.update(("arm", block) for block in through.blocks)
         return frozenset(ran)
 
     def _fallback_bodies(self, name: str | None, producers: Sequence[int]) -> list[Pos]:

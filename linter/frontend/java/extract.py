@@ -46,17 +46,18 @@ from epochlint.frontend.facts import (
     Entered,
     Fallback,
     Held,
-    LeavingArm,
     ClassFacts,
     Exit,
     FileFacts,
     Flow,
     FunctionFacts,
     Import,
+    LeavingArm,
     Loop,
     Param,
     Pos,
     RESOURCE,
+    RanThrough,
     Ref,
     Region,
     Site,
@@ -1564,6 +1565,11 @@ class _Extractor:
         if body is not None:
             # The body may be left part-way, by an exception caught here or further out.
             self._fn.branches.append(Branches(_pos(node), (_pos(body),)))
+            if all(block is not None and _leaves(block) for block in _catch_blocks(node)):
+                # No `catch` block completes normally: what follows the statement runs past the body's end.
+                spans = tuple(dict.fromkeys((*_rest_past(node), *_spans_past(node))))
+                if spans:
+                    self._fn.ran_through.append(RanThrough((_pos(body),), spans))
         final = next((child for child in _code_children(node) if child.type == "finally_clause"), None)
         if final is not None:
             self._finally_blocks.append(_pos(final))
