@@ -1232,14 +1232,15 @@ class FactsExtractor(FastVisitor):
 
     def _record_leaving_arms(self, rest: tuple[Pos, ...], arms: Sequence[cst.CSTNode]) -> None:
         """Record `arms`, arms of the statement being walked through which no path goes on after
-        it (see `LeavingArm`), with the code that runs only past the statement: `rest`, what
-        `_rest_after` gives it, and the code after it that no path leaving it reaches (see
-        `_spans_past`)."""
-        if not arms:
-            return
-        spans = tuple(dict.fromkeys((*rest, *self._spans_past())))
+        it (see `LeavingArm`), with the code past it (see `_past`)."""
+        spans = self._past(rest) if arms else ()
         if spans:
             self._fn.leaving_arms.extend(LeavingArm(self._pos(arm), spans) for arm in arms)
+
+    def _past(self, rest: tuple[Pos, ...]) -> tuple[Pos, ...]:
+        """The code that runs only past the statement being walked and that no path leaving it
+        reaches: `rest`, what `_rest_after` gives it, and what `_spans_past` finds."""
+        return tuple(dict.fromkeys((*rest, *self._spans_past())))
 
     def _spans_past(self) -> list[Pos]:
         """The code after the statement being walked that a path leaving it (by a `return`,
@@ -1319,7 +1320,7 @@ class FactsExtractor(FastVisitor):
             self._pass_the_rest_into(node.body, (*ended, *rest))
             if node.orelse is not None:
                 self._pass_the_rest_into(node.orelse.body, rest)
-            spans = tuple(dict.fromkeys((*rest, *self._spans_past())))
+            spans = self._past(rest)
             if spans:
                 self._fn.ran_through.append(RanThrough((self._pos(node.body), *ended), spans))
         self.walk(node.body)

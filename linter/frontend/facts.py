@@ -371,10 +371,12 @@ class Branches(NamedTuple):
 
 
 class LeavingArm(NamedTuple):
-    """An arm of a `match` or `switch` statement (a `case` body) through which no path goes on after
-    the statement, each ending in a `return`, `raise`, `break` or `continue`, and `spans`, the code
-    that runs only past the statement (the rest of its block): none of it runs after that arm, as
-    none of the rest after an `if` statement runs after an arm of it that cannot go on (see `Held`)."""
+    """An arm of an `if ... else`, `match` or `switch` statement through which no path goes on after
+    the statement, each ending in a `return`, `raise`, `break` or `continue` (Java: one that cannot
+    complete normally), and `spans`, code after the statement that no path through the arm
+    reaches: the rest of its block and, through blocks that are arms themselves, the rest after
+    the statements around it, out to a loop, a `try` statement or a function (see `Held` for the
+    same said of a test)."""
 
     arm: Pos
     spans: tuple[Pos, ...]

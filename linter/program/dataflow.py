@@ -2009,8 +2009,7 @@ class _Frame:
         blocks of those whose test held there (see `Held`: the rest of the block after one whose
         body, or `else`, cannot go on): no path through them goes on to the read, which runs only
         past the other arm (`if ok: return` / `else: e = cur()`, then `commit(e)`); likewise the
-        `case` arms that cannot go on, of a `match` or `switch` past which the read runs (see
-        `LeavingArm`)."""
+        arms that cannot go on of the statements the read runs past (see `LeavingArm`)."""
         function = self.program.symbols.function(self.fid)
         tested = [held for held in function.held if any(within(read.pos, span) for span in held.spans)]
         arms = frozenset(

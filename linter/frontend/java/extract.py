@@ -1567,7 +1567,7 @@ class _Extractor:
             self._fn.branches.append(Branches(_pos(node), (_pos(body),)))
             if all(block is not None and _leaves(block) for block in _catch_blocks(node)):
                 # No `catch` block completes normally: what follows the statement runs past the body's end.
-                spans = tuple(dict.fromkeys((*_rest_past(node), *_spans_past(node))))
+                spans = _past(node, _rest_past(node))
                 if spans:
                     self._fn.ran_through.append(RanThrough((_pos(body),), spans))
         final = next((child for child in _code_children(node) if child.type == "finally_clause"), None)
@@ -1769,11 +1769,8 @@ class _Extractor:
 
     def _record_leaving_arms(self, statement: Node, rest: tuple[Pos, ...], arms: list[Pos]) -> None:
         """Record `arms`, arms of `statement` that cannot complete normally (see `LeavingArm`), with
-        the code that runs only past it: `rest`, what `_rest_past` gives it, and the code after it
-        that no path leaving it reaches (see `_spans_past`)."""
-        if not arms:
-            return
-        spans = tuple(dict.fromkeys((*rest, *_spans_past(statement))))
+        the code past it (see `_past`)."""
+        spans = _past(statement, rest) if arms else ()
         if spans:
             self._fn.leaving_arms.extend(LeavingArm(arm, spans) for arm in arms)
 
@@ -3635,6 +3632,12 @@ def _rest_past(head: Node) -> tuple[Pos, ...]:
         if outer.parent is not None:
             spans.append(_span_after(outer, outer.parent))
     return tuple(spans)
+
+
+def _past(statement: Node, rest: tuple[Pos, ...]) -> tuple[Pos, ...]:
+    """The code that runs only past `statement` and that no path leaving it reaches: `rest`, what
+    `_rest_past` gives it, and what `_spans_past` finds."""
+    return tuple(dict.fromkeys((*rest, *_spans_past(statement))))
 
 
 def _spans_past(statement: Node) -> list[Pos]:
