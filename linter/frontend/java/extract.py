@@ -3530,12 +3530,11 @@ def _stopped_on_the_way(jump: Node, target: Node) -> bool:
 
 
 def _switch_leaves(switch: Node) -> bool:
-    """Whether a `switch` statement cannot complete normally: it has a `default`, each of its arms
-    (see `_switch_arms`) ends in a statement that cannot, and no `break` leaves it."""
+    """Whether a `switch` statement cannot complete normally: it has a `default`, and no path
+    through any of its arms goes on after it (see `_arm_leaves`)."""
     body = switch.child_by_field_name("body")
     arms = _switch_arms(body)
-    ends = [_code_children(arm[-1])[-1] for arm in arms]
-    return _has_default(body) and bool(arms) and all(_leaves(end) for end in ends) and not _left_by_break(switch)
+    return _has_default(body) and bool(arms) and all(_arm_leaves(switch, groups) for groups in arms)
 
 
 def _catch(statement: Node, catches: list[Node]) -> Catch | None:
