@@ -292,9 +292,16 @@ class _ClassBuilder:
 class FactsExtractor(FastVisitor):
     """Reads one module. Traversal is steered by hand where the context of a child matters."""
 
-    def __init__(self, positions: Positions, code: str) -> None:
+    def __init__(self, positions: Positions, code: str, never_returning: AbstractSet[str]) -> None:
         super().__init__()
         self._positions = positions
+        # The calls that never return where the code being read stands (see `_Jumps`), innermost
+        # class last: the module's (`_never_returning_of`), and `self._fail` in a class whose
+        # `_fail` (or that of a base of the module) is annotated `-> NoReturn`.
+        self._never_returning: list[AbstractSet[str]] = [never_returning]
+        # Of each class of the module read so far, by name, its methods annotated `-> NoReturn`
+        # and those of its bases of the module.
+        self._never_returning_methods: dict[str, frozenset[str]] = {}
         # Whether an expression of the module may bind a name (`:=`): where none does, finding a
         # scope's locals need not enter its expressions.
         self._binds_in_expressions = ":=" in code
@@ -491,10 +498,12 @@ class FactsExtractor(FastVisitor):
         )
         class_builder.attributes.extend(sorted(names))
         self._class_stack.append(class_builder)
+        self._never_returning.append(self._never_returning_in(node))
         self._enter_scope(body)
         with self._own_exits():
             self.walk(node.body)
         self._leave_scope()
+        self._never_returning.pop()
         self._class_stack.pop()
         self.functions.append(body.freeze())
         self.classes.append(
@@ -509,6 +518,24 @@ class FactsExtractor(FastVisitor):
             )
         )
         return False
+
+    def _never_returning_in(self, node: cst.ClassDef) -> AbstractSet[str]:
+        """The calls that never return in the class `node`: the module's, and its methods (and
+        those of its bases of the module) annotated `-> NoReturn`, called on `self`, `cls` or it."""
+        methods = {
+            statement.name.value
+            for statement in node.body.body
+            if type(statement) is cst.FunctionDef and _annotated_never_returning(statement)
+        }
+        for base in node.bases:
+            methods |= self._never_returning_methods.get(dotted(base.value), frozenset())
+        self._never_returning_methods[node.name.value] = frozenset(methods)
+        owners = ("self", "cls", node.name.value)
+        return self._never_returning[0] | {f"{owner}.{method}" for owner in owners for method in methods}
+
+    def _jumps(self, jumps: _Jumps) -> _Jumps:
+        """`jumps`, a call of the ones that never return here counting where a `raise` does."""
+        return jumps.calling(self._never_returning[-1])
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         decorators = tuple(dotted(d.decorator) for d in node.decorators)
@@ -995,7 +1022,7 @@ class FactsExtractor(FastVisitor):
         no `break` out of it: what follows runs once the acquire succeeded."""
         if type(statement) is cst.While and statement.orelse is None and not _breaks_out(statement.body):
             test = statement.test
-        elif type(statement) is cst.If and statement.orelse is None and _leaves(statement.body):
+        elif type(statement) is cst.If and statement.orelse is None and _leaves(statement.body, self._jumps(_JUMPS)):
             test = statement.test
         else:
             return None
@@ -1116,7 +1143,8 @@ class FactsExtractor(FastVisitor):
         missing = _tested_missing(node.test)
         if missing is not None:
             self._fn.fallbacks.append(Fallback(missing, self._pos(node.body)))
-        rest, body_leaves, else_leaves = self._rest_after(node), _leaves(node.body), _else_leaves(node)
+        jumps = self._jumps(_JUMPS)
+        rest, body_leaves, else_leaves = self._rest_after(node), _leaves(node.body, jumps), _else_leaves(node, jumps)
         # See `_elifs`: true for an `if` that is no `elif`.
         no_arm_before_goes_on = self._elifs.get(id(node), True)
         self._pass_the_rest_on(node, rest, body_leaves, else_leaves)
@@ -1166,11 +1194,11 @@ class FactsExtractor(FastVisitor):
             self._held(node.test, *rest)
         if goes_on_past_body_alone or past_else_alone:
             self._keep_held(kept)
-        if id(node) not in self._elifs and _statement_leaves(node, _EXITS):
+        if id(node) not in self._elifs and _statement_leaves(node, self._jumps(_EXITS)):
             # No path goes on after the statement but to the caller: as a `return` at its end, or
             # a `raise` where one may end a path through it.
             end = self._pos(node)[2:]
-            self._exit(end + end, raised=not _statement_leaves(node, _RETURNS))
+            self._exit(end + end, raised=not _statement_leaves(node, self._jumps(_RETURNS)))
         return False
 
     def _walk_else(self, test: cst.BaseExpression, orelse: cst.If | cst.Else) -> list[tuple[Ref, int]]:
@@ -1263,7 +1291,7 @@ class FactsExtractor(FastVisitor):
             return False
         exhaustive = _matches_anything(node.cases[-1])
         rest = self._rest_after(node)
-        going_on = [case for case in node.cases if not _leaves(case.body)]
+        going_on = [case for case in node.cases if not _leaves(case.body, self._jumps(_JUMPS))]
         if exhaustive and len(going_on) == 1:
             # The rest after the statement runs only past the one case that goes on.
             self._pass_the_rest_into(going_on[0].body, rest)
@@ -1312,7 +1340,7 @@ class FactsExtractor(FastVisitor):
             self._catching.append(catching)
         else:
             self._bodies_run_through.add(self._pos(node.body))
-        if all(_leaves(handler.body) for handler in node.handlers):
+        if all(_leaves(handler.body, self._jumps(_JUMPS)) for handler in node.handlers):
             # No handler goes on after the statement: its `else` and the rest after it run only past
             # the body, and the rest after it only past the `else`.
             ended = (self._pos(node.orelse.body),) if node.orelse is not None else ()
@@ -1344,9 +1372,9 @@ class FactsExtractor(FastVisitor):
         statement where one may go on past its end, after the loop around it where one may
         `break` out (`with lock: break` does), at the loop's next turn where one may `continue`;
         None where every handler leaves the function."""
-        going_on = [handler.body for handler in node.handlers if not _leaves(handler.body, _EXITS)]
+        going_on = [handler.body for handler in node.handlers if not _leaves(handler.body, self._jumps(_EXITS))]
         loop, body = self._loops[-1] if self._loops else (None, None)
-        falls_through = not all(_leaves(handler) for handler in going_on)
+        falls_through = not all(_leaves(handler, self._jumps(_JUMPS)) for handler in going_on)
         broken = loop if any(_breaks_out(handler) for handler in going_on) else None
         continued = body if any(_breaks_out(handler, cst.Continue) for handler in going_on) else None
         if not (falls_through or broken or continued):
@@ -1399,7 +1427,9 @@ class FactsExtractor(FastVisitor):
 
     def _else_leaving(self, node: cst.For | cst.While) -> Pos | None:
         """The loop's `else`, where no path through it goes on after the loop (see `Loop`)."""
-        return self._pos(node.orelse) if node.orelse is not None and _leaves(node.orelse.body) else None
+        if node.orelse is not None and _leaves(node.orelse.body, self._jumps(_JUMPS)):
+            return self._pos(node.orelse)
+        return None
 
     def _loop_else(self, node: cst.For | cst.While) -> None:
         """A loop's `else`, which a `break` skips: an arm of its own."""
@@ -1498,6 +1528,8 @@ class FactsExtractor(FastVisitor):
 
     def visit_Expr(self, node: cst.Expr) -> bool:
         self._visit_with_flow(node.value, Flow(FLOW_EXPR))
+        if _never_returns(node.value, self._never_returning[-1]):
+            self._exit(self._pos(node), raised=True)
         return False
 
     def visit_Assert(self, node: cst.Assert) -> bool:
@@ -2927,28 +2959,67 @@ def _one_by_one(body: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
             yield statement
 
 
-# The statements that end a path through a suite, as a question about it counts them: any (the
-# code after `if not L.acquire(...):` runs where its arm goes on), those that leave the function
-# (no code after an `if` runs where each of its arms does), a `return` alone (none of them raises).
-_Jumps: TypeAlias = tuple[type[cst.CSTNode], ...]
-_JUMPS: _Jumps = (cst.Return, cst.Raise, cst.Continue, cst.Break)
-_EXITS: _Jumps = (cst.Return, cst.Raise)
-_RETURNS: _Jumps = (cst.Return,)
+@dataclass(frozen=True, slots=True)
+class _Jumps:
+    """The statements that end a path through a suite, as a question about it counts them: any (the
+    code after `if not L.acquire(...):` runs where its arm goes on), those that leave the function
+    (no code after an `if` runs where each of its arms does), a `return` alone (none of them raises).
+    Where a `raise` counts, so does a call of one of `never_returning` standing alone (`sys.exit(1)`,
+    `self._fail(tp)` of a method annotated `-> NoReturn`): it raises, or ends the process."""
+
+    kinds: tuple[type[cst.CSTNode], ...]
+    never_returning: AbstractSet[str] = frozenset()
+
+    def end(self, statement: cst.CSTNode) -> bool:
+        """Whether `statement` (a small one, of a line) ends its path as these count."""
+        if type(statement) in self.kinds:
+            return True
+        if cst.Raise not in self.kinds or type(statement) is not cst.Expr:
+            return False
+        return _never_returns(statement.value, self.never_returning)
+
+    def calling(self, never_returning: AbstractSet[str]) -> _Jumps:
+        return _Jumps(self.kinds, never_returning)
+
+    def but_raise(self) -> _Jumps:
+        """These but `raise` (and so the calls that never return)."""
+        return _Jumps(tuple(kind for kind in self.kinds if kind is not cst.Raise))
 
 
-def _leaves(body: cst.BaseSuite, jumps: _Jumps = _JUMPS) -> bool:
+def _never_returns(expression: cst.BaseExpression, never_returning: AbstractSet[str]) -> bool:
+    """Whether `expression` is a call (awaited or not) of one of `never_returning` (see `_Jumps`)."""
+    if type(expression) is cst.Await:
+        expression = expression.expression
+    if type(expression) is not cst.Call:
+        return False
+    path = name_path(expression.func)
+    return path is not None and ".".join((path[0], *path[1])) in never_returning
+
+
+_JUMPS = _Jumps((cst.Return, cst.Raise, cst.Continue, cst.Break))
+_EXITS = _Jumps((cst.Return, cst.Raise))
+_RETURNS = _Jumps((cst.Return,))
+_RAISES = _Jumps((cst.Raise,))
+# The calls of the standard library that never return: they raise `SystemExit` or end the process
+# (`exit` and `quit` are the builtins `site` adds).
+_STANDARD_NEVER_RETURNING = frozenset(
+    ("sys.exit", "os._exit", "os.abort", "exit", "quit", "typing.assert_never", "assert_never")
+)
+
+
+def _leaves(body: cst.BaseSuite, jumps: _Jumps) -> bool:
     """Whether no path through a suite goes on after it (Java's "cannot complete normally"), each
     ending in one of `jumps`: one of its statements does not (`_statement_leaves`), the rest of the
     suite after it never running (`return` / `log.info("busy")`)."""
     return any(_statement_leaves(statement, jumps) for statement in _one_by_one(body.body))
 
 
-def _else_leaves(statement: cst.If) -> bool:
+def _else_leaves(statement: cst.If, jumps: _Jumps) -> bool:
     """Whether `statement` has an `else` (or `elif`) through which no path goes on after it."""
     orelse = statement.orelse
     if orelse is None:
         return False
-    return _statement_leaves(orelse, _JUMPS) if isinstance(orelse, cst.If) else _leaves(orelse.body)
+    return _statement_leaves(orelse, jumps) if isinstance(orelse, cst.If) else _leaves(orelse.body, jumps)
 
 
 def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
@@ -2963,7 +3034,7 @@ def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
             return False
         return _statement_leaves(orelse, jumps) if type(orelse) is cst.If else _leaves(orelse.body, jumps)
     if type(statement) is cst.With:
-        return _leaves(statement.body, tuple(jump for jump in jumps if jump is not cst.Raise))
+        return _leaves(statement.body, jumps.but_raise())
     if type(statement) is cst.Try or type(statement) is cst.TryStar:
         return _try_leaves(statement, jumps)
     if type(statement) is cst.For or type(statement) is cst.While:
@@ -2971,7 +3042,7 @@ def _statement_leaves(statement: cst.CSTNode, jumps: _Jumps) -> bool:
     if type(statement) is cst.Match:
         cases = statement.cases
         return bool(cases) and _matches_anything(cases[-1]) and all(_leaves(case.body, jumps) for case in cases)
-    return type(statement) in jumps
+    return jumps.end(statement)
 
 
 def _loop_leaves(loop: cst.For | cst.While, jumps: _Jumps) -> bool:
@@ -2980,7 +3051,7 @@ def _loop_leaves(loop: cst.For | cst.While, jumps: _Jumps) -> bool:
     function defined there not counting: `_raises_in`), or one whose `else`, which runs where the
     loop ends without a `break`, leaves (`for p in peers: ...` / `else: return`)."""
     if isinstance(loop, cst.While) and _always_true(loop.test):
-        ends = cst.Raise in jumps or not _raises_in(loop.body)
+        ends = cst.Raise in jumps.kinds or not _raises_in(loop.body, jumps)
     else:
         ends = loop.orelse is not None and _leaves(loop.orelse.body, jumps)
     return ends and not _breaks_out(loop.body)
@@ -2999,23 +3070,49 @@ def _try_leaves(statement: cst.Try | cst.TryStar, jumps: _Jumps) -> bool:
     return ran_through and all(_leaves(handler.body, jumps) for handler in statement.handlers)
 
 
+def _never_returning_of(module: cst.Module) -> frozenset[str]:
+    """The calls that never return in `module`: those of the standard library, and of its functions
+    (the last `def` of each name at its top level) annotated `-> NoReturn`, or that raise on every
+    path and hold no `yield`."""
+    functions = {
+        statement.name.value: _annotated_never_returning(statement)
+        or (not statement.decorators and _leaves(statement.body, _RAISES) and "yield" not in code_of(statement.body))
+        for statement in module.body
+        if type(statement) is cst.FunctionDef
+    }
+    return _STANDARD_NEVER_RETURNING | {name for name, never_returns in functions.items() if never_returns}
+
+
+def _annotated_never_returning(function: cst.FunctionDef) -> bool:
+    """Whether `function` is annotated `-> NoReturn` (or `-> Never`, either maybe in quotes) and has
+    no decorator but `staticmethod` or `classmethod` (an `overload`'s annotation says nothing of the
+    function called, another decorator may wrap it in one that returns)."""
+    if function.returns is None:
+        return False
+    if any(dotted(decorator.decorator) not in ("staticmethod", "classmethod") for decorator in function.decorators):
+        return False
+    annotation = dotted(function.returns.annotation).strip("\"'")
+    return annotation.rsplit(".", 1)[-1] in ("NoReturn", "Never")
+
+
 def _leaving_finally(statement: cst.CSTNode) -> cst.Finally | None:
     """The `finally` of a `try` statement that no path goes on after: whatever the body and the
     handlers did (returned, broke out, raised), the statement leaves as it does; None for another."""
     if not (type(statement) is cst.Try or type(statement) is cst.TryStar):
         return None
     final = statement.finalbody
-    return final if final is not None and _leaves(final.body) else None
+    return final if final is not None and _leaves(final.body, _JUMPS) else None
 
 
-def _raises_in(node: cst.CSTNode) -> bool:
-    """Whether `node` holds a `raise` that runs where it is written: none in a function or lambda
-    defined in it, which runs where it is called (a class body runs where it is written)."""
-    if isinstance(node, cst.Raise):
+def _raises_in(node: cst.CSTNode, jumps: _Jumps) -> bool:
+    """Whether `node` holds a `raise` (or a call that never returns, of `jumps`) that runs where it
+    is written: none in a function or lambda defined in it, which runs where it is called (a class
+    body runs where it is written)."""
+    if isinstance(node, cst.Raise) or (type(node) is cst.Expr and _never_returns(node.value, jumps.never_returning)):
         return True
     if isinstance(node, (cst.FunctionDef, cst.Lambda)):
         return False
-    return any(_raises_in(child) for child in child_nodes(node))
+    return any(_raises_in(child, jumps) for child in child_nodes(node))
 
 
 def _breaks_out(node: cst.CSTNode, jump: type[cst.Break | cst.Continue] = cst.Break) -> bool:
@@ -3211,7 +3308,7 @@ def _compared_with_none(
 def extract(module: cst.Module) -> FileFacts:
     """Read the facts of a parsed module."""
     text, positions = code_and_positions(module)
-    extractor = FactsExtractor(positions, text)
+    extractor = FactsExtractor(positions, text, _never_returning_of(module))
     extractor.walk(module)
     comments = read_comments(text)
     return FileFacts(

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 Pos = tuple[int, int, int, int]
 
-FACTS_FORMAT = 211
+FACTS_FORMAT = 212
 
 
 def within(inner: Pos, outer: Pos) -> bool:
