@@ -1528,14 +1528,19 @@ class FactsExtractor(FastVisitor):
 
     def visit_Expr(self, node: cst.Expr) -> bool:
         self._visit_with_flow(node.value, Flow(FLOW_EXPR))
-        if _never_returns(node.value, self._never_returning[-1]):
-            self._exit(self._pos(node), raised=True)
+        self._exit_where_raising(node)
         return False
 
     def visit_Assert(self, node: cst.Assert) -> bool:
         self._visit_with_flow(node.test, Flow(FLOW_CONDITION))
         self._visit_with_flow(node.msg, Flow())
+        self._exit_where_raising(node)
         return False
+
+    def _exit_where_raising(self, statement: cst.Expr | cst.Assert) -> None:
+        """A statement that always raises (see `_always_raises`) ends its path, as a `raise` does."""
+        if _always_raises(statement, self._never_returning[-1]):
+            self._exit(self._pos(statement), raised=True)
 
     def visit_Global(self, node: cst.Global) -> bool:
         return False
@@ -2394,6 +2399,13 @@ def _always_true(test: cst.BaseExpression) -> bool:
     return type(test) is cst.Integer and test.evaluated_value != 0
 
 
+def _always_false(test: cst.BaseExpression) -> bool:
+    """`False`, `0` or `None`: an `assert` with such a test always fails."""
+    if type(test) is cst.Name:
+        return test.value in ("False", "None")
+    return type(test) is cst.Integer and test.evaluated_value == 0
+
+
 def _matches_anything(case: cst.MatchCase) -> bool:
     """`case _:` or `case name:` without a guard (alone or as an alternative of an or-pattern)."""
     pattern = case.pattern
@@ -2964,8 +2976,9 @@ class _Jumps:
     """The statements that end a path through a suite, as a question about it counts them: any (the
     code after `if not L.acquire(...):` runs where its arm goes on), those that leave the function
     (no code after an `if` runs where each of its arms does), a `return` alone (none of them raises).
-    Where a `raise` counts, so does a call of one of `never_returning` standing alone (`sys.exit(1)`,
-    `self._fail(tp)` of a method annotated `-> NoReturn`): it raises, or ends the process."""
+    Where a `raise` counts, so does a statement that always raises (`_always_raises`): a call of one
+    of `never_returning` standing alone (`sys.exit(1)`, `self._fail(tp)` of a method annotated
+    `-> NoReturn`), which raises or ends the process, and `assert False`."""
 
     kinds: tuple[type[cst.CSTNode], ...]
     never_returning: AbstractSet[str] = frozenset()
@@ -2974,9 +2987,7 @@ class _Jumps:
         """Whether `statement` (a small one, of a line) ends its path as these count."""
         if type(statement) in self.kinds:
             return True
-        if cst.Raise not in self.kinds or type(statement) is not cst.Expr:
-            return False
-        return _never_returns(statement.value, self.never_returning)
+        return cst.Raise in self.kinds and _always_raises(statement, self.never_returning)
 
     def calling(self, never_returning: AbstractSet[str]) -> _Jumps:
         return _Jumps(self.kinds, never_returning)
@@ -2984,6 +2995,15 @@ class _Jumps:
     def but_raise(self) -> _Jumps:
         """These but `raise` (and so the calls that never return)."""
         return _Jumps(tuple(kind for kind in self.kinds if kind is not cst.Raise))
+
+
+def _always_raises(statement: cst.CSTNode, never_returning: AbstractSet[str]) -> bool:
+    """Whether `statement` (a small one, of a line) raises wherever it runs: an expression that
+    calls one of `never_returning` (see `_never_returns`), or an `assert` whose test is false (as
+    type checkers take it, though `python -O` drops it)."""
+    if type(statement) is cst.Expr:
+        return _never_returns(statement.value, never_returning)
+    return type(statement) is cst.Assert and _always_false(statement.test)
 
 
 def _never_returns(expression: cst.BaseExpression, never_returning: AbstractSet[str]) -> bool:
@@ -3108,7 +3128,7 @@ def _raises_in(node: cst.CSTNode, jumps: _Jumps) -> bool:
     """Whether `node` holds a `raise` (or a call that never returns, of `jumps`) that runs where it
     is written: none in a function or lambda defined in it, which runs where it is called (a class
     body runs where it is written)."""
-    if isinstance(node, cst.Raise) or (type(node) is cst.Expr and _never_returns(node.value, jumps.never_returning)):
+    if isinstance(node, cst.Raise) or _always_raises(node, jumps.never_returning):
         return True
     if isinstance(node, (cst.FunctionDef, cst.Lambda)):
         return False
