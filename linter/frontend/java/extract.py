@@ -586,7 +586,7 @@ def _switch_arms(body: Node) -> list[list[Node]]:
     for group in groups:
         arm.append(group)
         statements = _code_children(group)
-        if group.type == "switch_rule" or (statements and statements[-1].type in _JUMPS):
+        if group.type == "switch_rule" or (statements and _jumps(statements[-1])):
             arms.append(arm)
             arm = []
     if arm:
@@ -1468,6 +1468,8 @@ class _Extractor:
     def _v_expression_statement(self, node: Node) -> None:
         for child in _code_children(node):
             self._with_flow(child, Flow())
+        if _ends_the_process(node):
+            self._exit(node, thrown=True)
 
     def _v_local_variable_declaration(self, node: Node) -> None:
         type_node = node.child_by_field_name("type")
@@ -3441,8 +3443,9 @@ def _leaves(statement: Node) -> bool:
     none of whose arms can and no `break` leaving it, a loop testing nothing or `true` with no
     `break` leaving it, a labelled statement that cannot with no `break` leaving it (`_left_by_break`),
     a `synchronized` statement whose block cannot, a `try` whose `finally` cannot or whose body and
-    `catch` blocks all cannot (`_try_leaves`). Any other statement may complete, as far as a file
-    tells (a `switch` exhaustive by its patterns)."""
+    `catch` blocks all cannot (`_try_leaves`); and, beyond JLS 14.22, a call that ends the process
+    (`_ends_the_process`). Any other statement may complete, as far as a file tells (a `switch`
+    exhaustive by its patterns)."""
     if statement.type == "block":
         statements = _code_children(statement)
         return bool(statements) and _leaves(statements[-1])
@@ -3461,7 +3464,31 @@ def _leaves(statement: Node) -> bool:
         return _leaves(_code_children(statement)[-1]) and not _left_by_break(statement)
     if statement.type == "synchronized_statement":
         return _leaves(statement.child_by_field_name("body"))
-    return statement.type in _JUMPS
+    return _jumps(statement)
+
+
+def _jumps(statement: Node) -> bool:
+    """Whether a statement jumps (see `_JUMPS`) or ends the process, so that nothing after it runs
+    on its path."""
+    return statement.type in _JUMPS or _ends_the_process(statement)
+
+
+# The calls that end the process: javac takes them to complete normally (JLS 14.22 knows no such
+# method), but nothing after one runs, as after a `throw`.
+_PROCESS_ENDS = frozenset(
+    {"System.exit", "java.lang.System.exit", "Runtime.getRuntime().exit", "Runtime.getRuntime().halt"}
+)
+
+
+def _ends_the_process(statement: Node) -> bool:
+    """`System.exit(1);`, `Runtime.getRuntime().halt(1);` (see `_PROCESS_ENDS`)."""
+    if statement.type != "expression_statement":
+        return False
+    called = next(iter(_code_children(statement)), None)
+    if called is None or called.type != "method_invocation":
+        return False
+    receiver, name = called.child_by_field_name("object"), called.child_by_field_name("name")
+    return receiver is not None and f"{_text(receiver)}.{_text(name)}" in _PROCESS_ENDS
 
 
 def _do_leaves(statement: Node) -> bool:
