@@ -523,7 +523,7 @@ class FactsExtractor(FastVisitor):
         """The calls that never return in the class `node`: the module's, and its methods (and
         those of its bases of the module) annotated `-> NoReturn`, called on `self`, `cls` or it."""
         methods = {
-            statement.name.value
+            _called_as(statement)
             for statement in node.body.body
             if type(statement) is cst.FunctionDef and _annotated_never_returning(statement)
         }
@@ -531,7 +531,7 @@ class FactsExtractor(FastVisitor):
             methods |= self._never_returning_methods.get(dotted(base.value), frozenset())
         self._never_returning_methods[node.name.value] = frozenset(methods)
         owners = ("self", "cls", node.name.value)
-        return self._never_returning[0] | {f"{owner}.{method}" for owner in owners for method in methods}
+        return self._never_returning[0] | {_awaited_or_not(owner, method) for owner in owners for method in methods}
 
     def _jumps(self, jumps: _Jumps) -> _Jumps:
         """`jumps`, a call of the ones that never return here counting where a `raise` does."""
@@ -3007,13 +3007,34 @@ def _always_raises(statement: cst.CSTNode, never_returning: AbstractSet[str]) ->
 
 
 def _never_returns(expression: cst.BaseExpression, never_returning: AbstractSet[str]) -> bool:
-    """Whether `expression` is a call (awaited or not) of one of `never_returning` (see `_Jumps`)."""
+    """Whether `expression` is a call of one of `never_returning` (see `_Jumps`): awaited, where it
+    is a coroutine function's (named there as `await f`: called alone, it returns a coroutine)."""
+    awaited = False
     if type(expression) is cst.Await:
-        expression = expression.expression
+        awaited, expression = True, expression.expression
     if type(expression) is not cst.Call:
         return False
     path = name_path(expression.func)
-    return path is not None and ".".join((path[0], *path[1])) in never_returning
+    if path is None:
+        return False
+    called = ".".join((path[0], *path[1]))
+    return called in never_returning or (awaited and f"{_AWAITED}{called}" in never_returning)
+
+
+# How the calls that never return name a coroutine function's (see `_never_returns`).
+_AWAITED = "await "
+
+
+def _called_as(function: cst.FunctionDef) -> str:
+    """`function`'s name, as the calls that never return name it (see `_never_returns`)."""
+    return f"{_AWAITED}{function.name.value}" if function.asynchronous is not None else function.name.value
+
+
+def _awaited_or_not(owner: str, method: str) -> str:
+    """A method named as `_called_as` names it (`await _skip`), called on `owner` (`await self._skip`)."""
+    if method.startswith(_AWAITED):
+        return f"{_AWAITED}{owner}.{method.removeprefix(_AWAITED)}"
+    return f"{owner}.{method}"
 
 
 _JUMPS = _Jumps((cst.Return, cst.Raise, cst.Continue, cst.Break))
@@ -3095,7 +3116,7 @@ def _never_returning_of(module: cst.Module) -> frozenset[str]:
     (the last `def` of each name at its top level) annotated `-> NoReturn`, or that raise on every
     path and hold no `yield`."""
     functions = {
-        statement.name.value: _annotated_never_returning(statement)
+        _called_as(statement): _annotated_never_returning(statement)
         or (not statement.decorators and _leaves(statement.body, _RAISES) and "yield" not in code_of(statement.body))
         for statement in module.body
         if type(statement) is cst.FunctionDef
@@ -3105,14 +3126,19 @@ def _never_returning_of(module: cst.Module) -> frozenset[str]:
 
 def _annotated_never_returning(function: cst.FunctionDef) -> bool:
     """Whether `function` is annotated `-> NoReturn` (or `-> Never`, either maybe in quotes) and has
-    no decorator but `staticmethod` or `classmethod` (an `overload`'s annotation says nothing of the
-    function called, another decorator may wrap it in one that returns)."""
+    no decorator but those that keep it as it is (`_KEEPING_DECORATORS`): an `overload`'s annotation
+    says nothing of the function called, another decorator may wrap it in one that returns."""
     if function.returns is None:
         return False
-    if any(dotted(decorator.decorator) not in ("staticmethod", "classmethod") for decorator in function.decorators):
+    if any(_last_name(decorator.decorator) not in _KEEPING_DECORATORS for decorator in function.decorators):
         return False
     annotation = dotted(function.returns.annotation).strip("\"'")
     return annotation.rsplit(".", 1)[-1] in ("NoReturn", "Never")
+
+
+# The decorators that leave a method's calls running its body as it is (an abstract method's
+# overrides keep its annotation).
+_KEEPING_DECORATORS = frozenset(("staticmethod", "classmethod", "abstractmethod", "override", "final"))
 
 
 def _leaving_finally(statement: cst.CSTNode) -> cst.Finally | None:
