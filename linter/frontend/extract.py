@@ -521,14 +521,14 @@ class FactsExtractor(FastVisitor):
 
     def _never_returning_in(self, node: cst.ClassDef) -> AbstractSet[str]:
         """The calls that never return in the class `node`: the module's, and its methods (and
-        those of its bases of the module) annotated `-> NoReturn`, called on `self`, `cls` or it."""
-        methods = {
-            _called_as(statement)
-            for statement in node.body.body
-            if type(statement) is cst.FunctionDef and _annotated_never_returning(statement)
-        }
+        those of its bases of the module it does not define again) annotated `-> NoReturn`, called
+        on `self`, `cls` or it."""
+        defined = [statement for statement in node.body.body if type(statement) is cst.FunctionDef]
+        inherited: set[str] = set()
         for base in node.bases:
-            methods |= self._never_returning_methods.get(dotted(base.value), frozenset())
+            inherited |= self._never_returning_methods.get(dotted(base.value), frozenset())
+        methods = {_called_as(method) for method in defined if _annotated_never_returning(method)}
+        methods |= inherited - {_called_as(method) for method in defined}
         self._never_returning_methods[node.name.value] = frozenset(methods)
         owners = ("self", "cls", node.name.value)
         return self._never_returning[0] | {_awaited_or_not(owner, method) for owner in owners for method in methods}
@@ -3112,16 +3112,37 @@ def _try_leaves(statement: cst.Try | cst.TryStar, jumps: _Jumps) -> bool:
 
 
 def _never_returning_of(module: cst.Module) -> frozenset[str]:
-    """The calls that never return in `module`: those of the standard library, and of its functions
-    (the last `def` of each name at its top level) annotated `-> NoReturn`, or that raise on every
-    path and hold no `yield`."""
+    """The calls that never return in `module`: those of the standard library (but a builtin whose
+    name the module binds to a function or an import of its own), and of its functions (the last
+    `def` of each name at its top level) annotated `-> NoReturn`, or that raise on every path and
+    hold no `yield`."""
     functions = {
         _called_as(statement): _annotated_never_returning(statement)
         or (not statement.decorators and _leaves(statement.body, _RAISES) and "yield" not in code_of(statement.body))
         for statement in module.body
         if type(statement) is cst.FunctionDef
     }
-    return _STANDARD_NEVER_RETURNING | {name for name, never_returns in functions.items() if never_returns}
+    rebound = functions.keys() | _imported_names(module)
+    standard = {name for name in _STANDARD_NEVER_RETURNING if name not in rebound}
+    return frozenset(standard | {name for name, never_returns in functions.items() if never_returns})
+
+
+def _imported_names(module: cst.Module) -> set[str]:
+    """The names that the top-level `from ... import` statements of `module` bind, but from the
+    standard modules whose calls that never return are named (`from sys import exit` is one)."""
+    names: set[str] = set()
+    for line in module.body:
+        for statement in line.body if type(line) is cst.SimpleStatementLine else ():
+            if type(statement) is not cst.ImportFrom or isinstance(statement.names, cst.ImportStar):
+                continue
+            source = dotted(statement.module) if statement.module is not None else ""
+            if statement.relative or source not in _EXITING_MODULES:
+                names.update(alias.evaluated_alias or alias.evaluated_name for alias in statement.names)
+    return names
+
+
+# The modules of `_STANDARD_NEVER_RETURNING`'s calls.
+_EXITING_MODULES = frozenset(("sys", "os", "typing", "typing_extensions"))
 
 
 def _annotated_never_returning(function: cst.FunctionDef) -> bool:
