@@ -530,6 +530,8 @@ class FactsExtractor(FastVisitor):
         methods = {_called_as(method) for method in defined if _annotated_never_returning(method)}
         methods |= inherited - {_called_as(method) for method in defined}
         self._never_returning_methods[node.name.value] = frozenset(methods)
+        if not methods:
+            return self._never_returning[0]
         owners = ("self", "cls", node.name.value)
         return self._never_returning[0] | {_awaited_or_not(owner, method) for owner in owners for method in methods}
 
