@@ -1293,7 +1293,8 @@ class FactsExtractor(FastVisitor):
             return False
         exhaustive = _matches_anything(node.cases[-1])
         rest = self._rest_after(node)
-        going_on = [case for case in node.cases if not _leaves(case.body, self._jumps(_JUMPS))]
+        jumps = self._jumps(_JUMPS)
+        going_on = [case for case in node.cases if not _leaves(case.body, jumps)]
         if exhaustive and len(going_on) == 1:
             # The rest after the statement runs only past the one case that goes on.
             self._pass_the_rest_into(going_on[0].body, rest)
@@ -1342,7 +1343,8 @@ class FactsExtractor(FastVisitor):
             self._catching.append(catching)
         else:
             self._bodies_run_through.add(self._pos(node.body))
-        if all(_leaves(handler.body, self._jumps(_JUMPS)) for handler in node.handlers):
+        jumps = self._jumps(_JUMPS)
+        if all(_leaves(handler.body, jumps) for handler in node.handlers):
             # No handler goes on after the statement: its `else` and the rest after it run only past
             # the body, and the rest after it only past the `else`.
             ended = (self._pos(node.orelse.body),) if node.orelse is not None else ()
@@ -1374,9 +1376,10 @@ class FactsExtractor(FastVisitor):
         statement where one may go on past its end, after the loop around it where one may
         `break` out (`with lock: break` does), at the loop's next turn where one may `continue`;
         None where every handler leaves the function."""
-        going_on = [handler.body for handler in node.handlers if not _leaves(handler.body, self._jumps(_EXITS))]
+        exits, jumps = self._jumps(_EXITS), self._jumps(_JUMPS)
+        going_on = [handler.body for handler in node.handlers if not _leaves(handler.body, exits)]
         loop, body = self._loops[-1] if self._loops else (None, None)
-        falls_through = not all(_leaves(handler, self._jumps(_JUMPS)) for handler in going_on)
+        falls_through = not all(_leaves(handler, jumps) for handler in going_on)
         broken = loop if any(_breaks_out(handler) for handler in going_on) else None
         continued = body if any(_breaks_out(handler, cst.Continue) for handler in going_on) else None
         if not (falls_through or broken or continued):
